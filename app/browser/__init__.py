@@ -1,0 +1,1 @@
+"""The Qt adapter: persistent profiles, tabs and windows over QtWebEngine, implementing the browser port."""

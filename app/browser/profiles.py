@@ -1,0 +1,81 @@
+"""One persistent `QWebEngineProfile` per environment, keyed by environment id.
+
+Every environment's cookies, local storage, IndexedDB, cache and service workers live in its own
+`partitions/<env-id>/` folder, so environments never see each other. Session cookies are kept too
+(ForcePersistentCookies): a person logs in once per environment and stays logged in across restarts.
+Pages must be deleted before their profile; `release` and `close_all` do it in that order.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import shiboken6
+from PySide6.QtCore import QObject
+from PySide6.QtWebEngineCore import (
+    QWebEngineDownloadRequest,
+    QWebEngineProfile,
+    QWebEngineProfileBuilder,
+)
+
+from app.browser.files import unique_safe_path
+from envs.datadir import DataDir
+
+log = logging.getLogger("browserpilot.browser")
+
+
+class ProfileRegistry(QObject):
+    def __init__(self, data: DataDir, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.data = data
+        self._profiles: dict[str, QWebEngineProfile] = {}
+
+    def get(self, env_id: str) -> QWebEngineProfile:
+        profile = self._profiles.get(env_id)
+        if profile is None:
+            profile = self._create(env_id)
+            self._profiles[env_id] = profile
+        return profile
+
+    def has(self, env_id: str) -> bool:
+        return env_id in self._profiles
+
+    def _create(self, env_id: str) -> QWebEngineProfile:
+        storage = self.data.partition(env_id)
+        storage.mkdir(parents=True, exist_ok=True)
+        builder = QWebEngineProfileBuilder()
+        builder.setPersistentStoragePath(str(storage))
+        builder.setCachePath(str(storage / "cache"))
+        builder.setHttpCacheType(QWebEngineProfile.HttpCacheType.DiskHttpCache)
+        builder.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies)
+        profile = builder.createProfile(f"browserpilot-{env_id}")
+        downloads = self.data.downloads(env_id)
+        profile.setDownloadPath(str(downloads))
+        profile.downloadRequested.connect(lambda request, folder=downloads: self._accept_download(request, folder))
+        log.info("profile for %s at %s", env_id, storage)
+        return profile
+
+    def _accept_download(self, request: QWebEngineDownloadRequest, folder: Path) -> None:
+        """A person's download: a safe, de-duplicated name inside the environment's download folder."""
+        target = unique_safe_path(folder, request.downloadFileName() or request.suggestedFileName())
+        request.setDownloadDirectory(str(target.parent))
+        request.setDownloadFileName(target.name)
+        request.accept()
+        log.info("downloading %s to %s", request.url().toString(), target)
+
+    def release(self, env_id: str) -> None:
+        """Forget an environment's profile: clear its cookies and cache, then delete it. Its pages must
+        already be deleted."""
+        profile = self._profiles.pop(env_id, None)
+        if profile is None:
+            return
+        profile.cookieStore().deleteAllCookies()
+        profile.clearHttpCache()
+        profile.clearAllVisitedLinks()
+        shiboken6.delete(profile)
+
+    def close_all(self) -> None:
+        for env_id in list(self._profiles):
+            profile = self._profiles.pop(env_id)
+            shiboken6.delete(profile)

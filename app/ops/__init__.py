@@ -1,0 +1,15 @@
+"""The operations registry: one implementation of each operation, shared by GUI, CLI, MCP and engine."""
+
+from __future__ import annotations
+
+from app.ops import env_ops
+from app.ops.context import OpContext
+from app.ops.registry import Operation, OperationRegistry, OpError, Params, failure, operation
+
+__all__ = ["OpContext", "Operation", "OperationRegistry", "OpError", "Params", "build_registry", "failure", "operation"]
+
+
+def build_registry() -> OperationRegistry:
+    registry = OperationRegistry()
+    registry.add(*env_ops.OPERATIONS)
+    return registry

@@ -1,0 +1,74 @@
+"""Environment operations: env_list, env_create, env_update, env_open, env_delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.ops.context import OpContext
+from app.ops.registry import Operation, Params, operation
+from envs.model import Environment
+
+
+def env_view(env: Environment) -> dict[str, Any]:
+    return env.model_dump(mode="json", by_alias=True)
+
+
+class NoParams(Params):
+    pass
+
+
+class EnvCreateParams(Params):
+    name: str = Field(description="Name shown on the environment's window and in the list (1-100 characters).")
+    remark: str = Field(default="", description="A free note, for example which account is logged in.")
+
+
+class EnvUpdateParams(Params):
+    env: str = Field(description="Environment id, for example env-default or env-1a2b3c4d.")
+    name: str | None = Field(default=None, description="New name.")
+    remark: str | None = Field(default=None, description="New remark.")
+
+
+class EnvRefParams(Params):
+    env: str = Field(description="Environment id, for example env-default or env-1a2b3c4d.")
+
+
+@operation("env_list", NoParams, read_only=True)
+async def env_list(ctx: OpContext, params: NoParams) -> dict[str, Any]:
+    """List every environment (id, name, remark, createdAt and the most recent sites visited in it)."""
+    return {"environments": [env_view(env) for env in ctx.envs.list()]}
+
+
+@operation("env_create", EnvCreateParams)
+async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
+    """Create a new, empty (logged-out) environment with its own cookies and storage."""
+    return {"environment": env_view(ctx.envs.create(params.name, params.remark))}
+
+
+@operation("env_update", EnvUpdateParams)
+async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
+    """Rename an environment or change its remark."""
+    return {"environment": env_view(ctx.envs.update(params.env, name=params.name, remark=params.remark))}
+
+
+@operation("env_open", EnvRefParams, needs_browser=True)
+async def env_open(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
+    """Open the environment's window, or raise it when it is already open."""
+    env = ctx.envs.get(params.env)
+    assert ctx.browser is not None
+    await ctx.browser.open_environment(env.id)
+    return {"environment": env_view(env)}
+
+
+@operation("env_delete", EnvRefParams, destructive=True)
+async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
+    """Delete an environment: close its window, remove its cookies, storage and partition folder, and its
+    record. env-default cannot be deleted."""
+    env = ctx.envs.get(params.env)
+    if not env.is_default and ctx.browser is not None:
+        await ctx.browser.release_environment(env.id)
+    return {"environment": env_view(ctx.envs.delete(env.id))}
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (env_list, env_create, env_update, env_open, env_delete)

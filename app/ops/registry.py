@@ -1,0 +1,136 @@
+"""The one registry of operations that the GUI, the command line, the MCP server and the engine call.
+
+An operation is a typed async function with a pydantic parameter model. `OperationRegistry.call` is the
+single door: it validates parameters (unknown names are rejected with the list of valid ones), runs the
+function and wraps what it returns in the envelope `{ok, control, ...data}`; failures become
+`{ok: false, control, error}` with one line a person or a model can act on.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from app.ops.context import OpContext
+
+log = logging.getLogger("browserpilot.ops")
+
+P = TypeVar("P", bound="Params")
+
+
+class Params(BaseModel):
+    """Base of every parameter model: camelCase names outside, unknown names refused."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class OpError(Exception):
+    """An operation failed in a way the caller should hear about; `data` is merged into the envelope."""
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message)
+        self.data = data
+
+
+OpFunc = Callable[[OpContext, Any], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Operation(Generic[P]):
+    name: str
+    params: type[P]
+    func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]
+    description: str
+    read_only: bool = False
+    destructive: bool = False
+    needs_browser: bool = False
+
+    def parameter_names(self) -> list[str]:
+        return [f.alias or name for name, f in self.params.model_fields.items()]
+
+
+def operation(
+    name: str,
+    params: type[P],
+    *,
+    read_only: bool = False,
+    destructive: bool = False,
+    needs_browser: bool = False,
+) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P]]:
+    """Declare an operation; the function's docstring is its description."""
+
+    def wrap(func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]) -> Operation[P]:
+        return Operation(
+            name=name,
+            params=params,
+            func=func,
+            description=(func.__doc__ or "").strip(),
+            read_only=read_only,
+            destructive=destructive,
+            needs_browser=needs_browser,
+        )
+
+    return wrap
+
+
+def describe_validation_error(op: Operation[Any], exc: ValidationError) -> str:
+    unknown = [str(err["loc"][0]) for err in exc.errors() if err["type"] == "extra_forbidden" and err["loc"]]
+    if unknown:
+        names = ", ".join(repr(name) for name in unknown)
+        valid = ", ".join(op.parameter_names()) or "none"
+        return f"unknown parameter {names} for {op.name}; valid parameters: {valid}"
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "parameters"
+    if first["type"] == "missing":
+        return f"{op.name} needs the parameter {where!r}"
+    return f"invalid parameter {where!r} for {op.name}: {first['msg']}"
+
+
+@dataclass
+class OperationRegistry:
+    operations: dict[str, Operation[Any]] = field(default_factory=dict)
+
+    def add(self, *ops: Operation[Any]) -> None:
+        for op in ops:
+            if op.name in self.operations:
+                raise ValueError(f"operation {op.name} is registered twice")
+            self.operations[op.name] = op
+
+    def names(self) -> list[str]:
+        return sorted(self.operations)
+
+    def get(self, name: str) -> Operation[Any]:
+        return self.operations[name]
+
+    async def call(self, ctx: OpContext, name: str, raw: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run one operation and return its envelope. Never raises for a caller's mistake."""
+        op = self.operations.get(name)
+        if op is None:
+            return failure(f"unknown operation {name!r}; known operations: {', '.join(self.names())}")
+        try:
+            params = op.params.model_validate(raw or {})
+        except ValidationError as exc:
+            return failure(describe_validation_error(op, exc))
+        if op.needs_browser and ctx.browser is None:
+            return failure(f"{name} needs the running app with its browser; start `browserpilot` first")
+        try:
+            data = await op.func(ctx, params)
+        except OpError as exc:
+            log.info("%s failed: %s", name, exc)
+            return failure(str(exc), **exc.data)
+        except ctx.expected_errors as exc:
+            log.info("%s failed: %s", name, exc)
+            return failure(str(exc))
+        envelope: dict[str, Any] = {"ok": True, "control": None}
+        envelope.update(data)
+        return envelope
+
+
+def failure(message: str, **data: Any) -> dict[str, Any]:
+    envelope: dict[str, Any] = {"ok": False, "control": None, "error": message}
+    envelope.update(data)
+    return envelope

@@ -1,0 +1,33 @@
+"""Application settings (`settings.json`), stored with the same atomic, versioned store as every JSON file."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from envs.datadir import DataDir
+from envs.jsonstore import JsonStore
+
+DEFAULT_SEARCH_URL = "https://duckduckgo.com/?q={query}"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    schema_version: int = Field(default=1, alias="schema_version")
+    search_url: str = Field(default=DEFAULT_SEARCH_URL, description="Address-bar search; {query} is replaced.")
+    home_url: str = Field(default="about:blank", description="What a new tab shows.")
+
+
+class SettingsStore:
+    def __init__(self, data: DataDir) -> None:
+        self._file = JsonStore(data.settings_json, Settings, Settings)
+        loaded = self._file.load()
+        self.load_problem = loaded.problem
+        self.current = loaded.document
+
+    def update(self, **changes: object) -> Settings:
+        candidate = self.current.model_copy(update=changes)
+        self._file.save(candidate)
+        self.current = candidate
+        return candidate

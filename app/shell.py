@@ -1,0 +1,162 @@
+"""`BrowserPilotApp`: the running app's stores, keyed registries and windows; the browser port over Qt.
+
+- profiles by environment id (`ProfileRegistry`), windows by environment id (`self.windows`);
+- the main window (environments panel) and one `EnvWindow` per open environment;
+- shutdown in order: windows and their pages first, then profiles (so cookies are flushed and no renderer
+  is left behind).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+
+import shiboken6
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.browser.profiles import ProfileRegistry
+from app.browser.tab import BrowserTab
+from app.ops import OpContext, build_registry
+from app.settings import SettingsStore
+from app.ui.env_window import EnvWindow
+from app.ui.main_window import MainWindow
+from app.ui.op_runner import OpRunner
+from envs.datadir import DataDir
+from envs.store import EnvEvent, EnvStore, purge_trash
+
+log = logging.getLogger("browserpilot.app")
+
+
+class BrowserPilotApp(QObject):
+    def __init__(self, data: DataDir, *, headless: bool) -> None:
+        super().__init__()
+        self.data = data
+        self.headless = headless
+        self.exit_status = 0
+        purge_trash(data)
+        self.envs = EnvStore(data)
+        self.settings = SettingsStore(data)
+        self.profiles = ProfileRegistry(data, self)
+        self.windows: dict[str, EnvWindow] = {}
+        self.registry = build_registry()
+        self.ctx = OpContext(data=data, envs=self.envs, browser=self)
+        self.ops = OpRunner(self.registry, self.ctx)
+        self.envs.subscribe(self._on_env_event)
+        self.main_window: MainWindow | None = None
+        self._shut_down = False
+        self._signal_timer: QTimer | None = None
+
+    # -- start and stop --------------------------------------------------------------------------------
+    def start(self, open_urls: list[str], open_env: str) -> None:
+        self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit)
+        self.main_window.show()
+        problems = [p for p in (self.envs.load_problem, self.settings.load_problem) if p]
+        for problem in problems:
+            log.warning("%s", problem)
+            if not self.headless:
+                QMessageBox.warning(self.main_window, "BrowserPilot", problem)
+        if open_urls:
+            if not self.envs.exists(open_env):
+                log.error("there is no environment with id %r; opening in env-default", open_env)
+                open_env = "env-default"
+            for url in open_urls:
+                self.open_url(open_env, url)
+        log.info("started on %s (headless=%s)", self.data.root, self.headless)
+
+    def install_quit_signals(self) -> None:
+        """SIGINT and SIGTERM end the app in order, so logins are flushed to disk."""
+
+        def handler(signum: int, frame: object) -> None:
+            log.info("signal %s: quitting", signum)
+            QTimer.singleShot(0, self.quit)
+
+        signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, handler)
+        # Let the interpreter run now and then, so it notices signals while Qt's loop waits in C++.
+        self._signal_timer = QTimer(self)
+        self._signal_timer.timeout.connect(lambda: None)
+        self._signal_timer.start(250)
+
+    def quit(self) -> None:
+        QApplication.quit()
+
+    def shutdown(self) -> None:
+        """Delete every page, then every profile. Safe to call more than once."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        for window in list(self.windows.values()):
+            window.dispose_tabs()
+            window.close()
+        self.windows.clear()
+        if self.main_window is not None and shiboken6.isValid(self.main_window):
+            self.main_window.environments.model.detach()
+            self.main_window.close()
+        self.profiles.close_all()
+        log.info("shut down: pages and profiles released")
+
+    # -- windows ---------------------------------------------------------------------------------------
+    def show_environment(self, env_id: str) -> EnvWindow:
+        """Open (with one new tab) or raise the environment's window."""
+        window, created = self._window_for(env_id)
+        if created:
+            window.new_tab()
+        return window
+
+    def open_url(self, env_id: str, url: str) -> BrowserTab:
+        """Open `url` in a new tab of the environment's window (the window's first tab if it is new)."""
+        window, _created = self._window_for(env_id)
+        return window.new_tab(url)
+
+    def _window_for(self, env_id: str) -> tuple[EnvWindow, bool]:
+        window = self.windows.get(env_id)
+        created = window is None
+        if window is None:
+            env = self.envs.get(env_id)
+            window = EnvWindow(
+                env.id, env.name, self.profiles.get(env.id),
+                search_url=lambda: self.settings.current.search_url,
+                home_url=lambda: self.settings.current.home_url,
+                show_main_window=self.show_main_window,
+            )
+            window.closed.connect(self._on_window_closed)
+            window.page_visited.connect(self.envs.record_visit)
+            self.windows[env_id] = window
+            window.show()
+        else:
+            window.showNormal()
+        window.raise_()
+        window.activateWindow()
+        return window, created
+
+    def show_main_window(self) -> None:
+        if self.main_window is not None:
+            self.main_window.showNormal()
+            self.main_window.raise_()
+            self.main_window.activateWindow()
+
+    def _on_window_closed(self, env_id: str) -> None:
+        self.windows.pop(env_id, None)
+
+    def _on_env_event(self, event: EnvEvent) -> None:
+        window = self.windows.get(event.env_id)
+        if window is not None and event.kind == "updated" and self.envs.exists(event.env_id):
+            window.set_env_name(self.envs.get(event.env_id).name)
+
+    def tabs(self) -> list[BrowserTab]:
+        return [tab for window in self.windows.values() for tab in window.tab_list()]
+
+    # -- the browser port ------------------------------------------------------------------------------
+    async def open_environment(self, env_id: str) -> None:
+        self.show_environment(env_id)
+
+    async def open_tab(self, env_id: str, url: str) -> str:
+        return self.open_url(env_id, url).tab_id
+
+    async def release_environment(self, env_id: str) -> None:
+        window = self.windows.pop(env_id, None)
+        if window is not None:
+            window.dispose_tabs()
+            window.close()
+        self.profiles.release(env_id)

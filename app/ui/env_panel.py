@@ -1,0 +1,237 @@
+"""The Environments panel of the main window: a table of environments and the actions on them.
+
+The table model follows the environment store's events; every change goes through an operation.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.op_runner import OpRunner
+from envs.model import MAX_NAME_LENGTH, Environment
+from envs.store import EnvEvent, EnvStore
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Name", "Remark", "Recent sites", "Created", "ID")
+
+
+def local_time(value: datetime) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+class EnvTableModel(QAbstractTableModel):
+    def __init__(self, store: EnvStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self._rows: list[Environment] = store.list()
+        self._unsubscribe = store.subscribe(self._on_store_event)
+
+    def _on_store_event(self, event: EnvEvent) -> None:
+        self.beginResetModel()
+        self._rows = self.store.list()
+        self.endResetModel()
+
+    def detach(self) -> None:
+        self._unsubscribe()
+
+    def env_at(self, row: int) -> Environment | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, env_id: str) -> int:
+        return next((i for i, env in enumerate(self._rows) if env.id == env_id), -1)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        env = self.env_at(index.row())
+        if env is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return env.name + ("  (default)" if env.is_default else "")
+            if column == 1:
+                return env.remark.splitlines()[0] if env.remark else ""
+            if column == 2:
+                return ", ".join(site.domain for site in env.sites[:5])
+            if column == 3:
+                return local_time(env.created_at)
+            return env.id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 1:
+                return env.remark or None
+            if column == 2 and env.sites:
+                return "\n".join(f"{site.domain}  ·  {local_time(site.last_opened)}" for site in env.sites[:20])
+        if role == Qt.ItemDataRole.UserRole:
+            return env.id
+        return None
+
+
+class NewEnvironmentDialog(QDialog):
+    """Name and remark for a new environment; OK stays disabled until the name is usable."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New Environment")
+        self.name = QLineEdit(self)
+        self.name.setObjectName("env-name")
+        self.name.setMaxLength(MAX_NAME_LENGTH)
+        self.name.setPlaceholderText("for example: Work account")
+        self.remark = QPlainTextEdit(self)
+        self.remark.setObjectName("env-remark")
+        self.remark.setPlaceholderText("Optional note: which account, what it is for…")
+        self.remark.setFixedHeight(80)
+        form = QFormLayout()
+        form.addRow("&Name:", self.name)
+        form.addRow("&Remark:", self.remark)
+        hint = QLabel("Each environment keeps its own logins, cookies and storage.", self)
+        hint.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(hint)
+        layout.addWidget(self.buttons)
+        self.name.textChanged.connect(self._update_ok)
+        self._update_ok()
+
+    def _update_ok(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.name.text().strip()))
+
+
+class EnvironmentsPanel(QWidget):
+    open_requested = Signal(str)  # env id
+
+    def __init__(self, store: EnvStore, ops: OpRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.ops = ops
+        self.model = EnvTableModel(store, self)
+        self.table = QTableView(self)
+        self.table.setObjectName("environments")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.doubleClicked.connect(lambda index: self.open_selected())
+        self.table.selectRow(0)
+
+        self.buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout()
+        for key, text, handler in (
+            ("new", "&New…", self.create_environment),
+            ("open", "&Open", self.open_selected),
+            ("rename", "Re&name…", self.rename_selected),
+            ("remark", "Edit &Remark…", self.edit_remark_selected),
+            ("delete", "&Delete…", self.delete_selected),
+        ):
+            button = QPushButton(text, self)
+            button.setObjectName(f"env-{key}")
+            button.clicked.connect(lambda _checked=False, h=handler: h())
+            self.buttons[key] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.table)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.model.modelReset.connect(self._update_buttons)
+        self._update_buttons()
+
+    def selected_env(self) -> Environment | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.env_at(rows[0].row()) if rows else None
+
+    def select_env(self, env_id: str) -> None:
+        row = self.model.row_of(env_id)
+        if row >= 0:
+            self.table.selectRow(row)
+
+    def _update_buttons(self) -> None:
+        env = self.selected_env()
+        for key in ("open", "rename", "remark"):
+            self.buttons[key].setEnabled(env is not None)
+        self.buttons["delete"].setEnabled(env is not None and not env.is_default)
+        self.buttons["delete"].setToolTip("The default environment cannot be deleted" if env and env.is_default else "")
+
+    # -- actions ---------------------------------------------------------------------------------------
+    def create_environment(self) -> None:
+        dialog = NewEnvironmentDialog(self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        self.ops.run("env_create", {"name": dialog.name.text(), "remark": dialog.remark.toPlainText()}, self,
+                     on_ok=lambda result: self.select_env(result["environment"]["id"]), title="New Environment")
+
+    def open_selected(self) -> None:
+        env = self.selected_env()
+        if env is not None:
+            self.open_requested.emit(env.id)
+
+    def rename_selected(self) -> None:
+        env = self.selected_env()
+        if env is None:
+            return
+        name, ok = QInputDialog.getText(self, "Rename Environment", "New name:", QLineEdit.EchoMode.Normal, env.name)
+        if ok and name != env.name:
+            self.ops.run("env_update", {"env": env.id, "name": name}, self, title="Rename Environment")
+
+    def edit_remark_selected(self) -> None:
+        env = self.selected_env()
+        if env is None:
+            return
+        remark, ok = QInputDialog.getMultiLineText(self, "Edit Remark", f"Remark for {env.name}:", env.remark)
+        if ok and remark != env.remark:
+            self.ops.run("env_update", {"env": env.id, "remark": remark}, self, title="Edit Remark")
+
+    def delete_selected(self) -> None:
+        env = self.selected_env()
+        if env is None or env.is_default:
+            return
+        answer = QMessageBox.question(
+            self,
+            "Delete Environment",
+            f"Delete the environment “{env.name}”?\n\nIts window is closed and its cookies, logins and stored "
+            "site data are removed. This cannot be undone.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.ops.run("env_delete", {"env": env.id}, self, title="Delete Environment")

@@ -1,0 +1,286 @@
+"""The window of one environment: tabs, address bar, navigation buttons and load progress.
+
+Every tab of the window uses the environment's profile, so all tabs share its login. Pages that open a new
+window (`target=_blank`, `window.open`) open as tabs of this window. Closing the last tab closes the window;
+closing the window deletes its pages (the profile and its login stay).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWebEngineCore import QWebEngineProfile
+from PySide6.QtWidgets import (
+    QLineEdit,
+    QMainWindow,
+    QProgressBar,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
+
+from app.browser.tab import BrowserPage, BrowserTab
+from app.browser.urls import address_to_url
+
+log = logging.getLogger("browserpilot.ui")
+
+TAB_TITLE_CHARS = 28
+
+
+def window_title(env_name: str) -> str:
+    return f"{env_name} — BrowserPilot"
+
+
+class EnvWindow(QMainWindow):
+    closed = Signal(str)  # env id
+    tab_opened = Signal(object)  # BrowserTab
+    page_visited = Signal(str, str)  # env id, url
+
+    def __init__(self, env_id: str, env_name: str, profile: QWebEngineProfile,
+                 search_url: Callable[[], str], home_url: Callable[[], str],
+                 show_main_window: Callable[[], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.env_id = env_id
+        self.profile = profile
+        self._search_url = search_url
+        self._home_url = home_url
+        self.setObjectName(f"env-window-{env_id}")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.resize(1200, 800)
+        self.set_env_name(env_name)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.tabCloseRequested.connect(self.close_tab_at)
+        self.tabs.currentChanged.connect(self._on_current_changed)
+        new_tab_button = QToolButton(self)
+        new_tab_button.setText("+")
+        new_tab_button.setToolTip("New tab (Ctrl+T)")
+        new_tab_button.setAutoRaise(True)
+        new_tab_button.clicked.connect(lambda: self.new_tab(focus_address=True))
+        self.tabs.setCornerWidget(new_tab_button, Qt.Corner.TopRightCorner)
+        self.setCentralWidget(self.tabs)
+
+        self.address = QLineEdit(self)
+        self.address.setObjectName("address")
+        self.address.setPlaceholderText("Search or enter an address")
+        self.address.setClearButtonEnabled(True)
+        self.address.returnPressed.connect(self._on_address_entered)
+
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("progress")
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+
+        self._build_actions(show_main_window)
+        self.statusBar().addPermanentWidget(self.progress)
+
+    # -- building --------------------------------------------------------------------------------------
+    def _action(self, text: str, shortcuts: list[QKeySequence | str], handler: Callable[[], object],
+                icon: QIcon.ThemeIcon | None = None, tip: str | None = None) -> QAction:
+        action = QAction(text, self)
+        if icon is not None:
+            action.setIcon(QIcon.fromTheme(icon))
+        action.setShortcuts([QKeySequence(s) for s in shortcuts])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if tip:
+            action.setToolTip(tip)
+        action.triggered.connect(lambda _checked=False: handler())
+        self.addAction(action)
+        return action
+
+    def _build_actions(self, show_main_window: Callable[[], None]) -> None:
+        self.back_action = self._action("Back", [QKeySequence.StandardKey.Back, "Alt+Left"], lambda: self._current_do("back"),
+                                        QIcon.ThemeIcon.GoPrevious, "Back (Alt+Left)")
+        self.forward_action = self._action("Forward", [QKeySequence.StandardKey.Forward, "Alt+Right"],
+                                           lambda: self._current_do("forward"), QIcon.ThemeIcon.GoNext, "Forward (Alt+Right)")
+        self.reload_action = self._action("Reload", ["F5", "Ctrl+R"], lambda: self._current_do("reload"),
+                                          QIcon.ThemeIcon.ViewRefresh, "Reload (F5)")
+        self.stop_action = self._action("Stop", ["Esc"], lambda: self._current_do("stop"), QIcon.ThemeIcon.ProcessStop, "Stop (Esc)")
+        new_tab = self._action("New Tab", ["Ctrl+T"], lambda: self.new_tab(focus_address=True))
+        close_tab = self._action("Close Tab", ["Ctrl+W", "Ctrl+F4"], lambda: self.close_tab_at(self.tabs.currentIndex()))
+        next_tab = self._action("Next Tab", ["Ctrl+Tab", "Ctrl+PgDown"], lambda: self._cycle_tab(1))
+        prev_tab = self._action("Previous Tab", ["Ctrl+Shift+Tab", "Ctrl+PgUp"], lambda: self._cycle_tab(-1))
+        focus_address = self._action("Open Location", ["Ctrl+L", "F6", "Alt+D"], self._focus_address)
+        close_window = self._action("Close Window", ["Ctrl+Shift+W"], self.close)
+        environments = self._action("Environments", ["Ctrl+Shift+E"], show_main_window)
+        for action in (self.back_action, self.forward_action):
+            action.setEnabled(False)
+
+        toolbar = QToolBar("Navigation", self)
+        toolbar.setObjectName("navigation")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonFollowStyle)
+        toolbar.addAction(self.back_action)
+        toolbar.addAction(self.forward_action)
+        toolbar.addAction(self.reload_action)
+        toolbar.addAction(self.stop_action)
+        toolbar.addWidget(self.address)
+        self.addToolBar(toolbar)
+
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        for action in (new_tab, focus_address, close_tab, close_window):
+            file_menu.addAction(action)
+        view_menu = menu.addMenu("&View")
+        for action in (self.back_action, self.forward_action, self.reload_action, self.stop_action, next_tab, prev_tab):
+            view_menu.addAction(action)
+        window_menu = menu.addMenu("&Window")
+        window_menu.addAction(environments)
+
+    # -- tabs ------------------------------------------------------------------------------------------
+    def set_env_name(self, name: str) -> None:
+        self.env_name = name
+        self._update_window_title(self.current_tab() if hasattr(self, "tabs") else None)
+
+    def tab_list(self) -> list[BrowserTab]:
+        return [self.tabs.widget(i) for i in range(self.tabs.count())]  # type: ignore[misc]
+
+    def current_tab(self) -> BrowserTab | None:
+        widget = self.tabs.currentWidget()
+        return widget if isinstance(widget, BrowserTab) else None
+
+    def new_tab(self, url: str | None = None, page: BrowserPage | None = None, activate: bool = True,
+                focus_address: bool = False) -> BrowserTab:
+        tab = BrowserTab(self.env_id, self.profile, page=page, parent=self.tabs)
+        tab.browser_page.popup_requested.connect(self._on_popup)
+        tab.browser_page.windowCloseRequested.connect(lambda t=tab: self.close_tab(t))
+        tab.titleChanged.connect(lambda title, t=tab: self._on_title(t, title))
+        tab.iconChanged.connect(lambda icon, t=tab: self._set_tab_icon(t, icon))
+        tab.urlChanged.connect(lambda qurl, t=tab: self._on_url(t, qurl))
+        tab.loadStarted.connect(lambda t=tab: self._on_load_progress(t, 0))
+        tab.loadProgress.connect(lambda value, t=tab: self._on_load_progress(t, value))
+        tab.loadFinished.connect(lambda ok, t=tab: self._on_load_progress(t, 100))
+        tab.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
+        current = self.tabs.currentIndex()
+        index = self.tabs.insertTab(current + 1 if current >= 0 else 0, tab, "New Tab")
+        if activate:
+            self.tabs.setCurrentIndex(index)
+        if page is None:
+            tab.open(url or self._home_url())
+        self.tab_opened.emit(tab)
+        if focus_address:
+            self._focus_address()
+        return tab
+
+    def _on_popup(self, page: BrowserPage) -> None:
+        self.new_tab(page=page, activate=True)
+
+    def close_tab_at(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if isinstance(widget, BrowserTab):
+            self.close_tab(widget)
+
+    def close_tab(self, tab: BrowserTab) -> None:
+        index = self.tabs.indexOf(tab)
+        if index < 0:
+            return
+        self.tabs.removeTab(index)
+        tab.deleteLater()
+        if self.tabs.count() == 0:
+            self.close()
+
+    def _cycle_tab(self, step: int) -> None:
+        if self.tabs.count():
+            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
+
+    def _current_do(self, what: str) -> None:
+        tab = self.current_tab()
+        if tab is not None:
+            getattr(tab, what)()
+
+    # -- reacting to pages -----------------------------------------------------------------------------
+    def _on_title(self, tab: BrowserTab, title: str) -> None:
+        index = self.tabs.indexOf(tab)
+        if index < 0:
+            return
+        text = title or tab.url().toString() or "New Tab"
+        short = text if len(text) <= TAB_TITLE_CHARS else text[: TAB_TITLE_CHARS - 1] + "…"
+        self.tabs.setTabText(index, short)
+        self.tabs.setTabToolTip(index, text)
+        if tab is self.current_tab():
+            self._update_window_title(tab)
+
+    def _set_tab_icon(self, tab: BrowserTab, icon: QIcon) -> None:
+        index = self.tabs.indexOf(tab)
+        if index >= 0:
+            self.tabs.setTabIcon(index, icon)
+
+    def _on_url(self, tab: BrowserTab, url: QUrl) -> None:
+        if tab is self.current_tab():
+            self._show_address(url)
+            self._update_history_actions()
+        text = url.toString()
+        if text:
+            self.page_visited.emit(self.env_id, text)
+
+    def _on_load_progress(self, tab: BrowserTab, value: int) -> None:
+        if tab is not self.current_tab():
+            return
+        self.progress.setValue(value)
+        self.progress.setVisible(0 < value < 100 or (value == 0 and tab.loading))
+        self.reload_action.setVisible(value >= 100 or not tab.loading)
+        self.stop_action.setVisible(not self.reload_action.isVisible())
+        self._update_history_actions()
+
+    def _on_current_changed(self, index: int) -> None:
+        tab = self.current_tab()
+        if tab is None:
+            return
+        self._show_address(tab.url())
+        self._update_history_actions()
+        self.progress.setVisible(tab.loading)
+        self._update_window_title(tab)
+
+    def _update_window_title(self, tab: BrowserTab | None) -> None:
+        title = tab.title() if tab is not None else ""
+        if title and not title.startswith(("about:", "data:")):
+            self.setWindowTitle(f"{title} — {window_title(self.env_name)}")
+        else:
+            self.setWindowTitle(window_title(self.env_name))
+
+    def _update_history_actions(self) -> None:
+        tab = self.current_tab()
+        history = tab.history() if tab is not None else None
+        self.back_action.setEnabled(bool(history and history.canGoBack()))
+        self.forward_action.setEnabled(bool(history and history.canGoForward()))
+
+    def _show_address(self, url: QUrl) -> None:
+        if not self.address.hasFocus():
+            text = url.toString()
+            self.address.setText("" if text == "about:blank" else text)
+
+    def _focus_address(self) -> None:
+        self.address.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.address.selectAll()
+
+    def _on_address_entered(self) -> None:
+        url = address_to_url(self.address.text(), self._search_url())
+        tab = self.current_tab() or self.new_tab()
+        tab.open(url)
+        tab.setFocus()
+
+    # -- closing ---------------------------------------------------------------------------------------
+    def dispose_tabs(self) -> None:
+        """Delete every page now (pages must go before their profile)."""
+        import shiboken6
+
+        while self.tabs.count():
+            tab = self.tabs.widget(0)
+            self.tabs.removeTab(0)
+            if shiboken6.isValid(tab):
+                shiboken6.delete(tab)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.dispose_tabs()
+        self.closed.emit(self.env_id)
+        super().closeEvent(event)

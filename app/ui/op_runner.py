@@ -1,0 +1,40 @@
+"""How the GUI calls operations: through the same registry as the CLI and MCP, on the asyncio loop,
+with failures shown to the person in a message box."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from app.ops import OpContext, OperationRegistry
+
+log = logging.getLogger("browserpilot.ui")
+
+ResultHandler = Callable[[dict[str, Any]], None]
+
+
+class OpRunner:
+    def __init__(self, registry: OperationRegistry, ctx: OpContext) -> None:
+        self.registry = registry
+        self.ctx = ctx
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def run(self, name: str, params: dict[str, Any], parent: QWidget | None = None,
+            on_ok: ResultHandler | None = None, title: str = "BrowserPilot") -> None:
+        """Start an operation; call `on_ok` with its envelope on success, or show its error."""
+
+        async def go() -> None:
+            result = await self.registry.call(self.ctx, name, params)
+            if result["ok"]:
+                if on_ok is not None:
+                    on_ok(result)
+            else:
+                log.info("%s failed in the GUI: %s", name, result["error"])
+                QMessageBox.warning(parent, title, result["error"][:1].upper() + result["error"][1:])
+
+        task = asyncio.ensure_future(go())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# BrowserPilot developer entry point: one command to set up and run the app, one to set up and run the tests.
+#
+#   ./dev.sh run [browserpilot arguments]   set up (first time) and start the app
+#   ./dev.sh test [pytest arguments]        set up (first time) and run the whole test suite
+#   ./dev.sh setup                          only set up
+#
+# Setup creates .venv/ with the app and its test tools, and on Debian/Ubuntu installs the few system
+# libraries Qt needs (with sudo when not root). It is repeated only when pyproject.toml changes.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON=${PYTHON:-python3}
+VENV=.venv
+STAMP="$VENV/.installed-$(sha1sum pyproject.toml | cut -c1-12)"
+
+# Libraries Qt's xcb platform plugin and QtWebEngine load from the system (the PySide6 wheels bring Qt itself).
+SYSTEM_PACKAGES=(libglib2.0-0 libnss3 libdbus-1-3 libfontconfig1 libfreetype6 libxkbcommon0 libxkbcommon-x11-0
+  libegl1 libgl1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-shape0
+  libxcb-randr0 libxcb-xinerama0 libxcb-xkb1 libx11-xcb1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxi6
+  libxshmfence1 libgbm1)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "dev.sh: please install as root: $*" >&2; return 1; fi
+}
+
+install_system_packages() {
+  command -v apt-get >/dev/null && command -v dpkg-query >/dev/null || return 0
+  local missing=()
+  for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=("python3-venv")
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "dev.sh: installing system packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+setup() {
+  [ -f "$STAMP" ] && return 0
+  install_system_packages
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q -e ".[test]"
+  rm -f "$VENV"/.installed-*
+  touch "$STAMP"
+}
+
+verb=${1:-}
+[ $# -gt 0 ] && shift
+case "$verb" in
+  setup) setup ;;
+  run) setup; exec "$VENV/bin/browserpilot" "$@" ;;
+  test) setup; exec "$VENV/bin/python" -m pytest "$@" ;;
+  *) echo "usage: ./dev.sh run [browserpilot arguments] | test [pytest arguments] | setup" >&2; exit 2 ;;
+esac

@@ -1,0 +1,1 @@
+"""Environments: named, persistent, isolated login containers (pure Python, no Qt)."""

@@ -1,0 +1,154 @@
+"""One store mechanism for every JSON file in the data folder.
+
+`envs.json`, `settings.json` and later `workflows.json` and `runs.json` all go through `JsonStore`:
+
+- the document is a pydantic model with a `schema_version` field, validated on every load;
+- writes are atomic: a temporary file in the same folder, flushed and fsync'ed, then `os.replace`d over the
+  target and the folder fsync'ed, so a crash at any moment leaves either the old or the new file, never half;
+- a file that does not parse or validate is moved aside as `<name>.corrupt-<timestamp>`, the problem is
+  reported through `StoreLoad.problem`, and the store starts empty instead of crashing or overwriting it.
+
+This module is pure Python (no Qt): `envs/` is the lowest layer and `workflows/` builds on it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+log = logging.getLogger("browserpilot.store")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class StoreError(Exception):
+    """A store could not be read or written; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class StoreLoad(Generic[M]):
+    """What loading a store found: the document and, when the file was unusable, what happened to it."""
+
+    document: M
+    problem: str | None = None
+    moved_to: Path | None = None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically (same-folder temp file, fsync, os.replace, fsync of the folder)."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def move_aside(path: Path) -> Path:
+    """Rename an unusable store to `<name>.corrupt-<UTC timestamp>` and return the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+        counter += 1
+    os.replace(path, target)
+    return target
+
+
+class JsonStore(Generic[M]):
+    """A pydantic-validated, versioned JSON document on disk, saved atomically.
+
+    `empty` builds the document used when the file is missing or unusable. The model must carry a
+    `schema_version` field; a file written by a newer schema version is refused (moved aside) rather than
+    being misread.
+    """
+
+    def __init__(self, path: Path, model: type[M], empty: Callable[[], M]) -> None:
+        self.path = path
+        self.model = model
+        self._empty = empty
+
+    @property
+    def schema_version(self) -> int:
+        field = self.model.model_fields.get("schema_version")
+        if field is None or not isinstance(field.default, int):
+            raise TypeError(f"{self.model.__name__} needs an int schema_version field with a default")
+        return field.default
+
+    def load(self) -> StoreLoad[M]:
+        """Read and validate the file; an unusable file is moved aside and an empty document returned."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return StoreLoad(self._empty())
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+        problem = self._problem_with(raw)
+        if problem is None:
+            data = json.loads(raw.decode("utf-8-sig"))
+            return StoreLoad(self.model.model_validate(data))
+        try:
+            moved = move_aside(self.path)
+        except OSError as exc:
+            raise StoreError(f"{self.path} is unusable ({problem}) and could not be moved aside: {exc}") from exc
+        message = f"{self.path.name} was unusable ({problem}); it was moved aside to {moved.name} and an empty one started"
+        log.warning(message)
+        return StoreLoad(self._empty(), problem=message, moved_to=moved)
+
+    def _problem_with(self, raw: bytes) -> str | None:
+        try:
+            data = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return f"not valid JSON: {exc}"
+        if not isinstance(data, dict):
+            return "not a JSON object"
+        version = data.get("schema_version")
+        if not isinstance(version, int):
+            return "no schema_version"
+        if version > self.schema_version:
+            return f"schema_version {version} is newer than this app understands ({self.schema_version})"
+        try:
+            self.model.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "document"
+            return f"invalid at {where}: {first['msg']}"
+        return None
+
+    def save(self, document: M) -> None:
+        """Validate and write the document atomically."""
+        data = document.model_dump(mode="json", by_alias=True)
+        self.model.model_validate(data)
+        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.path, text)

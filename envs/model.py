@@ -1,0 +1,57 @@
+"""The environment record and the `envs.json` document.
+
+An environment is a named, persistent login container. Its browser data lives in `partitions/<env-id>/`;
+this record holds what a person uses to tell environments apart: the name, a remark and the most recent
+sites visited in it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+DEFAULT_ENV_ID = "env-default"
+DEFAULT_ENV_NAME = "Default"
+MAX_NAME_LENGTH = 100
+MAX_REMARK_LENGTH = 1000
+MAX_SITES = 100
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class Site(_Record):
+    """A domain visited in an environment and when it was last opened."""
+
+    domain: str
+    last_opened: datetime
+
+
+class Environment(_Record):
+    id: str = Field(pattern=r"^env-[a-z0-9-]+$")
+    name: str = Field(min_length=1, max_length=MAX_NAME_LENGTH)
+    remark: str = Field(default="", max_length=MAX_REMARK_LENGTH)
+    created_at: datetime = Field(default_factory=utc_now)
+    sites: list[Site] = Field(default_factory=list)
+
+    @property
+    def is_default(self) -> bool:
+        return self.id == DEFAULT_ENV_ID
+
+
+class EnvsDocument(_Record):
+    """The whole of `envs.json`."""
+
+    schema_version: int = Field(default=1, alias="schema_version")
+    environments: list[Environment] = Field(default_factory=list)
+
+
+def default_environment() -> Environment:
+    return Environment(id=DEFAULT_ENV_ID, name=DEFAULT_ENV_NAME)

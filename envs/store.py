@@ -1,0 +1,210 @@
+"""The environment store: the rules for environments over `envs.json`, and their partition folders.
+
+Rules: `env-default` always exists (it can be renamed, never deleted); names are 1-100 characters after
+trimming and unique (ignoring case); other ids are `env-<hex>`. Listeners are told about every change so
+views can follow the model instead of owning state.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from envs.datadir import DataDir
+from envs.jsonstore import JsonStore
+from envs.model import (
+    DEFAULT_ENV_ID,
+    MAX_NAME_LENGTH,
+    MAX_REMARK_LENGTH,
+    MAX_SITES,
+    EnvsDocument,
+    Environment,
+    Site,
+    default_environment,
+    utc_now,
+)
+
+log = logging.getLogger("browserpilot.envs")
+
+TRASH_PREFIX = ".trash-"
+SITE_REFRESH_SECONDS = 60
+
+
+class EnvError(Exception):
+    """A request about environments that cannot be carried out; the message is one line for a person."""
+
+
+@dataclass(frozen=True)
+class EnvEvent:
+    kind: Literal["created", "updated", "deleted"]
+    env_id: str
+
+
+EnvListener = Callable[[EnvEvent], None]
+
+
+def clean_name(name: str) -> str:
+    cleaned = " ".join((name or "").split())
+    if not cleaned:
+        raise EnvError("the environment name is empty")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise EnvError(f"the environment name is {len(cleaned)} characters long; at most {MAX_NAME_LENGTH} are allowed")
+    return cleaned
+
+
+def clean_remark(remark: str) -> str:
+    cleaned = (remark or "").strip()
+    if len(cleaned) > MAX_REMARK_LENGTH:
+        raise EnvError(f"the remark is {len(cleaned)} characters long; at most {MAX_REMARK_LENGTH} are allowed")
+    return cleaned
+
+
+def domain_of(url: str) -> str | None:
+    """The host a site list remembers for a URL (`www.` dropped); None for non-web URLs."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = parts.hostname.lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+class EnvStore:
+    """Environments of one data folder. Every change is saved atomically before listeners hear of it."""
+
+    def __init__(self, data: DataDir) -> None:
+        self.data = data
+        self._file = JsonStore(data.envs_json, EnvsDocument, EnvsDocument)
+        loaded = self._file.load()
+        self.load_problem = loaded.problem
+        self._doc = loaded.document
+        self._listeners: list[EnvListener] = []
+        if not self.exists(DEFAULT_ENV_ID):
+            self._commit(lambda doc: doc.environments.insert(0, default_environment()))
+
+    # -- listeners -------------------------------------------------------------------------------------
+    def subscribe(self, listener: EnvListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, kind: Literal["created", "updated", "deleted"], env_id: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(EnvEvent(kind, env_id))
+            except Exception:  # a broken view must not break the store
+                log.exception("environment listener failed on %s %s", kind, env_id)
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def list(self) -> list[Environment]:
+        return [env.model_copy(deep=True) for env in self._doc.environments]
+
+    def get(self, env_id: str) -> Environment:
+        return self._find(env_id).model_copy(deep=True)
+
+    def exists(self, env_id: str) -> bool:
+        return any(env.id == env_id for env in self._doc.environments)
+
+    def _find(self, env_id: str) -> Environment:
+        for env in self._doc.environments:
+            if env.id == env_id:
+                return env
+        raise EnvError(f"there is no environment with id {env_id!r}")
+
+    def _check_unique(self, name: str, except_id: str | None = None) -> None:
+        for env in self._doc.environments:
+            if env.id != except_id and env.name.casefold() == name.casefold():
+                raise EnvError(f"an environment named {env.name!r} already exists ({env.id})")
+
+    # -- changing --------------------------------------------------------------------------------------
+    def create(self, name: str, remark: str = "") -> Environment:
+        name = clean_name(name)
+        remark = clean_remark(remark)
+        self._check_unique(name)
+        env_id = f"env-{secrets.token_hex(4)}"
+        while self.exists(env_id):
+            env_id = f"env-{secrets.token_hex(4)}"
+        env = Environment(id=env_id, name=name, remark=remark)
+        self._commit(lambda doc: doc.environments.append(env))
+        log.info("created environment %s (%s)", env_id, name)
+        self._emit("created", env_id)
+        return env.model_copy(deep=True)
+
+    def update(self, env_id: str, *, name: str | None = None, remark: str | None = None) -> Environment:
+        target = self._find(env_id)
+        new_name = clean_name(name) if name is not None else target.name
+        new_remark = clean_remark(remark) if remark is not None else target.remark
+        if name is not None:
+            self._check_unique(new_name, except_id=env_id)
+        updated = target.model_copy(update={"name": new_name, "remark": new_remark})
+        self._replace(updated)
+        log.info("updated environment %s", env_id)
+        self._emit("updated", env_id)
+        return updated.model_copy(deep=True)
+
+    def delete(self, env_id: str) -> Environment:
+        """Remove the record and the partition folder. The browser must have released the profile first."""
+        if env_id == DEFAULT_ENV_ID:
+            raise EnvError("the default environment (env-default) cannot be deleted; rename it instead")
+        target = self._find(env_id)
+        self._commit(lambda doc: doc.environments.remove(next(e for e in doc.environments if e.id == env_id)))
+        remove_partition(self.data, env_id)
+        log.info("deleted environment %s (%s)", env_id, target.name)
+        self._emit("deleted", env_id)
+        return target.model_copy(deep=True)
+
+    def record_visit(self, env_id: str, url: str) -> bool:
+        """Remember the URL's domain as visited now. Returns whether the record changed (and was saved)."""
+        domain = domain_of(url)
+        if domain is None or not self.exists(env_id):
+            return False
+        target = self._find(env_id)
+        now = utc_now()
+        sites = list(target.sites)
+        current = next((site for site in sites if site.domain == domain), None)
+        if current is not None and sites[0] is current and (now - current.last_opened).total_seconds() < SITE_REFRESH_SECONDS:
+            return False
+        sites = [site for site in sites if site.domain != domain]
+        sites.insert(0, Site(domain=domain, last_opened=now))
+        self._replace(target.model_copy(update={"sites": sites[:MAX_SITES]}))
+        self._emit("updated", env_id)
+        return True
+
+    def _replace(self, updated: Environment) -> None:
+        def apply(doc: EnvsDocument) -> None:
+            index = next(i for i, env in enumerate(doc.environments) if env.id == updated.id)
+            doc.environments[index] = updated
+
+        self._commit(apply)
+
+    def _commit(self, change: Callable[[EnvsDocument], None]) -> None:
+        """Apply a change to a copy, save it, and only then make it the current document."""
+        candidate = self._doc.model_copy(deep=True)
+        change(candidate)
+        self._file.save(candidate)
+        self._doc = candidate
+
+def remove_partition(data: DataDir, env_id: str) -> None:
+    """Delete an environment's browser data. The folder is first renamed into the trash (atomic), so a
+    half-deleted partition can never be picked up again; leftovers are purged by `purge_trash`."""
+    folder = data.partition(env_id)
+    if not folder.exists():
+        return
+    trash = data.partitions / f"{TRASH_PREFIX}{env_id}-{secrets.token_hex(3)}"
+    os.replace(folder, trash)
+    shutil.rmtree(trash, ignore_errors=True)
+    if trash.exists():
+        log.warning("could not remove all of %s yet; it will be purged at the next start", trash)
+
+
+def purge_trash(data: DataDir) -> None:
+    """Finish deletions that an earlier run could not complete."""
+    if not data.partitions.is_dir():
+        return
+    for entry in data.partitions.iterdir():
+        if entry.name.startswith(TRASH_PREFIX):
+            shutil.rmtree(entry, ignore_errors=True)

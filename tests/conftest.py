@@ -1,0 +1,36 @@
+"""Test set-up: QtWebEngine needs its environment before Qt starts, and every test gets its own data folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from app.runtime import prepare_qt_environment
+
+# In-process Qt tests run offscreen; QtWebEngine must be imported before the QApplication exists.
+prepare_qt_environment(headless=True)
+import PySide6.QtWebEngineWidgets  # noqa: E402,F401
+
+from tests.support.server import LocalServer  # noqa: E402
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    with LocalServer() as local:
+        yield local
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BROWSERPILOT_HOME", raising=False)
+    os.environ.pop("QTWEBENGINE_REMOTE_DEBUGGING", None)

@@ -1,0 +1,54 @@
+"""Running the real app (`browserpilot`) as a subprocess on a temporary data folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+
+def app_command() -> list[str]:
+    script = Path(sys.executable).with_name("browserpilot")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+
+
+def app_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("BROWSERPILOT_HOME", "QT_QPA_PLATFORM")}
+    env.update(extra)
+    return env
+
+
+def run_cli(data_dir: Path, *args: str, timeout: float = 60, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*app_command(), "--data-dir", str(data_dir), *args], capture_output=True, text=True,
+                          timeout=timeout, env=env or app_env(), stdin=subprocess.DEVNULL)
+
+
+class AppProcess:
+    """`browserpilot --headless` on a data folder; `stop()` ends it the way a desktop session would (SIGTERM)."""
+
+    def __init__(self, data_dir: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [*app_command(), "--data-dir", str(data_dir), "--headless", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=app_env(), stdin=subprocess.DEVNULL,
+        )
+
+    def stop(self, timeout: float = 30) -> tuple[int, str]:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            _out, err = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _out, err = self.process.communicate()
+            raise AssertionError(f"the app did not stop within {timeout} s after SIGTERM:\n{err}")
+        return self.process.returncode, err
+
+    def __enter__(self) -> "AppProcess":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()

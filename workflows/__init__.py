@@ -1,0 +1,1 @@
+"""The workflow engine: documents, node types, executor and stores (pure Python, no Qt)."""
