@@ -17,7 +17,7 @@ from envs.jsonstore import StoreError
 log = logging.getLogger("browserpilot.app")
 
 
-def run_app(data: DataDir, *, headless: bool, open_urls: list[str], open_env: str, debug: bool = False) -> int:
+def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], debug: bool = False) -> int:
     """Start the GUI (or the windowless app) on a data folder; return the process exit status."""
     try:
         prepare_qt_environment(headless)
@@ -31,7 +31,7 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[str], open_env: st
         print(f"browserpilot: {exc}", file=sys.stderr)
         return 1
     try:
-        return _run_locked(data, headless=headless, open_urls=open_urls, open_env=open_env)
+        return _run_locked(data, headless=headless, open_urls=open_urls)
     except StoreError as exc:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return 1
@@ -39,7 +39,7 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[str], open_env: st
         lock.release()
 
 
-def _run_locked(data: DataDir, *, headless: bool, open_urls: list[str], open_env: str) -> int:
+def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -56,7 +56,7 @@ def _run_locked(data: DataDir, *, headless: bool, open_urls: list[str], open_env
     shell = BrowserPilotApp(data, headless=headless)
     shell.install_quit_signals()
     app.aboutToQuit.connect(shell.shutdown)
-    shell.start(open_urls, open_env)
+    shell.start(open_urls)
     with loop:
         loop.run_forever()
     log.info("stopped")

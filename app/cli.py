@@ -25,6 +25,22 @@ log = logging.getLogger("browserpilot.cli")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+class _EnvScope(argparse.Action):
+    """`--env ID` applies to the `--open` options after it: `--env A --open u1 --env B --open u2`."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, "env", values)
+
+
+class _OpenInEnv(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        opened = list(getattr(namespace, "open", None) or [])
+        opened.append((getattr(namespace, "env", "env-default"), values))
+        setattr(namespace, "open", opened)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", metavar="DIR", default=argparse.SUPPRESS,
@@ -38,8 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"BrowserPilot {__version__}")
     parser.add_argument("--headless", action="store_true", help="run the app without a visible window (Qt offscreen)")
-    parser.add_argument("--env", metavar="ID", default="env-default", help="environment for --open (default env-default)")
-    parser.add_argument("--open", metavar="URL", action="append", default=[], help="open URL in a tab at start (repeatable)")
+    parser.add_argument("--env", metavar="ID", action=_EnvScope, default="env-default",
+                        help="environment for the --open options that follow it (default env-default)")
+    parser.add_argument("--open", metavar="URL", action=_OpenInEnv, default=[],
+                        help="open URL in a tab at start, in the environment of the last --env (repeatable)")
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
 
     env = verbs.add_parser("env", parents=[common], help="list, create, rename or delete environments")
@@ -131,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_env_verb(args, data)
     from app.application import run_app
 
-    return run_app(data, headless=args.headless, open_urls=args.open, open_env=args.env, debug=debug)
+    return run_app(data, headless=args.headless, open_urls=args.open, debug=debug)
 
 
 def entry() -> None:

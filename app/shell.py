@@ -48,7 +48,8 @@ class BrowserPilotApp(QObject):
         self._signal_timer: QTimer | None = None
 
     # -- start and stop --------------------------------------------------------------------------------
-    def start(self, open_urls: list[str], open_env: str) -> None:
+    def start(self, open_urls: list[tuple[str, str]]) -> None:
+        """Show the main window, then open each (environment id, URL) given on the command line."""
         self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit)
         self.main_window.show()
         problems = [p for p in (self.envs.load_problem, self.settings.load_problem) if p]
@@ -56,12 +57,12 @@ class BrowserPilotApp(QObject):
             log.warning("%s", problem)
             if not self.headless:
                 QMessageBox.warning(self.main_window, "BrowserPilot", problem)
-        if open_urls:
-            if not self.envs.exists(open_env):
-                log.error("there is no environment with id %r; opening in env-default", open_env)
-                open_env = "env-default"
-            for url in open_urls:
-                self.open_url(open_env, url)
+        for env_id, url in open_urls:
+            if not self.envs.exists(env_id):
+                log.error("there is no environment with id %r; %s not opened", env_id, url)
+                self.exit_status = 1
+                continue
+            self.open_url(env_id, url)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
 
     def install_quit_signals(self) -> None:

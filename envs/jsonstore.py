@@ -108,6 +108,7 @@ class JsonStore(Generic[M]):
 
     def load(self) -> StoreLoad[M]:
         """Read and validate the file; an unusable file is moved aside and an empty document returned."""
+        self._remove_stale_temp_files()
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -125,6 +126,14 @@ class JsonStore(Generic[M]):
         message = f"{self.path.name} was unusable ({problem}); it was moved aside to {moved.name} and an empty one started"
         log.warning(message)
         return StoreLoad(self._empty(), problem=message, moved_to=moved)
+
+    def _remove_stale_temp_files(self) -> None:
+        """Temp files left by a process killed mid-write (the instance lock guarantees no writer is live)."""
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            try:
+                stale.unlink()
+            except OSError:
+                pass
 
     def _problem_with(self, raw: bytes) -> str | None:
         try:

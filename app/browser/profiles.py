@@ -65,14 +65,12 @@ class ProfileRegistry(QObject):
         log.info("downloading %s to %s", request.url().toString(), target)
 
     def release(self, env_id: str) -> None:
-        """Forget an environment's profile: clear its cookies and cache, then delete it. Its pages must
-        already be deleted."""
+        """Forget an environment's profile: drop its cookies, then delete it. Its pages must already be
+        deleted. The disk cache and storage go with the partition folder, which the caller removes."""
         profile = self._profiles.pop(env_id, None)
         if profile is None:
             return
         profile.cookieStore().deleteAllCookies()
-        profile.clearHttpCache()
-        profile.clearAllVisitedLinks()
         shiboken6.delete(profile)
 
     def close_all(self) -> None:

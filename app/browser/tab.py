@@ -52,4 +52,5 @@ class BrowserTab(QWebEngineView):
         self.loading = False
 
     def open(self, url: str) -> None:
+        self.loading = True  # before loadStarted arrives, so nobody mistakes the old page for the new one
         self.setUrl(QUrl(url))

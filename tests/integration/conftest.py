@@ -1,0 +1,1 @@
+from tests.support.qt import shell  # noqa: F401  (fixture)

@@ -1,0 +1,69 @@
+"""In-process helpers for Qt tests: the app shell on the qasync loop, page JavaScript, trusted clicks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Iterator
+
+import pytest
+import qasync
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.browser.tab import BrowserTab
+from app.shell import BrowserPilotApp
+from envs.datadir import DataDir
+
+
+def run_js(qtbot: QtBot, tab: BrowserTab, source: str, timeout: int = 10_000) -> Any:
+    """Evaluate an expression in the page and return its JSON value."""
+    box: list[Any] = []
+    tab.page().runJavaScript(f"JSON.stringify({source})", 0, box.append)
+    qtbot.waitUntil(lambda: bool(box), timeout=timeout)
+    return json.loads(box[0]) if box[0] not in ("", None) else None
+
+
+def wait_loaded(qtbot: QtBot, tab: BrowserTab, timeout: int = 15_000) -> None:
+    qtbot.waitUntil(lambda: not tab.loading and run_js(qtbot, tab, "document.readyState") == "complete",
+                    timeout=timeout)
+
+
+def click_element(qtbot: QtBot, tab: BrowserTab, selector: str) -> None:
+    """Click the centre of an element with fresh mouse events, as a person would."""
+    rect = run_js(qtbot, tab, f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+                              ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    target = tab.focusProxy() or tab
+    point = QPointF(rect[0] * tab.zoomFactor(), rect[1] * tab.zoomFactor())
+    for kind in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease):
+        event = QMouseEvent(kind, point, QPointF(target.mapToGlobal(QPoint(int(point.x()), int(point.y())))),
+                            Qt.MouseButton.LeftButton,
+                            Qt.MouseButton.LeftButton if kind == QEvent.Type.MouseButtonPress else Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(target, event)
+
+
+@pytest.fixture
+def shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
+    """The app in this process. As in production, asyncio runs inside Qt's event processing: the loop is
+    marked running, and qtbot's waits (which process Qt events) drive coroutines."""
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
+    app = BrowserPilotApp(DataDir(data_dir), headless=True)
+    app.start([])
+    try:
+        yield app
+    finally:
+        app.shutdown()
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+
+
+def run_op(qtbot: QtBot, app: BrowserPilotApp, name: str, params: dict[str, Any], timeout: int = 30_000) -> dict[str, Any]:
+    """Call an operation through the registry, the way the GUI does, and wait for its envelope."""
+    task = asyncio.ensure_future(app.registry.call(app.ctx, name, params))
+    qtbot.waitUntil(task.done, timeout=timeout)
+    return task.result()
