@@ -41,7 +41,10 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
 
 def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
     import qasync
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
+
+    from app.resources import APP_ICON, APP_STYLE
 
     from app.qtlog import install_qt_message_handler
     from app.shell import BrowserPilotApp
@@ -51,6 +54,9 @@ def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str
     app.setApplicationName("BrowserPilot")
     app.setDesktopFileName("browserpilot")
     app.setQuitOnLastWindowClosed(not headless)
+    app.setWindowIcon(QIcon(str(APP_ICON)))
+    if APP_STYLE.exists():
+        app.setStyleSheet(APP_STYLE.read_text("utf-8"))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     shell = BrowserPilotApp(data, headless=headless)

@@ -11,8 +11,10 @@ For each N (1, 5, 10; `--quick`: 1 and 10), side by side in one run, on the same
 Each browser gets its own URL (`/page/<side>-n<N>-<i>`), and the page's script calls back
 `/beacon/<side>-n<N>-<i>`: a round is measured only once every page was served AND its script ran (timeout
 60 s), then after ~2 s of settling. Memory is PSS (`memory_full_info().pss`) summed over each started
-process and all its descendants; RSS would count shared pages once per process. Chromium's crashpad
-handlers re-parent to PID 1 and escape its tree (a few MB), which if anything favours Chromium.
+process and all its descendants (RSS would count shared pages once per process); the figure is the median
+of 5 such sums taken 0.5 s apart, because the app's PSS at N=1 swings by tens of MB while idle.
+Chromium's crashpad handlers re-parent to PID 1 and escape its tree (a few MB), which if anything favours
+Chromium.
 
 The target: at 10 environments, BrowserPilot at most 0.3x Chromium's PSS.
 
@@ -56,6 +58,10 @@ FULL_COUNTS = (1, 5, 10)
 QUICK_COUNTS = (1, 10)
 LOAD_TIMEOUT_S = 60.0
 SETTLE_S = 2.0
+# The app's PSS at N=1 swings by up to ~80 MB from one second to the next while idle: take the median of a
+# few samples after settling.
+SAMPLES = 5
+SAMPLE_INTERVAL_S = 0.5
 STOP_TIMEOUT_S = 20.0
 TARGET_N = 10
 TARGET_RATIO = 0.3
@@ -227,6 +233,7 @@ class Round:
     pss_bytes: int | None = None
     processes: int = 0
     load_s: float | None = None
+    samples_mb: list[float] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -260,7 +267,14 @@ def measure(result: Round, procs: Sequence[subprocess.Popen[bytes]], counter: Hi
         return
     result.load_s = time.monotonic() - started
     time.sleep(SETTLE_S)
-    result.pss_bytes, result.processes = tree_pss([proc.pid for proc in procs])
+    pids = [proc.pid for proc in procs]
+    samples: list[tuple[int, int]] = []
+    for i in range(SAMPLES):
+        if i:
+            time.sleep(SAMPLE_INTERVAL_S)
+        samples.append(tree_pss(pids))
+    result.samples_mb = [round(pss / MB, 1) for pss, _count in samples]
+    result.pss_bytes, result.processes = sorted(samples)[len(samples) // 2]
 
 
 def create_envs(data_dir: Path, count: int) -> list[str]:

@@ -2,7 +2,7 @@
 
 ```
 envs.json  settings.json  browserpilot.lock  logs/browserpilot.log
-partitions/<env-id>/   downloads/<env-id>/   runs/<run-id>/   exports/
+partitions/<env-id>/   downloads/<env-id>/   captures/<env-id>/   runs/<run-id>/   exports/
 ```
 
 The folder comes from `--data-dir`, else `BROWSERPILOT_HOME`, else `platformdirs.user_data_dir("BrowserPilot")`.
@@ -60,6 +60,10 @@ class DataDir:
 
     def downloads(self, env_id: str) -> Path:
         return self.root / "downloads" / env_id
+
+    def captures(self, env_id: str) -> Path:
+        """Screenshots, error shots and PDFs taken by page operations outside a workflow run."""
+        return self.root / "captures" / env_id
 
     @property
     def runs(self) -> Path:

@@ -1,20 +1,129 @@
-"""The browser port: what the engine and the operations need from a browser, as a Protocol (no Qt).
+"""The browser port: what the operations and the workflow engine need from a browser (no Qt here).
 
-`app/browser` implements it over QtWebEngine. Everything above this line talks to pages only through it.
+`app/browser` implements it over QtWebEngine. Everything above it talks to pages only through it. A
+locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=`, `role=`, `label=`,
+`placeholder=`, `testid=`), `xpath` starts with `/`, `ref` comes from a page snapshot.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Control = Literal["agent", "handoff", "shared"]
+
+
+class PageError(Exception):
+    """A page operation failed; the message is one line a person or a model can act on."""
+
+
+class Locator(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    selector: str | None = Field(default=None, description="CSS, or text=…, role=button[name=\"…\"], label=…, "
+                                                          "placeholder=…, testid=… (also data-test, data-qa, data-cy)")
+    xpath: str | None = Field(default=None, description="An XPath starting with /")
+    ref: str | None = Field(default=None, description="A ref from the latest page_snapshot, for example e12")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "Locator":
+        given = [name for name in ("selector", "xpath", "ref") if getattr(self, name)]
+        if len(given) != 1:
+            raise ValueError("a locator needs exactly one of selector, xpath or ref")
+        if self.xpath is not None and not self.xpath.startswith(("/", "(")):
+            raise ValueError("an xpath starts with /")
+        return self
+
+    def label(self) -> str:
+        return self.selector or self.xpath or f"ref={self.ref}"
+
+
+class TabInfo(BaseModel):
+    """What `tab_list` reports for a tab."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    env: str
+    url: str
+    title: str
+    control: Control
+    loading: bool
+    active: bool
+
+
+WaitUntil = Literal["load", "domcontentloaded", "none"]
+Direction = Literal["up", "down", "left", "right"]
+MouseButton = Literal["left", "right", "middle"]
+Paper = Literal["A4", "Letter", "Legal", "A3"]
+
+
+class PagePort(Protocol):
+    """One tab's capabilities. Acting methods wait for their target to be actionable (up to `timeout`
+    seconds) and raise an error whose message a person can act on; reading methods never change control."""
+
+    tab_id: str
+    env_id: str
+
+    @property
+    def control(self) -> Control: ...
+
+    def consume_taken_over(self) -> bool: ...
+
+    def drain_events(self) -> dict[str, Any]:
+        """Dialogs answered and tabs opened since the last call: `{dialogs: [...], newTabs: [...]}` (keys
+        only when non-empty)."""
+
+    async def error_shot(self) -> str | None:
+        """A screenshot of the tab now, for a failure report; None if it cannot be taken."""
+
+    async def before_acting(self, target: Locator | None, timeout: float) -> None:
+        """Control rules for an acting operation: in handoff, wait for the target (or Done), then lock."""
+
+    async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]: ...
+    async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
+                      timeout: float) -> dict[str, Any]: ...
+    async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
+                    count: int, until: Locator | None, timeout: float) -> dict[str, Any]: ...
+    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float) -> dict[str, Any]: ...
+    async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]: ...
+    async def key(self, shortcut: str) -> dict[str, Any]: ...
+    async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None,
+                     swipe: bool, timeout: float) -> dict[str, Any]: ...
+    async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
+                   timeout: float) -> dict[str, Any]: ...
+    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]: ...
+    async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
+                       timeout: float) -> dict[str, Any]: ...
+    async def wait(self, locator: Locator, state: Literal["appear", "gone"], timeout: float) -> dict[str, Any]: ...
+    async def query(self, locator: Locator) -> dict[str, Any]: ...
+    async def snapshot(self) -> dict[str, Any]: ...
+    async def source(self) -> dict[str, Any]: ...
+    async def screenshot(self, full_page: bool, locator: Locator | None) -> dict[str, Any]: ...
+    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]: ...
+    async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]: ...
+    async def set_control(self, control: Control, message: str | None = None) -> None: ...
 
 
 class BrowserPort(Protocol):
+    """The browser as the operations see it: environments' windows and their tabs."""
+
     async def open_environment(self, env_id: str) -> None:
         """Open (or raise) the environment's window."""
 
     async def release_environment(self, env_id: str) -> None:
-        """Close the environment's window and free its profile, clearing its cookies and cache, so its
-        partition folder can be deleted."""
+        """Close the environment's window and free its profile so its partition folder can be deleted."""
 
-    async def open_tab(self, env_id: str, url: str) -> str:
+    async def open_tab(self, env_id: str, url: str, control: Control = "agent") -> str:
         """Open `url` in a new tab of the environment's window; return the tab id."""
+
+    def list_tabs(self, env_id: str | None = None) -> list[TabInfo]: ...
+
+    async def close_tab(self, tab_id: str) -> None: ...
+
+    async def activate_tab(self, tab_id: str) -> None: ...
+
+    async def page(self, tab_id: str | None, env_id: str | None) -> PagePort:
+        """The tab to act on: `tab_id`, else the active tab of `env_id` (default env-default), opening the
+        environment's window when needed. Raises an error naming an unknown tab or environment."""

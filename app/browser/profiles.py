@@ -20,6 +20,7 @@ from PySide6.QtWebEngineCore import (
 )
 
 from app.browser.files import unique_safe_path
+from app.browser.js import install_helper_scripts
 from envs.datadir import DataDir
 
 log = logging.getLogger("browserpilot.browser")
@@ -50,6 +51,7 @@ class ProfileRegistry(QObject):
         builder.setHttpCacheType(QWebEngineProfile.HttpCacheType.DiskHttpCache)
         builder.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies)
         profile = builder.createProfile(f"browserpilot-{env_id}")
+        install_helper_scripts(profile)
         downloads = self.data.downloads(env_id)
         profile.setDownloadPath(str(downloads))
         profile.downloadRequested.connect(lambda request, folder=downloads: self._accept_download(request, folder))

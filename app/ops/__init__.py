@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ops import env_ops
+from app.ops import env_ops, page_ops, tab_ops
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OperationRegistry, OpError, Params, failure, operation
 
@@ -12,4 +12,6 @@ __all__ = ["OpContext", "Operation", "OperationRegistry", "OpError", "Params", "
 def build_registry() -> OperationRegistry:
     registry = OperationRegistry()
     registry.add(*env_ops.OPERATIONS)
+    registry.add(*tab_ops.OPERATIONS)
+    registry.add(*page_ops.OPERATIONS)
     return registry

@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("BrowserPilot")
         self.resize(980, 620)
         self.panels = QTabWidget(self)
+        self.panels.setObjectName("panels")
         self.panels.setDocumentMode(True)
         self.environments = EnvironmentsPanel(store, ops, self)
         self.environments.open_requested.connect(open_env)

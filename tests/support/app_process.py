@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
+
 
 def app_command() -> list[str]:
     script = Path(sys.executable).with_name("browserpilot")
@@ -34,7 +36,15 @@ class AppProcess:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=app_env(), stdin=subprocess.DEVNULL,
         )
 
+    def children(self) -> list[psutil.Process]:
+        try:
+            return psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            return []
+
     def stop(self, timeout: float = 30) -> tuple[int, str]:
+        """SIGTERM, wait, and check that no renderer or helper process outlived the app."""
+        children = self.children()
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         try:
@@ -43,6 +53,9 @@ class AppProcess:
             self.process.kill()
             _out, err = self.process.communicate()
             raise AssertionError(f"the app did not stop within {timeout} s after SIGTERM:\n{err}")
+        _gone, alive = psutil.wait_procs(children, timeout=5)
+        alive = [p for p in alive if p.status() != psutil.STATUS_ZOMBIE]
+        assert not alive, f"processes left behind after the app stopped: {[p.cmdline()[:1] for p in alive]}"
         return self.process.returncode, err
 
     def __enter__(self) -> "AppProcess":

@@ -1,0 +1,319 @@
+"""Page operations: navigate, act like a person, read the page, and hand control to a person.
+
+Every operation takes `tabId?` and `env?` (default: the active tab of env-default, opening its window when
+needed) and returns the envelope `{ok, control, takenOver?, dialogs?, newTabs?, error?, errorShot?, ...}`.
+Acting operations wait up to `timeoutMs` (default 10 s) for their target to be attached, visible, enabled,
+stable and not covered; in `handoff` they first wait for the target to appear (a person finishing their
+step), then re-lock the tab.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from app.ops.context import OpContext
+from app.ops.page_session import ActingParams, TabParams, on_page
+from app.ops.registry import Operation, operation
+from workflows.ports import Direction, Locator, MouseButton, PagePort, Paper, WaitUntil
+
+LOCATOR_HELP = ("Locator: {selector} (CSS, or text=Sign in, role=button[name=\"Save\"], label=Email, "
+                "placeholder=Search, testid=submit), {xpath} starting with /, or {ref} from page_snapshot.")
+
+
+# -- parameters ------------------------------------------------------------------------------------------
+class NavigateParams(ActingParams):
+    url: str = Field(description="Absolute URL to load.")
+    wait_until: WaitUntil = Field(default="load", description="load (default), domcontentloaded or none.")
+    timeout_ms: int = Field(default=30_000, ge=0, le=600_000, description="Navigation timeout in ms (default 30000).")
+
+
+class HistoryParams(ActingParams):
+    wait_until: WaitUntil = Field(default="load", description="load (default), domcontentloaded or none.")
+    timeout_ms: int = Field(default=30_000, ge=0, le=600_000, description="Navigation timeout in ms (default 30000).")
+
+
+class ClickParams(ActingParams):
+    locator: Locator | None = Field(default=None, description=LOCATOR_HELP)
+    x: float | None = Field(default=None, description="Viewport x in CSS pixels (instead of a locator).")
+    y: float | None = Field(default=None, description="Viewport y in CSS pixels (instead of a locator).")
+    button: MouseButton = "left"
+    click_count: int = Field(default=1, ge=1, le=3, description="2 for a double click.")
+    until: Locator | None = Field(default=None, description="An element expected after the click; the click is "
+                                                            "retried (up to 3 times) until it appears.")
+
+    @model_validator(mode="after")
+    def _target(self) -> "ClickParams":
+        if self.locator is None and (self.x is None or self.y is None):
+            raise ValueError("page_click needs a locator or both x and y")
+        if self.locator is not None and (self.x is not None or self.y is not None):
+            raise ValueError("page_click takes a locator or x and y, not both")
+        return self
+
+
+class TypeParams(ActingParams):
+    text: str = Field(description="Text to enter; any Unicode.")
+    locator: Locator | None = Field(default=None, description="Field to type into (clicked first); default: the "
+                                                              "focused element. " + LOCATOR_HELP)
+
+
+class SelectParams(ActingParams):
+    option: str = Field(description="Option to choose, by visible text or value.")
+    locator: Locator = Field(description=LOCATOR_HELP)
+
+
+class KeyParams(ActingParams):
+    shortcut: str = Field(description="Key or chord: enter, esc, tab, shift+tab, ctrl+a, arrowdown, f5, …")
+
+
+class ScrollParams(ActingParams):
+    direction: Direction = Field(description="up or down (page_swipe also left and right).")
+    locator: Locator | None = Field(default=None, description="Scroll inside this element instead of the page.")
+    until: Locator | None = Field(default=None, description="Keep scrolling until this element is visible.")
+
+
+class DragParams(ActingParams):
+    locator: Locator | None = Field(default=None, description="Element to press on (e.g. a slider). " + LOCATOR_HELP)
+    x: float | None = None
+    y: float | None = None
+    dx: float = Field(description="Horizontal distance in CSS pixels.")
+    dy: float = Field(default=0, description="Vertical distance in CSS pixels.")
+
+    @model_validator(mode="after")
+    def _target(self) -> "DragParams":
+        if self.locator is None and (self.x is None or self.y is None):
+            raise ValueError("page_drag needs a locator or both x and y")
+        return self
+
+
+class UploadParams(ActingParams):
+    paths: list[str] = Field(min_length=1, description="Absolute paths of existing, readable files.")
+    locator: Locator = Field(description="The file input (or the button that opens the chooser). " + LOCATOR_HELP)
+
+
+class DownloadParams(ActingParams):
+    locator: Locator | None = Field(default=None, description="Link or button that starts the download.")
+    url: str | None = Field(default=None, description="URL to download instead of clicking.")
+    save_as: str | None = Field(default=None, description="File name (kept inside the downloads folder).")
+    timeout_ms: int = Field(default=60_000, ge=0, le=600_000)
+
+    @model_validator(mode="after")
+    def _target(self) -> "DownloadParams":
+        if (self.locator is None) == (self.url is None):
+            raise ValueError("page_download needs exactly one of locator or url")
+        return self
+
+
+class WaitParams(TabParams):
+    locator: Locator = Field(description=LOCATOR_HELP)
+    state: Literal["appear", "gone"] = "appear"
+    timeout_ms: int = Field(default=10_000, ge=0, le=60_000, description="At most 60000 ms.")
+
+
+class QueryParams(TabParams):
+    locator: Locator = Field(description=LOCATOR_HELP)
+
+
+class ScreenshotParams(TabParams):
+    full_page: bool = Field(default=False, description="The whole scrollable page instead of the viewport.")
+    locator: Locator | None = Field(default=None, description="Only this element.")
+
+
+class PdfParams(TabParams):
+    paper: Paper = "A4"
+    landscape: bool = False
+    background: bool = Field(default=True, description="Print background colours and images.")
+    header_footer: bool = Field(default=False, description="Title, URL and 'n / total' page numbers in the margins.")
+
+
+class ScriptParams(TabParams):
+    source: str = Field(description="Body of an async function run in the page; `return` a JSON value. "
+                                    "`args` is available as a variable.")
+    args: Any = Field(default=None, description="JSON value passed as `args`.")
+    timeout_ms: int = Field(default=30_000, ge=0, le=600_000)
+
+
+class HandoffParams(TabParams):
+    message: str = Field(min_length=1, description="What the person should do, e.g. 'Solve the captcha'.")
+
+
+# -- operations ------------------------------------------------------------------------------------------
+@operation("page_navigate", NavigateParams, needs_browser=True)
+async def page_navigate(ctx: OpContext, params: NavigateParams) -> dict[str, Any]:
+    """Load a URL in the tab and wait (load | domcontentloaded | none). Returns {url, title, status}; a failed
+    load is an error naming the reason (DNS, refused, blocked, HTTP 5xx)."""
+    return await on_page(ctx, params, lambda p: p.navigate(params.url, params.wait_until, params.timeout))
+
+
+def _history(action: Literal["back", "forward", "reload"]):  # type: ignore[no-untyped-def]
+    async def run(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
+        return await on_page(ctx, params, lambda p: p.history(action, params.wait_until, params.timeout))
+
+    run.__doc__ = {"back": "Go back in the tab's history and wait for the load.",
+                   "forward": "Go forward in the tab's history and wait for the load.",
+                   "reload": "Reload the tab and wait for the load."}[action]
+    return run
+
+
+page_back = operation("page_back", HistoryParams, needs_browser=True)(_history("back"))
+page_forward = operation("page_forward", HistoryParams, needs_browser=True)(_history("forward"))
+page_reload = operation("page_reload", HistoryParams, needs_browser=True)(_history("reload"))
+
+
+@operation("page_click", ClickParams, needs_browser=True)
+async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
+    """Click an element (exactly one must match) or a point, with trusted mouse input. Waits until the
+    element is visible, enabled, stable and not covered. With `until`, retries up to 3 times until that
+    element appears."""
+    return await on_page(ctx, params, lambda p: p.click(params.locator, params.x, params.y, params.button,
+                                                        params.click_count, params.until, params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_type", TypeParams, needs_browser=True)
+async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
+    """Type text key by key (any Unicode, CJK and emoji included) into the element or the focused field.
+    Existing text is kept; send page_key ctrl+a first to replace it."""
+    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, False, params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_paste", TypeParams, needs_browser=True)
+async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
+    """Insert text as one block, like a paste, into the element or the focused field."""
+    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, True, params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_select", SelectParams, needs_browser=True)
+async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
+    """Choose an option of a <select> by its visible text or its value."""
+    return await on_page(ctx, params, lambda p: p.select(params.option, params.locator, params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_key", KeyParams, needs_browser=True)
+async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
+    """Press a key or chord in the focused element: enter, esc, tab, shift+tab, ctrl+a, arrows, f1-f12."""
+    return await on_page(ctx, params, lambda p: p.key(params.shortcut), acting=True, timeout=params.timeout)
+
+
+@operation("page_scroll", ScrollParams, needs_browser=True)
+async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
+    """Scroll the page (or an element) up or down with the mouse wheel; with `until`, keep going (at most 16
+    steps) until that element is visible."""
+    return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, False,
+                                                         params.timeout), acting=True, timeout=params.timeout)
+
+
+@operation("page_swipe", ScrollParams, needs_browser=True)
+async def page_swipe(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
+    """Swipe (press, move, release) up, down, left or right over the page or an element; with `until`, repeat
+    (at most 20 times) until that element is visible. For carousels and swipe-driven lists."""
+    return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, True,
+                                                         params.timeout), acting=True, timeout=params.timeout)
+
+
+@operation("page_drag", DragParams, needs_browser=True)
+async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
+    """Press on an element (or point), move by dx/dy and release: sliders, drag handles."""
+    return await on_page(ctx, params, lambda p: p.drag(params.locator, params.x, params.y, params.dx, params.dy,
+                                                       params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_upload", UploadParams, needs_browser=True)
+async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
+    """Give files to a file input without a dialog. Paths are checked first: a missing or unreadable file is
+    an error before anything is clicked."""
+    return await on_page(ctx, params, lambda p: p.upload(params.paths, params.locator, params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_download", DownloadParams, needs_browser=True)
+async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any]:
+    """Download by clicking a link/button or from a URL; waits until the file is complete. Returns {path, name,
+    bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name."""
+    return await on_page(ctx, params, lambda p: p.download(params.locator, params.url, params.save_as,
+                                                           params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+@operation("page_wait", WaitParams, needs_browser=True, read_only=True)
+async def page_wait(ctx: OpContext, params: WaitParams) -> dict[str, Any]:
+    """Wait until an element appears (is visible) or is gone, at most timeoutMs (default 10 s, max 60 s)."""
+    return await on_page(ctx, params, lambda p: p.wait(params.locator, params.state, params.timeout_ms / 1000))
+
+
+@operation("page_query", QueryParams, needs_browser=True, read_only=True)
+async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
+    """Every element matching a locator: tag, text, key attributes, rect, visible, hittable."""
+    return await on_page(ctx, params, lambda p: p.query(params.locator))
+
+
+@operation("page_snapshot", TabParams, needs_browser=True, read_only=True)
+async def page_snapshot(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """A compact outline of the page's interactive and landmark elements, each with a ref (e.g. e12) that
+    later operations accept as {ref} until the page changes. Take a new snapshot after navigating."""
+    return await on_page(ctx, params, lambda p: p.snapshot())
+
+
+@operation("page_source", TabParams, needs_browser=True, read_only=True)
+async def page_source(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """The current HTML of the page (the live DOM, serialised)."""
+    return await on_page(ctx, params, lambda p: p.source())
+
+
+@operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True)
+async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> dict[str, Any]:
+    """A PNG of the viewport, the full page, or one element. Returns {path}."""
+    return await on_page(ctx, params, lambda p: p.screenshot(params.full_page, params.locator))
+
+
+@operation("page_pdf", PdfParams, needs_browser=True, read_only=True)
+async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
+    """Print the page to PDF (A4, Letter, Legal or A3; landscape; backgrounds; optional header and footer with
+    title, URL and 'n / total' page numbers). Returns {path}."""
+    return await on_page(ctx, params, lambda p: p.pdf(params.paper, params.landscape, params.background,
+                                                      params.header_footer))
+
+
+@operation("page_script", ScriptParams, needs_browser=True)
+async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
+    """Run JavaScript in the page as the body of an async function; `return` gives a JSON value ({value}).
+    Errors come back with the JavaScript message and line."""
+    return await on_page(ctx, params, lambda p: p.script(params.source, params.args, params.timeout_ms / 1000))
+
+
+async def _set_control(page: PagePort, control: Literal["agent", "shared", "handoff"],
+                       message: str | None = None) -> dict[str, Any]:
+    await page.set_control(control, message)
+    return {"control": control}
+
+
+@operation("page_lock", TabParams, needs_browser=True)
+async def page_lock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """Put the tab under agent control: an overlay blocks the person's input (they can press Take over)."""
+    return await on_page(ctx, params, lambda p: _set_control(p, "agent"))
+
+
+@operation("page_unlock", TabParams, needs_browser=True)
+async def page_unlock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """Share the tab: no overlay, the person and the agent both act."""
+    return await on_page(ctx, params, lambda p: _set_control(p, "shared"))
+
+
+@operation("page_handoff", HandoffParams, needs_browser=True)
+async def page_handoff(ctx: OpContext, params: HandoffParams) -> dict[str, Any]:
+    """Ask the person to do one step (a captcha, a login): a banner shows the message and a Done button.
+    Returns at once. The next acting call on this tab waits (up to its timeoutMs, at most 10 minutes) for its
+    target to appear, then re-locks the tab and acts; Done also returns control."""
+    return await on_page(ctx, params, lambda p: _set_control(p, "handoff", params.message))
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (
+    page_navigate, page_back, page_forward, page_reload, page_click, page_type, page_paste, page_select,
+    page_key, page_scroll, page_swipe, page_drag, page_upload, page_download, page_wait, page_query,
+    page_snapshot, page_source, page_screenshot, page_pdf, page_script, page_lock, page_unlock, page_handoff,
+)

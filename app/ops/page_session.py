@@ -1,0 +1,72 @@
+"""The envelope rules shared by every operation that touches a tab.
+
+`on_page` resolves the tab (default: the active tab of env-default), applies the control rules for acting
+operations (wait out a handoff, then lock), runs the action, and builds the envelope: `control` of the tab,
+`takenOver` when a person took over since the last result, `dialogs` and `newTabs` seen meanwhile, and on
+failure `error` with `errorShot` (a screenshot taken at that moment).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Awaitable, Callable
+
+from pydantic import Field
+
+from app.ops.context import OpContext
+from app.ops.registry import OpError, Params
+from workflows.ports import Locator, PagePort
+
+log = logging.getLogger("browserpilot.ops")
+
+DEFAULT_TIMEOUT_MS = 10_000
+MAX_TIMEOUT_MS = 600_000
+
+
+class TabParams(Params):
+    tab_id: str | None = Field(default=None, description="Tab id from tab_open or tab_list; default: the "
+                                                         "active tab of the environment.")
+    env: str | None = Field(default=None, description="Environment id; default env-default.")
+
+
+class ActingParams(TabParams):
+    timeout_ms: int = Field(default=DEFAULT_TIMEOUT_MS, ge=0, le=MAX_TIMEOUT_MS,
+                            description="How long to wait for the target to be actionable, in ms (default 10000).")
+
+    @property
+    def timeout(self) -> float:
+        return self.timeout_ms / 1000
+
+
+PageAction = Callable[[PagePort], Awaitable[dict[str, Any]]]
+
+
+async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acting: bool = False,
+                  target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000) -> dict[str, Any]:
+    """Run `action` on the tab named by `params` and return the envelope data (without `ok`)."""
+    assert ctx.browser is not None
+    page = await ctx.browser.page(params.tab_id, params.env)
+    ctx.check_tab_free(page.tab_id)
+    try:
+        if acting:
+            await page.before_acting(target, timeout)
+        data = await action(page)
+    except ctx.page_errors as exc:
+        shot = await page.error_shot()
+        extra: dict[str, Any] = {"control": page.control, "tabId": page.tab_id}
+        if page.consume_taken_over():
+            extra["takenOver"] = True
+        extra.update(page.drain_events())
+        if shot:
+            extra["errorShot"] = shot
+        for key in ("url", "status"):
+            value = getattr(exc, key, None)
+            if value:
+                extra[key] = value
+        raise OpError(str(exc), **extra) from None
+    envelope: dict[str, Any] = {"control": page.control, "tabId": page.tab_id}
+    if page.consume_taken_over():
+        envelope["takenOver"] = True
+    envelope.update(page.drain_events())
+    envelope.update(data)
+    return envelope
