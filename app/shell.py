@@ -15,6 +15,7 @@ import shiboken6
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.browser.driver import TabDriver
 from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserTab
 from app.ops import OpContext, build_registry
@@ -23,7 +24,9 @@ from app.ui.env_window import EnvWindow
 from app.ui.main_window import MainWindow
 from app.ui.op_runner import OpRunner
 from envs.datadir import DataDir
+from envs.model import DEFAULT_ENV_ID
 from envs.store import EnvEvent, EnvStore, purge_trash
+from workflows.ports import Control, TabInfo
 
 log = logging.getLogger("browserpilot.app")
 
@@ -39,6 +42,7 @@ class BrowserPilotApp(QObject):
         self.settings = SettingsStore(data)
         self.profiles = ProfileRegistry(data, self)
         self.windows: dict[str, EnvWindow] = {}
+        self._drivers: dict[str, TabDriver] = {}
         self.registry = build_registry()
         self.ctx = OpContext(data=data, envs=self.envs, browser=self)
         self.ops = OpRunner(self.registry, self.ctx)
@@ -105,12 +109,12 @@ class BrowserPilotApp(QObject):
             window.new_tab()
         return window
 
-    def open_url(self, env_id: str, url: str) -> BrowserTab:
-        """Open `url` in a new tab of the environment's window (the window's first tab if it is new)."""
-        window, _created = self._window_for(env_id)
-        return window.new_tab(url)
+    def open_url(self, env_id: str, url: str, control: Control = "shared", raise_window: bool = True) -> BrowserTab:
+        """Open `url` in a new tab of the environment's window."""
+        window, _created = self._window_for(env_id, raise_window)
+        return window.new_tab(url, control=control)
 
-    def _window_for(self, env_id: str) -> tuple[EnvWindow, bool]:
+    def _window_for(self, env_id: str, raise_window: bool = True) -> tuple[EnvWindow, bool]:
         window = self.windows.get(env_id)
         created = window is None
         if window is None:
@@ -125,10 +129,11 @@ class BrowserPilotApp(QObject):
             window.page_visited.connect(self.envs.record_visit)
             self.windows[env_id] = window
             window.show()
-        else:
+        elif raise_window:
             window.showNormal()
-        window.raise_()
-        window.activateWindow()
+        if raise_window:
+            window.raise_()
+            window.activateWindow()
         return window, created
 
     def show_main_window(self) -> None:
@@ -148,12 +153,59 @@ class BrowserPilotApp(QObject):
     def tabs(self) -> list[BrowserTab]:
         return [tab for window in self.windows.values() for tab in window.tab_list()]
 
+    def find_tab(self, tab_id: str) -> tuple[EnvWindow, BrowserTab]:
+        for window in self.windows.values():
+            for tab in window.tab_list():
+                if tab.tab_id == tab_id:
+                    return window, tab
+        raise LookupError(f"there is no open tab with id {tab_id!r}; tab_list shows the open tabs")
+
+    def _tab_id_of_page(self, page: object) -> str | None:
+        return next((tab.tab_id for tab in self.tabs() if tab.page() is page), None)
+
     # -- the browser port ------------------------------------------------------------------------------
     async def open_environment(self, env_id: str) -> None:
         self.show_environment(env_id)
 
-    async def open_tab(self, env_id: str, url: str) -> str:
-        return self.open_url(env_id, url).tab_id
+    async def open_tab(self, env_id: str, url: str, control: Control = "agent") -> str:
+        return self.open_url(env_id, url, control, raise_window=False).tab_id
+
+    def list_tabs(self, env_id: str | None = None) -> list[TabInfo]:
+        infos = []
+        for window in self.windows.values():
+            if env_id is not None and window.env_id != env_id:
+                continue
+            current = window.current_tab()
+            for tab in window.tab_list():
+                infos.append(TabInfo(id=tab.tab_id, env=tab.env_id, url=tab.url().toString(), title=tab.title(),
+                                     control=str(EnvWindow.control_of(tab).state),  # type: ignore[arg-type]
+                                     loading=tab.loading, active=tab is current))
+        return infos
+
+    async def close_tab(self, tab_id: str) -> None:
+        window, tab = self.find_tab(tab_id)
+        window.close_tab(tab)
+
+    async def activate_tab(self, tab_id: str) -> None:
+        window, tab = self.find_tab(tab_id)
+        window.tabs.setCurrentWidget(tab)
+
+    async def page(self, tab_id: str | None, env_id: str | None) -> TabDriver:
+        if tab_id is not None:
+            window, tab = self.find_tab(tab_id)
+            if env_id is not None and tab.env_id != env_id:
+                raise LookupError(f"tab {tab_id} belongs to {tab.env_id}, not {env_id}")
+        else:
+            env = self.envs.get(env_id or DEFAULT_ENV_ID)
+            window, created = self._window_for(env.id, raise_window=False)
+            tab = window.current_tab() or window.new_tab(control="agent")
+        driver = self._drivers.get(tab.tab_id)
+        if driver is None:
+            driver = TabDriver(tab, EnvWindow.control_of(tab), self.data.captures(tab.env_id),
+                               self.data.downloads(tab.env_id), self._tab_id_of_page)
+            self._drivers[tab.tab_id] = driver
+            tab.destroyed.connect(lambda *_args, key=tab.tab_id: self._drivers.pop(key, None))
+        return driver
 
     async def release_environment(self, env_id: str) -> None:
         window = self.windows.pop(env_id, None)

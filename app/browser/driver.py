@@ -1,0 +1,278 @@
+"""`TabDriver`: one tab's capabilities (the `PagePort` of workflows/ports.py) over QtWebEngine.
+
+It composes the page layer's pieces and adds nothing of its own but their order: locate the target and
+wait until it is actionable (`locators`), act with trusted input (`input`), guard against crashes
+(`health`), and capture files (`capture`, `downloads`, uploads in `tab`). Results are plain dicts; errors
+are `PageError`s whose message a person can act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Literal, TypeVar
+
+from PySide6.QtCore import QUrl
+
+from app.browser import capture, locators
+from app.browser.control import ControlState, TabControl
+from app.browser.downloads import expect_download
+from app.browser.health import ensure_responsive
+from app.browser.input import InputDriver
+from app.browser.js import MAIN_WORLD, PageTimeout, run_js, run_js_async
+from app.browser.navigation import navigate
+from app.browser.tab import BrowserTab, check_upload_paths, upload_files
+from workflows.ports import Control, Direction, Locator, MouseButton, PageError, Paper, WaitUntil
+
+log = logging.getLogger("browserpilot.browser")
+
+T = TypeVar("T")
+
+CLICK_UNTIL_TRIES = 3
+SCROLL_STEPS = 16
+SWIPE_STEPS = 20
+_VIEWPORT = "[innerWidth, innerHeight]"
+_IN_VIEW = """((r, w, h) => r.width > 0 && r.height > 0 && r.y < h && r.y + r.height > 0 && r.x < w &&
+               r.x + r.width > 0)"""
+
+
+def capture_name(prefix: str, suffix: str) -> str:
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}{suffix}"
+
+
+class TabDriver:
+    """Implements `workflows.ports.PagePort` for one `BrowserTab`."""
+
+    def __init__(self, tab: BrowserTab, control: TabControl, captures: Path, downloads: Path,
+                 tab_id_of_page: Callable[[object], str | None]) -> None:
+        self.tab = tab
+        self.tab_id = tab.tab_id
+        self.env_id = tab.env_id
+        self._control = control
+        self._captures = captures
+        self._downloads = downloads
+        self._tab_id_of_page = tab_id_of_page
+        self.input = InputDriver(tab)
+
+    # -- control and reporting ---------------------------------------------------------------------------
+    @property
+    def page(self) -> Any:
+        return self.tab.browser_page
+
+    @property
+    def control(self) -> Control:
+        return str(self._control.state)  # type: ignore[return-value]
+
+    def consume_taken_over(self) -> bool:
+        return self._control.consume_taken_over()
+
+    def drain_events(self) -> dict[str, Any]:
+        events: dict[str, Any] = {}
+        dialogs = self.page.drain_dialogs()
+        if dialogs:
+            events["dialogs"] = dialogs
+        new_tabs = [tab_id for tab_id in (self._tab_id_of_page(p) for p in self.page.drain_new_pages()) if tab_id]
+        if new_tabs:
+            events["newTabs"] = new_tabs
+        return events
+
+    async def error_shot(self) -> str | None:
+        try:
+            result = await capture.screenshot(self.tab, self._captures / capture_name("error", ".png"), timeout=5.0)
+        except Exception as exc:  # a failure report must not fail because its picture could not be taken
+            log.info("no error screenshot for %s: %s", self.tab_id, exc)
+            return None
+        return str(result["path"])
+
+    async def before_acting(self, target: Locator | None, timeout: float) -> None:
+        """In handoff, wait for the person (Done) or for the target to appear, then lock for the agent."""
+        self.tab.health.check()
+        if self._control.state is not ControlState.HANDOFF:
+            return
+
+        async def target_present() -> bool:
+            return target is not None and await locators.is_visible(self.page, target)
+
+        await self._control.wait_handoff_end(target_present if target is not None else None, timeout)
+
+    async def set_control(self, control: Control, message: str | None = None) -> None:
+        self._control.set_state(control, message)
+
+    async def _guarded(self, awaitable: Awaitable[T]) -> T:
+        """Fail fast when the renderer dies; after a timeout, check whether it hung (and recover it)."""
+        try:
+            return await self.tab.health.guard(awaitable)
+        except PageTimeout:
+            if not await ensure_responsive(self.page):
+                raise PageError("the page stopped responding (a script is stuck); it was reloaded") from None
+            raise
+
+    # -- navigation --------------------------------------------------------------------------------------
+    async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]:
+        return await self._guarded(navigate(self.page, lambda: self.tab.open(url), wait_until, timeout))
+
+    async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
+                      timeout: float) -> dict[str, Any]:
+        history = self.tab.history()
+        if action == "back" and not history.canGoBack():
+            raise PageError("there is no previous page in this tab's history")
+        if action == "forward" and not history.canGoForward():
+            raise PageError("there is no next page in this tab's history")
+        return await self._guarded(navigate(self.page, getattr(self.tab, action), wait_until, timeout))
+
+    # -- acting ------------------------------------------------------------------------------------------
+    async def _point(self, locator: Locator | None, x: float | None, y: float | None, timeout: float,
+                     **checks: bool) -> tuple[float, float, str | None]:
+        if locator is None:
+            assert x is not None and y is not None
+            return x, y, None
+        target = await self._guarded(locators.wait_actionable(self.page, locator, timeout, **checks))
+        return target.x, target.y, target.description
+
+    async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
+                    count: int, until: Locator | None, timeout: float) -> dict[str, Any]:
+        tries = CLICK_UNTIL_TRIES if until is not None else 1
+        for attempt in range(1, tries + 1):
+            px, py, description = await self._point(locator, x, y, timeout)
+            await self.input.click(px, py, button, count)
+            if until is None:
+                break
+            try:
+                await self._guarded(locators.wait_state(self.page, until, "appear", timeout / tries))
+                break
+            except PageTimeout:
+                if attempt == tries:
+                    raise PageError(f'"{until.label()}" did not appear after {tries} clicks') from None
+                log.info("click %s: %s not there yet, clicking again", self.tab_id, until.label())
+        result: dict[str, Any] = {"x": round(px, 1), "y": round(py, 1)}
+        if description:
+            result["element"] = description
+        return result
+
+    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        if locator is not None:
+            px, py, description = await self._point(locator, None, None, timeout, editable=True)
+            await self.input.click(px, py)
+            result["element"] = description
+        if paste:
+            await self.input.paste(text)
+        else:
+            await self.input.type_text(text)
+        result["typed"] = len(text)
+        return result
+
+    async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]:
+        chosen = await self._guarded(locators.select_option(self.page, locator, option, timeout))
+        return {"element": chosen.description, "value": chosen.value, "text": chosen.text, "index": chosen.index}
+
+    async def key(self, shortcut: str) -> dict[str, Any]:
+        try:
+            await self.input.key(shortcut)
+        except ValueError as exc:
+            raise PageError(str(exc)) from None
+        return {"shortcut": shortcut}
+
+    async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None, swipe: bool,
+                     timeout: float) -> dict[str, Any]:
+        if not swipe and direction not in ("up", "down"):
+            raise PageError("page_scroll goes up or down; use page_swipe for left and right")
+        width, height = await run_js(self.page, _VIEWPORT)
+        if locator is not None:
+            x, y, _description = await self._point(locator, None, None, timeout, hit_test=False)
+        else:
+            x, y = width / 2, height / 2
+        steps = SWIPE_STEPS if swipe else SCROLL_STEPS
+        distance = (height if direction in ("up", "down") else width) * 0.6
+        for step in range(steps + 1):
+            if until is not None and await self._in_view(until):
+                return {"steps": step, "visible": True}
+            if step == steps:
+                break
+            if until is None and step == 1:
+                return {"steps": 1}
+            if swipe:
+                await self.input.swipe(x, y, direction, distance)
+            else:
+                await self.input.wheel(x, y, 0.0, distance if direction == "down" else -distance)
+            await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
+        assert until is not None
+        raise PageError(f'"{until.label()}" did not come into view after {steps} '
+                        f'{"swipes" if swipe else "scroll steps"} {direction}')
+
+    async def _in_view(self, locator: Locator) -> bool:
+        found = await locators.query(self.page, locator, limit=5)
+        if not found.rows:
+            return False
+        width, height = await run_js(self.page, _VIEWPORT)
+        return any(row.visible and row.rect.width > 0 and row.rect.height > 0 and row.rect.y < height
+                   and row.rect.y + row.rect.height > 0 and row.rect.x < width and row.rect.x + row.rect.width > 0
+                   for row in found.rows)
+
+    async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
+                   timeout: float) -> dict[str, Any]:
+        px, py, description = await self._point(locator, x, y, timeout)
+        await self.input.drag(px, py, dx, dy)
+        result: dict[str, Any] = {"from": [round(px, 1), round(py, 1)], "to": [round(px + dx, 1), round(py + dy, 1)]}
+        if description:
+            result["element"] = description
+        return result
+
+    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]:
+        checked = check_upload_paths(paths)  # before anything is clicked
+        px, py, description = await self._point(locator, None, None, timeout)
+        await upload_files(self.page, checked, lambda: self.input.click(px, py))
+        return {"element": description, "files": checked}
+
+    async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
+                       timeout: float) -> dict[str, Any]:
+        if url is not None:
+            def trigger() -> None:
+                self.page.download(QUrl(url), save_as or "")
+        else:
+            px, py, _description = await self._point(locator, None, None, timeout)
+
+            async def trigger() -> None:  # type: ignore[misc]
+                await self.input.click(px, py)
+        return await expect_download(self.page, trigger, folder=self._downloads, name=save_as,
+                                     start_timeout=min(timeout, 15.0), timeout=timeout)
+
+    # -- reading -----------------------------------------------------------------------------------------
+    async def wait(self, locator: Locator, state: Literal["appear", "gone"], timeout: float) -> dict[str, Any]:
+        visible = await self._guarded(locators.wait_state(self.page, locator, state, timeout))
+        return {"state": state, "visible": visible}
+
+    async def query(self, locator: Locator) -> dict[str, Any]:
+        return (await self._guarded(locators.query(self.page, locator))).to_dict()
+
+    async def snapshot(self) -> dict[str, Any]:
+        snap = await self._guarded(locators.snapshot(self.page))
+        return {"url": snap.url, "title": snap.title, "snapshot": snap.text, "refs": snap.refs,
+                "truncated": snap.truncated}
+
+    async def source(self) -> dict[str, Any]:
+        html = await self._guarded(run_js(
+            self.page, "(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\\n' : '')"
+                       " + document.documentElement.outerHTML", world=MAIN_WORLD))
+        return {"url": self.page.url().toString(), "html": html}
+
+    async def screenshot(self, full_page: bool, locator: Locator | None) -> dict[str, Any]:
+        clip = None
+        if locator is not None:
+            await self._guarded(locators.wait_actionable(self.page, locator, 10.0, hit_test=False, enabled=False))
+            found = await locators.query(self.page, locator, limit=2)
+            rect = found.rows[0].rect
+            clip = (rect.x, rect.y, rect.width, rect.height)
+        path = self._captures / capture_name("shot", ".png")
+        return await capture.screenshot(self.tab, path, full_page=full_page and clip is None, clip=clip)
+
+    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]:
+        path = self._captures / capture_name("page", ".pdf")
+        return await capture.pdf(self.page, path, paper, landscape, background, header_footer)
+
+    async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
+        value = await self._guarded(run_js_async(self.page, source, args, timeout))
+        return {"value": value}
