@@ -35,8 +35,6 @@ CLICK_UNTIL_TRIES = 3
 SCROLL_STEPS = 16
 SWIPE_STEPS = 20
 _VIEWPORT = "[innerWidth, innerHeight]"
-_IN_VIEW = """((r, w, h) => r.width > 0 && r.height > 0 && r.y < h && r.y + r.height > 0 && r.x < w &&
-               r.x + r.width > 0)"""
 
 
 def capture_name(prefix: str, suffix: str) -> str:
@@ -185,23 +183,25 @@ class TabDriver:
             x, y, _description = await self._point(locator, None, None, timeout, hit_test=False)
         else:
             x, y = width / 2, height / 2
-        steps = SWIPE_STEPS if swipe else SCROLL_STEPS
         distance = (height if direction in ("up", "down") else width) * 0.6
+        if until is None:
+            await self._scroll_once(x, y, direction, distance, swipe)
+            return {"steps": 1}
+        steps = SWIPE_STEPS if swipe else SCROLL_STEPS
         for step in range(steps + 1):
-            if until is not None and await self._in_view(until):
+            if await self._in_view(until):
                 return {"steps": step, "visible": True}
-            if step == steps:
-                break
-            if until is None and step == 1:
-                return {"steps": 1}
-            if swipe:
-                await self.input.swipe(x, y, direction, distance)
-            else:
-                await self.input.wheel(x, y, 0.0, distance if direction == "down" else -distance)
-            await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
-        assert until is not None
+            if step < steps:
+                await self._scroll_once(x, y, direction, distance, swipe)
         raise PageError(f'"{until.label()}" did not come into view after {steps} '
                         f'{"swipes" if swipe else "scroll steps"} {direction}')
+
+    async def _scroll_once(self, x: float, y: float, direction: Direction, distance: float, swipe: bool) -> None:
+        if swipe:
+            await self.input.swipe(x, y, direction, distance)
+        else:
+            await self.input.wheel(x, y, 0.0, distance if direction == "down" else -distance)
+        await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
 
     async def _in_view(self, locator: Locator) -> bool:
         found = await locators.query(self.page, locator, limit=5)

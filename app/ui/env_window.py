@@ -3,6 +3,11 @@
 Every tab of the window uses the environment's profile, so all tabs share its login. Pages that open a new
 window (`target=_blank`, `window.open`) open as tabs of this window. Closing the last tab closes the window;
 closing the window deletes its pages (the profile and its login stay).
+
+Every tab has a `TabControl` (app/browser/control.py: agent / handoff / shared) with its overlay and banner
+(app/ui/control_overlay.py). Tabs start `shared` unless opened with `control="agent"`; a popup starts locked
+if its opener is. The tab's icon gets a coloured dot and its tooltip a line for the state, and the status bar
+shows the current tab's state.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWebEngineCore import QWebEngineProfile
 from PySide6.QtWidgets import (
+    QLabel,
     QLineEdit,
     QMainWindow,
     QProgressBar,
@@ -23,8 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.browser.control import ControlState, TabControl
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.urls import address_to_url
+from app.ui.control_overlay import attach_control_ui, state_color, state_icon, state_text
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -81,7 +89,12 @@ class EnvWindow(QMainWindow):
         self.progress.setTextVisible(False)
         self.progress.hide()
 
+        self.control_label = QLabel(self)
+        self.control_label.setObjectName("control-state")
+        self.control_label.setTextFormat(Qt.TextFormat.RichText)
+
         self._build_actions(show_main_window)
+        self.statusBar().addPermanentWidget(self.control_label)
         self.statusBar().addPermanentWidget(self.progress)
 
     # -- building --------------------------------------------------------------------------------------
@@ -150,9 +163,13 @@ class EnvWindow(QMainWindow):
         return widget if isinstance(widget, BrowserTab) else None
 
     def new_tab(self, url: str | None = None, page: BrowserPage | None = None, activate: bool = True,
-                focus_address: bool = False) -> BrowserTab:
+                focus_address: bool = False, control: ControlState | str = ControlState.SHARED) -> BrowserTab:
+        """Open a tab; `control="agent"` for tabs the agent opens (locked from the start)."""
         tab = BrowserTab(self.env_id, self.profile, page=page, parent=self.tabs)
-        tab.browser_page.popup_requested.connect(self._on_popup)
+        tab_control = TabControl(tab, control)
+        attach_control_ui(tab_control)
+        tab_control.state_changed.connect(lambda _state, t=tab: self._on_control_state(t))
+        tab.browser_page.popup_requested.connect(lambda popup, t=tab: self._on_popup(popup, t))
         tab.browser_page.windowCloseRequested.connect(lambda t=tab: self.close_tab(t))
         tab.titleChanged.connect(lambda title, t=tab: self._on_title(t, title))
         tab.iconChanged.connect(lambda icon, t=tab: self._set_tab_icon(t, icon))
@@ -163,6 +180,7 @@ class EnvWindow(QMainWindow):
         tab.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
         current = self.tabs.currentIndex()
         index = self.tabs.insertTab(current + 1 if current >= 0 else 0, tab, "New Tab")
+        self._on_control_state(tab)
         if activate:
             self.tabs.setCurrentIndex(index)
         if page is None:
@@ -172,8 +190,16 @@ class EnvWindow(QMainWindow):
             self._focus_address()
         return tab
 
-    def _on_popup(self, page: BrowserPage) -> None:
-        self.new_tab(page=page, activate=True)
+    def _on_popup(self, page: BrowserPage, opener: BrowserTab) -> None:
+        opener_control = TabControl.of(opener)
+        locked = opener_control is not None and opener_control.state is ControlState.AGENT
+        self.new_tab(page=page, activate=True, control=ControlState.AGENT if locked else ControlState.SHARED)
+
+    @staticmethod
+    def control_of(tab: BrowserTab) -> TabControl:
+        control = TabControl.of(tab)
+        assert control is not None, "every tab of an EnvWindow has a TabControl"
+        return control
 
     def close_tab_at(self, index: int) -> None:
         widget = self.tabs.widget(index)
@@ -206,14 +232,39 @@ class EnvWindow(QMainWindow):
         text = title or tab.url().toString() or "New Tab"
         short = text if len(text) <= TAB_TITLE_CHARS else text[: TAB_TITLE_CHARS - 1] + "…"
         self.tabs.setTabText(index, short)
-        self.tabs.setTabToolTip(index, text)
+        self._update_tab_tooltip(tab)
         if tab is self.current_tab():
             self._update_window_title(tab)
 
     def _set_tab_icon(self, tab: BrowserTab, icon: QIcon) -> None:
         index = self.tabs.indexOf(tab)
+        control = TabControl.of(tab)
         if index >= 0:
-            self.tabs.setTabIcon(index, icon)
+            self.tabs.setTabIcon(index, state_icon(icon, control.state, self.palette()) if control else icon)
+
+    def _update_tab_tooltip(self, tab: BrowserTab) -> None:
+        index = self.tabs.indexOf(tab)
+        control = TabControl.of(tab)
+        if index < 0:
+            return
+        text = tab.title() or tab.url().toString() or "New Tab"
+        self.tabs.setTabToolTip(index, f"{text}\n{state_text(control.state)}" if control else text)
+
+    def _on_control_state(self, tab: BrowserTab) -> None:
+        self._set_tab_icon(tab, tab.icon())
+        self._update_tab_tooltip(tab)
+        if tab is self.current_tab():
+            self._show_control_state(tab)
+
+    def _show_control_state(self, tab: BrowserTab) -> None:
+        control = TabControl.of(tab)
+        if control is None:
+            self.control_label.clear()
+            return
+        color = state_color(control.state, self.palette())
+        dot = f'<span style="color:{color.name()}">●</span> ' if color is not None else ""
+        self.control_label.setText(f"{dot}{state_text(control.state)}")
+        self.control_label.setToolTip(control.message or state_text(control.state))
 
     def _on_url(self, tab: BrowserTab, url: QUrl) -> None:
         if tab is self.current_tab():
@@ -240,6 +291,7 @@ class EnvWindow(QMainWindow):
         self._update_history_actions()
         self.progress.setVisible(tab.loading)
         self._update_window_title(tab)
+        self._show_control_state(tab)
 
     def _update_window_title(self, tab: BrowserTab | None) -> None:
         title = tab.title() if tab is not None else ""
