@@ -164,8 +164,23 @@ class TabDriver:
         return result
 
     async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]:
-        chosen = await self._guarded(locators.select_option(self.page, locator, option, timeout))
-        return {"element": chosen.description, "value": chosen.value, "text": chosen.text, "index": chosen.index}
+        """Choose with the keyboard on the focused, closed <select> (arrow keys: trusted input and a trusted
+        change event, no popup needed); fall back to setting the value when that does not land."""
+        wanted = await self._guarded(locators.find_option(self.page, locator, option, timeout))
+        result = {"element": wanted.description, "value": wanted.value, "text": wanted.text, "index": wanted.index}
+        delta = wanted.index - wanted.previous_index
+        if delta == 0:
+            return result
+        await self._guarded(locators.focus(self.page, locator, timeout))
+        for _ in range(abs(delta)):
+            await self.input.key("arrowdown" if delta > 0 else "arrowup")
+        now = await self._guarded(locators.find_option(self.page, locator, option, timeout))
+        if now.previous_index != wanted.index:
+            log.info("select %s: keyboard landed on option %s, not %s; setting it", self.tab_id,
+                     now.previous_index, wanted.index)
+            await self._guarded(locators.select_option(self.page, locator, option, timeout))
+            result["method"] = "value"
+        return result
 
     async def key(self, shortcut: str) -> dict[str, Any]:
         try:

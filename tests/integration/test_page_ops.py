@@ -104,6 +104,12 @@ def test_only_trusted_events_reach_the_page(qtbot: QtBot, shell: BrowserPilotApp
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": form_server.url("/form")}))
     ok(run_op(qtbot, shell, "page_type", {"tabId": tab, "locator": {"selector": "[name=first]"}, "text": "abc"}))
     ok(run_op(qtbot, shell, "page_click", {"tabId": tab, "locator": {"selector": "text=Gift wrap"}}))
+    chosen = ok(run_op(qtbot, shell, "page_select", {"tabId": tab, "locator": {"selector": "select"},
+                                                     "option": "m"}))
+    assert chosen["text"] == "Medium" and "method" not in chosen  # chosen with trusted keys
+    chosen = ok(run_op(qtbot, shell, "page_select", {"tabId": tab, "locator": {"selector": "select"},
+                                                     "option": "Small"}))
+    assert chosen["value"] == "s" and "method" not in chosen
     counts = ok(run_op(qtbot, shell, "page_script", {"tabId": tab, "source": "return [trusted, untrusted]"}))["value"]
     assert counts[0] >= 8 and counts[1] == 0
 
