@@ -103,6 +103,8 @@ class TabDriver:
         """Fail fast when the renderer dies; after a timeout, check whether it hung (and recover it)."""
         try:
             return await self.tab.health.guard(awaitable)
+        except locators.LocatorError:
+            raise  # the page answered: the condition just did not hold in time
         except PageTimeout:
             if not await ensure_responsive(self.page):
                 raise PageError("the page stopped responding (a script is stuck); it was reloaded") from None
