@@ -9,17 +9,12 @@ Pages must be deleted before their profile; `release` and `close_all` do it in t
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QObject
-from PySide6.QtWebEngineCore import (
-    QWebEngineDownloadRequest,
-    QWebEngineProfile,
-    QWebEngineProfileBuilder,
-)
+from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineProfileBuilder
 
-from app.browser.files import unique_safe_path
+from app.browser.downloads import DownloadManager
 from app.browser.js import install_helper_scripts
 from envs.datadir import DataDir
 
@@ -31,6 +26,7 @@ class ProfileRegistry(QObject):
         super().__init__(parent)
         self.data = data
         self._profiles: dict[str, QWebEngineProfile] = {}
+        self._downloads: dict[str, DownloadManager] = {}
 
     def get(self, env_id: str) -> QWebEngineProfile:
         profile = self._profiles.get(env_id)
@@ -54,22 +50,23 @@ class ProfileRegistry(QObject):
         install_helper_scripts(profile)
         downloads = self.data.downloads(env_id)
         profile.setDownloadPath(str(downloads))
-        profile.downloadRequested.connect(lambda request, folder=downloads: self._accept_download(request, folder))
+        # Every download (a person's or an operation's): safe de-duplicated name, tracked per page.
+        manager = DownloadManager(downloads, profile)
+        profile.downloadRequested.connect(manager.handle)
+        self._downloads[env_id] = manager
         log.info("profile for %s at %s", env_id, storage)
         return profile
 
-    def _accept_download(self, request: QWebEngineDownloadRequest, folder: Path) -> None:
-        """A person's download: a safe, de-duplicated name inside the environment's download folder."""
-        target = unique_safe_path(folder, request.downloadFileName() or request.suggestedFileName())
-        request.setDownloadDirectory(str(target.parent))
-        request.setDownloadFileName(target.name)
-        request.accept()
-        log.info("downloading %s to %s", request.url().toString(), target)
+    def downloads(self, env_id: str) -> DownloadManager:
+        """The environment's download manager (its profile is created if needed)."""
+        self.get(env_id)
+        return self._downloads[env_id]
 
     def release(self, env_id: str) -> None:
         """Forget an environment's profile: drop its cookies, then delete it. Its pages must already be
         deleted. The disk cache and storage go with the partition folder, which the caller removes."""
         profile = self._profiles.pop(env_id, None)
+        self._downloads.pop(env_id, None)
         if profile is None:
             return
         profile.cookieStore().deleteAllCookies()
@@ -78,4 +75,5 @@ class ProfileRegistry(QObject):
     def close_all(self) -> None:
         for env_id in list(self._profiles):
             profile = self._profiles.pop(env_id)
+            self._downloads.pop(env_id, None)
             shiboken6.delete(profile)

@@ -256,3 +256,17 @@ def test_control_states_through_operations(qtbot: QtBot, shell: BrowserPilotApp,
     click_element(qtbot, shell.find_tab(tab_id)[1], "#go")  # the person does their step
     qtbot.waitUntil(waiting.done, timeout=20_000)
     assert ok(waiting.result())["control"] == "agent" and control.state == "agent"
+
+
+def test_screenshots_leave_out_the_agent_overlay(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
+    from PySide6.QtGui import QImage
+
+    server.route("/red", "<title>Red</title><style>html,body{margin:0;height:100%;background:#ff0000}</style>")
+    tab = ok(run_op(qtbot, shell, "tab_open", {}))["tabId"]
+    ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": server.url("/red")}))
+    assert shell.list_tabs()[0].control == "agent"  # the overlay is up
+    shot = ok(run_op(qtbot, shell, "page_screenshot", {"tabId": tab}))
+    image = QImage(shot["path"])
+    for x, y in ((5, 5), (image.width() // 2, image.height() // 2), (image.width() - 10, image.height() - 10)):
+        color = image.pixelColor(x, y)
+        assert (color.red(), color.green(), color.blue()) == (255, 0, 0), (x, y, color.name())
