@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+from typing import Any, Callable
 
 from app.instance import AlreadyRunningError, InstanceLock
 from app.runtime import NoDisplayError, prepare_qt_environment
@@ -39,15 +41,14 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
         lock.release()
 
 
-def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
+def _qt_app(headless: bool) -> Any:
+    """The QApplication with the app's identity, and asyncio running on its loop (qasync)."""
     import qasync
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from app.resources import APP_ICON, APP_STYLE
-
     from app.qtlog import install_qt_message_handler
-    from app.shell import BrowserPilotApp
+    from app.resources import APP_ICON, APP_STYLE
 
     install_qt_message_handler()
     app = QApplication([sys.argv[0] if sys.argv else "browserpilot"])
@@ -59,10 +60,64 @@ def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str
         app.setStyleSheet(APP_STYLE.read_text("utf-8"))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    return app, loop
+
+
+def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless: bool,
+                  progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Start the app for one operation that needs the browser (a workflow run from the command line), run it,
+    shut down in order and return its envelope. Ctrl-C cancels the operation (a run is recorded as cancelled).
+    Raises NoDisplayError, AlreadyRunningError or StoreError."""
+    prepare_qt_environment(headless)
+    with InstanceLock(data.lock_file):
+        from app.shell import BrowserPilotApp
+
+        app, loop = _qt_app(headless)
+        shell = BrowserPilotApp(data, headless=headless)
+        shell.ctx.progress = progress
+        task = loop.create_task(shell.registry.call(shell.ctx, name, params))
+
+        def interrupt(signum: int, frame: object) -> None:
+            log.info("signal %s: cancelling %s", signum, name)
+            loop.call_soon_threadsafe(task.cancel)
+
+        previous = signal.signal(signal.SIGINT, interrupt)
+        signal.signal(signal.SIGTERM, interrupt)
+        timer = _wakeup_timer()
+        try:
+            with loop:
+                try:
+                    return loop.run_until_complete(task)
+                except asyncio.CancelledError:
+                    runs = shell.ctx.runs.list(limit=1)
+                    return {"ok": False, "control": None, "error": "cancelled", "cancelled": True,
+                            **({"run": runs[0].model_dump(mode="json", by_alias=True)} if runs else {})}
+                finally:
+                    shell.shutdown()
+        finally:
+            timer.stop()
+            signal.signal(signal.SIGINT, previous)
+
+
+def _wakeup_timer() -> Any:
+    """Let the interpreter run now and then, so it notices signals while Qt's loop waits in C++."""
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer()
+    timer.timeout.connect(lambda: None)
+    timer.start(200)
+    return timer
+
+
+def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
+    from app.shell import BrowserPilotApp
+
+    app, loop = _qt_app(headless)
     shell = BrowserPilotApp(data, headless=headless)
     shell.install_quit_signals()
     app.aboutToQuit.connect(shell.shutdown)
     shell.start(open_urls)
+    shell.start_mcp()
     with loop:
         loop.run_forever()
     log.info("stopped")

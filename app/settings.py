@@ -17,6 +17,10 @@ class Settings(BaseModel):
     schema_version: int = Field(default=1, alias="schema_version")
     search_url: str = Field(default=DEFAULT_SEARCH_URL, description="Address-bar search; {query} is replaced.")
     home_url: str = Field(default="about:blank", description="What a new tab shows.")
+    batch_concurrency: int = Field(default=3, ge=1, le=16, description="At most this many tabs run a batch at once.")
+    mcp_enabled: bool = Field(default=True, description="Serve MCP to agents on 127.0.0.1 (File → Settings).")
+    mcp_port: int = Field(default=39221, ge=1024, le=65535,
+                          description="Preferred MCP port; the next free one is used when it is taken.")
 
 
 class SettingsStore:

@@ -7,7 +7,7 @@ locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=`,
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -86,7 +86,8 @@ class PagePort(Protocol):
                       timeout: float) -> dict[str, Any]: ...
     async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
                     count: int, until: Locator | None, timeout: float) -> dict[str, Any]: ...
-    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float) -> dict[str, Any]: ...
+    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
+                        replace: bool = False) -> dict[str, Any]: ...
     async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]: ...
     async def key(self, shortcut: str) -> dict[str, Any]: ...
     async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None,
@@ -104,6 +105,22 @@ class PagePort(Protocol):
     async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]: ...
     async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]: ...
     async def set_control(self, control: Control, message: str | None = None) -> None: ...
+
+    async def wait_handoff_done(self, timeout: float) -> str:
+        """Wait while the tab is handed to the person; returns how it ended ("done", "changed")."""
+
+    # DevTools protocol and network capture (a port-less CDP channel attached only while needed).
+    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        """Send one Chrome DevTools Protocol command to the tab: `{result}`. Commands that would break the
+        app's control of the tab or reach other environments are refused with an error."""
+
+    async def net_start(self) -> dict[str, Any]: ...
+    async def net_stop(self) -> dict[str, Any]: ...
+    async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]: ...
+    async def net_get(self, request_id: str) -> dict[str, Any]: ...
+    async def net_export(self, path: str | None = None, redact: Sequence[str] = ()) -> dict[str, Any]:
+        """Write the capture as HAR 1.2 (`path`, default the environment's captures folder), with every
+        string in `redact` replaced; returns `{path, entries, pages}`."""
 
 
 class BrowserPort(Protocol):
@@ -127,3 +144,11 @@ class BrowserPort(Protocol):
     async def page(self, tab_id: str | None, env_id: str | None) -> PagePort:
         """The tab to act on: `tab_id`, else the active tab of `env_id` (default env-default), opening the
         environment's window when needed. Raises an error naming an unknown tab or environment."""
+
+    def net_blocked(self, env_id: str | None = None, tab_id: str | None = None,
+                    limit: int = 500) -> list[dict[str, Any]]:
+        """Recent requests blocked by environments' domain policies: time, url, type, host, rule, tabIds."""
+
+    async def export_har(self, tab_id: str, path: str, redact: Sequence[str] = ()) -> str | None:
+        """When network capture ran on the tab: write its HAR to `path` with the `redact` strings (secret
+        values) replaced, and return the path; None when there is no capture for the tab."""

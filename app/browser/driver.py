@@ -2,8 +2,9 @@
 
 It composes the page layer's pieces and adds nothing of its own but their order: locate the target and
 wait until it is actionable (`locators`), act with trusted input (`input`), guard against crashes
-(`health`), and capture files (`capture`, `downloads`, uploads in `tab`). Results are plain dicts; errors
-are `PageError`s whose message a person can act on.
+(`health`), and capture files (`capture`, `downloads`, uploads in `tab`). DevTools commands (`cdp`) and
+network capture (`net_*`, HAR export) go through the tab's port-less CDP channel (`cdp`, `netcapture`).
+Results are plain dicts; errors are `PageError`s whose message a person can act on.
 """
 
 from __future__ import annotations
@@ -13,17 +14,21 @@ import logging
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal, TypeVar
+from typing import Any, Awaitable, Callable, Literal, Sequence, TypeVar
 
 from PySide6.QtCore import QUrl
+from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
+
+from app import __version__
 
 from app.browser import capture, locators
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import expect_download
 from app.browser.health import ensure_responsive
 from app.browser.input import InputDriver
-from app.browser.js import MAIN_WORLD, PageTimeout, run_js, run_js_async
+from app.browser.js import MAIN_WORLD, NavigatedAway, PageTimeout, run_js, run_js_async
 from app.browser.navigation import navigate
+from app.browser.netcapture import CaptureError, NetServices, TabCapture
 from app.browser.tab import BrowserTab, check_upload_paths, upload_files
 from workflows.ports import Control, Direction, Locator, MouseButton, PageError, Paper, WaitUntil
 
@@ -45,7 +50,7 @@ class TabDriver:
     """Implements `workflows.ports.PagePort` for one `BrowserTab`."""
 
     def __init__(self, tab: BrowserTab, control: TabControl, captures: Path, downloads: Path,
-                 tab_id_of_page: Callable[[object], str | None]) -> None:
+                 tab_id_of_page: Callable[[object], str | None], net: NetServices | None = None) -> None:
         self.tab = tab
         self.tab_id = tab.tab_id
         self.env_id = tab.env_id
@@ -53,6 +58,7 @@ class TabDriver:
         self._captures = captures
         self._downloads = downloads
         self._tab_id_of_page = tab_id_of_page
+        self._net = net
         self.input = InputDriver(tab)
 
     # -- control and reporting ---------------------------------------------------------------------------
@@ -98,6 +104,9 @@ class TabDriver:
 
     async def set_control(self, control: Control, message: str | None = None) -> None:
         self._control.set_state(control, message)
+
+    async def wait_handoff_done(self, timeout: float) -> str:
+        return await self._control.wait_handoff_end(None, timeout)
 
     async def _guarded(self, awaitable: Awaitable[T]) -> T:
         """Fail fast when the renderer dies; after a timeout, check whether it hung (and recover it)."""
@@ -152,12 +161,15 @@ class TabDriver:
             result["element"] = description
         return result
 
-    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float) -> dict[str, Any]:
+    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
+                        replace: bool = False) -> dict[str, Any]:
         result: dict[str, Any] = {}
         if locator is not None:
             px, py, description = await self._point(locator, None, None, timeout, editable=True)
             await self.input.click(px, py)
             result["element"] = description
+        if replace:
+            await self.input.key("ctrl+a")
         if paste:
             await self.input.paste(text)
         else:
@@ -290,6 +302,78 @@ class TabDriver:
         path = self._captures / capture_name("page", ".pdf")
         return await capture.pdf(self.page, path, paper, landscape, background, header_footer)
 
+    async def _settled(self, timeout: float = 30.0) -> None:
+        """Wait for a load in progress (e.g. started by the click before) to finish."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.tab.loading and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+
     async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
-        value = await self._guarded(run_js_async(self.page, source, args, timeout))
+        await self._settled()
+        try:
+            value = await self._guarded(run_js_async(self.page, source, args, timeout))
+        except NavigatedAway:
+            # A navigation started just as the script did (a link clicked by the step before): run it on the
+            # new document instead.
+            await asyncio.sleep(0.05)
+            await self._settled()
+            value = await self._guarded(run_js_async(self.page, source, args, timeout))
         return {"value": value}
+
+    # -- DevTools protocol and network capture -----------------------------------------------------------
+    def _net_services(self) -> NetServices:
+        if self._net is None:
+            raise PageError("DevTools and network capture are not available in this app")
+        return self._net
+
+    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        net = self._net_services()
+        if method == "Network.loadNetworkResource" and net.policies is not None:
+            # This command loads through the browser without the profile's request interceptor.
+            verdict = net.policies.policy(self.env_id).check_url(str((params or {}).get("url", "")))
+            if verdict is not None:
+                raise PageError(f"page_cdp refuses {method}: {verdict.describe(self.env_id)}")
+        channel = net.cdp.channel(self.page)
+        result = await self._guarded(channel.user_command(method, params, timeout))
+        return {"result": result}
+
+    def _capture(self, create: bool = False) -> TabCapture:
+        net = self._net_services()
+        capture = net.captures.get(self.tab_id)
+        if capture is None and create:
+            capture = net.captures.ensure(self.tab_id, net.cdp.channel(self.page),
+                                          lambda: (self.page.url().toString(), self.page.title()))
+        if capture is None:
+            raise CaptureError("network capture was never started on this tab; call net_start first")
+        return capture
+
+    async def net_start(self) -> dict[str, Any]:
+        capture = self._capture(create=True)
+        await self._guarded(capture.start())
+        return {"capturing": True}
+
+    async def net_stop(self) -> dict[str, Any]:
+        capture = self._capture()
+        await capture.stop()
+        return {"capturing": False, "entries": len(capture.entries)}
+
+    async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]:
+        capture = self._capture()
+        await capture.settle(2.0)
+        return {"capturing": capture.running, "requests": capture.list(url_contains, limit),
+                "dropped": capture.dropped}
+
+    async def net_get(self, request_id: str) -> dict[str, Any]:
+        capture = self._capture()
+        await capture.settle(2.0)
+        return {"request": capture.get(request_id)}
+
+    async def net_export(self, path: str | None = None, redact: Sequence[str] = ()) -> dict[str, Any]:
+        """Write the tab's capture as HAR 1.2 (default: the environment's captures folder)."""
+        capture = self._capture()
+        await capture.settle(5.0)
+        target = Path(path) if path else self._captures / capture_name("net", ".har")
+        result = capture.write_har(target, __version__, qWebEngineChromiumVersion(), redact)
+        result["capturing"] = capture.running
+        return result

@@ -35,6 +35,10 @@ class PageTimeout(PageError):
     """The page did not answer in time (hung renderer, endless script, or a slow condition)."""
 
 
+class NavigatedAway(PageError):
+    """The document changed under a running script (a navigation or reload)."""
+
+
 class ScriptError(PageError):
     """A script threw; `line` is the line in the caller's source when known."""
 
@@ -115,7 +119,7 @@ async def run_js_async(page: QWebEnginePage, body: str, args: Any = None, timeou
             raise PageTimeout(f"the script did not finish within {timeout:g} s")
         state = await run_js(page, probe, timeout=max(0.5, min(remaining, 10.0)), world=world)
         if state is None:
-            raise PageError("the page navigated away or reloaded while the script was running")
+            raise NavigatedAway("the page navigated away or reloaded while the script was running")
         if state.get("done"):
             if "error" in state:
                 match = _STACK_LINE.search(state.get("stack") or "")

@@ -34,6 +34,7 @@ from app.browser.health import PageHealth
 from app.browser.js import PageError, PageTimeout
 
 log = logging.getLogger("browserpilot.browser")
+page_log = logging.getLogger("browserpilot.page")
 
 DialogPolicy = Literal["accept", "dismiss"]
 DialogType = Literal["alert", "confirm", "prompt", "beforeunload"]
@@ -128,6 +129,11 @@ class BrowserPage(QWebEnginePage):
         self._new_pages: list[BrowserPage] = []
         self._armed_upload: _ArmedUpload | None = None
         self.health = PageHealth(self)
+
+    def javaScriptConsoleMessage(self, level: QWebEnginePage.JavaScriptConsoleMessageLevel, message: str,  # noqa: N802
+                                 line: int, source: str) -> None:
+        """The page's console goes to the debug log (Qt would print it as warnings)."""
+        page_log.debug("console %s:%s %s", source, line, message)
 
     # -- popups ----------------------------------------------------------------------------------------
     def createWindow(self, kind: QWebEnginePage.WebWindowType) -> QWebEnginePage:

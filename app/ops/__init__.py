@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ops import env_ops, page_ops, tab_ops
+from app.ops import env_ops, net_ops, page_ops, tab_ops, workflow_ops
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OperationRegistry, OpError, Params, failure, operation
 
@@ -14,4 +14,6 @@ def build_registry() -> OperationRegistry:
     registry.add(*env_ops.OPERATIONS)
     registry.add(*tab_ops.OPERATIONS)
     registry.add(*page_ops.OPERATIONS)
+    registry.add(*net_ops.OPERATIONS)
+    registry.add(*workflow_ops.OPERATIONS)
     return registry

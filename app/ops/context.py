@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar
 
 from envs.datadir import DataDir
 from envs.jsonstore import StoreError
 from envs.store import EnvError, EnvStore
+from workflows.document import DocumentError
+from workflows.manager import RunError, RunManager
 from workflows.ports import BrowserPort, PageError
+from workflows.runs import RunStore
+from workflows.store import WorkflowStore
+from workflows.template import VariableError
 
 
 class TabBusyError(Exception):
@@ -22,13 +27,31 @@ class OpContext:
     browser: BrowserPort | None = None
     # Tab id -> the id of the workflow run that holds it; other callers get a busy error.
     tab_holders: dict[str, str] = field(default_factory=dict)
+    # Set on the context a workflow run calls operations with: its own tab is not busy for it.
+    run_id: str | None = None
+    runner: RunManager | None = None
+    # Long operations (batches) report progress here when a caller listens (the command line's bar).
+    progress: Callable[[dict[str, Any]], None] | None = None
+    workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
+    runs: RunStore = field(default=None)  # type: ignore[assignment]
 
     # Errors that are the caller's or the disk's, reported as a failed envelope rather than a crash.
-    expected_errors: ClassVar[tuple[type[Exception], ...]] = (EnvError, StoreError, TabBusyError, LookupError)
+    expected_errors: ClassVar[tuple[type[Exception], ...]] = (
+        EnvError, StoreError, TabBusyError, LookupError, DocumentError, RunError, VariableError)
     page_errors: ClassVar[tuple[type[Exception], ...]] = (PageError,)
 
-    def check_tab_free(self, tab_id: str, run_id: str | None = None) -> None:
+    def __post_init__(self) -> None:
+        if self.workflows is None:
+            self.workflows = WorkflowStore(self.data)
+        if self.runs is None:
+            self.runs = RunStore(self.data)
+
+    def for_run(self, run_id: str) -> "OpContext":
+        """The same context (same stores, runner and tab holders) acting as a workflow run."""
+        return replace(self, run_id=run_id)
+
+    def check_tab_free(self, tab_id: str) -> None:
         holder = self.tab_holders.get(tab_id)
-        if holder is not None and holder != run_id:
+        if holder is not None and holder != self.run_id:
             raise TabBusyError(f"tab {tab_id} is busy: workflow run {holder} is using it; wait for it to end "
                                f"or cancel it with run_cancel")

@@ -56,6 +56,8 @@ class TypeParams(ActingParams):
     text: str = Field(description="Text to enter; any Unicode.")
     locator: Locator | None = Field(default=None, description="Field to type into (clicked first); default: the "
                                                               "focused element. " + LOCATOR_HELP)
+    replace: bool = Field(default=False, description="Select the field's current text first, so the new text "
+                                                     "replaces it (like filling a form field).")
 
 
 class SelectParams(ActingParams):
@@ -134,8 +136,19 @@ class ScriptParams(TabParams):
     timeout_ms: int = Field(default=30_000, ge=0, le=600_000)
 
 
+class CdpParams(TabParams):
+    method: str = Field(pattern=r"^[A-Z][A-Za-z]*\.[a-zA-Z][A-Za-z0-9]*$",
+                        description="Chrome DevTools Protocol method, e.g. Runtime.evaluate, Page.captureScreenshot, "
+                                    "Network.getCookies, Accessibility.getFullAXTree.")
+    params: dict[str, Any] | None = Field(default=None, description="The method's parameters (a JSON object).")
+    timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
+
+
 class HandoffParams(TabParams):
     message: str = Field(min_length=1, description="What the person should do, e.g. 'Solve the captcha'.")
+    wait: bool = Field(default=False, description="Wait until the person clicks Done (instead of returning at "
+                                                  "once); fails after timeoutMs.")
+    timeout_ms: int = Field(default=600_000, ge=0, le=600_000, description="With wait: at most this long (ms).")
 
 
 # -- operations ------------------------------------------------------------------------------------------
@@ -175,14 +188,16 @@ async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
 async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Type text key by key (any Unicode, CJK and emoji included) into the element or the focused field.
     Existing text is kept; send page_key ctrl+a first to replace it."""
-    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, False, params.timeout),
+    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, False, params.timeout,
+                                                            params.replace),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
 @operation("page_paste", TypeParams, needs_browser=True)
 async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Insert text as one block, like a paste, into the element or the focused field."""
-    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, True, params.timeout),
+    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, True, params.timeout,
+                                                            params.replace),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
@@ -286,9 +301,21 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     return await on_page(ctx, params, lambda p: p.script(params.source, params.args, params.timeout_ms / 1000))
 
 
+@operation("page_cdp", CdpParams, needs_browser=True)
+async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
+    """Send one Chrome DevTools Protocol command to the tab and return its {result}. No debugging port is
+    opened: a hidden DevTools channel attaches to the tab on first use and detaches when idle. Commands that
+    would break BrowserPilot's control of the tab or reach other environments (Target.*, Browser.*,
+    Inspector.*, Fetch.*, Debugger.*, Page.close, Page.setDownloadBehavior, ...) are refused with the reason."""
+    return await on_page(ctx, params, lambda p: p.cdp(params.method, params.params, params.timeout_ms / 1000))
+
+
 async def _set_control(page: PagePort, control: Literal["agent", "shared", "handoff"],
-                       message: str | None = None) -> dict[str, Any]:
+                       message: str | None = None, wait_ms: int | None = None) -> dict[str, Any]:
     await page.set_control(control, message)
+    if wait_ms is not None:
+        ended = await page.wait_handoff_done(wait_ms / 1000)
+        return {"control": page.control, "ended": ended}
     return {"control": control}
 
 
@@ -309,11 +336,13 @@ async def page_handoff(ctx: OpContext, params: HandoffParams) -> dict[str, Any]:
     """Ask the person to do one step (a captcha, a login): a banner shows the message and a Done button.
     Returns at once. The next acting call on this tab waits (up to its timeoutMs, at most 10 minutes) for its
     target to appear, then re-locks the tab and acts; Done also returns control."""
-    return await on_page(ctx, params, lambda p: _set_control(p, "handoff", params.message))
+    return await on_page(ctx, params, lambda p: _set_control(p, "handoff", params.message,
+                                                             params.timeout_ms if params.wait else None))
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (
     page_navigate, page_back, page_forward, page_reload, page_click, page_type, page_paste, page_select,
     page_key, page_scroll, page_swipe, page_drag, page_upload, page_download, page_wait, page_query,
     page_snapshot, page_source, page_screenshot, page_pdf, page_script, page_lock, page_unlock, page_handoff,
+    page_cdp,
 )

@@ -1,0 +1,219 @@
+"""Command-line verbs for workflows and runs: `run`, `workflow list|import|export|delete`, `runs list|show`.
+
+Every verb maps to an operation. `workflow` and `runs` run it here (or in the running app); `run` needs the
+browser: it goes to the running app when there is one, otherwise it starts the app for the run (headless
+with `--headless` or without a display) and stops it afterwards. Exit status: 0 when every run succeeded,
+1 otherwise, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from envs.datadir import DataDir
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
+    run = verbs.add_parser("run", parents=[common], help="run a workflow (a file or a saved name)")
+    run.add_argument("workflow", metavar="FILE_OR_NAME")
+    run.add_argument("--env", dest="run_env", metavar="ID", default=None, help="environment (default env-default)")
+    run.add_argument("--input", dest="inputs", metavar="KEY=VALUE", action="append", default=[],
+                     help="a start variable (repeatable)")
+    run.add_argument("--rows", metavar="FILE", help="CSV or JSON rows: one run per row")
+    run.add_argument("--concurrency", type=int, default=1, metavar="N", help="tabs at once for --rows")
+    run.add_argument("--headless", dest="run_headless", action="store_true", help="no visible window")
+    run.add_argument("--json", action="store_true", help="print the run record(s) as JSON")
+
+    workflow = verbs.add_parser("workflow", parents=[common], help="list, import, export or delete workflows")
+    actions = workflow.add_subparsers(dest="workflow_verb", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", parents=[common], help="list saved workflows")
+    listing.add_argument("--json", action="store_true")
+    imported = actions.add_parser("import", parents=[common], help="import a workflow file or Chrome recording")
+    imported.add_argument("file")
+    imported.add_argument("--json", action="store_true")
+    exported = actions.add_parser("export", parents=[common], help="export a saved workflow to a file")
+    exported.add_argument("name")
+    exported.add_argument("-o", "--output", metavar="FILE")
+    exported.add_argument("--json", action="store_true")
+    deleted = actions.add_parser("delete", parents=[common], help="delete a saved workflow")
+    deleted.add_argument("name")
+    deleted.add_argument("--json", action="store_true")
+
+    runs = verbs.add_parser("runs", parents=[common], help="list runs or show one")
+    run_actions = runs.add_subparsers(dest="runs_verb", metavar="ACTION", required=True)
+    run_list = run_actions.add_parser("list", parents=[common], help="the latest runs")
+    run_list.add_argument("--limit", type=int, default=50)
+    run_list.add_argument("--json", action="store_true")
+    show = run_actions.add_parser("show", parents=[common], help="one run record")
+    show.add_argument("run_id", metavar="RUN_ID")
+    show.add_argument("--json", action="store_true")
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callable[[dict[str, Any]], None]]:
+    as_json = args.json
+    verb = args.workflow_verb
+    if verb == "list":
+        def show(result: dict[str, Any]) -> None:
+            if as_json:
+                return _print_json(result["workflows"])
+            for wf in result["workflows"]:
+                last = wf["lastRun"]["status"] if wf.get("lastRun") else "never run"
+                print(f"{wf['id']}\t{wf['name']}\t{wf['nodeCount']} nodes\t{last}")
+        return "workflow_list", {}, show
+    if verb == "import":
+        def show_import(result: dict[str, Any]) -> None:
+            if as_json:
+                return _print_json(result)
+            print(f"{'replaced' if result['replaced'] else 'imported'} {result['workflow']['id']}\t"
+                  f"{result['workflow']['name']}")
+            for note in result.get("notes", []):
+                print(f"note: {note}", file=sys.stderr)
+        return "workflow_import", {"path": str(Path(args.file).expanduser().resolve())}, show_import
+    if verb == "export":
+        params: dict[str, Any] = {"name": args.name}
+        if args.output:
+            params["path"] = str(Path(args.output).expanduser().resolve())
+        return "workflow_export", params, (lambda r: _print_json(r) if as_json else print(r["path"]))
+    return "workflow_delete", {"name": args.name}, (
+        lambda r: _print_json(r) if as_json else print(f"deleted {r['deleted']['id']}\t{r['deleted']['name']}"))
+
+
+def runs_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callable[[dict[str, Any]], None]]:
+    if args.runs_verb == "list":
+        def show(result: dict[str, Any]) -> None:
+            if args.json:
+                return _print_json(result["runs"])
+            for run in result["runs"]:
+                duration = f"{run['durationMs'] / 1000:.1f} s" if run.get("durationMs") is not None else "-"
+                print(f"{run['id']}\t{run['status']}\t{run['workflow']}\t{run['env']}\t{run['startedAt']}\t{duration}")
+        return "run_list", {"limit": args.limit}, show
+    return "run_read", {"runId": args.run_id}, (lambda r: _print_json(r["run"]) if args.json else print_record(r["run"]))
+
+
+def print_record(run: dict[str, Any]) -> None:
+    print(f"{run['id']}  {run['status']}  {run['workflowName']}  env {run['env']}  "
+          f"{(run.get('durationMs') or 0) / 1000:.2f} s")
+    if run.get("error"):
+        print(f"error: {run['error']}")
+    if run.get("stoppedAt"):
+        print(f"stopped at: {run['stoppedAt']}")
+    for key, value in (run.get("outputs") or {}).items():
+        print(f"output {key}: {json.dumps(value, ensure_ascii=False)}")
+    for path in run.get("files") or []:
+        print(f"file: {path}")
+    for key in ("screenshot", "har"):
+        if run.get(key):
+            print(f"{key}: {run[key]}")
+
+
+def parse_inputs(pairs: list[str]) -> dict[str, str]:
+    inputs: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--input takes KEY=VALUE, not {pair!r}")
+        key, _, value = pair.partition("=")
+        inputs[key.strip()] = value
+    return inputs
+
+
+def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    target = Path(args.workflow).expanduser()
+    params: dict[str, Any] = {"inputs": parse_inputs(args.inputs)}
+    if target.is_file():
+        from workflows.io import load_any
+
+        doc, notes = load_any(target)
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        params["workflow"] = doc.to_data()
+    else:
+        params["name"] = args.workflow
+    if args.run_env:
+        params["env"] = args.run_env
+    if args.rows:
+        params.update(rowsFile=str(Path(args.rows).expanduser().resolve()), concurrency=args.concurrency)
+        return "workflow_batch", params
+    return "workflow_run", params
+
+
+class ProgressBar:
+    """One line on stderr, rewritten as rows finish (only on a terminal)."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, progress: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        total, done = progress["total"], progress["done"]
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ok {progress['ok']}  "
+                         f"failed {progress['failed']}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def run_verb(args: argparse.Namespace, data: DataDir) -> int:
+    from app.application import run_operation
+    from app.instance import AlreadyRunningError
+    from app.runtime import NoDisplayError, has_display
+    from envs.jsonstore import StoreError
+    from workflows.document import DocumentError
+
+    try:
+        name, params = run_call(args)
+    except (DocumentError, ValueError, OSError) as exc:
+        print(f"browserpilot: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    headless = args.run_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
+    try:
+        result = run_operation(data, name, params, headless=headless, progress=ProgressBar())
+    except AlreadyRunningError:
+        from app.cli import execute_operation
+
+        try:
+            result = execute_operation(data, name, params)
+        except (AlreadyRunningError, StoreError, OSError) as exc:
+            print(f"browserpilot: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    except (NoDisplayError, StoreError, OSError) as exc:
+        print(f"browserpilot: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return show_run_result(args, name, result)
+
+
+def show_run_result(args: argparse.Namespace, name: str, result: dict[str, Any]) -> int:
+    if name == "workflow_batch":
+        if args.json:
+            _print_json(result)
+        elif result.get("ok"):
+            for row in result["results"]:
+                print(f"row {row['row']}\t{row['status']}\t{row.get('runId', '-')}\t{row.get('error') or ''}".rstrip())
+            print(f"{result['ok']} ok, {result['failed']} failed of {result['total']}")
+        if not result.get("ok"):
+            print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+            return EXIT_FAILED
+        return EXIT_OK if result["failed"] == 0 else EXIT_FAILED
+    run = result.get("run")
+    if args.json:
+        _print_json(run if run is not None else result)
+    elif run is not None:
+        print_record(run)
+    if not result.get("ok"):
+        if run is None or not args.json:
+            print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

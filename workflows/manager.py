@@ -1,0 +1,174 @@
+"""Starting, tracking and cancelling runs, and batches of runs over data rows.
+
+One run at a time per tab: a run holds its tab (other callers get a busy error naming the run) until it
+ends. Every run leaves a record in `runs.json`, whatever happens (ok, failed, cancelled, taken over).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from workflows.document import WorkflowDocument
+from workflows.engine import CodePort, Executor, OperationsPort, RunSettings
+from workflows.runs import RunRecord, RunStore, new_run_id
+
+log = logging.getLogger("browserpilot.workflows")
+
+OpsForRun = Callable[[str], OperationsPort]  # run id -> an operations port acting as that run
+Progress = Callable[[dict[str, Any]], None]
+
+
+class RunError(Exception):
+    """A run could not start (busy tab, unknown environment…)."""
+
+
+@dataclass
+class BatchProgress:
+    total: int
+    done: int = 0
+    ok: int = 0
+    failed: int = 0
+    records: list[RunRecord | None] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"total": self.total, "done": self.done, "ok": self.ok, "failed": self.failed}
+
+
+class RunManager:
+    def __init__(self, runs: RunStore, ops_for_run: OpsForRun, code: CodePort, tab_holders: dict[str, str],
+                 max_concurrency: int = 3) -> None:
+        self.runs = runs
+        self._ops_for_run = ops_for_run
+        self._code = code
+        self._tab_holders = tab_holders
+        self.max_concurrency = max_concurrency
+        self._active: dict[str, asyncio.Task[RunRecord]] = {}
+        self._batches: dict[str, list[str]] = {}
+
+    def active_runs(self) -> list[str]:
+        return list(self._active)
+
+    async def _pick_tab(self, ops: OperationsPort, env_id: str, tab_id: str | None, fresh: bool) -> str:
+        if tab_id is not None:
+            holder = self._tab_holders.get(tab_id)
+            if holder is not None:
+                raise RunError(f"tab {tab_id} is busy: workflow run {holder} is using it")
+            return tab_id
+        if not fresh:
+            listed = await ops("tab_list", {"env": env_id})
+            if not listed.get("ok"):
+                raise RunError(str(listed.get("error")))
+            active = next((t["id"] for t in listed["tabs"] if t["active"] and t["id"] not in self._tab_holders), None)
+            if active is not None:
+                return str(active)
+        opened = await ops("tab_open", {"env": env_id})
+        if not opened.get("ok"):
+            raise RunError(str(opened.get("error")))
+        return str(opened["tabId"])
+
+    async def run(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
+                  workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
+                  fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None) -> RunRecord:
+        """Run a workflow to its end and return its record (saved in runs.json)."""
+        run_id = new_run_id()
+        ops = self._ops_for_run(run_id)
+        tab = await self._pick_tab(ops, env_id, tab_id, fresh_tab)
+        secret_names = set(doc.secret_names())
+        secret_values = {name: str(inputs[name]) for name in secret_names if inputs.get(name)}
+        shown_inputs = {key: (f"<secret:{key}>" if key in secret_names else value) for key, value in inputs.items()}
+        record = RunRecord(id=run_id, workflow_id=workflow_id, workflow_name=doc.name, env=env_id, tab_id=tab,
+                           batch_id=batch_id, row_index=row_index, inputs=shown_inputs)
+        self._tab_holders[tab] = run_id
+        if batch_id in self._batches:
+            self._batches[batch_id].append(run_id)
+        try:
+            self.runs.save(record)
+            await ops("page_lock", {"tabId": tab})
+            settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id),
+                                   secret_values=secret_values)
+            executor = Executor(doc, ops, self._code, settings, record, on_progress)
+            task = asyncio.ensure_future(executor.run(inputs))
+            self._active[run_id] = task
+            try:
+                record = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                # The caller was cancelled: cancel the run too and still write its record.
+                task.cancel()
+                record = await task
+                self.runs.save(record)
+                raise
+        finally:
+            self._active.pop(run_id, None)
+            if self._tab_holders.get(tab) == run_id:
+                del self._tab_holders[tab]
+        self.runs.save(record)
+        log.info("run %s of %s ended %s in %s ms", run_id, doc.name, record.status, record.duration_ms)
+        return record
+
+    def cancel(self, run_id: str) -> bool:
+        task = self._active.get(run_id)
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    def cancel_batch(self, batch_id: str) -> int:
+        return sum(self.cancel(run_id) for run_id in list(self._batches.get(batch_id, [])))
+
+    async def batch(self, doc: WorkflowDocument, rows: list[dict[str, Any]], *, envs: list[str],
+                    concurrency: int, workflow_id: str | None = None,
+                    on_progress: Progress | None = None) -> tuple[str, BatchProgress]:
+        """One run per row, `concurrency` tabs at once, spread round-robin over `envs`; a failed row does
+        not stop the others."""
+        batch_id = f"batch-{secrets.token_hex(4)}"
+        concurrency = max(1, min(concurrency, self.max_concurrency, len(rows) or 1))
+        progress = BatchProgress(total=len(rows), records=[None] * len(rows))
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for index in range(len(rows)):
+            queue.put_nowait(index)
+        env_cycle = itertools.cycle(envs)
+        self._batches[batch_id] = []
+
+        async def worker(env_id: str) -> None:
+            ops = self._ops_for_run(batch_id)
+            opened = await ops("tab_open", {"env": env_id})
+            if not opened.get("ok"):
+                raise RunError(str(opened.get("error")))
+            tab = str(opened["tabId"])
+            try:
+                while not queue.empty():
+                    index = queue.get_nowait()
+                    try:
+                        record = await self.run(doc, rows[index], env_id=env_id, tab_id=tab, workflow_id=workflow_id,
+                                                batch_id=batch_id, row_index=index)
+                    except RunError as exc:
+                        log.warning("batch %s row %s could not start: %s", batch_id, index, exc)
+                        progress.failed += 1
+                        progress.done += 1
+                        continue
+                    progress.records[index] = record
+                    progress.done += 1
+                    if record.status == "ok":
+                        progress.ok += 1
+                    else:
+                        progress.failed += 1
+                    if on_progress is not None:
+                        on_progress(progress.as_dict())
+            finally:
+                await ops("tab_close", {"tabId": tab})
+
+        workers = [asyncio.ensure_future(worker(next(env_cycle))) for _ in range(concurrency)]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:
+                task.cancel()
+            raise
+        finally:
+            self._batches.pop(batch_id, None)
+        return batch_id, progress

@@ -1,0 +1,155 @@
+"""Run records and `runs.json`: the newest 200 runs; evicting a run deletes its `runs/<run-id>/` folder.
+
+A record holds what a person needs to understand a run afterwards: status, where it stopped and why, the
+failure screenshot and HAR, outputs (large values live in the run folder, not inline), files, and a per-node
+trace. Secret inputs are stored as `<secret:name>`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from envs.datadir import DataDir
+from envs.jsonstore import JsonStore, atomic_write_text
+
+log = logging.getLogger("browserpilot.workflows")
+
+MAX_RUNS = 200
+INLINE_OUTPUT_BYTES = 16_000
+RunStatus = Literal["running", "ok", "failed", "cancelled", "taken_over"]
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_run_id() -> str:
+    return f"run-{secrets.token_hex(5)}"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class TraceEntry(_Model):
+    node: str
+    type: str
+    title: str | None = None
+    start: datetime
+    ms: float
+    ok: bool
+    error: str | None = None
+    locator: str | None = None  # which locator alternative matched
+
+
+class RunRecord(_Model):
+    id: str
+    workflow_id: str | None = None
+    workflow_name: str
+    env: str
+    tab_id: str | None = None
+    batch_id: str | None = None
+    row_index: int | None = None
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    status: RunStatus = "running"
+    started_at: datetime = Field(default_factory=now)
+    ended_at: datetime | None = None
+    duration_ms: float | None = None
+    stopped_at: str | None = None
+    error: str | None = None
+    screenshot: str | None = None
+    har: str | None = None
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    files: list[str] = Field(default_factory=list)
+    trace: list[TraceEntry] = Field(default_factory=list)
+    taken_over: bool = False
+
+
+class RunsDocument(_Model):
+    schema_version: int = Field(default=1, alias="schema_version")
+    runs: list[RunRecord] = Field(default_factory=list)
+
+
+def redact(value: Any, secret_values: dict[str, str]) -> Any:
+    """Replace every secret value (anywhere in strings) by `<secret:name>`."""
+    if not secret_values:
+        return value
+    if isinstance(value, str):
+        for name, secret in secret_values.items():
+            if secret:
+                value = value.replace(secret, f"<secret:{name}>")
+        return value
+    if isinstance(value, list):
+        return [redact(item, secret_values) for item in value]
+    if isinstance(value, dict):
+        return {key: redact(item, secret_values) for key, item in value.items()}
+    return value
+
+
+class RunStore:
+    """`runs.json` of a data folder, newest first."""
+
+    def __init__(self, data: DataDir) -> None:
+        self.data = data
+        self._file = JsonStore(data.root / "runs.json", RunsDocument, RunsDocument)
+        loaded = self._file.load()
+        self.load_problem = loaded.problem
+        self._doc = loaded.document
+        # A run still "running" in the file was cut short (the app was killed): say so.
+        for record in self._doc.runs:
+            if record.status == "running":
+                record.status = "failed"
+                record.error = record.error or "the app stopped while this run was in progress"
+                record.ended_at = record.ended_at or record.started_at
+
+    def folder(self, run_id: str) -> Path:
+        return self.data.runs / run_id
+
+    def list(self, limit: int = 50, workflow: str | None = None) -> list[RunRecord]:
+        runs = [r for r in self._doc.runs if workflow is None or workflow in (r.workflow_name, r.workflow_id)]
+        return [r.model_copy(deep=True) for r in runs[:limit]]
+
+    def get(self, run_id: str) -> RunRecord:
+        for record in self._doc.runs:
+            if record.id == run_id:
+                return record.model_copy(deep=True)
+        raise LookupError(f"there is no run with id {run_id!r}")
+
+    def save(self, record: RunRecord) -> RunRecord:
+        """Insert or replace a record (large outputs moved to the run folder), evict beyond 200, write."""
+        record = self._externalise(record)
+        runs = [r for r in self._doc.runs if r.id != record.id]
+        existing = next((i for i, r in enumerate(self._doc.runs) if r.id == record.id), None)
+        if existing is None:
+            runs.insert(0, record)
+        else:
+            runs.insert(existing, record)
+        evicted = runs[MAX_RUNS:]
+        candidate = self._doc.model_copy(update={"runs": runs[:MAX_RUNS]})
+        self._file.save(candidate)
+        self._doc = candidate
+        for old in evicted:
+            shutil.rmtree(self.folder(old.id), ignore_errors=True)
+            log.info("evicted run %s and its folder", old.id)
+        return record
+
+    def _externalise(self, record: RunRecord) -> RunRecord:
+        outputs: dict[str, Any] = {}
+        for key, value in record.outputs.items():
+            text = json.dumps(value, ensure_ascii=False)
+            if len(text.encode("utf-8")) <= INLINE_OUTPUT_BYTES:
+                outputs[key] = value
+                continue
+            path = self.folder(record.id) / "outputs" / f"{key}.json"
+            atomic_write_text(path, text)
+            outputs[key] = {"$file": str(path), "bytes": len(text.encode("utf-8"))}
+        return record.model_copy(update={"outputs": outputs})

@@ -1,0 +1,84 @@
+"""`workflows.json`: saved workflows by name. Saving a workflow whose name exists replaces its graph and keeps
+its `wf-` id. Documents are stored in the 0.3.0 shape (`dump_document`), validated on the way in."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from envs.datadir import DataDir
+from envs.jsonstore import JsonStore
+from workflows.runs import now
+
+log = logging.getLogger("browserpilot.workflows")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class SavedWorkflow(_Model):
+    id: str
+    name: str
+    description: str = ""
+    document: dict[str, Any]
+    created_at: datetime = Field(default_factory=now)
+    updated_at: datetime = Field(default_factory=now)
+    node_count: int = 0
+
+
+class WorkflowsDocument(_Model):
+    schema_version: int = Field(default=1, alias="schema_version")
+    workflows: list[SavedWorkflow] = Field(default_factory=list)
+
+
+class WorkflowStore:
+    def __init__(self, data: DataDir) -> None:
+        self._file = JsonStore(data.root / "workflows.json", WorkflowsDocument, WorkflowsDocument)
+        loaded = self._file.load()
+        self.load_problem = loaded.problem
+        self._doc = loaded.document
+
+    def list(self) -> list[SavedWorkflow]:
+        return [wf.model_copy(deep=True) for wf in self._doc.workflows]
+
+    def find(self, name_or_id: str) -> SavedWorkflow:
+        for wf in self._doc.workflows:
+            if name_or_id in (wf.id, wf.name):
+                return wf.model_copy(deep=True)
+        lowered = name_or_id.casefold()
+        for wf in self._doc.workflows:
+            if wf.name.casefold() == lowered:
+                return wf.model_copy(deep=True)
+        raise LookupError(f"there is no workflow named {name_or_id!r}; workflow_list shows the saved ones")
+
+    def save(self, name: str, description: str, document: dict[str, Any], node_count: int) -> tuple[SavedWorkflow, bool]:
+        """Insert or replace by name; returns the saved workflow and whether it replaced one."""
+        workflows = list(self._doc.workflows)
+        index = next((i for i, wf in enumerate(workflows) if wf.name == name), None)
+        if index is None:
+            saved = SavedWorkflow(id=f"wf-{secrets.token_hex(4)}", name=name, description=description,
+                                  document=document, node_count=node_count)
+            workflows.append(saved)
+        else:
+            saved = workflows[index].model_copy(update={"description": description, "document": document,
+                                                        "updated_at": now(), "node_count": node_count})
+            workflows[index] = saved
+        self._commit(workflows)
+        log.info("saved workflow %s (%s)", saved.id, name)
+        return saved.model_copy(deep=True), index is not None
+
+    def delete(self, name_or_id: str) -> SavedWorkflow:
+        target = self.find(name_or_id)
+        self._commit([wf for wf in self._doc.workflows if wf.id != target.id])
+        return target
+
+    def _commit(self, workflows: list[SavedWorkflow]) -> None:
+        candidate = self._doc.model_copy(update={"workflows": workflows})
+        self._file.save(candidate)
+        self._doc = candidate
