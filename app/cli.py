@@ -1,8 +1,11 @@
 """The `browserpilot` command line.
 
 No verb starts the GUI (or the windowless app with `--headless`); the `env` verbs run the same operations
-as the GUI through the operations registry, without starting Qt. Exit status: 0 success, 1 the operation
-failed (one line on stderr), 2 usage error.
+as the GUI through the operations registry, without starting Qt. When the app already runs on the data
+folder, a verb's operation is sent to it through its MCP endpoint instead (`execute_operation`): same output,
+same exit status. `mcp` serves MCP on stdio for clients that only speak stdio (forwarding to the app, which
+it starts headless when needed); `mcp token [--regenerate]` prints or replaces the MCP token. Exit status:
+0 success, 1 the operation failed (one line on stderr), 2 usage error.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import asyncio
 import json
 import logging
 import sys
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from app import __version__
 from app.instance import AlreadyRunningError, InstanceLock
@@ -76,9 +79,36 @@ def build_parser() -> argparse.ArgumentParser:
     remark.add_argument("id")
     remark.add_argument("text")
     remark.add_argument("--json", action="store_true", help="print JSON")
+    update = env_verbs.add_parser(
+        "update", parents=[common], help="change an environment: name, remark, allowed and blocked domains",
+        description="Domain patterns: example.com (and www.), *.example.com (and every subdomain), "
+                    "https://example.com (only that scheme), host:port (only that port), * (everything). With "
+                    "allowed domains, every other host is blocked for every request; blocked domains apply on "
+                    "top. A running app applies the change at once.")
+    update.add_argument("id")
+    update.add_argument("--name")
+    update.add_argument("--remark")
+    update.add_argument("--allow", metavar="PATTERN", nargs="+", action="extend",
+                        help="allowed domains (replaces the list)")
+    update.add_argument("--block", metavar="PATTERN", nargs="+", action="extend",
+                        help="blocked domains (replaces the list)")
+    update.add_argument("--clear-allow", action="store_true", help="remove every allowed domain (no allow list)")
+    update.add_argument("--clear-block", action="store_true", help="remove every blocked domain")
+    update.add_argument("--json", action="store_true", help="print JSON")
     delete = env_verbs.add_parser("delete", parents=[common], help="delete an environment and its browser data")
     delete.add_argument("id")
     delete.add_argument("--json", action="store_true", help="print JSON")
+
+    from app import cli_workflows
+
+    cli_workflows.add_parsers(verbs, common)
+    mcp = verbs.add_parser("mcp", parents=[common], help="serve MCP on stdio (forwarding to the running app, "
+                                                          "started headless if needed); show or renew the token")
+    mcp_verbs = mcp.add_subparsers(dest="mcp_verb", metavar="ACTION")
+    token = mcp_verbs.add_parser("token", parents=[common], help="print the MCP bearer token")
+    token.add_argument("--regenerate", action="store_true",
+                       help="make a new token; the old one stops working at once, also in a running app")
+    mcp_verbs.add_parser("status", parents=[common], help="is the app serving MCP, and at which URL")
     return parser
 
 
@@ -92,6 +122,16 @@ def env_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         return "env_update", {"env": args.id, "name": args.name}
     if args.env_verb == "remark":
         return "env_update", {"env": args.id, "remark": args.text}
+    if args.env_verb == "update":
+        params: dict[str, Any] = {"env": args.id}
+        for key, value in (("name", args.name), ("remark", args.remark)):
+            if value is not None:
+                params[key] = value
+        for key, patterns, clear in (("allowedDomains", args.allow, args.clear_allow),
+                                     ("blockedDomains", args.block, args.clear_block)):
+            if clear or patterns is not None:
+                params[key] = [] if clear else patterns
+        return "env_update", params
     return "env_delete", {"env": args.id}
 
 
@@ -106,31 +146,94 @@ def print_env_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
             print("\t".join([env["id"], env["name"], env["remark"], sites]).rstrip())
         return
     env = result["environment"]
-    verb = {"create": "created", "rename": "renamed", "remark": "updated", "delete": "deleted"}[args.env_verb]
+    verb = {"create": "created", "rename": "renamed", "remark": "updated", "update": "updated",
+            "delete": "deleted"}[args.env_verb]
     print(f"{verb} {env['id']}\t{env['name']}")
+    if args.env_verb == "update":
+        print("allowed domains:\t" + (" ".join(env.get("allowedDomains") or []) or "(any)"))
+        print("blocked domains:\t" + (" ".join(env.get("blockedDomains") or []) or "(none)"))
 
 
-def run_env_verb(args: argparse.Namespace, data: DataDir) -> int:
-    from app.ops import OpContext, build_registry
+def local_context(data: DataDir) -> Any:
+    """The operations' context for a command that runs its operation itself (under the instance lock)."""
+    from app.ops import OpContext
     from envs.store import EnvStore
+
+    store = EnvStore(data)
+    if store.load_problem:
+        print(f"warning: {store.load_problem}", file=sys.stderr)
+    return OpContext(data=data, envs=store)
+
+
+def execute_operation(data: DataDir, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Run one operation for a command and return its envelope: here, under the instance lock, or - when
+    the app already runs on this data folder - inside the app, as a tool call to its MCP endpoint.
+
+    Raises `AlreadyRunningError` (the app runs but cannot be reached: the message says why), `StoreError`
+    or `OSError`. Every verb (env now; run, workflow, runs as they come) goes through here.
+    """
+    from app.ops import build_registry
 
     try:
         with InstanceLock(data.lock_file):
-            store = EnvStore(data)
-            if store.load_problem:
-                print(f"warning: {store.load_problem}", file=sys.stderr)
-            name, params = env_call(args)
-            result = asyncio.run(build_registry().call(OpContext(data=data, envs=store), name, params))
-    except AlreadyRunningError as exc:
+            return asyncio.run(build_registry().call(local_context(data), name, params))
+    except AlreadyRunningError:
+        from app.mcp.client import EndpointUnavailable, forward_operation
+
+        try:
+            return forward_operation(data, name, params)
+        except EndpointUnavailable as exc:
+            raise AlreadyRunningError(str(exc)) from None
+
+
+def run_operation_verb(data: DataDir, name: str, params: dict[str, Any],
+                       show: Callable[[dict[str, Any]], None]) -> int:
+    """`execute_operation`, then the command's output (`show`) or one error line; the exit status."""
+    try:
+        result = execute_operation(data, name, params)
+    except (AlreadyRunningError, StoreError, OSError) as exc:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except (StoreError, OSError) as exc:
+    if not result.get("ok"):
+        print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+        return EXIT_FAILED
+    show(result)
+    return EXIT_OK
+
+
+def run_env_verb(args: argparse.Namespace, data: DataDir) -> int:
+    name, params = env_call(args)
+    return run_operation_verb(data, name, params, lambda result: print_env_result(args, result))
+
+
+def run_mcp_verb(args: argparse.Namespace, data: DataDir) -> int:
+    from app.mcp import config
+
+    if args.mcp_verb is None:
+        from app.mcp.client import start_app_if_needed
+
+        started = start_app_if_needed(data)  # the app boots while the bridge loads the SDK (about a second)
+        from app.mcp.bridge import run_bridge
+
+        return run_bridge(data, started)
+    try:
+        content = config.regenerate_token(data) if args.mcp_verb == "token" and args.regenerate else \
+            config.load_or_create(data)
+    except StoreError as exc:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    if not result["ok"]:
-        print(f"browserpilot: {result['error']}", file=sys.stderr)
-        return EXIT_FAILED
-    print_env_result(args, result)
+    if args.mcp_verb == "token":
+        print(content.token)
+        return EXIT_OK
+    from app.mcp.client import live_endpoint, mcp_switched_off, running_pid
+
+    endpoint = live_endpoint(data)
+    if endpoint is not None:
+        print(f"running\t{endpoint.url}\tpid {endpoint.pid}")
+    elif running_pid(data) is not None:
+        print("off (switched off in the settings)" if mcp_switched_off(data) else "starting or not answering")
+    else:
+        print(f"not running\t{content.url or config.endpoint_url(config.DEFAULT_PORT)}")
     return EXIT_OK
 
 
@@ -147,6 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(data.logs, debug=debug, quiet=args.verb is not None)
     if args.verb == "env":
         return run_env_verb(args, data)
+    if args.verb == "mcp":
+        return run_mcp_verb(args, data)
+    if args.verb in ("workflow", "runs", "run"):
+        from app import cli_workflows
+
+        if args.verb == "run":
+            return cli_workflows.run_verb(args, data)
+        call = cli_workflows.workflow_call if args.verb == "workflow" else cli_workflows.runs_call
+        name, params, show = call(args)
+        return run_operation_verb(data, name, params, show)
     from app.application import run_app
 
     return run_app(data, headless=args.headless, open_urls=args.open, debug=debug)

@@ -23,12 +23,12 @@ import json
 import logging
 import math
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError
 
-from workflows.nodes import (NODE_TYPES, RESERVED_HANDLE, Edge, EndOutput, Graph, Node, NodeData, NonEmptyText,
-                             StartVariable, Text, _Model)
+from workflows.nodes import (NODE_TYPES, RESERVED_HANDLE, DocumentModel, Edge, EndData, EndOutput, Graph, LoopData,
+                             Node, NodeData, NonEmptyText, StartData, StartVariable, Text)
 
 log = logging.getLogger("browserpilot.workflows")
 
@@ -61,33 +61,33 @@ class DocumentError(Exception):
 
 
 # -- the document model ------------------------------------------------------------------------------------
-class AppInfo(_Model):
-    always_dumped = ("mode",)
+class AppInfo(DocumentModel):
+    always_dumped: ClassVar[tuple[str, ...]] = ("mode",)
     name: NonEmptyText
     mode: Literal["workflow"] = "workflow"
     description: Text | None = None
     icon: Text | None = None
 
 
-class EnvironmentVariable(_Model):
+class EnvironmentVariable(DocumentModel):
     """`{name, value}`: read in templates as `{{#env.name#}}`."""
 
     name: NonEmptyText
     value: Any = ""
 
 
-class WorkflowBody(_Model):
-    always_dumped = ("environment_variables", "conversation_variables")
+class WorkflowBody(DocumentModel):
+    always_dumped: ClassVar[tuple[str, ...]] = ("environment_variables", "conversation_variables")
     environment_variables: list[EnvironmentVariable] = Field(default_factory=list)
     conversation_variables: list[Any] = Field(default_factory=list)
     graph: Graph
 
 
-class WorkflowDocument(_Model):
+class WorkflowDocument(DocumentModel):
     """A whole workflow file. Build one with `validate_document` (or `workflows.io.parse_document`):
     `model_validate` alone checks fields but not the graph's structure."""
 
-    always_dumped = ("kind", "version")
+    always_dumped: ClassVar[tuple[str, ...]] = ("kind", "version")
     kind: Literal["app"] = "app"
     version: NonEmptyText = FORMAT_VERSION
     app: AppInfo
@@ -105,13 +105,12 @@ class WorkflowDocument(_Model):
         return self.graph.start_node()
 
     def start_variables(self) -> list[StartVariable]:
-        start = next((node for node in self.graph.nodes if node.type == "start"), None)
-        return list(start.data.variables) if start is not None else []  # type: ignore[union-attr]
+        start = next((node.data for node in self.graph.nodes if isinstance(node.data, StartData)), None)
+        return list(start.variables) if start is not None else []
 
     def end_outputs(self) -> list[EndOutput]:
         """The outputs of the top-level end nodes, in document order."""
-        return [output for node in self.graph.nodes if node.type == "end"
-                for output in node.data.outputs]  # type: ignore[union-attr]
+        return [output for node in self.graph.nodes if isinstance(node.data, EndData) for output in node.data.outputs]
 
     def secret_names(self) -> list[str]:
         """Start variables declared `"type": "secret"`: masked in dialogs, redacted in records."""
@@ -125,8 +124,8 @@ class WorkflowDocument(_Model):
         def walk(graph: Graph) -> Iterator[tuple[Node, Graph]]:
             for node in graph.nodes:
                 yield node, graph
-                if node.type == "loop":
-                    yield from walk(node.data.graph)  # type: ignore[union-attr]
+                if isinstance(node.data, LoopData):
+                    yield from walk(node.data.graph)
         return walk(self.graph)
 
     def find_node(self, node_id: str) -> Node | None:

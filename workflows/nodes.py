@@ -40,7 +40,7 @@ def problem(message: str) -> PydanticCustomError:
     return PydanticCustomError("bp", message)
 
 
-class _Model(BaseModel):
+class DocumentModel(BaseModel):
     """Base of every document model: unknown keys are kept; `always_dumped` fields are written even when
     they hold their default, so every file we write has the same shape."""
 
@@ -159,7 +159,7 @@ def _is_xpath(value: str) -> bool:
     return value.startswith(("/", "("))
 
 
-class LocatorAlternative(_Model):
+class LocatorAlternative(DocumentModel):
     """One more way to find the element, tried in order after the locator's own selector/xpath.
 
     Exactly one kind: `{role, name?}` (ARIA role and accessible name; `{name}` alone when the role is
@@ -230,10 +230,10 @@ class LocatorAlternative(_Model):
 
 
 def _selector_locator(selector: str) -> Locator:
-    """The original app treats a selector starting with `/` as an XPath."""
+    """The original app treats a selector starting with `/` as an XPath (a `>>` chain stays a selector: the
+    engine reads its XPath parts itself)."""
     selector = selector.strip()
-    return Locator(xpath=selector) if _is_xpath(selector) and not selector.startswith("//") \
-        else Locator(selector=selector)
+    return Locator(xpath=selector) if _is_xpath(selector) and ">>" not in selector else Locator(selector=selector)
 
 
 class LocatorCandidate(NamedTuple):
@@ -244,7 +244,7 @@ class LocatorCandidate(NamedTuple):
     locator: Locator
 
 
-class NodeLocator(_Model):
+class NodeLocator(DocumentModel):
     """`locator` of a page node: `{selector?, xpath?}` as in the original (empty strings count as absent),
     plus ordered `alternatives`. A bare string is read as `{selector}` (or `{xpath}` when it starts with `/`).
     """
@@ -257,7 +257,7 @@ class NodeLocator(_Model):
     @classmethod
     def _from_string(cls, value: Any) -> Any:
         if isinstance(value, str):
-            return {"xpath": value} if value.startswith("/") else {"selector": value}
+            return {"xpath": value} if _is_xpath(value.strip()) else {"selector": value}
         return value
 
     @model_validator(mode="after")
@@ -312,7 +312,7 @@ NUMERIC_OPERATORS = frozenset({"=", "≠", ">", "<", "≥", "≤"})
 UNARY_OPERATORS = frozenset({"empty", "not empty"})
 
 
-class Condition(_Model):
+class Condition(DocumentModel):
     """`{comparison_operator, variable_selector, value?}`; the `locator` operator instead needs `locator`
     (or a selector/XPath string in `value`) and waits up to `timeoutMs` for it to appear."""
 
@@ -348,7 +348,7 @@ class Condition(_Model):
         return None
 
 
-class Case(_Model):
+class Case(DocumentModel):
     """One if-else branch: when its conditions hold (all of them; any with `logical_operator: "or"`), the
     run leaves by the edge whose `sourceHandle` is `case_id`."""
 
@@ -358,10 +358,10 @@ class Case(_Model):
 
 
 # -- node data -----------------------------------------------------------------------------------------------
-class NodeData(_Model):
+class NodeData(DocumentModel):
     """What every node's `data` has: its `type` and an optional `title`."""
 
-    always_dumped = ("type",)
+    always_dumped: ClassVar[tuple[str, ...]] = ("type",)
     type: str
     title: Text | None = None
 
@@ -372,7 +372,7 @@ class PageNodeData(NodeData):
     timeout: Seconds | None = None
 
 
-class StartVariable(_Model):
+class StartVariable(DocumentModel):
     """An input of the workflow, asked for before a run; `secret` values are masked and redacted."""
 
     variable: NonEmptyText
@@ -409,7 +409,7 @@ class StartData(NodeData):
         return self
 
 
-class EndOutput(_Model):
+class EndOutput(DocumentModel):
     variable: NonEmptyText
     value_selector: ValuePath
 
@@ -445,7 +445,7 @@ class LoopData(NodeData):
     """Runs its body (`nodes`/`edges`, its own level) once per item of `items_selector` (`list`) or until
     `until` holds, checked after each pass, at most `max` passes (default 40 for `until`)."""
 
-    always_dumped = ("type", "edges")
+    always_dumped: ClassVar[tuple[str, ...]] = ("type", "edges")
     type: Literal["loop"]
     mode: Literal["list", "until"]
     nodes: list[Node]
@@ -603,9 +603,15 @@ class ExtractData(NodeData):
     @field_validator("group", mode="plain")
     @classmethod
     def _group(cls, value: Any) -> int | str | None:
-        if value is None or (isinstance(value, str) and value.strip() and not value.strip().isdigit()):
-            return value
-        return _count(0)(value)
+        if value is None:
+            return None
+        if isinstance(value, str) and value.strip() and not value.strip().isdigit():
+            return value  # a named group
+        try:
+            number: int = _count(0)(value)
+        except PydanticCustomError:
+            raise problem("must be a group number or name") from None
+        return number
 
 
 class ExportData(NodeData):
@@ -638,11 +644,11 @@ OutputType = Literal["string", "number", "boolean", "object", "array", "array[st
                      "array[boolean]", "array[object]", "any"]
 
 
-class OutputSpec(_Model):
+class OutputSpec(DocumentModel):
     type: OutputType
 
 
-class CodeVariable(_Model):
+class CodeVariable(DocumentModel):
     """A value handed to code/script as `inputs[variable]`: from `value_selector`, or a constant `value`."""
 
     variable: NonEmptyText
@@ -842,12 +848,12 @@ def _node_id(value: Any) -> Any:
 NodeId = Annotated[str, BeforeValidator(_node_id), AfterValidator(_non_blank)]
 
 
-class Position(_Model):
+class Position(DocumentModel):
     x: Number
     y: Number
 
 
-class Node(_Model):
+class Node(DocumentModel):
     id: NodeId
     data: AnyNodeData
     position: Position | None = None
@@ -861,7 +867,7 @@ class Node(_Model):
         return self.data.title or self.id
 
 
-class Edge(_Model):
+class Edge(DocumentModel):
     """`{id?, source, target, sourceHandle?, targetHandle?}`; missing ones are filled with
     `e<i>-<source>-<target>`, `source` and `target` (i: the edge's index in its list)."""
 
@@ -882,11 +888,11 @@ def fill_edge_defaults(edges: list[Edge]) -> None:
             edge.targetHandle = "target"
 
 
-class Graph(_Model):
+class Graph(DocumentModel):
     """One level of a workflow: the top level, or a loop's body. Structure (ids, edges, cycles, handles) is
     checked by `workflows.document.validate_document`."""
 
-    always_dumped = ("nodes", "edges")
+    always_dumped: ClassVar[tuple[str, ...]] = ("nodes", "edges")
     nodes: list[Node] = Field(default_factory=list)
     edges: list[Edge] = Field(default_factory=list)
 
@@ -921,11 +927,14 @@ class Graph(_Model):
         return entries[0]
 
     def successors(self, node_id: str, handle: str | None = None) -> list[str]:
-        """Targets of the edges leaving `node_id`, in document order without repeats; with `handle`, only
-        edges whose `sourceHandle` is it (an if-else: the matching case_id or "false")."""
+        """Targets of the edges leaving `node_id`, in document order without repeats. For an if-else with a
+        `handle` (the matching case_id, or "false"), only the edges whose `sourceHandle` is that handle; for
+        any other node (or no handle), every outgoing edge."""
+        node = self.get(node_id)
+        by_handle = handle is not None and node is not None and node.type == "if-else"
         out: list[str] = []
         for edge in self.edges:
-            if edge.source == node_id and (handle is None or (edge.sourceHandle or "source") == handle) \
+            if edge.source == node_id and (not by_handle or (edge.sourceHandle or "source") == handle) \
                     and edge.target not in out:
                 out.append(edge.target)
         return out

@@ -161,8 +161,7 @@ def _chain(parts: list[str]) -> list[dict[str, Any]]:
 def _locator(step: dict[str, Any], where: str, notes: list[str]) -> dict[str, Any] | None:
     """The node locator for a step's `selectors`, or None (noted) when none is usable."""
     selectors = step.get("selectors")
-    if not isinstance(selectors, list) or not selectors:
-        notes.append(f"{where}: has no selectors")
+    if not isinstance(selectors, list):
         return None
     entries: list[tuple[str, dict[str, Any]]] = []
     for index, entry in enumerate(selectors):
@@ -299,6 +298,10 @@ def _text(value: Any) -> str | None:
     return None
 
 
+def _coordinate(value: Any) -> int | float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
 def _number(value: Any, default: float = 0.0) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
@@ -321,7 +324,7 @@ _BUTTONS = {"primary": None, "secondary": "right", "auxiliary": "middle"}
 
 def _click(b: _Builder, step: dict[str, Any], i: int, where: str, count: int = 1) -> None:
     button = step.get("button", "primary")
-    if button not in _BUTTONS:
+    if not isinstance(button, str) or button not in _BUTTONS:
         b.notes.append(f"{where}: skipped: the {button!r} mouse button is not supported")
         return
     locator = _locator(step, where, b.notes)
@@ -419,8 +422,7 @@ def _key_up(b: _Builder, step: dict[str, Any], i: int, where: str) -> None:
 
 
 def _scroll(b: _Builder, step: dict[str, Any], i: int, where: str) -> None:
-    x, y = (step.get(k) if isinstance(step.get(k), (int, float)) and not isinstance(step.get(k), bool) else 0
-            for k in ("x", "y"))
+    x, y = _coordinate(step.get("x")), _coordinate(step.get("y"))
     data: dict[str, Any] = {}
     target = "page"
     if step.get("selectors"):

@@ -133,6 +133,21 @@ class TabDriver:
         return await self._guarded(navigate(self.page, getattr(self.tab, action), wait_until, timeout))
 
     # -- acting ------------------------------------------------------------------------------------------
+    async def _acting(self, act: Callable[[], Awaitable[None]], timeout: float) -> None:
+        """Send input, wait until the page has handled it, and when it started a navigation (a link, a form
+        submit) wait for that load to finish, so the next step sees the new page."""
+        started: list[bool] = []
+        mark = lambda: started.append(True)  # noqa: E731
+        self.tab.loadStarted.connect(mark)
+        try:
+            await act()
+            await self.input.fence()
+            await asyncio.sleep(0)
+        finally:
+            self.tab.loadStarted.disconnect(mark)
+        if started or self.tab.loading:
+            await self._settled(max(timeout, 30.0))
+
     async def _point(self, locator: Locator | None, x: float | None, y: float | None, timeout: float,
                      **checks: bool) -> tuple[float, float, str | None]:
         if locator is None:
@@ -146,7 +161,7 @@ class TabDriver:
         tries = CLICK_UNTIL_TRIES if until is not None else 1
         for attempt in range(1, tries + 1):
             px, py, description = await self._point(locator, x, y, timeout)
-            await self.input.click(px, py, button, count)
+            await self._acting(lambda: self.input.click(px, py, button, count), timeout)
             if until is None:
                 break
             try:
@@ -165,15 +180,12 @@ class TabDriver:
                         replace: bool = False) -> dict[str, Any]:
         result: dict[str, Any] = {}
         if locator is not None:
-            px, py, description = await self._point(locator, None, None, timeout, editable=True)
+            px, py, description = await self._point(locator, None, None, timeout, editable=True, stable=False)
             await self.input.click(px, py)
             result["element"] = description
         if replace:
             await self.input.key("ctrl+a")
-        if paste:
-            await self.input.paste(text)
-        else:
-            await self.input.type_text(text)
+        await self._acting(lambda: self.input.paste(text) if paste else self.input.type_text(text), timeout)
         result["typed"] = len(text)
         return result
 
@@ -188,6 +200,7 @@ class TabDriver:
         await self._guarded(locators.focus(self.page, locator, timeout))
         for _ in range(abs(delta)):
             await self.input.key("arrowdown" if delta > 0 else "arrowup")
+        await self.input.fence()
         now = await self._guarded(locators.find_option(self.page, locator, option, timeout))
         if now.previous_index != wanted.index:
             log.info("select %s: keyboard landed on option %s, not %s; setting it", self.tab_id,
@@ -198,7 +211,7 @@ class TabDriver:
 
     async def key(self, shortcut: str) -> dict[str, Any]:
         try:
-            await self.input.key(shortcut)
+            await self._acting(lambda: self.input.key(shortcut), 30.0)
         except ValueError as exc:
             raise PageError(str(exc)) from None
         return {"shortcut": shortcut}
@@ -244,7 +257,7 @@ class TabDriver:
     async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
                    timeout: float) -> dict[str, Any]:
         px, py, description = await self._point(locator, x, y, timeout)
-        await self.input.drag(px, py, dx, dy)
+        await self._acting(lambda: self.input.drag(px, py, dx, dy), timeout)
         result: dict[str, Any] = {"from": [round(px, 1), round(py, 1)], "to": [round(px + dx, 1), round(py + dy, 1)]}
         if description:
             result["element"] = description
@@ -340,40 +353,40 @@ class TabDriver:
 
     def _capture(self, create: bool = False) -> TabCapture:
         net = self._net_services()
-        capture = net.captures.get(self.tab_id)
-        if capture is None and create:
-            capture = net.captures.ensure(self.tab_id, net.cdp.channel(self.page),
-                                          lambda: (self.page.url().toString(), self.page.title()))
-        if capture is None:
+        recording = net.captures.get(self.tab_id)
+        if recording is None and create:
+            recording = net.captures.ensure(self.tab_id, net.cdp.channel(self.page),
+                                            lambda: (self.page.url().toString(), self.page.title()))
+        if recording is None:
             raise CaptureError("network capture was never started on this tab; call net_start first")
-        return capture
+        return recording
 
     async def net_start(self) -> dict[str, Any]:
-        capture = self._capture(create=True)
-        await self._guarded(capture.start())
+        recording = self._capture(create=True)
+        await self._guarded(recording.start())
         return {"capturing": True}
 
     async def net_stop(self) -> dict[str, Any]:
-        capture = self._capture()
-        await capture.stop()
-        return {"capturing": False, "entries": len(capture.entries)}
+        recording = self._capture()
+        await recording.stop()
+        return {"capturing": False, "entries": len(recording.entries)}
 
     async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]:
-        capture = self._capture()
-        await capture.settle(2.0)
-        return {"capturing": capture.running, "requests": capture.list(url_contains, limit),
-                "dropped": capture.dropped}
+        recording = self._capture()
+        await recording.settle(2.0)
+        return {"capturing": recording.running, "requests": recording.list(url_contains, limit),
+                "dropped": recording.dropped}
 
     async def net_get(self, request_id: str) -> dict[str, Any]:
-        capture = self._capture()
-        await capture.settle(2.0)
-        return {"request": capture.get(request_id)}
+        recording = self._capture()
+        await recording.settle(2.0)
+        return {"request": recording.get(request_id)}
 
     async def net_export(self, path: str | None = None, redact: Sequence[str] = ()) -> dict[str, Any]:
         """Write the tab's capture as HAR 1.2 (default: the environment's captures folder)."""
-        capture = self._capture()
-        await capture.settle(5.0)
+        recording = self._capture()
+        await recording.settle(5.0)
         target = Path(path) if path else self._captures / capture_name("net", ".har")
-        result = capture.write_har(target, __version__, qWebEngineChromiumVersion(), redact)
-        result["capturing"] = capture.running
+        result = recording.write_har(target, __version__, qWebEngineChromiumVersion(), redact)
+        result["capturing"] = recording.running
         return result

@@ -52,7 +52,7 @@ log = logging.getLogger("browserpilot.browser")
 LocatorLike = Locator | Mapping[str, str] | str
 """A `Locator`, a dict with one of selector/xpath/ref, or a bare selector string."""
 
-POLL_FRAME = 0.016    # after a first stability sample: about one animation frame
+POLL_FRAME = 0.002    # after a first stability sample: the helper says "pending" until a frame has run
 POLL_INTERVAL = 0.025  # while waiting for an element to appear, show, enable or uncover
 PENDING_GRACE = 0.25   # a stability check begun before the deadline may finish this much after it
 MAX_CALL = 10.0        # longest single run_js round trip we wait for
@@ -336,11 +336,11 @@ async def _call_when_ready(page: QWebEnginePage, function: str, *args: Any, time
 # -- acting --------------------------------------------------------------------------------------------------
 async def wait_actionable(page: QWebEnginePage, locator: LocatorLike, timeout: float = 10.0, *,
                           hit_test: bool = True, enabled: bool = True, editable: bool = False,
-                          scroll: bool = True) -> ClickTarget:
+                          scroll: bool = True, stable: bool = True) -> ClickTarget:
     """Wait until the locator names one visible, enabled (and, if asked, editable), stable element, scroll it
     into view and check that a click at its centre reaches it; return that point."""
     spec, label = locator_spec(locator)
-    opts = {"hitTest": hit_test, "enabled": enabled, "editable": editable, "scroll": scroll}
+    opts = {"hitTest": hit_test, "enabled": enabled, "editable": editable, "scroll": scroll, "stable": stable}
     result = await _poll(page, label, "actionable", (spec, opts), timeout)
     log.debug("actionable %s at (%s, %s): %s", label, result["x"], result["y"], result["desc"])
     return ClickTarget(float(result["x"]), float(result["y"]), str(result["desc"]))

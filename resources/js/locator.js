@@ -899,8 +899,11 @@
     }
     const point = clickPoint(el, g);
     if (!point) return { status: 'offscreen', desc };
-    const stable = stability(el, g.box, scrolled);
-    if (stable !== 'stable') return { status: stable, desc };
+    if (opts.stable !== false) {
+      // Typing targets skip this (like Playwright's fill): a field that is visible, enabled and hit is enough.
+      const stable = stability(el, g.box, scrolled);
+      if (stable !== 'stable') return { status: stable, desc };
+    }
     if (opts.hitTest !== false) {
       const hit = hitTest(point.x, point.y);
       if (!hit) return { status: 'offscreen', desc };

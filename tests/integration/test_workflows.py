@@ -83,7 +83,7 @@ def login_and_scrape(shop: LocalServer) -> dict[str, Any]:
     who = node("who", "extract", variable_selector=["welcome", "text"], pattern=r"Welcome (\w+)")
     to_list = node("tolist", "click", locator={"selector": "#list"})
     pages = node("pages", "loop", mode="until", max=10,
-                 until={"comparison_operator": "locator", "locator": {"selector": "#end"}, "timeoutMs": 300},
+                 until={"comparison_operator": "is", "variable_selector": ["more", "case"], "value": "false"},
                  nodes=[node("rows", "script", source="""await new Promise(r => setTimeout(r, 20));
 return {rows: [...document.querySelectorAll('.item')].map(li => [li.querySelector('.name').textContent,
   li.querySelector('.price').textContent])}""", outputs={"rows": {"type": "array"}}),

@@ -1,0 +1,785 @@
+"""Input that pages believe: trusted mouse, wheel, touch and keyboard events for a `QWebEngineView`.
+
+`InputDriver(view)` builds fresh Qt events and delivers them with `QApplication.sendEvent` to the view's
+*current* focus proxy (QtWebEngine's render widget, a `QQuickWidget` that it replaces after crashes and
+cross-site navigations). QtWebEngine turns them into Chromium input events, so the page sees
+`isTrusted == true`; none of them is spontaneous, so the control layer's lock filter lets them through.
+Coordinates are CSS pixels of the top-level viewport; the widget point is `css * zoomFactor` (Qt widget
+coordinates are device-independent pixels, so the device pixel ratio does not enter). Nothing here takes Qt
+focus or activates a window: QtWebEngine accepts keys for the page's focused element without it.
+
+API (all coroutines): `ready()`, `click(x, y, button, count, modifiers)`, `move(x, y, steps)`,
+`down/up(x, y, button)`, `drag(x, y, dx, dy, steps, button, step_delay)`, `wheel(x, y, dx, dy, modifiers)`,
+`swipe(x, y, direction, distance, steps)`, `key(shortcut)`, `type_text(text, delay)`, `paste(text)`.
+
+What we found, and why the code does what it does (QtWebEngine 6.12, Chromium 140, offscreen):
+
+- **Input before the first paint is dropped.** Blink drops every non-move input event until a new page's
+  first visually non-empty paint (`kDropInputEventsBeforeFirstPaint`); for the first page of a new view that
+  was up to ~0.5 s after `loadFinished`. Every operation therefore awaits `ready()`: once per document it sends
+  a harmless probe -- a trusted `keyup` of Shift, which the page can see -- until a listener in our isolated
+  world reports it, then waits two more frames (a wheel event sent in the very same moment was lost about
+  once in 30 tries; none in 80 after the pause). The document (render widget + load generation) is then
+  remembered and later operations pay nothing. A background tab whose page has not painted since it loaded
+  never paints: `ready()` says so with an `InputError` after `HIDDEN_GRACE`; bring the tab to the front.
+- **Click count.** QtWebEngine counts clicks itself from the *event timestamps* (same button, within the
+  double-click interval and the drag distance). A fresh `QMouseEvent` has timestamp 0, so two separate clicks
+  would become a double click. Our events carry timestamps from a private clock; the first press of a
+  `click()` is placed after the double-click interval, the further presses of `click(count=n)` right after,
+  which gives `detail == n` and `dblclick` for n == 2. QtWebEngine ignores `MouseButtonDblClick`, so none is
+  sent.
+- **Keys.** Chromium's `event.code` comes from the native scan code when there is one and otherwise from the
+  Qt key through the US layout; with no scan code (always, here) plain Qt keys give `KeyA`, `Digit1`, `Comma`,
+  `Enter`, `ArrowUp`, `ControlLeft`, `MetaLeft`…; `event.key` is the event text or the Qt key's name. Text with
+  Ctrl/Alt/Meta is left empty, as X11 does (`ctrl+a` -> key "a", select all). Uppercase letters and US-shifted
+  symbols carry the Shift modifier. Of the named keys only Enter and Space produce text (and a `keypress`),
+  as in Chrome.
+- **App shortcuts never fire.** A non-spontaneous `KeyPress` sent to a widget first goes through Qt's shortcut
+  map, resolved in the *active* window: `F5` sent to a tab of window A reloaded window B's tab and the page
+  never saw the key down. We let QtWebEngine see the `ShortcutOverride` (it picks editing commands such as
+  select-all from it), then swallow the one Qt generates for our key press; keys the page leaves unhandled come
+  back to the view's parent with our timestamp and their `ShortcutOverride` is swallowed too. So `key("ctrl+w")`
+  or `key("f5")` is a key for the page, never "close tab" or "reload".
+- **Unicode.** A key event carries at most 3 UTF-16 code units of text into Chromium (4 fill its buffer and
+  the text is silently dropped). Text is typed one grapheme per key event (`keydown`, `keypress`,
+  `beforeinput`, `input` with `insertText`, `keyup`, all trusted): ASCII, accents (also combining), CJK,
+  Hangul, RTL scripts, surrogate pairs such as 😀 and 3-unit keycaps work. Longer graphemes (👍🏽, 🇯🇵,
+  👩‍💻) are committed with a `QInputMethodEvent`, as an emoji picker or input method does: one trusted
+  `insertText` input event, no key events. Newlines become Enter and tabs Tab, as on a keyboard.
+- **Paste** is a `QInputMethodEvent` commit of the whole text: one `beforeinput`; one `input` event
+  (`insertText`, `data` = the text) in `<input>` (which turns line breaks into spaces), and one per line in
+  textareas and contenteditable, where Blink splits the commit at line breaks. The clipboard is never touched.
+- **Swipe** is a touch gesture (`QTouchEvent` from a touch screen device): pages see `pointerType == "touch"`
+  and `touchstart`/`touchmove`, and Chromium scrolls scrollable elements natively (then `pointercancel`), as
+  on a phone. `QEventPoint` has no position setter in Python, so the points come from `QMouseEvent.point(0)`,
+  which carries the widget position. Touch moves are one frame apart: Chromium's gesture detector works from
+  the time between them.
+- **Wheel**: QtWebEngine ignores `pixelDelta` and scrolls `angleDelta / 120 * wheelScrollLines * 20` DIPs;
+  `wheel()` computes `angleDelta` from the wanted CSS pixels (times zoom). Scrolling is not animated here.
+- **PySide6 6.12 on Python 3.11** drops a reference to None on every call of a method returning nothing; see
+  `app/pyside_fix.py` (applied at start-up).
+
+Costs measured on this machine (offscreen, software rendering): sending a click (move, press, release) takes
+0.2-1.4 ms and the page's `click` handler has run 1.3-4 ms after the call started (JS round trip 0.2 ms);
+typing costs 0.15-0.4 ms per character to send, about 0.6-0.9 ms per character until the page holds the value.
+The first operation on a new document pays `ready()`: 45-60 ms when the page has painted, up to ~0.5 s before.
+
+Not covered: HTML drag and drop (`draggable`) starts a platform drag in QtWebEngine, which mouse events from
+here do not drive; pinch zoom; the popup of a `<select>` (use the keyboard on the focused select).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Literal
+
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
+from PySide6.QtGui import (QGuiApplication, QInputDevice, QInputMethodEvent, QKeyEvent, QMouseEvent,
+                           QPointingDevice, QTouchEvent, QWheelEvent)
+from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
+
+log = logging.getLogger("browserpilot.browser")
+
+MouseButton = Literal["left", "right", "middle"]
+Direction = Literal["left", "right", "up", "down"]
+
+_T = QEvent.Type
+_K = Qt.Key
+_M = Qt.KeyboardModifier
+_NO_MODS = _M.NoModifier
+
+BUTTONS: dict[str, Qt.MouseButton] = {
+    "left": Qt.MouseButton.LeftButton,
+    "right": Qt.MouseButton.RightButton,
+    "middle": Qt.MouseButton.MiddleButton,
+}
+
+# Modifier names -> (Qt modifier flag, the key that holds it).
+MODIFIERS: dict[str, tuple[Qt.KeyboardModifier, Qt.Key]] = {
+    "ctrl": (_M.ControlModifier, _K.Key_Control),
+    "control": (_M.ControlModifier, _K.Key_Control),
+    "shift": (_M.ShiftModifier, _K.Key_Shift),
+    "alt": (_M.AltModifier, _K.Key_Alt),
+    "option": (_M.AltModifier, _K.Key_Alt),
+    "meta": (_M.MetaModifier, _K.Key_Meta),
+    "cmd": (_M.MetaModifier, _K.Key_Meta),
+    "command": (_M.MetaModifier, _K.Key_Meta),
+    "super": (_M.MetaModifier, _K.Key_Meta),
+    "win": (_M.MetaModifier, _K.Key_Meta),
+}
+
+# Named keys -> (Qt key, text the key produces). Only Enter and Space produce text (Enter's keypress is
+# part of what pages expect, e.g. to submit); Tab, Backspace, Escape… fire keydown/keyup only, as in Chrome.
+NAMED_KEYS: dict[str, tuple[Qt.Key, str]] = {
+    "enter": (_K.Key_Return, "\r"),
+    "return": (_K.Key_Return, "\r"),
+    "tab": (_K.Key_Tab, ""),
+    "esc": (_K.Key_Escape, ""),
+    "escape": (_K.Key_Escape, ""),
+    "backspace": (_K.Key_Backspace, ""),
+    "delete": (_K.Key_Delete, ""),
+    "del": (_K.Key_Delete, ""),
+    "insert": (_K.Key_Insert, ""),
+    "arrowup": (_K.Key_Up, ""),
+    "up": (_K.Key_Up, ""),
+    "arrowdown": (_K.Key_Down, ""),
+    "down": (_K.Key_Down, ""),
+    "arrowleft": (_K.Key_Left, ""),
+    "left": (_K.Key_Left, ""),
+    "arrowright": (_K.Key_Right, ""),
+    "right": (_K.Key_Right, ""),
+    "home": (_K.Key_Home, ""),
+    "end": (_K.Key_End, ""),
+    "pageup": (_K.Key_PageUp, ""),
+    "pgup": (_K.Key_PageUp, ""),
+    "pagedown": (_K.Key_PageDown, ""),
+    "pgdn": (_K.Key_PageDown, ""),
+    "space": (_K.Key_Space, " "),
+    "plus": (_K.Key_Plus, "+"),
+    **{f"f{n}": (Qt.Key(int(_K.Key_F1) + n - 1), "") for n in range(1, 13)},
+}
+
+# US layout: characters typed with Shift held (letters are handled separately).
+_US_SHIFTED = set('~!@#$%^&*()_+{}|:"<>?')
+# A key event carries at most this many UTF-16 code units of text into Chromium (its buffer holds 4 and
+# needs a terminating zero); longer graphemes are committed through the input method path.
+MAX_KEY_TEXT_UNITS = 3
+
+# Chromium drops non-move input until the first paint of a new page; `ready()` waits for that.
+READY_TIMEOUT = 10.0
+HIDDEN_GRACE = 0.5  # seconds a background tab gets to show that it takes input
+FRAME = 1 / 60  # seconds between touch moves
+SETTLE = 2 * FRAME  # after a new page first takes input
+_PROBE_INSTALL = """(() => {
+  if (!window.__bpInputProbe) {
+    const box = window.__bpInputProbe = {n: 0};
+    window.addEventListener('keyup', (e) => { if (e.isTrusted && e.key === 'Shift') box.n += 1; }, true);
+  }
+  return window.__bpInputProbe.n;
+})()"""
+_PROBE_READ = "(window.__bpInputProbe ? window.__bpInputProbe.n : -1)"
+
+
+class InputError(PageError):
+    """Input cannot be delivered (no render widget, the page does not take input)."""
+
+
+# -- timestamps ----------------------------------------------------------------------------------------
+class _Clock:
+    """Strictly increasing event timestamps in ms (QtWebEngine counts clicks from them)."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self.last_press = -(10**9)
+
+    def next(self, at_least: int = 0) -> int:
+        value = max(int(time.monotonic() * 1000), self._last + 1, at_least)
+        self._last = value
+        return value
+
+    def fresh_press(self) -> int:
+        """A press that starts a new click sequence: later than the double-click interval."""
+        interval = QGuiApplication.styleHints().mouseDoubleClickInterval()
+        self.last_press = self.next(self.last_press + interval + 1)
+        return self.last_press
+
+    def repeat_press(self) -> int:
+        """The next press of the same click sequence (double, triple click)."""
+        self.last_press = self.next()
+        return self.last_press
+
+
+_CLOCK = _Clock()
+_TOUCH_CLOCK = _Clock()  # real time only: QtWebEngine maps touch timestamps to Chromium's clock once
+
+_touch_device: QPointingDevice | None = None
+
+
+def _touchscreen() -> QPointingDevice:
+    global _touch_device
+    if _touch_device is None:
+        _touch_device = QPointingDevice(
+            "browserpilot-touch", 0x4250_7400, QInputDevice.DeviceType.TouchScreen,
+            QPointingDevice.PointerType.Finger,
+            QInputDevice.Capability.Position | QInputDevice.Capability.Area, 10, 0)
+    return _touch_device
+
+
+# -- parsing -------------------------------------------------------------------------------------------
+def _button(name: str) -> Qt.MouseButton:
+    try:
+        return BUTTONS[name.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"unknown mouse button {name!r}; use one of: {', '.join(BUTTONS)}") from None
+
+
+def _modifier_names(modifiers: str | Iterable[str]) -> list[str]:
+    names = [m for m in modifiers.split("+")] if isinstance(modifiers, str) else list(modifiers)
+    result: list[str] = []
+    for raw in names:
+        name = raw.strip().lower()
+        if not name:
+            continue
+        if name not in MODIFIERS:
+            raise ValueError(f"unknown modifier {raw!r}; use any of: {', '.join(MODIFIERS)}")
+        if MODIFIERS[name][1] not in (MODIFIERS[n][1] for n in result):
+            result.append(name)
+    return result
+
+
+def _char_key(char: str) -> tuple[int, bool]:
+    """The Qt key for typing `char` (one grapheme) and whether Shift is held for it on a US keyboard."""
+    if len(char) == 1 and " " <= char <= "~":
+        if "a" <= char <= "z":
+            return ord(char.upper()), False
+        if "A" <= char <= "Z":
+            return ord(char), True
+        return ord(char), char in _US_SHIFTED
+    if len(char) == 1:  # one code point: Qt keys for letters are their uppercase form (é -> É)
+        upper = char.upper()
+        return ord(upper if len(upper) == 1 else char), False
+    return 0, False  # several code points: Chromium takes the key from the text
+
+
+def _key_names() -> str:
+    return ", ".join(sorted(set(NAMED_KEYS))) + ", or a single character"
+
+
+def parse_shortcut(shortcut: str) -> tuple[list[str], Qt.Key | int, str, bool]:
+    """`"ctrl+shift+k"` -> (modifier names, Qt key, text, shift implied by the character).
+
+    Names are case-insensitive ("Ctrl+A" is ctrl+a); a lone uppercase letter ("A") or US-shifted symbol
+    ("!") implies Shift.
+
+    Raises `ValueError` naming the unknown part and listing accepted names.
+    """
+    if not isinstance(shortcut, str) or not shortcut:
+        raise ValueError("empty key; give a key name such as 'enter' or 'ctrl+a'")
+    if shortcut == "+":
+        parts = ["+"]
+    elif shortcut.endswith("++"):
+        parts = shortcut[:-2].split("+") + ["+"]
+    else:
+        parts = shortcut.split("+")
+    *mod_parts, key_part = parts
+    if any(not p.strip() for p in mod_parts):
+        raise ValueError(f"malformed shortcut {shortcut!r}; write it like 'ctrl+shift+k'")
+    mods = _modifier_names(mod_parts)
+    name = key_part if len(key_part) == 1 else key_part.strip().lower()
+    if name in NAMED_KEYS:
+        key, text = NAMED_KEYS[name]
+        return mods, key, text, False
+    if len(_graphemes(key_part)) == 1 and key_part not in ("\n", "\r", "\t"):
+        key, shifted = _char_key(key_part)
+        if any(MODIFIERS[m][1] != _K.Key_Shift for m in mods):
+            # "Ctrl+A" means ctrl+a, as people write it; only a lone "A" implies Shift.
+            return mods, key, key_part.lower(), False
+        return mods, key, key_part, shifted
+    if name in MODIFIERS:
+        raise ValueError(f"{shortcut!r} has only modifiers; add the key to press, e.g. '{name}+a'")
+    raise ValueError(f"unknown key {key_part!r} in {shortcut!r}; use one of: {_key_names()}")
+
+
+# -- graphemes -----------------------------------------------------------------------------------------
+_ZWJ = "\u200d"
+
+
+def _extends(char: str) -> bool:
+    """True if `char` belongs to the grapheme before it (marks, variation selectors, skin tones, tags)."""
+    cp = ord(char)
+    return (unicodedata.category(char) in ("Mn", "Me", "Mc")
+            or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF  # variation selectors
+            or 0x1F3FB <= cp <= 0x1F3FF  # emoji skin tones
+            or 0xE0020 <= cp <= 0xE007F)  # tag characters (subdivision flags)
+
+
+def _regional(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
+
+
+def _graphemes(text: str) -> list[str]:
+    """Split text into user-perceived characters (close to UAX #29 for what people type: combining marks,
+    emoji modifiers, ZWJ sequences, flags, keycaps, CR LF)."""
+    clusters: list[str] = []
+    i = 0
+    while i < len(text):
+        start = i
+        char = text[i]
+        i += 1
+        if char == "\r" and i < len(text) and text[i] == "\n":
+            i += 1
+        elif _regional(char) and i < len(text) and _regional(text[i]):
+            i += 1
+        elif char not in "\r\n":
+            while i < len(text):
+                nxt = text[i]
+                if _extends(nxt):
+                    i += 1
+                elif nxt == _ZWJ:
+                    i += 2 if i + 1 < len(text) and text[i + 1] not in "\r\n" else 1
+                else:
+                    break
+        clusters.append(text[start:i])
+    return clusters
+
+
+def _utf16_units(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+
+# -- per-view state ------------------------------------------------------------------------------------
+class _ViewInput(QObject):
+    """What all drivers of one view share: mouse position and buttons, which document is known to take
+    input, and the filter that keeps app shortcuts from taking our keys.
+
+    The filter swallows the `ShortcutOverride` Qt makes for our key presses: on the render widget while we
+    send a key press; on the view's parent (where QtWebEngine re-sends keys the page did not handle) for
+    key events that carry one of our recent timestamps.
+    """
+
+    NAME = "browserpilot-input"
+
+    def __init__(self, view: QWebEngineView) -> None:
+        super().__init__(view)
+        self.setObjectName(self.NAME)
+        self.view = view
+        self.generation = 0
+        self.ready_for: tuple[int, int] | None = None
+        self.position: QPointF | None = None  # last mouse position (render widget coordinates)
+        self.buttons = Qt.MouseButton.NoButton
+        self.sending = False
+        self.stamps: deque[int] = deque(maxlen=512)
+        self._watched: set[int] = set()
+        view.loadStarted.connect(self._new_document)
+        view.loadFinished.connect(self._new_document)
+        view.renderProcessTerminated.connect(self._new_document)
+
+    @classmethod
+    def of(cls, view: QWebEngineView) -> _ViewInput:
+        found = view.findChild(QObject, cls.NAME, Qt.FindChildOption.FindDirectChildrenOnly)
+        return found if isinstance(found, cls) else cls(view)
+
+    def _new_document(self, *_args: object) -> None:
+        self.generation += 1
+
+    def watch(self, widget: QWidget | None) -> None:
+        if widget is None or not shiboken6.isValid(widget):
+            return
+        address = shiboken6.getCppPointer(widget)[0]
+        if address in self._watched:
+            return
+        self._watched.add(address)
+        widget.installEventFilter(self)
+        widget.destroyed.connect(lambda *_a, a=address: self._watched.discard(a))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() != _T.ShortcutOverride or event.spontaneous():
+            return False
+        if self.sending or event.timestamp() in self.stamps:  # type: ignore[attr-defined]
+            event.accept()
+            return True
+        return False
+
+
+# -- the driver ----------------------------------------------------------------------------------------
+class InputDriver:
+    """Trusted input for one `QWebEngineView`. Coordinates are CSS pixels of the top-level viewport.
+
+    All methods are coroutines (they may wait for the page to take input); the events themselves are sent
+    synchronously, so an operation costs well under a millisecond once the page is ready. Drivers of the
+    same view share their state, so creating one per operation is cheap.
+    """
+
+    def __init__(self, view: QWebEngineView) -> None:
+        self.view = view
+        self._state = _ViewInput.of(view)
+
+    # -- plumbing --------------------------------------------------------------------------------------
+    def target(self) -> QWidget:
+        """The widget that takes the page's input now (QtWebEngine may replace it at any navigation)."""
+        if not shiboken6.isValid(self.view):
+            raise InputError("the tab was closed")
+        proxy = self.view.focusProxy()
+        if proxy is None or not shiboken6.isValid(proxy):
+            raise InputError("the page has no render widget (it is starting or its renderer crashed)")
+        self._state.watch(proxy)
+        return proxy
+
+    def _doc_key(self, proxy: QWidget) -> tuple[int, int]:
+        return shiboken6.getCppPointer(proxy)[0], self._state.generation
+
+    def to_widget(self, x: float, y: float) -> QPointF:
+        """CSS pixels of the viewport -> render widget coordinates (device-independent pixels)."""
+        zoom = self.view.zoomFactor()
+        return QPointF(float(x) * zoom, float(y) * zoom)
+
+    async def ready(self, timeout: float = READY_TIMEOUT) -> None:
+        """Wait until the page takes input (Chromium drops clicks and keys before a new page's first paint).
+
+        Free once a document has been seen taking input; otherwise sends a trusted Shift key-up until a
+        listener in our isolated world reports it. A tab in the background whose page has not painted since
+        it loaded never will: that fails after `HIDDEN_GRACE` seconds with an `InputError`.
+        """
+        proxy = self.target()
+        key = self._doc_key(proxy)
+        if self._state.ready_for == key:
+            return
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + timeout
+        page = self.view.page()
+        probes = 0
+
+        def remaining() -> float:
+            now = loop.time()
+            if not self.view.isVisible() and now - started > HIDDEN_GRACE:
+                raise InputError("the tab is in the background and its page has not been shown since it loaded; "
+                                 "Chromium drops clicks and keys until a page has painted: bring the tab to the "
+                                 "front first")
+            if now >= deadline:
+                raise PageTimeout(f"the page did not take input within {timeout:g} s (it has not painted yet: "
+                                  "is it still loading?)")
+            return max(0.2, min(deadline - now, 5.0))
+
+        async def js(expression: str) -> object:
+            return await run_js(page, expression, timeout=remaining(), world=APP_WORLD)
+
+        while True:
+            try:
+                before = await js(_PROBE_INSTALL)
+                proxy = self.target()
+                key = self._doc_key(proxy)
+                self._send_key(proxy, _T.KeyRelease, _K.Key_Shift, _NO_MODS, "")
+                probes += 1
+                # A dropped probe never arrives; an accepted one arrives within a frame or so. Look a few
+                # times before sending another, so that the page normally sees a single probe.
+                probe_end = loop.time() + 0.1
+                while loop.time() < probe_end:
+                    after = await js(_PROBE_READ)
+                    if isinstance(after, (int, float)) and isinstance(before, (int, float)) and after > before:
+                        if self._doc_key(self.target()) == key:
+                            # Keys are taken now, but a wheel event sent in the same moment was still lost
+                            # now and then (1 in 30 to 50): give the fresh page two more frames.
+                            await asyncio.sleep(SETTLE)
+                            self._state.ready_for = key
+                            log.debug("page takes input after %.0f ms (%d probes)",
+                                      (loop.time() - started) * 1000, probes)
+                            return
+                        break
+                    if after == -1:
+                        break  # the document was replaced
+                    await asyncio.sleep(0.01)
+            except PageTimeout:
+                remaining()  # raises once the overall deadline has passed
+            except InputError:
+                raise
+            except PageError:  # navigating: the document is being replaced
+                await asyncio.sleep(0.02)
+            remaining()
+
+    # -- mouse -----------------------------------------------------------------------------------------
+    def _send_mouse(self, proxy: QWidget, kind: QEvent.Type, local: QPointF, button: Qt.MouseButton,
+                    buttons: Qt.MouseButton, mods: Qt.KeyboardModifier, stamp: int | None = None) -> None:
+        global_pos = QPointF(proxy.mapToGlobal(local))
+        event = QMouseEvent(kind, local, global_pos, button, buttons, mods)
+        event.setTimestamp(stamp if stamp is not None else _CLOCK.next())
+        QApplication.sendEvent(proxy, event)
+        self._state.position = local
+
+    def _move_to(self, proxy: QWidget, local: QPointF, mods: Qt.KeyboardModifier) -> None:
+        self._send_mouse(proxy, _T.MouseMove, local, Qt.MouseButton.NoButton, self._state.buttons, mods)
+
+    def _press_button(self, proxy: QWidget, local: QPointF, button: Qt.MouseButton, mods: Qt.KeyboardModifier,
+                      stamp: int) -> None:
+        self._state.buttons |= button
+        self._send_mouse(proxy, _T.MouseButtonPress, local, button, self._state.buttons, mods, stamp)
+
+    def _release_button(self, proxy: QWidget, local: QPointF, button: Qt.MouseButton,
+                        mods: Qt.KeyboardModifier) -> None:
+        self._state.buttons &= ~button
+        self._send_mouse(proxy, _T.MouseButtonRelease, local, button, self._state.buttons, mods)
+
+    @contextmanager
+    def _held(self, proxy: QWidget, names: Sequence[str]) -> Iterator[Qt.KeyboardModifier]:
+        """Hold modifier keys (key down before, key up after, like a person) and yield the flags."""
+        flags = _NO_MODS
+        pressed: list[str] = []
+        try:
+            for name in names:
+                flag, key = MODIFIERS[name]
+                flags |= flag
+                self._send_key(proxy, _T.KeyPress, key, flags, "")
+                pressed.append(name)
+            yield flags
+        finally:
+            for name in reversed(pressed):
+                flag, key = MODIFIERS[name]
+                self._send_key(proxy, _T.KeyRelease, key, flags, "")
+                flags &= ~flag
+
+    async def fence(self, timeout: float = 1.0) -> None:
+        """Wait until the page has handled every input event sent before this call.
+
+        Input events and `runJavaScript` reach the renderer on different channels, so a read right after an
+        action could see the page as it was before it. A trusted Shift key-up travels behind the earlier
+        events on the input channel; once our isolated-world listener has counted it, they have all been
+        handled. Gives up quietly when the document is replaced (a navigation) or after `timeout`."""
+        page = self.view.page()
+        loop = asyncio.get_running_loop()
+        try:
+            before = await run_js(page, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD)
+            self._send_key(self.target(), _T.KeyRelease, _K.Key_Shift, _NO_MODS, "")
+            deadline = loop.time() + timeout
+            while loop.time() < deadline:
+                after = await run_js(page, _PROBE_READ, timeout=timeout, world=APP_WORLD)
+                if not isinstance(after, (int, float)) or not isinstance(before, (int, float)) or after == -1 \
+                        or after > before:
+                    return
+                await asyncio.sleep(0.002)
+        except PageError:
+            return  # the document is changing: what it did with the input no longer matters
+
+    async def click(self, x: float, y: float, button: MouseButton | str = "left", count: int = 1,
+                    modifiers: str | Sequence[str] = ()) -> None:
+        """Click at (x, y): move there, then `count` press/release pairs (count=2 is a double click).
+
+        `modifiers` ("ctrl", "shift+alt", ["meta"]) are held around the click, with their key events.
+        """
+        qt_button = _button(button)
+        if not isinstance(count, int) or not 1 <= count <= 3:
+            raise ValueError(f"count must be 1, 2 or 3, not {count!r}")
+        names = _modifier_names(modifiers)
+        await self.ready()
+        started = time.perf_counter()
+        proxy = self.target()
+        local = self.to_widget(x, y)
+        with self._held(proxy, names) as mods:
+            self._move_to(proxy, local, mods)
+            for index in range(count):
+                stamp = _CLOCK.fresh_press() if index == 0 else _CLOCK.repeat_press()
+                self._press_button(proxy, local, qt_button, mods, stamp)
+                self._release_button(proxy, local, qt_button, mods)
+        log.debug("click %s x%d at (%.1f, %.1f) in %.2f ms", button, count, x, y,
+                  (time.perf_counter() - started) * 1000)
+
+    async def move(self, x: float, y: float, steps: int = 1) -> None:
+        """Move the mouse to (x, y), in `steps` moves from the last position (hover effects, tooltips).
+
+        Moves are never dropped by Chromium, so this does not wait for the page."""
+        proxy = self.target()
+        end = self.to_widget(x, y)
+        last = self._state.position
+        start = last if last is not None and steps > 1 else end
+        for point in _path(start, end, max(1, steps)):
+            self._move_to(proxy, point, _NO_MODS)
+
+    async def down(self, x: float, y: float, button: MouseButton | str = "left") -> None:
+        """Press a button at (x, y) and keep it down (finish with `up`)."""
+        qt_button = _button(button)
+        await self.ready()
+        proxy = self.target()
+        local = self.to_widget(x, y)
+        self._move_to(proxy, local, _NO_MODS)
+        self._press_button(proxy, local, qt_button, _NO_MODS, _CLOCK.fresh_press())
+
+    async def up(self, x: float, y: float, button: MouseButton | str = "left") -> None:
+        """Release a button at (x, y)."""
+        qt_button = _button(button)
+        proxy = self.target()
+        local = self.to_widget(x, y)
+        if self._state.position != local:
+            self._move_to(proxy, local, _NO_MODS)
+        self._release_button(proxy, local, qt_button, _NO_MODS)
+
+    async def drag(self, x: float, y: float, dx: float, dy: float, steps: int = 12,
+                   button: MouseButton | str = "left", step_delay: float = 0.0) -> None:
+        """Press at (x, y), move by (dx, dy) in `steps` moves, release there.
+
+        Works for native range inputs and for sliders built on mouse or pointer events. Moves are sent
+        back to back (Chromium coalesces them per frame and flushes them before the release); give
+        `step_delay` (seconds) for pages that sample the pointer on a timer.
+        """
+        qt_button = _button(button)
+        if steps < 1:
+            raise ValueError(f"steps must be at least 1, not {steps!r}")
+        await self.ready()
+        proxy = self.target()
+        start = self.to_widget(x, y)
+        end = self.to_widget(x + dx, y + dy)
+        self._move_to(proxy, start, _NO_MODS)
+        self._press_button(proxy, start, qt_button, _NO_MODS, _CLOCK.fresh_press())
+        try:
+            for point in _path(start, end, steps):
+                if step_delay > 0:
+                    await asyncio.sleep(step_delay)
+                    proxy = self.target()
+                self._move_to(proxy, point, _NO_MODS)
+        finally:
+            self._release_button(self.target(), end, qt_button, _NO_MODS)
+
+    async def wheel(self, x: float, y: float, dx: float = 0.0, dy: float = 0.0,
+                    modifiers: str | Sequence[str] = ()) -> None:
+        """Turn the wheel over (x, y): scroll by (dx, dy) CSS pixels (positive dy scrolls down, positive dx
+        right). The page gets one trusted `wheel` event with `deltaY == dy`; scrolling is not animated."""
+        names = _modifier_names(modifiers)
+        zoom = self.view.zoomFactor()
+        # QtWebEngine scrolls angleDelta / 120 * wheelScrollLines * 20 DIPs and ignores pixelDelta.
+        per_unit = QGuiApplication.styleHints().wheelScrollLines() * 20 / 120
+        angle_x = -round(dx * zoom / per_unit)
+        angle_y = -round(dy * zoom / per_unit)
+        if angle_x == 0 and angle_y == 0:
+            return
+        await self.ready()
+        proxy = self.target()
+        local = self.to_widget(x, y)
+        with self._held(proxy, names) as mods:
+            self._move_to(proxy, local, mods)
+            event = QWheelEvent(local, QPointF(proxy.mapToGlobal(local)),
+                                _point(-dx * zoom, -dy * zoom), _point(angle_x, angle_y),
+                                self._state.buttons, mods, Qt.ScrollPhase.NoScrollPhase, False)
+            event.setTimestamp(_CLOCK.next())
+            QApplication.sendEvent(proxy, event)
+
+    async def swipe(self, x: float, y: float, direction: Direction | str, distance: float = 300.0,
+                    steps: int = 10) -> None:
+        """A one-finger touch swipe starting at (x, y): the finger moves `distance` CSS pixels towards
+        `direction` ("left" moves the finger left, which scrolls content to the right, as on a phone).
+
+        Takes about (steps + 1) frames: Chromium recognises gestures from the time between touch moves, so
+        they are one frame apart.
+        """
+        vectors = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
+        try:
+            ux, uy = vectors[str(direction).lower()]
+        except KeyError:
+            raise ValueError(f"unknown swipe direction {direction!r}; use one of: {', '.join(vectors)}") from None
+        if steps < 1:
+            raise ValueError(f"steps must be at least 1, not {steps!r}")
+        await self.ready()
+        start = self.to_widget(x, y)
+        end = self.to_widget(x + ux * distance, y + uy * distance)
+        self._touch(_T.TouchBegin, start)
+        try:
+            for point in _path(start, end, steps):
+                await asyncio.sleep(FRAME)
+                self._touch(_T.TouchUpdate, point)
+            await asyncio.sleep(FRAME)
+        finally:
+            self._touch(_T.TouchEnd, end)
+
+    def _touch(self, kind: QEvent.Type, local: QPointF) -> None:
+        proxy = self.target()
+        mouse_kind = {_T.TouchBegin: _T.MouseButtonPress, _T.TouchUpdate: _T.MouseMove,
+                      _T.TouchEnd: _T.MouseButtonRelease}[kind]
+        # QEventPoint has no position setter in Python; a mouse event's point carries the widget position
+        # and the right state (pressed, updated, released).
+        carrier = QMouseEvent(mouse_kind, local, QPointF(proxy.mapToGlobal(local)),
+                              Qt.MouseButton.LeftButton if kind != _T.TouchUpdate else Qt.MouseButton.NoButton,
+                              Qt.MouseButton.LeftButton, _NO_MODS)
+        event = QTouchEvent(kind, _touchscreen(), _NO_MODS, [carrier.point(0)])
+        event.setTimestamp(_TOUCH_CLOCK.next())
+        QApplication.sendEvent(proxy, event)
+
+    # -- keyboard --------------------------------------------------------------------------------------
+    def _send_key(self, proxy: QWidget, kind: QEvent.Type, key: Qt.Key | int, mods: Qt.KeyboardModifier,
+                  text: str) -> None:
+        state = self._state
+        stamp = _CLOCK.next()
+        if kind == _T.KeyPress:
+            # Let QtWebEngine see the shortcut override as Qt would (it picks editing commands from it)...
+            override = QKeyEvent(_T.ShortcutOverride, int(key), mods, text)
+            override.setTimestamp(stamp)
+            QApplication.sendEvent(proxy, override)
+        state.stamps.append(stamp)
+        state.watch(self.view.parentWidget())
+        event = QKeyEvent(kind, int(key), mods, text)
+        event.setTimestamp(stamp)
+        # ...but never let the app's shortcuts (resolved in whichever window is active) take our key.
+        state.sending = kind == _T.KeyPress
+        try:
+            QApplication.sendEvent(proxy, event)
+        finally:
+            state.sending = False
+
+    def _press(self, proxy: QWidget, key: Qt.Key | int, mods: Qt.KeyboardModifier, text: str) -> None:
+        self._send_key(proxy, _T.KeyPress, key, mods, text)
+        self._send_key(proxy, _T.KeyRelease, key, mods, text)
+
+    async def key(self, shortcut: str) -> None:
+        """Press a key or a shortcut: "enter", "tab", "shift+tab", "ctrl+a", "ctrl+shift+k", "arrowdown",
+        "esc", "f5", "a", "é"… Modifier keys go down in the given order and up in reverse.
+
+        The key goes to the page only: app shortcuts (Ctrl+W, F5…) are not triggered.
+        """
+        names, key, text, shifted = parse_shortcut(shortcut)
+        if shifted and "shift" not in names:
+            names.append("shift")
+        if key == _K.Key_Tab and "shift" in names:
+            key = _K.Key_Backtab  # what Qt itself delivers for Shift+Tab
+        if any(MODIFIERS[n][0] & (_M.ControlModifier | _M.AltModifier | _M.MetaModifier) for n in names):
+            text = ""  # as X11 does; Chromium then reads the key itself (ctrl+a -> key "a")
+        elif "shift" in names and len(text) == 1:
+            text = text.upper()
+        await self.ready()
+        proxy = self.target()
+        with self._held(proxy, names) as mods:
+            self._press(proxy, key, mods, text)
+
+    async def type_text(self, text: str, delay: float = 0.0) -> None:
+        """Type `text` key by key into whatever has focus. Any Unicode; "\\n" is Enter, "\\t" is Tab.
+
+        `delay` (seconds) waits between characters; none by default.
+        """
+        if not text:
+            return
+        await self.ready()
+        started = time.perf_counter()
+        for cluster in _graphemes(text):
+            proxy = self.target()
+            if cluster in ("\n", "\r", "\r\n"):
+                self._press(proxy, _K.Key_Return, _NO_MODS, "\r")
+            elif cluster == "\t":
+                self._press(proxy, _K.Key_Tab, _NO_MODS, "")
+            elif _utf16_units(cluster) <= MAX_KEY_TEXT_UNITS:
+                key, shifted = _char_key(cluster)
+                self._press(proxy, key, _M.ShiftModifier if shifted else _NO_MODS, cluster)
+            else:
+                self._commit(proxy, cluster)
+            if delay > 0:
+                await asyncio.sleep(delay)
+        log.debug("typed %d characters in %.1f ms", len(text), (time.perf_counter() - started) * 1000)
+
+    def _commit(self, proxy: QWidget, text: str) -> None:
+        event = QInputMethodEvent("", [])
+        event.setCommitString(text)
+        QApplication.sendEvent(proxy, event)
+
+    async def paste(self, text: str) -> None:
+        """Insert `text` as one block at the caret of the focused editable element, as an input method
+        commit: one `beforeinput`, and `input` events with inputType `insertText` (one per line in textareas
+        and contenteditable). The clipboard is not used."""
+        if not text:
+            return
+        await self.ready()
+        self._commit(self.target(), text)
+
+
+def _point(x: float, y: float) -> QPoint:
+    return QPoint(round(x), round(y))
+
+
+def _path(start: QPointF, end: QPointF, steps: int) -> list[QPointF]:
+    """`steps` points from just after `start` to exactly `end`."""
+    return [QPointF(start.x() + (end.x() - start.x()) * i / steps, start.y() + (end.y() - start.y()) * i / steps)
+            for i in range(1, steps + 1)]

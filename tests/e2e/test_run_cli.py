@@ -1,0 +1,112 @@
+"""`browserpilot run`, `workflow` and `runs` as a person uses them: real app processes, real pages."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envs.datadir import DataDir
+from envs.jsonstore import JsonStore
+from envs.model import EnvsDocument
+from tests.support.app_process import app_command, app_env, run_cli
+from tests.support.server import LocalServer, Response
+from workflows.runs import RunsDocument
+from workflows.store import WorkflowsDocument
+
+pytestmark = pytest.mark.e2e
+
+
+def workflow(name: str, url: str, extra: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    nodes = [{"id": "start", "data": {"type": "start", "variables": [{"variable": "who", "type": "string"}]}},
+             {"id": "open", "data": {"type": "goto", "url": url + "?who={{#input.who#}}"}},
+             *(extra or []),
+             {"id": "read", "data": {"type": "script", "source": "return {h: document.querySelector('h1').textContent}"}},
+             {"id": "end", "data": {"type": "end", "outputs": [{"variable": "heading", "value_selector": ["read", "h"]}]}}]
+    edges = [{"source": a["id"], "target": b["id"]} for a, b in zip(nodes, nodes[1:])]
+    return {"kind": "app", "version": "0.3.0", "app": {"name": name, "mode": "workflow"},
+            "workflow": {"environment_variables": [], "conversation_variables": [],
+                         "graph": {"nodes": nodes, "edges": edges}}}
+
+
+@pytest.fixture
+def greeter(server: LocalServer) -> LocalServer:
+    server.route("/hello", lambda r: Response(f"<title>Hello</title><h1>Hello {r.arg('who')}</h1>"))
+    return server
+
+
+def test_run_a_file_then_by_name_and_read_the_records(data_dir: Path, greeter: LocalServer, tmp_path: Path) -> None:
+    file = tmp_path / "greet.json"
+    file.write_bytes(b"\xef\xbb\xbf" + json.dumps(workflow("Greet", greeter.url("/hello"))).encode())
+    result = run_cli(data_dir, "run", str(file), "--headless", "--json", "--input", "who=Zoë", timeout=120)
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["status"] == "ok" and record["outputs"] == {"heading": "Hello Zoë"}
+    assert greeter.hits("/hello")[0].arg("who") == "Zoë"
+
+    imported = run_cli(data_dir, "workflow", "import", str(file))
+    assert imported.returncode == 0 and imported.stdout.startswith("imported wf-")
+    by_name = run_cli(data_dir, "run", "Greet", "--headless", "--input", "who=Bob", timeout=120)
+    assert by_name.returncode == 0, by_name.stderr
+    assert "output heading: \"Hello Bob\"" in by_name.stdout
+    listed = run_cli(data_dir, "runs", "list").stdout.splitlines()
+    assert len(listed) == 2 and all("\tok\tGreet\t" in line for line in listed)
+    shown = json.loads(run_cli(data_dir, "runs", "show", listed[0].split("\t")[0], "--json").stdout)
+    assert [t["node"] for t in shown["trace"]] == ["start", "open", "read", "end"]
+    exported = tmp_path / "out.json"
+    assert run_cli(data_dir, "workflow", "export", "Greet", "-o", str(exported)).returncode == 0
+    assert json.loads(exported.read_text("utf-8"))["app"]["name"] == "Greet"
+    assert run_cli(data_dir, "workflow", "delete", "Greet").returncode == 0
+    assert run_cli(data_dir, "workflow", "list").stdout == ""
+
+
+def test_failures_and_batches_set_the_exit_status(data_dir: Path, greeter: LocalServer, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(workflow("Broken", greeter.url("/hello"), [
+        {"id": "nope", "data": {"type": "click", "locator": {"selector": "#missing"}, "timeout": 0.5}}])))
+    failed = run_cli(data_dir, "run", str(broken), "--headless", "--input", "who=x", timeout=120)
+    assert failed.returncode == 1
+    assert "stopped at: nope" in failed.stdout and "no element matches" in failed.stderr
+    invalid = tmp_path / "invalid.json"
+    invalid.write_text('{"kind": "app", "version": "0.3.0", "app": {"name": "X"}, "workflow": {"graph": '
+                       '{"nodes": [{"id": "a", "data": {"type": "teleport"}}], "edges": []}}}')
+    rejected = run_cli(data_dir, "run", str(invalid), "--headless")
+    assert rejected.returncode == 1 and "teleport" in rejected.stderr
+    rows = tmp_path / "rows.csv"
+    rows.write_text("who\nAnn\nBen\nCid\n", "utf-8")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(workflow("Good", greeter.url("/hello"))))
+    batch = run_cli(data_dir, "run", str(good), "--headless", "--rows", str(rows), "--concurrency", "2", timeout=180)
+    assert batch.returncode == 0, batch.stderr
+    assert batch.stdout.strip().endswith("3 ok, 0 failed of 3")
+    assert sorted(r.arg("who") for r in greeter.hits("/hello") if r.arg("who") != "x") == ["Ann", "Ben", "Cid"]
+
+
+def test_sigkill_during_a_run_leaves_every_store_valid(data_dir: Path, greeter: LocalServer, tmp_path: Path) -> None:
+    slow = tmp_path / "slow.json"
+    slow.write_text(json.dumps(workflow("Slow", greeter.url("/hello"), [
+        {"id": "sleep", "data": {"type": "script", "source": "await new Promise(r => setTimeout(r, 60000)); return {}",
+                                 "timeout": 120}}])))
+    process = subprocess.Popen([*app_command(), "--data-dir", str(data_dir), "run", str(slow), "--headless",
+                                "--input", "who=K"], env=app_env(), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        greeter.wait_for("/hello", timeout=60)
+        time.sleep(0.5)
+        process.send_signal(signal.SIGKILL)
+        process.wait(20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    data = DataDir(data_dir)
+    for path, model in ((data.root / "runs.json", RunsDocument), (data.envs_json, EnvsDocument)):
+        assert JsonStore(path, model, model).load().problem is None
+    assert not list(data_dir.glob("*.corrupt-*"))
+    shown = run_cli(data_dir, "runs", "list")
+    assert shown.returncode == 0 and "\tfailed\tSlow\t" in shown.stdout
+    assert JsonStore(data.root / "workflows.json", WorkflowsDocument, WorkflowsDocument).load().problem is None
