@@ -305,8 +305,14 @@ class Executor:
             locator = await self._locate(node, data.locator, entry, timeout_ms / 1000, variables)
             text = as_text(render(data.text))
             name = "page_paste" if data.entry == "paste" else "page_type"
-            result = await self._op(node, name, {"locator": locator, "text": text, "replace": True,
-                                                 "timeoutMs": timeout_ms})
+            try:
+                await self._op(node, name, {"locator": locator, "text": text, "replace": True,
+                                            "timeoutMs": timeout_ms})
+            except NodeFailed as failure:
+                if "<select" not in str(failure) or "not editable" not in str(failure):
+                    raise
+                # A recorded `change` on a <select> the selector did not name as one: choose the option.
+                await self._op(node, "page_select", {"locator": locator, "option": text, "timeoutMs": timeout_ms})
             return {"value": text}, None
         if kind == "select":
             timeout_ms = self._acting_timeout_ms(node)

@@ -129,7 +129,8 @@ def test_selectors_become_locators(step: dict[str, Any], expected_locator: dict[
 
 
 @pytest.mark.parametrize("step, problem", [
-    ({"type": "click", "selectors": []}, "steps[0] (click): has no selectors"),
+    ({"type": "click", "selectors": []}, "steps[0] (click): skipped: no usable selector"),
+    ({"type": "change", "value": "x"}, "steps[0] (change): skipped: no usable selector"),
     ({"type": "click", "selectors": [["#a"]], "button": "back"},
      "steps[0] (click): skipped: the 'back' mouse button is not supported"),
     ({"type": "navigate"}, "steps[0] (navigate): skipped: no url"),
