@@ -111,6 +111,10 @@ class Executor:
         except VariableError as exc:  # an input problem before any node ran
             record.status = "failed"
             record.error = str(exc)
+        except Exception as exc:  # a defect of ours: still end the run with a record that says so
+            log.exception("run %s failed unexpectedly", record.id)
+            record.status = "failed"
+            record.error = f"internal error: {type(exc).__name__}: {exc}"
         finally:
             record.ended_at = now()
             record.duration_ms = round((time.perf_counter() - started) * 1000, 1)
