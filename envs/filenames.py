@@ -1,4 +1,5 @@
-"""Safe file names for downloads and exports: a plain base name, kept inside its folder, de-duplicated."""
+"""Safe file names for downloads, exports and captures: a plain base name, kept inside its folder,
+de-duplicated with ` (1)`, ` (2)`. Pure Python, shared by the browser adapter and the workflow engine."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ def safe_file_name(name: str, fallback: str = "download") -> str:
         base = (stem if keep else name).encode("utf-8")[: 200 - len(keep) - 1].decode("utf-8", "ignore")
         name = f"{base}.{keep}" if keep else base
     return name
+
+
+def safe_name_with_extension(name: str, extension: str, fallback: str = "export") -> str:
+    """`safe_file_name`, ending in `extension` (added when missing)."""
+    name = safe_file_name(name, fallback)
+    return name if name.lower().endswith(extension.lower()) else name + extension
 
 
 def unique_safe_path(folder: Path, proposed: str) -> Path:

@@ -11,34 +11,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
-import unicodedata
 from pathlib import Path
 from typing import Any
 
+from envs.filenames import safe_name_with_extension, unique_safe_path
 from envs.jsonstore import atomic_write_text
 from workflows.template import Variables, VariableError, as_text
 
-_UNSAFE = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
 EXTENSIONS = {"csv": ".csv", "json": ".json", "jsonl": ".jsonl", "md": ".md", "pdf": ".pdf"}
-
-
-def safe_name(name: str, extension: str) -> str:
-    name = unicodedata.normalize("NFC", name or "").replace("\\", "/").split("/")[-1]
-    name = _UNSAFE.sub("_", name).strip().strip(".") or "export"
-    if not name.lower().endswith(extension):
-        name += extension
-    return name
-
-
-def unique_path(folder: Path, name: str) -> Path:
-    candidate = folder / name
-    stem, ext = candidate.stem, candidate.suffix
-    counter = 1
-    while candidate.exists():
-        candidate = folder / f"{stem} ({counter}){ext}"
-        counter += 1
-    return candidate
 
 
 def table_from(data: Any, variables: Variables) -> tuple[str, list[str], list[list[Any]]]:
@@ -77,7 +57,7 @@ def write_export(data: Any, variables: Variables, folder: Path) -> Path:
     filename, headers, rows = table_from(data, variables)
     fmt = data.format
     folder.mkdir(parents=True, exist_ok=True)
-    path = unique_path(folder, safe_name(filename, EXTENSIONS[fmt]))
+    path = unique_safe_path(folder, safe_name_with_extension(filename, EXTENSIONS[fmt]))
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\r\n")

@@ -30,7 +30,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEnginePage
 
-from app.browser.files import safe_file_name, unique_safe_path
+from envs.filenames import safe_file_name, unique_safe_path
 from app.browser.js import PageError, PageTimeout
 
 log = logging.getLogger("browserpilot.browser")

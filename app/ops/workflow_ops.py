@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
+from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 from workflows.io import dump_document, load_any, parse_json, read_file
@@ -242,11 +243,10 @@ async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
 async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any]:
     """Write a saved workflow to a file in the 0.3.0 shape (without the local id). Returns {path}."""
     from workflows.io import save_file
-    from workflows.export import safe_name
 
     saved = ctx.workflows.find(params.name)
     doc = validate_document(saved.document)
-    target = Path(params.path).expanduser() if params.path else ctx.data.exports / safe_name(saved.name, ".json")
+    target = Path(params.path).expanduser() if params.path else ctx.data.exports / safe_name_with_extension(saved.name, ".json", "workflow")
     return {"path": str(save_file(target, doc))}
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.browser.files import safe_file_name, unique_safe_path
+from envs.filenames import safe_file_name, unique_safe_path
 from app.browser.urls import address_to_url
 
 SEARCH = "https://search.example/?q={query}"
