@@ -110,6 +110,9 @@ def _wakeup_timer() -> Any:
 
 
 def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
+    from app.mcp.service import prefetch_sdk
+
+    prefetch_sdk(data)  # the MCP SDK loads on a worker thread while Qt starts (it takes about a second)
     from app.shell import BrowserPilotApp
 
     app, loop = _qt_app(headless)

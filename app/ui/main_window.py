@@ -1,17 +1,23 @@
-"""The app's own window: panels (Environments now; Workflows and Runs come later), menus and shortcuts."""
+"""The app's own window: panels (Environments, Workflows, Runs), menus and shortcuts."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QTabWidget,
     QVBoxLayout,
@@ -21,14 +27,110 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.ui.env_panel import EnvironmentsPanel
 from app.ui.op_runner import OpRunner
+from app.ui.runs_panel import RunsPanel
+from app.ui.workflows_panel import WorkflowsPanel
 from envs.datadir import DataDir
 from envs.store import EnvStore
 
+if TYPE_CHECKING:
+    from app.mcp.service import McpService
+
+
+class McpSection(QGroupBox):
+    """The MCP server in the settings: on/off, status and URL, the token, ready-to-paste client configurations."""
+
+    def __init__(self, mcp: "McpService", parent: QWidget | None = None) -> None:
+        super().__init__("MCP server for AI agents", parent)
+        self.mcp = mcp
+        self.enabled = QCheckBox("Serve MCP to agents on this computer (127.0.0.1 only, with a token)", self)
+        self.enabled.setObjectName("mcp-enabled")
+        self.enabled.setChecked(mcp.enabled)
+        self.enabled.toggled.connect(self._toggle)
+        self.status = QLabel(self)
+        self.status.setObjectName("mcp-status")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setWordWrap(True)
+        copy_token = QPushButton("Copy Token", self)
+        copy_token.setObjectName("mcp-copy-token")
+        copy_token.clicked.connect(lambda: self._copy(self.mcp.token(), "Token copied"))
+        regenerate = QPushButton("Regenerate Token…", self)
+        regenerate.setObjectName("mcp-regenerate")
+        regenerate.clicked.connect(self._regenerate)
+        self.choice = QComboBox(self)
+        self.choice.setObjectName("mcp-config-choice")
+        self.choice.currentIndexChanged.connect(lambda _index: self._show_config())
+        self.config = QPlainTextEdit(self)
+        self.config.setObjectName("mcp-config")
+        self.config.setReadOnly(True)
+        self.config.setMinimumHeight(120)
+        copy_config = QPushButton("Copy Configuration", self)
+        copy_config.setObjectName("mcp-copy-config")
+        copy_config.clicked.connect(lambda: self._copy(self.config.toPlainText(), "Configuration copied"))
+        self.note = QLabel(self)
+        token_row = QHBoxLayout()
+        token_row.addWidget(copy_token)
+        token_row.addWidget(regenerate)
+        token_row.addStretch(1)
+        config_row = QHBoxLayout()
+        config_row.addWidget(QLabel("Client:", self))
+        config_row.addWidget(self.choice, 1)
+        config_row.addWidget(copy_config)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.enabled)
+        layout.addWidget(self.status)
+        layout.addLayout(token_row)
+        layout.addLayout(config_row)
+        layout.addWidget(self.config)
+        layout.addWidget(self.note)
+        self._configs: dict[str, str] = {}
+        self.detach = mcp.subscribe(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        status = self.mcp.status
+        if status == "running":
+            self.status.setText(f"Running at {self.mcp.url}")
+        elif status == "starting":
+            self.status.setText(f"Starting at {self.mcp.url}…")
+        elif status == "failed":
+            self.status.setText(f"Not running: {self.mcp.problem}")
+        else:
+            self.status.setText("Off" if not self.mcp.enabled else "Not running")
+        configs = self.mcp.configs()
+        chosen = self.choice.currentText()
+        self.choice.blockSignals(True)
+        self.choice.clear()
+        self.choice.addItems(list(configs))
+        if chosen in configs:
+            self.choice.setCurrentText(chosen)
+        self.choice.blockSignals(False)
+        self._configs = configs
+        self._show_config()
+
+    def _show_config(self) -> None:
+        self.config.setPlainText(self._configs.get(self.choice.currentText(), ""))
+
+    def _toggle(self, on: bool) -> None:
+        self.mcp.set_enabled(on)
+        self.note.setText("")
+
+    def _regenerate(self) -> None:
+        answer = QMessageBox.question(self, "Regenerate MCP Token",
+                                      "Make a new token? Clients configured with the current token stop working "
+                                      "until you paste the new configuration.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.mcp.regenerate_token()
+            self.note.setText("New token made: update your clients' configuration.")
+
+    def _copy(self, text: str, message: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.note.setText(message)
+
 
 class AboutDialog(QDialog):
-    """About and settings: the version, where the data lives, the log file."""
+    """About and settings: the version, where the data lives, the log file, the MCP server."""
 
-    def __init__(self, data: DataDir, parent: QWidget | None = None) -> None:
+    def __init__(self, data: DataDir, parent: QWidget | None = None, mcp: "McpService | None" = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("About BrowserPilot")
         title = QLabel(f"<h2>BrowserPilot {__version__}</h2>"
@@ -50,14 +152,22 @@ class AboutDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(title)
         layout.addLayout(form)
+        self.mcp_section = McpSection(mcp, self) if mcp is not None else None
+        if self.mcp_section is not None:
+            layout.addWidget(self.mcp_section)
+            self.finished.connect(lambda _result: self.mcp_section.detach() if self.mcp_section else None)
         layout.addWidget(buttons)
 
 
 class MainWindow(QMainWindow):
+    run_saved = Signal(object)  # a RunRecord was written (the app's run_saved): the Workflows and Runs panels follow
+
     def __init__(self, data: DataDir, store: EnvStore, ops: OpRunner, open_env: Callable[[str], None],
-                 quit_app: Callable[[], None], parent: QWidget | None = None) -> None:
+                 quit_app: Callable[[], None], parent: QWidget | None = None, *,
+                 mcp: "McpService | None" = None) -> None:
         super().__init__(parent)
         self.data = data
+        self.mcp = mcp
         self._quit_app = quit_app
         self.setObjectName("main-window")
         self.setWindowTitle("BrowserPilot")
@@ -68,6 +178,13 @@ class MainWindow(QMainWindow):
         self.environments = EnvironmentsPanel(store, ops, self)
         self.environments.open_requested.connect(open_env)
         self.panels.addTab(self.environments, "Environments")
+        self.workflows_panel = WorkflowsPanel(ops, self)
+        self.panels.addTab(self.workflows_panel, "Workflows")
+        self.runs_panel = RunsPanel(ops, self)
+        self.panels.addTab(self.runs_panel, "Runs")
+        self.run_saved.connect(self.workflows_panel.on_run_saved)
+        self.run_saved.connect(self.runs_panel.on_run_saved)
+        self.workflows_panel.show_run_requested.connect(self.show_run)
         self.setCentralWidget(self.panels)
         self._build_menus()
         self.statusBar().showMessage(f"Data folder: {data.root}")
@@ -97,5 +214,12 @@ class MainWindow(QMainWindow):
         self._add("env", "&Delete…", QKeySequence.StandardKey.Delete, panel.delete_selected)
         self._add("help", "&About BrowserPilot", "F1", self.show_about)
 
+    def show_run(self, run_id: str) -> None:
+        """Open a run's detail in the Runs panel."""
+        self.panels.setCurrentWidget(self.runs_panel)
+        self.runs_panel.select_run(run_id)
+
     def show_about(self) -> None:
-        AboutDialog(self.data, self).exec()
+        dialog = AboutDialog(self.data, self, mcp=self.mcp)
+        dialog.exec()
+        dialog.deleteLater()

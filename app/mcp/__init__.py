@@ -1,0 +1,12 @@
+"""The MCP server: every operation of the registry as a tool for agent clients, secure by default.
+
+- `config`: `mcp.json` (URL, token, pid; mode 0600) and ready-to-paste client configurations;
+- `tools`: operations as MCP tools (schemas from the pydantic models, descriptions, annotations, results);
+- `server`: streamable HTTP on 127.0.0.1 in its own thread, Host/Origin and bearer-token checks, calls
+  handed to the app's main loop;
+- `service`: the server as the app and its settings dialog see it (on/off, status, token);
+- `client`: reaching a running app from another process (CLI forwarding, the bridge), starting it headless;
+- `bridge`: `browserpilot mcp`, a stdio server that forwards to the running app.
+
+Only `config`, `service` and `client` load without the `mcp` SDK; the others import it.
+"""

@@ -1,0 +1,235 @@
+"""Talking to the running app's MCP endpoint from another process: the command line and the stdio bridge.
+
+- `running_pid(data)`: is an app running on this data folder (it holds the instance lock), and which pid.
+- `wait_for_endpoint(data)`: until `mcp.json` names a live server of that app and its port answers.
+- `ensure_app(data)`: the same, starting `browserpilot --headless --data-dir …` (detached) when no app runs
+  (`start_app_if_needed` only starts it, so the bridge can boot the app while it imports the SDK).
+- `connect(endpoint)`: an `mcp.Client` session over streamable HTTP with the bearer token.
+- `forward_operation(data, name, params)`: one operation as a tool call; returns the envelope, so a command
+  prints and exits exactly as if it had run the operation itself.
+
+Plain Python (no Qt). The `mcp` SDK is imported when a connection is made, so commands that never forward
+do not pay for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from app.mcp.config import McpFile, read_mcp_file
+from envs.datadir import DataDir
+
+log = logging.getLogger("browserpilot.mcp")
+
+APP_START_TIMEOUT = 90.0   # a cold start on a busy 2-core machine takes a few seconds; leave room
+FORWARD_WAIT = 20.0        # an app that holds the lock but is still starting its server
+POLL = 0.05
+
+
+class EndpointUnavailable(RuntimeError):
+    """The app's MCP endpoint cannot be reached; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    url: str
+    token: str
+    pid: int
+
+
+def _lock_pid(data: DataDir) -> int | None:
+    try:
+        text = data.lock_file.read_text("utf-8").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def running_pid(data: DataDir) -> int | None:
+    """The pid of the app holding this data folder's instance lock, or None when no app runs.
+
+    Probes with a shared lock and writes nothing, so the probe never changes who the lock file names.
+    """
+    try:
+        handle = open(data.lock_file, "a+", encoding="utf-8")
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _lock_pid(data) or -1
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _port_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def mcp_switched_off(data: DataDir) -> bool:
+    """The person switched the MCP server off in the settings (read without touching settings.json)."""
+    try:
+        settings = json.loads(data.settings_json.read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(settings, dict) and settings.get("mcpEnabled") is False
+
+
+def live_endpoint(data: DataDir) -> Endpoint | None:
+    """The endpoint when `mcp.json` names the server of the app that holds the lock and its port answers."""
+    content: McpFile | None = read_mcp_file(data)
+    if content is None or content.url is None or content.pid is None or content.port is None:
+        return None
+    if content.pid != _lock_pid(data) or not _alive(content.pid):
+        return None
+    if not _port_answers(content.port):
+        return None
+    return Endpoint(content.url, content.token, content.pid)
+
+
+def wait_for_endpoint(data: DataDir, timeout: float = FORWARD_WAIT, child: subprocess.Popen[bytes] | None = None,
+                      ) -> Endpoint:
+    """Wait until the running app's MCP server answers; raise `EndpointUnavailable` with the reason."""
+    deadline = time.monotonic() + timeout
+    while True:
+        endpoint = live_endpoint(data)
+        if endpoint is not None:
+            return endpoint
+        pid = running_pid(data)
+        if pid is not None and mcp_switched_off(data):
+            raise EndpointUnavailable(
+                f"BrowserPilot is already running on the data folder {data.root} (pid {pid}) with its MCP server "
+                "switched off, so commands cannot reach it; switch it on in File → Settings, or quit the app")
+        if child is not None and child.poll() is not None and pid is None:
+            raise EndpointUnavailable(
+                f"the app started for the MCP bridge exited with status {child.returncode}; see "
+                f"{data.logs / 'browserpilot.log'}")
+        if time.monotonic() > deadline:
+            if pid is None:
+                raise EndpointUnavailable(f"BrowserPilot is not running on the data folder {data.root}")
+            raise EndpointUnavailable(
+                f"BrowserPilot is already running on the data folder {data.root} (pid {pid}) but its MCP server "
+                f"did not answer within {timeout:g} s; see {data.logs / 'browserpilot.log'}")
+        time.sleep(POLL)
+
+
+def app_command() -> list[str]:
+    """How to start this installation's app."""
+    script = Path(sys.executable).with_name("browserpilot")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
+
+
+def start_app_headless(data: DataDir) -> subprocess.Popen[bytes]:
+    """`browserpilot --headless --data-dir …` as a detached process that outlives its starter."""
+    log.info("starting the app headless on %s", data.root)
+    return subprocess.Popen([*app_command(), "--headless", "--data-dir", str(data.root)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, close_fds=True)
+
+
+def start_app_if_needed(data: DataDir) -> subprocess.Popen[bytes] | None:
+    """Start the app headless when none runs on this data folder; the started process, else None."""
+    if live_endpoint(data) is not None or running_pid(data) is not None:
+        return None
+    return start_app_headless(data)
+
+
+def ensure_app(data: DataDir, timeout: float = APP_START_TIMEOUT,
+               started: subprocess.Popen[bytes] | None = None) -> Endpoint:
+    """The running app's endpoint, starting the app headless first when none runs on this data folder.
+
+    `started` is an app this process already started (and that may not hold the lock yet): it is waited for
+    rather than started a second time.
+    """
+    endpoint = live_endpoint(data)
+    if endpoint is not None:
+        return endpoint
+    child = started if started is not None and started.poll() is None else None
+    if child is None and running_pid(data) is None:
+        child = start_app_headless(data)
+    return wait_for_endpoint(data, timeout, child)
+
+
+@asynccontextmanager
+async def connect(endpoint: Endpoint, *, read_timeout: float = 660.0) -> AsyncIterator[Any]:
+    """An initialised `mcp.Client` on the endpoint, with the bearer token on every request."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_types.version import LATEST_PROTOCOL_VERSION
+
+    # trust_env=False: a proxy from the environment must never see loopback traffic or the token.
+    # verify=False: the endpoint is plain http on loopback, and building the unused TLS context costs ~50 ms.
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {endpoint.token}"}, trust_env=False,
+                                  verify=False, timeout=httpx2.Timeout(30.0, read=read_timeout)) as http:
+        # Both ends are this installation's SDK: adopt its protocol version directly (no discovery round
+        # trip); every request then stands alone, with no session to keep alive.
+        async with Client(streamable_http_client(endpoint.url, http_client=http), mode=LATEST_PROTOCOL_VERSION,
+                          cache=None) as client:
+            yield client
+
+
+def envelope_of(result: Any) -> dict[str, Any]:
+    """The operation's envelope from a tool result (structured content, else the JSON text)."""
+    structured = getattr(result, "structured_content", None)
+    if isinstance(structured, dict):
+        return structured
+    for block in getattr(result, "content", None) or []:
+        text = getattr(block, "text", None)
+        if isinstance(text, str):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                return {"ok": False, "control": None, "error": text}
+            if isinstance(parsed, dict):
+                return parsed
+    return {"ok": False, "control": None, "error": "the app answered without a result"}
+
+
+async def call_operation(endpoint: Endpoint, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    async with connect(endpoint) as client:
+        return envelope_of(await client.call_tool(name, params))
+
+
+def forward_operation(data: DataDir, name: str, params: dict[str, Any], timeout: float = FORWARD_WAIT
+                      ) -> dict[str, Any]:
+    """Run one operation in the app that holds this data folder, through its MCP endpoint."""
+    endpoint = wait_for_endpoint(data, timeout)
+    log.info("forwarding %s to the running app (pid %d)", name, endpoint.pid)
+    try:
+        return asyncio.run(call_operation(endpoint, name, params))
+    except Exception as exc:  # transport failures arrive wrapped in exception groups; say what happened
+        raise EndpointUnavailable(f"the running app's MCP endpoint {endpoint.url} failed: {reason(exc)}") from exc
+
+
+def reason(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

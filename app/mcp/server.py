@@ -1,0 +1,420 @@
+"""The MCP server inside the app: streamable HTTP on 127.0.0.1, its own thread, calls run on the Qt loop.
+
+```
+client --HTTP--> guard (Host/Origin: 403, bearer token: 401) --> mcp streamable HTTP (server thread, asyncio)
+            --> run_coroutine_threadsafe(registry.call(ctx, name, args), main loop) --> envelope --> result
+```
+
+- One listening socket on 127.0.0.1 only: the default port (39221), or the next free one; a port set in the
+  settings comes first, then the previous run's port (so pasted client configurations keep working).
+- The token lives in `mcp.json` (see `app.mcp.config`); the guard re-reads the file whenever it changes, so
+  `browserpilot mcp token --regenerate` takes effect at once and the old token stops working.
+- Tools are the registry's operations (`app.mcp.tools.ToolCatalog`), listed afresh on every `tools/list`.
+- Each call is handed to the app's main (Qt + asyncio) loop and awaited a little longer than the operation's
+  own timeout; concurrent calls simply become concurrent tasks there.
+
+We use the SDK's low-level `mcp.server.Server` (same package, same transport) rather than `MCPServer`:
+`MCPServer` builds each tool's schema and argument model from a Python function signature, which would be a
+second definition of every parameter model, and it silently drops argument names the signature does not know
+(checked with mcp 2.3.0: `{"name": "a", "colour": "red"}` reaches the function as `name="a"`), so the registry
+could never refuse them with the list of valid ones. The low-level server takes our schemas and arguments as
+they are; the streamable HTTP transport, sessions and protocol versions are the SDK's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import os
+import socket
+import threading
+import time
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import urlsplit
+
+from app import __version__
+from app.mcp.config import (
+    DEFAULT_PORT,
+    MCP_PATH,
+    SERVER_NAME,
+    endpoint_url,
+    load_or_create,
+    mcp_json,
+    read_mcp_file,
+    regenerate_token,
+    update_mcp_file,
+)
+from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
+from app.ops import OpContext, OperationRegistry, failure
+from envs.datadir import DataDir
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult
+
+log = logging.getLogger("browserpilot.mcp")
+
+PORT_ATTEMPTS = 50
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+START_TIMEOUT = 15.0
+
+
+class McpStartError(RuntimeError):
+    """The server could not start (no free port, the SDK failed); the message says why."""
+
+
+# -- request guard ---------------------------------------------------------------------------------------
+class TokenSource:
+    """The accepted bearer token: `mcp.json`'s, re-read whenever the file changes (thread-safe)."""
+
+    def __init__(self, data: DataDir, token: str) -> None:
+        self._path = mcp_json(data)
+        self._data = data
+        self._token = token
+        self._stamp = self._stat()
+        self._lock = threading.Lock()
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            info = os.stat(self._path)
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_ino
+
+    def current(self) -> str:
+        stamp = self._stat()
+        with self._lock:
+            if stamp != self._stamp:
+                content = read_mcp_file(self._data)
+                if content is not None and content.token != self._token:
+                    log.info("mcp.json changed: the new token is in force")
+                    self._token = content.token
+                self._stamp = stamp
+            return self._token
+
+    def set(self, token: str) -> None:
+        with self._lock:
+            self._token = token
+            self._stamp = self._stat()
+
+    def accepts(self, header: str | None) -> bool:
+        if not header or not header[:7].lower() == "bearer ":
+            return False
+        presented = header[7:].strip().encode("utf-8")
+        return hmac.compare_digest(presented, self.current().encode("utf-8"))
+
+
+def is_local_host(host: str | None) -> bool:
+    """`Host` names this machine's loopback (with or without a port)."""
+    if not host:
+        return False
+    try:
+        name = urlsplit(f"//{host}").hostname
+    except ValueError:
+        return False
+    return name in LOCAL_HOSTS
+
+
+def is_local_origin(origin: str | None) -> bool:
+    """No `Origin` (not a browser), or an http(s) page on loopback."""
+    if origin is None:
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.hostname in LOCAL_HOSTS
+
+
+class Guard:
+    """ASGI middleware in front of everything: DNS-rebinding protection (403), then the bearer token (401)."""
+
+    def __init__(self, app: Any, tokens: TokenSource) -> None:
+        self.app = app
+        self.tokens = tokens
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+        if not is_local_host(headers.get("host")):
+            log.warning("refused a request with Host %r (403)", headers.get("host"))
+            await _reply(send, 403, "forbidden: the Host header does not name this computer")
+            return
+        if not is_local_origin(headers.get("origin")):
+            log.warning("refused a request from Origin %r (403)", headers.get("origin"))
+            await _reply(send, 403, "forbidden: requests from web pages on other sites are refused")
+            return
+        if not self.tokens.accepts(headers.get("authorization")):
+            log.info("refused a request without a valid token (401)")
+            await _reply(send, 401, "unauthorized: send Authorization: Bearer <token> (the token is in mcp.json "
+                                    "in the data folder, or run `browserpilot mcp token`)",
+                         [(b"www-authenticate", b'Bearer realm="browserpilot"')])
+            return
+        await self.app(scope, receive, send)
+
+
+async def _reply(send: Any, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = (message + "\n").encode("utf-8")
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
+    await send({"type": "http.response.body", "body": body})
+
+
+# -- logging of the libraries --------------------------------------------------------------------------------
+# While the server stops, the libraries report connections they close and streams they cut (an agent's open
+# SSE stream, say) as errors; that is the expected end of a session, so it is logged at debug level then.
+_STOPPING = threading.Event()
+
+
+class _ToOurLog(logging.Handler):
+    """Send the SDK's and uvicorn's records to `browserpilot.mcp` (our file, our stderr policy)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = logging.DEBUG if _STOPPING.is_set() else record.levelno
+        log.log(level, "%s: %s", record.name, record.getMessage())
+
+
+def _route_library_logs() -> None:
+    for name in ("mcp", "uvicorn", "uvicorn.error", "uvicorn.access", "sse_starlette"):
+        library = logging.getLogger(name)
+        if not any(isinstance(h, _ToOurLog) for h in library.handlers):
+            library.addHandler(_ToOurLog(level=logging.WARNING))
+        library.propagate = False
+
+
+# -- ports -----------------------------------------------------------------------------------------------------
+def bind_loopback(preferred: list[int], attempts: int = PORT_ATTEMPTS) -> socket.socket:
+    """A listening socket on 127.0.0.1: the first free port among `preferred`, then upward from the last."""
+    candidates: list[int] = []
+    for port in preferred or [DEFAULT_PORT]:
+        if port not in candidates:
+            candidates.append(port)
+    start = candidates[-1]
+    if start:  # 0 asks the system for any free port: nothing to scan
+        candidates += [p for p in range(start + 1, start + attempts) if p not in candidates and p < 65536]
+    errors: list[str] = []
+    for port in candidates:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # Without TCP_NODELAY on the listener the accepted sockets inherit Nagle's algorithm, and every
+        # response whose headers and body go out in two writes waits ~40 ms for a delayed ACK.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # Reuse a port whose connections of the previous run linger in TIME_WAIT (a restart keeps its URL);
+        # on Linux this never allows a second listener on a port someone listens on.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+            sock.listen(64)
+        except OSError as exc:
+            sock.close()
+            errors.append(f"{port}: {exc.strerror or exc}")
+            continue
+        sock.setblocking(False)
+        return sock
+    raise McpStartError(f"no free port on 127.0.0.1 from {candidates[0]} to {candidates[-1]} ({errors[-1]})")
+
+
+# -- the server ------------------------------------------------------------------------------------------------
+class McpHttpServer:
+    """The app's MCP endpoint. `start()` and `stop()` are called on the main thread; `start()` binds the port
+    and returns at once, the server thread imports the SDK and serves (the GUI never waits for it), and
+    `on_change` is called on the main loop when the server is up or has failed."""
+
+    def __init__(self, data: DataDir, registry: OperationRegistry, ctx: OpContext,
+                 main_loop: asyncio.AbstractEventLoop, *, port: int = DEFAULT_PORT,
+                 on_change: Callable[[], None] | None = None) -> None:
+        self.data = data
+        self.registry = registry
+        self.ctx = ctx
+        self.main_loop = main_loop
+        self.port_setting = port
+        self.on_change = on_change
+        self.catalog = ToolCatalog(registry)
+        self.port: int | None = None
+        self.error: str | None = None
+        self._started = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._uvicorn: Any = None
+        self._tokens: TokenSource | None = None
+        self._quit = asyncio.Event()  # set (on the server loop) when stopping: in-flight calls answer at once
+        self._server_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def url(self) -> str | None:
+        return endpoint_url(self.port) if self.port is not None else None
+
+    @property
+    def running(self) -> bool:
+        """Serving requests now."""
+        return self._started.is_set() and self._thread is not None and self._thread.is_alive()
+
+    @property
+    def starting(self) -> bool:
+        return not self._started.is_set() and self._thread is not None and self._thread.is_alive()
+
+    def token(self) -> str:
+        if self._tokens is not None:
+            return self._tokens.current()
+        return load_or_create(self.data).token
+
+    def regenerate_token(self) -> str:
+        content = regenerate_token(self.data)
+        if self._tokens is not None:
+            self._tokens.set(content.token)
+        log.info("MCP token regenerated")
+        return content.token
+
+    # -- MCP handlers (server thread) --------------------------------------------------------------------
+    def _build_sdk_server(self) -> Any:
+        import mcp_types as types
+        from mcp.server import Server
+
+        async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=self.catalog.tools())
+
+        async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+            return await self.call(params.name, dict(params.arguments or {}))
+
+        return Server(SERVER_NAME, version=__version__, title="BrowserPilot", instructions=SERVER_INSTRUCTIONS,
+                      get_tool_input_schema=self.catalog.schema, on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> "CallToolResult":
+        """Run one operation on the main loop and turn its envelope into a tool result."""
+        started = time.perf_counter()
+        op = self.registry.operations.get(name)
+        timeout = call_timeout(op, arguments)
+        future: Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(
+            self.registry.call(self.ctx, name, arguments), self.main_loop)
+        wrapped: asyncio.Future[Any] = asyncio.wrap_future(future)
+        quitting: asyncio.Future[Any] = asyncio.ensure_future(self._quit.wait())
+        try:
+            done, _pending = await asyncio.wait({wrapped, quitting}, timeout=timeout,
+                                                return_when=asyncio.FIRST_COMPLETED)
+            if wrapped in done:
+                envelope = wrapped.result()
+            else:
+                future.cancel()
+                envelope = failure(f"BrowserPilot is quitting; {name} was cancelled" if quitting in done else
+                                   f"{name} did not finish within {timeout:g} s and was cancelled")
+        except asyncio.CancelledError:  # the client went away
+            future.cancel()
+            raise
+        except Exception as exc:  # a bug in an operation: report it to the caller, keep serving
+            log.exception("%s raised", name)
+            envelope = failure(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        finally:
+            quitting.cancel()
+        log.debug("%s answered in %.1f ms (ok=%s)", name, (time.perf_counter() - started) * 1000,
+                  envelope.get("ok"))
+        return tool_result(name, envelope, self.data.root)
+
+    # -- the server thread ---------------------------------------------------------------------------------
+    def _serve(self, sock: socket.socket) -> None:
+        try:
+            asyncio.run(self._main(sock))
+        except BaseException as exc:  # noqa: BLE001 - reported through `error` and the log
+            self.error = f"the MCP server stopped: {type(exc).__name__}: {exc}"
+            log.exception("the MCP server stopped with an error")
+        finally:
+            sock.close()
+            self._notify()
+
+    async def _main(self, sock: socket.socket) -> None:
+        import uvicorn
+
+        assert self._tokens is not None
+        self._server_loop = asyncio.get_running_loop()
+        sdk = self._build_sdk_server()
+        app = Guard(sdk.streamable_http_app(streamable_http_path=MCP_PATH, host="127.0.0.1"), self._tokens)
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", log_level="warning",
+                                timeout_graceful_shutdown=1, ws="none", http="h11")
+        server = uvicorn.Server(config)
+        self._uvicorn = server
+        if self._stopping.is_set():
+            return
+        serving = asyncio.ensure_future(server.serve(sockets=[sock]))
+        while not server.started and not serving.done():
+            await asyncio.sleep(0.005)
+        if server.started and not self._stopping.is_set():
+            update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid())
+            self._started.set()
+            log.info("MCP server listening on %s", self.url)
+            self._notify()
+        await serving
+
+    def _notify(self) -> None:
+        if self.on_change is not None and not self.main_loop.is_closed():
+            try:
+                self.main_loop.call_soon_threadsafe(self.on_change)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    # -- start and stop (main thread) --------------------------------------------------------------------
+    def start(self) -> str:
+        """Bind a port on 127.0.0.1 and start serving on it in the server thread; return the URL.
+
+        Raises `McpStartError` when no port is free. `mcp.json` names the URL once requests are answered.
+        """
+        if self._thread is not None and self._thread.is_alive():
+            assert self.url is not None
+            return self.url
+        _route_library_logs()
+        content = load_or_create(self.data)
+        # A port chosen in the settings wins; otherwise the previous run's port (pasted client configurations
+        # keep working), then the default and upward.
+        explicit = self.port_setting if self.port_setting != DEFAULT_PORT else None
+        preferred = [p for p in (explicit, content.port, self.port_setting) if p is not None]
+        sock = bind_loopback(preferred)
+        self.port = sock.getsockname()[1]
+        self.error = None
+        self._tokens = TokenSource(self.data, content.token)
+        self._started.clear()
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._serve, args=(sock,), name="browserpilot-mcp", daemon=True)
+        self._thread.start()
+        assert self.url is not None
+        return self.url
+
+    def wait_started(self, timeout: float = START_TIMEOUT) -> bool:
+        return self._started.wait(timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop serving (in-flight calls are cancelled) and mark `mcp.json` as not served."""
+        thread, was_started = self._thread, self._started.is_set()
+        self._stopping.set()
+        _STOPPING.set()
+        server_loop = self._server_loop
+        if server_loop is not None and not server_loop.is_closed():
+            try:
+                server_loop.call_soon_threadsafe(self._quit.set)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+        server = self._uvicorn
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive() and server is not None:
+                server.force_exit = True
+                thread.join(2)
+            if thread.is_alive():
+                log.warning("the MCP server thread did not stop in time")
+        self._thread = self._uvicorn = self._server_loop = None
+        self._started.clear()
+        self._quit = asyncio.Event()
+        _STOPPING.clear()
+        if was_started:
+            try:
+                current = read_mcp_file(self.data)
+                if current is not None and current.pid == os.getpid():
+                    update_mcp_file(self.data, pid=None)
+            except Exception as exc:  # noqa: BLE001 - shutting down: log, never raise
+                log.warning("could not update mcp.json: %s", exc)
+            log.info("MCP server stopped")
+
+
+__all__ = ["Guard", "McpHttpServer", "McpStartError", "TokenSource", "bind_loopback", "is_local_host",
+           "is_local_origin"]

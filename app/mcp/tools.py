@@ -1,0 +1,210 @@
+"""The registry, seen as MCP tools: one tool per operation, its schema, its description, its results.
+
+Nothing here defines a parameter twice. A tool's `inputSchema` is its operation's pydantic model
+(`op.params.model_json_schema(by_alias=True)`: camelCase names, `additionalProperties: false`, shared
+types under `$defs`); its description is the operation's docstring followed by the conventions a model needs
+(locators, snapshot refs, control states, what comes back); its annotations come from the operation's
+`read_only` and `destructive` flags. The list is rebuilt whenever the registry changes, so operations added
+later (workflow_*, run_*, net_*) become tools without touching this module.
+
+A result is the operation's envelope as structured content, the same envelope as JSON text (for clients
+that only read text), and, when the envelope points at a screenshot (`page_screenshot`'s `path`, any
+`errorShot`), that PNG as image content so the model can look at it.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, Tool, ToolAnnotations
+
+from app.ops.registry import Operation, OperationRegistry
+
+log = logging.getLogger("browserpilot.mcp")
+
+# Screenshots bigger than this are not inlined (a full-page capture of a long page can be tens of MB, and
+# model APIs refuse images over 5 MB); the envelope still carries the path.
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# Envelope keys that hold the path of a PNG worth showing to the model.
+IMAGE_KEYS = ("errorShot", "screenshot")
+
+LOCATOR_NOTE = (
+    "Locators: {\"selector\": …} takes CSS or text=Sign in, role=button[name=\"Save\"], label=Email, "
+    "placeholder=Search, testid=submit; {\"xpath\": \"/…\"}; or {\"ref\": \"e12\"} from the latest "
+    "page_snapshot (snapshot again after the page changes). They reach into open shadow roots and same-origin "
+    "iframes. An action needs exactly one match and waits until it is visible, enabled, stable and not "
+    "covered; otherwise the error says what matched or what covers it."
+)
+TAB_NOTE = "Acts on tabId, or on the active tab of env (default env-default, whose window opens when needed)."
+CONTROL_NOTE = (
+    "Control of a tab is agent (you act; the person sees an overlay), handoff (a person is doing one step "
+    "after page_handoff) or shared. In handoff this call first waits, up to timeoutMs, for its target to "
+    "appear (the person finishing), then takes the tab back and acts. takenOver: true in a result means the "
+    "person pressed Take over since your last call: look at the page again before going on."
+)
+RESULT_NOTE = ("Returns {ok, control, ...}; on failure ok is false, error says why, and errorShot (a tab's "
+               "screenshot at that moment) comes as an image.")
+
+SERVER_INSTRUCTIONS = (
+    "BrowserPilot is a persistent browser shared by you and a person. Environments (env_*) are separate "
+    "logins (cookies and storage survive restarts); each has a window of tabs (tab_*). The loop: open a tab "
+    "(tab_open) or page_navigate; page_snapshot for an outline with refs; act with page_click, page_type, "
+    "page_select, page_key (locators or refs); read with page_query, page_wait, page_screenshot. For a "
+    "captcha or a login only the person can do, call page_handoff with a message: it returns at once, and "
+    "your next acting call on that tab waits until its target appears. Once a sequence works, save it with "
+    "workflow_write and later call workflow_run once instead of repeating the steps (when those tools are "
+    "listed). Two agents may work at once on different tabs (only the front tab of a window takes input); "
+    "a tab that a running workflow holds answers with a busy error naming the run. Every result is the "
+    "envelope {ok, control, ...}; parameter names are camelCase as in the schemas, and unknown names are "
+    "refused with the list of valid ones."
+)
+
+
+def tool_description(op: Operation[Any]) -> str:
+    """The operation's own docstring, then the conventions that apply to it."""
+    fields = op.params.model_fields
+    parts = [_unwrap(op.description) or op.name.replace("_", " ")]
+    if "tab_id" in fields and "env" in fields and not op.name.startswith(("tab_", "workflow_")):
+        parts.append(TAB_NOTE)
+    if any(_mentions_locator(name, field.annotation) for name, field in fields.items()):
+        parts.append(LOCATOR_NOTE)
+    if op.name.startswith("page_") and not op.read_only and "timeout_ms" in fields:
+        parts.append(CONTROL_NOTE)
+    parts.append(RESULT_NOTE)
+    return "\n\n".join(parts)
+
+
+def _unwrap(docstring: str) -> str:
+    """A docstring as plain paragraphs: indentation removed, hard line wraps joined."""
+    paragraphs = inspect.cleandoc(docstring).split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
+
+
+def _mentions_locator(name: str, annotation: Any) -> bool:
+    return name in ("locator", "until") or "Locator" in repr(annotation)
+
+
+def input_schema(op: Operation[Any]) -> dict[str, Any]:
+    """The parameter model's JSON schema, by alias, as one self-contained document (refs under `$defs`).
+
+    Only pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
+    tool listing costs the model tokens. Names, types, defaults, bounds and descriptions are untouched.
+    """
+    schema: dict[str, Any] = _without_titles(op.params.model_json_schema(by_alias=True))
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    return schema
+
+
+def _without_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        # A string "title" is a schema's title; a property *named* title maps to a schema (a dict) and stays.
+        return {key: _without_titles(value) for key, value in node.items()
+                if not (key == "title" and isinstance(value, str))}
+    if isinstance(node, list):
+        return [_without_titles(item) for item in node]
+    return node
+
+
+def tool_annotations(op: Operation[Any]) -> ToolAnnotations:
+    return ToolAnnotations(
+        title=op.name.replace("_", " ").capitalize(),
+        read_only_hint=op.read_only,
+        destructive_hint=op.destructive if not op.read_only else False,
+    )
+
+
+class ToolCatalog:
+    """The registry's operations as MCP tools, rebuilt when the set of operations changes."""
+
+    def __init__(self, registry: OperationRegistry) -> None:
+        self.registry = registry
+        self._key: tuple[int, ...] = ()
+        self._tools: list[Tool] = []
+        self._schemas: dict[str, dict[str, Any]] = {}
+
+    def _refresh(self) -> None:
+        key = tuple(id(op) for op in self.registry.operations.values())
+        if key == self._key:
+            return
+        tools: list[Tool] = []
+        schemas: dict[str, dict[str, Any]] = {}
+        for name in self.registry.names():
+            op = self.registry.get(name)
+            schema = input_schema(op)
+            schemas[name] = schema
+            tools.append(Tool(name=name, description=tool_description(op), input_schema=schema,
+                              annotations=tool_annotations(op)))
+        self._tools, self._schemas, self._key = tools, schemas, key
+
+    def tools(self) -> list[Tool]:
+        self._refresh()
+        return list(self._tools)
+
+    def schema(self, name: str) -> dict[str, Any] | None:
+        self._refresh()
+        return self._schemas.get(name)
+
+
+# Operations that run for as long as their work takes (a workflow's nodes each have their own timeouts, and
+# run_cancel stops a run); the MCP layer gives them this long before it gives up waiting.
+LONG_RUNNING = {"workflow_run": 3600.0, "workflow_batch": 4 * 3600.0}
+
+
+def call_timeout(op: Operation[Any] | None, arguments: dict[str, Any], *, margin: float = 30.0,
+                 default: float = 120.0) -> float:
+    """How long the MCP layer waits for an operation: a little more than the operation's own timeout."""
+    if op is None:
+        return default
+    if op.name in LONG_RUNNING:
+        return LONG_RUNNING[op.name]
+    field = op.params.model_fields.get("timeout_ms")
+    if field is None:
+        return default
+    raw = arguments.get("timeoutMs", arguments.get("timeout_ms", field.default))
+    try:
+        own = float(raw) / 1000
+    except (TypeError, ValueError):
+        return default
+    return max(own, 0.0) + margin
+
+
+def _png(path_value: object, data_root: Path) -> bytes | None:
+    """The PNG at `path_value` if it is a PNG file inside the data folder and small enough to inline."""
+    if not isinstance(path_value, str) or not path_value.lower().endswith(".png"):
+        return None
+    path = Path(path_value)
+    try:
+        resolved = path.resolve()
+        if data_root.resolve() not in resolved.parents:
+            return None
+        if resolved.stat().st_size > MAX_IMAGE_BYTES:
+            log.info("not inlining %s: larger than %d bytes", resolved, MAX_IMAGE_BYTES)
+            return None
+        blob = resolved.read_bytes()
+    except OSError as exc:
+        log.info("cannot inline the screenshot %s: %s", path, exc)
+        return None
+    return blob if blob.startswith(PNG_MAGIC) else None
+
+
+def tool_result(name: str, envelope: dict[str, Any], data_root: Path) -> CallToolResult:
+    """The MCP result of one call: envelope as structured content and JSON text, screenshots as images."""
+    envelope = json.loads(json.dumps(envelope, ensure_ascii=False, default=str))
+    content: list[ContentBlock] = [TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))]
+    candidates: list[object] = []
+    if name == "page_screenshot" and envelope.get("ok"):
+        candidates.append(envelope.get("path"))
+    candidates.extend(envelope.get(key) for key in IMAGE_KEYS)
+    for candidate in candidates:
+        blob = _png(candidate, data_root)
+        if blob is not None:
+            content.append(ImageContent(type="image", data=base64.b64encode(blob).decode("ascii"),
+                                        mime_type="image/png"))
+    return CallToolResult(content=content, structured_content=envelope, is_error=not envelope.get("ok", False))

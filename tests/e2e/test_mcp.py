@@ -1,0 +1,428 @@
+"""The MCP server, end to end: the real app headless as a subprocess, the real `mcp` client over streamable
+HTTP (and over stdio through `browserpilot mcp`), real local pages.
+
+One app serves the whole module (starting it costs seconds); every test opens its own tabs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import signal
+import struct
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+from urllib.parse import parse_qs
+
+import httpx
+import httpx2
+import psutil
+import pytest
+from jsonschema import Draft202012Validator
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from app.mcp.client import Endpoint, wait_for_endpoint
+from app.ops import build_registry
+from envs.datadir import DataDir
+from tests.support.app_process import AppProcess, app_command, app_env, run_cli
+from tests.support.server import LocalServer, Request, Response
+
+pytestmark = pytest.mark.e2e
+
+LOGIN_PAGE = """<!doctype html><title>Sign in</title><body>
+<form method=post action=/session>
+  <label>Username <input name=user autocomplete=off></label>
+  <label>Password <input name=pass type=password></label>
+  <button>Sign in</button>
+</form></body>"""
+
+ACCOUNT_PAGE = """<!doctype html><title>Account</title><body>
+<h1>Welcome {user}</h1>
+<form method=post action=/order>
+  <label>Full name <input name=fullname></label>
+  <label>Email <input name=email type=email></label>
+  <label>Plan <select name=plan><option>Basic</option><option>Pro</option><option>Team</option></select></label>
+  <button>Place order</button>
+</form></body>"""
+
+COUNTER_PAGE = """<!doctype html><title>Counter</title><body>
+<label>Note <input id=note></label>
+<button id=inc onclick="n.textContent = +n.textContent + 1">Add one</button> <span id=n>0</span>
+</body>"""
+
+
+def form(request: Request) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(request.body.decode("utf-8")).items()}
+
+
+def add_site(server: LocalServer) -> None:
+    def session(request: Request) -> Response:
+        fields = form(request)
+        if fields.get("user") == "alice" and fields.get("pass") == "s3cret!":
+            return Response("", status=303, headers=[("Location", "/account"),
+                                                     ("Set-Cookie", "sid=alice; Path=/; HttpOnly")])
+        return Response("", status=303, headers=[("Location", "/login?failed=1")])
+
+    def account(request: Request) -> Response:
+        if "sid=alice" not in request.headers.get("cookie", ""):
+            return Response("", status=303, headers=[("Location", "/login")])
+        return Response(ACCOUNT_PAGE.format(user="alice"))
+
+    server.route("/login", LOGIN_PAGE)
+    server.route("/session", session)
+    server.route("/account", account)
+    server.route("/order", "<!doctype html><title>Thanks</title><p id=done>Thanks for your order</p>")
+    server.route("/counter", COUNTER_PAGE)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[LocalServer]:
+    with LocalServer() as local:
+        add_site(local)
+        yield local
+
+
+@pytest.fixture(scope="module")
+def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    data_dir = tmp_path_factory.mktemp("mcp") / "data"
+    data_dir.mkdir()
+    with AppProcess(data_dir) as app:
+        wait_for_endpoint(DataDir(data_dir), timeout=90)
+        yield data_dir
+        rc, err = app.stop()
+    assert rc == 0, err
+    assert "Traceback" not in err, err
+    assert json.loads((data_dir / "mcp.json").read_text())["pid"] is None
+
+
+def endpoint(data_dir: Path) -> Endpoint:
+    return wait_for_endpoint(DataDir(data_dir), timeout=30)
+
+
+@asynccontextmanager
+async def mcp_client(data_dir: Path, mode: str = "auto") -> AsyncIterator[Client]:
+    """The SDK's own client over streamable HTTP, with the token from mcp.json, like any agent client."""
+    found = endpoint(data_dir)
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {found.token}"}, trust_env=False,
+                                  timeout=httpx2.Timeout(30, read=120)) as http:
+        async with Client(streamable_http_client(found.url, http_client=http), mode=mode) as client:
+            yield client
+
+
+async def ok(client: Client, tool: str, /, **params: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, params)
+    envelope = result.structured_content
+    assert isinstance(envelope, dict), result
+    assert envelope["ok"] is True, (tool, envelope)
+    assert result.is_error is False
+    assert json.loads(result.content[0].text) == envelope  # type: ignore[union-attr]
+    return envelope
+
+
+def png_size(blob: bytes) -> tuple[int, int]:
+    assert blob[:8] == b"\x89PNG\r\n\x1a\n" and blob[12:16] == b"IHDR"
+    return struct.unpack(">II", blob[16:24])
+
+
+# -- tools ---------------------------------------------------------------------------------------------------
+def test_every_operation_is_listed_with_a_valid_schema_and_annotations(app_dir: Path) -> None:
+    async def scenario() -> None:
+        async with mcp_client(app_dir) as client:
+            listing = await client.list_tools()
+        tools = {tool.name: tool for tool in listing.tools}
+        assert set(build_registry().names()) <= set(tools)
+        for tool in tools.values():
+            Draft202012Validator.check_schema(tool.input_schema)
+            assert tool.input_schema["type"] == "object"
+            assert tool.description
+        assert tools["page_snapshot"].annotations.read_only_hint is True  # type: ignore[union-attr]
+        assert tools["env_delete"].annotations.destructive_hint is True  # type: ignore[union-attr]
+        assert tools["page_click"].annotations.destructive_hint is False  # type: ignore[union-attr]
+        assert "locator" in tools["page_click"].input_schema["properties"]
+        assert "page_snapshot" in (tools["page_click"].description or "")
+
+    asyncio.run(scenario())
+
+
+def test_log_in_fill_a_form_and_see_a_screenshot(app_dir: Path, site: LocalServer) -> None:
+    async def scenario() -> None:
+        async with mcp_client(app_dir, mode="legacy") as client:  # the initialize handshake, as 2025 clients do
+            tab = (await ok(client, "tab_open", url=site.url("/login")))["tabId"]
+            await ok(client, "page_wait", tabId=tab, locator={"selector": "label=Username"})
+            snapshot = await ok(client, "page_snapshot", tabId=tab)
+            user_ref = next(line.split("[ref=")[1].rstrip("]") for line in snapshot["snapshot"].splitlines()
+                            if 'textbox "Username"' in line)
+            await ok(client, "page_type", tabId=tab, locator={"ref": user_ref}, text="alice")
+            await ok(client, "page_type", tabId=tab, locator={"selector": "label=Password"}, text="s3cret!")
+            clicked = await ok(client, "page_click", tabId=tab, locator={"selector": 'role=button[name="Sign in"]'},
+                               until={"selector": "text=Welcome alice"})
+            assert clicked["control"] == "agent"
+
+            await ok(client, "page_type", tabId=tab, locator={"selector": "label=Full name"}, text="Alice Ünïcødé")
+            await ok(client, "page_paste", tabId=tab, locator={"selector": "label=Email"}, text="alice@example.com")
+            await ok(client, "page_select", tabId=tab, locator={"selector": "label=Plan"}, option="Pro")
+
+            shot = await client.call_tool("page_screenshot", {"tabId": tab})
+            assert shot.is_error is False and shot.structured_content is not None
+            images = [block for block in shot.content if block.type == "image"]
+            assert len(images) == 1 and images[0].mime_type == "image/png"  # type: ignore[union-attr]
+            blob = base64.b64decode(images[0].data)  # type: ignore[union-attr]
+            assert png_size(blob) == (shot.structured_content["width"], shot.structured_content["height"])
+            assert blob == Path(shot.structured_content["path"]).read_bytes()
+
+            await ok(client, "page_click", tabId=tab, locator={"selector": "text=Place order"},
+                     until={"selector": "#done"})
+
+            # A failure names the problem and shows the page as it was.
+            missing = await client.call_tool("page_click", {"tabId": tab, "locator": {"selector": "#nope"},
+                                                            "timeoutMs": 300})
+            assert missing.is_error is True and missing.structured_content is not None
+            assert "#nope" in missing.structured_content["error"] and missing.structured_content["errorShot"]
+            assert any(block.type == "image" for block in missing.content)
+
+            # Unknown parameters are refused with the list of valid ones, by the registry itself.
+            refused = await client.call_tool("page_click", {"tabId": tab, "selector": "#done"})
+            assert refused.is_error is True and refused.structured_content is not None
+            message = refused.structured_content["error"]
+            assert message.startswith("unknown parameter 'selector' for page_click; valid parameters: ")
+            assert "locator" in message and "timeoutMs" in message
+            await ok(client, "tab_close", tabId=tab)
+
+    asyncio.run(scenario())
+    order = form(site.hits("/order")[-1])
+    assert order == {"fullname": "Alice Ünïcødé", "email": "alice@example.com", "plan": "Pro"}
+    assert "sid=alice" in site.hits("/order")[-1].headers.get("cookie", "")
+
+
+def node(node_id: str, kind: str, **data: Any) -> dict[str, Any]:
+    return {"id": node_id, "data": {"type": kind, **data}}
+
+
+def login_and_order_workflow(base: str) -> dict[str, Any]:
+    """The steps the agent took above, as a workflow document (BrowserPilot 0.3.0 shape)."""
+    nodes = [
+        node("start", "start", variables=[{"variable": "user", "type": "string"},
+                                          {"variable": "password", "type": "string"},
+                                          {"variable": "fullname", "type": "string"}]),
+        node("open", "goto", url=f"{base}/login"),
+        node("user", "fill", locator={"selector": "label=Username"}, text="{{#input.user#}}"),
+        node("pass", "fill", locator={"selector": "label=Password"}, text="{{#input.password#}}", entry="paste"),
+        node("signin", "click", locator={"selector": 'role=button[name="Sign in"]'},
+             until={"selector": "text=Welcome alice"}),
+        node("name", "fill", locator={"selector": "label=Full name"}, text="{{#input.fullname#}}"),
+        node("email", "fill", locator={"selector": "label=Email"}, text="alice@example.com", entry="paste"),
+        node("plan", "select", locator={"selector": "label=Plan"}, option="Team"),
+        node("order", "click", locator={"selector": "text=Place order"}, until={"selector": "#done"}),
+        node("end", "end"),
+    ]
+    edges = [{"source": a["id"], "target": b["id"]} for a, b in zip(nodes, nodes[1:])]
+    return {"kind": "app", "version": "0.3.0", "app": {"name": "Order a plan", "mode": "workflow"},
+            "workflow": {"environment_variables": [], "conversation_variables": [],
+                         "graph": {"nodes": nodes, "edges": edges}}}
+
+
+def test_workflow_of_those_steps_runs_and_leaves_a_record(app_dir: Path, site: LocalServer) -> None:
+    names = set(build_registry().names())
+    if not {"workflow_write", "workflow_run", "run_read"} <= names:
+        pytest.skip("workflow_write, workflow_run and run_read are not in the registry yet")
+    before = len(site.hits("/order"))
+
+    async def scenario() -> dict[str, Any]:
+        async with mcp_client(app_dir) as client:
+            written = await ok(client, "workflow_write", workflow=login_and_order_workflow(site.url("")))
+            assert written["workflow"]["name"] == "Order a plan" and written["workflow"]["nodeCount"] == 10
+            env = (await ok(client, "env_create", name="Workflow account"))["environment"]["id"]
+            ran = await ok(client, "workflow_run", name="Order a plan", env=env,
+                           inputs={"user": "alice", "password": "s3cret!", "fullname": "Alice by workflow"})
+            run_id = ran["run"]["id"]
+            assert ran["run"]["status"] == "ok"
+            record = await ok(client, "run_read", runId=run_id)
+            listed = await ok(client, "run_list", limit=5)
+            await ok(client, "env_delete", env=env)
+            assert run_id in [run["id"] for run in listed["runs"]]
+            return record["run"]
+
+    record = asyncio.run(scenario())
+    assert record["status"] == "ok" and record["workflowName"] == "Order a plan"
+    assert len(site.hits("/order")) == before + 1
+    assert form(site.hits("/order")[-1]) == {"fullname": "Alice by workflow", "email": "alice@example.com",
+                                             "plan": "Team"}
+
+
+def test_a_tab_held_by_a_running_workflow_is_busy_for_other_clients(app_dir: Path, site: LocalServer) -> None:
+    if "workflow_run" not in set(build_registry().names()):
+        pytest.skip("workflow_run is not in the registry yet")
+    slow = {"kind": "app", "version": "0.3.0", "app": {"name": "Wait a while", "mode": "workflow"},
+            "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {
+                "nodes": [node("start", "start"), node("open", "goto", url=site.url("/counter")),
+                          node("wait", "wait", locator={"selector": "#never"}, timeout=30), node("end", "end")],
+                "edges": [{"source": "start", "target": "open"}, {"source": "open", "target": "wait"},
+                          {"source": "wait", "target": "end"}]}}}
+
+    async def scenario() -> tuple[str, dict[str, Any]]:
+        async with mcp_client(app_dir) as runner, mcp_client(app_dir) as other:
+            tab = (await ok(runner, "tab_open", url="about:blank"))["tabId"]
+            running = asyncio.ensure_future(runner.call_tool("workflow_run", {"workflow": slow, "tabId": tab}))
+            deadline = time.monotonic() + 30
+            while True:
+                busy = await other.call_tool("page_click", {"tabId": tab, "locator": {"selector": "#inc"}})
+                assert busy.structured_content is not None
+                if "busy" in busy.structured_content.get("error", ""):
+                    break
+                assert time.monotonic() < deadline and not running.done(), busy.structured_content
+                await asyncio.sleep(0.1)
+            assert busy.is_error is True
+            message = busy.structured_content["error"]
+            run_id = message.split("workflow run ")[1].split()[0]
+            await ok(other, "run_cancel", runId=run_id)
+            result = await asyncio.wait_for(running, 30)
+            assert result.is_error is True and result.structured_content is not None
+            return message, result.structured_content
+
+    message, result = asyncio.run(scenario())
+    assert message.startswith("tab ") and "is busy: workflow run run-" in message and "run_cancel" in message
+    assert result["run"]["status"] == "cancelled"
+
+
+# -- security ----------------------------------------------------------------------------------------------
+def _initialize(url: str, headers: dict[str, str]) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "probe", "version": "1"}}}
+    return httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream", **headers},
+                      timeout=10, trust_env=False)
+
+
+def test_token_host_and_origin_are_enforced(app_dir: Path) -> None:
+    found = endpoint(app_dir)
+    good = {"Authorization": f"Bearer {found.token}"}
+    assert _initialize(found.url, {}).status_code == 401
+    assert _initialize(found.url, {"Authorization": "Bearer not-the-token"}).status_code == 401
+    assert _initialize(found.url, {**good, "Origin": "http://evil.example"}).status_code == 403
+    assert _initialize(found.url, {**good, "Host": "evil.example:39221"}).status_code == 403
+    assert _initialize(found.url, {**good, "Origin": "http://127.0.0.1:3000"}).status_code == 200
+    mode = (app_dir / "mcp.json").stat().st_mode & 0o777
+    assert mode == 0o600
+
+    # Regenerated from the command line while the app runs: the new token works at once, the old one not.
+    renewed = run_cli(app_dir, "mcp", "token", "--regenerate")
+    assert renewed.returncode == 0, renewed.stderr
+    new_token = renewed.stdout.strip()
+    assert new_token and new_token != found.token
+    assert _initialize(found.url, good).status_code == 401
+    assert _initialize(found.url, {"Authorization": f"Bearer {new_token}"}).status_code == 200
+    assert run_cli(app_dir, "mcp", "token").stdout.strip() == new_token
+
+
+def _listeners(port: int) -> list[str]:
+    """Local addresses of LISTEN sockets on `port`, from /proc/net/tcp and tcp6 (state 0A)."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            address, port_hex = fields[1].rsplit(":", 1)
+            if int(port_hex, 16) == port and fields[3] == "0A":
+                found.append(address)
+    return found
+
+
+def test_nothing_listens_beyond_loopback(app_dir: Path) -> None:
+    found = endpoint(app_dir)
+    port = int(found.url.rsplit(":", 1)[1].split("/")[0])
+    assert _listeners(port) == ["0100007F"]  # 127.0.0.1, little-endian hex; no 0.0.0.0, no IPv6
+    # And the app opens no other listening socket (no DevTools port, nothing on all interfaces).
+    app = psutil.Process(found.pid)
+    listening = [c.laddr for c in app.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
+    assert [(addr.ip, addr.port) for addr in listening] == [("127.0.0.1", port)]
+
+
+# -- clients -------------------------------------------------------------------------------------------------
+def test_two_clients_at_once_on_two_tabs(app_dir: Path, site: LocalServer) -> None:
+    async def agent(label: str, clicks: int) -> tuple[str, str]:
+        async with mcp_client(app_dir) as client:
+            env = (await ok(client, "env_create", name=f"Agent {label}"))["environment"]["id"]
+            tab = (await ok(client, "tab_open", url=site.url("/counter"), env=env))["tabId"]
+            await ok(client, "page_wait", tabId=tab, locator={"selector": "#inc"})
+            await ok(client, "page_type", tabId=tab, locator={"selector": "#note"}, text=f"from {label}")
+            for _ in range(clicks):
+                await ok(client, "page_click", tabId=tab, locator={"selector": "#inc"})
+            value = await ok(client, "page_script", tabId=tab,
+                             source="return [document.querySelector('#n').textContent, note.value]")
+            await ok(client, "env_delete", env=env)
+            return tuple(value["value"])  # type: ignore[return-value]
+
+    async def both() -> list[tuple[str, str]]:
+        return list(await asyncio.gather(agent("A", 7), agent("B", 11)))
+
+    assert asyncio.run(both()) == [("7", "from A"), ("11", "from B")]
+
+
+def test_stdio_bridge_starts_the_app_and_forwards(tmp_path: Path) -> None:
+    data_dir = tmp_path / "bridge-data"
+    params = StdioServerParameters(command=app_command()[0], args=[*app_command()[1:], "mcp", "--data-dir",
+                                                                    str(data_dir)], env=app_env())
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], set[str]]:
+        async with Client(params) as client:
+            created = await ok(client, "env_create", name="Made over stdio")
+            listing = await ok(client, "env_list")
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+        return created, listing, tools
+
+    created, listing, tools = asyncio.run(scenario())
+    assert created["environment"]["name"] == "Made over stdio"
+    assert [env["name"] for env in listing["environments"]] == ["Default", "Made over stdio"]
+    assert "page_click" in tools
+    # The bridge started the app headless, detached: it keeps serving after the bridge ended.
+    pid = endpoint(data_dir).pid
+    app = psutil.Process(pid)
+    assert "--headless" in app.cmdline()
+    os.kill(pid, signal.SIGTERM)
+    app.wait(30)
+    assert json.loads((data_dir / "mcp.json").read_text())["pid"] is None
+
+
+def test_command_line_verbs_go_through_the_running_app(app_dir: Path) -> None:
+    created = run_cli(app_dir, "env", "create", "From the CLI", "--remark", "forwarded", "--json")
+    assert created.returncode == 0, created.stderr
+    env = json.loads(created.stdout)
+    assert env["name"] == "From the CLI" and env["remark"] == "forwarded"
+    listing = run_cli(app_dir, "env", "list")
+    assert listing.returncode == 0 and f"{env['id']}\tFrom the CLI\tforwarded" in listing.stdout.splitlines()
+    refused = run_cli(app_dir, "env", "delete", "env-default")
+    assert refused.returncode == 1
+    assert "cannot be deleted" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    deleted = run_cli(app_dir, "env", "delete", env["id"])
+    assert deleted.returncode == 0 and deleted.stdout.startswith(f"deleted {env['id']}")
+    status = run_cli(app_dir, "mcp", "status")
+    assert status.returncode == 0 and status.stdout.startswith("running\thttp://127.0.0.1:")
+
+
+def test_switched_off_nothing_listens_and_commands_say_why(tmp_path: Path) -> None:
+    data_dir = tmp_path / "off"
+    data_dir.mkdir()
+    (data_dir / "settings.json").write_text(json.dumps({"schema_version": 1, "mcpEnabled": False}))
+    with AppProcess(data_dir) as app:
+        log = data_dir / "logs" / "browserpilot.log"
+        deadline = time.monotonic() + 60
+        while not (log.exists() and "switched off in the settings" in log.read_text("utf-8")):
+            assert time.monotonic() < deadline, "the app did not finish starting"
+            time.sleep(0.05)
+        result = run_cli(data_dir, "env", "list")
+        assert result.returncode == 1
+        assert "already running" in result.stderr and "MCP server switched off" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        listening = [c for c in psutil.Process(app.process.pid).net_connections(kind="inet")
+                     if c.status == psutil.CONN_LISTEN]
+        assert listening == []
+        rc, err = app.stop()
+    assert rc == 0, err

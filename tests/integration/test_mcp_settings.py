@@ -1,0 +1,81 @@
+"""The settings dialog's MCP section, in process: status and URL, copy token, regenerate, switch off and on."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.mcp import config
+from app.shell import BrowserPilotApp
+from app.ui.main_window import AboutDialog
+
+
+def initialize(url: str, token: str) -> int:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    try:
+        response = httpx.post(url, json=body, timeout=5, trust_env=False,
+                              headers={"Authorization": f"Bearer {token}",
+                                       "Accept": "application/json, text/event-stream"})
+    except httpx.ConnectError:
+        return 0
+    return response.status_code
+
+
+def button(parent: QWidget, name: str) -> QPushButton:
+    found = parent.findChild(QPushButton, name)
+    assert found is not None, name
+    return found
+
+
+def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: BrowserPilotApp,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    shell.start_mcp()
+    qtbot.waitUntil(lambda: shell.mcp.status == "running", timeout=20_000)
+    url = shell.mcp.url
+    assert url is not None and url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+
+    dialog = AboutDialog(shell.data, shell.main_window, mcp=shell.mcp)
+    qtbot.addWidget(dialog)
+    section = dialog.mcp_section
+    assert section is not None
+    assert section.status.text() == f"Running at {url}"
+    assert section.enabled.isChecked()
+    choices = [section.choice.itemText(i) for i in range(section.choice.count())]
+    assert choices == ["Claude Desktop (stdio)", "Claude Code (HTTP)", "Cursor (HTTP)"]
+    token = shell.mcp.token()
+    section.choice.setCurrentText("Claude Code (HTTP)")
+    assert section.config.toPlainText() == (f"claude mcp add --transport http browserpilot {url} "
+                                            f'--header "Authorization: Bearer {token}"')
+    section.choice.setCurrentText("Claude Desktop (stdio)")
+    desktop = json.loads(section.config.toPlainText())["mcpServers"]["browserpilot"]
+    assert desktop["args"] == ["mcp", "--data-dir", str(shell.data.root)]
+
+    button(section, "mcp-copy-token").click()
+    assert QApplication.clipboard().text() == token
+    assert initialize(url, token) == 200
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *args, **kwargs: QMessageBox.StandardButton.Yes)
+    button(section, "mcp-regenerate").click()
+    renewed = shell.mcp.token()
+    assert renewed != token and config.read_mcp_file(shell.data).token == renewed  # type: ignore[union-attr]
+    section.choice.setCurrentText("Cursor (HTTP)")
+    cursor = json.loads(section.config.toPlainText())["mcpServers"]["browserpilot"]
+    assert cursor == {"url": url, "headers": {"Authorization": f"Bearer {renewed}"}}
+    assert initialize(url, token) == 401 and initialize(url, renewed) == 200
+
+    section.enabled.setChecked(False)
+    assert shell.mcp.status == "off" and section.status.text() == "Off"
+    assert json.loads(shell.data.settings_json.read_text())["mcpEnabled"] is False
+    assert config.read_mcp_file(shell.data).pid is None  # type: ignore[union-attr]
+    assert initialize(url, renewed) == 0  # nothing listens any more
+
+    section.enabled.setChecked(True)
+    qtbot.waitUntil(lambda: section.status.text().startswith("Running at "), timeout=20_000)
+    assert json.loads(shell.data.settings_json.read_text())["mcpEnabled"] is True
+    assert initialize(shell.mcp.url or "", renewed) == 200
+    dialog.done(0)
