@@ -159,7 +159,7 @@ class ProgressBar:
         total, done = progress["total"], progress["done"]
         width = 30
         filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ok {progress['ok']}  "
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ok {progress['succeeded']}  "
                          f"failed {progress['failed']}")
         if done >= total:
             sys.stderr.write("\n")
@@ -202,7 +202,7 @@ def show_run_result(args: argparse.Namespace, name: str, result: dict[str, Any])
         elif result.get("ok"):
             for row in result["results"]:
                 print(f"row {row['row']}\t{row['status']}\t{row.get('runId', '-')}\t{row.get('error') or ''}".rstrip())
-            print(f"{result['ok']} ok, {result['failed']} failed of {result['total']}")
+            print(f"{result['succeeded']} ok, {result['failed']} failed of {result['total']}")
         if not result.get("ok"):
             print(f"browserpilot: {result.get('error')}", file=sys.stderr)
             return EXIT_FAILED

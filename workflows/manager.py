@@ -36,7 +36,7 @@ class BatchProgress:
     records: list[RunRecord | None] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"total": self.total, "done": self.done, "ok": self.ok, "failed": self.failed}
+        return {"total": self.total, "done": self.done, "succeeded": self.ok, "failed": self.failed}
 
 
 class RunManager:

@@ -94,6 +94,10 @@ class TabDriver:
     async def before_acting(self, target: Locator | None, timeout: float) -> None:
         """In handoff, wait for the person (Done) or for the target to appear, then lock for the agent."""
         self.tab.health.check()
+        if not self.tab.isVisible() and not self.page.isVisible():
+            # A tab in the background (a batch runs several per window) gets no frames, and Chromium drops
+            # input and file choosers until a page has painted: let its page render while hidden.
+            self.page.setVisible(True)
         if self._control.state is not ControlState.HANDOFF:
             return
 
@@ -272,6 +276,11 @@ class TabDriver:
     async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
                        timeout: float) -> dict[str, Any]:
         if url is not None:
+            if self._net is not None and self._net.policies is not None:
+                verdict = self._net.policies.policy(self.env_id).check_url(url)
+                if verdict is not None:  # the interceptor would block it: say why instead of waiting
+                    raise PageError(verdict.describe(self.env_id))
+
             def trigger() -> None:
                 self.page.download(QUrl(url), save_as or "")
         else:

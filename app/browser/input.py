@@ -356,6 +356,7 @@ class _ViewInput(QObject):
         self.view = view
         self.generation = 0
         self.ready_for: tuple[int, int] | None = None
+        self.wheel_ready_at = 0.0  # loop time before which a fresh page may still lose a wheel event
         self.position: QPointF | None = None  # last mouse position (render widget coordinates)
         self.buttons = Qt.MouseButton.NoButton
         self.sending = False
@@ -443,7 +444,7 @@ class InputDriver:
 
         def remaining() -> float:
             now = loop.time()
-            if not self.view.isVisible() and now - started > HIDDEN_GRACE:
+            if not self.view.isVisible() and not self.view.page().isVisible() and now - started > HIDDEN_GRACE:
                 raise InputError("the tab is in the background and its page has not been shown since it loaded; "
                                  "Chromium drops clicks and keys until a page has painted: bring the tab to the "
                                  "front first")
@@ -469,9 +470,9 @@ class InputDriver:
                     after = await js(_PROBE_READ)
                     if isinstance(after, (int, float)) and isinstance(before, (int, float)) and after > before:
                         if self._doc_key(self.target()) == key:
-                            # Keys are taken now, but a wheel event sent in the same moment was still lost
-                            # now and then (1 in 30 to 50): give the fresh page two more frames.
-                            await asyncio.sleep(SETTLE)
+                            # Keys and clicks are taken now, but a wheel event sent in the same moment was
+                            # still lost now and then (1 in 30 to 50): `wheel` waits two more frames.
+                            self._state.wheel_ready_at = loop.time() + SETTLE
                             self._state.ready_for = key
                             log.debug("page takes input after %.0f ms (%d probes)",
                                       (loop.time() - started) * 1000, probes)
@@ -633,6 +634,10 @@ class InputDriver:
         """Turn the wheel over (x, y): scroll by (dx, dy) CSS pixels (positive dy scrolls down, positive dx
         right). The page gets one trusted `wheel` event with `deltaY == dy`; scrolling is not animated."""
         names = _modifier_names(modifiers)
+        await self.ready()
+        wait = self._state.wheel_ready_at - asyncio.get_running_loop().time()
+        if wait > 0:
+            await asyncio.sleep(wait)
         zoom = self.view.zoomFactor()
         # QtWebEngine scrolls angleDelta / 120 * wheelScrollLines * 20 DIPs and ignores pixelDelta.
         per_unit = QGuiApplication.styleHints().wheelScrollLines() * 20 / 120
@@ -640,7 +645,6 @@ class InputDriver:
         angle_y = -round(dy * zoom / per_unit)
         if angle_x == 0 and angle_y == 0:
             return
-        await self.ready()
         proxy = self.target()
         local = self.to_widget(x, y)
         with self._held(proxy, names) as mods:

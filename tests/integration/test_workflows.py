@@ -310,23 +310,29 @@ def test_busy_tab_and_cancel(qtbot: QtBot, shell: BrowserPilotApp, server: Local
 
 def test_a_batch_runs_every_row_and_a_failure_does_not_stop_the_others(qtbot: QtBot, shell: BrowserPilotApp,
                                                                         server: LocalServer, tmp_path: Path) -> None:
-    server.route("/echo", lambda r: Response(f"<title>{r.arg('q')}</title>"))
+    server.route("/echo", lambda r: Response(f"<title>{r.arg('q')}</title><input id=field>"))
     doc = document("Echo", [node("start", "start", variables=[{"variable": "q", "type": "string"}]),
                             node("open", "goto", url=server.url("/echo?q={{#input.q#}}")),
+                            node("type", "fill", locator={"selector": "#field"}, text="{{#input.q#}}!"),
+                            node("typed", "script", source="return {v: document.querySelector('#field').value}"),
                             node("check", "if-else", cases=[{"case_id": "bad", "conditions": [
                                 {"comparison_operator": "is", "variable_selector": ["input", "q"], "value": "boom"}]}]),
                             node("fail", "wait", locator={"selector": "#never"}, timeout=0.3),
-                            node("end", "end", outputs=[{"variable": "title", "value_selector": ["open", "title"]}])],
-                   edges=[{"source": "start", "target": "open"}, {"source": "open", "target": "check"},
+                            node("end", "end", outputs=[{"variable": "title", "value_selector": ["open", "title"]},
+                                                        {"variable": "typed", "value_selector": ["typed", "v"]}])],
+                   edges=[{"source": "start", "target": "open"}, {"source": "open", "target": "type"},
+                          {"source": "type", "target": "typed"}, {"source": "typed", "target": "check"},
                           {"source": "check", "target": "fail", "sourceHandle": "bad"},
                           {"source": "check", "target": "end", "sourceHandle": "false"},
                           {"source": "fail", "target": "end"}])
     rows_file = tmp_path / "rows.csv"
     rows_file.write_text("q\r\none\r\ntwo\r\nboom\r\nfour\r\n", "utf-8")
     result = ok(run_op(qtbot, shell, "workflow_batch", {"workflow": doc, "rowsFile": str(rows_file),
-                                                        "concurrency": 2}, timeout=120_000))
-    assert (result["total"], result["ok"], result["failed"]) == (4, 3, 1)
+                                                        "concurrency": 3}, timeout=120_000))
+    assert (result["total"], result["succeeded"], result["failed"]) == (4, 3, 1), result["results"]
     by_row = {r["row"]: r for r in result["results"]}
     assert by_row[2]["status"] == "failed"
     assert [by_row[i]["outputs"]["title"] for i in (0, 1, 3)] == ["one", "two", "four"]
+    # Typing worked in every tab of the window, front and background alike.
+    assert [by_row[i]["outputs"]["typed"] for i in (0, 1, 3)] == ["one!", "two!", "four!"]
     assert sorted(r.arg("q") for r in server.hits("/echo")) == ["boom", "four", "one", "two"]
