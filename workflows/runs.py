@@ -119,20 +119,32 @@ class RunStore:
         return [r.model_copy(deep=True) for r in runs[:limit]]
 
     def get(self, run_id: str) -> RunRecord:
+        """The whole record: the run folder's `record.json` (with the trace) when there is one."""
         for record in self._doc.runs:
             if record.id == run_id:
+                full = self.folder(run_id) / "record.json"
+                if full.exists():
+                    try:
+                        return RunRecord.model_validate_json(full.read_bytes())
+                    except (OSError, ValueError) as exc:
+                        log.warning("run %s: cannot read %s (%s); showing the index entry", run_id, full, exc)
                 return record.model_copy(deep=True)
         raise LookupError(f"there is no run with id {run_id!r}")
 
     def save(self, record: RunRecord) -> RunRecord:
-        """Insert or replace a record (large outputs moved to the run folder), evict beyond 200, write."""
+        """Insert or replace a record, evict beyond 200, write. `runs.json` is the index (no per-node trace,
+        large outputs moved out), so it stays small; a finished run's whole record is `runs/<id>/record.json`."""
         record = self._externalise(record)
+        if record.trace:
+            atomic_write_text(self.folder(record.id) / "record.json",
+                              record.model_dump_json(by_alias=True, indent=1))
+        entry = record.model_copy(update={"trace": []})
         runs = [r for r in self._doc.runs if r.id != record.id]
         existing = next((i for i, r in enumerate(self._doc.runs) if r.id == record.id), None)
         if existing is None:
-            runs.insert(0, record)
+            runs.insert(0, entry)
         else:
-            runs.insert(existing, record)
+            runs.insert(existing, entry)
         evicted = runs[MAX_RUNS:]
         candidate = self._doc.model_copy(update={"runs": runs[:MAX_RUNS]})
         self._file.save(candidate)

@@ -45,6 +45,20 @@ def test_large_outputs_live_in_the_run_folder(tmp_path: Path) -> None:
     assert (tmp_path / "runs.json").stat().st_size < 20_000
 
 
+def test_the_index_stays_small_and_the_trace_lives_in_the_run_folder(tmp_path: Path) -> None:
+    from datetime import datetime, timezone
+
+    from workflows.runs import TraceEntry
+
+    store = RunStore(DataDir(tmp_path))
+    trace = [TraceEntry(node=f"n{i}", type="click", start=datetime.now(timezone.utc), ms=1.0, ok=True)
+             for i in range(40)]
+    for i in range(MAX_RUNS):
+        store.save(RunRecord(id=f"run-{i:04d}", workflow_name="w", env="e", status="ok", trace=trace))
+    assert (tmp_path / "runs.json").stat().st_size < 200_000
+    assert len(RunStore(DataDir(tmp_path)).get("run-0007").trace) == 40
+
+
 def test_a_run_cut_short_is_reported_as_failed_on_load(tmp_path: Path) -> None:
     store = RunStore(DataDir(tmp_path))
     store.save(RunRecord(id="run-x", workflow_name="w", env="e", status="running"))
