@@ -1,6 +1,8 @@
 """`BrowserPilotApp`: the running app's stores, keyed registries and windows; the browser port over Qt.
 
 - profiles by environment id (`ProfileRegistry`), windows by environment id (`self.windows`);
+- each environment's domain policy on its profile and pages (`PolicyRegistry`), the port-less DevTools
+  channels (`CdpHub`) and per-tab network captures (`CaptureRegistry`);
 - the main window (environments panel) and one `EnvWindow` per open environment;
 - shutdown in order: windows and their pages first, then profiles (so cookies are flushed and no renderer
   is left behind).
@@ -10,14 +12,20 @@ from __future__ import annotations
 
 import logging
 import signal
+from typing import Any, Awaitable, Callable, Sequence
 
 import shiboken6
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.browser.cdp import CdpHub
+from app.browser.code_sandbox import CodeSandbox
 from app.browser.driver import TabDriver
+from app.browser.netcapture import CaptureRegistry, NetServices
+from app.browser.policy import PolicyRegistry
 from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserTab
+from app.mcp.service import McpService
 from app.ops import OpContext, build_registry
 from app.settings import SettingsStore
 from app.ui.env_window import EnvWindow
@@ -26,12 +34,29 @@ from app.ui.op_runner import OpRunner
 from envs.datadir import DataDir
 from envs.model import DEFAULT_ENV_ID
 from envs.store import EnvEvent, EnvStore, purge_trash
+from workflows.manager import RunManager
 from workflows.ports import Control, TabInfo
+from workflows.runs import RunRecord, RunStore
 
 log = logging.getLogger("browserpilot.app")
 
 
+class _AnnouncingRunStore(RunStore):
+    """The run store, telling the app each time it writes a record (when a run starts and when it ends)."""
+
+    def __init__(self, data: DataDir, announce: Callable[[RunRecord], None]) -> None:
+        super().__init__(data)
+        self._announce = announce
+
+    def save(self, record: RunRecord) -> RunRecord:
+        saved = super().save(record)
+        self._announce(saved.model_copy())  # listeners only read it
+        return saved
+
+
 class BrowserPilotApp(QObject):
+    run_saved = Signal(object)  # a RunRecord was written to runs.json: a run started or ended (GUI panels follow)
+
     def __init__(self, data: DataDir, *, headless: bool) -> None:
         super().__init__()
         self.data = data
@@ -40,12 +65,23 @@ class BrowserPilotApp(QObject):
         purge_trash(data)
         self.envs = EnvStore(data)
         self.settings = SettingsStore(data)
-        self.profiles = ProfileRegistry(data, self)
+        self.policies = PolicyRegistry(self.envs, self)
+        self.policies.tabs_of_env = lambda env_id: [(t.tab_id, t.page()) for t in self.tabs() if t.env_id == env_id]
+        self.profiles = ProfileRegistry(data, self, policies=self.policies)
+        self.cdp = CdpHub(self)
+        self.captures = CaptureRegistry()
+        self.net = NetServices(self.cdp, self.captures, self.policies)
         self.windows: dict[str, EnvWindow] = {}
         self._drivers: dict[str, TabDriver] = {}
         self.registry = build_registry()
-        self.ctx = OpContext(data=data, envs=self.envs, browser=self)
+        self.ctx = OpContext(data=data, envs=self.envs, browser=self,
+                             runs=_AnnouncingRunStore(data, self.run_saved.emit))
+        self.code_sandbox = CodeSandbox(self)
+        self.ctx.runner = RunManager(self.ctx.runs, self._ops_for_run, self.code_sandbox, self.ctx.tab_holders,
+                                     max_concurrency=self.settings.current.batch_concurrency)
         self.ops = OpRunner(self.registry, self.ctx)
+        # The MCP server: started by the entry point (`start_mcp`), switched on and off in the settings.
+        self.mcp = McpService(data, self.registry, self.ctx, self.settings)
         self.envs.subscribe(self._on_env_event)
         self.main_window: MainWindow | None = None
         self._shut_down = False
@@ -54,9 +90,11 @@ class BrowserPilotApp(QObject):
     # -- start and stop --------------------------------------------------------------------------------
     def start(self, open_urls: list[tuple[str, str]]) -> None:
         """Show the main window, then open each (environment id, URL) given on the command line."""
-        self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit)
+        self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit, mcp=self.mcp)
+        self.run_saved.connect(self.main_window.run_saved)
         self.main_window.show()
-        problems = [p for p in (self.envs.load_problem, self.settings.load_problem) if p]
+        problems = [p for p in (self.envs.load_problem, self.settings.load_problem, self.ctx.workflows.load_problem,
+                                self.ctx.runs.load_problem) if p]
         for problem in problems:
             log.warning("%s", problem)
             if not self.headless:
@@ -68,6 +106,15 @@ class BrowserPilotApp(QObject):
                 continue
             self.open_url(env_id, url)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
+
+    def _ops_for_run(self, run_id: str) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """The operations as a workflow run calls them: its own tab is not busy for it."""
+        ctx = self.ctx.for_run(run_id)
+        return lambda name, params: self.registry.call(ctx, name, params)
+
+    def start_mcp(self) -> None:
+        """Serve MCP (unless switched off in the settings); call once the main loop is the current loop."""
+        self.mcp.start_if_enabled()
 
     def install_quit_signals(self) -> None:
         """SIGINT and SIGTERM end the app in order, so logins are flushed to disk."""
@@ -91,6 +138,7 @@ class BrowserPilotApp(QObject):
         if self._shut_down:
             return
         self._shut_down = True
+        self.mcp.stop()  # first: no agent call may reach a page that is being deleted
         for window in list(self.windows.values()):
             window.dispose_tabs()
             window.close()
@@ -98,6 +146,9 @@ class BrowserPilotApp(QObject):
         if self.main_window is not None and shiboken6.isValid(self.main_window):
             self.main_window.environments.model.detach()
             self.main_window.close()
+        self.cdp.close_all()  # DevTools front-end pages before any profile
+        self.code_sandbox.close()
+        self.policies.close()
         self.profiles.close_all()
         log.info("shut down: pages and profiles released")
 
@@ -127,6 +178,7 @@ class BrowserPilotApp(QObject):
             )
             window.closed.connect(self._on_window_closed)
             window.page_visited.connect(self.envs.record_visit)
+            window.tab_opened.connect(self._on_tab_opened)
             self.windows[env_id] = window
             window.show()
         elif raise_window:
@@ -141,6 +193,10 @@ class BrowserPilotApp(QObject):
             self.main_window.showNormal()
             self.main_window.raise_()
             self.main_window.activateWindow()
+
+    def _on_tab_opened(self, tab: BrowserTab) -> None:
+        # Redirects are checked before they are followed, and blocked navigations explained, on every page.
+        self.policies.guard_page(tab.page(), tab.env_id, tab.tab_id)
 
     def _on_window_closed(self, env_id: str) -> None:
         self.windows.pop(env_id, None)
@@ -202,9 +258,10 @@ class BrowserPilotApp(QObject):
         driver = self._drivers.get(tab.tab_id)
         if driver is None:
             driver = TabDriver(tab, EnvWindow.control_of(tab), self.data.captures(tab.env_id),
-                               self.data.downloads(tab.env_id), self._tab_id_of_page)
+                               self.data.downloads(tab.env_id), self._tab_id_of_page, net=self.net)
             self._drivers[tab.tab_id] = driver
-            tab.destroyed.connect(lambda *_args, key=tab.tab_id: self._drivers.pop(key, None))
+            drivers = self._drivers  # not `self`: a closure over the app would keep it alive after shutdown
+            tab.destroyed.connect(lambda *_args, key=tab.tab_id: drivers.pop(key, None))
         return driver
 
     async def release_environment(self, env_id: str) -> None:
@@ -213,3 +270,19 @@ class BrowserPilotApp(QObject):
             window.dispose_tabs()
             window.close()
         self.profiles.release(env_id)
+
+    # -- network (policy log, capture) ------------------------------------------------------------------
+    def net_blocked(self, env_id: str | None = None, tab_id: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        """Recent requests the domain policies blocked (oldest first), of one environment or tab."""
+        return self.policies.blocked(env_id, tab_id, limit)
+
+    async def export_har(self, tab_id: str, path: str, redact: Sequence[str] = ()) -> str | None:
+        """Write the HAR of the tab's capture (secret strings redacted) to `path`; None when capture never
+        ran on that tab (or the tab is gone)."""
+        if self.captures.get(tab_id) is None:
+            return None
+        try:
+            driver = await self.page(tab_id, None)
+        except LookupError:
+            return None
+        return str((await driver.net_export(path, redact))["path"])

@@ -2,7 +2,8 @@
 
 An environment is a named, persistent login container. Its browser data lives in `partitions/<env-id>/`;
 this record holds what a person uses to tell environments apart: the name, a remark and the most recent
-sites visited in it.
+sites visited in it, and its network policy: `allowedDomains` and `blockedDomains` (patterns of
+envs/domains.py, stored in canonical form; both empty: no policy).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class Environment(_Record):
     remark: str = Field(default="", max_length=MAX_REMARK_LENGTH)
     created_at: datetime = Field(default_factory=utc_now)
     sites: list[Site] = Field(default_factory=list)
+    allowed_domains: list[str] = Field(default_factory=list)
+    blocked_domains: list[str] = Field(default_factory=list)
 
     @property
     def is_default(self) -> bool:

@@ -1,8 +1,9 @@
 """The environment store: the rules for environments over `envs.json`, and their partition folders.
 
 Rules: `env-default` always exists (it can be renamed, never deleted); names are 1-100 characters after
-trimming and unique (ignoring case); other ids are `env-<hex>`. Listeners are told about every change so
-views can follow the model instead of owning state.
+trimming and unique (ignoring case); other ids are `env-<hex>`; domain patterns are validated and stored in
+canonical form (envs/domains.py). Listeners are told about every change so views can follow the model
+instead of owning state (the browser applies a changed domain policy to the live profile at once).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import os
 import secrets
 import shutil
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Callable, Literal, Sequence
 
 from envs.datadir import DataDir
+from envs.domains import PatternError, normalize_patterns
 from envs.jsonstore import JsonStore
 from envs.model import (
     DEFAULT_ENV_ID,
@@ -61,6 +63,15 @@ def clean_remark(remark: str) -> str:
     if len(cleaned) > MAX_REMARK_LENGTH:
         raise EnvError(f"the remark is {len(cleaned)} characters long; at most {MAX_REMARK_LENGTH} are allowed")
     return cleaned
+
+
+def clean_domains(patterns: Sequence[str], label: str) -> list[str]:
+    if isinstance(patterns, str):
+        raise EnvError(f"{label} is a list of patterns, not one string")
+    try:
+        return normalize_patterns(patterns, label)
+    except PatternError as exc:
+        raise EnvError(str(exc)) from None
 
 
 def domain_of(url: str) -> str | None:
@@ -134,13 +145,21 @@ class EnvStore:
         self._emit("created", env_id)
         return env.model_copy(deep=True)
 
-    def update(self, env_id: str, *, name: str | None = None, remark: str | None = None) -> Environment:
+    def update(self, env_id: str, *, name: str | None = None, remark: str | None = None,
+               allowed_domains: Sequence[str] | None = None,
+               blocked_domains: Sequence[str] | None = None) -> Environment:
+        """Change what is given (None: keep). Domain lists replace the current lists; [] clears one."""
         target = self._find(env_id)
         new_name = clean_name(name) if name is not None else target.name
         new_remark = clean_remark(remark) if remark is not None else target.remark
         if name is not None:
             self._check_unique(new_name, except_id=env_id)
-        updated = target.model_copy(update={"name": new_name, "remark": new_remark})
+        changes: dict[str, object] = {"name": new_name, "remark": new_remark}
+        for key, value, label in (("allowed_domains", allowed_domains, "allowedDomains"),
+                                  ("blocked_domains", blocked_domains, "blockedDomains")):
+            if value is not None:
+                changes[key] = clean_domains(value, label)
+        updated = target.model_copy(update=changes)
         self._replace(updated)
         log.info("updated environment %s", env_id)
         self._emit("updated", env_id)

@@ -3,19 +3,22 @@
 `navigate(view, start, wait_until, timeout)` starts a navigation (load a URL, back, forward, reload) and
 waits for `load` (the load finished), `domcontentloaded` (the new document is parsed) or `none` (it
 started). The result carries the final URL, the title and the HTTP status where known; a failed load
-raises `NavigationError` naming the reason (DNS, refused, blocked, certificate, HTTP 5xx).
+raises `NavigationError` naming the reason (DNS, refused, blocked, certificate, HTTP 5xx); a navigation the
+environment's domain policy stopped says so: `blocked by the policy of env-…: host (rule)`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Callable, Literal
 
 from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEnginePage
 
 from app.browser.js import MAIN_WORLD, PageError, run_js
+from app.browser.policy import block_reason
 
 log = logging.getLogger("browserpilot.browser")
 
@@ -136,6 +139,7 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
         except PageError:
             old_document = None
     watcher = _LoadWatcher(page)
+    started = time.time()
     try:
         start()
         if wait_until == "none":
@@ -152,14 +156,14 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
             if not done:
                 raise NavigationError(f"the page did not finish parsing within {timeout:g} s", page.url().toString())
             if watcher.finished.done():
-                _check(watcher.finished.result())
+                _check(watcher.finished.result(), page, started)
         else:
             try:
                 outcome = await asyncio.wait_for(asyncio.shield(watcher.finished), timeout=timeout)
             except asyncio.TimeoutError:
                 raise NavigationError(f"the page did not finish loading within {timeout:g} s",
                                       page.url().toString()) from None
-            _check(outcome)
+            _check(outcome, page, started)
     finally:
         watcher.close()
     status = await http_status(page)
@@ -169,9 +173,12 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
     return {"url": page.url().toString(), "title": page.title(), "status": status}
 
 
-def _check(outcome: LoadOutcome) -> None:
+def _check(outcome: LoadOutcome, page: QWebEnginePage, started: float) -> None:
     if outcome.status == Status.LoadSucceededStatus:
         return
+    blocked = block_reason(page, outcome.url, started)
+    if blocked is not None:
+        raise NavigationError(blocked, outcome.url)
     if outcome.status == Status.LoadStoppedStatus:
         raise NavigationError(f"loading {outcome.url} was stopped", outcome.url)
     code = outcome.code if outcome.domain == Domain.HttpStatusCodeDomain else None

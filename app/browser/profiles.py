@@ -3,7 +3,8 @@
 Every environment's cookies, local storage, IndexedDB, cache and service workers live in its own
 `partitions/<env-id>/` folder, so environments never see each other. Session cookies are kept too
 (ForcePersistentCookies): a person logs in once per environment and stays logged in across restarts.
-Pages must be deleted before their profile; `release` and `close_all` do it in that order.
+Pages must be deleted before their profile; `release` and `close_all` do it in that order. With a
+`PolicyRegistry`, each profile gets its environment's domain policy (app/browser/policy.py) when created.
 """
 
 from __future__ import annotations
@@ -16,15 +17,17 @@ from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineProfileBuilder
 
 from app.browser.downloads import DownloadManager
 from app.browser.js import install_helper_scripts
+from app.browser.policy import PolicyRegistry
 from envs.datadir import DataDir
 
 log = logging.getLogger("browserpilot.browser")
 
 
 class ProfileRegistry(QObject):
-    def __init__(self, data: DataDir, parent: QObject | None = None) -> None:
+    def __init__(self, data: DataDir, parent: QObject | None = None, policies: PolicyRegistry | None = None) -> None:
         super().__init__(parent)
         self.data = data
+        self.policies = policies
         self._profiles: dict[str, QWebEngineProfile] = {}
         self._downloads: dict[str, DownloadManager] = {}
 
@@ -54,6 +57,8 @@ class ProfileRegistry(QObject):
         manager = DownloadManager(downloads, profile)
         profile.downloadRequested.connect(manager.handle)
         self._downloads[env_id] = manager
+        if self.policies is not None:
+            self.policies.attach_profile(env_id, profile)
         log.info("profile for %s at %s", env_id, storage)
         return profile
 
@@ -69,6 +74,8 @@ class ProfileRegistry(QObject):
         self._downloads.pop(env_id, None)
         if profile is None:
             return
+        if self.policies is not None:
+            self.policies.detach_profile(env_id)
         profile.cookieStore().deleteAllCookies()
         shiboken6.delete(profile)
 
@@ -76,4 +83,6 @@ class ProfileRegistry(QObject):
         for env_id in list(self._profiles):
             profile = self._profiles.pop(env_id)
             self._downloads.pop(env_id, None)
+            if self.policies is not None:
+                self.policies.detach_profile(env_id)
             shiboken6.delete(profile)

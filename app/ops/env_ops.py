@@ -28,6 +28,13 @@ class EnvUpdateParams(Params):
     env: str = Field(description="Environment id, for example env-default or env-1a2b3c4d.")
     name: str | None = Field(default=None, description="New name.")
     remark: str | None = Field(default=None, description="New remark.")
+    allowed_domains: list[str] | None = Field(
+        default=None, description="Replace the allow list: with patterns, every other host is blocked for every "
+                                  "request of the environment. Patterns: example.com (and www.), *.example.com "
+                                  "(and subdomains), https://example.com (that scheme), host:port, *. [] clears.")
+    blocked_domains: list[str] | None = Field(
+        default=None, description="Replace the block list (same patterns), applied on top of the allow list. "
+                                  "[] clears.")
 
 
 class EnvRefParams(Params):
@@ -48,8 +55,11 @@ async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
 
 @operation("env_update", EnvUpdateParams)
 async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
-    """Rename an environment or change its remark."""
-    return {"environment": env_view(ctx.envs.update(params.env, name=params.name, remark=params.remark))}
+    """Rename an environment, change its remark, or set its network policy (allowedDomains, blockedDomains).
+    A changed policy applies at once to the environment's open tabs, for every request type."""
+    return {"environment": env_view(ctx.envs.update(params.env, name=params.name, remark=params.remark,
+                                                    allowed_domains=params.allowed_domains,
+                                                    blocked_domains=params.blocked_domains))}
 
 
 @operation("env_open", EnvRefParams, needs_browser=True)

@@ -1,6 +1,8 @@
 """The Environments panel of the main window: a table of environments and the actions on them.
 
-The table model follows the environment store's events; every change goes through an operation.
+The table model follows the environment store's events; every change goes through an operation. The
+settings dialog (`EnvSettingsDialog`) edits the name, the remark and the network policy (allowed and blocked
+domains, one pattern per line, checked as you type).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.op_runner import OpRunner
+from envs.domains import PatternError, normalize_patterns
 from envs.model import MAX_NAME_LENGTH, Environment
 from envs.store import EnvEvent, EnvStore
 
@@ -129,6 +132,97 @@ class NewEnvironmentDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.name.text().strip()))
 
 
+DOMAINS_HELP = (
+    "One pattern per line: <b>example.com</b> (that host and www.), <b>*.example.com</b> (the domain and every "
+    "subdomain), <b>https://example.com</b> (only over https), <b>host:8080</b> (only that port), <b>*</b> "
+    "(everything). With allowed domains, every other host is blocked &mdash; for pages, frames, scripts, images, "
+    "fetch, WebSockets and downloads alike; blocked domains apply on top. Changes apply at once to open tabs.")
+
+
+def _lines(editor: QPlainTextEdit) -> list[str]:
+    return [line.strip() for line in editor.toPlainText().splitlines() if line.strip()]
+
+
+class EnvSettingsDialog(QDialog):
+    """Name, remark and network policy of one environment."""
+
+    def __init__(self, env: Environment, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.env = env
+        self.setWindowTitle(f"Environment Settings — {env.name}")
+        self.setObjectName("env-settings")
+        self.name = QLineEdit(env.name, self)
+        self.name.setObjectName("env-name")
+        self.name.setMaxLength(MAX_NAME_LENGTH)
+        self.remark = QPlainTextEdit(env.remark, self)
+        self.remark.setObjectName("env-remark")
+        self.remark.setFixedHeight(70)
+        self.allowed = QPlainTextEdit("\n".join(env.allowed_domains), self)
+        self.allowed.setObjectName("env-allowed-domains")
+        self.allowed.setPlaceholderText("Empty: every host is allowed")
+        self.blocked = QPlainTextEdit("\n".join(env.blocked_domains), self)
+        self.blocked.setObjectName("env-blocked-domains")
+        self.blocked.setPlaceholderText("for example: *.doubleclick.net")
+        for editor in (self.allowed, self.blocked):
+            editor.setFixedHeight(110)
+            editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        form = QFormLayout()
+        form.addRow("&Name:", self.name)
+        form.addRow("&Remark:", self.remark)
+        form.addRow("&Allowed domains:", self.allowed)
+        form.addRow("&Blocked domains:", self.blocked)
+        hint = QLabel(DOMAINS_HELP, self)
+        hint.setWordWrap(True)
+        hint.setTextFormat(Qt.TextFormat.RichText)
+        self.problem = QLabel(self)
+        self.problem.setObjectName("env-settings-problem")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #b3261e")
+        identity = QLabel(f"ID: {env.id}", self)
+        identity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(hint)
+        layout.addWidget(self.problem)
+        layout.addWidget(identity)
+        layout.addWidget(self.buttons)
+        self.resize(560, self.sizeHint().height())
+        for signal in (self.name.textChanged, self.allowed.textChanged, self.blocked.textChanged):
+            signal.connect(self._validate)
+        self._validate()
+
+    def _validate(self) -> None:
+        problems = []
+        if not self.name.text().strip():
+            problems.append("The name is empty.")
+        for label, editor in (("Allowed domains", self.allowed), ("Blocked domains", self.blocked)):
+            try:
+                normalize_patterns(_lines(editor), label)
+            except PatternError as exc:
+                problems.append(str(exc))
+        self.problem.setText("\n".join(problems))
+        self.problem.setVisible(bool(problems))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
+
+    def changes(self) -> dict[str, Any]:
+        """The env_update parameters for what changed (besides `env`)."""
+        changes: dict[str, Any] = {}
+        if self.name.text().strip() != self.env.name:
+            changes["name"] = self.name.text()
+        if self.remark.toPlainText().strip() != self.env.remark:
+            changes["remark"] = self.remark.toPlainText()
+        allowed = normalize_patterns(_lines(self.allowed), "allowedDomains")
+        blocked = normalize_patterns(_lines(self.blocked), "blockedDomains")
+        if allowed != self.env.allowed_domains:
+            changes["allowedDomains"] = allowed
+        if blocked != self.env.blocked_domains:
+            changes["blockedDomains"] = blocked
+        return changes
+
+
 class EnvironmentsPanel(QWidget):
     open_requested = Signal(str)  # env id
 
@@ -161,6 +255,7 @@ class EnvironmentsPanel(QWidget):
             ("open", "&Open", self.open_selected),
             ("rename", "Re&name…", self.rename_selected),
             ("remark", "Edit &Remark…", self.edit_remark_selected),
+            ("settings", "&Settings…", self.edit_settings_selected),
             ("delete", "&Delete…", self.delete_selected),
         ):
             button = QPushButton(text, self)
@@ -187,7 +282,7 @@ class EnvironmentsPanel(QWidget):
 
     def _update_buttons(self) -> None:
         env = self.selected_env()
-        for key in ("open", "rename", "remark"):
+        for key in ("open", "rename", "remark", "settings"):
             self.buttons[key].setEnabled(env is not None)
         self.buttons["delete"].setEnabled(env is not None and not env.is_default)
         self.buttons["delete"].setToolTip("The default environment cannot be deleted" if env and env.is_default else "")
@@ -220,6 +315,18 @@ class EnvironmentsPanel(QWidget):
         remark, ok = QInputDialog.getMultiLineText(self, "Edit Remark", f"Remark for {env.name}:", env.remark)
         if ok and remark != env.remark:
             self.ops.run("env_update", {"env": env.id, "remark": remark}, self, title="Edit Remark")
+
+    def edit_settings_selected(self) -> None:
+        """Name, remark, allowed and blocked domains of the selected environment, in one dialog."""
+        env = self.selected_env()
+        if env is None:
+            return
+        dialog = EnvSettingsDialog(env, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        changes = dialog.changes()
+        if changes:
+            self.ops.run("env_update", {"env": env.id, **changes}, self, title="Environment Settings")
 
     def delete_selected(self) -> None:
         env = self.selected_env()

@@ -1,0 +1,79 @@
+"""Network operations: capture a tab's requests (net_start, net_stop, net_list, net_get, net_export → HAR) and
+list what the environments' domain policies blocked (net_blocked).
+
+Capture runs over the tab's port-less DevTools channel and costs nothing while it is off; at most 500
+requests are kept per tab (the oldest are dropped). Request ids look like `tab-1a2b3c4d.17`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.ops.context import OpContext
+from app.ops.page_session import TabParams, on_page
+from app.ops.registry import Operation, Params, operation
+
+
+class NetListParams(TabParams):
+    url_contains: str | None = Field(default=None, description="Only requests whose URL contains this text.")
+    limit: int = Field(default=500, ge=1, le=500, description="At most this many (the most recent).")
+
+
+class NetGetParams(Params):
+    req_id: str = Field(pattern=r"^tab-[0-9a-f]+\.\d+$", description="A request id from net_list, e.g. tab-1a2b3c4d.17.")
+
+
+class NetBlockedParams(Params):
+    env: str | None = Field(default=None, description="Only this environment; default: every environment.")
+    tab_id: str | None = Field(default=None, description="Only requests made by this tab (its page at the time).")
+    limit: int = Field(default=100, ge=1, le=500, description="At most this many (the most recent).")
+
+
+@operation("net_start", TabParams, needs_browser=True)
+async def net_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """Start capturing the tab's network requests (a fresh capture: earlier entries are dropped). Keeps the
+    request and response headers, status, timing, and the bodies of text/JSON responses up to 1 MB."""
+    return await on_page(ctx, params, lambda p: p.net_start())
+
+
+@operation("net_stop", TabParams, needs_browser=True)
+async def net_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """Stop capturing on the tab; what was captured stays readable (net_list, net_get, net_export)."""
+    return await on_page(ctx, params, lambda p: p.net_stop())
+
+
+@operation("net_list", NetListParams, needs_browser=True, read_only=True)
+async def net_list(ctx: OpContext, params: NetListParams) -> dict[str, Any]:
+    """Captured requests of the tab, oldest first: {id, method, url, status, type, mimeType, size, timeMs,
+    state (done | pending | failed), error?}."""
+    return await on_page(ctx, params, lambda p: p.net_list(params.url_contains, params.limit))
+
+
+@operation("net_get", NetGetParams, needs_browser=True, read_only=True)
+async def net_get(ctx: OpContext, params: NetGetParams) -> dict[str, Any]:
+    """One captured request: request and response headers, post data, status, timing, and the response body
+    (text/JSON up to 1 MB; larger or binary bodies are omitted with a bodyNote)."""
+    tab_id = params.req_id.rsplit(".", 1)[0]
+    return await on_page(ctx, TabParams(tab_id=tab_id), lambda p: p.net_get(params.req_id))
+
+
+@operation("net_export", TabParams, needs_browser=True, read_only=True)
+async def net_export(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """Write the tab's capture as a HAR 1.2 file into the data folder (captures/<env>/net-….har); returns
+    {path, entries, pages}."""
+    return await on_page(ctx, params, lambda p: p.net_export())
+
+
+@operation("net_blocked", NetBlockedParams, needs_browser=True, read_only=True)
+async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any]:
+    """Recent requests blocked by the environments' domain policies (allowedDomains / blockedDomains), oldest
+    first: {time, env, url, type, host, rule, tabIds, page}. At most 500 are kept per environment."""
+    assert ctx.browser is not None
+    if params.env is not None:
+        ctx.envs.get(params.env)
+    return {"blocked": ctx.browser.net_blocked(params.env, params.tab_id, params.limit)}
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_blocked)
