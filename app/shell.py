@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import signal
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -276,7 +276,8 @@ class BrowserPilotApp(QObject):
         """Recent requests the domain policies blocked (oldest first), of one environment or tab."""
         return self.policies.blocked(env_id, tab_id, limit)
 
-    async def export_har(self, tab_id: str, path: str, redact: Sequence[str] = ()) -> str | None:
+    async def export_har(self, tab_id: str, path: str,
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> str | None:
         """Write the HAR of the tab's capture (secret strings redacted) to `path`; None when capture never
         ran on that tab (or the tab is gone)."""
         if self.captures.get(tab_id) is None:

@@ -230,7 +230,8 @@ class Executor:
     async def _export_har(self) -> str | None:
         result = await self.ops("net_export", {"tabId": self.settings.tab_id, "ifCapturing": True,
                                                "path": str(self.settings.folder / "network.har"),
-                                               "redact": list(self.settings.secret_values.values())})
+                                               "redact": {value: f"<secret:{name}>" for name, value
+                                                          in self.settings.secret_values.items()}})
         return result.get("path") if result.get("ok") and result.get("path") else None
 
     def _timeout(self, node: Node) -> float:

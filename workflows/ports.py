@@ -7,7 +7,7 @@ locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=`,
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, Sequence
+from typing import Any, Literal, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -149,6 +149,7 @@ class BrowserPort(Protocol):
                     limit: int = 500) -> list[dict[str, Any]]:
         """Recent requests blocked by environments' domain policies: time, url, type, host, rule, tabIds."""
 
-    async def export_har(self, tab_id: str, path: str, redact: Sequence[str] = ()) -> str | None:
+    async def export_har(self, tab_id: str, path: str,
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> str | None:
         """When network capture ran on the tab: write its HAR to `path` with the `redact` strings (secret
         values) replaced, and return the path; None when there is no capture for the tab."""

@@ -14,7 +14,7 @@ import logging
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence, TypeVar
 
 from PySide6.QtCore import QUrl
 from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
@@ -391,7 +391,8 @@ class TabDriver:
         await recording.settle(2.0)
         return {"request": recording.get(request_id)}
 
-    async def net_export(self, path: str | None = None, redact: Sequence[str] = ()) -> dict[str, Any]:
+    async def net_export(self, path: str | None = None,
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> dict[str, Any]:
         """Write the tab's capture as HAR 1.2 (default: the environment's captures folder)."""
         recording = self._capture()
         await recording.settle(5.0)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError, CdpHub
@@ -321,35 +321,38 @@ def har_entry(entry: Entry) -> dict[str, Any]:
     return har
 
 
-def redact(value: Any, secrets: Iterable[str]) -> Any:
-    """A copy of a JSON value with every secret replaced by `[REDACTED]`: as given, URL-encoded,
-    JSON-escaped, and inside base64 `content.text` bodies."""
+def redact(value: Any, secrets: Iterable[str] | Mapping[str, str]) -> Any:
+    """A copy of a JSON value with every secret replaced: as given, URL-encoded, JSON-escaped, and inside
+    base64 `content.text` bodies. `secrets` is a list (each becomes `[REDACTED]`) or a mapping from a secret
+    to its replacement (a workflow passes `{value: "<secret:name>"}`)."""
     variants = _secret_variants(secrets)
     if not variants:
         return value
     return _redact(value, variants)
 
 
-def _secret_variants(secrets: Iterable[str]) -> list[str]:
-    found: set[str] = set()
-    for secret in secrets:
+def _secret_variants(secrets: Iterable[str] | Mapping[str, str]) -> list[tuple[str, str]]:
+    pairs = secrets.items() if isinstance(secrets, Mapping) else ((secret, REDACTED) for secret in secrets)
+    found: dict[str, str] = {}
+    for secret, replacement in pairs:
         if not isinstance(secret, str) or not secret:
             continue
         for form in (secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret),
                      json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]):
             if form:
-                found.add(form)
-    return sorted(found, key=len, reverse=True)  # longest first: a form never hides inside a shorter one
+                found.setdefault(form, replacement)
+    # Longest first: a form never hides inside a shorter one.
+    return sorted(found.items(), key=lambda pair: len(pair[0]), reverse=True)
 
 
-def _redact_text(text: str, variants: list[str]) -> str:
-    for form in variants:
+def _redact_text(text: str, variants: list[tuple[str, str]]) -> str:
+    for form, replacement in variants:
         if form in text:
-            text = text.replace(form, REDACTED)
+            text = text.replace(form, replacement)
     return text
 
 
-def _redact(value: Any, variants: list[str]) -> Any:
+def _redact(value: Any, variants: list[tuple[str, str]]) -> Any:
     if isinstance(value, str):
         return _redact_text(value, variants)
     if isinstance(value, list):
@@ -361,8 +364,8 @@ def _redact(value: Any, variants: list[str]) -> Any:
                 raw = base64.b64decode(value["text"])
             except ValueError:
                 return {**copy, "text": value["text"]}
-            for form in variants:
-                raw = raw.replace(form.encode("utf-8"), REDACTED.encode("ascii"))
+            for form, replacement in variants:
+                raw = raw.replace(form.encode("utf-8"), replacement.encode("utf-8"))
             return {**copy, "text": base64.b64encode(raw).decode("ascii")}
         return {_redact_text(k, variants) if isinstance(k, str) else k: _redact(v, variants) for k, v in value.items()}
     return value

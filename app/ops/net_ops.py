@@ -7,13 +7,14 @@ requests are kept per tab (the oldest are dropped). Request ids look like `tab-1
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
-from app.ops.registry import Operation, Params, operation
+from app.ops.registry import Operation, OpError, Params, operation
 
 
 class NetListParams(TabParams):
@@ -59,11 +60,30 @@ async def net_get(ctx: OpContext, params: NetGetParams) -> dict[str, Any]:
     return await on_page(ctx, TabParams(tab_id=tab_id), lambda p: p.net_get(params.req_id))
 
 
-@operation("net_export", TabParams, needs_browser=True, read_only=True)
-async def net_export(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+class NetExportParams(TabParams):
+    path: str | None = Field(default=None, description="Where to write, inside the data folder (default "
+                                                       "captures/<env>/net-….har).")
+    redact: list[str] | dict[str, str] = Field(default_factory=list, description="Strings (secrets) replaced "
+                                               "everywhere in the HAR by [REDACTED], or {secret: replacement}.")
+    if_capturing: bool = Field(default=False, description="Return {path: null} instead of failing when the tab "
+                                                          "has no capture (used by failed workflow runs).")
+
+
+@operation("net_export", NetExportParams, needs_browser=True, read_only=True)
+async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
     """Write the tab's capture as a HAR 1.2 file into the data folder (captures/<env>/net-….har); returns
     {path, entries, pages}."""
-    return await on_page(ctx, params, lambda p: p.net_export())
+    path = None
+    if params.path is not None:
+        target = Path(params.path).expanduser().resolve()
+        if not target.is_relative_to(ctx.data.root.resolve()):
+            raise OpError(f"a HAR is written inside the data folder {ctx.data.root}, not to {target}")
+        path = str(target)
+    if params.if_capturing:
+        assert ctx.browser is not None and params.tab_id is not None
+        written = await ctx.browser.export_har(params.tab_id, path or "", params.redact) if path else None
+        return {"path": written}
+    return await on_page(ctx, params, lambda p: p.net_export(path, params.redact))
 
 
 @operation("net_blocked", NetBlockedParams, needs_browser=True, read_only=True)

@@ -336,3 +336,27 @@ def test_a_batch_runs_every_row_and_a_failure_does_not_stop_the_others(qtbot: Qt
     # Typing worked in every tab of the window, front and background alike.
     assert [by_row[i]["outputs"]["typed"] for i in (0, 1, 3)] == ["one!", "two!", "four!"]
     assert sorted(r.arg("q") for r in server.hits("/echo")) == ["boom", "four", "one", "two"]
+
+
+def test_a_failed_run_with_capture_on_keeps_a_har_without_secrets(qtbot: QtBot, shell: BrowserPilotApp,
+                                                                  server: LocalServer) -> None:
+    server.route("/form", "<title>F</title><input id=pw><script>fetch('/api?token=' + 'public')</script>")
+    server.route("/api", '{"fine": true}', content_type="application/json")
+    server.route("/echo", lambda r: Response(r.body or b"-", content_type="text/plain"))
+    tab = ok(run_op(qtbot, shell, "tab_open", {}))["tabId"]
+    ok(run_op(qtbot, shell, "net_start", {"tabId": tab}))
+    doc = document("Capture", [
+        node("start", "start", variables=[{"variable": "pw", "type": "secret"}]),
+        node("open", "goto", url=server.url("/form")),
+        node("type", "fill", locator={"selector": "#pw"}, text="{{#input.pw#}}"),
+        node("send", "http-request", method="POST", url=server.url("/echo"), body="pw={{#input.pw#}}"),
+        node("boom", "wait", locator={"selector": "#never"}, timeout=0.3),
+        node("end", "end")])
+    failed = run_op(qtbot, shell, "workflow_run", {"workflow": doc, "tabId": tab, "inputs": {"pw": "Hunter2-secret"}},
+                    timeout=60_000)
+    assert not failed["ok"] and failed["run"]["stoppedAt"] == "boom"
+    har = Path(failed["run"]["har"])
+    text = har.read_text("utf-8")
+    assert json.loads(text)["log"]["entries"] and "/echo" in text
+    assert "Hunter2-secret" not in text and "<secret:pw>" in text
+    assert server.hits("/echo")[0].body == b"pw=Hunter2-secret"  # the page really sent it
