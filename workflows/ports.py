@@ -118,7 +118,8 @@ class PagePort(Protocol):
     async def net_stop(self) -> dict[str, Any]: ...
     async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]: ...
     async def net_get(self, request_id: str) -> dict[str, Any]: ...
-    async def net_export(self, path: str | None = None, redact: Sequence[str] = ()) -> dict[str, Any]:
+    async def net_export(self, path: str | None = None,
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> dict[str, Any]:
         """Write the capture as HAR 1.2 (`path`, default the environment's captures folder), with every
         string in `redact` replaced; returns `{path, entries, pages}`."""
 
