@@ -1,0 +1,681 @@
+"""The Runs panel of the main window: the latest 50 workflow runs and the detail of the selected one.
+
+The table (status with a coloured marker, workflow, environment, start, duration) is read with `run_list` and
+read again, a moment later, whenever a run record is written (a run started or ended: `on_run_saved`, fed by
+the app's `run_saved` signal). The detail view reads the whole record with `run_read`: where the run stopped
+and why, its outputs as a table, its files (Open, Show in Folder), the failure screenshot (a thumbnail; click
+to open it), the HAR path, its inputs (secrets redacted) and the per-node trace. A running run can be
+cancelled (`run_cancel`). Everything goes through operations on the asyncio loop; nothing here blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import shiboken6
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QBrush, QColor, QDesktopServices, QIcon, QMouseEvent, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ops import OpContext
+from app.ui.op_runner import OpRunner
+
+log = logging.getLogger("browserpilot.ui")
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+Envelope = dict[str, Any]
+RUN_LIMIT = 50
+STATUS_COLOURS = {"ok": "#2e7d32", "failed": "#c62828", "cancelled": "#757575", "taken_over": "#ef6c00",
+                  "running": "#1565c0", "not run": "#9e9e9e"}
+STATUS_TEXT = {"ok": "ok", "failed": "failed", "cancelled": "cancelled", "taken_over": "taken over",
+               "running": "running…"}
+_icons: dict[str, QIcon] = {}
+
+
+# -- shared helpers (the Workflows panel uses them too) -------------------------------------------------------
+def status_icon(status: str) -> QIcon:
+    """A coloured dot for a run status."""
+    icon = _icons.get(status)
+    if icon is None:
+        pixmap = QPixmap(12, 12)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(STATUS_COLOURS.get(status, "#9e9e9e")))
+        painter.drawEllipse(1, 1, 10, 10)
+        painter.end()
+        icon = _icons[status] = QIcon(pixmap)
+    return icon
+
+
+def status_text(status: str) -> str:
+    return STATUS_TEXT.get(status, status)
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def local_time(value: str | None, seconds: bool = True) -> str:
+    parsed = parse_time(value)
+    if parsed is None:
+        return ""
+    return parsed.astimezone().strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def format_duration(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def elapsed_ms(started: str | None) -> float | None:
+    parsed = parse_time(started)
+    return None if parsed is None else max(0.0, (datetime.now(timezone.utc) - parsed).total_seconds() * 1000)
+
+
+def show_value(value: Any, limit: int = 400) -> tuple[str, str]:
+    """A value as a table cell: (text shown, full text for the tooltip)."""
+    if isinstance(value, dict) and "$file" in value:
+        full = f"(large value in {value['$file']}, {value.get('bytes', '?')} bytes)"
+        return full, full
+    full = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = full if len(full) <= limit else full[:limit] + "…"
+    return text.replace("\n", " ⏎ "), full
+
+
+def open_path(path: str) -> bool:
+    """Open a file (or folder) with the desktop's application for it."""
+    log.info("opening %s", path)
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+
+
+def show_in_folder(path: str) -> bool:
+    return open_path(str(Path(path).parent))
+
+
+class OpCalls:
+    """Operations whose envelope the panel handles itself, failures included (OpRunner shows a failure in a
+    message box; a run's failure is a result to show, not an error). Each call is an asyncio task that the
+    panel may cancel; `on_done` then gets `{ok: False, cancelled: True}`. `ctx` may be a copy of the app's
+    context (`dataclasses.replace`), for example one with a `progress` listener."""
+
+    def __init__(self, ops: OpRunner, owner: QWidget) -> None:
+        self.ops = ops
+        self.owner = owner
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, name: str, params: dict[str, Any], on_done: Callable[[Envelope], None],
+              ctx: OpContext | None = None) -> asyncio.Task[None] | None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the app is shutting down: its loop is gone
+            log.debug("%s not called: no event loop", name)
+            return None
+
+        async def go() -> None:
+            try:
+                result = await self.ops.registry.call(ctx or self.ops.ctx, name, params)
+            except asyncio.CancelledError:
+                result = {"ok": False, "cancelled": True, "error": f"{name} was cancelled"}
+            if shiboken6.isValid(self.owner):  # the window may be gone when the app quits
+                on_done(result)
+
+        task = loop.create_task(go())
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+
+
+# -- the table ---------------------------------------------------------------------------------------------
+RUN_COLUMNS = ("Status", "Workflow", "Environment", "Started", "Duration")
+
+
+class RunTableModel(QAbstractTableModel):
+    """`run_list` rows, newest first, with environment names."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[dict[str, Any]] = []
+        self._env_names: dict[str, str] = {}
+
+    def set_rows(self, rows: list[dict[str, Any]], env_names: dict[str, str]) -> None:
+        self.beginResetModel()
+        self._rows = rows
+        self._env_names = env_names
+        self.endResetModel()
+
+    def run_at(self, row: int) -> dict[str, Any] | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, run_id: str) -> int:
+        return next((i for i, run in enumerate(self._rows) if run["id"] == run_id), -1)
+
+    def has_running(self) -> bool:
+        return any(run["status"] == "running" for run in self._rows)
+
+    def tick(self) -> None:
+        """Running rows' durations grow."""
+        for row, run in enumerate(self._rows):
+            if run["status"] == "running":
+                index = self.index(row, 4)
+                self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole])
+
+    def env_name(self, env_id: str) -> str:
+        return self._env_names.get(env_id, env_id)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(RUN_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return RUN_COLUMNS[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        run = self.run_at(index.row())
+        if run is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                batch = f"  (row {run['rowIndex'] + 1})" if run.get("rowIndex") is not None else ""
+                return status_text(run["status"]) + batch
+            if column == 1:
+                return run["workflow"]
+            if column == 2:
+                return self.env_name(run["env"])
+            if column == 3:
+                return local_time(run["startedAt"])
+            if run["status"] == "running":
+                return format_duration(elapsed_ms(run["startedAt"]))
+            return format_duration(run.get("durationMs"))
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            return status_icon(run["status"])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 0:
+                lines = [f"{run['id']}: {status_text(run['status'])}"]
+                if run.get("batchId"):
+                    lines.append(f"batch {run['batchId']}, row {run['rowIndex'] + 1}")
+                if run.get("error"):
+                    lines.append(run["error"])
+                return "\n".join(lines)
+            if column == 2:
+                return run["env"]
+        if role == Qt.ItemDataRole.UserRole:
+            return run["id"]
+        return None
+
+
+# -- the detail view ----------------------------------------------------------------------------------------
+class ClickableLabel(QLabel):
+    clicked = Signal()
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.isEnabled():
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+
+def _table(parent: QWidget, name: str, headers: tuple[str, ...]) -> QTableWidget:
+    table = QTableWidget(0, len(headers), parent)
+    table.setObjectName(name)
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().hide()
+    table.setAlternatingRowColors(True)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _item(text: str, tooltip: str | None = None) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if tooltip and tooltip != text:
+        item.setToolTip(tooltip)
+    return item
+
+
+def _selectable(label: QLabel) -> QLabel:
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setWordWrap(True)
+    return label
+
+
+class RunDetail(QWidget):
+    """Everything about one run record (a `run_read` view)."""
+
+    THUMBNAIL = QSize(280, 180)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.run: dict[str, Any] | None = None
+        self.title = QLabel("Select a run to see its detail.", self)
+        self.title.setObjectName("run-title")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        self.labels: dict[str, QLabel] = {}
+        form = self.form = QFormLayout()
+        for key, text in (("status", "Status"), ("workflow", "Workflow"), ("env", "Environment"),
+                          ("started", "Started"), ("ended", "Ended"), ("duration", "Duration"),
+                          ("batch", "Batch"), ("stopped", "Stopped at"), ("error", "Error"), ("har", "HAR"),
+                          ("screenshot", "Screenshot")):
+            label = _selectable(QLabel(self))
+            label.setObjectName(f"run-{key}")
+            self.labels[key] = label
+            form.addRow(f"{text}:", label)
+        self.labels["error"].setStyleSheet("color: #b3261e")
+        self.thumbnail = ClickableLabel(self)
+        self.thumbnail.setObjectName("run-screenshot-thumbnail")
+        self.thumbnail.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.thumbnail.setToolTip("Click to open the screenshot")
+        self.thumbnail.setFrameShape(QFrame.Shape.Box)
+        self.thumbnail.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.thumbnail.clicked.connect(self.open_screenshot)
+        form.addRow("", self.thumbnail)
+        self.har_folder = QPushButton("Show HAR in Folder", self)
+        self.har_folder.setObjectName("run-har-folder")
+        self.har_folder.clicked.connect(lambda: self.run and self.run.get("har") and show_in_folder(self.run["har"]))
+        form.addRow("", self.har_folder)
+        summary_page = QWidget(self)
+        summary_page.setLayout(form)
+        summary = QScrollArea(self)
+        summary.setWidgetResizable(True)
+        summary.setFrameShape(QFrame.Shape.NoFrame)
+        summary.setWidget(summary_page)
+
+        self.outputs = _table(self, "run-outputs", ("Key", "Value"))
+        self.inputs = _table(self, "run-inputs-table", ("Input", "Value"))
+        self.files = _table(self, "run-files", ("File", "Folder"))
+        self.files.doubleClicked.connect(lambda _index: self.open_file())
+        self.open_file_button = QPushButton("&Open", self)
+        self.open_file_button.setObjectName("run-file-open")
+        self.open_file_button.clicked.connect(lambda: self.open_file())
+        self.file_folder_button = QPushButton("Show in &Folder", self)
+        self.file_folder_button.setObjectName("run-file-folder")
+        self.file_folder_button.clicked.connect(lambda: self.show_file_in_folder())
+        files_page = QWidget(self)
+        files_layout = QVBoxLayout(files_page)
+        files_buttons = QHBoxLayout()
+        files_buttons.addWidget(self.open_file_button)
+        files_buttons.addWidget(self.file_folder_button)
+        files_buttons.addStretch(1)
+        files_layout.addLayout(files_buttons)
+        files_layout.addWidget(self.files)
+        self.files.itemSelectionChanged.connect(self._update_file_buttons)
+        self.trace = _table(self, "run-trace", ("Node", "Type", "Start", "ms", "OK", "Error", "Locator"))
+        self.pages = QTabWidget(self)
+        self.pages.setObjectName("run-pages")
+        self.pages.addTab(self.outputs, "Outputs")
+        self.pages.addTab(files_page, "Files")
+        self.pages.addTab(self.trace, "Trace")
+        self.pages.addTab(self.inputs, "Inputs")
+
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(summary)
+        splitter.addWidget(self.pages)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(splitter, 1)
+        self.show_run(None)
+
+    # -- filling -------------------------------------------------------------------------------------
+    def show_run(self, run: dict[str, Any] | None, env_name: str | None = None) -> None:
+        self.run = run
+        run = run or {}
+        status = run.get("status", "")
+        if run:
+            self.title.setText(f"{run['workflowName']} — {status_text(status)}  ({run['id']})")
+        else:
+            self.title.setText("Select a run to see its detail.")
+        batch = (f"{run['batchId']}, row {run.get('rowIndex', 0) + 1}" if run.get("batchId") else "")
+        duration = (format_duration(elapsed_ms(run.get("startedAt"))) + " so far" if status == "running"
+                    else format_duration(run.get("durationMs")))
+        texts = {"status": status_text(status) + ("  (a person took over during the run)"
+                                                  if run.get("takenOver") and status != "taken_over" else ""),
+                 "workflow": run.get("workflowName", ""),
+                 "env": (f"{env_name} ({run['env']})" if env_name and env_name != run.get("env")
+                         else run.get("env", "")) + (f", tab {run['tabId']}" if run.get("tabId") else ""),
+                 "started": local_time(run.get("startedAt")), "ended": local_time(run.get("endedAt")),
+                 "duration": duration, "batch": batch, "stopped": run.get("stoppedAt", ""),
+                 "error": run.get("error", ""), "har": run.get("har", ""), "screenshot": run.get("screenshot", "")}
+        for key, text in texts.items():
+            self.labels[key].setText(text)
+            self.labels[key].setToolTip(text if len(text) > 60 else "")
+            if key in ("batch", "stopped", "error", "har", "screenshot", "ended"):
+                self.form.setRowVisible(self.labels[key], bool(text) or not run)
+        self.form.setRowVisible(self.har_folder, bool(run.get("har")))
+        self._show_thumbnail(run.get("screenshot"))
+        self._fill(self.outputs, [(key, *show_value(value)) for key, value in run.get("outputs", {}).items()])
+        self._fill(self.inputs, [(key, *show_value(value)) for key, value in run.get("inputs", {}).items()])
+        self.files.setRowCount(0)
+        for path in run.get("files", []):
+            row = self.files.rowCount()
+            self.files.insertRow(row)
+            name = _item(Path(path).name, path)
+            name.setData(Qt.ItemDataRole.UserRole, path)
+            self.files.setItem(row, 0, name)
+            self.files.setItem(row, 1, _item(str(Path(path).parent)))
+        if self.files.rowCount():
+            self.files.selectRow(0)
+        self._update_file_buttons()
+        self.trace.setRowCount(0)
+        for entry in run.get("trace", []):
+            row = self.trace.rowCount()
+            self.trace.insertRow(row)
+            node = entry["node"] + (f" — {entry['title']}" if entry.get("title") else "")
+            started = parse_time(entry.get("start"))
+            cells = (node, entry["type"], started.astimezone().strftime("%H:%M:%S.%f")[:-3] if started else "",
+                     f"{entry.get('ms', 0):.0f}", "✓" if entry.get("ok") else "✗", entry.get("error") or "",
+                     entry.get("locator") or "")
+            for column, text in enumerate(cells):
+                item = _item(text.replace("\n", " ⏎ "), text)
+                if column == 3:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if not entry.get("ok"):
+                    item.setForeground(QBrush(QColor(STATUS_COLOURS["failed"])))
+                self.trace.setItem(row, column, item)
+        self.trace.resizeColumnsToContents()
+        self.pages.setTabText(1, f"Files ({len(run.get('files', []))})" if run.get("files") else "Files")
+
+    @staticmethod
+    def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
+        table.setRowCount(0)
+        for key, text, full in rows:
+            row = table.rowCount()
+            table.insertRow(row)
+            table.setItem(row, 0, _item(key))
+            table.setItem(row, 1, _item(text, full))
+        table.resizeColumnToContents(0)
+
+    def _show_thumbnail(self, path: str | None) -> None:
+        self.thumbnail.clear()
+        self.form.setRowVisible(self.thumbnail, bool(path))
+        if not path:
+            return
+        pixmap = QPixmap(path)
+        if pixmap.isNull():
+            self.thumbnail.setText("(the screenshot file is missing)")
+            self.thumbnail.setEnabled(False)
+            self.thumbnail.setMinimumSize(0, 0)
+            self.thumbnail.setMaximumSize(16777215, 16777215)
+            return
+        self.thumbnail.setEnabled(True)
+        scaled = pixmap.scaled(self.THUMBNAIL, Qt.AspectRatioMode.KeepAspectRatio,
+                               Qt.TransformationMode.SmoothTransformation)
+        self.thumbnail.setPixmap(scaled)
+        frame = 2 * self.thumbnail.frameWidth()
+        self.thumbnail.setFixedSize(scaled.width() + frame, scaled.height() + frame)
+
+    # -- actions -------------------------------------------------------------------------------------
+    def selected_file(self) -> str | None:
+        rows = self.files.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = self.files.item(rows[0].row(), 0)
+        return str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+
+    def _update_file_buttons(self) -> None:
+        chosen = self.selected_file() is not None
+        self.open_file_button.setEnabled(chosen)
+        self.file_folder_button.setEnabled(chosen)
+
+    def open_file(self, path: str | None = None) -> None:
+        path = path or self.selected_file()
+        if path:
+            open_path(path)
+
+    def show_file_in_folder(self, path: str | None = None) -> None:
+        path = path or self.selected_file()
+        if path:
+            show_in_folder(path)
+
+    def open_screenshot(self) -> None:
+        if self.run and self.run.get("screenshot"):
+            open_path(self.run["screenshot"])
+
+
+# -- the panel ----------------------------------------------------------------------------------------------
+class RunsPanel(QWidget):
+    """The latest runs and the selected run's detail."""
+
+    REFRESH_DELAY_MS = 120
+
+    def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ops = ops
+        self.calls = OpCalls(ops, self)
+        self.model = RunTableModel(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("runs")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        for column in range(len(RUN_COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
+                                        else QHeaderView.ResizeMode.ResizeToContents)
+        self.detail = RunDetail(self)
+        self.buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout()
+        for key, text, handler in (("cancel", "&Cancel Run", self.cancel_selected),
+                                   ("refresh", "Re&fresh", self.refresh)):
+            button = QPushButton(text, self)
+            button.setObjectName(f"runs-{key}")
+            button.clicked.connect(lambda _checked=False, h=handler: h())
+            self.buttons[key] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        self.note = QLabel(self)
+        self.note.setObjectName("runs-note")
+        row.addWidget(self.note)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(splitter, 1)
+
+        self._selected_id: str | None = None
+        self._list_generation = 0
+        self._detail_generation = 0
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(self.REFRESH_DELAY_MS)
+        self._refresh_timer.timeout.connect(self._refresh_if_shown)
+        self._detail_timer = QTimer(self)
+        self._detail_timer.setSingleShot(True)
+        self._detail_timer.setInterval(self.REFRESH_DELAY_MS)
+        self._detail_timer.timeout.connect(self._read_detail)
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._on_tick)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selection())
+        self._update_buttons()
+        self._refresh_timer.start()
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def on_run_saved(self, record: Any) -> None:
+        """A run record was written (a run started or ended): read the list again, and the detail if it is
+        the selected run."""
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+        if getattr(record, "id", None) == self._selected_id:
+            self._detail_timer.start()
+
+    def _refresh_if_shown(self) -> None:
+        if self.window().isVisible():  # a closed window (the app quitting) reads nothing; showing it reads again
+            self.refresh()
+
+    def refresh(self) -> None:
+        self._list_generation += 1
+        generation = self._list_generation
+
+        def listed(result: Envelope) -> None:
+            if not result["ok"]:
+                self.note.setText(f"Cannot list runs: {result.get('error')}")
+                return
+            self.calls.start("env_list", {}, lambda envs: shown(result["runs"], envs))
+
+        def shown(runs: list[dict[str, Any]], envs: Envelope) -> None:
+            if generation != self._list_generation:
+                return  # a newer refresh is on its way
+            names = {env["id"]: env["name"] for env in envs.get("environments", [])} if envs["ok"] else {}
+            selected = self._selected_id
+            self.model.set_rows(runs, names)
+            self.note.setText(f"{len(runs)} latest run{'s' if len(runs) != 1 else ''}")
+            if selected is not None and self.model.row_of(selected) >= 0:
+                self._select_row(self.model.row_of(selected))
+            elif selected is not None:
+                self._selected_id = None
+                self.detail.show_run(None)
+            if self.model.has_running():
+                self._tick.start()
+            else:
+                self._tick.stop()
+            self._update_buttons()
+
+        self.calls.start("run_list", {"limit": RUN_LIMIT}, listed)
+
+    def _select_row(self, row: int) -> None:
+        self.table.selectionModel().blockSignals(True)
+        self.table.selectRow(row)
+        self.table.selectionModel().blockSignals(False)
+        self.table.viewport().update()
+
+    def select_run(self, run_id: str) -> None:
+        """Select a run (shown as soon as the list has it) and show its detail."""
+        self._selected_id = run_id
+        row = self.model.row_of(run_id)
+        if row >= 0:
+            self._select_row(row)
+        else:
+            self.refresh()
+        self._read_detail()
+        self._update_buttons()
+
+    def selected_run(self) -> dict[str, Any] | None:
+        row = self.model.row_of(self._selected_id) if self._selected_id else -1
+        return self.model.run_at(row)
+
+    def _on_selection(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        run = self.model.run_at(rows[0].row()) if rows else None
+        run_id = run["id"] if run else None
+        if run_id != self._selected_id:
+            self._selected_id = run_id
+            self._read_detail()
+        self._update_buttons()
+
+    def _read_detail(self) -> None:
+        self._detail_generation += 1
+        generation = self._detail_generation
+        run_id = self._selected_id
+        if run_id is None:
+            self.detail.show_run(None)
+            return
+
+        def read(result: Envelope) -> None:
+            if generation != self._detail_generation:
+                return
+            if result["ok"]:
+                run = result["run"]
+                self.detail.show_run(run, self.model.env_name(run["env"]))
+                self.model_update(run)
+            else:
+                self.detail.show_run(None)
+                self.detail.title.setText(str(result.get("error")))
+
+        self.calls.start("run_read", {"runId": run_id}, read)
+
+    def model_update(self, run: dict[str, Any]) -> None:
+        """Keep the table's status for the selected run in step with its detail."""
+        row = self.model.row_of(run["id"])
+        listed = self.model.run_at(row)
+        if listed is not None and listed["status"] != run["status"]:
+            listed.update(status=run["status"], durationMs=run.get("durationMs"), error=run.get("error"))
+            self.model.dataChanged.emit(self.model.index(row, 0), self.model.index(row, len(RUN_COLUMNS) - 1))
+        self._update_buttons()
+
+    def _on_tick(self) -> None:
+        self.model.tick()
+        if self.detail.run and self.detail.run.get("status") == "running":
+            self.detail.labels["duration"].setText(
+                format_duration(elapsed_ms(self.detail.run.get("startedAt"))) + " so far")
+
+    def _update_buttons(self) -> None:
+        run = self.selected_run()
+        running = run is not None and run["status"] == "running"
+        self.buttons["cancel"].setEnabled(running)
+        self.buttons["cancel"].setToolTip("Cancel the selected run; its record is written as cancelled"
+                                          if running else "Only a running run can be cancelled")
+
+    # -- actions ---------------------------------------------------------------------------------------
+    def cancel_selected(self) -> None:
+        run = self.selected_run()
+        if run is None or run["status"] != "running":
+            return
+        self.buttons["cancel"].setEnabled(False)
+        self.note.setText(f"Cancelling {run['id']}…")
+        self.ops.run("run_cancel", {"runId": run["id"]}, self, title="Cancel Run")
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()

@@ -1,0 +1,657 @@
+"""The Workflows panel of the main window: saved workflows and what a person does with them.
+
+The table (name, description, node count, last run) is read with `workflow_list` after each change made here
+and, a moment later, whenever a run record is written (`on_run_saved`, fed by the app's `run_saved` signal).
+Every action goes through an operation on the asyncio loop:
+
+- Import… (a file dialog, or .json files dropped on the panel) → `workflow_import`; a rejected file's problems
+  are all shown at once, in a message box with details.
+- Export… (a save dialog) → `workflow_export{name, path}`.
+- Delete… (after a confirmation) → `workflow_delete`.
+- Run… → `workflow_read` and `env_list`, then the inputs form (`RunInputsDialog`) → `workflow_run`.
+- Batch… → the batch form (`BatchDialog`: rows file, environments, tabs at once) → `workflow_batch`.
+
+Each run or batch started here gets a row at the bottom of the panel while it goes (a busy bar, or the batch's
+progress counted from the records of its rows) with Cancel: `run_cancel` for a run (or the call itself while the
+run has not started yet), `RunManager.cancel_batch` and the call itself for a batch, so no further row starts.
+When it ends, its result is shown with a button that opens it in the Runs panel (`show_run_requested`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.op_runner import OpRunner
+from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
+from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
+from workflows.document import DocumentError, WorkflowDocument, validate_document
+
+log = logging.getLogger("browserpilot.ui")
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+COLUMNS = ("Name", "Description", "Nodes", "Last run")
+DOCUMENT_SUFFIXES = (".json",)
+
+
+class WorkflowTableModel(QAbstractTableModel):
+    """`workflow_list` rows: id, name, description, nodeCount, updatedAt, lastRun {id, status, startedAt}."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self._rows = sorted(rows, key=lambda wf: str(wf["name"]).casefold())
+        self.endResetModel()
+
+    def workflow_at(self, row: int) -> dict[str, Any] | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, key: str) -> int:
+        """The row of a workflow by id or name."""
+        return next((i for i, wf in enumerate(self._rows) if key in (wf["id"], wf["name"])), -1)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        wf = self.workflow_at(index.row())
+        if wf is None:
+            return None
+        column = index.column()
+        last = wf.get("lastRun")
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return wf["name"]
+            if column == 1:
+                return (wf.get("description") or "").splitlines()[0] if wf.get("description") else ""
+            if column == 2:
+                return wf.get("nodeCount", 0)
+            if last is None:
+                return "never run"
+            return f"{status_text(last['status'])} · {local_time(last['startedAt'], seconds=False)}"
+        if role == Qt.ItemDataRole.DecorationRole and column == 3 and last is not None:
+            return status_icon(last["status"])
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == 2:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 0:
+                return f"{wf['name']} ({wf['id']})"
+            if column == 1:
+                return wf.get("description") or None
+            if column == 3 and last is not None:
+                return f"{last['id']}: {status_text(last['status'])}, started {local_time(last['startedAt'])}"
+        if role == Qt.ItemDataRole.UserRole:
+            return wf["id"]
+        return None
+
+
+@dataclass(eq=False)
+class RunJob:
+    """A run or a batch started from this panel, while it goes."""
+
+    kind: Literal["run", "batch"]
+    workflow_id: str
+    workflow_name: str
+    env_names: str
+    started: datetime
+    known_ids: frozenset[str]  # run and batch ids already seen when the job started: never this job's
+    total: int = 1
+    task: asyncio.Task[None] | None = None
+    run_id: str | None = None
+    batch_id: str | None = None
+    progress: dict[str, Any] = field(default_factory=dict)  # a batch's {total, done, succeeded, failed}
+    last_run_id: str | None = None  # a batch's latest run that ended
+    cancelling: bool = False
+    row: "JobRow | None" = None
+
+    @property
+    def done(self) -> int:
+        return int(self.progress.get("done", 0))
+
+    @property
+    def ok(self) -> int:
+        return int(self.progress.get("succeeded", 0))
+
+
+class JobRow(QFrame):
+    """One running job: what it is, a progress bar, Cancel."""
+
+    def __init__(self, job: RunJob, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.job = job
+        self.setObjectName(f"job-{job.kind}")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.label = QLabel(self)
+        self.label.setObjectName("job-label")
+        self.bar = QProgressBar(self)
+        self.bar.setObjectName("job-progress")
+        self.bar.setFixedWidth(220)
+        self.cancel = QPushButton("Cancel", self)
+        self.cancel.setObjectName("job-cancel")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 3, 6, 3)
+        icon = QLabel(self)
+        icon.setPixmap(status_icon("running").pixmap(12, 12))
+        layout.addWidget(icon)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.cancel)
+        self.update_progress()
+
+    def update_progress(self) -> None:
+        job = self.job
+        where = f" in {job.env_names}" if job.env_names else ""
+        if job.kind == "run":
+            self.bar.setRange(0, 0)  # busy
+            text = f"Running “{job.workflow_name}”{where}…"
+            if job.run_id:
+                text += f"  ({job.run_id})"
+        else:
+            self.bar.setRange(0, job.total)
+            self.bar.setValue(job.done)
+            self.bar.setFormat(f"{job.done}/{job.total}")
+            failed = job.done - job.ok
+            text = (f"Batch of “{job.workflow_name}”{where}: {job.done} of {job.total} rows done, {job.ok} ok"
+                    + (f", {failed} not ok" if failed else "") + "…")
+        if job.cancelling:
+            text = "Cancelling: " + text
+            self.cancel.setEnabled(False)
+        self.label.setText(text)
+
+
+def env_choices(result: Envelope) -> list[EnvChoice]:
+    return [(env["id"], env["name"]) for env in result.get("environments", [])]
+
+
+class WorkflowsPanel(QWidget):
+    show_run_requested = Signal(str)  # run id: open it in the Runs panel
+
+    REFRESH_DELAY_MS = 150
+
+    def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("workflows-panel")
+        self.setAcceptDrops(True)
+        self.ops = ops
+        self.calls = OpCalls(ops, self)
+        self.model = WorkflowTableModel(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("workflows")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.doubleClicked.connect(lambda _index: self.run_selected())
+
+        self.buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout()
+        for key, text, handler in (
+            ("import", "&Import…", self.import_dialog),
+            ("export", "E&xport…", self.export_selected),
+            ("run", "&Run…", self.run_selected),
+            ("batch", "&Batch…", self.batch_selected),
+            ("delete", "&Delete…", self.delete_selected),
+            ("refresh", "Re&fresh", self.refresh),
+        ):
+            button = QPushButton(text, self)
+            button.setObjectName(f"wf-{key}")
+            button.clicked.connect(lambda _checked=False, h=handler: h())
+            self.buttons[key] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        self.note = QLabel(self)
+        self.note.setObjectName("wf-note")
+        self.note.setWordWrap(True)
+        self.jobs_box = QVBoxLayout()
+        self.jobs_box.setSpacing(2)
+        hint = QLabel("Drop workflow files (.json, or Chrome DevTools Recorder recordings) here to import them.",
+                      self)
+        hint.setStyleSheet("color: palette(mid)")
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(self.jobs_box)
+        layout.addWidget(self.note)
+        layout.addWidget(hint)
+
+        self.jobs: list[RunJob] = []
+        self.result_box: QMessageBox | None = None  # the latest result or problem shown
+        self._seen_ids: set[str] = set()  # every run and batch id a record was written for
+        self._generation = 0
+        self._select_after: str | None = None
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(self.REFRESH_DELAY_MS)
+        self._refresh_timer.timeout.connect(self._refresh_if_shown)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.model.modelReset.connect(self._update_buttons)
+        self._update_buttons()
+        self._refresh_timer.start()
+
+    # -- the list --------------------------------------------------------------------------------------
+    def _refresh_if_shown(self) -> None:
+        if self.window().isVisible():  # a closed window (the app quitting) reads nothing; showing it reads again
+            self.refresh()
+
+    def refresh(self) -> None:
+        self._generation += 1
+        generation = self._generation
+
+        def listed(result: Envelope) -> None:
+            if generation != self._generation:
+                return
+            if not result["ok"]:
+                self.note.setText(f"Cannot list workflows: {result.get('error')}")
+                return
+            selected = self._select_after or (wf["id"] if (wf := self.selected_workflow()) else None)
+            self._select_after = None
+            self.model.set_rows(result["workflows"])
+            row = self.model.row_of(selected) if selected else -1
+            if self.model.rowCount():
+                self.table.selectRow(row if row >= 0 else 0)
+
+        self.calls.start("workflow_list", {}, listed)
+
+    def selected_workflow(self) -> dict[str, Any] | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.workflow_at(rows[0].row()) if rows else None
+
+    def select_workflow(self, key: str) -> None:
+        row = self.model.row_of(key)
+        if row >= 0:
+            self.table.selectRow(row)
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected_workflow() is not None
+        for key in ("export", "run", "batch", "delete"):
+            self.buttons[key].setEnabled(chosen)
+
+    def _schedule_refresh(self, select: str | None = None) -> None:
+        if select is not None:
+            self._select_after = select
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self._schedule_refresh()
+
+    # -- import and export -------------------------------------------------------------------------------
+    def import_dialog(self) -> None:
+        paths, _filter = QFileDialog.getOpenFileNames(
+            self, "Import Workflows", str(Path.home()),
+            "Workflows and Chrome Recorder recordings (*.json);;All files (*)")
+        self.import_files(paths)
+
+    def import_files(self, paths: list[str]) -> None:
+        for path in paths:
+            self.import_file(path)
+
+    def import_file(self, path: str) -> None:
+        """Import one workflow file (or Chrome DevTools Recorder recording); every problem of a rejected file
+        is shown at once."""
+        name = Path(path).name
+
+        def imported(result: Envelope) -> None:
+            if not result["ok"]:
+                self._show_import_problems(name, str(result.get("error", "")))
+                return
+            saved = result["workflow"]
+            message = (f"Imported “{saved['name']}” from {name}"
+                       + (" (it replaced the saved workflow of that name)." if result.get("replaced") else "."))
+            self.note.setText(message)
+            self._schedule_refresh(select=saved["id"])
+            notes = result.get("notes") or []
+            if notes:
+                self._show_box(QMessageBox.Icon.Information, "Import Workflow",
+                               f"{message}\n\nThe recording was converted with {len(notes)} note(s).",
+                               details="\n".join(f"- {note}" for note in notes))
+
+        self.calls.start("workflow_import", {"path": path}, imported)
+
+    def _show_import_problems(self, name: str, error: str) -> None:
+        lines = error.splitlines()
+        problems = [line[2:] for line in lines[1:] if line.startswith("- ")] or [error]
+        head = f"“{name}” was not imported: "
+        head += (f"it has {len(problems)} problems." if len(problems) > 1 else problems[0])
+        shown = "\n".join(f"• {problem}" for problem in problems[:8])
+        more = f"\n… and {len(problems) - 8} more (see the details)." if len(problems) > 8 else ""
+        log.info("import of %s rejected: %s", name, error)
+        self._show_box(QMessageBox.Icon.Warning, "Import Workflow", head,
+                       informative=(shown + more) if len(problems) > 1 else "Nothing was saved.",
+                       details=error)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self._dropped_files(event):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: Any) -> None:
+        event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = self._dropped_files(event)
+        if paths:
+            event.acceptProposedAction()
+            self.import_files(paths)
+        else:
+            event.ignore()
+
+    @staticmethod
+    def _dropped_files(event: QDragEnterEvent | QDropEvent) -> list[str]:
+        mime = event.mimeData()
+        if not mime.hasUrls():
+            return []
+        return [url.toLocalFile() for url in mime.urls()
+                if url.isLocalFile() and url.toLocalFile().lower().endswith(DOCUMENT_SUFFIXES)]
+
+    def export_selected(self) -> None:
+        wf = self.selected_workflow()
+        if wf is None:
+            return
+        suggested = str(Path.home() / f"{wf['name']}.json")
+        path, _filter = QFileDialog.getSaveFileName(self, f"Export “{wf['name']}”", suggested,
+                                                    "Workflow (*.json);;All files (*)")
+        if path:
+            self.export_to(wf["id"], path)
+
+    def export_to(self, workflow: str, path: str) -> None:
+        self.ops.run("workflow_export", {"name": workflow, "path": path}, self,
+                     on_ok=lambda result: self.note.setText(f"Exported to {result['path']}"),
+                     title="Export Workflow")
+
+    def delete_selected(self) -> None:
+        wf = self.selected_workflow()
+        if wf is None:
+            return
+        answer = QMessageBox.question(
+            self, "Delete Workflow",
+            f"Delete the workflow “{wf['name']}”?\n\nIts past runs stay in the Runs panel. Export it first if you "
+            "may want it back.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+
+        def deleted(result: Envelope) -> None:
+            self.note.setText(f"Deleted “{result['deleted']['name']}”.")
+            self._schedule_refresh()
+
+        self.ops.run("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title="Delete Workflow")
+
+    # -- running -----------------------------------------------------------------------------------------
+    def _prepare(self, then: Callable[[dict[str, Any], WorkflowDocument, list[EnvChoice]], None]) -> None:
+        """Read the selected workflow's document and the environments, then call `then(wf, doc, envs)`."""
+        wf = self.selected_workflow()
+        if wf is None:
+            return
+
+        def read(document: Envelope) -> None:
+            if not document["ok"]:
+                self._show_box(QMessageBox.Icon.Warning, "Run Workflow", str(document.get("error")))
+                return
+            try:
+                doc = validate_document(document["workflow"])
+            except DocumentError as exc:
+                self._show_box(QMessageBox.Icon.Warning, "Run Workflow",
+                               f"“{wf['name']}” cannot run: it is not valid.", details=str(exc))
+                return
+            self.calls.start("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)))
+
+        self.calls.start("workflow_read", {"name": wf["id"]}, read)
+
+    def run_selected(self) -> None:
+        """Ask for the inputs of the selected workflow, then run it."""
+
+        def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
+            dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, parent=self)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
+                                                           dialog.env.currentText()))
+            dialog.open()
+
+        self._prepare(ask)
+
+    def batch_selected(self) -> None:
+        """Ask for the rows file, environments and tabs at once, then run the batch."""
+
+        def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
+            runner = self.ops.ctx.runner
+            limit = runner.max_concurrency if runner is not None else 1
+            dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            names = dict(envs)
+
+            def start() -> None:
+                env_ids = dialog.env_ids()
+                self.start_batch(wf, dialog.rows, env_ids, dialog.concurrency.value(),
+                                 ", ".join(names.get(env, env) for env in env_ids))
+
+            dialog.accepted.connect(start)
+            dialog.open()
+
+        self._prepare(ask)
+
+    def _new_job(self, kind: Literal["run", "batch"], wf: dict[str, Any], env_names: str, total: int) -> RunJob:
+        job = RunJob(kind=kind, workflow_id=wf["id"], workflow_name=wf["name"], env_names=env_names,
+                     started=datetime.now(timezone.utc) - timedelta(seconds=1), known_ids=frozenset(self._seen_ids),
+                     total=total)
+        job.row = JobRow(job, self)
+        job.row.cancel.clicked.connect(lambda: self.cancel_job(job))
+        self.jobs_box.addWidget(job.row)
+        self.jobs.append(job)
+        return job
+
+    def start_run(self, wf: dict[str, Any], inputs: dict[str, Any], env_id: str, env_name: str = "") -> RunJob:
+        """Run a saved workflow with these inputs in an environment; its result is shown when it ends."""
+        job = self._new_job("run", wf, env_name or env_id, 1)
+        job.task = self.calls.start("workflow_run", {"name": wf["id"], "inputs": inputs, "env": env_id},
+                                    lambda result: self._run_ended(job, result))
+        return job
+
+    def start_batch(self, wf: dict[str, Any], rows: list[dict[str, Any]], env_ids: list[str], concurrency: int,
+                    env_names: str = "") -> RunJob:
+        """One run per row, `concurrency` tabs at once, over the environments in turn."""
+        job = self._new_job("batch", wf, env_names or ", ".join(env_ids), len(rows))
+        params: dict[str, Any] = {"name": wf["id"], "rows": rows, "concurrency": concurrency}
+        if len(env_ids) == 1:
+            params["env"] = env_ids[0]
+        else:
+            params["envs"] = env_ids
+
+        def progress(counts: dict[str, Any]) -> None:
+            job.progress = dict(counts)
+            if job.row is not None:
+                job.row.update_progress()
+
+        # The batch reports each row that ends to its context's `progress` listener: a copy of the app's
+        # context (same stores and runner) with this job's listener.
+        ctx = replace(self.ops.ctx, progress=progress)
+        job.task = self.calls.start("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx)
+        return job
+
+    def on_run_saved(self, record: Any) -> None:
+        """A run record was written: follow this panel's jobs, and read the list again (last run)."""
+        run_id: str = record.id
+        batch_id: str | None = record.batch_id
+        for job in self.jobs:
+            if job.workflow_id != record.workflow_id:
+                continue
+            if job.kind == "run" and batch_id is None:
+                if job.run_id is None and run_id not in job.known_ids and record.started_at >= job.started \
+                        and not any(other.run_id == run_id for other in self.jobs):
+                    job.run_id = run_id
+                    log.info("run %s of %s started from the Workflows panel", run_id, job.workflow_name)
+                    if job.cancelling:
+                        self._cancel_run(job)
+            elif job.kind == "batch" and batch_id is not None:
+                if job.batch_id is None and batch_id not in job.known_ids \
+                        and not any(other.batch_id == batch_id for other in self.jobs):
+                    job.batch_id = batch_id
+                    if job.cancelling:
+                        self._cancel_batch(job)
+                if job.batch_id == batch_id and record.status != "running":
+                    job.last_run_id = run_id
+            if job.row is not None:
+                job.row.update_progress()
+        self._seen_ids.add(run_id)
+        if batch_id is not None:
+            self._seen_ids.add(batch_id)
+        self._schedule_refresh()
+
+    def cancel_job(self, job: RunJob) -> None:
+        if job.cancelling or job not in self.jobs:
+            return
+        job.cancelling = True
+        if job.row is not None:
+            job.row.update_progress()
+        if job.kind == "run":
+            self._cancel_run(job)
+        else:
+            self._cancel_batch(job)
+
+    def _cancel_run(self, job: RunJob) -> None:
+        if job.run_id is None:
+            # Not started yet (its tab is being opened): stop the call itself; nothing is recorded.
+            if job.task is not None:
+                job.task.cancel()
+            return
+
+        def answered(result: Envelope) -> None:
+            if not result["ok"]:  # it ended meanwhile: its result is on its way
+                log.info("cancel %s: %s", job.run_id, result.get("error"))
+
+        self.calls.start("run_cancel", {"runId": job.run_id}, answered)
+
+    def _cancel_batch(self, job: RunJob) -> None:
+        runner = self.ops.ctx.runner
+        if job.batch_id is not None and runner is not None:
+            cancelled = runner.cancel_batch(job.batch_id)
+            log.info("batch %s: %s running run(s) cancelled", job.batch_id, cancelled)
+        if job.task is not None:
+            job.task.cancel()  # no further row starts; the rows running now end as cancelled
+
+    def _finish(self, job: RunJob) -> None:
+        if job in self.jobs:
+            self.jobs.remove(job)
+        if job.row is not None:
+            self.jobs_box.removeWidget(job.row)
+            job.row.deleteLater()
+            job.row = None
+        self._schedule_refresh()
+
+    def _run_ended(self, job: RunJob, result: Envelope) -> None:
+        self._finish(job)
+        run = result.get("run")
+        if run is None:
+            if result.get("cancelled"):
+                self.note.setText(f"The run of “{job.workflow_name}” was cancelled before it started.")
+                return
+            self._show_box(QMessageBox.Icon.Warning, "Run Workflow",
+                           f"“{job.workflow_name}” could not run: {result.get('error')}")
+            return
+        status = run["status"]
+        duration = format_duration(run.get("durationMs"))
+        if status == "ok":
+            head = f"“{job.workflow_name}” finished: ok, in {duration}."
+            outputs = run.get("outputs") or {}
+            informative = (f"Outputs: {', '.join(outputs)}." if outputs else "")
+        else:
+            where = f" at node “{run['stoppedAt']}”" if run.get("stoppedAt") else ""
+            head = f"“{job.workflow_name}” {status_text(status)}{where} after {duration}."
+            informative = str(run.get("error") or "")
+        self.note.setText(f"Last run: {head}")
+        icon = {"ok": QMessageBox.Icon.Information, "cancelled": QMessageBox.Icon.Information}.get(
+            status, QMessageBox.Icon.Warning)
+        self._show_box(icon, "Run Finished" if status == "ok" else "Run Not Finished", head,
+                       informative=informative[:600], details=informative if len(informative) > 600 else None,
+                       run_id=run["id"])
+
+    def _batch_ended(self, job: RunJob, result: Envelope) -> None:
+        self._finish(job)
+        if result.get("cancelled"):
+            head = (f"The batch of “{job.workflow_name}” was cancelled: {job.done} of {job.total} rows ran, "
+                    f"{job.ok} ok.")
+            self.note.setText(head)
+            self._show_box(QMessageBox.Icon.Information, "Batch Cancelled", head,
+                           run_id=job.last_run_id)
+            return
+        if not result["ok"]:
+            self._show_box(QMessageBox.Icon.Warning, "Batch Run",
+                           f"The batch of “{job.workflow_name}” could not run: {result.get('error')}")
+            return
+        results = result.get("results", [])
+        failed = [row for row in results if row.get("status") != "ok"]
+        head = (f"Batch of “{job.workflow_name}” done: {result['succeeded']} of {result['total']} rows ok"
+                + (f", {result['failed']} not ok." if result.get("failed") else "."))
+        details = "\n".join(f"Row {row['row'] + 1}: {status_text(row.get('status', ''))}"
+                            + (f": {row['error']}" if row.get("error") else "") for row in failed)
+        self.note.setText(head)
+        first = next((row.get("runId") for row in (failed or results) if row.get("runId")), None)
+        self._show_box(QMessageBox.Icon.Information if not failed else QMessageBox.Icon.Warning, "Batch Finished",
+                       head, informative=details[:600], details=details if len(details) > 600 else None,
+                       run_id=first)
+
+    # -- messages ------------------------------------------------------------------------------------------
+    def _show_box(self, icon: QMessageBox.Icon, title: str, text: str, informative: str = "",
+                  details: str | None = None, run_id: str | None = None) -> QMessageBox:
+        """A message that does not block the loop (`open`, not `exec`); with a run, a Show in Runs button."""
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Close, self)
+        box.setObjectName("wf-message")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        if informative:
+            box.setInformativeText(informative)
+        if details:
+            box.setDetailedText(details)
+        if run_id is not None:
+            show = box.addButton("Show in Runs", QMessageBox.ButtonRole.AcceptRole)
+            show.setObjectName("wf-show-run")
+            show.clicked.connect(lambda: self.show_run_requested.emit(run_id))
+            box.setDefaultButton(show)
+        box.destroyed.connect(lambda *_: self._forget_box(box))
+        self.result_box = box
+        box.open()
+        return box
+
+    def _forget_box(self, box: QMessageBox) -> None:
+        if self.result_box is box:
+            self.result_box = None
