@@ -93,6 +93,8 @@ class _LoadWatcher:
             if not self.started.done():
                 self.started.set_result(info.url().toString())
             return
+        if not self.started.done():
+            return  # the end of a load that began before ours
         if not self.finished.done():
             self.finished.set_result(LoadOutcome(status, info.url().toString(), info.errorDomain(),
                                                  info.errorCode(), info.errorString(), info.isErrorPage()))

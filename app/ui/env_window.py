@@ -183,8 +183,11 @@ class EnvWindow(QMainWindow):
         self._on_control_state(tab)
         if activate:
             self.tabs.setCurrentIndex(index)
-        if page is None:
-            tab.open(url or self._home_url())
+        target = url or self._home_url()
+        if page is None and target != "about:blank":
+            # A new view is already blank; loading about:blank anyway would race with the first navigation
+            # an operation starts right after (its load events could be taken for the operation's).
+            tab.open(target)
         self.tab_opened.emit(tab)
         if focus_address:
             self._focus_address()
