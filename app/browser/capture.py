@@ -93,7 +93,10 @@ def _grab(view: QWebEngineView, rect: QRect | None = None) -> QPixmap:
 
 
 def _shows(view: QWebEngineView, point: QRect, rgb: tuple[int, int, int]) -> bool:
-    color = _grab(view, point).toImage().pixelColor(0, 0)
+    image = _grab(view, point).toImage()
+    if image.isNull() or image.width() == 0 or image.height() == 0:
+        return False  # the point is outside the page area (a blank tab has no picture yet)
+    color = image.pixelColor(0, 0)
     return all(abs(a - b) <= 3 for a, b in zip((color.red(), color.green(), color.blue()), rgb))
 
 

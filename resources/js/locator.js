@@ -859,7 +859,7 @@
       requestFrame();
       return fresh ? 'pending' : 'unstable';
     }
-    if (last.frame === state.frame && document.visibilityState !== 'hidden' && now - last.t < 100) {
+    if (last.frame === state.frame && document.visibilityState !== 'hidden' && now - last.t < 300) {
       requestFrame();
       return 'pending';
     }
