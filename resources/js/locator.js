@@ -859,7 +859,8 @@
       requestFrame();
       return fresh ? 'pending' : 'unstable';
     }
-    if (last.frame === state.frame && document.visibilityState !== 'hidden' && now - last.t < 300) {
+    // Like Playwright: the same box across two animation frames (one may run before an animation's tick).
+    if (state.frame - last.frame < 2 && document.visibilityState !== 'hidden' && now - last.t < 300) {
       requestFrame();
       return 'pending';
     }

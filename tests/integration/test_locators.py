@@ -259,7 +259,7 @@ def test_actionability_messages(qtbot: QtBot, shell: BrowserPilotApp, server: Lo
         "<button id=dis>Off</button> is disabled"
     assert fails(qtbot, L.wait_actionable(page, "#ro", timeout=0.1, editable=True), L.NotEditable) == \
         "<input id=ro> is not editable"
-    assert fails(qtbot, L.wait_actionable(page, "#mover", timeout=1.0), L.NotStable) == \
+    assert fails(qtbot, L.wait_actionable(page, "#mover", timeout=0.3), L.NotStable) == \
         "<button id=mover>Moving</button> is not stable (it kept moving)"
 
     assert fails(qtbot, L.wait_actionable(page, "#away", timeout=0.1), L.OutsideViewport) == \
