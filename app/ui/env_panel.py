@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.op_runner import OpRunner
+from app.ui.table_model import RowsTableModel
 from envs.domains import PatternError, normalize_patterns
 from envs.model import MAX_NAME_LENGTH, Environment
 from envs.store import EnvEvent, EnvStore
@@ -42,7 +43,9 @@ def local_time(value: datetime) -> str:
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-class EnvTableModel(QAbstractTableModel):
+class EnvTableModel(RowsTableModel[Any]):
+    columns = COLUMNS
+
     def __init__(self, store: EnvStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
@@ -62,17 +65,6 @@ class EnvTableModel(QAbstractTableModel):
 
     def row_of(self, env_id: str) -> int:
         return next((i for i, env in enumerate(self._rows) if env.id == env_id), -1)
-
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         env = self.env_at(index.row())

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import shiboken6
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QIcon, QMouseEvent, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from app.ops import OpContext
 from app.ui.op_runner import OpRunner
+from app.ui.table_model import RowsTableModel
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -174,7 +175,9 @@ class OpCalls:
 RUN_COLUMNS = ("Status", "Workflow", "Environment", "Started", "Duration")
 
 
-class RunTableModel(QAbstractTableModel):
+class RunTableModel(RowsTableModel[Any]):
+    columns = RUN_COLUMNS
+
     """`run_list` rows, newest first, with environment names."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -206,17 +209,6 @@ class RunTableModel(QAbstractTableModel):
 
     def env_name(self, env_id: str) -> str:
         return self._env_names.get(env_id, env_id)
-
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(RUN_COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return RUN_COLUMNS[section]
-        return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         run = self.run_at(index.row())

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.op_runner import OpRunner
+from app.ui.table_model import RowsTableModel
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
@@ -55,7 +56,9 @@ COLUMNS = ("Name", "Description", "Nodes", "Last run")
 DOCUMENT_SUFFIXES = (".json",)
 
 
-class WorkflowTableModel(QAbstractTableModel):
+class WorkflowTableModel(RowsTableModel[Any]):
+    columns = COLUMNS
+
     """`workflow_list` rows: id, name, description, nodeCount, updatedAt, lastRun {id, status, startedAt}."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -73,17 +76,6 @@ class WorkflowTableModel(QAbstractTableModel):
     def row_of(self, key: str) -> int:
         """The row of a workflow by id or name."""
         return next((i for i, wf in enumerate(self._rows) if key in (wf["id"], wf["name"])), -1)
-
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         wf = self.workflow_at(index.row())
