@@ -195,23 +195,8 @@ class Verifier:
         if readings.get("again") != case.again:
             problems.append(f"step 20 read {readings.get('again')!r}, not {case.again!r}")
         order = self.book.get(number) if number else None
-        if number and order is None:
-            problems.append(f"the server has no order #{number}")
-        if order is not None:
-            for name, wanted in case.values.items():
-                got = order.fields.get(name, "").replace("\r\n", "\n")
-                if got != wanted:
-                    problems.append(f"the server got {name}={got!r}, not {wanted!r}")
-            if order.fields.get("size") != case.size_value:
-                problems.append(f"the server got size={order.fields.get('size')!r}, not {case.size_value!r}")
-            if order.fields.get("gift") != "yes":
-                problems.append(f"the server got gift={order.fields.get('gift')!r}, not 'yes'")
-            if order.fields.get("qty") != str(qty):
-                problems.append(f"the server got qty={order.fields.get('qty')!r}, the page had {qty!r}")
-            if order.files.get("doc") != (case.file.name, case.file_bytes):
-                got_file = order.files.get("doc")
-                problems.append("the server did not get the file's name and bytes (got "
-                                f"{(got_file[0], len(got_file[1])) if got_file else None!r})")
+        problems += sl.order_problems(order, number, case.values, case.size_value, qty, case.file.name,
+                                      case.file_bytes)
         if problems:
             raise BenchError(f"{case.label} failed verification: " + "; ".join(problems))
         self.claimed.add(number)

@@ -76,7 +76,7 @@ from email.parser import BytesParser
 from email.policy import default as email_policy
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -370,6 +370,31 @@ ORDER_TEXT = re.compile(r"^Order #(\d+) received$")
 COUNTER_TEXT = re.compile(r"^Orders so far: (\d+)$")
 
 
+def order_problems(order: Any, number: int, values: dict[str, str], size_value: str, qty: Any, file_name: str,
+                   file_bytes: bytes) -> list[str]:
+    """What the server's record of order #number got wrong (also used by bench/replay.py)."""
+    problems: list[str] = []
+    if number and order is None:
+        problems.append(f"the server has no order #{number}")
+    if order is None:
+        return problems
+    for name, wanted in values.items():
+        got = order.fields.get(name, "").replace("\r\n", "\n")
+        if got != wanted:
+            problems.append(f"the server got {name}={got!r}, not {wanted!r}")
+    if order.fields.get("size") != size_value:
+        problems.append(f"the server got size={order.fields.get('size')!r}, not {size_value!r}")
+    if order.fields.get("gift") != "yes":
+        problems.append(f"the server got gift={order.fields.get('gift')!r}, not 'yes'")
+    if order.fields.get("qty") != str(qty):
+        problems.append(f"the server got qty={order.fields.get('qty')!r}, the page had {qty!r}")
+    if order.files.get("doc") != (file_name, file_bytes):
+        got_file = order.files.get("doc")
+        problems.append("the server did not get the file's name and bytes (got "
+                        f"{(got_file[0], len(got_file[1])) if got_file else None!r})")
+    return problems
+
+
 def verify(inp: RepInput, readings: dict[str, Any], book: OrderBook) -> int:
     """Check the page's values and the server's record of the order; return the order number."""
     where = f"{inp.side} ({inp.variant}) repetition {inp.rep + 1 if inp.rep >= 0 else 'warm-up'}"
@@ -401,23 +426,7 @@ def verify(inp: RepInput, readings: dict[str, Any], book: OrderBook) -> int:
     if readings.get("again") != inp.again:
         problems.append(f"step 20 read {readings.get('again')!r}, not {inp.again!r}")
     order = book.get(number) if number else None
-    if number and order is None:
-        problems.append(f"the server has no order #{number}")
-    if order is not None:
-        for name, wanted in inp.values.items():
-            got = order.fields.get(name, "").replace("\r\n", "\n")
-            if got != wanted:
-                problems.append(f"the server got {name}={got!r}, not {wanted!r}")
-        if order.fields.get("size") != inp.size_value:
-            problems.append(f"the server got size={order.fields.get('size')!r}, not {inp.size_value!r}")
-        if order.fields.get("gift") != "yes":
-            problems.append(f"the server got gift={order.fields.get('gift')!r}, not 'yes'")
-        if order.fields.get("qty") != str(qty):
-            problems.append(f"the server got qty={order.fields.get('qty')!r}, the page had {qty!r}")
-        if order.files.get("doc") != (inp.file_path.name, inp.file_bytes):
-            got_file = order.files.get("doc")
-            problems.append("the server did not get the file's name and bytes (got "
-                            f"{(got_file[0], len(got_file[1])) if got_file else None!r})")
+    problems += order_problems(order, number, inp.values, inp.size_value, qty, inp.file_path.name, inp.file_bytes)
     if problems:
         raise BenchError(f"{where} failed verification: " + "; ".join(problems))
     return number

@@ -16,7 +16,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from workflows.document import WorkflowDocument
 from workflows.export import write_export

@@ -15,7 +15,7 @@ from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
-from workflows.document import DocumentError, WorkflowDocument, validate_document
+from workflows.document import WorkflowDocument, validate_document
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord
 from workflows.store import SavedWorkflow

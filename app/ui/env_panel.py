@@ -12,25 +12,21 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
-    QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.ui.op_runner import OpRunner
-from app.ui.table_model import RowsTableModel
+from app.ui.table_model import RowsTableModel, button_row, record_table
 from envs.domains import PatternError, normalize_patterns
 from envs.model import MAX_NAME_LENGTH, Environment
 from envs.store import EnvEvent, EnvStore
@@ -223,14 +219,7 @@ class EnvironmentsPanel(QWidget):
         self.store = store
         self.ops = ops
         self.model = EnvTableModel(store, self)
-        self.table = QTableView(self)
-        self.table.setObjectName("environments")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.setAlternatingRowColors(True)
+        self.table = record_table(self, self.model, "environments")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -240,22 +229,14 @@ class EnvironmentsPanel(QWidget):
         self.table.doubleClicked.connect(lambda index: self.open_selected())
         self.table.selectRow(0)
 
-        self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
-        for key, text, handler in (
+        row, self.buttons = button_row(self, "env", (
             ("new", "&New…", self.create_environment),
             ("open", "&Open", self.open_selected),
             ("rename", "Re&name…", self.rename_selected),
             ("remark", "Edit &Remark…", self.edit_remark_selected),
             ("settings", "&Settings…", self.edit_settings_selected),
             ("delete", "&Delete…", self.delete_selected),
-        ):
-            button = QPushButton(text, self)
-            button.setObjectName(f"env-{key}")
-            button.clicked.connect(lambda _checked=False, h=handler: h())
-            self.buttons[key] = button
-            row.addWidget(button)
-        row.addStretch(1)
+        ))
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.table)

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -41,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from app.ops import OpContext
 from app.ui.op_runner import OpRunner
-from app.ui.table_model import RowsTableModel
+from app.ui.table_model import RowsTableModel, record_table
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -489,14 +488,7 @@ class RunsPanel(QWidget):
         self.ops = ops
         self.calls = OpCalls(ops, self)
         self.model = RunTableModel(self)
-        self.table = QTableView(self)
-        self.table.setObjectName("runs")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.setAlternatingRowColors(True)
+        self.table = record_table(self, self.model, "runs")
         header = self.table.horizontalHeader()
         for column in range(len(RUN_COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1

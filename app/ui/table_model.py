@@ -1,10 +1,11 @@
-"""The part every table of the main window shares: rows in a list, fixed column titles."""
+"""What the main window's panels share: a table model over a list of rows, the record table, a button row."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Sequence, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QPushButton, QTableView, QWidget
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")
@@ -31,3 +32,31 @@ class RowsTableModel(QAbstractTableModel, Generic[Row]):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.columns[section]
         return None
+
+
+def record_table(parent: QWidget, model: QAbstractTableModel, name: str) -> QTableView:
+    """A read-only table of whole rows, one selected at a time, as every panel shows its records."""
+    table = QTableView(parent)
+    table.setObjectName(name)
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.setAlternatingRowColors(True)
+    return table
+
+
+def button_row(parent: QWidget, prefix: str,
+               specs: Sequence[tuple[str, str, Callable[[], object]]]) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
+    """A row of push buttons `(key, text, handler)`, named `<prefix>-<key>`, and the buttons by key."""
+    row = QHBoxLayout()
+    buttons: dict[str, QPushButton] = {}
+    for key, text, handler in specs:
+        button = QPushButton(text, parent)
+        button.setObjectName(f"{prefix}-{key}")
+        button.clicked.connect(lambda _checked=False, h=handler: h())
+        buttons[key] = button
+        row.addWidget(button)
+    row.addStretch(1)
+    return row, buttons

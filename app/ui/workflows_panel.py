@@ -29,7 +29,6 @@ from typing import Any, Callable, Literal
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -38,13 +37,12 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from app.ui.op_runner import OpRunner
-from app.ui.table_model import RowsTableModel
+from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
@@ -199,14 +197,7 @@ class WorkflowsPanel(QWidget):
         self.ops = ops
         self.calls = OpCalls(ops, self)
         self.model = WorkflowTableModel(self)
-        self.table = QTableView(self)
-        self.table.setObjectName("workflows")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.setAlternatingRowColors(True)
+        self.table = record_table(self, self.model, "workflows")
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -214,22 +205,14 @@ class WorkflowsPanel(QWidget):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.table.doubleClicked.connect(lambda _index: self.run_selected())
 
-        self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout()
-        for key, text, handler in (
+        row, self.buttons = button_row(self, "wf", (
             ("import", "&Import…", self.import_dialog),
             ("export", "E&xport…", self.export_selected),
             ("run", "&Run…", self.run_selected),
             ("batch", "&Batch…", self.batch_selected),
             ("delete", "&Delete…", self.delete_selected),
             ("refresh", "Re&fresh", self.refresh),
-        ):
-            button = QPushButton(text, self)
-            button.setObjectName(f"wf-{key}")
-            button.clicked.connect(lambda _checked=False, h=handler: h())
-            self.buttons[key] = button
-            row.addWidget(button)
-        row.addStretch(1)
+        ))
         self.note = QLabel(self)
         self.note.setObjectName("wf-note")
         self.note.setWordWrap(True)
