@@ -1200,5 +1200,18 @@
       const els = resolve(loc);
       return { count: els.length, items: els.slice(0, 5).map(describe) };
     }),
+    // For other helpers run in this world (inspect.js): elements themselves, not JSON. `elements` throws
+    // {kind, message} for a bad locator; the rest take an element.
+    elements: (loc) => { cx = newContext(); try { return resolve(loc); } finally { cx = null; } },
+    element: {
+      at: (x, y) => hitTest(x, y),
+      ref: (el) => refFor(el),
+      describe: (el) => { cx = newContext(); try { return describe(el); } finally { cx = null; } },
+      role: (el) => roleOf(el),
+      name: (el) => { cx = newContext(); try { return accName(el, roleOf(el)); } finally { cx = null; } },
+      text: (el) => contentText(el, { checkVisible: false, budget: 300 }),
+      visible: (el) => isVisible(el),
+      rect: (el) => rect(geometry(el)),
+    },
   });
 })();
