@@ -299,10 +299,10 @@ class TabDriver:
     async def query(self, locator: Locator) -> dict[str, Any]:
         return (await self._guarded(locators.query(self.page, locator))).to_dict()
 
-    async def snapshot(self) -> dict[str, Any]:
-        snap = await self._guarded(locators.snapshot(self.page))
+    async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]:
+        snap = await self._guarded(locators.snapshot(self.page, locator, start=start, items=items))
         return {"url": snap.url, "title": snap.title, "snapshot": snap.text, "refs": snap.refs,
-                "truncated": snap.truncated}
+                "folded": snap.folded, "truncated": snap.truncated}
 
     async def source(self) -> dict[str, Any]:
         html = await self._guarded(run_js(

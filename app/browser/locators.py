@@ -27,7 +27,8 @@ A thin, typed layer over the helper injected into every frame (`resources/js/loc
   `WaitTimeout` (a `PageTimeout`): `no element matches "#x" after waiting 5 s`, `<div id=x> is not visible
   after waiting 5 s`, `<div id=spinner>Loading…</div> is still visible after waiting 5 s`.
 - Reading: `count`, `describe`, `resolve`, `is_visible`, `query` (every match with a ref), `snapshot`
-  (a compact outline with refs for a model).
+  (the accessibility tree as a compact outline for a model, with refs; long runs folded, pages of them by
+  `locator` + `start`).
 - `select_option` chooses an option of a native <select> in the page (the one operation that is not a
   trusted input event: native popups cannot be driven offscreen); `find_option` only reports its index,
   so a driver may choose it with the keyboard instead. `focus` focuses an element.
@@ -184,7 +185,9 @@ class QueryResult:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """`text` starts with `url:` and `title:` lines, then one `- role "name" [ref=eN] …` line per element."""
+    """`text` starts with `url:` and `title:` lines (and `scope:` for a part of the page), then one line per
+    node of the accessibility tree, indented by depth: `- role "name" [ref=eN] …` for interactive elements,
+    `- role: text`, `- text: …`; `folded` runs of similar siblings were shortened to a `- … N more` line."""
 
     url: str
     title: str
@@ -192,6 +195,7 @@ class Snapshot:
     refs: int
     truncated: bool
     generation: int
+    folded: int = 0
 
 
 @dataclass(frozen=True)
@@ -464,9 +468,18 @@ async def query(page: QWebEnginePage, locator: LocatorLike, limit: int = 50) -> 
     return QueryResult(int(result["count"]), rows)
 
 
-async def snapshot(page: QWebEnginePage, limit: int = 600) -> Snapshot:
-    """A compact outline of the page for a model: url, title, landmarks and dialogs (nesting), headings,
-    alerts, and interactive elements with refs that work as locators until the document changes."""
-    result = await _call_when_ready(page, "snapshot", int(limit))
+async def snapshot(page: QWebEnginePage, locator: LocatorLike | None = None, *, start: int = 1, items: int = 25,
+                   limit: int = 1000) -> Snapshot:
+    """The page's accessibility tree as a compact outline for a model: landmarks, headings, paragraphs and
+    text, lists, tables (rows, cells), images with their alt text, and interactive elements with refs that work
+    as locators until the document changes. `locator` limits it to one element's content. A run of more than
+    `items` similar siblings (0: no limit) shows `items` of them, from the `start`-th for the runs directly
+    inside `locator`, and a line saying how to see the rest. At most `limit` lines."""
+    spec = locator_spec(locator) if locator is not None else None
+    options = {"locator": spec[0] if spec else None, "start": int(start), "items": int(items), "limit": int(limit)}
+    result = await _call_when_ready(page, "snapshot", options)
+    if "status" in result:
+        raise status_error(spec[1] if spec else "", result)
     return Snapshot(url=result["url"], title=result["title"], text=result["text"], refs=int(result["refs"]),
-                    truncated=bool(result["truncated"]), generation=int(result["generation"]))
+                    truncated=bool(result["truncated"]), generation=int(result["generation"]),
+                    folded=int(result["folded"]))

@@ -267,11 +267,21 @@ async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
     return await on_page(ctx, params, lambda p: p.query(params.locator))
 
 
-@operation("page_snapshot", TabParams, needs_browser=True, read_only=True)
-async def page_snapshot(ctx: OpContext, params: TabParams) -> dict[str, Any]:
-    """A compact outline of the page's interactive and landmark elements, each with a ref (e.g. e12) that
-    later operations accept as {ref} until the page changes. Take a new snapshot after navigating."""
-    return await on_page(ctx, params, lambda p: p.snapshot())
+class SnapshotParams(TabParams):
+    locator: Locator | None = Field(default=None, description="Only this element's content, e.g. the {ref} a "
+                                                              "folded run's line names.")
+    start: int = Field(default=1, ge=1, description="With locator: the first item shown of the long runs directly "
+                                                    "inside it (default 1).")
+    items: int = Field(default=25, ge=0, le=10_000, description="Longest run of similar siblings (list items, rows, "
+                                                                "cards) shown before folding (default 25; 0: all).")
+
+
+@operation("page_snapshot", SnapshotParams, needs_browser=True, read_only=True)
+async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> dict[str, Any]:
+    """The page's accessibility tree, one line per node: landmarks, headings, text, lists, tables, images,
+    and controls with a ref (e.g. e12) that later operations accept as {ref} until the page changes. Long runs
+    of similar items are folded to a line naming the page_snapshot call (locator + start) that shows more."""
+    return await on_page(ctx, params, lambda p: p.snapshot(params.locator, params.start, params.items))
 
 
 @operation("page_source", TabParams, needs_browser=True, read_only=True)

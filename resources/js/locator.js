@@ -221,7 +221,8 @@
     table: () => 'table', tr: () => 'row', td: () => 'cell', thead: () => 'rowgroup', tbody: () => 'rowgroup',
     tfoot: () => 'rowgroup', th: (el) => (el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader'),
     progress: () => 'progressbar', meter: () => 'meter', output: () => 'status', hr: () => 'separator',
-    figure: () => 'figure', p: () => 'paragraph',
+    figure: () => 'figure', p: () => 'paragraph', blockquote: () => 'blockquote', dt: () => 'term',
+    dd: () => 'definition',
   };
   /** Tags that can have each implicit role: a CSS prefilter for role= (plus [role] for explicit roles). */
   const ROLE_TAGS = {
@@ -232,7 +233,8 @@
     contentinfo: 'footer', form: 'form', region: 'section', search: 'search', dialog: 'dialog', article: 'article',
     table: 'table', row: 'tr', cell: 'td', columnheader: 'th', rowheader: 'th', rowgroup: 'thead, tbody, tfoot',
     group: 'fieldset, details, optgroup', option: 'option', progressbar: 'progress', meter: 'meter',
-    status: 'output', separator: 'hr', figure: 'figure', paragraph: 'p',
+    status: 'output', separator: 'hr', figure: 'figure', paragraph: 'p', blockquote: 'blockquote', term: 'dt',
+    definition: 'dd',
   };
 
   function roleOf(el) {
@@ -962,8 +964,6 @@
   const INTERACTIVE = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'combobox',
     'listbox', 'slider', 'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem',
     'gridcell']);
-  const CONTAINERS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary', 'form', 'region',
-    'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'tablist', 'tabpanel', 'radiogroup', 'tree', 'grid']);
   const ANNOUNCE = new Set(['alert', 'status']);
   const SNAP_SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'math']);
 
@@ -1012,100 +1012,234 @@
     return out;
   }
 
-  /**
-   * A compact outline of the page for a model: interactive elements with refs, headings, landmarks and
-   * dialogs (nesting), alerts. Hidden elements are left out. Returns {url, title, text, refs, truncated, generation}.
+  /*
+   * The snapshot: the page's accessibility tree, compacted for a model. One pass over the composed tree
+   * (open shadow roots, same-origin frames) builds nodes; a second prints them, one line per node, indented
+   * by depth, and gives refs to the controls it prints.
+   *
+   * Nodes: {kind, role, name, el, kids, sig}; kinds: 'text' (static text, in `text`), 'control' (an
+   * interactive element; its states are read from `stateOf` when printed), 'heading', 'announce' (alert,
+   * status), 'img', 'frame', and 'box' for every other role with content (landmarks, lists, list items,
+   * tables, rows, cells, paragraphs, figures, …) or 'generic' for a plain element that groups several nodes.
+   * Plain inline elements are transparent (their text joins the text around them), and so are row groups,
+   * unnamed groups and a paragraph around one control. A plain block element holding only text becomes one
+   * text node; holding one node, it gives way to that node; holding several, it stays (a card, a grid row).
+   * A label's text is left out where it names a visible control (it is in the control's line). Hidden
+   * elements (display: none, visibility: hidden, aria-hidden) are left out.
+   *
+   * Folding: a run of more than `items` consecutive siblings of the same kind (same role; for `generic`, same
+   * tag and class) shows `items` of them and one line saying how many more and how to see them: a snapshot
+   * scoped to the run's parent (`locator` = its ref) from a given item (`start`, which applies to the runs
+   * directly inside the scope). Prose (text, paragraphs, headings, quotes) is never folded.
    */
-  function snapshot(limit = 600) {
+  const NO_FOLD = new Set(['text', 'paragraph', 'heading', 'blockquote']);
+  const KEEP_EMPTY = new Set(['cell', 'columnheader', 'rowheader', 'gridcell', 'dialog', 'alertdialog']);
+  const NAMED_BY_CHILD = { caption: 'table', legend: 'fieldset', figcaption: 'figure' };
+  const BREAK = Object.freeze({});      // a block boundary in a flow of inline text
+  const TEXT_CLIP = 300;
+  const NAME_CLIP = 80;
+
+  /** Append the flow of `el`'s composed children to `out`: strings (inline text), BREAK, or nodes. */
+  function flowOf(el, out, textShown = true) {
+    eachChild(el, (c) => {
+      if (c.nodeType === 3) { if (textShown) out.push(c.data); } else if (c.nodeType === 1) flowElement(c, out);
+    });
+    return out;
+  }
+
+  /** Nodes of a flow: adjacent inline text joined and normalised; a lone `generic` gives way to its nodes. */
+  function compact(flow) {
+    let nodes = [];
+    let text = '';
+    const flush = () => { const t = norm(text); if (t) nodes.push({ kind: 'text', role: 'text', text: t, sig: 'text' }); text = ''; };
+    for (const part of flow) {
+      if (typeof part === 'string') text += part;
+      else { flush(); if (part !== BREAK) nodes.push(part); }
+    }
+    flush();
+    while (nodes.length === 1 && nodes[0].role === 'generic') nodes = nodes[0].kids;
+    return nodes;
+  }
+
+  const isInline = (el) => { const d = styleOf(el).display; return d === 'inline' || d === 'contents'; };
+  const kidsOf = (el, textShown = true) => compact(flowOf(el, [], textShown));
+
+  function flowElement(el, out) {
+    const tag = el.localName;
+    if (SNAP_SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true') return;
+    let textShown = true;
+    if (!el.checkVisibility({ visibilityProperty: true })) {
+      if (!el.checkVisibility()) { if (styleOf(el).display !== 'contents') return; }
+      else textShown = false;   // visibility: hidden; a child may be visible again
+    }
+    if (tag === 'br') { out.push(' '); return; }
+    if (tag === 'iframe' || tag === 'frame') { const n = frameNode(el); if (n) out.push(n); return; }
+    const parent = el.parentElement;
+    if (NAMED_BY_CHILD[tag] && parent && parent.localName === NAMED_BY_CHILD[tag] &&
+        !parent.hasAttribute('aria-label') && !parent.hasAttribute('aria-labelledby')) return;   // in the parent's name
+    const role = roleOf(el);
+    if (INTERACTIVE.has(role) || (!role && el.hasAttribute('onclick'))) {
+      if (role === 'option' && tag === 'option') return;   // shown with their <select>
+      if (textShown && isVisible(el)) out.push(controlNode(el, role));
+      return;
+    }
+    if (tag === 'label' && el.control) {
+      const control = el.control;
+      if (isVisible(control)) {   // its text names the control: keep only what else it holds
+        out.push(BREAK, ...kidsOf(el, textShown).filter((n) => n.kind !== 'text'), BREAK);
+        return;
+      }
+      const crole = roleOf(control);
+      if (crole && isVisible(el)) {   // a styled checkbox or radio whose input is hidden: the label stands in
+        out.push({ kind: 'control', role: crole, name: contentText(el, { skipControls: true }), el, stateOf: control,
+          kids: [], sig: crole });
+        return;
+      }
+    }
+    if (role === 'heading') {
+      out.push({ kind: 'heading', role, name: accName(el, role), el, level: ariaState(el, 'level') || 2,
+        kids: kidsOf(el, textShown).filter((n) => n.kind !== 'text'), sig: role });
+      return;
+    }
+    if (ANNOUNCE.has(role)) {
+      const text = accName(el, role) || contentText(el);
+      if (text) out.push({ kind: 'announce', role, name: text, el, kids: [], sig: role });
+      return;
+    }
+    if (role === 'img') {
+      const name = accName(el, role);
+      if (name) out.push({ kind: 'img', role, name, el, kids: [], sig: role });
+      return;
+    }
+    if (role === 'presentation') return;
+    if (role === 'rowgroup' || (role === 'group' && !accName(el, role))) {   // only what they hold
+      out.push(BREAK, ...kidsOf(el, textShown), BREAK);
+      return;
+    }
+    if (!role || role === 'generic') {
+      if (isInline(el)) { flowOf(el, out, textShown); return; }
+      const kids = kidsOf(el, textShown);
+      if (!kids.length) out.push(BREAK);
+      else if (kids.every((n) => n.kind === 'text')) {
+        out.push({ kind: 'text', role: 'text', text: kids.map((n) => n.text).join(' '), sig: 'text' });
+      } else if (kids.length === 1) out.push(kids[0]);
+      else out.push({ kind: 'box', role: 'generic', name: '', el, kids, sig: `generic ${tag}.${el.className}` });
+      return;
+    }
+    const name = NAME_FROM_CONTENT.has(role) ? ariaName(el) : accName(el, role);
+    const kids = kidsOf(el, textShown);
+    if (role === 'paragraph' && !name && kids.length === 1 && kids[0].kind !== 'text') { out.push(kids[0]); return; }
+    if (kids.length || name || KEEP_EMPTY.has(role)) out.push({ kind: 'box', role, name, el, kids, sig: role });
+    else out.push(BREAK);
+  }
+
+  /** The name an author gave (aria-labelledby, aria-label), for roles whose name is otherwise their content. */
+  function ariaName(el) {
+    const by = el.getAttribute('aria-labelledby');
+    const text = by ? norm(byIds(el, by).map((e) => contentText(e, { checkVisible: false })).join(' ')) : '';
+    return text || norm(el.getAttribute('aria-label') || '');
+  }
+
+  function controlNode(el, role) {
+    const name = accName(el, role) || (role ? '' : contentText(el));
+    const node = { kind: 'control', role: role || 'clickable', name, el, stateOf: el, kids: [], sig: role || 'clickable' };
+    const tag = el.localName;
+    // Items of a custom listbox or tree, and the content of a control whose name cannot hold it all.
+    if ((['listbox', 'combobox', 'gridcell', 'treeitem'].includes(role) && tag !== 'select' && tag !== 'input') ||
+        (name.length > NAME_CLIP && el.firstElementChild)) {
+      node.kids = kidsOf(el);
+    }
+    return node;
+  }
+
+  function frameNode(el) {
+    if (!isVisible(el)) return null;
+    const name = el.getAttribute('title') || el.getAttribute('name') || '';
+    const doc = frameDocument(el);
+    if (!doc || !doc.documentElement) return { kind: 'frame', role: 'iframe', name, el, kids: [], crossOrigin: true, sig: 'iframe' };
+    return { kind: 'frame', role: 'iframe', name, el, kids: kidsOf(doc.documentElement), sig: 'iframe' };
+  }
+
+  function nodeLine(node) {
+    const named = node.name ? ' ' + JSON.stringify(clip(node.name, NAME_CLIP)) : '';
+    switch (node.kind) {
+      case 'text': return 'text: ' + clip(node.text, TEXT_CLIP);
+      case 'control': {
+        const attrs = stateAttrs(node.stateOf, node.role === 'clickable' ? '' : node.role);
+        return `${node.role}${named} [ref=${refFor(node.el)}]${attrs.length ? ' ' + attrs.join(' ') : ''}`;
+      }
+      case 'heading': return `heading${named} level=${node.level}`;
+      case 'frame': return `iframe${named}${node.crossOrigin ? ' (cross-origin, not readable)' : ''}`;
+      default: return node.role + named;
+    }
+  }
+
+  /**
+   * A compact outline of the page (or of one element, `locator`) for a model: its accessibility tree with
+   * refs on interactive elements; see above. Options: {locator, start = 1, items = 25 (0: never fold),
+   * limit = 1000 lines}. Returns {url, title, text, refs, folded, truncated, generation}, or a status
+   * (none, many) when the locator does not name one element.
+   */
+  function snapshot(opts = {}) {
+    const start = Math.max(1, opts.start || 1), items = opts.items ?? 25, limit = opts.limit ?? 1000;
+    let root = document.documentElement, scope = null;
+    if (opts.locator) {
+      const { el, result } = single(opts.locator);
+      if (!el) return result;
+      scope = describe(el);
+      const doc = (el.localName === 'iframe' || el.localName === 'frame') && frameDocument(el);
+      root = doc ? doc.documentElement : el;
+    }
     state.generation++;
     for (const [ref, weak] of state.refs) if (!weak.deref()) state.refs.delete(ref);   // collected elements
     const lines = [];
-    let items = 0, skipped = 0;
     const refs = new Set();
-    const q = (s) => JSON.stringify(clip(s, 80));
-
+    let skipped = 0, folded = 0;
     const emit = (depth, text) => {
-      if (items >= limit) { skipped++; return false; }
-      items++;
+      if (lines.length >= limit) { skipped++; return; }
       lines.push('  '.repeat(depth) + '- ' + text);
-      return true;
     };
-    const children = (el, depth) => eachChild(el, (c) => { if (c.nodeType === 1) visit(c, depth); });
-
-    const visit = (el, depth) => {
-      const tag = el.localName;
-      if (SNAP_SKIP.has(tag) || el.getAttribute('aria-hidden') === 'true') return;
-      if (tag === 'iframe' || tag === 'frame') {
-        if (!isVisible(el)) return;
-        const name = el.getAttribute('title') || el.getAttribute('name') || '';
-        const doc = frameDocument(el);
-        if (!doc || !doc.documentElement) { emit(depth, `iframe${name ? ' ' + q(name) : ''} (cross-origin, not readable)`); return; }
-        const at = lines.length;
-        if (emit(depth, `iframe${name ? ' ' + q(name) : ''}:`)) {
-          children(doc.documentElement, depth + 1);
-          if (lines.length === at + 1) lines[at] = lines[at].slice(0, -1);
-        }
-        return;
-      }
-      const role = roleOf(el);
-      if (INTERACTIVE.has(role) || (!role && el.hasAttribute('onclick'))) {
-        if (role === 'option' && el.localName === 'option') return;   // shown with their <select>
-        if (items >= limit) { skipped++; return; }
-        if (!isVisible(el)) return;
-        const name = accName(el, role) || (role ? '' : contentText(el));
-        const ref = refFor(el);
-        refs.add(ref);
-        const extra = stateAttrs(el, role);
-        emit(depth, `${role || 'clickable'}${name ? ' ' + q(name) : ''} [ref=${ref}]${extra.length ? ' ' + extra.join(' ') : ''}`);
-        if (role === 'listbox' || role === 'combobox' || role === 'gridcell' || role === 'treeitem') {
-          if (tag !== 'select' && tag !== 'input') children(el, depth + 1);
-        }
-        return;
-      }
-      if (tag === 'label' && el.control && !isVisible(el.control) && isVisible(el)) {
-        // A styled checkbox or radio whose input is hidden: the label stands in for it.
-        const control = el.control, crole = roleOf(control);
-        if (crole) {
-          const ref = refFor(el);
-          refs.add(ref);
-          const extra = stateAttrs(control, crole);
-          const name = contentText(el, { skipControls: true });
-          emit(depth, `${crole}${name ? ' ' + q(name) : ''} [ref=${ref}]${extra.length ? ' ' + extra.join(' ') : ''}`);
-          return;
-        }
-      }
-      if (role === 'heading') {
-        if (items < limit && !isVisible(el)) return;
-        emit(depth, `heading ${q(accName(el, role))} level=${ariaState(el, 'level') || 2}`);
-        children(el, depth);
-        return;
-      }
-      if (ANNOUNCE.has(role)) {
-        if (!isVisible(el)) return;
-        const text = accName(el, role) || contentText(el);
-        if (text) emit(depth, `${role} ${q(text)}`);
-        return;
-      }
-      if (CONTAINERS.has(role)) {
-        if (!rendered(el)) return;
-        const name = accName(el, role);
-        const at = lines.length;
-        if (!emit(depth, `${role}${name ? ' ' + q(name) : ''}:`)) { children(el, depth + 1); return; }
-        children(el, depth + 1);
-        if (lines.length === at + 1) {       // nothing inside worth showing
-          if (role === 'dialog' || role === 'alertdialog' || name) lines[at] = lines[at].slice(0, -1);
-          else { lines.pop(); items--; }
-        }
-        return;
-      }
-      children(el, depth);
+    const foldLine = (depth, owner, what, count, from, to, total, next) => {
+      if (lines.length >= limit) { skipped++; return; }
+      const ref = refFor(owner);
+      refs.add(ref);
+      emit(depth, `… ${count} ${what} (${from}-${to} of ${total}): page_snapshot {"locator": {"ref": "${ref}"}, "start": ${next}}`);
     };
-
-    if (document.documentElement) visit(document.documentElement, 0);
-    if (skipped) lines.push(`- … ${skipped} more elements left out (snapshot limit ${limit})`);
+    const printNode = (node, depth) => {
+      if (lines.length >= limit) { skipped++; printList(node.kids, depth + 1, null, 1); return; }
+      const line = nodeLine(node);
+      if (node.kind === 'control') refs.add(refFor(node.el));
+      const kids = node.kids || [];
+      if (kids.length === 1 && kids[0].kind === 'text' && node.kind === 'box') {
+        emit(depth, `${line}: ${clip(kids[0].text, TEXT_CLIP)}`);
+        return;
+      }
+      emit(depth, kids.length ? line + ':' : line);
+      printList(kids, depth + 1, node.el, 1);
+    };
+    const printList = (nodes, depth, owner, first) => {
+      for (let i = 0; i < nodes.length;) {
+        let j = i + 1;
+        while (j < nodes.length && nodes[j].sig === nodes[i].sig) j++;
+        const run = j - i, role = nodes[i].role;
+        if (items > 0 && run > items && owner && !NO_FOLD.has(role)) {
+          folded++;
+          const from = Math.min(first, run), to = Math.min(run, from + items - 1);
+          if (from > 1) foldLine(depth, owner, `earlier ${role}`, from - 1, 1, from - 1, run, Math.max(1, from - items));
+          for (let k = i + from - 1; k < i + to; k++) printNode(nodes[k], depth);
+          if (to < run) foldLine(depth, owner, `more ${role}`, run - to, to + 1, run, run, to + 1);
+        } else {
+          for (let k = i; k < j; k++) printNode(nodes[k], depth);
+        }
+        i = j;
+      }
+    };
+    if (root) printList(kidsOf(root), 0, root, start);
+    if (skipped) lines.push(`- … ${skipped} more lines left out (snapshot limit ${limit}): snapshot a part with {"locator": …}`);
     const header = [`url: ${location.href}`, `title: ${document.title}`];
+    if (scope) header.push(`scope: ${scope}`);
     return { url: location.href, title: document.title, text: header.concat(lines).join('\n'), refs: refs.size,
-      truncated: skipped > 0, generation: state.generation };
+      folded, truncated: skipped > 0, generation: state.generation };
   }
 
   // ---- helpers for the driver -------------------------------------------------------------------------

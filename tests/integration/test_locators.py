@@ -214,9 +214,12 @@ def test_shadow_roots_and_same_origin_iframes(qtbot: QtBot, shell: BrowserPilotA
     qtbot.waitUntil(lambda: run_js(qtbot, tab, "window.clicked || null") == "frame button")
     assert call(qtbot, L.resolve(page, Locator(xpath="//button[@id='fbtn']"))) == "<button id=fbtn>In frame</button>"
 
-    # The snapshot nests the frame's elements; the query above already gave the frame button its ref.
+    # The snapshot reads the shadow root's content and nests the frame's; the query above already gave the
+    # frame button its ref.
     assert call(qtbot, L.snapshot(page)).text.splitlines()[2:] == [
-        '- button "Shadow button" [ref=e2]',
+        "- generic:",
+        "  - paragraph: Inside the shadow",
+        '  - button "Shadow button" [ref=e2]',
         "- iframe:",
         '  - button "In frame" [ref=e1]',
     ]
@@ -354,7 +357,7 @@ SNAPSHOT_PAGE = """<!doctype html><title>Checkout</title>
   <div contenteditable>Edit me</div>
   <span onclick="1">Clickable span</span>
 </main>
-<footer><p>Plain text is not listed</p></footer>"""
+<footer><p>Plain text is listed too</p></footer>"""
 
 
 def test_snapshot_outline_and_stale_refs(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
@@ -382,6 +385,8 @@ def test_snapshot_outline_and_stale_refs(qtbot: QtBot, shell: BrowserPilotApp, s
         '    - button "Place order" [ref=e10] disabled',
         '  - textbox [ref=e11] value="Edit me"',
         '  - clickable "Clickable span" [ref=e12]',
+        "- contentinfo:",
+        "  - paragraph: Plain text is listed too",
     ])
     assert (snap.url, snap.title, snap.refs, snap.truncated, snap.generation) == \
         (server.url("/checkout"), "Checkout", 12, False, 1)
