@@ -25,6 +25,7 @@ from app.browser.netcapture import CaptureRegistry, NetServices
 from app.browser.policy import PolicyRegistry
 from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserTab
+from app.browser.transfer import ProfileState
 from app.mcp.service import McpService
 from app.ops import OpContext, build_registry
 from app.settings import SettingsStore
@@ -83,6 +84,7 @@ class BrowserPilotApp(QObject):
         # The MCP server: started by the entry point (`start_mcp`), switched on and off in the settings.
         self.mcp = McpService(data, self.registry, self.ctx, self.settings)
         self.envs.subscribe(self._on_env_event)
+        self.ctx.groups.subscribe(self._on_groups_changed)
         self.main_window: MainWindow | None = None
         self._shut_down = False
         self._signal_timer: QTimer | None = None
@@ -175,6 +177,7 @@ class BrowserPilotApp(QObject):
                 search_url=lambda: self.settings.current.search_url,
                 home_url=lambda: self.settings.current.home_url,
                 show_main_window=self.show_main_window,
+                groups=self.ctx.groups, ops=self.ops,
             )
             window.closed.connect(self._on_window_closed)
             window.page_visited.connect(self.envs.record_visit)
@@ -201,7 +204,14 @@ class BrowserPilotApp(QObject):
     def _on_window_closed(self, env_id: str) -> None:
         self.windows.pop(env_id, None)
 
+    def _on_groups_changed(self, env_id: str) -> None:
+        window = self.windows.get(env_id)
+        if window is not None:
+            window.refresh_groups()
+
     def _on_env_event(self, event: EnvEvent) -> None:
+        if event.kind == "deleted":
+            self.ctx.groups.drop_env(event.env_id)
         window = self.windows.get(event.env_id)
         if window is not None and event.kind == "updated" and self.envs.exists(event.env_id):
             window.set_env_name(self.envs.get(event.env_id).name)
@@ -287,3 +297,24 @@ class BrowserPilotApp(QObject):
         except LookupError:
             return None
         return str((await driver.net_export(path, redact))["path"])
+
+    # -- environment transfer and tab groups --------------------------------------------------------------
+    def _profile_state(self, env_id: str) -> ProfileState:
+        pages = [tab.page() for tab in self.tabs() if tab.env_id == env_id]
+        return ProfileState(self.cdp, self.profiles.get(env_id), pages)
+
+    async def read_env_state(self, env_id: str, origins: Sequence[str] = ()) -> dict[str, Any]:
+        return await self._profile_state(env_id).read(origins)
+
+    async def write_env_state(self, env_id: str, cookies: Sequence[Mapping[str, Any]],
+                              local_storage: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+        return await self._profile_state(env_id).write(cookies, local_storage)
+
+    def set_tab_group(self, tab_id: str, group_id: str | None) -> str:
+        window, tab = self.find_tab(tab_id)
+        window.set_tab_group(tab, group_id)
+        return tab.env_id
+
+    def tab_groups(self, env_id: str | None = None) -> dict[str, str]:
+        return {tab_id: group for window in self.windows.values() if env_id in (None, window.env_id)
+                for tab_id, group in window.tab_groups().items()}

@@ -1,7 +1,7 @@
 """The layout of the data folder, in one place.
 
 ```
-envs.json  settings.json  browserpilot.lock  logs/browserpilot.log
+envs.json  settings.json  groups.json  browserpilot.lock  logs/browserpilot.log
 partitions/<env-id>/   downloads/<env-id>/   captures/<env-id>/   runs/<run-id>/   exports/
 ```
 
@@ -38,6 +38,10 @@ class DataDir:
     @property
     def envs_json(self) -> Path:
         return self.root / "envs.json"
+
+    @property
+    def groups_json(self) -> Path:
+        return self.root / "groups.json"
 
     @property
     def settings_json(self) -> Path:

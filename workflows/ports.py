@@ -123,6 +123,25 @@ class PagePort(Protocol):
         """Write the capture as HAR 1.2 (`path`, default the environment's captures folder), with every
         string in `redact` replaced; returns `{path, entries, pages}`."""
 
+    # Reading one element closely, media, request mocks (the original's page_inspect, page_hit, ...).
+    async def inspect(self, locator: Locator) -> dict[str, Any]:
+        """Tag, attributes, box, computed visibility and the locator alternatives a recording keeps."""
+
+    async def hit(self, x: float, y: float) -> dict[str, Any]:
+        """What `inspect` says of the element at a viewport point (CSS px)."""
+
+    async def watch(self, locator: Locator, timeout: float, interval: float,
+                    stop_on_change: bool) -> dict[str, Any]: ...
+    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]: ...
+
+    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
+        """Save an img/video/audio/source element's current source: `{path, name, bytes, mime}`."""
+
+    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Answer the tab's requests whose URL contains a rule's `url_contains` with its `status`, `headers`
+        and `body`, after the domain policy; replaces earlier rules."""
+    async def mock_stop(self) -> dict[str, Any]: ...
+
 
 class BrowserPort(Protocol):
     """The browser as the operations see it: environments' windows and their tabs."""
@@ -154,3 +173,19 @@ class BrowserPort(Protocol):
                          redact: Sequence[str] | Mapping[str, str] = ()) -> str | None:
         """When network capture ran on the tab: write its HAR to `path` with the `redact` strings (secret
         values) replaced, and return the path; None when there is no capture for the tab."""
+
+    # Moving a login between environments, and tab groups (the original's env_export/env_import, tab_group).
+    async def read_env_state(self, env_id: str, origins: Sequence[str] = ()) -> dict[str, Any]:
+        """`{cookies: [CDP Network.Cookie], localStorage: {origin: {key: value}}}` of the environment; local
+        storage of its open tabs' origins, its cookies' origins and `origins`."""
+
+    async def write_env_state(self, env_id: str, cookies: Sequence[Mapping[str, Any]],
+                              local_storage: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+        """Set cookies (CDP Network.CookieParam) and local storage in the environment: `{cookies, failed,
+        origins}` counts."""
+
+    def set_tab_group(self, tab_id: str, group_id: str | None) -> str:
+        """Put an open tab into a group of its environment (None: out of any group); returns the tab's env."""
+
+    def tab_groups(self, env_id: str | None = None) -> dict[str, str]:
+        """Open tabs that are in a group: tab id -> group id."""

@@ -21,7 +21,8 @@ from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 
 from app import __version__
 
-from app.browser import capture, locators
+from app.browser import capture, inspect, locators, media
+from app.browser.cdp import refusal
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import expect_download
 from app.browser.health import ensure_responsive
@@ -29,6 +30,7 @@ from app.browser.input import InputDriver
 from app.browser.js import MAIN_WORLD, NavigatedAway, PageTimeout, run_js, run_js_async
 from app.browser.navigation import navigate
 from app.browser.netcapture import CaptureError, NetServices, TabCapture
+from app.browser.netmock import MockRule
 from app.browser.tab import BrowserTab, check_upload_paths, upload_files
 from workflows.ports import Control, Direction, Locator, MouseButton, PageError, Paper, WaitUntil
 
@@ -284,6 +286,10 @@ class TabDriver:
             def trigger() -> None:
                 self.page.download(QUrl(url), save_as or "")
         else:
+            assert locator is not None
+            source = await self._guarded(inspect.media_source(self.page, locator))
+            if source["media"]:  # a media element: save its source; clicking it would start no download
+                return await self._save_source(source, self._downloads, save_as, timeout)
             px, py, _description = await self._point(locator, None, None, timeout)
 
             async def trigger() -> None:  # type: ignore[misc]
@@ -400,3 +406,93 @@ class TabDriver:
         result = recording.write_har(target, __version__, qWebEngineChromiumVersion(), redact)
         result["capturing"] = recording.running
         return result
+
+    # -- inspecting, media, request mocks (the original's page_inspect, page_hit, page_watch, ...) ---------
+    async def inspect(self, locator: Locator) -> dict[str, Any]:
+        return await self._guarded(inspect.inspect(self.page, locator))
+
+    async def hit(self, x: float, y: float) -> dict[str, Any]:
+        return await self._guarded(inspect.hit(self.page, x, y))
+
+    async def watch(self, locator: Locator, timeout: float, interval: float, stop_on_change: bool) -> dict[str, Any]:
+        return await inspect.watch(self.page, locator, timeout, interval, stop_on_change)
+
+    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]:
+        """Commands in order on the caller's session; all are checked before the first is sent, and the
+        batch stops at the first failure (its error is its result)."""
+        for index, command in enumerate(commands):
+            reason = refusal(str(command["method"]), command.get("params"))
+            if reason is not None:
+                raise PageError(f"page_cdp_batch refuses commands[{index}] {command['method']}: {reason}; "
+                                f"nothing was sent")
+        results: list[dict[str, Any]] = []
+        for command in commands:
+            method = str(command["method"])
+            try:
+                reply = await self.cdp(method, command.get("params"), timeout)
+            except PageError as exc:
+                results.append({"method": method, "ok": False, "error": str(exc)})
+                break
+            results.append({"method": method, "ok": True, "result": reply["result"]})
+            if command.get("delay_ms"):
+                await asyncio.sleep(float(command["delay_ms"]) / 1000)
+        return {"results": results, "completed": len(results) == len(commands) and results[-1]["ok"]}
+
+    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
+        source = await self._guarded(inspect.media_source(self.page, locator))
+        if not source["media"]:
+            raise PageError(f"{source['desc']} is not an img, video, audio, source or picture element; "
+                            f"use page_download for links and buttons")
+        folder, name = self._downloads, None
+        if save_path:
+            target = Path(save_path).expanduser()
+            if not target.is_absolute():
+                raise PageError(f"savePath must be absolute: {save_path}")
+            if save_path.endswith(("/", "\\")) or target.is_dir():
+                folder = target
+            else:
+                folder, name = target.parent, target.name
+        return await self._save_source(source, folder, name, timeout)
+
+    async def _save_source(self, source: Mapping[str, Any], folder: Path, name: str | None,
+                           timeout: float) -> dict[str, Any]:
+        """Save a media element's current source: data: decoded here, blob: read in the page, anything
+        else downloaded through the environment's profile (its cookies, its domain policy)."""
+        url = str(source.get("src") or "")
+        if not url:
+            raise PageError(f"{source['desc']} has no source (no src, currentSrc or <source>)")
+        scheme = url.split(":", 1)[0].lower()
+        if scheme in ("data", "blob"):
+            if scheme == "data":
+                mime, payload = media.decode_data_url(url)
+            else:
+                mime, payload = await self._guarded(media.read_blob(self.page, url, timeout))
+            path = media.write_new_file(folder, name or media.default_name(mime), payload)
+            return {"path": str(path), "name": path.name, "bytes": len(payload), "mime": mime, "url": url[:200]}
+        if self._net is not None and self._net.policies is not None:
+            verdict = self._net.policies.policy(self.env_id).check_url(url)
+            if verdict is not None:
+                raise PageError(verdict.describe(self.env_id))
+        return await expect_download(self.page, lambda: self.page.download(QUrl(url), name or ""), folder=folder,
+                                     name=name, start_timeout=min(timeout, 15.0), timeout=timeout)
+
+    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Rules: `{url_contains, status, body, headers}` each (see app/browser/netmock.py)."""
+        net = self._net_services()
+        policies = net.policies
+
+        def blocked(url: str) -> str | None:
+            verdict = policies.policy(self.env_id).check_url(url) if policies is not None else None
+            return verdict.describe(self.env_id) if verdict is not None else None
+
+        mock = net.mocks.ensure(self.tab_id, net.cdp.channel(self.page), blocked, lambda: self.page.url().toString())
+        await self._guarded(mock.start([MockRule(str(r["url_contains"]), int(r.get("status", 200)),
+                                                 str(r.get("body", "{}")), dict(r.get("headers") or {}))
+                                        for r in rules]))
+        return {"rules": len(rules)}
+
+    async def mock_stop(self) -> dict[str, Any]:
+        mock = self._net_services().mocks.drop(self.tab_id)
+        if mock is None:
+            return {"mocked": False}
+        return {"mocked": False, **(await mock.stop())}

@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError, CdpHub
 from app.browser.js import PageTimeout
+from app.browser.netmock import MockRegistry
 from app.browser.policy import PolicyRegistry
 
 log = logging.getLogger("browserpilot.net")
@@ -803,8 +804,10 @@ class CaptureRegistry:
 
 @dataclass
 class NetServices:
-    """What a tab driver needs for page_cdp and capture: the CDP hub, the captures, the domain policies."""
+    """What a tab driver needs for page_cdp, capture and mocks: the CDP hub, the captures, the domain
+    policies, the request mocks (app/browser/netmock.py)."""
 
     cdp: CdpHub
     captures: CaptureRegistry
     policies: PolicyRegistry | None = None
+    mocks: MockRegistry = field(default_factory=MockRegistry)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.ops import env_ops, net_ops, page_ops, tab_ops, workflow_ops
+from app.ops import (env_ops, env_transfer_ops, group_ops, inspect_ops, mock_ops, net_ops, page_ops, tab_ops,
+                     workflow_ops)
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OperationRegistry, OpError, Params, failure, operation
 
@@ -12,8 +13,12 @@ __all__ = ["OpContext", "Operation", "OperationRegistry", "OpError", "Params", "
 def build_registry() -> OperationRegistry:
     registry = OperationRegistry()
     registry.add(*env_ops.OPERATIONS)
+    registry.add(*env_transfer_ops.OPERATIONS)
     registry.add(*tab_ops.OPERATIONS)
+    registry.add(*group_ops.OPERATIONS)
     registry.add(*page_ops.OPERATIONS)
     registry.add(*net_ops.OPERATIONS)
+    registry.add(*inspect_ops.OPERATIONS)
+    registry.add(*mock_ops.OPERATIONS)
     registry.add(*workflow_ops.OPERATIONS)
     return registry

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar
 
 from envs.datadir import DataDir
+from envs.groups import GroupError, GroupStore
 from envs.jsonstore import StoreError
 from envs.store import EnvError, EnvStore
 from workflows.document import DocumentError
@@ -34,10 +35,11 @@ class OpContext:
     progress: Callable[[dict[str, Any]], None] | None = None
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
+    groups: GroupStore = field(default=None)  # type: ignore[assignment]
 
     # Errors that are the caller's or the disk's, reported as a failed envelope rather than a crash.
     expected_errors: ClassVar[tuple[type[Exception], ...]] = (
-        EnvError, StoreError, TabBusyError, LookupError, DocumentError, RunError, VariableError)
+        EnvError, StoreError, TabBusyError, LookupError, DocumentError, RunError, VariableError, GroupError)
     page_errors: ClassVar[tuple[type[Exception], ...]] = (PageError,)
 
     def __post_init__(self) -> None:
@@ -45,6 +47,8 @@ class OpContext:
             self.workflows = WorkflowStore(self.data)
         if self.runs is None:
             self.runs = RunStore(self.data)
+        if self.groups is None:
+            self.groups = GroupStore(self.data)
 
     def for_run(self, run_id: str) -> "OpContext":
         """The same context (same stores, runner and tab holders) acting as a workflow run."""

@@ -8,6 +8,10 @@ Every tab has a `TabControl` (app/browser/control.py: agent / handoff / shared) 
 (app/ui/control_overlay.py). Tabs start `shared` unless opened with `control="agent"`; a popup starts locked
 if its opener is. The tab's icon gets a coloured dot and its tooltip a line for the state, and the status bar
 shows the current tab's state.
+
+Tabs can be grouped (groups of envs/groups.py, shown by `GroupedTabBar`): a group's tabs sit together,
+each underlined in the group's colour, the first one with a chip bearing the group's name. A person groups
+tabs by right-clicking a tab; agents with tab_group. Both go through the operations registry.
 """
 
 from __future__ import annotations
@@ -15,14 +19,17 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtCore import QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWebEngineCore import QWebEngineProfile
 from PySide6.QtWidgets import (
+    QInputDialog,
     QLabel,
+    QMenu,
     QLineEdit,
     QMainWindow,
     QProgressBar,
+    QTabBar,
     QTabWidget,
     QToolBar,
     QToolButton,
@@ -33,6 +40,8 @@ from app.browser.control import ControlState, TabControl
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.urls import address_to_url
 from app.ui.control_overlay import attach_control_ui, state_color, state_icon, state_text
+from app.ui.op_runner import OpRunner
+from envs.groups import GroupError, GroupStore, TabGroup
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -43,6 +52,35 @@ def window_title(env_name: str) -> str:
     return f"{env_name} — BrowserPilot"
 
 
+class GroupedTabBar(QTabBar):
+    """A tab bar that underlines each grouped tab in its group's colour (`colour_of(index)`)."""
+
+    def __init__(self, colour_of: Callable[[int], QColor | None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._colour_of = colour_of
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        painter = QPainter(self)
+        for index in range(self.count()):
+            colour = self._colour_of(index)
+            if colour is not None:
+                rect = self.tabRect(index)
+                painter.fillRect(QRect(rect.left() + 1, rect.bottom() - 2, rect.width() - 2, 3), colour)
+        painter.end()
+
+
+def group_chip(group: TabGroup) -> QLabel:
+    """The label before a group's first tab: its name on its colour (a dot when it has no name)."""
+    chip = QLabel(group.name or " ")
+    chip.setObjectName(f"group-chip-{group.id}")
+    text = "#ffffff" if QColor(group.color).lightnessF() < 0.6 else "#202124"
+    chip.setStyleSheet(f"QLabel {{ background: {group.color}; color: {text}; border-radius: 7px; "
+                       f"padding: 0px 6px; font-weight: 600; }}")
+    chip.setToolTip(f"Tab group {group.name}" if group.name else "Tab group")
+    return chip
+
+
 class EnvWindow(QMainWindow):
     closed = Signal(str)  # env id
     tab_opened = Signal(object)  # BrowserTab
@@ -50,9 +88,13 @@ class EnvWindow(QMainWindow):
 
     def __init__(self, env_id: str, env_name: str, profile: QWebEngineProfile,
                  search_url: Callable[[], str], home_url: Callable[[], str],
-                 show_main_window: Callable[[], None], parent: QWidget | None = None) -> None:
+                 show_main_window: Callable[[], None], parent: QWidget | None = None,
+                 groups: GroupStore | None = None, ops: OpRunner | None = None) -> None:
         super().__init__(parent)
         self.env_id = env_id
+        self._groups = groups
+        self._ops = ops
+        self._tab_group: dict[str, str] = {}  # tab id -> group id
         self.profile = profile
         self._search_url = search_url
         self._home_url = home_url
@@ -62,6 +104,9 @@ class EnvWindow(QMainWindow):
         self.set_env_name(env_name)
 
         self.tabs = QTabWidget(self)
+        self.tabs.setTabBar(GroupedTabBar(self._group_colour_at, self.tabs))
+        self.tabs.tabBar().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tabs.tabBar().customContextMenuRequested.connect(self._tab_menu)
         self.tabs.setDocumentMode(True)
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
@@ -215,6 +260,8 @@ class EnvWindow(QMainWindow):
             return
         self.tabs.removeTab(index)
         tab.deleteLater()
+        if self._tab_group.pop(tab.tab_id, None) is not None:
+            self.refresh_groups()
         if self.tabs.count() == 0:
             self.close()
 
@@ -226,6 +273,86 @@ class EnvWindow(QMainWindow):
         tab = self.current_tab()
         if tab is not None:
             getattr(tab, what)()
+
+    # -- tab groups ------------------------------------------------------------------------------------
+    def _group(self, group_id: str | None) -> TabGroup | None:
+        if group_id is None or self._groups is None:
+            return None
+        try:
+            return self._groups.get(group_id)
+        except GroupError:
+            return None
+
+    def _group_colour_at(self, index: int) -> QColor | None:
+        widget = self.tabs.widget(index)
+        group = self._group(self._tab_group.get(widget.tab_id)) if isinstance(widget, BrowserTab) else None
+        return QColor(group.color) if group is not None else None
+
+    def tab_groups(self) -> dict[str, str]:
+        present = {tab.tab_id for tab in self.tab_list()}
+        return {tab_id: group for tab_id, group in self._tab_group.items() if tab_id in present}
+
+    def set_tab_group(self, tab: BrowserTab, group_id: str | None) -> None:
+        """Put the tab into a group of this environment (None: out of its group); it moves next to the
+        group's other tabs."""
+        if group_id is None:
+            self._tab_group.pop(tab.tab_id, None)
+        else:
+            group = self._groups.get(group_id) if self._groups is not None else None
+            if group is None or group.env != self.env_id:
+                raise GroupError(f"the tab group {group_id} belongs to {group.env if group else 'no environment'}, "
+                                 f"not to {self.env_id} (the tab's environment)")
+            members = [i for i, t in enumerate(self.tab_list()) if self._tab_group.get(t.tab_id) == group_id
+                       and t is not tab]
+            self._tab_group[tab.tab_id] = group_id
+            if members:
+                here, last = self.tabs.indexOf(tab), members[-1]
+                self.tabs.tabBar().moveTab(here, last + 1 if here > last else last)
+        self.refresh_groups()
+
+    def refresh_groups(self) -> None:
+        """Redraw the groups: chips on each group's first tab, colours, tooltips."""
+        bar = self.tabs.tabBar()
+        seen: set[str] = set()
+        for index, tab in enumerate(self.tab_list()):
+            group = self._group(self._tab_group.get(tab.tab_id))
+            if group is None:
+                self._tab_group.pop(tab.tab_id, None)
+            first = group is not None and group.id not in seen
+            if group is not None:
+                seen.add(group.id)
+            bar.setTabButton(index, QTabBar.ButtonPosition.LeftSide, group_chip(group) if first and group else None)
+            self._update_tab_tooltip(tab)
+        bar.update()
+
+    def _tab_menu(self, pos: QPoint) -> None:
+        index = self.tabs.tabBar().tabAt(pos)
+        tab = self.tabs.widget(index)
+        if not isinstance(tab, BrowserTab) or self._ops is None or self._groups is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Add to new group…", lambda: self._new_group_for(tab))
+        current = self._tab_group.get(tab.tab_id)
+        others = [g for g in self._groups.list(self.env_id) if g.id != current]
+        if others:
+            submenu = menu.addMenu("Add to group")
+            for group in others:
+                submenu.addAction(group.name or group.color, lambda g=group.id: self._join(tab, g))
+        if current is not None:
+            menu.addAction("Remove from group", lambda: self._join(tab, None))
+        menu.addSeparator()
+        menu.addAction("Close tab", lambda: self.close_tab(tab))
+        menu.popup(self.tabs.tabBar().mapToGlobal(pos))
+
+    def _new_group_for(self, tab: BrowserTab) -> None:
+        name, ok = QInputDialog.getText(self, "New tab group", "Name of the group:")
+        if ok and self._ops is not None:
+            self._ops.run("group_create", {"name": name, "env": self.env_id}, self,
+                          on_ok=lambda result: self._join(tab, result["groupId"]))
+
+    def _join(self, tab: BrowserTab, group_id: str | None) -> None:
+        if self._ops is not None:
+            self._ops.run("tab_group", {"tabId": tab.tab_id, "groupId": group_id}, self)
 
     # -- reacting to pages -----------------------------------------------------------------------------
     def _on_title(self, tab: BrowserTab, title: str) -> None:
@@ -251,6 +378,9 @@ class EnvWindow(QMainWindow):
         if index < 0:
             return
         text = tab.title() or tab.url().toString() or "New Tab"
+        group = self._group(self._tab_group.get(tab.tab_id))
+        if group is not None:
+            text += f"\nGroup: {group.name or group.color}"
         self.tabs.setTabToolTip(index, f"{text}\n{state_text(control.state)}" if control else text)
 
     def _on_control_state(self, tab: BrowserTab) -> None:

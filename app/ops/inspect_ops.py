@@ -1,0 +1,98 @@
+"""Reading one element closely, batches of DevTools commands, saving media: page_inspect, page_hit,
+page_watch, page_cdp_batch, page_save_media (tools of the original BrowserPilot, over our page layer).
+
+page_save_media and page_download share one path for media elements (TabDriver._save_source): the
+element's current source is saved through the environment's own network (its cookies, its domain policy);
+`data:` URLs are decoded, `blob:` URLs of files read in the page (a MediaSource stream holds no file).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.ops.context import OpContext
+from app.ops.page_session import ActingParams, TabParams, on_page
+from app.ops.registry import Operation, Params, operation
+from workflows.ports import Locator
+
+LOCATOR = "The element: {selector}, {xpath} or {ref}, as for page_click."
+
+
+class InspectParams(TabParams):
+    locator: Locator = Field(description=LOCATOR)
+
+
+class HitParams(TabParams):
+    x: float = Field(description="Viewport x in CSS pixels.")
+    y: float = Field(description="Viewport y in CSS pixels.")
+
+
+class WatchParams(TabParams):
+    locator: Locator = Field(description=LOCATOR)
+    timeout_ms: int = Field(default=30_000, ge=500, le=120_000, description="How long to watch (default 30000).")
+    interval_ms: int = Field(default=500, ge=100, le=5_000, description="Time between looks (default 500).")
+    stop_on_change: bool = Field(default=False, description="Return at the first change.")
+
+
+class CdpCommand(Params):
+    method: str = Field(pattern=r"^[A-Z][A-Za-z]*\.[a-zA-Z][A-Za-z0-9]*$")
+    params: dict[str, Any] | None = None
+    delay_ms: int = Field(default=0, ge=0, le=5_000, description="Pause after this command (ms).")
+
+
+class CdpBatchParams(TabParams):
+    commands: list[CdpCommand] = Field(min_length=1, max_length=200)
+    timeout_ms: int = Field(default=30_000, ge=100, le=600_000, description="Per command (default 30000).")
+
+
+class SaveMediaParams(ActingParams):
+    locator: Locator = Field(description="An img, video, audio, source or picture element.")
+    save_path: str | None = Field(default=None, description="Absolute file or folder path; default: the "
+                                                            "environment's downloads folder.")
+    timeout_ms: int = Field(default=120_000, ge=0, le=600_000)
+
+
+@operation("page_inspect", InspectParams, needs_browser=True, read_only=True)
+async def page_inspect(ctx: OpContext, params: InspectParams) -> dict[str, Any]:
+    """One element: tag, all attributes, text, rect, visible, computed style (display, visibility, opacity,
+    pointerEvents), src of media, and `locator`: the CSS/XPath and alternatives (role+name, testid, label,
+    text) a recording would keep, each checked to find only this element."""
+    return await on_page(ctx, params, lambda p: p.inspect(params.locator))
+
+
+@operation("page_hit", HitParams, needs_browser=True, read_only=True)
+async def page_hit(ctx: OpContext, params: HitParams) -> dict[str, Any]:
+    """The element at a viewport point (through open shadow roots and same-origin frames), described as by
+    page_inspect, with a locator for it."""
+    return await on_page(ctx, params, lambda p: p.hit(params.x, params.y))
+
+
+@operation("page_watch", WatchParams, needs_browser=True, read_only=True)
+async def page_watch(ctx: OpContext, params: WatchParams) -> dict[str, Any]:
+    """Watch an element's text, value, attributes, visibility and match count every intervalMs until
+    timeoutMs (default 30 s): {changed, changes: [{atMs, text?, attributes?, ...: {before, after}}], before,
+    after}."""
+    return await on_page(ctx, params, lambda p: p.watch(params.locator, params.timeout_ms / 1000,
+                                                        params.interval_ms / 1000, params.stop_on_change))
+
+
+@operation("page_cdp_batch", CdpBatchParams, needs_browser=True)
+async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, Any]:
+    """Several DevTools commands in order on one session, with page_cdp's rules (a refused command: nothing
+    is sent). Stops at the first failure. Returns {results: [{method, ok, result | error}], completed}."""
+    commands = [command.model_dump() for command in params.commands]
+    return await on_page(ctx, params, lambda p: p.cdp_batch(commands, params.timeout_ms / 1000))
+
+
+@operation("page_save_media", SaveMediaParams, needs_browser=True)
+async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> dict[str, Any]:
+    """Save an image, video or audio element's current source as a file, through the environment's own
+    network (cookies and domain policy apply); data: URLs are decoded, blob: files read in the page (a
+    streamed MediaSource has no file). Returns {path, name, bytes, mime}."""
+    return await on_page(ctx, params, lambda p: p.save_media(params.locator, params.save_path, params.timeout),
+                         acting=True, target=params.locator, timeout=params.timeout)
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (page_inspect, page_hit, page_watch, page_cdp_batch, page_save_media)

@@ -1,0 +1,42 @@
+"""Request mocks: net_mock answers a tab's matching requests with a given response, net_mock_off ends it
+(app/browser/netmock.py: CDP Fetch on the tab's port-less channel; the domain policy applies first)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.ops.context import OpContext
+from app.ops.page_session import TabParams, on_page
+from app.ops.registry import Operation, Params, operation
+
+
+class MockRuleParams(Params):
+    url_contains: str = Field(min_length=1, description="Requests whose URL contains this text.")
+    status: int = Field(default=200, ge=100, le=599)
+    body: str = Field(default="{}", description="Response body (default {}).")
+    headers: dict[str, str] = Field(default_factory=dict, description="Response headers; Content-Type "
+                                                                      "defaults to JSON or text by the body.")
+
+
+class MockParams(TabParams):
+    rules: list[MockRuleParams] = Field(min_length=1, max_length=100, description="First match wins.")
+
+
+@operation("net_mock", MockParams, needs_browser=True)
+async def net_mock(ctx: OpContext, params: MockParams) -> dict[str, Any]:
+    """Answer the tab's requests (fetch/XHR, scripts, images, styles, frames, navigations; not workers) whose
+    URL contains a rule's urlContains with its status (default 200), headers and body (default {}); others
+    go out unchanged. Blocked domains stay blocked. Replaces earlier rules; net_mock_off ends it."""
+    rules = [rule.model_dump() for rule in params.rules]
+    return await on_page(ctx, params, lambda p: p.mock_start(rules))
+
+
+@operation("net_mock_off", TabParams, needs_browser=True)
+async def net_mock_off(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """End the tab's net_mock: {answered, passed, refused} counts of requests."""
+    return await on_page(ctx, params, lambda p: p.mock_stop())
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (net_mock, net_mock_off)
