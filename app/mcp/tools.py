@@ -2,8 +2,9 @@
 
 Nothing here defines a parameter twice. A tool's `inputSchema` is its operation's pydantic model
 (`op.params.model_json_schema(by_alias=True)`: camelCase names, `additionalProperties: false`, shared
-types under `$defs`); its description is the operation's docstring followed by the conventions a model needs
-(locators, snapshot refs, control states, what comes back); its annotations come from the operation's
+types under `$defs`); its description is the operation's docstring followed by one line per convention that
+applies (the locator forms, handoff, the original BrowserPilot's forms it also accepts); the conventions
+shared by every tool are in `SERVER_INSTRUCTIONS`, sent once per session; its annotations come from the operation's
 `read_only` and `destructive` flags. The list is rebuilt whenever the registry changes, so operations added
 later (workflow_*, run_*, net_*) become tools without touching this module.
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, Tool, ToolAnnotations
 
+from app.ops.compat import original_forms
 from app.ops.registry import Operation, OperationRegistry
 
 log = logging.getLogger("browserpilot.mcp")
@@ -34,56 +36,51 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # Envelope keys that hold the path of a PNG worth showing to the model.
 IMAGE_KEYS = ("errorShot", "screenshot")
 
-LOCATOR_NOTE = (
-    "Locators: {\"selector\": …} takes CSS or text=Sign in, role=button[name=\"Save\"], label=Email, "
-    "placeholder=Search, testid=submit; {\"xpath\": \"/…\"}; or {\"ref\": \"e12\"} from the latest "
-    "page_snapshot (snapshot again after the page changes). They reach into open shadow roots and same-origin "
-    "iframes. An action needs exactly one match and waits until it is visible, enabled, stable and not "
-    "covered; otherwise the error says what matched or what covers it."
-)
-TAB_NOTE = "Acts on tabId, or on the active tab of env (default env-default, whose window opens when needed)."
-CONTROL_NOTE = (
-    "Control of a tab is agent (you act; the person sees an overlay), handoff (a person is doing one step "
-    "after page_handoff) or shared. In handoff this call first waits, up to timeoutMs, for its target to "
-    "appear (the person finishing), then takes the tab back and acts. takenOver: true in a result means the "
-    "person pressed Take over since your last call: look at the page again before going on."
-)
-RESULT_NOTE = ("Returns {ok, control, ...}; on failure ok is false, error says why, and errorShot (a tab's "
-               "screenshot at that moment) comes as an image.")
+LOCATOR_NOTE = ('Locator: {"selector": "#id"} (CSS, or text=Sign in, role=button[name="Save"], label=Email, '
+                'placeholder=…, testid=…), {"xpath": "//a"}, or {"ref": "e12"} from the latest page_snapshot.')
+CONTROL_NOTE = "In handoff it first waits for its target (the person finishing), then takes the tab back."
 
 SERVER_INSTRUCTIONS = (
     "BrowserPilot is a persistent browser shared by you and a person. Environments (env_*) are separate "
     "logins (cookies and storage survive restarts); each has a window of tabs (tab_*). The loop: open a tab "
     "(tab_open) or page_navigate; page_snapshot for an outline with refs; act with page_click, page_type, "
-    "page_select, page_key (locators or refs); read with page_query, page_wait, page_screenshot. For a "
-    "captcha or a login only the person can do, call page_handoff with a message: it returns at once, and "
-    "your next acting call on that tab waits until its target appears. Once a sequence works, save it with "
-    "workflow_write and later call workflow_run once instead of repeating the steps (when those tools are "
-    "listed). Two agents may work at once on different tabs (only the front tab of a window takes input); "
-    "a tab that a running workflow holds answers with a busy error naming the run. Every result is the "
-    "envelope {ok, control, ...}; parameter names are camelCase as in the schemas, and unknown names are "
-    "refused with the list of valid ones."
+    "page_select, page_key (locators or refs); read with page_query, page_wait, page_screenshot. Page tools act "
+    "on tabId, or on the active tab of env (default env-default, whose window opens when needed). Locators: "
+    "{\"selector\": …} takes CSS or text=…, role=…[name=\"…\"], label=…, placeholder=…, testid=…; {\"xpath\": "
+    "\"/…\"}; or {\"ref\": \"e12\"} from the latest page_snapshot. They reach into open shadow roots and "
+    "same-origin iframes. An action needs exactly one match and waits until it is visible, enabled, stable and "
+    "not covered; otherwise the error says what matched or what covers it. For a captcha or a login only the "
+    "person can do, call page_handoff with a message: it returns at once, and your next acting call on that "
+    "tab waits until its target appears, then takes the tab back. takenOver: true in a result means the person "
+    "pressed Take over since your last call: look at the page again before going on. Once a sequence works, "
+    "save it with workflow_write and later call workflow_run once instead of repeating the steps. Two agents "
+    "may work at once on different tabs; a tab that a running workflow holds answers with a busy error naming "
+    "the run. Every result is the envelope {ok, control, ..., notes?}; on failure ok is false, error says why, "
+    "and errorShot (a screenshot of the tab then) comes as an image. Parameter names are camelCase as in the "
+    "schemas; unknown names are refused with the list of valid ones. The original BrowserPilot's forms are "
+    "accepted too (flat selector/xpath, untilSelector, shotWidth/shotHeight, via, objects as JSON text); notes "
+    "in a result say which form won when both were given."
 )
 
 
 def tool_description(op: Operation[Any]) -> str:
-    """The operation's own docstring, then the conventions that apply to it."""
+    """The operation's own docstring, then the conventions that apply to it, one line each."""
     fields = op.params.model_fields
     parts = [_unwrap(op.description) or op.name.replace("_", " ")]
-    if "tab_id" in fields and "env" in fields and not op.name.startswith(("tab_", "workflow_")):
-        parts.append(TAB_NOTE)
     if any(_mentions_locator(name, field.annotation) for name, field in fields.items()):
         parts.append(LOCATOR_NOTE)
     if op.name.startswith("page_") and not op.read_only and "timeout_ms" in fields:
         parts.append(CONTROL_NOTE)
-    parts.append(RESULT_NOTE)
-    return "\n\n".join(parts)
+    forms = original_forms(op.params)
+    if forms:
+        parts.append(forms)
+    return "\n".join(parts)
 
 
 def _unwrap(docstring: str) -> str:
     """A docstring as plain paragraphs: indentation removed, hard line wraps joined."""
     paragraphs = inspect.cleandoc(docstring).split("\n\n")
-    return "\n\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
+    return "\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
 
 
 def _mentions_locator(name: str, annotation: Any) -> bool:
@@ -93,13 +90,33 @@ def _mentions_locator(name: str, annotation: Any) -> bool:
 def input_schema(op: Operation[Any]) -> dict[str, Any]:
     """The parameter model's JSON schema, by alias, as one self-contained document (refs under `$defs`).
 
-    Only pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
-    tool listing costs the model tokens. Names, types, defaults, bounds and descriptions are untouched.
+    Pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
+    tool listing costs the model tokens. For the same reason an optional field is written as its type alone
+    (`{"type": "string"}` rather than `anyOf` with null and `default: null`): it is optional because it is not
+    required, and null is still accepted. Names, types, other defaults, bounds and descriptions are untouched.
     """
-    schema: dict[str, Any] = _without_titles(op.params.model_json_schema(by_alias=True))
+    schema: dict[str, Any] = _compact(_without_titles(op.params.model_json_schema(by_alias=True)))
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
     return schema
+
+
+def _compact(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_compact(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _compact(value) for key, value in node.items()}
+    options = node.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options and "default" in node and node["default"] is None:
+        rest = [option for option in options if option != {"type": "null"}]
+        node.pop("anyOf")
+        node.pop("default")
+        if len(rest) == 1:
+            node = {**rest[0], **node}
+        else:
+            node["anyOf"] = rest
+    return node
 
 
 def _without_titles(node: Any) -> Any:

@@ -3,7 +3,9 @@
 `on_page` resolves the tab (default: the active tab of env-default), applies the control rules for acting
 operations (wait out a handoff, then lock), runs the action, and builds the envelope: `control` of the tab,
 `takenOver` when a person took over since the last result, `dialogs` and `newTabs` seen meanwhile, and on
-failure `error` with `errorShot` (a screenshot taken at that moment).
+failure `error` with `errorShot` (a screenshot taken at that moment). When `x`/`y` were given as pixels on a
+screenshot (the original's `shotWidth`/`shotHeight`, see `app.ops.compat`), they are mapped to the viewport
+here, before the action, and the result notes the mapping.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import Field
 
+from app.ops.compat import CompatError
 from app.ops.context import OpContext
 from app.ops.registry import OpError, Params
-from workflows.ports import Locator, PagePort
+from workflows.ports import Locator, PageError, PagePort
 
 log = logging.getLogger("browserpilot.ops")
 
@@ -24,14 +27,13 @@ MAX_TIMEOUT_MS = 600_000
 
 
 class TabParams(Params):
-    tab_id: str | None = Field(default=None, description="Tab id from tab_open or tab_list; default: the "
-                                                         "active tab of the environment.")
-    env: str | None = Field(default=None, description="Environment id; default env-default.")
+    tab_id: str | None = Field(default=None, description="Default: the active tab of env.")
+    env: str | None = Field(default=None, description="Environment id (default env-default).")
 
 
 class ActingParams(TabParams):
     timeout_ms: int = Field(default=DEFAULT_TIMEOUT_MS, ge=0, le=MAX_TIMEOUT_MS,
-                            description="How long to wait for the target to be actionable, in ms (default 10000).")
+                            description="Wait this long (ms) for the target to be actionable.")
 
     @property
     def timeout(self) -> float:
@@ -47,7 +49,10 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
     assert ctx.browser is not None
     page = await ctx.browser.page(params.tab_id, params.env)
     ctx.check_tab_free(page.tab_id)
+    notes: list[str] = []
     try:
+        if params.shot is not None:
+            notes.append(await _map_shot_point(page, params))
         if acting:
             await page.before_acting(target, timeout)
         data = await action(page)
@@ -69,4 +74,20 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
         envelope["takenOver"] = True
     envelope.update(page.drain_events())
     envelope.update(data)
+    if notes:
+        envelope["notes"] = notes + list(envelope.get("notes") or [])
     return envelope
+
+
+async def _map_shot_point(page: PagePort, params: TabParams) -> str:
+    """Turn `params.x`/`params.y` from screenshot pixels into viewport CSS pixels (in place)."""
+    assert params.shot is not None
+    x, y = getattr(params, "x"), getattr(params, "y")
+    size = (await page.script("return [innerWidth, innerHeight]", None, 10.0))["value"]
+    try:
+        px, py = params.shot.to_viewport(float(x), float(y), float(size[0]), float(size[1]))
+    except CompatError as exc:
+        raise PageError(str(exc)) from None
+    setattr(params, "x", px)
+    setattr(params, "y", py)
+    return f"x/y ({x:g}, {y:g}) on the screenshot are ({px:.1f}, {py:.1f}) in the viewport"

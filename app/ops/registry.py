@@ -1,9 +1,10 @@
 """The one registry of operations that the GUI, the command line, the MCP server and the engine call.
 
 An operation is a typed async function with a pydantic parameter model. `OperationRegistry.call` is the
-single door: it validates parameters (unknown names are rejected with the list of valid ones), runs the
-function and wraps what it returns in the envelope `{ok, control, ...data}`; failures become
-`{ok: false, control, error}` with one line a person or a model can act on.
+single door: it accepts the original BrowserPilot's call forms (`app.ops.compat`), validates parameters
+(unknown names are rejected with the list of valid ones), runs the function and wraps what it returns in the
+envelope `{ok, control, ...data, notes?}`; failures become `{ok: false, control, error}` with one line a
+person or a model can act on. `notes` says which form won when a call gave both, and similar remarks.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from pydantic.alias_generators import to_camel
 
+from app.ops import compat
 from app.ops.context import OpContext
 
 log = logging.getLogger("browserpilot.ops")
@@ -26,6 +28,12 @@ class Params(BaseModel):
     """Base of every parameter model: camelCase names outside, unknown names refused."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # Set by the registry when x/y were given as pixels on a screenshot (the original's shotWidth/...).
+    _shot: compat.Shot | None = PrivateAttr(default=None)
+
+    @property
+    def shot(self) -> compat.Shot | None:
+        return self._shot
 
 
 class OpError(Exception):
@@ -112,22 +120,34 @@ class OperationRegistry:
         if op is None:
             return failure(f"unknown operation {name!r}; known operations: {', '.join(self.names())}")
         try:
-            params = op.params.model_validate(raw or {})
+            accepted = compat.accept(op.params, raw or {})
+            params = op.params.model_validate(accepted.params)
+        except compat.CompatError as exc:
+            return failure(f"invalid parameters for {op.name}: {exc}")
         except ValidationError as exc:
             return failure(describe_validation_error(op, exc))
+        params._shot = accepted.shot
         if op.needs_browser and ctx.browser is None:
             return failure(f"{name} needs the running app with its browser; start `browserpilot` first")
         try:
             data = await op.func(ctx, params)
         except OpError as exc:
             log.info("%s failed: %s", name, exc)
-            return failure(str(exc), **exc.data)
+            return _with_notes(failure(str(exc), **exc.data), accepted.notes)
         except ctx.expected_errors as exc:
             log.info("%s failed: %s", name, exc)
-            return failure(str(exc))
+            return _with_notes(failure(str(exc)), accepted.notes)
         envelope: dict[str, Any] = {"ok": True, "control": None}
         envelope.update(data)
-        return envelope
+        return _with_notes(envelope, accepted.notes)
+
+
+def _with_notes(envelope: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The call's notes first, then the operation's own (`notes` in its data)."""
+    merged = notes + list(envelope.pop("notes", None) or [])
+    if merged:
+        envelope["notes"] = merged
+    return envelope
 
 
 def failure(message: str, **data: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from app.mcp import config
 from app.mcp.server import McpHttpServer, is_local_host, is_local_origin
-from app.mcp.tools import ToolCatalog, call_timeout, tool_result
+from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, Params, build_registry, operation
 from envs.datadir import DataDir
 from envs.store import EnvStore
@@ -47,7 +47,7 @@ def test_every_operation_is_a_tool_with_a_valid_self_contained_schema() -> None:
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is op.read_only
         assert tool.annotations.destructive_hint is (op.destructive and not op.read_only)
-        assert tool.description and "Returns {ok, control" in tool.description
+        assert tool.description and len(tool.description) < 1000, name  # long explanations live in README
         assert '"title": "' not in json.dumps(schema)  # pydantic's generated titles are left out
 
 
@@ -63,10 +63,23 @@ def test_schema_validation_matches_the_registry() -> None:
 def test_descriptions_carry_the_conventions_where_they_apply() -> None:
     tools = {tool.name: tool.description or "" for tool in ToolCatalog(build_registry()).tools()}
     assert "{\"ref\": \"e12\"} from the latest page_snapshot" in tools["page_click"]
-    assert "handoff" in tools["page_click"] and "takenOver" in tools["page_type"]
+    assert "In handoff" in tools["page_click"] and "In handoff" in tools["page_type"]
     assert "Returns at once" in tools["page_handoff"]
-    assert "Locators:" not in tools["env_list"] and "Control of a tab" not in tools["page_snapshot"]
+    assert "Locator:" not in tools["env_list"] and "In handoff" not in tools["page_snapshot"]
     assert "\n    " not in tools["page_click"]  # docstring indentation is gone
+    # The original BrowserPilot's forms, one line, only where they apply.
+    assert "flat selector/xpath/pierce" in tools["page_click"] and "untilSelector" in tools["page_click"]
+    assert "shotWidth" in tools["page_drag"] and "untilSelector" not in tools["page_drag"]
+    assert "original" not in tools["env_list"]
+    assert "takenOver" in SERVER_INSTRUCTIONS and "errorShot" in SERVER_INSTRUCTIONS
+
+
+def test_optional_fields_are_listed_as_their_type_alone() -> None:
+    schema = ToolCatalog(build_registry()).schema("page_click")
+    assert schema is not None
+    assert schema["properties"]["tabId"] == {"type": "string", "description": "Default: the active tab of env."}
+    assert schema["properties"]["locator"]["$ref"] == "#/$defs/Locator"
+    assert "null" not in json.dumps(schema)
 
 
 def test_operations_added_later_become_tools() -> None:
