@@ -187,7 +187,11 @@ class TabDriver:
         result: dict[str, Any] = {}
         if locator is not None:
             px, py, description = await self._point(locator, None, None, timeout, editable=True, stable=False)
-            await self.input.click(px, py)
+            if await locators.has_focus(self.page, locator):
+                # A click would collapse a selection just made (ctrl+a): keep the focus, as Playwright's type.
+                result["clicked"] = False
+            else:
+                await self.input.click(px, py)
             result["element"] = description
         if replace:
             await self.input.key("ctrl+a")

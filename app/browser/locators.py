@@ -359,6 +359,33 @@ async def focus(page: QWebEnginePage, locator: LocatorLike, timeout: float = 10.
     return str(result["desc"])
 
 
+# Whether the one element a locator names is the focused element of the top document (through open shadow
+# roots). The focused element is named by a positional XPath (/*[1]/*[2]/…) so that the helper's own refs can
+# be compared; an element in a shadow root or a frame is reported as not focused (the caller then clicks).
+_HAS_FOCUS = """(() => {
+  if (typeof __bp === 'undefined') return false;
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el || el === document.body || el === document.documentElement || el.getRootNode() !== document) return false;
+  const steps = [];
+  for (let node = el; node; node = node.parentElement) {
+    let index = 1;
+    for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) index += 1;
+    steps.unshift('*[' + index + ']');
+  }
+  const mine = __bp.query(SPEC, 2), active = __bp.query({xpath: '/' + steps.join('/')}, 2);
+  return !!(mine.rows && active.rows && mine.count === 1 && active.count === 1 &&
+            mine.rows[0].ref === active.rows[0].ref);
+})()"""
+
+
+async def has_focus(page: QWebEnginePage, locator: LocatorLike) -> bool:
+    """Whether the element the locator names (exactly one) has the keyboard focus now."""
+    spec, _ = locator_spec(locator)
+    return bool(await run_js(page, _HAS_FOCUS.replace("SPEC", json.dumps(spec, ensure_ascii=False)),
+                             world=APP_WORLD))
+
+
 def _selected(result: Mapping[str, Any]) -> SelectedOption:
     return SelectedOption(int(result["index"]), [int(i) for i in result["indexes"]], str(result["value"]),
                           str(result["text"]), int(result["previousIndex"]), str(result["desc"]))

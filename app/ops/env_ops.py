@@ -1,4 +1,7 @@
-"""Environment operations: env_list, env_create, env_update, env_open, env_delete."""
+"""Environment operations: env_list, env_create, env_update, env_open, env_delete.
+
+Results carry the original BrowserPilot's names too: `envs` beside `environments`, and the environment's id
+as `env` beside the `environment` record."""
 
 from __future__ import annotations
 
@@ -41,34 +44,47 @@ class EnvRefParams(Params):
     env: str = Field(description="Environment id, for example env-default or env-1a2b3c4d.")
 
 
+class EnvOpenParams(EnvRefParams):
+    headless: bool = Field(default=False, description="Accepted for the original's calls; windows here always "
+                                                      "open (start the app with --headless for none).")
+
+
+def env_result(env: Environment) -> dict[str, Any]:
+    return {"environment": env_view(env), "env": env.id}
+
+
 @operation("env_list", NoParams, read_only=True)
 async def env_list(ctx: OpContext, params: NoParams) -> dict[str, Any]:
     """List every environment (id, name, remark, createdAt and the most recent sites visited in it)."""
-    return {"environments": [env_view(env) for env in ctx.envs.list()]}
+    views = [env_view(env) for env in ctx.envs.list()]
+    return {"environments": views, "envs": views}
 
 
 @operation("env_create", EnvCreateParams)
 async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
     """Create a new, empty (logged-out) environment with its own cookies and storage."""
-    return {"environment": env_view(ctx.envs.create(params.name, params.remark))}
+    return env_result(ctx.envs.create(params.name, params.remark))
 
 
 @operation("env_update", EnvUpdateParams)
 async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
     """Rename an environment, change its remark, or set its network policy (allowedDomains, blockedDomains).
     A changed policy applies at once to the environment's open tabs, for every request type."""
-    return {"environment": env_view(ctx.envs.update(params.env, name=params.name, remark=params.remark,
-                                                    allowed_domains=params.allowed_domains,
-                                                    blocked_domains=params.blocked_domains))}
+    return env_result(ctx.envs.update(params.env, name=params.name, remark=params.remark,
+                                      allowed_domains=params.allowed_domains, blocked_domains=params.blocked_domains))
 
 
-@operation("env_open", EnvRefParams, needs_browser=True)
-async def env_open(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
+@operation("env_open", EnvOpenParams, needs_browser=True)
+async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
     """Open the environment's window, or raise it when it is already open."""
     env = ctx.envs.get(params.env)
     assert ctx.browser is not None
     await ctx.browser.open_environment(env.id)
-    return {"environment": env_view(env)}
+    result: dict[str, Any] = {**env_result(env), "headless": False}
+    if params.headless:
+        result["notes"] = ["headless was ignored: environment windows always open here; start the app with "
+                           "--headless to run without windows"]
+    return result
 
 
 @operation("env_delete", EnvRefParams, destructive=True)
@@ -78,7 +94,7 @@ async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
     env = ctx.envs.get(params.env)
     if not env.is_default and ctx.browser is not None:
         await ctx.browser.release_environment(env.id)
-    return {"environment": env_view(ctx.envs.delete(env.id))}
+    return env_result(ctx.envs.delete(env.id))
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (env_list, env_create, env_update, env_open, env_delete)

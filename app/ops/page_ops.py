@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from app.ops.context import OpContext
 from app.ops.page_session import ActingParams, TabParams, on_page
-from app.ops.registry import Operation, operation
+from app.ops.registry import Operation, OpError, operation
 from workflows.ports import Direction, Locator, MouseButton, PagePort, Paper, WaitUntil
 
-LOCATOR_HELP = ("Locator: {selector} (CSS, or text=Sign in, role=button[name=\"Save\"], label=Email, "
-                "placeholder=Search, testid=submit), {xpath} starting with /, or {ref} from page_snapshot.")
+# The original BrowserPilot's page_upload without a locator: the page's first file input.
+FIRST_FILE_INPUT = Locator(xpath="(//input[@type='file'])[1]")
 
 
 # -- parameters ------------------------------------------------------------------------------------------
@@ -35,7 +35,7 @@ class HistoryParams(ActingParams):
 
 
 class ClickParams(ActingParams):
-    locator: Locator | None = Field(default=None, description=LOCATOR_HELP)
+    locator: Locator | None = Field(default=None, description="The element to click (or x and y).")
     x: float | None = Field(default=None, description="Viewport x in CSS pixels (instead of a locator).")
     y: float | None = Field(default=None, description="Viewport y in CSS pixels (instead of a locator).")
     button: MouseButton = "left"
@@ -54,15 +54,25 @@ class ClickParams(ActingParams):
 
 class TypeParams(ActingParams):
     text: str = Field(description="Text to enter; any Unicode.")
-    locator: Locator | None = Field(default=None, description="Field to type into (clicked first); default: the "
-                                                              "focused element. " + LOCATOR_HELP)
+    locator: Locator | None = Field(default=None, description="Field to type into (clicked first unless it has "
+                                                              "focus); default: the focused element.")
+    x: float | None = Field(default=None, description="Or click this viewport point first, then type.")
+    y: float | None = None
     replace: bool = Field(default=False, description="Select the field's current text first, so the new text "
-                                                     "replaces it (like filling a form field).")
+                                                     "replaces it.")
+
+    @model_validator(mode="after")
+    def _target(self) -> "TypeParams":
+        if (self.x is None) != (self.y is None):
+            raise ValueError("give both x and y")
+        if self.locator is not None and self.x is not None:
+            raise ValueError("give a locator or x and y, not both")
+        return self
 
 
 class SelectParams(ActingParams):
     option: str = Field(description="Option to choose, by visible text or value.")
-    locator: Locator = Field(description=LOCATOR_HELP)
+    locator: Locator
 
 
 class KeyParams(ActingParams):
@@ -70,13 +80,19 @@ class KeyParams(ActingParams):
 
 
 class ScrollParams(ActingParams):
-    direction: Direction = Field(description="up or down (page_swipe also left and right).")
+    direction: Direction = Field(default="down", description="up or down (default down).")
     locator: Locator | None = Field(default=None, description="Scroll inside this element instead of the page.")
     until: Locator | None = Field(default=None, description="Keep scrolling until this element is visible.")
 
 
+class SwipeParams(ScrollParams):
+    direction: Direction = Field(default="up", description="up (default), down, left or right.")
+    locator: Locator | None = Field(default=None, description="Swipe over this element instead of the page.")
+    until: Locator | None = Field(default=None, description="Keep swiping until this element is visible.")
+
+
 class DragParams(ActingParams):
-    locator: Locator | None = Field(default=None, description="Element to press on (e.g. a slider). " + LOCATOR_HELP)
+    locator: Locator | None = Field(default=None, description="Element to press on (e.g. a slider). ")
     x: float | None = None
     y: float | None = None
     dx: float = Field(description="Horizontal distance in CSS pixels.")
@@ -91,7 +107,8 @@ class DragParams(ActingParams):
 
 class UploadParams(ActingParams):
     paths: list[str] = Field(min_length=1, description="Absolute paths of existing, readable files.")
-    locator: Locator = Field(description="The file input (or the button that opens the chooser). " + LOCATOR_HELP)
+    locator: Locator | None = Field(default=None, description="The file input (or the button that opens the "
+                                                              "chooser); default: the page's first file input.")
 
 
 class DownloadParams(ActingParams):
@@ -108,13 +125,22 @@ class DownloadParams(ActingParams):
 
 
 class WaitParams(TabParams):
-    locator: Locator = Field(description=LOCATOR_HELP)
-    state: Literal["appear", "gone"] = "appear"
-    timeout_ms: int = Field(default=10_000, ge=0, le=60_000, description="At most 60000 ms.")
+    locator: Locator
+    state: Literal["appear", "gone"] = Field(default="appear", description="appear (default) or gone.")
+    timeout_ms: int = Field(default=10_000, ge=500, le=60_000, description="Default 10000; kept within 500…60000.")
+
+    @field_validator("timeout_ms", mode="before")
+    @classmethod
+    def _clamp(cls, value: Any) -> Any:
+        """Like the original: a timeout outside 500…60000 ms is brought inside rather than refused."""
+        try:
+            return min(max(int(float(value)), 500), 60_000)
+        except (TypeError, ValueError):
+            return value
 
 
 class QueryParams(TabParams):
-    locator: Locator = Field(description=LOCATOR_HELP)
+    locator: Locator
 
 
 class ScreenshotParams(TabParams):
@@ -129,10 +155,16 @@ class PdfParams(TabParams):
     header_footer: bool = Field(default=False, description="Title, URL and 'n / total' page numbers in the margins.")
 
 
+class SourceParams(TabParams):
+    kind: Literal["html", "text", "dom"] = Field(default="html", description="html (default; dom is the same) or "
+                                                                          "text (the page's visible text).")
+
+
 class ScriptParams(TabParams):
-    source: str = Field(description="Body of an async function run in the page; `return` a JSON value. "
-                                    "`args` is available as a variable.")
-    args: Any = Field(default=None, description="JSON value passed as `args`.")
+    source: str = Field(description="An expression (document.title) or an async function body with `return`.")
+    args: Any = Field(default=None, description="JSON value available as `args`.")
+    frame: Locator | str | None = Field(default=None, description="Run inside this same-origin iframe: a locator "
+                                                                  "of the <iframe>, or a part of its URL.")
     timeout_ms: int = Field(default=30_000, ge=0, le=600_000)
 
 
@@ -141,6 +173,8 @@ class CdpParams(TabParams):
                         description="Chrome DevTools Protocol method, e.g. Runtime.evaluate, Page.captureScreenshot, "
                                     "Network.getCookies, Accessibility.getFullAXTree.")
     params: dict[str, Any] | None = Field(default=None, description="The method's parameters (a JSON object).")
+    session_id: str | None = Field(default=None, description="Accepted for the original's calls; commands always "
+                                                             "go to the tab's own page session.")
     timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
 
 
@@ -184,20 +218,27 @@ async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
+async def _type(page: PagePort, params: TypeParams, paste: bool) -> dict[str, Any]:
+    point: dict[str, Any] = {}
+    if params.x is not None and params.y is not None:
+        point = await page.click(None, params.x, params.y, "left", 1, None, params.timeout)
+    typed = await page.type_text(params.text, params.locator, paste, params.timeout, params.replace)
+    return {**point, **typed}
+
+
 @operation("page_type", TypeParams, needs_browser=True)
 async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
-    """Type text key by key (any Unicode, CJK and emoji included) into the element or the focused field.
-    Existing text is kept; send page_key ctrl+a first to replace it."""
-    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, False, params.timeout,
-                                                            params.replace),
+    """Type text key by key (any Unicode) into the element, the point x/y, or the focused field. An element
+    that has no focus is clicked first; one that has focus is not, so page_key ctrl+a then page_type replaces
+    the text. Existing text is kept otherwise (or use replace)."""
+    return await on_page(ctx, params, lambda p: _type(p, params, False),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
 @operation("page_paste", TypeParams, needs_browser=True)
 async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
-    """Insert text as one block, like a paste, into the element or the focused field."""
-    return await on_page(ctx, params, lambda p: p.type_text(params.text, params.locator, True, params.timeout,
-                                                            params.replace),
+    """Insert text as one block, like a paste, into the element, the point x/y, or the focused field."""
+    return await on_page(ctx, params, lambda p: _type(p, params, True),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
@@ -216,16 +257,16 @@ async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
 
 @operation("page_scroll", ScrollParams, needs_browser=True)
 async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
-    """Scroll the page (or an element) up or down with the mouse wheel; with `until`, keep going (at most 16
-    steps) until that element is visible."""
+    """Scroll the page (or an element) with the mouse wheel, down by default; with `until`, keep going (at
+    most 16 steps) until that element is visible."""
     return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, False,
                                                          params.timeout), acting=True, timeout=params.timeout)
 
 
-@operation("page_swipe", ScrollParams, needs_browser=True)
-async def page_swipe(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
-    """Swipe (press, move, release) up, down, left or right over the page or an element; with `until`, repeat
-    (at most 20 times) until that element is visible. For carousels and swipe-driven lists."""
+@operation("page_swipe", SwipeParams, needs_browser=True)
+async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
+    """Swipe (press, move, release) over the page or an element, up by default; with `until`, repeat (at most
+    20 times) until that element is visible. For carousels and swipe-driven lists."""
     return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, True,
                                                          params.timeout), acting=True, timeout=params.timeout)
 
@@ -240,10 +281,17 @@ async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
 
 @operation("page_upload", UploadParams, needs_browser=True)
 async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
-    """Give files to a file input without a dialog. Paths are checked first: a missing or unreadable file is
-    an error before anything is clicked."""
-    return await on_page(ctx, params, lambda p: p.upload(params.paths, params.locator, params.timeout),
-                         acting=True, target=params.locator, timeout=params.timeout)
+    """Give files to a file input (default: the page's first) without a dialog. Paths are checked first: a
+    missing or unreadable file is an error before anything is clicked."""
+    target = params.locator or FIRST_FILE_INPUT
+
+    async def upload(page: PagePort) -> dict[str, Any]:
+        result = await page.upload(params.paths, target, params.timeout)
+        if params.locator is None:
+            result["notes"] = ["no locator: used the page's first file input"]
+        return result
+
+    return await on_page(ctx, params, upload, acting=True, target=target, timeout=params.timeout)
 
 
 @operation("page_download", DownloadParams, needs_browser=True)
@@ -263,8 +311,14 @@ async def page_wait(ctx: OpContext, params: WaitParams) -> dict[str, Any]:
 
 @operation("page_query", QueryParams, needs_browser=True, read_only=True)
 async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
-    """Every element matching a locator: tag, text, key attributes, rect, visible, hittable."""
-    return await on_page(ctx, params, lambda p: p.query(params.locator))
+    """Every element matching a locator: tag, text, key attributes, rect, visible, hittable. Returns {count,
+    elements} (also as total and matches, the original's names)."""
+
+    async def query(page: PagePort) -> dict[str, Any]:
+        found = await page.query(params.locator)
+        return {**found, "total": found.get("count"), "matches": found.get("elements")}
+
+    return await on_page(ctx, params, query)
 
 
 class SnapshotParams(TabParams):
@@ -284,10 +338,19 @@ async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> dict[str, Any
     return await on_page(ctx, params, lambda p: p.snapshot(params.locator, params.start, params.items))
 
 
-@operation("page_source", TabParams, needs_browser=True, read_only=True)
-async def page_source(ctx: OpContext, params: TabParams) -> dict[str, Any]:
-    """The current HTML of the page (the live DOM, serialised)."""
-    return await on_page(ctx, params, lambda p: p.source())
+@operation("page_source", SourceParams, needs_browser=True, read_only=True)
+async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
+    """The page's current HTML (the live DOM, serialised) as {html}, or with kind text its visible text as
+    {text}."""
+    if params.kind == "text":
+        async def text(page: PagePort) -> dict[str, Any]:
+            read = await page.script("return document.body ? document.body.innerText : ''", None, 30.0)
+            return {"kind": "text", "url": None, "text": read["value"]}
+        return await on_page(ctx, params, text)
+
+    async def html(page: PagePort) -> dict[str, Any]:
+        return {"kind": params.kind, **(await page.source())}
+    return await on_page(ctx, params, html)
 
 
 @operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True)
@@ -304,11 +367,54 @@ async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
                                                       params.header_footer))
 
 
+# Runs the caller's source in the page (or a same-origin frame): first as an expression, and when that does not
+# parse, as an async function body. Compiling with the frame's own AsyncFunction makes `document` the frame's.
+SCRIPT_RUNNER = """
+const frame = args.frame;
+let win = window;
+if (frame) {
+  let el = null;
+  if (frame.selector) el = document.querySelector(frame.selector);
+  else if (frame.xpath) el = document.evaluate(frame.xpath, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE,
+                                               null).singleNodeValue;
+  else el = [...document.querySelectorAll('iframe, frame')].find((f) => {
+    let href = f.src || '';
+    try { href = f.contentWindow.location.href; } catch (e) {}
+    return href.includes(frame.url);
+  }) || null;
+  if (!el) throw new Error('no frame matches ' + JSON.stringify(frame.selector || frame.xpath || frame.url));
+  if (!/^(IFRAME|FRAME)$/.test(el.tagName)) throw new Error('the frame locator matches a <' + el.tagName.toLowerCase() + '>, not an <iframe>');
+  try { win = el.contentWindow; void win.document.documentElement; }
+  catch (e) { throw new Error('that frame is cross-origin; page_script runs only in same-origin frames'); }
+}
+const AsyncFunction = win.eval('Object.getPrototypeOf(async function () {}).constructor');
+let fn, kind = 'expression';
+try { fn = new AsyncFunction('args', 'return (' + args.source + '\\n)'); }
+catch (e) { kind = 'function body'; fn = new AsyncFunction('args', args.source); }
+const value = await fn.call(win, args.args);
+return {kind, value: value === undefined ? null : value};
+"""
+
+
 @operation("page_script", ScriptParams, needs_browser=True)
 async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
-    """Run JavaScript in the page as the body of an async function; `return` gives a JSON value ({value}).
-    Errors come back with the JavaScript message and line."""
-    return await on_page(ctx, params, lambda p: p.script(params.source, params.args, params.timeout_ms / 1000))
+    """Run JavaScript in the page (or a same-origin iframe with `frame`): an expression (document.title) or an
+    async function body with `return`. Returns {value, sourceKind: expression | function body}; errors come
+    with the JavaScript message and line."""
+    frame: dict[str, str] | None = None
+    if isinstance(params.frame, Locator):
+        if params.frame.ref is not None:
+            raise OpError("frame takes a selector or an xpath of the <iframe>, or a part of its URL")
+        frame = params.frame.model_dump(exclude_none=True)
+    elif params.frame:
+        frame = {"url": params.frame}
+
+    async def run(page: PagePort) -> dict[str, Any]:
+        ran = await page.script(SCRIPT_RUNNER, {"source": params.source, "frame": frame, "args": params.args},
+                                params.timeout_ms / 1000)
+        return {"value": ran["value"]["value"], "sourceKind": ran["value"]["kind"]}
+
+    return await on_page(ctx, params, run)
 
 
 @operation("page_cdp", CdpParams, needs_browser=True)
@@ -316,8 +422,16 @@ async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
     """Send one Chrome DevTools Protocol command to the tab and return its {result}. No debugging port is
     opened: a hidden DevTools channel attaches to the tab on first use and detaches when idle. Commands that
     would break BrowserPilot's control of the tab or reach other environments (Target.*, Browser.*,
-    Inspector.*, Fetch.*, Debugger.*, Page.close, Page.setDownloadBehavior, ...) are refused with the reason."""
-    return await on_page(ctx, params, lambda p: p.cdp(params.method, params.params, params.timeout_ms / 1000))
+    Inspector.*, Fetch.*, Debugger.*, Page.close, Page.setDownloadBehavior, ...) are refused with the reason.
+    The answer is under result and, as in the original, value."""
+
+    async def send(page: PagePort) -> dict[str, Any]:
+        sent = await page.cdp(params.method, params.params, params.timeout_ms / 1000)
+        if params.session_id:
+            sent["notes"] = [f"sessionId {params.session_id} was ignored: commands go to the tab's page session"]
+        return {**sent, "value": sent.get("result")}
+
+    return await on_page(ctx, params, send)
 
 
 async def _set_control(page: PagePort, control: Literal["agent", "shared", "handoff"],

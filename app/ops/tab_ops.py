@@ -42,7 +42,8 @@ async def tab_list(ctx: OpContext, params: TabListParams) -> dict[str, Any]:
     if params.env is not None:
         ctx.envs.get(params.env)
     tabs = ctx.browser.list_tabs(params.env)
-    return {"tabs": [tab.model_dump() for tab in tabs]}
+    # envId: the original BrowserPilot's name for a tab's environment.
+    return {"tabs": [{**tab.model_dump(), "envId": tab.env} for tab in tabs]}
 
 
 @operation("tab_close", TabRefParams, needs_browser=True, destructive=True)

@@ -156,8 +156,8 @@ def test_tabs_and_unknown_names(qtbot: QtBot, shell: BrowserPilotApp, server: Lo
     ok(run_op(qtbot, shell, "tab_close", {"tabId": second}))
     gone = run_op(qtbot, shell, "page_reload", {"tabId": second})
     assert not gone["ok"] and f"no open tab with id '{second}'" in gone["error"]
-    bad = run_op(qtbot, shell, "page_click", {"tabId": first, "selector": "#x"})
-    assert bad["error"].startswith("unknown parameter 'selector' for page_click; valid parameters:")
+    bad = run_op(qtbot, shell, "page_click", {"tabId": first, "css": "#x"})
+    assert bad["error"].startswith("unknown parameter 'css' for page_click; valid parameters:")
     assert "locator" in bad["error"]
 
 
