@@ -1,5 +1,11 @@
 """Workflow and run operations: write, update, list, read, run, batch, import, export, delete; list, read and
-cancel runs. Documents are BrowserPilot 0.3.0 workflow files; validation errors name the exact place."""
+cancel runs. Documents are BrowserPilot 0.3.0 workflow files; validation errors name the exact place.
+
+The original BrowserPilot's forms are accepted too: `workflow_write {app, workflow}` (the document split in
+two), `workflow` as a name or id wherever a workflow is named (a document is still accepted: an object, or
+text that starts with `{`), and `workflow_update`'s `nodes` / `edges` upserts. Results carry the original's
+names beside ours (`id`, `name`, `nodes` as a count, `params`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import Field, model_validator
 
@@ -15,17 +21,14 @@ from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
-from workflows.document import WorkflowDocument, validate_document
+from workflows.document import FORMAT_VERSION, WorkflowDocument, validate_document
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord
 from workflows.store import SavedWorkflow
 
-DOC_HELP = ("A BrowserPilot 0.3.0 workflow: {kind: 'app', version: '0.3.0', app: {name, mode: 'workflow'}, "
-            "workflow: {environment_variables: [], conversation_variables: [], graph: {nodes, edges}}}. Nodes are "
-            "{id, data: {type, ...}}: start, end, if-else, loop, goto, click, fill, select, press, scroll, swipe, "
-            "upload, wait, extract, export, script, code, cdp, http-request, download, handoff, captcha. Page nodes "
-            "take locator: {selector} or {xpath}, optionally with alternatives; text fields take {{#node.key#}} "
-            "templates (namespaces sys, env, input, loop and node ids).")
+DOC_HELP = ("A BrowserPilot 0.3.0 document {kind: 'app', version: '0.3.0', app: {name}, workflow: "
+            "{environment_variables, graph: {nodes, edges}}} (README: Workflows).")
+WORKFLOW_REF_HELP = "A saved workflow's name or wf- id (or a whole document)."
 
 
 def _document(raw: Any) -> WorkflowDocument:
@@ -34,10 +37,27 @@ def _document(raw: Any) -> WorkflowDocument:
     return validate_document(raw)
 
 
+def _is_document_text(value: Any) -> bool:
+    return isinstance(value, str) and value.lstrip().startswith("{")
+
+
+def _params_of(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The start variables of a stored document as the original lists them: name, description, type, options."""
+    nodes = (((document.get("workflow") or {}).get("graph") or {}).get("nodes")) or []
+    start = next((node for node in nodes if isinstance(node, dict) and (node.get("data") or {}).get("type") == "start"),
+                 None)
+    variables = ((start or {}).get("data") or {}).get("variables") or []
+    kinds = {"number": "number", "time": "time", "select": "select", "radio": "select", "checkbox": "checkbox",
+             "secret": "secret"}
+    return [{"name": item["variable"], "description": item.get("label"), "type": kinds.get(item.get("type"), "text"),
+             "options": [str(option) for option in item.get("options") or []]}
+            for item in variables if isinstance(item, dict) and item.get("variable")]
+
+
 def _summary(saved: SavedWorkflow, ctx: OpContext) -> dict[str, Any]:
     last = ctx.runs.list(limit=1, workflow=saved.id)
     return {"id": saved.id, "name": saved.name, "description": saved.description, "nodeCount": saved.node_count,
-            "updatedAt": saved.updated_at.isoformat(),
+            "params": _params_of(saved.document), "updatedAt": saved.updated_at.isoformat(),
             "lastRun": ({"id": last[0].id, "status": last[0].status, "startedAt": last[0].started_at.isoformat()}
                         if last else None)}
 
@@ -45,38 +65,68 @@ def _summary(saved: SavedWorkflow, ctx: OpContext) -> dict[str, Any]:
 def _save(ctx: OpContext, doc: WorkflowDocument) -> dict[str, Any]:
     saved, replaced = ctx.workflows.save(doc.name, doc.app.description or "", json.loads(dump_document(doc)),
                                          doc.node_count())
-    return {"workflow": _summary(saved, ctx), "replaced": replaced}
+    summary = _summary(saved, ctx)
+    return {"workflow": summary, "replaced": replaced, "warnings": list(getattr(doc, "warnings", [])),
+            "id": saved.id, "name": saved.name, "nodes": saved.node_count, "params": summary["params"]}
 
 
 def record_view(record: RunRecord) -> dict[str, Any]:
-    return record.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return record.view()
 
 
 # -- parameters ------------------------------------------------------------------------------------------
 class WorkflowWriteParams(Params):
-    workflow: dict[str, Any] | str = Field(description=DOC_HELP + " Saving a name that exists replaces its graph "
-                                                                  "and keeps its id.")
+    workflow: dict[str, Any] | str = Field(description=DOC_HELP + " With app, only the workflow part. A name that "
+                                                                  "exists is replaced (its id kept).")
+    app: dict[str, Any] | None = Field(default=None, description="The document's app part {name, description?}.")
+    kind: str | None = Field(default=None, description="With app: the document's kind (app).")
+    version: str | None = Field(default=None, description="With app: the document's version (0.3.0).")
 
 
 class WorkflowRef(Params):
-    name: str = Field(description="Workflow name or wf- id.")
+    name: str | None = Field(default=None, description="A saved workflow's name or wf- id.")
+    workflow: dict[str, Any] | str | None = Field(default=None, description=WORKFLOW_REF_HELP)
+
+    @model_validator(mode="after")
+    def _one(self) -> "WorkflowRef":
+        if (self.name is None) == (self.workflow is None):
+            raise ValueError("give exactly one of name or workflow")
+        return self
+
+    def key(self) -> str:
+        """The name or id of the workflow meant (a document: its app.name)."""
+        if self.name is not None:
+            return self.name
+        if isinstance(self.workflow, str) and not _is_document_text(self.workflow):
+            return self.workflow
+        return _document(self.workflow).name
 
 
 class WorkflowUpdateParams(WorkflowRef):
-    rename: str | None = Field(default=None, description="New name.")
+    rename: str | None = Field(default=None, description="New name (the id stays).")
     description: str | None = None
+    nodes: list[dict[str, Any]] = Field(default_factory=list, description="Upsert by id at any level; a new node "
+                                                                          "with parent (a loop id) goes into its body.")
+    edges: list[dict[str, Any]] = Field(default_factory=list, description="Upsert by id, or by source, target and "
+                                                                          "sourceHandle, on the level of both ends.")
+    remove_nodes: list[str] = Field(default_factory=list, description="Ids of nodes to remove (with their edges).")
+    remove_edges: list[str] = Field(default_factory=list, description="Ids of edges to remove.")
+    environment_variables: list[dict[str, Any]] | None = Field(default=None, alias="environment_variables",
+                                                               description="Replace them: [{name, value}].")
     add_nodes: list[dict[str, Any]] = Field(default_factory=list, description="Nodes to add at the top level.")
     replace_nodes: list[dict[str, Any]] = Field(default_factory=list, description="Nodes replacing those with "
                                                                                   "the same id (any level).")
-    remove_nodes: list[str] = Field(default_factory=list, description="Ids of nodes to remove (with their edges).")
-    add_edges: list[dict[str, Any]] = Field(default_factory=list, description="Edges {source, target, "
-                                                                              "sourceHandle?} to add at the top level.")
-    remove_edges: list[str] = Field(default_factory=list, description="Ids of edges to remove.")
+    add_edges: list[dict[str, Any]] = Field(default_factory=list, description="Edges to add at the top level.")
+
+    def changes_nothing(self) -> bool:
+        return (self.rename is None and self.description is None and self.environment_variables is None
+                and not any((self.nodes, self.edges, self.remove_nodes, self.remove_edges, self.add_nodes,
+                             self.replace_nodes, self.add_edges)))
 
 
 class WorkflowRunParams(Params):
     name: str | None = Field(default=None, description="A saved workflow's name or id.")
-    workflow: dict[str, Any] | str | None = Field(default=None, description="Or an unsaved workflow document.")
+    workflow: dict[str, Any] | str | None = Field(default=None, description=WORKFLOW_REF_HELP)
     inputs: dict[str, Any] = Field(default_factory=dict, description="Values for the start variables.")
     env: str | None = Field(default=None, description="Environment id (default env-default).")
     tab_id: str | None = Field(default=None, description="Tab to run in (default: the environment's active "
@@ -123,62 +173,160 @@ class RunRef(Params):
 # -- operations ------------------------------------------------------------------------------------------
 @operation("workflow_write", WorkflowWriteParams)
 async def workflow_write(ctx: OpContext, params: WorkflowWriteParams) -> dict[str, Any]:
-    """Validate and save a workflow document (by its app.name). Every problem is reported at once with its
-    exact place. Use after a sequence of page_* steps worked, so later you can call workflow_run once."""
-    return _save(ctx, _document(params.workflow))
+    """Validate and save a workflow document (by its app.name), whole or as {app, workflow}. Every problem is
+    reported at once with its exact place. Use after a sequence of page_* steps worked, so later you can call
+    workflow_run once."""
+    if params.app is None:
+        return _save(ctx, _document(params.workflow))
+    body = parse_json(params.workflow) if isinstance(params.workflow, str) else params.workflow
+    return _save(ctx, validate_document({"kind": params.kind or "app", "version": params.version or FORMAT_VERSION,
+                                         "app": params.app, "workflow": body}))
 
 
 @operation("workflow_update", WorkflowUpdateParams)
 async def workflow_update(ctx: OpContext, params: WorkflowUpdateParams) -> dict[str, Any]:
-    """Edit a saved workflow by node and edge ids: add, replace or remove nodes and edges, rename it."""
-    saved = ctx.workflows.find(params.name)
+    """Edit a saved workflow: upsert nodes and edges, remove them by id, replace its environment variables,
+    rename it (the name must be free) or change its description. Unknown ids are errors."""
+    if params.changes_nothing():
+        raise OpError("workflow_update was given nothing to change; valid changes: nodes, edges, removeNodes, "
+                      "removeEdges, environment_variables, rename, description, addNodes, replaceNodes, addEdges")
+    saved = ctx.workflows.find(params.key())
     raw = json.loads(json.dumps(saved.document))
-    graph = raw["workflow"]["graph"]
-    replacements = {node.get("id"): node for node in params.replace_nodes}
-
-    def edit(level: dict[str, Any]) -> None:
-        level["nodes"] = [replacements.pop(node.get("id"), node) for node in level.get("nodes", [])
-                          if node.get("id") not in params.remove_nodes]
-        removed = set(params.remove_nodes)
-        level["edges"] = [edge for edge in level.get("edges", []) if edge.get("id") not in params.remove_edges
-                          and edge.get("source") not in removed and edge.get("target") not in removed]
-        for node in level["nodes"]:
-            data = node.get("data", {})
-            if isinstance(data, dict) and data.get("type") == "loop":
-                edit(data)
-
-    edit(graph)
-    if replacements:
-        raise OpError(f"replaceNodes names nodes that do not exist: {', '.join(map(str, replacements))}")
-    graph["nodes"].extend(params.add_nodes)
-    graph["edges"].extend(params.add_edges)
-    if params.rename is not None:
-        raw["app"]["name"] = params.rename
-    if params.description is not None:
-        raw["app"]["description"] = params.description
+    if params.rename is not None and params.rename != saved.name:
+        taken = [wf for wf in ctx.workflows.list() if wf.id != saved.id and wf.name == params.rename]
+        if taken:
+            raise OpError(f"cannot rename to {params.rename!r}: workflow {taken[0].id} already has that name")
+    apply_update(raw, params)
     doc = validate_document(raw)
     if params.rename is not None and params.rename != saved.name:
         ctx.workflows.delete(saved.id)
-    result = _save(ctx, doc)
-    return result
+    return _save(ctx, doc)
+
+
+def _levels(level: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The graph level and every loop body inside it, depth first: dicts with `nodes` and `edges`."""
+    level.setdefault("nodes", [])
+    level.setdefault("edges", [])
+    yield level
+    for node in level["nodes"]:
+        data = node.get("data") if isinstance(node, dict) else None
+        if isinstance(data, dict) and data.get("type") == "loop":
+            yield from _levels(data)
+
+
+def apply_update(raw: dict[str, Any], params: WorkflowUpdateParams) -> None:
+    """Apply an update to a document (raw JSON, in place); raises `OpError` for ids that do not exist."""
+    graph = raw["workflow"]["graph"]
+    if params.description is not None:
+        raw["app"]["description"] = params.description
+    if params.rename is not None:
+        raw["app"]["name"] = params.rename
+    if params.environment_variables is not None:
+        raw["workflow"]["environment_variables"] = params.environment_variables
+    _remove_nodes(graph, params.remove_nodes)
+    for node in params.replace_nodes:
+        if not _replace_node(graph, node):
+            raise OpError(f"replaceNodes names a node that does not exist: {node.get('id')}")
+    for node in params.nodes:
+        _upsert_node(graph, node)
+    graph["nodes"].extend(params.add_nodes)
+    _remove_edges(graph, params.remove_edges)
+    for edge in params.edges:
+        _upsert_edge(graph, edge)
+    graph["edges"].extend(params.add_edges)
+
+
+def _remove_nodes(graph: dict[str, Any], ids: list[str]) -> None:
+    known = {node.get("id") for level in _levels(graph) for node in level["nodes"]}
+    unknown = [node_id for node_id in ids if node_id not in known]
+    if unknown:
+        raise OpError(f"removeNodes names nodes that do not exist: {', '.join(unknown)}")
+    removed = set(ids)
+    for level in _levels(graph):
+        level["nodes"] = [node for node in level["nodes"] if node.get("id") not in removed]
+        level["edges"] = [edge for edge in level["edges"]
+                          if edge.get("source") not in removed and edge.get("target") not in removed]
+
+
+def _replace_node(graph: dict[str, Any], node: dict[str, Any]) -> bool:
+    for level in _levels(graph):
+        for index, existing in enumerate(level["nodes"]):
+            if existing.get("id") == node.get("id"):
+                level["nodes"][index] = node
+                return True
+    return False
+
+
+def _upsert_node(graph: dict[str, Any], patch: dict[str, Any]) -> None:
+    node = {key: value for key, value in patch.items() if key != "parent"}
+    if _replace_node(graph, node):
+        return
+    parent = patch.get("parent")
+    if parent is None:
+        graph["nodes"].append(node)
+        return
+    for level in _levels(graph):
+        for owner in level["nodes"]:
+            data = owner.get("data") or {}
+            if owner.get("id") == parent and data.get("type") == "loop":
+                data.setdefault("nodes", []).append(node)
+                return
+    raise OpError(f"node {node.get('id')}: parent {parent!r} is not a loop node of this workflow")
+
+
+def _remove_edges(graph: dict[str, Any], ids: list[str]) -> None:
+    known = {edge.get("id") for level in _levels(graph) for edge in level["edges"]}
+    unknown = [edge_id for edge_id in ids if edge_id not in known]
+    if unknown:
+        raise OpError(f"removeEdges names edges that do not exist: {', '.join(unknown)}")
+    for level in _levels(graph):
+        level["edges"] = [edge for edge in level["edges"] if edge.get("id") not in set(ids)]
+
+
+def _upsert_edge(graph: dict[str, Any], edge: dict[str, Any]) -> None:
+    if edge.get("id") is not None:
+        for level in _levels(graph):
+            for index, existing in enumerate(level["edges"]):
+                if existing.get("id") == edge["id"]:
+                    level["edges"][index] = {**existing, **edge}
+                    return
+    handle = edge.get("sourceHandle") or "source"
+    for level in _levels(graph):
+        ids = {node.get("id") for node in level["nodes"]}
+        if edge.get("source") not in ids or edge.get("target") not in ids:
+            continue
+        for index, existing in enumerate(level["edges"]):
+            if (existing.get("source"), existing.get("target"), existing.get("sourceHandle") or "source") == \
+                    (edge.get("source"), edge.get("target"), handle):
+                level["edges"][index] = {**existing, **edge}
+                return
+        level["edges"].append(edge)
+        return
+    raise OpError(f"edge {edge.get('source')} -> {edge.get('target')}: no level of the workflow has both nodes")
 
 
 @operation("workflow_list", Params, read_only=True)
 async def workflow_list(ctx: OpContext, params: Params) -> dict[str, Any]:
-    """List saved workflows: id, name, description, node count, last run."""
-    return {"workflows": [_summary(saved, ctx) for saved in ctx.workflows.list()]}
+    """List saved workflows: id, name, description, node count, params (the start variables: name,
+    description, type, options), last run."""
+    return {"workflows": [{**summary, "remark": summary["description"], "nodes": summary["nodeCount"]}
+                          for summary in (_summary(saved, ctx) for saved in ctx.workflows.list())]}
 
 
 @operation("workflow_read", WorkflowRef, read_only=True)
 async def workflow_read(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]:
     """The whole document of a saved workflow, plus its id."""
-    saved = ctx.workflows.find(params.name)
+    saved = ctx.workflows.find(params.key())
     return {"id": saved.id, "workflow": saved.document}
 
 
 async def _resolve(ctx: OpContext, params: WorkflowRunParams) -> tuple[WorkflowDocument, str | None]:
-    if params.name is not None:
-        saved = ctx.workflows.find(params.name)
+    """The document to run: a saved one by name or id (`name`, or `workflow` as text), or `workflow` itself."""
+    key = params.name
+    if key is None and isinstance(params.workflow, str) and not _is_document_text(params.workflow):
+        key = params.workflow
+    if key is not None:
+        saved = ctx.workflows.find(key)
         return validate_document(saved.document), saved.id
     return _document(params.workflow), None
 
@@ -196,7 +344,8 @@ async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, A
     if record.status != "ok":
         raise OpError(f"run {record.id} {record.status.replace('_', ' ')}: {record.error}", run=view,
                       errorShot=record.screenshot, tabId=record.tab_id)
-    return {"run": view, "tabId": record.tab_id}
+    return {"run": view, "tabId": record.tab_id, "workflow": workflow_id, "outputs": view.get("outputs"),
+            "files": view.get("files")}
 
 
 def read_rows(path: str) -> list[dict[str, Any]]:
@@ -244,17 +393,19 @@ async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any
     """Write a saved workflow to a file in the 0.3.0 shape (without the local id). Returns {path}."""
     from workflows.io import save_file
 
-    saved = ctx.workflows.find(params.name)
-    doc = validate_document(saved.document)
-    target = Path(params.path).expanduser() if params.path else ctx.data.exports / safe_name_with_extension(saved.name, ".json", "workflow")
+    if params.workflow is not None and not isinstance(params.workflow, str) or _is_document_text(params.workflow):
+        doc = _document(params.workflow)
+    else:
+        doc = validate_document(ctx.workflows.find(params.key()).document)
+    target = Path(params.path).expanduser() if params.path else ctx.data.exports / safe_name_with_extension(doc.name, ".json", "workflow")
     return {"path": str(save_file(target, doc))}
 
 
 @operation("workflow_delete", WorkflowRef, destructive=True)
 async def workflow_delete(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]:
     """Delete a saved workflow (its past runs stay in the run list)."""
-    deleted = ctx.workflows.delete(params.name)
-    return {"deleted": {"id": deleted.id, "name": deleted.name}}
+    deleted = ctx.workflows.delete(params.key())
+    return {"deleted": {"id": deleted.id, "name": deleted.name}, "id": deleted.id, "name": deleted.name}
 
 
 @operation("run_list", RunListParams, read_only=True)
