@@ -56,6 +56,39 @@ COUNTER_PAGE = """<!doctype html><title>Counter</title><body>
 </body>"""
 
 
+# The original BrowserPilot's calls (issue 10): a form whose fields are reached by flat and by nested locators,
+# a button in the top-left corner for points given on a screenshot, a same-origin iframe, and a file input.
+COMPAT_PAGE = """<!doctype html><title>Compat</title><body style="margin:0">
+<form method=post action=/compat/sent enctype=multipart/form-data>
+  <button id=corner name=via value=corner style="position:fixed;left:0;top:0;width:120px;height:80px">Corner</button>
+  <div style="margin-top:100px">
+  <label>Flat <input id=flat name=flat></label>
+  <label>Nested <input id=nested name=nested></label>
+  <label>Text <input id=texted name=texted></label>
+  <label>Count <input id=count name=count value=1></label>
+  <input type=file name=upload>
+  <button id=send name=via value=send>Send</button>
+  </div>
+</form>
+<iframe src=/compat/frame></iframe>
+</body>"""
+
+
+def multipart(request: Request) -> dict[str, str]:
+    """The fields of a multipart/form-data body (file fields as their file name)."""
+    boundary = request.headers["content-type"].split("boundary=")[1].encode()
+    fields: dict[str, str] = {}
+    for part in request.body.split(b"--" + boundary)[1:-1]:
+        head, _, value = part.strip(b"\r\n").partition(b"\r\n\r\n")
+        disposition = head.decode().split("\r\n")[0]
+        name = disposition.split('name="')[1].split('"')[0]
+        if 'filename="' in disposition:
+            fields[name] = disposition.split('filename="')[1].split('"')[0]
+        else:
+            fields[name] = value.decode()
+    return fields
+
+
 def form(request: Request) -> dict[str, str]:
     return {key: values[0] for key, values in parse_qs(request.body.decode("utf-8")).items()}
 
@@ -78,6 +111,9 @@ def add_site(server: LocalServer) -> None:
     server.route("/account", account)
     server.route("/order", "<!doctype html><title>Thanks</title><p id=done>Thanks for your order</p>")
     server.route("/counter", COUNTER_PAGE)
+    server.route("/compat", COMPAT_PAGE)
+    server.route("/compat/frame", "<!doctype html><title>Inner frame</title><p id=inner>inside</p>")
+    server.route("/compat/sent", "<!doctype html><title>Sent</title><p id=done>Sent</p>")
 
 
 @pytest.fixture(scope="module")
@@ -186,10 +222,10 @@ def test_log_in_fill_a_form_and_see_a_screenshot(app_dir: Path, site: LocalServe
             assert any(block.type == "image" for block in missing.content)
 
             # Unknown parameters are refused with the list of valid ones, by the registry itself.
-            refused = await client.call_tool("page_click", {"tabId": tab, "selector": "#done"})
+            refused = await client.call_tool("page_click", {"tabId": tab, "css": "#done"})
             assert refused.is_error is True and refused.structured_content is not None
             message = refused.structured_content["error"]
-            assert message.startswith("unknown parameter 'selector' for page_click; valid parameters: ")
+            assert message.startswith("unknown parameter 'css' for page_click; valid parameters: ")
             assert "locator" in message and "timeoutMs" in message
             await ok(client, "tab_close", tabId=tab)
 
@@ -426,3 +462,125 @@ def test_switched_off_nothing_listens_and_commands_say_why(tmp_path: Path) -> No
         assert listening == []
         rc, err = app.stop()
     assert rc == 0, err
+
+
+# -- the original BrowserPilot's calls (issue 10) ------------------------------------------------------------
+async def call(client: Client, tool: str, /, **params: Any) -> dict[str, Any]:
+    """The envelope of a call that may fail."""
+    result = await client.call_tool(tool, params)
+    assert isinstance(result.structured_content, dict), result
+    return result.structured_content
+
+
+def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalServer, tmp_path: Path) -> None:
+    upload = tmp_path / "report.txt"
+    upload.write_text("hello")
+    before = len(site.hits("/compat/sent"))
+
+    async def scenario() -> list[dict[str, Any]]:
+        async with mcp_client(app_dir) as client:
+            tab = (await ok(client, "tab_open", url="about:blank"))["tabId"]
+            await ok(client, "page_navigate", tabId=tab, url=site.url("/compat"))
+            seen: list[dict[str, Any]] = []
+            # Flat and nested locators side by side; a locator as JSON text; both forms at once.
+            seen.append(await ok(client, "page_type", tabId=tab, selector="#flat", text="by selector", via="cdp"))
+            seen.append(await ok(client, "page_type", tabId=tab, locator={"selector": "#nested"}, text="nested"))
+            seen.append(await ok(client, "page_paste", tabId=tab, locator='{"xpath": "//input[@id=\'texted\']"}',
+                                 text="json"))
+            both = await ok(client, "page_type", tabId=tab, locator={"selector": "#nested"}, selector="#flat",
+                            text="!")
+            assert any("locator won" in note for note in both["notes"]), both
+            # Select-all then type replaces the text: the focused field is not clicked again.
+            await ok(client, "page_click", tabId=tab, xpath="//input[@id='count']")
+            await ok(client, "page_key", tabId=tab, shortcut="ctrl+a")
+            await ok(client, "page_type", tabId=tab, selector="#count", text="3")
+            # The original's results: total in page_query, value in page_cdp, envs and envId.
+            query = await ok(client, "page_query", tabId=tab, selector="input")
+            assert query["total"] == query["count"] == 5 and len(query["matches"]) == 5
+            cdp = await ok(client, "page_cdp", tabId=tab, method="Runtime.evaluate",
+                           params='{"expression": "1 + 1", "returnByValue": true}', sessionId="ignored")
+            assert cdp["value"] == cdp["result"] and cdp["value"]["result"]["value"] == 2
+            assert any("sessionId" in note for note in cdp["notes"]) and any("JSON text" in n for n in cdp["notes"])
+            envs = await ok(client, "env_list")
+            assert envs["envs"] == envs["environments"]
+            tabs = (await ok(client, "tab_list"))["tabs"]
+            assert all(item["envId"] == item["env"] for item in tabs)
+            # page_script: an expression, a function body, and inside a same-origin frame.
+            title = await ok(client, "page_script", tabId=tab, source="document.title")
+            assert (title["value"], title["sourceKind"]) == ("Compat", "expression")
+            body = await ok(client, "page_script", tabId=tab, source="const n = [...document.forms].length; return n")
+            assert (body["value"], body["sourceKind"]) == (1, "function body")
+            inner = await ok(client, "page_script", tabId=tab, source="document.title", frame={"selector": "iframe"})
+            by_url = await ok(client, "page_script", tabId=tab, source="return document.title", frame="/compat/frame")
+            assert inner["value"] == by_url["value"] == "Inner frame"
+            text = await ok(client, "page_source", tabId=tab, kind="text")
+            assert "Corner" in text["text"] and "html" not in text
+            # Defaults: scroll down, swipe up, wait for appear, its timeout brought within 500…60000.
+            await ok(client, "page_scroll", tabId=tab)
+            await ok(client, "page_wait", tabId=tab, selector="#send", timeoutMs=120_000)
+            # page_upload without a locator takes the page's first file input; then send with untilSelector.
+            uploaded = await ok(client, "page_upload", tabId=tab, paths=[str(upload)])
+            assert any("first file input" in note for note in uploaded["notes"])
+            await ok(client, "page_click", tabId=tab, selector="#send", untilSelector="#done")
+            # A point on a screenshot twice the viewport's size: (200, 100) there is (100, 50) here, the corner button.
+            await ok(client, "page_navigate", tabId=tab, url=site.url("/compat"))
+            width, height = (await ok(client, "page_script", tabId=tab, source="[innerWidth, innerHeight]"))["value"]
+            corner = await ok(client, "page_click", tabId=tab, x="200", y="100", shotWidth=width * 2,
+                              shotHeight=str(height * 2), untilSelector="#done")
+            assert (corner["x"], corner["y"]) == (100, 50), corner
+            seen.append(corner)
+            bad = await call(client, "page_click", tabId=tab, x=10, y=10, shotWidth=100)
+            assert bad["ok"] is False and "shotWidth and shotHeight go together" in bad["error"]
+            await ok(client, "tab_close", tabId=tab)
+            return seen
+
+    seen = asyncio.run(scenario())
+    assert seen[0]["typed"] == len("by selector")
+    sent = [multipart(request) for request in site.hits("/compat/sent")[before:]]
+    assert sent == [{"via": "send", "flat": "by selector", "nested": "nested!", "texted": "json", "count": "3",
+                     "upload": "report.txt"},
+                    {"via": "corner", "flat": "", "nested": "", "texted": "", "count": "1", "upload": ""}]
+
+
+def test_the_original_workflow_calls(app_dir: Path, site: LocalServer) -> None:
+    document = login_and_order_workflow(site.url(""))
+    document["app"]["name"] = "Order (original calls)"
+    document["workflow"]["graph"]["nodes"][0]["data"]["variables"][0]["label"] = "Account name"
+    before = len(site.hits("/order"))
+
+    async def scenario() -> None:
+        async with mcp_client(app_dir) as client:
+            written = await ok(client, "workflow_write", app=document["app"], workflow=document["workflow"])
+            assert written["name"] == "Order (original calls)" and written["nodes"] == 10
+            assert written["warnings"] == []
+            wf_id = written["id"]
+            taken = json.loads(json.dumps(document))
+            taken["app"]["name"] = "A taken name"
+            await ok(client, "workflow_write", workflow=json.dumps(taken))  # a whole document, as JSON text
+            listed = {item["name"]: item for item in (await ok(client, "workflow_list"))["workflows"]}
+            assert listed["Order (original calls)"]["params"][0] == {
+                "name": "user", "description": "Account name", "type": "text", "options": []}
+            # workflow_update: the original's nodes (upsert, parent), edges (by source/target), removeNodes.
+            updated = await ok(client, "workflow_update", workflow="Order (original calls)",
+                               nodes=[node("plan", "select", locator={"selector": "label=Plan"}, option="Pro")],
+                               environment_variables=[{"name": "site", "value": site.url("")}],
+                               description="ordered by an agent")
+            assert updated["id"] == wf_id
+            for change, error in (({}, "nothing to change"), ({"removeNodes": ["nope"]}, "nope"),
+                                  ({"removeEdges": ["e-nope"]}, "e-nope"),
+                                  ({"rename": "A taken name", "description": "x"}, "already has that name")):
+                failed = await call(client, "workflow_update", name="Order (original calls)", **change)
+                assert failed["ok"] is False and error in failed["error"], (change, failed)
+            env = (await ok(client, "env_create", name="Original calls"))["env"]
+            ran = await ok(client, "workflow_run", workflow="Order (original calls)", env=env,
+                           inputs={"user": "alice", "password": "s3cret!", "fullname": "Alice"})
+            assert ran["run"]["status"] == "ok" and ran["workflow"] == wf_id
+            exported = await ok(client, "workflow_export", workflow=wf_id)
+            assert json.loads(Path(exported["path"]).read_text())["app"]["description"] == "ordered by an agent"
+            deleted = await ok(client, "workflow_delete", workflow="Order (original calls)")
+            assert deleted["id"] == wf_id
+            await ok(client, "workflow_delete", workflow=taken)  # a document names the workflow by its app.name
+            await ok(client, "env_delete", env=env)
+
+    asyncio.run(scenario())
+    assert form(site.hits("/order")[before]) == {"fullname": "Alice", "email": "alice@example.com", "plan": "Pro"}
