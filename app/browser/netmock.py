@@ -13,8 +13,8 @@ request is answered at once:
 
 Covered (measured in tests/integration/test_compat_tools.py): fetch, XMLHttpRequest, scripts, images,
 style sheets, iframe documents and the tab's own navigations — everything the page's target loads.
-Not covered: requests of service workers and dedicated/shared workers (they are other CDP targets), and
-CORS preflight (OPTIONS) requests, which Chromium's network service answers before Fetch sees them.
+Not measured: requests of service workers and dedicated/shared workers (other CDP targets, which this
+does not attach to, so most likely not covered) and CORS preflights (OPTIONS) of cross-origin requests.
 `stop()` disables Fetch and releases the channel. A closed tab drops its mock.
 """
 
