@@ -44,6 +44,11 @@ class StoreLoad(Generic[M]):
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write `text` to `path` atomically (same-folder temp file, fsync, os.replace, fsync of the folder)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically (same-folder temp file, fsync, os.replace, fsync of the folder)."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -51,8 +56,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)

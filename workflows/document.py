@@ -3,17 +3,20 @@
 `{kind: "app", version: "0.3.0", app: {name, mode: "workflow", description?, icon?}, workflow:
 {environment_variables: [{name, value}], conversation_variables: [], graph: {nodes, edges}}}`.
 
-`validate_document(raw)` is the one way in (import, save, MCP arguments): it checks the fields of every node
-(`workflows.nodes`) and the structure of every level (the top graph and each loop body), and raises a
-`DocumentError` listing every problem at once, each with its exact place:
+`validate_document(raw)` is the one way in (import, save, MCP arguments). It accepts every document the
+original app accepts and keeps it losslessly (unknown fields included). It refuses only what the original
+refuses, raising a `DocumentError` that lists every such problem at once with its exact place: no nodes; not
+exactly one `start` at the top level; a missing or duplicate node id (ids are unique across all loop levels);
+a node without `data.type`; an edge whose ends are not nodes of its level; a loop without inner nodes (and a
+document without `app.name`, or not in `workflow` mode). Everything else that looks wrong loads with a
+**warning** (`WorkflowDocument.warnings`), in the same form:
 
-    graph.nodes[3] (id "fill1", type fill): locator needs selector or xpath
+    graph.nodes[3] (id "fill1", type fill): locator is required (a run fails if it reaches this node)
     graph.nodes[2] (id "rows", type loop): nodes[0] (id "c1", type click): needs a locator, or x and y
     graph.edges[4]: sourceHandle "maybe" is not a case_id of "check" ("true", "vip") or "false"
 
-Structure: exactly one `start` at the top level (none in loop bodies, nor `end`), node ids unique across all
-levels, every edge end a node of its own level, no cycles, loop bodies with one first node, and edges leaving
-an if-else on a `case_id` or `"false"`. Pure Python: no Qt here.
+A node whose fields do not fit its type, or whose type is unknown, is kept as it came and fails only when a
+run reaches it. Pure Python: no Qt here.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ import math
 from collections.abc import Iterator
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 
-from workflows.nodes import (NODE_TYPES, RESERVED_HANDLE, DocumentModel, Edge, EndData, EndOutput, Graph, LoopData,
-                             Node, NodeData, NonEmptyText, StartData, StartVariable, Text)
+from workflows.nodes import (FAILS, NODE_TYPES, RESERVED_HANDLE, DocumentModel, Edge, EndData, EndOutput, Graph, LoopData,
+                             Node, NodeData, NonEmptyText, RawNodeData, StartData, StartVariable, Text)
 
 log = logging.getLogger("browserpilot.workflows")
 
@@ -72,7 +75,7 @@ class AppInfo(DocumentModel):
 class EnvironmentVariable(DocumentModel):
     """`{name, value}`: read in templates as `{{#env.name#}}`."""
 
-    name: NonEmptyText
+    name: Text = ""
     value: Any = ""
 
 
@@ -88,10 +91,16 @@ class WorkflowDocument(DocumentModel):
     `model_validate` alone checks fields but not the graph's structure."""
 
     always_dumped: ClassVar[tuple[str, ...]] = ("kind", "version")
-    kind: Literal["app"] = "app"
-    version: NonEmptyText = FORMAT_VERSION
+    kind: Text = "app"
+    version: Text = FORMAT_VERSION
     app: AppInfo
     workflow: WorkflowBody
+    _warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What loaded but looks wrong, each naming its place (see the module's docstring)."""
+        return list(self._warnings)
 
     @property
     def name(self) -> str:
@@ -105,8 +114,9 @@ class WorkflowDocument(DocumentModel):
         return self.graph.start_node()
 
     def start_variables(self) -> list[StartVariable]:
+        """The inputs a run asks for (the first of each name; nameless ones are ignored)."""
         start = next((node.data for node in self.graph.nodes if isinstance(node.data, StartData)), None)
-        return list(start.variables) if start is not None else []
+        return start.declared() if start is not None else []
 
     def end_outputs(self) -> list[EndOutput]:
         """The outputs of the top-level end nodes, in document order."""
@@ -117,7 +127,7 @@ class WorkflowDocument(DocumentModel):
         return [variable.variable for variable in self.start_variables() if variable.type == "secret"]
 
     def env_values(self) -> dict[str, Any]:
-        return {variable.name: variable.value for variable in self.workflow.environment_variables}
+        return {variable.name: variable.value for variable in self.workflow.environment_variables if variable.name}
 
     def iter_nodes(self) -> Iterator[tuple[Node, Graph]]:
         """Every node at every level with the graph it belongs to, depth first in document order."""
@@ -146,7 +156,8 @@ class WorkflowDocument(DocumentModel):
 
 # -- validation --------------------------------------------------------------------------------------------
 def validate_document(raw: Any) -> WorkflowDocument:
-    """Check a parsed JSON value as a workflow document; raise `DocumentError` with every problem."""
+    """Check a parsed JSON value as a workflow document; raise `DocumentError` with every problem that the
+    original app would refuse too; everything else is in the document's `warnings`."""
     if isinstance(raw, WorkflowDocument):
         raw = raw.to_data()
     if not isinstance(raw, dict):
@@ -163,10 +174,43 @@ def validate_document(raw: Any) -> WorkflowDocument:
         problems += validation_problems(exc, raw)
     except RecursionError:
         raise DocumentError(["the document is nested too deeply"]) from None
-    problems += _structure_problems(raw)
+    refused, warnings = _structure_problems(raw)
+    problems += refused
     if problems or document is None:
         raise DocumentError(problems)
+    document._warnings = warnings + _node_warnings(document, raw)
     return document
+
+
+def _node_warnings(document: WorkflowDocument, raw: dict[str, Any]) -> list[str]:
+    """Warnings of every node at every level: fields that do not fit (the node fails if a run reaches it),
+    unknown types, and each type's own `lint`."""
+    warnings: list[str] = []
+
+    def walk(graph: Graph, loc: list[Any]) -> None:
+        for index, node in enumerate(graph.nodes):
+            node_loc = loc + ["nodes", index]
+            data = node.data
+            if isinstance(data, RawNodeData):
+                if data.type not in NODE_TYPES:
+                    text = f"unknown node type {_q(data.type)}: a run fails if it reaches this node"
+                    warnings.append(_describe({"type": "bp", "loc": tuple(node_loc), "msg": text}, raw))
+                    continue
+                fields = [_describe({**error, "loc": tuple(error["loc"])}, data.model_dump(mode="json"))
+                          for error in data._errors]
+                data._problems = fields
+                for error in data._errors:
+                    inner = tuple(error["loc"])
+                    message = _describe({**error, "loc": (*node_loc, "data", *inner) if inner else tuple(node_loc)}, raw)
+                    warnings.append(message + FAILS)
+                continue
+            for text in data.lint():
+                warnings.append(_describe({"type": "bp", "loc": tuple(node_loc), "msg": text}, raw))
+            if isinstance(data, LoopData):
+                walk(data.graph, node_loc + ["data"])
+
+    walk(document.graph, ["workflow", "graph"])
+    return warnings
 
 
 def validation_problems(exc: ValidationError, raw: Any) -> list[str]:
@@ -281,9 +325,6 @@ def _describe(error: Any, raw: Any) -> str:
             field, current, k = [], node, k + 2
             if k + 1 < len(loc) and loc[k] == "data":
                 current, k = _get(node, "data"), k + 1
-                kind = _get(current, "type")
-                if isinstance(kind, str) and loc[k] == kind:
-                    k += 1
             continue
         field.append(segment)
         current = _get(current, segment)
@@ -362,12 +403,13 @@ class _Level:
         return "at the top level" if self.top else f'in the body of loop "{self.owner}"'
 
 
-def _structure_problems(raw: dict[str, Any]) -> list[str]:
-    problems: list[str] = []
-    problems += _env_problems(raw)
+def _structure_problems(raw: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(refusals, warnings) about the graph's structure at every level."""
+    refused: list[str] = []
+    warnings: list[str] = _env_problems(raw)
     graph = _get(_get(raw, "workflow"), "graph")
     if not isinstance(graph, dict):
-        return problems
+        return refused, warnings
     levels: list[_Level] = []
     first_place: dict[str, str] = {}
     where_id: dict[str, _Level] = {}
@@ -383,20 +425,26 @@ def _structure_problems(raw: dict[str, Any]) -> list[str]:
             kind = kind if isinstance(kind, str) else None
             if node_id is not None:
                 if node_id in first_place:
-                    problems.append(f"{place}: id {_q(node_id)} is already used by {first_place[node_id]}")
+                    refused.append(f"{place}: id {_q(node_id)} is already used by {first_place[node_id]}")
                 else:
                     first_place[node_id] = place
                     where_id[node_id] = level
                 level.nodes.setdefault(node_id, (place, kind))
-            if not level.top and kind in ("start", "end"):
-                problems.append(f"{place}: {kind} belongs at the top level, not in a loop body")
+            if not level.top and kind == "start":
+                warnings.append(f"{place}: a start node in a loop body does nothing")
             if kind == "loop" and isinstance(data, dict):
-                collect(_Level(data, place, node_id or f"#{index}"))
+                inner = data.get("nodes")
+                if not isinstance(inner, list) or not inner:
+                    refused.append(f"{place}: nodes must not be empty: a loop needs a body")
+                else:
+                    collect(_Level(data, place, node_id or f"#{index}"))
 
     collect(_Level(graph, "graph", None))
     for level in levels:
-        problems += _level_problems(level, where_id)
-    return problems
+        level_refused, level_warnings = _level_problems(level, where_id)
+        refused += level_refused
+        warnings += level_warnings
+    return refused, warnings
 
 
 def _env_problems(raw: dict[str, Any]) -> list[str]:
@@ -408,21 +456,24 @@ def _env_problems(raw: dict[str, Any]) -> list[str]:
         if isinstance(name, str) and name.strip():
             if name in seen:
                 problems.append(f"workflow.environment_variables[{index}].name {_q(name)} is already declared by "
-                                f"workflow.environment_variables[{seen[name]}]")
+                                f"workflow.environment_variables[{seen[name]}] (the later value is used)")
             else:
                 seen[name] = index
     return problems
 
 
-def _level_problems(level: _Level, where_id: dict[str, _Level]) -> list[str]:
-    problems: list[str] = []
+def _level_problems(level: _Level, where_id: dict[str, _Level]) -> tuple[list[str], list[str]]:
+    refused: list[str] = []
+    warnings: list[str] = []
     if not isinstance(level.raw.get("nodes", []), list):
-        return problems  # reported as a field problem; nothing to check edges against
+        return refused, warnings  # reported as a field problem; nothing to check edges against
     if level.top:
+        if not level.nodes and not level.raw.get("nodes"):
+            refused.append("graph has no nodes: a workflow needs at least a start node")
         starts = [node_id for node_id, (_, kind) in level.nodes.items() if kind == "start"]
-        if len(starts) != 1:
+        if len(starts) != 1 and level.raw.get("nodes"):
             found = "none" if not starts else f"{len(starts)}: " + ", ".join(_q(s) for s in starts)
-            problems.append(f"graph needs exactly one start node (found {found})")
+            refused.append(f"graph needs exactly one start node (found {found})")
     edges = level.raw.get("edges")
     adjacency: dict[str, list[str]] = {node_id: [] for node_id in level.nodes}
     for index, edge in enumerate(edges if isinstance(edges, list) else []):
@@ -434,23 +485,20 @@ def _level_problems(level: _Level, where_id: dict[str, _Level]) -> list[str]:
                 ok = False
                 elsewhere = where_id.get(value)
                 hint = f" (it is {elsewhere.name})" if elsewhere is not None else ""
-                problems.append(f"{place}: {end} {_q(value)} is not a node {level.name}{hint}")
+                refused.append(f"{place}: {end} {_q(value)} is not a node {level.name}{hint}")
         if source is None or target is None or not ok:
             continue
         adjacency[source].append(target)
+        handle = _get(edge, "sourceHandle")
         if level.nodes[source][1] == "if-else":
-            problems += _handle_problem(place, source, edge, level)
-    cycles = _cycles(adjacency)
-    for cycle in cycles:
-        problems.append(f"{level.place if not level.top else 'graph'}: the edges form a cycle through "
-                        + ", ".join(_q(node_id) for node_id in cycle))
-    if not level.top and level.nodes and not cycles:
-        targets = {t for ts in adjacency.values() for t in ts}
-        entries = [node_id for node_id in level.nodes if node_id not in targets]
-        if len(entries) > 1:
-            problems.append(f"{level.place}: the loop body must have one first node (a node no edge leads to); "
-                            f"it has {len(entries)}: " + ", ".join(_q(e) for e in entries))
-    return problems
+            warnings += _handle_problem(place, source, edge, level)
+        elif isinstance(handle, str) and handle not in ("", "source"):
+            warnings.append(f"{place}: sourceHandle {_q(handle)} is never taken: a run leaves {_q(source)} by "
+                            '"source"')
+    for cycle in _cycles(adjacency):
+        warnings.append(f"{level.place if not level.top else 'graph'}: the edges form a cycle through "
+                        + ", ".join(_q(node_id) for node_id in cycle) + " (a run fails when it reaches a node twice)")
+    return refused, warnings
 
 
 def _handle_problem(place: str, source: str, edge: Any, level: _Level) -> list[str]:
@@ -462,10 +510,11 @@ def _handle_problem(place: str, source: str, edge: Any, level: _Level) -> list[s
     valid = [str(c) for c in case_ids if isinstance(c, (str, int)) and not isinstance(c, bool)]
     listed = ", ".join(_q(c) for c in valid)
     choices = f"a case_id of {_q(source)} ({listed}) or \"false\"" if valid else '"false" or a case_id'
-    if handle is None:
-        return [f"{place}: sourceHandle is missing: an edge leaving if-else {_q(source)} needs {choices}"]
+    if handle is None or handle == "":
+        return [f"{place}: sourceHandle is missing: an edge leaving if-else {_q(source)} needs {choices} "
+                "(this edge is never taken)"]
     if handle != RESERVED_HANDLE and handle not in valid:
-        return [f"{place}: sourceHandle {_q(handle)} is not {choices}"]
+        return [f"{place}: sourceHandle {_q(handle)} is not {choices} (this edge is never taken)"]
     return []
 
 

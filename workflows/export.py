@@ -1,22 +1,28 @@
-"""The `export` node: a table written into the run folder as CSV (UTF-8 with BOM, CRLF, like the original),
-JSON, JSON Lines, Markdown or PDF (a real table laid out with reportlab).
+"""The `export` node's files: a table written into the run folder as CSV (byte for byte as the original
+writes it), JSON, JSON Lines, Markdown or PDF (a real table laid out with reportlab).
 
 The table comes from `data_selector` (`{filename, headers, rows}`) or from `filename` + `headers` (or
-`headers_selector`) + `rows_selector`. Rows may be lists (in header order) or objects (looked up by header).
-File names are reduced to a safe base name and kept inside the run folder.
+`headers_selector`) + `rows_selector`. Rows may be lists (in header order) or, as our extension, objects
+(looked up by header).
+
+CSV, as the original: the file name is `filename` with each of `\\ / : * ? " < > |` replaced by `_` and
+`.csv` appended when missing; cells are JavaScript's `String(value)` (`[1,2]` → `1,2`, null → empty), quoted
+when they hold `"`, `,`, CR or LF; a UTF-8 BOM, CRLF between rows and no line break after the last row. A
+second export of the same name in one run replaces the first, as in the original.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from envs.filenames import safe_name_with_extension, unique_safe_path
-from envs.jsonstore import atomic_write_text
-from workflows.template import Variables, VariableError, as_text
+from envs.jsonstore import atomic_write_bytes, atomic_write_text
+from workflows.template import Variables, VariableError, as_text, js_string
+
+ORIGINAL_UNSAFE = re.compile(r'[\\/:*?"<>|]')
 
 EXTENSIONS = {"csv": ".csv", "json": ".json", "jsonl": ".jsonl", "md": ".md", "pdf": ".pdf"}
 
@@ -26,13 +32,15 @@ def table_from(data: Any, variables: Variables) -> tuple[str, list[str], list[li
         source = variables.resolve(data.data_selector)
         if not isinstance(source, dict):
             raise VariableError("data_selector must name an object {filename, headers, rows}")
-        filename = as_text(source.get("filename") or data.filename or "export")
+        if not isinstance(source.get("filename"), str):
+            raise VariableError("the object at data_selector has no filename (text)")
+        filename = source["filename"]
         headers = source.get("headers")
         rows = source.get("rows")
     else:
         filename = as_text(variables.render(data.filename))
-        headers = variables.resolve(data.headers_selector) if data.headers_selector is not None else \
-            [as_text(variables.render(h)) for h in (data.headers or [])]
+        headers = list(data.headers) if data.headers is not None else \
+            variables.resolve(data.headers_selector) if data.headers_selector is not None else None
         rows = variables.resolve(data.rows_selector)
     if not isinstance(rows, list):
         raise VariableError(f"the rows to export must be a list, not {type(rows).__name__}")
@@ -41,7 +49,7 @@ def table_from(data: Any, variables: Variables) -> tuple[str, list[str], list[li
         headers = list(first) if first else []
     if not isinstance(headers, list):
         raise VariableError("the headers to export must be a list")
-    headers = [as_text(h) for h in headers]
+    headers = [js_string(h) for h in headers]
     table = []
     for row in rows:
         if isinstance(row, dict):
@@ -57,14 +65,13 @@ def write_export(data: Any, variables: Variables, folder: Path) -> Path:
     filename, headers, rows = table_from(data, variables)
     fmt = data.format
     folder.mkdir(parents=True, exist_ok=True)
-    path = unique_safe_path(folder, safe_name_with_extension(filename, EXTENSIONS[fmt]))
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(headers)
-        writer.writerows([[as_text(cell) for cell in row] for row in rows])
-        path.write_bytes(b"\xef\xbb\xbf" + buffer.getvalue().encode("utf-8"))
-    elif fmt == "json":
+        path = folder / csv_file_name(filename)
+        lines = [",".join(csv_cell(cell) for cell in row) for row in [headers, *rows]]
+        atomic_write_bytes(path, ("\ufeff" + "\r\n".join(lines)).encode("utf-8"))
+        return path
+    path = unique_safe_path(folder, safe_name_with_extension(filename, EXTENSIONS[fmt]))
+    if fmt == "json":
         records = [dict(zip(headers, row)) for row in rows]
         atomic_write_text(path, json.dumps(records, ensure_ascii=False, indent=2) + "\n")
     elif fmt == "jsonl":
@@ -80,6 +87,19 @@ def write_export(data: Any, variables: Variables, folder: Path) -> Path:
     else:
         write_pdf(path, filename, headers, rows)
     return path
+
+
+def csv_file_name(filename: str) -> str:
+    """The original's CSV file name: unsafe characters replaced by `_`, `.csv` appended when missing."""
+    safe = ORIGINAL_UNSAFE.sub("_", filename)
+    if safe in ("", ".", ".."):
+        safe = safe.replace(".", "_") or "export"
+    return safe if safe.endswith(".csv") else safe + ".csv"
+
+
+def csv_cell(value: Any) -> str:
+    text = "" if value is None else js_string(value)
+    return '"' + text.replace('"', '""') + '"' if re.search(r'[",\r\n]', text) else text
 
 
 def write_pdf(path: Path, title: str, headers: list[str], rows: list[list[Any]]) -> None:

@@ -72,6 +72,24 @@ class RunRecord(_Model):
     files: list[str] = Field(default_factory=list)
     trace: list[TraceEntry] = Field(default_factory=list)
     taken_over: bool = False
+    title: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+    def original_fields(self) -> dict[str, Any]:
+        """The original BrowserPilot's result envelope: `ok, workflow (id), title, files, outputs, takenOver`,
+        and on failure `node, error, screenshot, har`."""
+        ok = self.status == "ok"
+        fields: dict[str, Any] = {"ok": ok, "workflow": self.workflow_id or "", "title": self.title or "",
+                                  "files": list(self.files), "outputs": self.outputs, "takenOver": self.taken_over}
+        if not ok:
+            fields.update(node=self.stopped_at or "", error=self.error or "", screenshot=self.screenshot or "",
+                          har=self.har)
+        return fields
+
+    def view(self) -> dict[str, Any]:
+        """The record as callers see it (`run_read`, `workflow_run`, `browserpilot run --json`): our fields in
+        camelCase plus the original's envelope fields."""
+        return {**self.model_dump(mode="json", by_alias=True, exclude_none=True), **self.original_fields()}
 
 
 class RunsDocument(_Model):

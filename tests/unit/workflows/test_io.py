@@ -137,8 +137,8 @@ def test_save_then_load_round_trips(tmp_path: Path) -> None:
 
 def test_save_refuses_an_invalid_document_and_writes_nothing(tmp_path: Path) -> None:
     doc = load_file(SHOP)
-    doc.graph.nodes[2].data.locator.selector = ""  # type: ignore[union-attr]
-    with pytest.raises(DocumentError, match="locator needs selector or xpath"):
+    doc.graph.nodes[2].id = doc.graph.nodes[1].id
+    with pytest.raises(DocumentError, match="is already used by"):
         save_file(tmp_path / "shop.json", doc)
     assert list(tmp_path.iterdir()) == []
 

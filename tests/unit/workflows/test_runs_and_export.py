@@ -75,21 +75,31 @@ def test_redaction_reaches_every_string() -> None:
 def test_templates_and_missing_variables() -> None:
     variables = Variables({"input": {"name": "Zoë", "n": 3}, "node1": {"rows": [{"a": 1}]}})
     assert variables.render("Hi {{#input.name#}}!") == "Hi Zoë!"
-    assert variables.render("{{#input.n#}}") == 3  # a whole template keeps the type
+    assert variables.render("{{#input.n#}}") == "3"  # always text, as the original renders
     assert variables.render("{{#node1.rows.0.a#}} row") == "1 row"
     with pytest.raises(VariableError, match=r"input.missing does not exist \(no 'missing' in input\)"):
         variables.render("{{#input.missing#}}")
     with pytest.raises(VariableError, match="nowhere.x does not exist"):
         variables.resolve(["nowhere", "x"])
-    loop = variables.child(loop={"index": 2, "item": "b"})
-    assert loop.render("{{#loop.index#}}:{{#loop.item#}}:{{#input.name#}}") == "2:b:Zoë"
+    variables.set("loop", {"index": 2, "item": "b"})
+    assert variables.render("{{#loop.index#}}:{{#loop.item#}}:{{#input.name#}}") == "2:b:Zoë"
+    # The original's template rules: only word, CJK, . and - characters in a path; anything else is literal.
+    assert variables.render("{{# input.name #}} {{#input.n!#}}") == "{{# input.name #}} {{#input.n!#}}"
+    variables.set("表", {"名字": [1.5, None, {"k": True}], "n": 1e21, "m": 2.0})
+    assert variables.render("{{#表.名字#}}|{{#表.名字.length#}}|{{#表.n#}}|{{#表.m#}}|{{#表.名字.1#}}") == \
+        '[1.5,null,{"k":true}]|3|1e+21|2|'
+    with pytest.raises(VariableError, match="needs at least two parts"):
+        variables.resolve(["input"])
+    with pytest.raises(VariableError, match="input.name.length does not exist"):
+        variables.resolve(["input", "name", "length"])  # a string's length is not readable, as in the original
 
 
 @pytest.mark.parametrize("operator, value, expected, result", [
     ("contains", "hello world", "world", True), ("not contains", "hello", "x", True),
-    ("is", "a", "a", True), ("is not", "a", "a", False), ("empty", "", None, True), ("not empty", [], None, False),
+    ("is", "a", "a", True), ("is not", "a", "a", False), ("empty", "", None, True), ("not empty", [], None, True),
+    ("empty", "  ", None, True), ("contains", {"a": 1}, '"a":1', True), ("is", 1.0, "1", True),
     ("starts with", "abc", "ab", True), ("ends with", "abc", "bc", True),
-    (">", "10", "9", True), ("≤", 3, "3", True), ("<", "x", "3", False), ("contains", ["a", "b"], "b", True),
+    (">", "10", "9", True), ("≤", 3, "3", True), ("<", "x", "3", False), ("contains", ["a", "b"], '"b"', True),
 ])
 def test_compare(operator: str, value: object, expected: object, result: bool) -> None:
     assert compare(operator, value, expected) is result
@@ -107,12 +117,13 @@ ROWS = [["Zoë", 'says "hi", ok'], ["日本", "line1\nline2"], ["x", "a|b"]]
 
 def test_csv_export_has_bom_crlf_and_valid_quoting(tmp_path: Path) -> None:
     path = write_export(export_node("csv"), Variables({"t": {"rows": ROWS}}), tmp_path)
-    assert path.parent == tmp_path and path.name == "Report_ Q1.csv"
+    # The original's name rule: each of \\ / : * ? " < > | becomes _ (the file stays in the run folder).
+    assert path.parent == tmp_path and path.name == ".._.._out_Report_ Q1.csv"
     raw = path.read_bytes()
-    assert raw.startswith(b"\xef\xbb\xbf") and raw.count(b"\r\n") >= 4
+    assert raw == ("\ufeffName,Note\r\nZoë,\"says \"\"hi\"\", ok\"\r\n日本,\"line1\nline2\"\r\nx,a|b").encode("utf-8")
     assert list(csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""))) == [["Name", "Note"], *ROWS]
-    again = write_export(export_node("csv"), Variables({"t": {"rows": ROWS}}), tmp_path)
-    assert again.name == "Report_ Q1 (1).csv"
+    again = write_export(export_node("csv"), Variables({"t": {"rows": ROWS[:1]}}), tmp_path)
+    assert again == path and again.read_bytes().count(b"\r\n") == 1  # the same name in one run replaces it
 
 
 def test_json_jsonl_md_and_pdf_exports(tmp_path: Path) -> None:
@@ -129,7 +140,8 @@ def test_json_jsonl_md_and_pdf_exports(tmp_path: Path) -> None:
 
 
 def test_export_from_a_data_selector(tmp_path: Path) -> None:
-    node = export_node("csv", data_selector=["d"], rows_selector=None, headers=None)
-    path = write_export(node, Variables({"d": {"filename": "people", "headers": ["A"], "rows": [[1], [2]]}}), tmp_path)
+    node = export_node("csv", data_selector=["d", "table"], rows_selector=None, headers=None)
+    path = write_export(node, Variables({"d": {"table": {"filename": "people", "headers": ["A", "B"],
+                                                                   "rows": [[1, [1, 2]], [2.0, None]]}}}), tmp_path)
     assert path.name == "people.csv"
-    assert path.read_bytes().decode("utf-8-sig") == "A\r\n1\r\n2\r\n"
+    assert path.read_bytes() == '\ufeffA,B\r\n1,"1,2"\r\n2,'.encode("utf-8")

@@ -1,0 +1,145 @@
+"""The base of every node type, the registry of node types, and what a node sees while it runs.
+
+A node type is one class: a subclass of `NodeData` that sets `node_type` declares its fields (pydantic) and
+its behaviour (`async run(ctx)`), and registers itself in `NODE_TYPES` when the class is created. The
+executor (`workflows.engine`) keeps only the graph walk, the variables, pause/resume and locating; it hands
+each node a `RunContext`.
+
+A node whose `data` does not fit its type's fields, or whose type is unknown, still loads (as the original
+app loads it) as `RawNodeData`: its fields are kept as they came, the document reports a warning, and the
+node fails with those problems only if a run reaches it. Pure Python: no Qt here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol
+
+from pydantic import PrivateAttr
+
+from workflows.nodes.values import DocumentModel, Seconds, Text
+
+if TYPE_CHECKING:
+    from workflows.nodes.conditions import Condition
+    from workflows.nodes.graph import Graph, Node
+    from workflows.nodes.locators import NodeLocator
+    from workflows.ports import Locator
+    from workflows.template import Variables
+
+NODE_TYPES: dict[str, type["NodeData"]] = {}
+"""`data.type` → the class of that node type, filled as the classes are defined."""
+
+
+class NodeFailed(Exception):
+    """A node could not do its job; the run ends there with this message (and a screenshot when given)."""
+
+    def __init__(self, node: "Node", message: str, screenshot: str | None = None) -> None:
+        super().__init__(message)
+        self.node = node
+        self.screenshot = screenshot
+
+
+class RunContext(Protocol):
+    """What a running node may use: its place, the variable pool, the operations and the executor's help."""
+
+    node: "Node"
+    graph: "Graph"
+    variables: "Variables"
+    tab_id: str
+    env_id: str
+
+    def fail(self, message: str, screenshot: str | None = None) -> NoReturn: ...
+
+    def render(self, text: Any) -> str: ...
+
+    async def op(self, name: str, params: dict[str, Any], *, resumable: bool = True) -> dict[str, Any]: ...
+
+    async def try_op(self, name: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def locate(self, locator: "NodeLocator", timeout: float) -> dict[str, Any]: ...
+
+    def render_locator(self, locator: "NodeLocator | Locator") -> dict[str, Any]: ...
+
+    def acting_timeout_ms(self) -> int: ...
+
+    async def wait_presence(self, locator: dict[str, Any], present: bool, timeout: float) -> bool: ...
+
+    async def condition(self, condition: "Condition") -> bool: ...
+
+    async def code(self, source: str, inputs: dict[str, Any], timeout: float) -> Any: ...
+
+    async def run_pass(self, body: "Graph") -> dict[str, Any]: ...
+
+    def take_handle(self, handle: str) -> None: ...
+
+    def collect_outputs(self, outputs: dict[str, Any]) -> None: ...
+
+    def add_file(self, path: str) -> None: ...
+
+    def keep(self, path: str | None) -> str | None: ...
+
+    @property
+    def folder(self) -> Any: ...
+
+    @property
+    def default_timeout(self) -> float: ...
+
+
+class NodeData(DocumentModel):
+    """What every node's `data` has: its `type` and an optional `title`.
+
+    Class attributes of a node type: `node_type` (its `data.type`), `category` (flow, page, wait & extract,
+    data & debug, people), `produces_output` (the original's rule for a run's or a loop pass's result: the
+    output of the last node that produced one counts)."""
+
+    always_dumped: ClassVar[tuple[str, ...]] = ("type",)
+    node_type: ClassVar[str] = ""
+    category: ClassVar[str] = ""
+    produces_output: ClassVar[bool] = False
+    type: str
+    title: Text | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("node_type")
+        if kind:
+            if kind in NODE_TYPES:
+                raise TypeError(f"node type {kind!r} is declared twice")
+            NODE_TYPES[kind] = cls
+
+    def lint(self) -> list[str]:
+        """Things a person should know about this node that do not stop it from loading."""
+        return []
+
+    async def run(self, ctx: RunContext) -> Any:
+        """Do the node's job; return its output (None: no output)."""
+        ctx.fail(f"the node type {self.type!r} cannot run")
+
+
+class PageNodeData(NodeData):
+    """A node that acts on the page; `timeout` (seconds) overrides the run's default wait."""
+
+    category: ClassVar[str] = "page"
+    timeout: Seconds | None = None
+
+
+class RawNodeData(NodeData):
+    """A node kept as it came because its type is unknown or its fields do not fit; it fails when reached."""
+
+    _problems: list[str] = PrivateAttr(default_factory=list)
+    _errors: list[Any] = PrivateAttr(default_factory=list)
+
+    @classmethod
+    def with_problems(cls, data: dict[str, Any], problems: list[str]) -> "RawNodeData":
+        raw = cls.model_validate(data)
+        raw._problems = list(problems)
+        return raw
+
+    @property
+    def problems(self) -> list[str]:
+        return list(self._problems)
+
+    async def run(self, ctx: RunContext) -> Any:
+        if self.type not in NODE_TYPES:
+            ctx.fail(f"the node type {self.type!r} is not known here, so this node cannot run (known: "
+                     f"{', '.join(NODE_TYPES)})")
+        ctx.fail("this node cannot run: " + "; ".join(self._problems))

@@ -1,0 +1,206 @@
+"""Page node types: `goto`, `click`, `fill`, `select`, `press`, `scroll`, `swipe`, `upload`.
+
+Each calls the page operations (`page_navigate`, `page_click`, …) through the run's operations port and
+nothing else: trusted input, actionability waits and navigation settling live there. Locators with
+alternatives are tried in order (`RunContext.locate`). Pure Python: no Qt here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BeforeValidator, Field
+
+from workflows.nodes.base import NodeFailed, PageNodeData, RunContext
+from workflows.nodes.locators import NodeLocator, optional_locator
+from workflows.nodes.values import FAILS, NonEmptyText, NumberOrText, PositiveInt, Text
+
+OptionalLocator = Annotated[NodeLocator | None, BeforeValidator(optional_locator)]
+MouseButton = Literal["left", "right", "middle"]
+Direction = Literal["up", "down", "left", "right"]
+
+
+def envelope_data(result: dict[str, Any]) -> dict[str, Any]:
+    """An operation's result without the envelope's bookkeeping."""
+    return {k: v for k, v in result.items() if k not in ("ok", "control", "tabId", "takenOver", "dialogs", "newTabs")}
+
+
+class GotoData(PageNodeData):
+    node_type: ClassVar[str] = "goto"
+    type: Literal["goto"]
+    url: Text
+
+    def lint(self) -> list[str]:
+        return [] if self.url.strip() else ["url is empty" + FAILS]
+
+    async def run(self, ctx: RunContext) -> Any:
+        url = ctx.render(self.url).strip()
+        if not url:
+            ctx.fail("the url is empty")
+        timeout = max(float(self.timeout or 0) or ctx.default_timeout, 30.0)
+        result = await ctx.op("page_navigate", {"url": url, "timeoutMs": int(timeout * 1000)})
+        return {"url": result.get("url"), "title": result.get("title"), "status": result.get("status")}
+
+
+def _as_number(ctx: RunContext, name: str, value: Any) -> float:
+    try:
+        number = float(ctx.render(str(value)) if isinstance(value, str) else value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        ctx.fail(f"{name} must be a number, not {value!r}")
+    return number
+
+
+class ClickData(PageNodeData):
+    """Click an element (`locator`, then optionally wait for `until` to appear, clicking again if needed), or
+    a point `x, y` (CSS px; given on a `shotWidth` × `shotHeight` screenshot when those are set)."""
+
+    node_type: ClassVar[str] = "click"
+    type: Literal["click"]
+    locator: OptionalLocator = None
+    until: OptionalLocator = None
+    x: NumberOrText | None = None
+    y: NumberOrText | None = None
+    shotWidth: NumberOrText | None = None
+    shotHeight: NumberOrText | None = None
+    button: MouseButton | None = None
+    count: PositiveInt | None = None
+
+    def lint(self) -> list[str]:
+        given = [value for value in (self.x, self.y) if value not in (None, "")]
+        if len(given) == 1:
+            return ["needs both x and y" + FAILS]
+        if not given and self.locator is None:
+            return ["needs a locator, or x and y" + FAILS]
+        return []
+
+    def _point_given(self) -> bool:
+        return any(value not in (None, "") for value in (self.x, self.y))
+
+    async def run(self, ctx: RunContext) -> Any:
+        timeout_ms = ctx.acting_timeout_ms()
+        params: dict[str, Any] = {"timeoutMs": timeout_ms}
+        if self._point_given():
+            if self.x in (None, "") or self.y in (None, ""):
+                ctx.fail("a point click needs both x and y")
+            params.update(await self._point(ctx))
+        elif self.locator is not None:
+            params["locator"] = await ctx.locate(self.locator, timeout_ms / 1000)
+        else:
+            ctx.fail("the click needs a locator, or x and y")
+        if self.until is not None:
+            params["until"] = ctx.render_locator(self.until)
+        if self.button:
+            params["button"] = self.button
+        if self.count:
+            params["clickCount"] = min(self.count, 3)
+        return envelope_data(await ctx.op("page_click", params))
+
+    async def _point(self, ctx: RunContext) -> dict[str, float]:
+        x, y = _as_number(ctx, "x", self.x), _as_number(ctx, "y", self.y)
+        sizes = [value for value in (self.shotWidth, self.shotHeight) if value not in (None, "")]
+        if len(sizes) == 1:
+            ctx.fail("shotWidth and shotHeight go together")
+        if sizes:
+            width, height = _as_number(ctx, "shotWidth", self.shotWidth), _as_number(ctx, "shotHeight", self.shotHeight)
+            if width <= 0 or height <= 0:
+                ctx.fail("shotWidth and shotHeight must be greater than 0")
+            size = await ctx.op("page_script", {"source": "return [innerWidth, innerHeight]"})
+            viewport_width, viewport_height = size["value"]
+            x, y = x * viewport_width / width, y * viewport_height / height
+        return {"x": x, "y": y}
+
+
+class FillData(PageNodeData):
+    """Type (`entry: type`, default) or paste (`entry: paste`) `text` into the element."""
+
+    node_type: ClassVar[str] = "fill"
+    type: Literal["fill"]
+    locator: NodeLocator
+    entry: Literal["type", "paste"] = "type"
+    text: Text
+
+    async def run(self, ctx: RunContext) -> Any:
+        timeout_ms = ctx.acting_timeout_ms()
+        locator = await ctx.locate(self.locator, timeout_ms / 1000)
+        text = ctx.render(self.text)
+        name = "page_paste" if self.entry == "paste" else "page_type"
+        try:
+            await ctx.op(name, {"locator": locator, "text": text, "replace": True, "timeoutMs": timeout_ms})
+        except NodeFailed as failure:
+            if "<select" not in str(failure) or "not editable" not in str(failure):
+                raise
+            # A recorded `change` on a <select> the selector did not name as one: choose the option.
+            await ctx.op("page_select", {"locator": locator, "option": text, "timeoutMs": timeout_ms})
+        return {"value": text}
+
+
+class SelectData(PageNodeData):
+    node_type: ClassVar[str] = "select"
+    type: Literal["select"]
+    locator: NodeLocator
+    option: Text
+
+    async def run(self, ctx: RunContext) -> Any:
+        timeout_ms = ctx.acting_timeout_ms()
+        locator = await ctx.locate(self.locator, timeout_ms / 1000)
+        return envelope_data(await ctx.op("page_select", {"locator": locator, "option": ctx.render(self.option),
+                                                          "timeoutMs": timeout_ms}))
+
+
+class PressData(PageNodeData):
+    """Press a key or shortcut: `enter`, `tab`, `ctrl+a`, `shift+tab`…"""
+
+    node_type: ClassVar[str] = "press"
+    type: Literal["press"]
+    shortcut: NonEmptyText
+
+    async def run(self, ctx: RunContext) -> Any:
+        result = await ctx.op("page_key", {"shortcut": ctx.render(self.shortcut), "timeoutMs": ctx.acting_timeout_ms()})
+        return {"shortcut": result.get("shortcut")}
+
+
+class _ScrollLike(PageNodeData):
+    direction: Direction = "down"
+    locator: OptionalLocator = None
+    until: OptionalLocator = None
+
+    async def run(self, ctx: RunContext) -> Any:
+        timeout_ms = ctx.acting_timeout_ms()
+        params: dict[str, Any] = {"direction": self.direction, "timeoutMs": timeout_ms}
+        if self.locator is not None:
+            params["locator"] = await ctx.locate(self.locator, timeout_ms / 1000)
+        if self.until is not None:
+            params["until"] = ctx.render_locator(self.until)
+        return envelope_data(await ctx.op(f"page_{self.type}", params))
+
+
+class ScrollData(_ScrollLike):
+    """Scroll the page (or the `locator`'s element) once, or until `until` appears. Left/right are an
+    extension (the original scrolls up or down)."""
+
+    node_type: ClassVar[str] = "scroll"
+    type: Literal["scroll"]
+
+
+class SwipeData(_ScrollLike):
+    """A touch swipe on the page (or the `locator`'s element), once or until `until` appears."""
+
+    node_type: ClassVar[str] = "swipe"
+    type: Literal["swipe"]
+
+
+class UploadData(PageNodeData):
+    node_type: ClassVar[str] = "upload"
+    type: Literal["upload"]
+    locator: NodeLocator
+    paths: Annotated[list[NonEmptyText], Field(min_length=1)]
+
+    async def run(self, ctx: RunContext) -> Any:
+        timeout_ms = ctx.acting_timeout_ms()
+        locator = await ctx.locate(self.locator, timeout_ms / 1000)
+        paths = [ctx.render(path) for path in self.paths]
+        result = await ctx.op("page_upload", {"locator": locator, "paths": paths, "timeoutMs": timeout_ms})
+        return {"files": result.get("files", paths)}
