@@ -1206,16 +1206,20 @@
       emit(depth, `… ${count} ${what} (${from}-${to} of ${total}): page_snapshot {"locator": {"ref": "${ref}"}, "start": ${next}}`);
     };
     const printNode = (node, depth) => {
-      if (lines.length >= limit) { skipped++; printList(node.kids, depth + 1, null, 1); return; }
-      const line = nodeLine(node);
-      if (node.kind === 'control') refs.add(refFor(node.el));
       const kids = node.kids || [];
-      if (kids.length === 1 && kids[0].kind === 'text' && node.kind === 'box') {
-        emit(depth, `${line}: ${clip(kids[0].text, TEXT_CLIP)}`);
+      const oneLine = node.kind === 'box' && kids.length === 1 && kids[0].kind === 'text';   // `- cell: $49.00`
+      if (lines.length >= limit) {   // past the limit: only count what is left out
+        skipped++;
+        if (!oneLine) printList(kids, depth + 1, node.el, 1);
         return;
       }
-      emit(depth, kids.length ? line + ':' : line);
-      printList(kids, depth + 1, node.el, 1);
+      const line = nodeLine(node);
+      if (node.kind === 'control') refs.add(refFor(node.el));
+      if (oneLine) emit(depth, `${line}: ${clip(kids[0].text, TEXT_CLIP)}`);
+      else {
+        emit(depth, kids.length ? line + ':' : line);
+        printList(kids, depth + 1, node.el, 1);
+      }
     };
     const printList = (nodes, depth, owner, first) => {
       for (let i = 0; i < nodes.length;) {
