@@ -211,6 +211,15 @@ async def ours_cold_bridge(url: str) -> float:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def end_app(app: subprocess.Popen[bytes]) -> None:
+    """Stop the app this bench started: SIGTERM, and SIGKILL if it is still there after 30 s."""
+    app.send_signal(signal.SIGTERM)
+    try:
+        app.wait(30)
+    except subprocess.TimeoutExpired:
+        app.kill()
+
+
 def stop_app(folder: Path) -> None:
     try:
         pid = int((folder / "browserpilot.lock").read_text().strip())
@@ -334,11 +343,7 @@ async def run(clicks: int, connects: int) -> int:
         print(f"mcp_latency: verification failed: {exc}", file=sys.stderr)
         return 1
     finally:
-        app.send_signal(signal.SIGTERM)
-        try:
-            app.wait(30)
-        except subprocess.TimeoutExpired:
-            app.kill()
+        end_app(app)
         page.httpd.shutdown()
         shutil.rmtree(work, ignore_errors=True)
 
