@@ -42,6 +42,16 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     exported.add_argument("name")
     exported.add_argument("-o", "--output", metavar="FILE")
     exported.add_argument("--json", action="store_true")
+    updated = actions.add_parser("update", parents=[common], help="rename a saved workflow, change its "
+                                 "description, or remove nodes or edges (workflow_update)")
+    updated.add_argument("name")
+    updated.add_argument("--rename", metavar="NEW_NAME", help="a new name (the id stays; the name must be free)")
+    updated.add_argument("--description", metavar="TEXT")
+    updated.add_argument("--remove-node", dest="remove_nodes", metavar="ID", action="append", default=[],
+                         help="remove a node and its edges (repeatable)")
+    updated.add_argument("--remove-edge", dest="remove_edges", metavar="ID", action="append", default=[],
+                         help="remove an edge (repeatable)")
+    updated.add_argument("--json", action="store_true")
     deleted = actions.add_parser("delete", parents=[common], help="delete a saved workflow")
     deleted.add_argument("name")
     deleted.add_argument("--json", action="store_true")
@@ -79,7 +89,26 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
                   f"{result['workflow']['name']}")
             for note in result.get("notes", []):
                 print(f"note: {note}", file=sys.stderr)
+            for warning in result.get("warnings", []):
+                print(f"warning: {warning}", file=sys.stderr)
         return "workflow_import", {"path": str(Path(args.file).expanduser().resolve())}, show_import
+    if verb == "update":
+        changes: dict[str, Any] = {"name": args.name}
+        for key, value in (("rename", args.rename), ("description", args.description)):
+            if value is not None:
+                changes[key] = value
+        if args.remove_nodes:
+            changes["removeNodes"] = args.remove_nodes
+        if args.remove_edges:
+            changes["removeEdges"] = args.remove_edges
+
+        def show_update(result: dict[str, Any]) -> None:
+            if as_json:
+                return _print_json(result)
+            print(f"updated {result['id']}\t{result['name']}")
+            for warning in result.get("warnings", []):
+                print(f"warning: {warning}", file=sys.stderr)
+        return "workflow_update", changes, show_update
     if verb == "export":
         params: dict[str, Any] = {"name": args.name}
         if args.output:

@@ -123,6 +123,12 @@ class PagePort(Protocol):
         """Write the capture as HAR 1.2 (`path`, default the environment's captures folder), with every
         string in `redact` replaced; returns `{path, entries, pages}`."""
 
+    async def direct_request(self, method: str, url: str, headers: dict[str, str], body: str | None,
+                             timeout: float) -> dict[str, Any]:
+        """Send a request from the app for this tab, as the browser would: the environment's domain policy on
+        every hop, only the cookies the browser would send to each hop's URL, each hop in the tab's capture;
+        `{status, url, headers, body, hops}`."""
+
     # Reading one element closely, media, request mocks (the original's page_inspect, page_hit, ...).
     async def inspect(self, locator: Locator) -> dict[str, Any]:
         """Tag, attributes, box, computed visibility and the locator alternatives a recording keeps."""

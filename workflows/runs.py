@@ -82,14 +82,15 @@ class RunRecord(_Model):
         fields: dict[str, Any] = {"ok": ok, "workflow": self.workflow_id or "", "title": self.title or "",
                                   "files": list(self.files), "outputs": self.outputs, "takenOver": self.taken_over}
         if not ok:
-            fields.update(node=self.stopped_at or "", error=self.error or "", screenshot=self.screenshot or "",
-                          har=self.har)
+            fields.update(node=self.stopped_at or "", error=self.error or "", screenshot=self.screenshot or "")
+            if self.har:
+                fields["har"] = self.har
         return fields
 
     def view(self) -> dict[str, Any]:
         """The record as callers see it (`run_read`, `workflow_run`, `browserpilot run --json`): our fields in
         camelCase plus the original's envelope fields."""
-        return {**self.model_dump(mode="json", by_alias=True, exclude_none=True), **self.original_fields()}
+        return {**self.original_fields(), **self.model_dump(mode="json", by_alias=True, exclude_none=True)}
 
 
 class RunsDocument(_Model):

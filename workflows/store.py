@@ -57,10 +57,20 @@ class WorkflowStore:
                 return wf.model_copy(deep=True)
         raise LookupError(f"there is no workflow named {name_or_id!r}; workflow_list shows the saved ones")
 
-    def save(self, name: str, description: str, document: dict[str, Any], node_count: int) -> tuple[SavedWorkflow, bool]:
-        """Insert or replace by name; returns the saved workflow and whether it replaced one."""
+    def save(self, name: str, description: str, document: dict[str, Any], node_count: int, *,
+             workflow_id: str | None = None) -> tuple[SavedWorkflow, bool]:
+        """Insert or replace by name (or, with `workflow_id`, replace that workflow, renaming it and keeping its
+        id); returns the saved workflow and whether it replaced one."""
         workflows = list(self._doc.workflows)
-        index = next((i for i, wf in enumerate(workflows) if wf.name == name), None)
+        if workflow_id is not None:
+            index = next((i for i, wf in enumerate(workflows) if wf.id == workflow_id), None)
+            if index is None:
+                raise LookupError(f"there is no workflow {workflow_id}")
+            if any(wf.name == name and wf.id != workflow_id for wf in workflows):
+                raise ValueError(f"a workflow named {name!r} exists already")
+            workflows[index] = workflows[index].model_copy(update={"name": name})
+        else:
+            index = next((i for i, wf in enumerate(workflows) if wf.name == name), None)
         if index is None:
             saved = SavedWorkflow(id=f"wf-{secrets.token_hex(4)}", name=name, description=description,
                                   document=document, node_count=node_count)

@@ -21,7 +21,7 @@ from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 
 from app import __version__
 
-from app.browser import capture, inspect, locators, media
+from app.browser import capture, direct, inspect, locators, media
 from app.browser.cdp import refusal
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import expect_download
@@ -410,6 +410,28 @@ class TabDriver:
         result = recording.write_har(target, __version__, qWebEngineChromiumVersion(), redact)
         result["capturing"] = recording.running
         return result
+
+    async def direct_request(self, method: str, url: str, headers: dict[str, str], body: str | None,
+                             timeout: float) -> dict[str, Any]:
+        net = self._net_services()
+        policy = net.policies.policy(self.env_id) if net.policies is not None else None
+
+        def blocked(target: str) -> str | None:
+            verdict = policy.check_url(target) if policy is not None else None
+            return verdict.describe(self.env_id) if verdict is not None else None
+
+        async def cookies_for(target: str) -> dict[str, str]:
+            channel = net.cdp.channel(self.page)
+            found = await self._guarded(channel.user_command("Network.getCookies", {"urls": [target]}, 10.0))
+            return {cookie["name"]: cookie["value"] for cookie in found.get("cookies", [])}
+
+        recording = net.captures.get(self.tab_id)
+        record = recording.add_direct if recording is not None and recording.running else None
+        try:
+            return await direct.send(method, url, headers, body, timeout, blocked=blocked, cookies_for=cookies_for,
+                                     record=record)
+        except direct.DirectRequestError as exc:
+            raise PageError(str(exc)) from None
 
     # -- inspecting, media, request mocks (the original's page_inspect, page_hit, page_watch, ...) ---------
     async def inspect(self, locator: Locator) -> dict[str, Any]:

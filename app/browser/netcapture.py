@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError, CdpHub
+from app.browser.direct import Hop
 from app.browser.js import PageTimeout
 from app.browser.netmock import MockRegistry
 from app.browser.policy import PolicyRegistry
@@ -702,6 +703,28 @@ class TabCapture:
         if not entry.data_length:
             entry.data_length = len(base64.b64decode(body)) if encoded else size
         self._body_bytes += len(body)
+
+    def add_direct(self, hop: Hop) -> None:
+        """A request the app sent itself for this tab (`net_request`): listed and written to the HAR."""
+        if not self.running:
+            return
+        self._seq += 1
+        entry = Entry(
+            id=f"{self.tab_id}.{self._seq}", request_id=f"direct-{self._seq}", session_id=None, method=hop.method,
+            url=hop.url, type="other", started_wall=hop.started_wall, started_ts=0.0,
+            page_id=self.pages[-1].id if self.pages else "page_0", request_headers=dict(hop.request_headers),
+            post_data=hop.body, has_post_data=hop.body is not None, status=hop.status or None,
+            status_text=hop.status_text, response_headers=dict(hop.response_headers), mime_type=hop.mime,
+            response_ts=hop.elapsed, end_ts=hop.elapsed, redirect_url=hop.redirect_url, error=hop.error,
+            done=hop.error is None)
+        if hop.error is None and is_text_mime(hop.mime) and len(hop.response_body) <= MAX_BODY_BYTES:
+            entry.body = hop.response_body
+            entry.data_length = len(hop.response_body.encode("utf-8"))
+        entry.body_note = "sent by BrowserPilot itself (net_request), not by the page"
+        self.entries[entry.id] = entry
+        while len(self.entries) > MAX_ENTRIES:
+            self.entries.popitem(last=False)
+            self.dropped += 1
 
     # -- reading -------------------------------------------------------------------------------------------
     def list(self, url_contains: str | None = None, limit: int = MAX_ENTRIES) -> list[dict[str, Any]]:

@@ -86,6 +86,25 @@ async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
     return await on_page(ctx, params, lambda p: p.net_export(path, params.redact))
 
 
+class NetRequestParams(TabParams):
+    method: str = Field(default="GET", description="Any HTTP method (upper-cased).")
+    url: str = Field(description="An http(s) URL.")
+    headers: dict[str, str] = Field(default_factory=dict, description="Request headers (a Cookie header is "
+                                                                      "replaced by the browser's cookies).")
+    body: str | None = Field(default=None, description="Request body (not sent for GET and HEAD).")
+    timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
+
+
+@operation("net_request", NetRequestParams, needs_browser=True)
+async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any]:
+    """Send an HTTP request from the app for the tab, as its browser would: the environment's domain policy
+    on every hop, only the cookies the browser would send to each URL, each hop in the tab's capture (HAR).
+    No CORS: for APIs a page's fetch cannot reach. Returns {status, url, headers, body, hops}."""
+    method = params.method.strip().upper() or "GET"
+    return await on_page(ctx, params, lambda p: p.direct_request(method, params.url, params.headers, params.body,
+                                                                params.timeout_ms / 1000))
+
+
 @operation("net_blocked", NetBlockedParams, needs_browser=True, read_only=True)
 async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any]:
     """Recent requests blocked by the environments' domain policies (allowedDomains / blockedDomains), oldest
@@ -96,4 +115,5 @@ async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any
     return {"blocked": ctx.browser.net_blocked(params.env, params.tab_id, params.limit)}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_blocked)
+OPERATIONS: tuple[Operation[Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_request,
+                                          net_blocked)

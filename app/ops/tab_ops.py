@@ -37,13 +37,14 @@ async def tab_open(ctx: OpContext, params: TabOpenParams) -> dict[str, Any]:
 
 @operation("tab_list", TabListParams, needs_browser=True, read_only=True)
 async def tab_list(ctx: OpContext, params: TabListParams) -> dict[str, Any]:
-    """List open tabs: id, env, url, title, control (agent | handoff | shared), loading, active."""
+    """List open tabs: id, env, url, title, control (agent | handoff | shared), loading, active, groupId."""
     assert ctx.browser is not None
     if params.env is not None:
         ctx.envs.get(params.env)
     tabs = ctx.browser.list_tabs(params.env)
-    # envId: the original BrowserPilot's name for a tab's environment.
-    return {"tabs": [{**tab.model_dump(), "envId": tab.env} for tab in tabs]}
+    groups = ctx.browser.tab_groups(params.env)
+    # envId and groupId: the original BrowserPilot's names for a tab's environment and tab group.
+    return {"tabs": [{**tab.model_dump(), "envId": tab.env, "groupId": groups.get(tab.id)} for tab in tabs]}
 
 
 @operation("tab_close", TabRefParams, needs_browser=True, destructive=True)

@@ -62,11 +62,12 @@ def _summary(saved: SavedWorkflow, ctx: OpContext) -> dict[str, Any]:
                         if last else None)}
 
 
-def _save(ctx: OpContext, doc: WorkflowDocument) -> dict[str, Any]:
+def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None) -> dict[str, Any]:
+    """Save by name (or replace `workflow_id`, keeping its id through a rename)."""
     saved, replaced = ctx.workflows.save(doc.name, doc.app.description or "", json.loads(dump_document(doc)),
-                                         doc.node_count())
+                                         doc.node_count(), workflow_id=workflow_id)
     summary = _summary(saved, ctx)
-    return {"workflow": summary, "replaced": replaced, "warnings": list(getattr(doc, "warnings", [])),
+    return {"workflow": summary, "replaced": replaced, "warnings": doc.warnings,
             "id": saved.id, "name": saved.name, "nodes": saved.node_count, "params": summary["params"]}
 
 
@@ -197,10 +198,7 @@ async def workflow_update(ctx: OpContext, params: WorkflowUpdateParams) -> dict[
         if taken:
             raise OpError(f"cannot rename to {params.rename!r}: workflow {taken[0].id} already has that name")
     apply_update(raw, params)
-    doc = validate_document(raw)
-    if params.rename is not None and params.rename != saved.name:
-        ctx.workflows.delete(saved.id)
-    return _save(ctx, doc)
+    return _save(ctx, validate_document(raw), workflow_id=saved.id)
 
 
 def _levels(level: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -341,11 +339,13 @@ async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, A
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
     record = await ctx.runner.run(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id)
     view = record_view(record)
+    original = record.original_fields()  # the original app's envelope, beside ours
     if record.status != "ok":
-        raise OpError(f"run {record.id} {record.status.replace('_', ' ')}: {record.error}", run=view,
-                      errorShot=record.screenshot, tabId=record.tab_id)
-    return {"run": view, "tabId": record.tab_id, "workflow": workflow_id, "outputs": view.get("outputs"),
-            "files": view.get("files")}
+        original.pop("ok")
+        original["error"] = f"run {record.id} {record.status.replace('_', ' ')}: {record.error}"
+        raise OpError(original["error"], run=view, errorShot=record.screenshot, tabId=record.tab_id,
+                      **{k: v for k, v in original.items() if k != "error"})
+    return {"run": view, "tabId": record.tab_id, **original}
 
 
 def read_rows(path: str) -> list[dict[str, Any]]:

@@ -102,7 +102,7 @@ class InputField:
     # -- editors -----------------------------------------------------------------------------------------
     def _build(self, parent: QWidget, on_change: Callable[[], None]) -> QWidget:
         kind = self.kind
-        options = list(self.variable.options or [])
+        options = self.variable.option_texts
         if kind == "paragraph":
             editor = QPlainTextEdit(parent)
             editor.setFixedHeight(80)
@@ -206,7 +206,7 @@ class InputField:
         elif isinstance(editor, QComboBox):
             editor.setCurrentIndex(editor.findData(str(value)))
         elif hasattr(self, "group"):
-            options = list(self.variable.options or [])
+            options = self.variable.option_texts
             button = self.group.button(options.index(str(value)))
             button.setChecked(True)
         elif isinstance(editor, QLineEdit):

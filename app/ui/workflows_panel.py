@@ -316,7 +316,15 @@ class WorkflowsPanel(QWidget):
             self.note.setText(message)
             self._schedule_refresh(select=saved["id"])
             notes = result.get("notes") or []
-            if notes:
+            warnings = result.get("warnings") or []
+            if warnings:
+                shown = "\n".join(f"• {warning}" for warning in warnings[:8])
+                more = f"\n… and {len(warnings) - 8} more (see the details)." if len(warnings) > 8 else ""
+                self._show_box(QMessageBox.Icon.Warning, "Import Workflow",
+                               f"{message}\n\nIt loaded with {len(warnings)} warning(s): parts that look wrong "
+                               "and may fail when a run reaches them.", informative=shown + more,
+                               details="\n".join(f"- {item}" for item in notes + warnings))
+            elif notes:
                 self._show_box(QMessageBox.Icon.Information, "Import Workflow",
                                f"{message}\n\nThe recording was converted with {len(notes)} note(s).",
                                details="\n".join(f"- {note}" for note in notes))

@@ -47,6 +47,8 @@ def test_run_a_file_then_by_name_and_read_the_records(data_dir: Path, greeter: L
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
     assert record["status"] == "ok" and record["outputs"] == {"heading": "Hello Zoë"}
+    # The original app's envelope fields are there too.
+    assert record["ok"] is True and record["takenOver"] is False and record["files"] == [] and "title" in record
     assert greeter.hits("/hello")[0].arg("who") == "Zoë"
 
     imported = run_cli(data_dir, "workflow", "import", str(file))
@@ -61,7 +63,11 @@ def test_run_a_file_then_by_name_and_read_the_records(data_dir: Path, greeter: L
     exported = tmp_path / "out.json"
     assert run_cli(data_dir, "workflow", "export", "Greet", "-o", str(exported)).returncode == 0
     assert json.loads(exported.read_text("utf-8"))["app"]["name"] == "Greet"
-    assert run_cli(data_dir, "workflow", "delete", "Greet").returncode == 0
+    first_id = imported.stdout.split()[1]
+    renamed = run_cli(data_dir, "workflow", "update", "Greet", "--rename", "Greeting")
+    assert renamed.returncode == 0 and renamed.stdout.strip() == f"updated {first_id}\tGreeting"  # the id stays
+    assert run_cli(data_dir, "workflow", "update", "Greeting", "--remove-node", "ghost").returncode == 1
+    assert run_cli(data_dir, "workflow", "delete", "Greeting").returncode == 0
     assert run_cli(data_dir, "workflow", "list").stdout == ""
 
 
@@ -74,9 +80,13 @@ def test_failures_and_batches_set_the_exit_status(data_dir: Path, greeter: Local
     assert "stopped at: nope" in failed.stdout and "no element matches" in failed.stderr
     invalid = tmp_path / "invalid.json"
     invalid.write_text('{"kind": "app", "version": "0.3.0", "app": {"name": "X"}, "workflow": {"graph": '
-                       '{"nodes": [{"id": "a", "data": {"type": "teleport"}}], "edges": []}}}')
-    rejected = run_cli(data_dir, "run", str(invalid), "--headless")
-    assert rejected.returncode == 1 and "teleport" in rejected.stderr
+                       '{"nodes": [{"id": "s", "data": {"type": "start"}}, {"id": "a", "data": {"type": "teleport"}}],'
+                       ' "edges": [{"source": "s", "target": "a"}]}}}')
+    rejected = run_cli(data_dir, "run", str(invalid), "--headless")  # loads (as in the original), fails at "a"
+    assert rejected.returncode == 1 and "teleport" in rejected.stderr and "stopped at: a" in rejected.stdout
+    refused = tmp_path / "refused.json"
+    refused.write_text('{"app": {"name": "Y"}, "workflow": {"graph": {"nodes": [], "edges": []}}}')
+    assert run_cli(data_dir, "run", str(refused), "--headless").returncode == 1
     rows = tmp_path / "rows.csv"
     rows.write_text("who\nAnn\nBen\nCid\n", "utf-8")
     good = tmp_path / "good.json"

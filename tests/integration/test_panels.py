@@ -242,19 +242,34 @@ def test_a_failing_run_shows_its_error_and_screenshot(qtbot: QtBot, shell: Brows
 def test_rejected_import_shows_every_problem_and_drop_imports(qtbot: QtBot, shell: BrowserPilotApp,
                                                                server: LocalServer, tmp_path: Path) -> None:
     _window, panel, _runs = panels(shell)
-    bad = document("Bad", [node("start", "start"), node("f", "fill", text="x"), node("z", "teleport")],
-                   server.url(""))
+    # What the original app refuses is refused, every problem at once, and nothing is saved.
+    bad = document("Bad", [node("start", "start"), node("f", "fill", text="x"), node("f", "teleport"),
+                           node("s2", "start")], server.url(""))
     bad_file = tmp_path / "bad.json"
     bad_file.write_text(json.dumps(bad), "utf-8")
     panel.import_file(str(bad_file))
     box = wait_box(qtbot, panel, timeout=10_000)
     assert box.text() == "“bad.json” was not imported: it has 2 problems."
     details = box.detailedText()
-    assert 'graph.nodes[1] (id "f", type fill)' in details and 'graph.nodes[2] (id "z"' in details
-    assert "teleport" in box.informativeText()
+    assert 'graph.nodes[2] (id "f", type teleport): id "f" is already used by graph.nodes[1]' in details
+    assert 'graph needs exactly one start node (found 2: "start", "s2")' in box.informativeText()
     box.button(QMessageBox.StandardButton.Close).click()
     qtbot.waitUntil(lambda: panel.result_box is None)
     assert run_op(qtbot, shell, "workflow_list", {})["workflows"] == []
+
+    # What it accepts is imported, and what looks wrong is reported as warnings with their places.
+    odd = document("Odd", [node("start", "start"), node("f", "fill", text="x"), node("z", "teleport")],
+                   server.url(""))
+    odd_file = tmp_path / "odd.json"
+    odd_file.write_text(json.dumps(odd), "utf-8")
+    panel.import_file(str(odd_file))
+    box = wait_box(qtbot, panel, timeout=10_000)
+    assert box.text().startswith("Imported “Odd” from odd.json.") and "2 warning(s)" in box.text()
+    assert 'graph.nodes[1] (id "f", type fill): locator is required' in box.informativeText()
+    assert 'graph.nodes[2] (id "z", type teleport): unknown node type "teleport"' in box.informativeText()
+    box.button(QMessageBox.StandardButton.Close).click()
+    qtbot.waitUntil(lambda: panel.result_box is None)
+    assert [wf["name"] for wf in run_op(qtbot, shell, "workflow_list", {})["workflows"]] == ["Odd"]
 
     # Dropping a .json file on the panel imports it; other files are not accepted.
     good = tmp_path / "dropped.json"

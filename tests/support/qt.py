@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -45,14 +47,14 @@ def click_element(qtbot: QtBot, tab: BrowserTab, selector: str) -> None:
         QApplication.sendEvent(target, event)
 
 
-@pytest.fixture
-def shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
+@contextlib.contextmanager
+def running_app(qapp: QApplication, folder: Path) -> Iterator[BrowserPilotApp]:
     """The app in this process. As in production, asyncio runs inside Qt's event processing: the loop is
     marked running, and qtbot's waits (which process Qt events) drive coroutines."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
-    app = BrowserPilotApp(DataDir(data_dir), headless=True)
+    app = BrowserPilotApp(DataDir(folder), headless=True)
     app.start([])
     try:
         yield app
@@ -60,6 +62,13 @@ def shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
         app.shutdown()
         asyncio.events._set_running_loop(None)
         asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
+    """The app with a data folder of its own, for one test."""
+    with running_app(qapp, data_dir) as app:
+        yield app
 
 
 def run_op(qtbot: QtBot, app: BrowserPilotApp, name: str, params: dict[str, Any], timeout: int = 30_000) -> dict[str, Any]:

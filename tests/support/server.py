@@ -6,7 +6,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -66,6 +66,11 @@ class LocalServer:
                 self.wfile.write(body)
 
             do_GET = do_POST = _handle
+
+            def __getattr__(self, name: str) -> Any:  # any other method (PUT, PATCH, PROPFIND, …)
+                if name.startswith("do_"):
+                    return self._handle
+                raise AttributeError(name)
 
         self._httpd = ThreadingHTTPServer((host, 0), Handler)
         self._httpd.daemon_threads = True
