@@ -510,7 +510,7 @@ def _handle_problem(place: str, source: str, edge: Any, level: _Level) -> list[s
     valid = [str(c) for c in case_ids if isinstance(c, (str, int)) and not isinstance(c, bool)]
     listed = ", ".join(_q(c) for c in valid)
     choices = f"a case_id of {_q(source)} ({listed}) or \"false\"" if valid else '"false" or a case_id'
-    if handle is None or handle == "":
+    if handle in (None, "", "source"):  # a missing handle is filled in as "source"
         return [f"{place}: sourceHandle is missing: an edge leaving if-else {_q(source)} needs {choices} "
                 "(this edge is never taken)"]
     if handle != RESERVED_HANDLE and handle not in valid:

@@ -9,8 +9,10 @@ host's cookies; and when the tab is capturing its network, each hop is an entry 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
@@ -21,6 +23,9 @@ log = logging.getLogger("browserpilot.net")
 
 MAX_REDIRECTS = 10
 REDIRECTS = (301, 302, 303, 307, 308)
+_SENDER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="browserpilot-net")
+"""Plain Python threads for the blocking sends: the Qt loop's default executor would start QThreads (qasync's)
+that outlive the loop, and the loop itself must stay free for the page."""
 
 
 class DirectRequestError(Exception):
@@ -57,7 +62,7 @@ async def send(method: str, url: str, headers: dict[str, str], body: str | None,
                record: Callable[[Hop], None] | None = None) -> dict[str, object]:
     """Send the request, following redirects by the browser's rules; `{status, url, headers, body, hops}`."""
     hops = 0
-    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+    with httpx.Client(timeout=timeout, follow_redirects=False) as client:
         while True:
             parts = urlsplit(url)
             if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -72,7 +77,8 @@ async def send(method: str, url: str, headers: dict[str, str], body: str | None,
             hop = Hop(method, url, dict(sent), body if method not in ("GET", "HEAD") else None, time.time())
             started = time.perf_counter()
             try:
-                response = await client.request(method, url, headers=sent, content=hop.body)
+                response = await asyncio.wrap_future(
+                    _SENDER.submit(client.request, method, url, headers=sent, content=hop.body))
             except httpx.HTTPError as exc:
                 hop.error = f"{type(exc).__name__}: {exc}"
                 hop.elapsed = time.perf_counter() - started

@@ -584,3 +584,59 @@ def test_the_original_workflow_calls(app_dir: Path, site: LocalServer) -> None:
 
     asyncio.run(scenario())
     assert form(site.hits("/order")[before]) == {"fullname": "Alice", "email": "alice@example.com", "plan": "Pro"}
+
+
+def test_the_originals_missing_tools_through_the_mcp_client(app_dir: Path, site: LocalServer) -> None:
+    """env_export/env_import move a login (the server sees the new environment logged in), and the other tools
+    the original has answer the original's calls: page_inspect, page_hit on a screenshot point, tab groups,
+    net_mock, page_cdp_batch."""
+    async def scenario() -> None:
+        async with mcp_client(app_dir) as client:
+            source = (await ok(client, "env_create", name="Logged in"))["env"]
+            tab = (await ok(client, "tab_open", env=source))["tabId"]
+            await ok(client, "page_navigate", tabId=tab, url=site.url("/login"))
+            await ok(client, "page_type", tabId=tab, selector="[name=user]", text="alice")
+            await ok(client, "page_type", tabId=tab, xpath="//input[@name='pass']", text="s3cret!")
+            await ok(client, "page_click", tabId=tab, selector="text=Sign in", untilSelector="h1")
+            exported = await ok(client, "env_export", env=source)
+            assert os.stat(exported["path"]).st_mode & 0o777 == 0o600 and "alice" not in json.dumps(exported)
+            imported = await ok(client, "env_import", path=exported["path"], name="Moved login")
+            target = imported["env"]
+            assert target != source and imported["created"]
+            moved = (await ok(client, "tab_open", env=target))["tabId"]
+            before = len(site.hits("/account"))
+            await ok(client, "page_navigate", tabId=moved, url=site.url("/account"))
+            account = site.hits("/account")[before:]
+            assert account and "sid=alice" in account[0].headers.get("cookie", "")
+            assert (await ok(client, "page_script", tabId=moved, source="document.querySelector('h1').textContent"))[
+                "value"] == "Welcome alice"
+
+            inspected = await ok(client, "page_inspect", tabId=moved, selector="h1")
+            assert inspected["tag"] == "h1" and inspected["visible"] is True
+            size = (await ok(client, "page_script", tabId=moved, source="[innerWidth, innerHeight]"))["value"]
+            box = inspected["rect"]
+            # A point read on a half-size screenshot maps back to the heading.
+            hit = await ok(client, "page_hit", tabId=moved, x=(box["x"] + 5) / 2, y=(box["y"] + box["height"] / 2) / 2,
+                           shotWidth=size[0] / 2, shotHeight=size[1] / 2)
+            assert hit["tag"] == "h1"
+
+            group = await ok(client, "group_create", name="Orders", color="blue", env=target)
+            group_id = group.get("groupId") or group["group"]["id"]
+            await ok(client, "tab_group", tabId=moved, groupId=group_id)
+            listed = await ok(client, "group_list", env=target)
+            assert group_id in json.dumps(listed)
+            tabs = (await ok(client, "tab_list", env=target))["tabs"]
+            assert [t["groupId"] for t in tabs if t["id"] == moved] == [group_id]
+
+            await ok(client, "net_mock", tabId=moved, rules=[{"urlContains": "/never-served", "status": 200,
+                                                               "body": '{"mocked": true}'}])
+            mocked = await ok(client, "page_script", tabId=moved,
+                              source="return await (await fetch('/never-served')).json()")
+            assert mocked["value"] == {"mocked": True} and not site.hits("/never-served")
+            await ok(client, "net_mock_off", tabId=moved)
+            batch = await ok(client, "page_cdp_batch", tabId=moved, commands=[
+                {"method": "Runtime.evaluate", "params": {"expression": "2 * 21", "returnByValue": True}},
+                {"method": "Runtime.evaluate", "params": {"expression": "document.title", "returnByValue": True}}])
+            assert "42" in json.dumps(batch) and "Account" in json.dumps(batch)
+
+    asyncio.run(scenario())
