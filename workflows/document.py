@@ -174,11 +174,13 @@ def validate_document(raw: Any) -> WorkflowDocument:
         problems += validation_problems(exc, raw)
     except RecursionError:
         raise DocumentError(["the document is nested too deeply"]) from None
-    refused, warnings = _structure_problems(raw)
+    refused, _ = _structure_problems(raw)
     problems += refused
     if problems or document is None:
         raise DocumentError(problems)
-    document._warnings = warnings + _node_warnings(document, raw)
+    # Warnings are read from the document as it will be written, so a saved copy warns the same.
+    normalized = document.to_data()
+    document._warnings = _structure_problems(normalized)[1] + _node_warnings(document, normalized)
     return document
 
 
