@@ -236,15 +236,15 @@ def workflow_document(base: str, point: tuple[float, float]) -> dict[str, Any]:
         node("qty", "click", title="Quantity to 80", x=round(point[0], 1), y=round(point[1], 1)),
         node("arrow", "press", shortcut="arrowright"),
         node("upload", "upload", locator=css("input[type=file]"), paths=["{{#input.file#}}"]),
-        node("read_form", "script", source=sl.READ_FORM),
+        node("read_form", "script", source=as_object(sl.READ_FORM)),
         node("submit", "click", title="Place order", locator=css("text=Place order"), until=css("#done")),
-        node("result", "script", source="return document.querySelector('#done').textContent;"),
+        node("result", "script", source="return {value: document.querySelector('#done').textContent};"),
         node("new_order", "click", locator=css("text=New order")),
         node("form_again", "wait", locator=css("#f button"), state="appear"),
-        node("counter", "script", source=sl.READ_COUNTER),
+        node("counter", "script", source=as_object(sl.READ_COUNTER)),
         node("first_again", "fill", locator=css("[name=first]"), entry="paste", text="{{#input.again#}}"),
-        node("read_again", "script", source="return document.querySelector('[name=first]').value;"),
-        node("end", "end", outputs=[{"variable": key, "value_selector": [source]} for key, source in
+        node("read_again", "script", source="return {value: document.querySelector('[name=first]').value};"),
+        node("end", "end", outputs=[{"variable": key, "value_selector": [source, "value"]} for key, source in
                                     (("form", "read_form"), ("result", "result"), ("counter", "counter"),
                                      ("again", "read_again"))]),
     ]
@@ -257,6 +257,11 @@ def workflow_document(base: str, point: tuple[float, float]) -> dict[str, Any]:
                          "graph": {"nodes": nodes, "edges": edges}}}
 
 
+def as_object(source: str) -> str:
+    """A script body whose result is wrapped as {value}: workflow scripts must return an object."""
+    return "return {value: await (async () => {" + source + "})()};"
+
+
 PROBE_SOURCE = """const r = document.querySelector('input[type=range]').getBoundingClientRect();
 return {x: r.x, y: r.y, width: r.width, height: r.height, vw: innerWidth, vh: innerHeight};"""
 
@@ -265,7 +270,7 @@ def probe_document(base: str) -> dict[str, Any]:
     """Where the range is in our engine (a cold run of this also warms the file cache)."""
     nodes = [node("start", "start"), node("open", "goto", url=f"{base}/form"),
              node("rect", "script", source=PROBE_SOURCE),
-             node("end", "end", outputs=[{"variable": "rect", "value_selector": ["rect"]}])]
+             node("end", "end")]  # no outputs: the run's outputs are the last script's (the original's rule)
     edges = [{"source": a["id"], "target": b["id"]} for a, b in zip(nodes, nodes[1:])]
     return {"kind": "app", "version": "0.3.0", "app": {"name": "Bench probe", "mode": "workflow"},
             "workflow": {"environment_variables": [], "conversation_variables": [],
@@ -814,7 +819,7 @@ def run_all(reps: int, rows: int, r: Results) -> None:
         if probe_record.get("status") != "ok":
             raise BenchError(f"ours: the probe run ended {probe_record.get('status')}: {probe_record.get('error')}")
         r.probe_cold_s = probe.seconds
-        sides.ours_point = range_point(probe_record["outputs"]["rect"])
+        sides.ours_point = range_point(probe_record["outputs"])
         r.ours_point = [round(v, 1) for v in sides.ours_point]
         r.playwright_point = [round(v, 1) for v in sides.pw_point]
         sides.doc = workflow_document(base, sides.ours_point)

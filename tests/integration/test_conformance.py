@@ -404,3 +404,16 @@ def test_download_of_a_media_element_saves_its_source_through_the_environment(qt
     result = run(qtbot, app, document("Media", nodes))
     assert result["outputs"]["bytes"] == len(PIXEL)
     assert Path(result["outputs"]["path"]).read_bytes() == PIXEL and result["files"] == [result["outputs"]["path"]]
+
+
+def test_a_click_at_a_templated_point_on_a_screenshot(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    site.route("/corner", '<title>Corner</title><body style="margin:0"><button style="position:fixed;left:0;top:0;'
+                          'width:100px;height:60px" onclick="document.title = \'clicked\'">Go</button>')
+    nodes = [node("start", "start"), code("pos", "return {x: 180, y: 100}"),  # (90, 50) in the viewport: on the button
+             node("open", "goto", url=site.url("/corner")),
+             # x/y are pixels on a screenshot twice the viewport's size, given as templates.
+             node("tap", "click", x="{{#pos.x#}}", y="{{#pos.y#}}"),
+             node("title", "script", source="return {t: document.title}")]
+    size = call(qtbot, app, "page_script", {"source": "return [innerWidth, innerHeight]"})
+    nodes[3]["data"].update(shotWidth=size["value"][0] * 2, shotHeight=str(size["value"][1] * 2))
+    assert run(qtbot, app, document("Templated point", nodes))["outputs"] == {"t": "clicked"}
