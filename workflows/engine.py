@@ -90,8 +90,10 @@ class Executor:
     """Runs one workflow document on one tab and fills in its run record."""
 
     def __init__(self, doc: WorkflowDocument, ops: OperationsPort, code: CodePort, settings: RunSettings,
-                 record: RunRecord, on_progress: Callable[[RunRecord], None] | None = None) -> None:
+                 record: RunRecord, on_progress: Callable[[RunRecord], None] | None = None,
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.doc = doc
+        self.on_event = on_event
         self.ops = ops
         self.code = code
         self.settings = settings
@@ -192,6 +194,8 @@ class Executor:
         self.record.trace.append(entry)
         started = time.perf_counter()
         context = _NodeRun(self, node, level, entry)
+        self._event("node_started", node=node.id, node_type=node.type)
+        output: Any = None
         try:
             while True:
                 try:
@@ -215,11 +219,20 @@ class Executor:
             raise NodeFailed(node, str(exc)) from None
         finally:
             entry.ms = round((time.perf_counter() - started) * 1000, 1)
+            secrets = self.settings.secret_values
+            self._event("node_finished", node=node.id, node_type=node.type, ms=entry.ms,
+                        status="ok" if entry.ok else "failed", output=redact(output, secrets) if entry.ok else None,
+                        error=redact(entry.error, secrets), handle=context.handle if node.type == "if-else" else None)
             if self.on_progress is not None:
                 self.on_progress(self.record)
 
-    async def run_pass(self, body: Graph) -> dict[str, Any]:
+    def _event(self, kind: str, **fields: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, fields)
+
+    async def run_pass(self, loop: Node, body: Graph, index: int) -> dict[str, Any]:
         """One pass of a loop body: every entry node walked in order; its result (see the module docstring)."""
+        self._event("loop_pass", loop=loop.id, index=index)
         level = _Level(body)
         for entry in body.entry_nodes():
             await self._walk(level, entry.id, set())
@@ -384,8 +397,8 @@ class _NodeRun:
     async def code(self, source: str, inputs: dict[str, Any], timeout: float) -> Any:
         return await self._executor.code(source, inputs, timeout)
 
-    async def run_pass(self, body: Graph) -> dict[str, Any]:
-        return await self._executor.run_pass(body)
+    async def run_pass(self, body: Graph, index: int) -> dict[str, Any]:
+        return await self._executor.run_pass(self.node, body, index)
 
     def take_handle(self, handle: str) -> None:
         self.handle = handle

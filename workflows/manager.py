@@ -1,7 +1,9 @@
 """Starting, tracking and cancelling runs, and batches of runs over data rows.
 
 One run at a time per tab: a run holds its tab (other callers get a busy error naming the run) until it
-ends. Every run leaves a record in `runs.json`, whatever happens (ok, failed, cancelled, taken over).
+ends. Every run leaves a record in `runs.json`, whatever happens (ok, failed, cancelled, taken over). A run is
+a job: `start` returns its record at once, `events` (workflows.events) tells what happens as it happens, and
+`wait` (or `run`, which is start + wait) gives the final record.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Callable
 
 from workflows.document import WorkflowDocument
 from workflows.engine import CodePort, Executor, OperationsPort, RunSettings
+from workflows.events import RunEvents
 from workflows.runs import RunRecord, RunStore, new_run_id
 
 log = logging.getLogger("browserpilot.workflows")
@@ -48,7 +51,9 @@ class RunManager:
         self._tab_holders = tab_holders
         self.max_concurrency = max_concurrency
         self._active: dict[str, asyncio.Task[RunRecord]] = {}
+        self._tasks: dict[str, asyncio.Task[RunRecord]] = {}
         self._batches: dict[str, list[str]] = {}
+        self.events = RunEvents()
 
     def active_runs(self) -> list[str]:
         return list(self._active)
@@ -71,10 +76,40 @@ class RunManager:
             raise RunError(str(opened.get("error")))
         return str(opened["tabId"])
 
+    async def start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
+                    workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
+                    fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None) -> RunRecord:
+        """Start a run and return its first record at once (the run goes on; follow `events`, or `wait`)."""
+        record, _task = await self._start(doc, inputs, env_id=env_id, tab_id=tab_id, workflow_id=workflow_id,
+                                          batch_id=batch_id, row_index=row_index, fresh_tab=fresh_tab,
+                                          on_progress=on_progress)
+        return record.model_copy(deep=True)
+
+    async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
+        """The record of a run once it has ended (TimeoutError after `timeout` seconds; LookupError if unknown)."""
+        task = self._tasks.get(run_id)
+        if task is None:
+            return self.runs.get(run_id)
+        return await asyncio.wait_for(asyncio.shield(task), timeout)
+
     async def run(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
                   workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
                   fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None) -> RunRecord:
         """Run a workflow to its end and return its record (saved in runs.json)."""
+        _record, task = await self._start(doc, inputs, env_id=env_id, tab_id=tab_id, workflow_id=workflow_id,
+                                          batch_id=batch_id, row_index=row_index, fresh_tab=fresh_tab,
+                                          on_progress=on_progress)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            # The caller was cancelled: cancel the run too; it still writes its record.
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            raise
+
+    async def _start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None,
+                     workflow_id: str | None, batch_id: str | None, row_index: int | None, fresh_tab: bool,
+                     on_progress: Callable[[RunRecord], None] | None) -> tuple[RunRecord, asyncio.Task[RunRecord]]:
         run_id = new_run_id()
         ops = self._ops_for_run(run_id)
         tab = await self._pick_tab(ops, env_id, tab_id, fresh_tab)
@@ -88,26 +123,33 @@ class RunManager:
             self._batches[batch_id].append(run_id)
         try:
             self.runs.save(record)
+        except BaseException:
+            self._tab_holders.pop(tab, None)
+            raise
+        settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id), secret_values=secret_values)
+        task = asyncio.ensure_future(self._drive(doc, inputs, record, ops, settings, on_progress))
+        self._active[run_id] = task
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda _done: self._tasks.pop(run_id, None))
+        return record, task
+
+    async def _drive(self, doc: WorkflowDocument, inputs: dict[str, Any], record: RunRecord, ops: OperationsPort,
+                     settings: RunSettings, on_progress: Callable[[RunRecord], None] | None) -> RunRecord:
+        """The run itself: lock the tab, execute, release the tab, write the record, tell the subscribers."""
+        run_id, tab = record.id, settings.tab_id
+        self.events.emit(run_id, "run_started", record=record.view())
+        try:
             await ops("page_lock", {"tabId": tab})
-            settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id),
-                                   secret_values=secret_values)
-            executor = Executor(doc, ops, self._code, settings, record, on_progress)
-            task = asyncio.ensure_future(executor.run(inputs))
-            self._active[run_id] = task
-            try:
-                record = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                # The caller was cancelled: cancel the run too and still write its record.
-                task.cancel()
-                record = await task
-                self.runs.save(record)
-                raise
+            executor = Executor(doc, ops, self._code, settings, record, on_progress,
+                                on_event=lambda kind, fields: self.events.emit(run_id, kind, **fields))
+            record = await executor.run(inputs)
         finally:
             self._active.pop(run_id, None)
             if self._tab_holders.get(tab) == run_id:
                 del self._tab_holders[tab]
-        self.runs.save(record)
-        log.info("run %s of %s ended %s in %s ms", run_id, doc.name, record.status, record.duration_ms)
+            self.runs.save(record)
+            log.info("run %s of %s ended %s in %s ms", run_id, doc.name, record.status, record.duration_ms)
+            self.events.emit(run_id, "run_finished", status=record.status, record=record.view())
         return record
 
     def cancel(self, run_id: str) -> bool:

@@ -1,5 +1,6 @@
-"""Workflow and run operations: write, update, list, read, run, batch, import, export, delete; list, read and
-cancel runs. Documents are BrowserPilot 0.3.0 workflow files; validation errors name the exact place.
+"""Workflow and run operations: write, update, list, read, run, batch, import, export, delete; list, read, wait
+for, follow and cancel runs. A run is a job: `workflow_start` returns its id at once, `run_events` tells what
+happens (workflows.events), `run_wait` gives the end (`workflow_run` is the two in one call). Documents are BrowserPilot 0.3.0 workflow files; validation errors name the exact place.
 
 The original BrowserPilot's forms are accepted too: `workflow_write {app, workflow}` (the document split in
 two), `workflow` as a name or id wherever a workflow is named (a document is still accepted: an object, or
@@ -9,6 +10,7 @@ names beside ours (`id`, `name`, `nodes` as a count, `params`).
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -338,6 +340,11 @@ async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, A
     doc, workflow_id = await _resolve(ctx, params)
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
     record = await ctx.runner.run(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id)
+    return run_result(record)
+
+
+def run_result(record: RunRecord) -> dict[str, Any]:
+    """The envelope of a finished run: `{run, tabId}` and the original app's fields; an OpError unless ok."""
     view = record_view(record)
     original = record.original_fields()  # the original app's envelope, beside ours
     if record.status != "ok":
@@ -346,6 +353,50 @@ async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, A
         raise OpError(original["error"], run=view, errorShot=record.screenshot, tabId=record.tab_id,
                       **{k: v for k, v in original.items() if k != "error"})
     return {"run": view, "tabId": record.tab_id, **original}
+
+
+@operation("workflow_start", WorkflowRunParams, needs_browser=True)
+async def workflow_start(ctx: OpContext, params: WorkflowRunParams) -> dict[str, Any]:
+    """Start a workflow run and return at once with {runId, tabId}; follow it with run_events, end it with
+    run_wait (the envelope workflow_run returns) or run_cancel."""
+    assert ctx.runner is not None
+    doc, workflow_id = await _resolve(ctx, params)
+    env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
+    record = await ctx.runner.start(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id)
+    return {"runId": record.id, "tabId": record.tab_id, "workflow": workflow_id or ""}
+
+
+class RunWaitParams(RunRef):
+    timeout_ms: int = Field(default=600_000, ge=0, le=3_600_000, description="How long to wait (default 10 min).")
+
+
+@operation("run_wait", RunWaitParams, needs_browser=True)
+async def run_wait(ctx: OpContext, params: RunWaitParams) -> dict[str, Any]:
+    """Wait for a run (from workflow_start) to end; returns what workflow_run returns."""
+    assert ctx.runner is not None
+    try:
+        record = await ctx.runner.wait(params.run_id, params.timeout_ms / 1000)
+    except asyncio.TimeoutError:
+        raise OpError(f"run {params.run_id} is still running after {params.timeout_ms} ms", running=True,
+                      runId=params.run_id) from None
+    return run_result(record)
+
+
+class RunEventsParams(RunRef):
+    since: int = Field(default=0, ge=0, description="Only events after this seq (the last one you saw).")
+
+
+@operation("run_events", RunEventsParams, needs_browser=True, read_only=True)
+async def run_events(ctx: OpContext, params: RunEventsParams) -> dict[str, Any]:
+    """What happened in a run, in order: run_started, node_started, node_finished (status, ms, output or
+    error), loop_pass, run_finished; each with a seq. `done` once the run has ended."""
+    assert ctx.runner is not None
+    events = ctx.runner.events
+    if not events.knows(params.run_id):
+        record = ctx.runs.get(params.run_id)  # unknown id -> LookupError
+        return {"events": [], "done": record.status != "running", "note": "this run's events are no longer kept"}
+    return {"events": [event.as_dict() for event in events.history(params.run_id, params.since)],
+            "done": events.finished(params.run_id)}
 
 
 def read_rows(path: str) -> list[dict[str, Any]]:
@@ -433,6 +484,6 @@ async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (
-    workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_batch,
-    workflow_import, workflow_export, workflow_delete, run_list, run_read, run_cancel,
+    workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_start, workflow_batch,
+    workflow_import, workflow_export, workflow_delete, run_list, run_read, run_wait, run_events, run_cancel,
 )

@@ -8,7 +8,8 @@ Every action goes through an operation on the asyncio loop:
   are all shown at once, in a message box with details.
 - Export… (a save dialog) → `workflow_export{name, path}`.
 - Delete… (after a confirmation) → `workflow_delete`.
-- Run… → `workflow_read` and `env_list`, then the inputs form (`RunInputsDialog`) → `workflow_run`.
+- Run… → `workflow_read` and `env_list`, then the inputs form (`RunInputsDialog`) → `workflow_start` (the run id
+  at once), then `run_wait`.
 - Batch… → the batch form (`BatchDialog`: rows file, environments, tabs at once) → `workflow_batch`.
 
 Each run or batch started here gets a row at the bottom of the panel while it goes (a busy bar, or the batch's
@@ -52,6 +53,8 @@ log = logging.getLogger("browserpilot.ui")
 ModelIndex = QModelIndex | QPersistentModelIndex
 COLUMNS = ("Name", "Description", "Nodes", "Last run")
 DOCUMENT_SUFFIXES = (".json",)
+RUN_WAIT_MS = 3_600_000
+"""How long one `run_wait` call waits before the panel asks again."""
 
 
 class WorkflowTableModel(RowsTableModel[Any]):
@@ -467,8 +470,29 @@ class WorkflowsPanel(QWidget):
     def start_run(self, wf: dict[str, Any], inputs: dict[str, Any], env_id: str, env_name: str = "") -> RunJob:
         """Run a saved workflow with these inputs in an environment; its result is shown when it ends."""
         job = self._new_job("run", wf, env_name or env_id, 1)
-        job.task = self.calls.start("workflow_run", {"name": wf["id"], "inputs": inputs, "env": env_id},
-                                    lambda result: self._run_ended(job, result))
+
+        def wait() -> None:
+            job.task = self.calls.start("run_wait", {"runId": job.run_id, "timeoutMs": RUN_WAIT_MS}, ended)
+
+        def ended(result: Envelope) -> None:
+            if not result["ok"] and result.get("running"):
+                wait()  # a long run (a person's step, a big loop): keep waiting
+                return
+            self._run_ended(job, result)
+
+        def started(result: Envelope) -> None:
+            if not result["ok"]:
+                self._run_ended(job, result)
+                return
+            job.run_id = str(result["runId"])
+            log.info("run %s of %s started from the Workflows panel", job.run_id, job.workflow_name)
+            if job.row is not None:
+                job.row.update_progress()
+            if job.cancelling:
+                self._cancel_run(job)
+            wait()
+
+        job.task = self.calls.start("workflow_start", {"name": wf["id"], "inputs": inputs, "env": env_id}, started)
         return job
 
     def start_batch(self, wf: dict[str, Any], rows: list[dict[str, Any]], env_ids: list[str], concurrency: int,
@@ -499,14 +523,7 @@ class WorkflowsPanel(QWidget):
         for job in self.jobs:
             if job.workflow_id != record.workflow_id:
                 continue
-            if job.kind == "run" and batch_id is None:
-                if job.run_id is None and run_id not in job.known_ids and record.started_at >= job.started \
-                        and not any(other.run_id == run_id for other in self.jobs):
-                    job.run_id = run_id
-                    log.info("run %s of %s started from the Workflows panel", run_id, job.workflow_name)
-                    if job.cancelling:
-                        self._cancel_run(job)
-            elif job.kind == "batch" and batch_id is not None:
+            if job.kind == "batch" and batch_id is not None:
                 if job.batch_id is None and batch_id not in job.known_ids \
                         and not any(other.batch_id == batch_id for other in self.jobs):
                     job.batch_id = batch_id

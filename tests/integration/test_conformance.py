@@ -417,3 +417,37 @@ def test_a_click_at_a_templated_point_on_a_screenshot(qtbot: QtBot, app: Browser
     size = call(qtbot, app, "page_script", {"source": "return [innerWidth, innerHeight]"})
     nodes[3]["data"].update(shotWidth=size["value"][0] * 2, shotHeight=str(size["value"][1] * 2))
     assert run(qtbot, app, document("Templated point", nodes))["outputs"] == {"t": "clicked"}
+
+
+def test_a_run_is_a_job_followed_by_its_events(qtbot: QtBot, app: BrowserPilotApp) -> None:
+    body = [code("step", "return {i: inputs.i}", i=["loop", "index"])]
+    nodes = [node("start", "start"), code("slow", "await new Promise(r => setTimeout(r, 300)); return {list: [1, 2]}"),
+             node("each", "loop", mode="list", items_selector=["slow", "list"], nodes=body),
+             node("check", "if-else", cases=[{"case_id": "two", "conditions": [
+                 {"comparison_operator": "is", "variable_selector": ["each", "index"], "value": "2"}]}]),
+             code("yes", "return {done: 'yes'}")]
+    edges = chain(*nodes[:4]) + [{"source": "check", "target": "yes", "sourceHandle": "two"}]
+    seen: list[Any] = []
+    assert app.ctx.runner is not None
+    unsubscribe = app.ctx.runner.events.subscribe(seen.append)
+    try:
+        started = call(qtbot, app, "workflow_start", {"workflow": document("Job", nodes, edges)})
+        assert started["ok"] and started["runId"].startswith("run-")
+        run_id = started["runId"]
+        early = call(qtbot, app, "run_events", {"runId": run_id})
+        assert early["done"] is False  # it returned while the run goes on
+        finished = call(qtbot, app, "run_wait", {"runId": run_id})
+        assert finished["ok"] and finished["outputs"] == {"done": "yes"}
+    finally:
+        unsubscribe()
+    events = call(qtbot, app, "run_events", {"runId": run_id})
+    assert events["done"] is True
+    kinds = [(e["kind"], e.get("node"), e.get("index"), e.get("status")) for e in events["events"]]
+    assert kinds[0][0] == "run_started" and kinds[-1][:1] == ("run_finished",) and kinds[-1][3] == "ok"
+    assert ("loop_pass", None, 1, None) in kinds and ("loop_pass", None, 2, None) in kinds
+    assert [e["handle"] for e in events["events"] if e.get("node") == "check" and e["kind"] == "node_finished"] == ["two"]
+    assert [e["output"] for e in events["events"] if e.get("node") == "slow" and e["kind"] == "node_finished"] == [
+        {"list": [1, 2]}]
+    assert [e.as_dict() for e in seen if e.run_id == run_id] == events["events"]  # subscribers saw the same
+    later = call(qtbot, app, "run_events", {"runId": run_id, "since": events["events"][-2]["seq"]})
+    assert [e["kind"] for e in later["events"]] == ["run_finished"]

@@ -227,7 +227,7 @@ class LoopData(NodeData):
                 ctx.variables.set("loop", state)
                 # Our extension: the loop's own id shows the pass too, so a nested loop reaches the outer one.
                 ctx.variables.set(ctx.node.id, {"output": passes, **state})
-                result = await ctx.run_pass(self.graph)
+                result = await ctx.run_pass(self.graph, index + 1)
                 passes.append(dict(result) if isinstance(result, dict) else result)
                 if until and await ctx.condition(self.until):  # type: ignore[arg-type]
                     held = True
