@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.ops import (env_ops, env_transfer_ops, group_ops, inspect_ops, mock_ops, net_ops, page_ops, tab_ops,
-                     workflow_ops)
+from app.ops import (env_ops, env_transfer_ops, group_ops, inspect_ops, mock_ops, net_ops, page_ops, record_ops,
+                     tab_ops, workflow_ops)
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OperationRegistry, OpError, Params, failure, operation
 
@@ -21,4 +21,21 @@ def build_registry() -> OperationRegistry:
     registry.add(*inspect_ops.OPERATIONS)
     registry.add(*mock_ops.OPERATIONS)
     registry.add(*workflow_ops.OPERATIONS)
+    registry.add(*record_ops.OPERATIONS)
+    _add_agent(registry)
+    _add_distributed(registry)
     return registry
+
+
+def _add_distributed(registry: OperationRegistry) -> None:
+    """`workflow_distribute` (imported here: app/distributed builds on this package)."""
+    from app.distributed import operation as distributed
+
+    registry.add(*distributed.OPERATIONS)
+
+
+def _add_agent(registry: OperationRegistry) -> None:
+    """The built-in agent's `agent_run` (imported here: app/agent builds on this package)."""
+    from app.agent import ops as agent_ops
+
+    registry.add(*agent_ops.OPERATIONS)

@@ -1,0 +1,68 @@
+"""The judge: a separate model call, without browser tools, that reads the task, the steps and the final
+screenshot and answers `{"verdict": "pass" | "fail", "reason": "…"}`. It never overrides the agent's own
+report; the record keeps both. An answer that is not that JSON is recorded as verdict "unknown".
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from app.agent.model import ModelClient, ModelError, usage_of
+from app.agent.records import AgentRecord, Judgement, Usage
+from app.agent.secrets import Secrets
+from app.agent.settings import AgentSettings
+
+log = logging.getLogger("browserpilot.agent")
+
+JUDGE_SYSTEM = ("You judge whether a browser agent did what it was asked. You get the task, the agent's steps "
+                "and its final page. Answer with JSON only: {\"verdict\": \"pass\" or \"fail\", \"reason\": "
+                "\"one sentence\"}. Pass only when the final state shows the task done.")
+MAX_STEP_LINES = 120
+
+
+def steps_summary(record: AgentRecord) -> str:
+    lines: list[str] = []
+    for step in record.steps:
+        if step.text:
+            lines.append(f"{step.index}. says: {step.text[:300]}")
+        for call in step.calls:
+            outcome = "skipped" if call.skipped else ("ok" if call.ok else f"failed: {call.error}")
+            lines.append(f"{step.index}. {call.name} {json.dumps(call.input, ensure_ascii=False)[:300]} -> {outcome}")
+    return "\n".join(lines[-MAX_STEP_LINES:])
+
+
+def parse_verdict(text: str) -> Judgement:
+    match = re.search(r"\{.*\}", text, re.S)
+    try:
+        raw = json.loads(match.group(0)) if match else None
+    except json.JSONDecodeError:
+        raw = None
+    if not isinstance(raw, dict) or raw.get("verdict") not in ("pass", "fail"):
+        return Judgement(verdict="unknown", reason=f"the judge did not answer as asked: {text[:200]}")
+    return Judgement(verdict=raw["verdict"], reason=str(raw.get("reason") or ""))
+
+
+async def judge(model: ModelClient, settings: AgentSettings, record: AgentRecord, secrets: Secrets,
+                screenshot: str | None) -> tuple[Judgement, Usage]:
+    report = record.self_report
+    text = (f"Task: {record.task}\n\nSteps:\n{steps_summary(record)}\n\nThe agent's own report: "
+            f"{json.dumps(report.model_dump() if report else None, ensure_ascii=False)}\n"
+            f"Final URL: {record.final_url}")
+    content: list[dict[str, Any]] = [{"type": "text", "text": secrets.redact(text)}]
+    if screenshot and Path(screenshot).is_file():
+        data = base64.b64encode(Path(screenshot).read_bytes()).decode("ascii")
+        content.append({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}})
+    request = {"model": settings.model, "max_tokens": 400, "system": JUDGE_SYSTEM,
+               "messages": [{"role": "user", "content": content}]}
+    try:
+        message = await model.create(request)
+    except ModelError as exc:
+        return Judgement(verdict="unknown", reason=f"the judge could not be reached: {exc}"), Usage()
+    answer = "".join(block.text for block in message.content if block.type == "text")
+    usage = usage_of(message, settings.model)
+    return parse_verdict(secrets.redact(answer)), usage

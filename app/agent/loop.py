@@ -1,0 +1,268 @@
+"""The agent's loop: observe, decide, act, until the model calls `done` or a budget ends the run.
+
+- The model gets the agent's tools (`tools.tool_definitions`) and a conversation. Every `tool_use` block
+  is run in order through the registry and answered with a `tool_result` (`is_error` on failure); after a
+  call that changed the page, the rest of the batch is not run and each of those calls is answered saying so.
+- Stop reasons: `tool_use` (run the calls), `end_turn` without `done` (asked once more for `done`, then the
+  run fails), `max_tokens` (unfinished calls answered as not run, the model asked to be brief), `pause_turn`
+  (the turn is sent back as it is, to continue), `refusal` (the run fails, saying so).
+- Observation is `page_snapshot` first; only the last `keep_images` screenshots stay in what is sent.
+- The same call three times on the same URL earns a warning in its result.
+- Budgets: steps (model requests), consecutive failed tool calls (5), seconds per model call.
+- Prompt caching: `cache_control` on the last tool, on the system prompt and on the last two user turns —
+  four breakpoints, never more.
+- Secrets: the model only ever sees `<secret:name>`; everything it is sent is redacted once more right
+  before the request, as a last guard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import logging
+import time
+from typing import Any, Callable
+
+from anthropic.types import Message
+
+from app.agent.model import ModelClient, ModelError, usage_of
+from app.agent.records import AgentRecord, SelfReport, Step, ToolCall
+from app.agent.secrets import Secrets
+from app.agent.settings import AgentSettings
+from app.agent.tools import ToolRunner
+
+log = logging.getLogger("browserpilot.agent")
+
+CACHE = {"type": "ephemeral"}
+MAX_BREAKPOINTS = 4
+REPEAT_LIMIT = 3
+SYSTEM_PROMPT = """You are BrowserPilot's built-in agent. You operate one browser tab (tabId {tab_id}) that a \
+person can watch and take over. Work in small steps: call page_snapshot to see the page as an outline with \
+refs (e12), act with page_click, page_type, page_select, page_key using {{"ref": "e12"}} or a selector, and \
+look again after anything that changes the page. Use page_screenshot only when the outline is not enough. \
+Calls without tabId go to your tab. After a call that navigates or changes the page, the remaining calls of \
+the same answer are not run: take a new snapshot. For a captcha or a login only the person can do, call \
+page_handoff with a message; you wait until they finish. Never guess secret values: write <secret:NAME> where \
+a secret is needed and it is filled in for you.{secrets} When the task is finished (or cannot be done), call \
+done with success, a short answer, and outputs if the task asked for values. Do not claim success you have not \
+seen on the page."""
+
+Event = Callable[[str, Any], None]
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    """The assistant's content as plain blocks to send back (text and tool_use only, no SDK extras)."""
+    blocks: list[dict[str, Any]] = []
+    for block in message.content:
+        if block.type == "text":
+            blocks.append({"type": "text", "text": block.text})
+        elif block.type == "tool_use":
+            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+    return blocks
+
+
+def _not_run(tool_id: str, why: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tool_id, "is_error": True, "content": [{"type": "text", "text": why}]}
+
+
+class AgentLoop:
+    def __init__(self, record: AgentRecord, settings: AgentSettings, model: ModelClient, runner: ToolRunner,
+                 tools: list[dict[str, Any]], secrets: Secrets, on_event: Event | None = None) -> None:
+        self.record = record
+        self.settings = settings
+        self.model = model
+        self.runner = runner
+        self.tools = tools
+        self.secrets = secrets
+        self._emit = on_event or (lambda kind, value: None)
+        named = ", ".join(f"<secret:{n}>" for n in secrets.names())
+        self.system = SYSTEM_PROMPT.format(tab_id=runner.tab_id,
+                                           secrets=f" Secrets of this task: {named}." if named else "")
+        self.messages: list[dict[str, Any]] = []
+        self.resume = asyncio.Event()
+        self.resume.set()
+        self.stopping = False
+        self._failures = 0
+        self._repeat: tuple[str, str, str | None] | None = None
+        self._repeat_count = 0
+        self.requests: list[dict[str, Any]] = []  # what was sent (for tests and debugging), already redacted
+
+    # -- control from the panel -------------------------------------------------------------------------
+    def pause(self) -> None:
+        self.resume.clear()
+
+    def unpause(self) -> None:
+        self.resume.set()
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.model.cancel()
+        self.resume.set()
+
+    # -- the request --------------------------------------------------------------------------------------
+    def build_request(self) -> dict[str, Any]:
+        messages = copy.deepcopy(self.messages)
+        self._drop_old_images(messages)
+        user_turns = [m for m in messages if m["role"] == "user"]
+        for message in user_turns[-2:]:
+            content = message["content"]
+            if isinstance(content, str):
+                message["content"] = content = [{"type": "text", "text": content}]
+            content[-1]["cache_control"] = CACHE
+        tools = copy.deepcopy(self.tools)
+        tools[-1]["cache_control"] = CACHE
+        request = {"model": self.settings.model, "max_tokens": self.settings.max_tokens,
+                   "system": [{"type": "text", "text": self.system, "cache_control": CACHE}],
+                   "tools": tools, "messages": messages}
+        request = self.secrets.redact(request)
+        assert json.dumps(request).count('"cache_control"') <= MAX_BREAKPOINTS
+        return request
+
+    def _drop_old_images(self, messages: list[dict[str, Any]]) -> None:
+        images: list[tuple[list[dict[str, Any]], int]] = []
+        for message in messages:
+            if message["role"] != "user" or isinstance(message["content"], str):
+                continue
+            for block in message["content"]:
+                if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                    images += [(block["content"], i) for i, part in enumerate(block["content"])
+                               if part.get("type") == "image"]
+        keep = self.settings.keep_images
+        for content, index in images[:max(0, len(images) - keep)]:
+            content[index] = {"type": "text", "text": "[an older screenshot, no longer shown]"}
+
+    # -- the loop -----------------------------------------------------------------------------------------
+    async def run(self, first_message: str) -> AgentRecord:
+        self.messages.append({"role": "user", "content": self.secrets.redact(first_message)})
+        nudged = False
+        for index in range(1, self.settings.max_steps + 1):
+            await self.resume.wait()
+            if self.stopping:
+                return self._end("stopped", "stopped by the person")
+            step = Step(index=index)
+            self.record.steps.append(step)
+            self._emit("step", step)
+            started = time.monotonic()
+            request = self.build_request()
+            self.requests.append(request)
+            try:
+                message = await asyncio.wait_for(self.model.stream(request, self._emit),
+                                                 self.settings.step_timeout_s)
+            except asyncio.TimeoutError:
+                return self._end("failed", f"the model did not answer within {self.settings.step_timeout_s:g} s")
+            except asyncio.CancelledError:
+                if self.stopping:
+                    return self._end("stopped", "stopped by the person")
+                raise
+            except ModelError as exc:
+                return self._end("error", f"the model could not be reached: {exc}")
+            usage = usage_of(message, self.settings.model)
+            self.record.usage.add(usage)
+            self._emit("usage", self.record.usage)
+            blocks = _blocks(message)
+            step.text = self.secrets.redact("".join(b["text"] for b in blocks if b["type"] == "text"))
+            step.stop_reason = message.stop_reason
+            reason = message.stop_reason
+            if reason == "pause_turn":
+                self.messages.append({"role": "assistant", "content": blocks})
+                step.note = "the model paused its turn; sent back to continue"
+                step.ms = (time.monotonic() - started) * 1000
+                continue
+            if reason == "refusal":
+                return self._end("failed", "the model refused to go on with this task")
+            if blocks:
+                self.messages.append({"role": "assistant", "content": blocks})
+            uses = [b for b in blocks if b["type"] == "tool_use"]
+            if reason == "max_tokens":
+                results = [_not_run(u["id"], "not run: your answer was cut off (max_tokens)") for u in uses]
+                step.note = "the answer was cut off at max_tokens; the model was asked to be brief"
+                self.messages.append({"role": "user", "content": [*results, {"type": "text", "text":
+                                      "Your answer was cut off (max_tokens). Be brief: one or two tool calls."}]})
+                step.ms = (time.monotonic() - started) * 1000
+                if self._failed_once():
+                    return self._end("failed", f"{self.settings.max_failures} failures in a row")
+                continue
+            if not uses:
+                if nudged or not blocks:
+                    return self._end("failed", "the model ended its turn without calling done")
+                nudged = True
+                step.note = "the model ended its turn without done; asked once to call done"
+                self.messages.append({"role": "user", "content": "You ended your turn without calling done. If "
+                                      "the task is finished or cannot be done, call done now; otherwise go on "
+                                      "with the tools."})
+                step.ms = (time.monotonic() - started) * 1000
+                continue
+            finished = await self._run_batch(step, uses)
+            step.ms = (time.monotonic() - started) * 1000
+            self._emit("step_done", step)
+            if finished is not None:
+                return finished
+            if self._failures >= self.settings.max_failures:
+                return self._end("failed", f"{self._failures} tool calls failed in a row (the failure budget)")
+        return self._end("failed", f"the step budget ({self.settings.max_steps}) ran out before done")
+
+    def _failed_once(self) -> bool:
+        self._failures += 1
+        return self._failures >= self.settings.max_failures
+
+    async def _run_batch(self, step: Step, uses: list[dict[str, Any]]) -> AgentRecord | None:
+        results: list[dict[str, Any]] = []
+        changed_by: str | None = None
+        for use in uses:
+            if use["name"] == "done":
+                args = use.get("input") or {}
+                self.record.self_report = SelfReport(success=bool(args.get("success")),
+                                                     answer=self.secrets.redact(str(args.get("answer") or "")),
+                                                     outputs=self.secrets.redact(dict(args.get("outputs") or {})))
+                step.calls.append(ToolCall(id=use["id"], name="done", input=self.secrets.redact(args), ok=True))
+                self._emit("tool", step.calls[-1])
+                return self._end("succeeded" if self.record.self_report.success else "failed",
+                                 None if self.record.self_report.success else "the agent reported failure")
+            if changed_by is not None:
+                call = ToolCall(id=use["id"], name=use["name"], input=self.secrets.redact(use.get("input") or {}),
+                                skipped=True, error=f"not run: {changed_by} changed the page")
+                step.calls.append(call)
+                self._emit("tool", call)
+                results.append(_not_run(use["id"], f"Not run: the page changed after {changed_by}. Take a new "
+                                                   f"page_snapshot before acting again."))
+                continue
+            if self.stopping:
+                results.append(_not_run(use["id"], "not run: the run was stopped"))
+                continue
+            await self.resume.wait()
+            call, block = await self.runner.run(use["id"], use["name"], dict(use.get("input") or {}))
+            step.calls.append(call)
+            self._emit("tool", call)
+            self._failures = 0 if call.ok else self._failures + 1
+            warning = self._repeated(call)
+            if warning:
+                block["content"].append({"type": "text", "text": warning})
+                step.note = warning
+            if self.runner.taken_over and not self.record.taken_over:
+                self.record.taken_over = True
+                block["content"].append({"type": "text", "text": "The person took over the tab and has handed "
+                                         "it back: the page may have changed; take a new page_snapshot."})
+            results.append(block)
+            if call.changed_page:
+                changed_by = call.name
+        self.messages.append({"role": "user", "content": results})
+        return None
+
+    def _repeated(self, call: ToolCall) -> str | None:
+        key = (call.name, json.dumps(call.input, sort_keys=True), call.url)
+        if key != self._repeat:  # another call, or the same one on another URL
+            self._repeat, self._repeat_count = key, 1
+            return None
+        self._repeat_count += 1
+        if self._repeat_count >= REPEAT_LIMIT:
+            return (f"Warning: you made the same {call.name} call {self._repeat_count} times and the page did not "
+                    f"change. It is not working: look at the page again (page_snapshot or page_screenshot) and "
+                    f"try something else, or call done with success false.")
+        return None
+
+    def _end(self, status: str, error: str | None) -> AgentRecord:
+        self.record.status = status  # type: ignore[assignment]
+        self.record.error = self.secrets.redact(error) if error else None
+        log.info("agent run %s ended: %s%s", self.record.id, status, f" ({self.record.error})" if error else "")
+        return self.record

@@ -1,0 +1,189 @@
+"""Agent run records and `agent_runs.json` (the newest 200; evicting one deletes its `agent_runs/<id>/` folder).
+
+A record keeps the task, the model, the status, every step (the model's words, each tool call with its input
+and result, the URL, timings, screenshot paths), the three answers kept apart (`selfReport`, `judge`,
+`checks`), token usage (cached and uncached input apart) and the files downloaded. Everything in a record is
+already redacted (`<secret:name>`). `agent_runs.json` is the index (no steps); the whole record is
+`agent_runs/<id>/record.json`. Pure Python.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from envs.datadir import DataDir
+from envs.jsonstore import JsonStore, atomic_write_text
+
+log = logging.getLogger("browserpilot.agent")
+
+MAX_AGENT_RUNS = 200
+AgentStatus = Literal["running", "succeeded", "failed", "stopped", "error"]
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_agent_run_id() -> str:
+    return f"agent-{secrets.token_hex(5)}"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class ToolCall(_Model):
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)  # as the model wrote it (placeholders, not values)
+    ok: bool = False
+    result: Any = None  # the envelope, redacted (long texts shortened)
+    error: str | None = None
+    skipped: bool = False  # not run: an earlier call of the batch changed the page
+    retried: bool = False  # failed once on a stale ref and was run again
+    changed_page: bool = False
+    url: str | None = None  # the tab's URL after the call
+    ms: float = 0.0
+    screenshot: str | None = None
+    locator: dict[str, Any] | None = None  # stable locator of the target, computed before the call
+    secrets: list[str] = Field(default_factory=list)  # names of the secrets the input used
+
+
+class Step(_Model):
+    index: int
+    started_at: datetime = Field(default_factory=now)
+    ms: float = 0.0
+    text: str = ""  # the model's words
+    stop_reason: str | None = None
+    calls: list[ToolCall] = Field(default_factory=list)
+    note: str | None = None  # what the loop told the model (a nudge, a warning)
+
+
+class SelfReport(_Model):
+    success: bool
+    answer: str = ""
+    outputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class Judgement(_Model):
+    verdict: Literal["pass", "fail", "unknown"]
+    reason: str = ""
+
+
+class Check(_Model):
+    locator: str
+    ok: bool
+    detail: str | None = None
+
+
+class Usage(_Model):
+    input_tokens: int = 0  # uncached input
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    requests: int = 0
+    cost_usd: float | None = 0.0
+
+    def add(self, other: "Usage") -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        self.requests += other.requests
+        if self.cost_usd is None or other.cost_usd is None:
+            self.cost_usd = None
+        else:
+            self.cost_usd += other.cost_usd
+
+
+class AgentRecord(_Model):
+    id: str = Field(default_factory=new_agent_run_id)
+    task: str
+    model: str
+    env: str
+    tab_id: str | None = None
+    start_url: str | None = None
+    status: AgentStatus = "running"
+    started_at: datetime = Field(default_factory=now)
+    ended_at: datetime | None = None
+    duration_ms: float | None = None
+    error: str | None = None
+    steps: list[Step] = Field(default_factory=list)
+    self_report: SelfReport | None = None
+    judge: Judgement | None = None
+    checks: list[Check] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    files: list[str] = Field(default_factory=list)
+    final_url: str | None = None
+    final_screenshot: str | None = None
+    secrets: list[str] = Field(default_factory=list)  # names only
+    taken_over: bool = False
+    workflow: dict[str, Any] | None = None  # {id, name} when saved, or {error} when the replay failed
+
+    @property
+    def success(self) -> bool:
+        return self.status == "succeeded"
+
+    def view(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class AgentRunsDocument(_Model):
+    schema_version: int = Field(default=1, alias="schema_version")
+    runs: list[AgentRecord] = Field(default_factory=list)
+
+
+class AgentRunStore:
+    """`agent_runs.json` of a data folder, newest first, with a folder per run."""
+
+    def __init__(self, data: DataDir) -> None:
+        self.root = data.root / "agent_runs"
+        self._file = JsonStore(data.root / "agent_runs.json", AgentRunsDocument, AgentRunsDocument)
+        loaded = self._file.load()
+        self.load_problem = loaded.problem
+        self._doc = loaded.document
+        for record in self._doc.runs:
+            if record.status == "running":
+                record.status = "error"
+                record.error = record.error or "the app stopped while this agent run was in progress"
+
+    def folder(self, run_id: str) -> Path:
+        return self.root / run_id
+
+    def list(self, limit: int = 50) -> list[AgentRecord]:
+        return [r.model_copy(deep=True) for r in self._doc.runs[:limit]]
+
+    def get(self, run_id: str) -> AgentRecord:
+        for record in self._doc.runs:
+            if record.id == run_id:
+                full = self.folder(run_id) / "record.json"
+                if full.exists():
+                    try:
+                        return AgentRecord.model_validate_json(full.read_bytes())
+                    except (OSError, ValueError) as exc:
+                        log.warning("agent run %s: cannot read %s (%s)", run_id, full, exc)
+                return record.model_copy(deep=True)
+        raise LookupError(f"there is no agent run with id {run_id!r}")
+
+    def save(self, record: AgentRecord) -> AgentRecord:
+        atomic_write_text(self.folder(record.id) / "record.json", record.model_dump_json(by_alias=True, indent=1))
+        entry = record.model_copy(update={"steps": []})
+        runs = [r for r in self._doc.runs if r.id != record.id]
+        existing = next((i for i, r in enumerate(self._doc.runs) if r.id == record.id), None)
+        runs.insert(0 if existing is None else existing, entry)
+        evicted = runs[MAX_AGENT_RUNS:]
+        candidate = self._doc.model_copy(update={"runs": runs[:MAX_AGENT_RUNS]})
+        self._file.save(candidate)
+        self._doc = candidate
+        for old in evicted:
+            shutil.rmtree(self.folder(old.id), ignore_errors=True)
+            log.info("evicted agent run %s and its folder", old.id)
+        return record

@@ -1,0 +1,217 @@
+"""One agent run, end to end: open the agent's tab, run the loop, check, judge, record, save as workflow.
+
+`AgentRun` is what the panel and `agent_run` (and so the command line) both start. It calls operations only
+through the registry (`call`), never a page directly. The three answers stay apart in the record: the
+agent's own report (from `done`), the judge's verdict, and the person's checks (`expect` locators tested
+on the final page with page_query). While the run lasts, every log line passes through the secrets'
+redaction as well.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterator
+
+from app.agent.judge import judge
+from app.agent.loop import AgentLoop, Event
+from app.agent.model import ModelClient
+from app.agent.records import AgentRecord, AgentRunStore, Check, now
+from app.agent.secrets import Secrets
+from app.agent.settings import AgentSettings
+from app.agent.to_workflow import to_workflow
+from app.agent.tools import ToolRunner, tool_definitions
+from app.ops.registry import OperationRegistry
+
+log = logging.getLogger("browserpilot.agent")
+
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass
+class AgentTask:
+    task: str
+    env: str = "env-default"
+    url: str | None = None
+    secrets: dict[str, str] = field(default_factory=dict)
+    expect: list[str] = field(default_factory=list)
+    save_workflow: str | None = None
+
+
+def parse_locator(text: str) -> dict[str, str]:
+    """A check's locator as typed: an XPath when it starts with `/`, else a selector (CSS, text=…, role=…)."""
+    text = text.strip()
+    return {"xpath": text} if text.startswith("/") else {"selector": text}
+
+
+class _Redacting(logging.Filter):
+    def __init__(self, secrets: Secrets) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            return True
+        record.msg, record.args = self.secrets.redact(message), None
+        return True
+
+
+@contextlib.contextmanager
+def redacting_logs(secrets: Secrets) -> Iterator[None]:
+    if not secrets:
+        yield
+        return
+    handlers = list(logging.getLogger().handlers)
+    filt = _Redacting(secrets)
+    for handler in handlers:
+        handler.addFilter(filt)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(filt)
+
+
+class AgentRun:
+    def __init__(self, task: AgentTask, settings: AgentSettings, registry: OperationRegistry, call: Call,
+                 store: AgentRunStore, data_root: Path, on_event: Event | None = None) -> None:
+        self.task = task
+        self.settings = settings
+        self.registry = registry
+        self._call = call
+        self.store = store
+        self.data_root = data_root
+        self.secrets = Secrets(task.secrets)
+        self._emit = on_event or (lambda kind, value: None)
+        self.record = AgentRecord(task=self.secrets.redact(task.task), model=settings.model, env=task.env,
+                                  start_url=task.url, secrets=self.secrets.names())
+        self.loop: AgentLoop | None = None
+        self._stop_requested = False
+
+    # -- control ------------------------------------------------------------------------------------------
+    def pause(self) -> None:
+        if self.loop:
+            self.loop.pause()
+
+    def unpause(self) -> None:
+        if self.loop:
+            self.loop.unpause()
+
+    def stop(self) -> None:
+        self._stop_requested = True
+        if self.loop:
+            self.loop.stop()
+
+    # -- the run ------------------------------------------------------------------------------------------
+    async def run(self) -> AgentRecord:
+        started = time.monotonic()
+        with redacting_logs(self.secrets):
+            try:
+                await self._run()
+            finally:
+                record = self.record
+                record.ended_at = now()
+                record.duration_ms = (time.monotonic() - started) * 1000
+                if record.status == "running":
+                    record.status = "error"
+                    record.error = record.error or "the run ended unexpectedly"
+                self.store.save(record)
+                self._emit("finished", record)
+        return self.record
+
+    async def _run(self) -> None:
+        record = self.record
+        key = self.settings.resolved_key()
+        if not key:
+            record.status, record.error = "error", ("no API key: set ANTHROPIC_API_KEY or save a key in the "
+                                                    "Agent panel's settings")
+            return
+        opened = await self._call("tab_open", {"env": self.task.env})
+        if not opened.get("ok"):
+            record.status, record.error = "error", f"could not open the agent's tab: {opened.get('error')}"
+            return
+        tab_id = str(opened["tabId"])
+        record.tab_id = tab_id
+        if self.task.url:
+            went = await self._call("page_navigate", {"tabId": tab_id, "url": self.task.url})
+            if not went.get("ok"):
+                record.status, record.error = "error", self.secrets.redact(f"could not open {self.task.url}: "
+                                                                           f"{went.get('error')}")
+                return
+        self.store.save(record)
+        self._emit("started", record)
+        model = ModelClient(key, self.settings.base_url, timeout=self.settings.step_timeout_s)
+        try:
+            runner = ToolRunner(self.registry, self._call, tab_id, self.secrets, self.data_root)
+            runner.on_paused = lambda paused: self._emit("paused", paused)
+            self.loop = AgentLoop(record, self.settings, model, runner, tool_definitions(self.registry),
+                                  self.secrets, self._emit)
+            if self._stop_requested:
+                self.loop.stop()
+            url = await runner.url()
+            await self.loop.run(f"Task: {self.task.task}\n\nYour tab is {tab_id}, now at {url or 'about:blank'}.")
+            record.files = runner.files
+            await self._finish(model, tab_id)
+        finally:
+            model.close()
+        await self._call("page_unlock", {"tabId": tab_id})
+        if self.task.save_workflow and record.success:
+            await self.save_workflow(self.task.save_workflow)
+
+    async def _finish(self, model: ModelClient, tab_id: str) -> None:
+        record = self.record
+        listed = await self._call("tab_list", {})
+        record.final_url = self.secrets.redact(next((t.get("url") for t in listed.get("tabs") or []
+                                                     if t.get("id") == tab_id), None))
+        shot = await self._call("page_screenshot", {"tabId": tab_id})
+        if shot.get("ok") and shot.get("path"):
+            target = self.store.folder(record.id) / "final.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(shot["path"]), target)
+            record.final_screenshot = str(target)
+        for text in self.task.expect:
+            found = await self._call("page_query", {"tabId": tab_id, "locator": parse_locator(text)})
+            count = int(found.get("count") or 0) if found.get("ok") else 0
+            visible = any(e.get("visible") for e in found.get("elements") or [])
+            record.checks.append(Check(locator=text, ok=bool(found.get("ok")) and count > 0 and visible,
+                                       detail=self.secrets.redact(str(found.get("error"))) if not found.get("ok")
+                                       else f"{count} match(es), {'visible' if visible else 'none visible'}"))
+        if record.self_report is not None and record.status != "stopped":
+            self._emit("judging", None)
+            verdict, usage = await judge(model, self.settings, record, self.secrets, record.final_screenshot)
+            record.judge = verdict
+            record.usage.add(usage)
+            self._emit("usage", record.usage)
+        if record.status == "succeeded" and not all(check.ok for check in record.checks):
+            record.status = "failed"
+            record.error = "the agent reported success, but a check failed: " + ", ".join(
+                c.locator for c in record.checks if not c.ok)
+
+    async def save_workflow(self, name: str) -> dict[str, Any]:
+        """Convert, replay once without the model, and save only if that replay passed."""
+        record = self.record
+        conversion = to_workflow(record, name)
+        replay = await self._call("workflow_run", {"workflow": conversion.document, "env": self.task.env,
+                                                   "inputs": dict(self.task.secrets)})
+        run = replay.get("run") or {}
+        outcome: dict[str, Any] = {"name": name, "notes": conversion.notes, "replayRun": run.get("id")}
+        if not replay.get("ok"):
+            outcome["error"] = self.secrets.redact(f"the replay without the model failed, so the workflow was not "
+                                                   f"saved: {replay.get('error')}")
+        else:
+            written = await self._call("workflow_write", {"workflow": conversion.document})
+            if written.get("ok"):
+                outcome["id"] = (written.get("workflow") or {}).get("id")
+                outcome["saved"] = True
+            else:
+                outcome["error"] = f"could not save the workflow: {written.get('error')}"
+        record.workflow = outcome
+        self.store.save(record)
+        self._emit("workflow", outcome)
+        return outcome

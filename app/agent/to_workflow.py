@@ -1,0 +1,137 @@
+"""Turning what the agent did into a workflow (a BrowserPilot 0.3.0 document), to replay with no model.
+
+Kept: the calls that succeeded and acted (navigate, click, type/paste, select, key, scroll, swipe, upload,
+download, wait, handoff); back/forward/reload become a goto of the URL they reached. Dropped: failed and
+skipped calls (a call retried after a stale ref is kept as retried, with its second locator), reads that did
+not change the page (snapshot, query, inspect, screenshot, source, tab_list, …), `done`, and scripts (a
+script's effect is not known to be repeatable). A ref becomes the stable locator with alternatives that
+`page_inspect` computed for that element just before the call (`ToolCall.locator`); a call with a ref and
+no computed locator cannot be kept and is named in the notes. Typed `<secret:name>` becomes the start
+variable `name` of type `secret`, used as `{{#input.name#}}`. Pure Python.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from app.agent.records import AgentRecord, ToolCall
+from app.agent.secrets import PLACEHOLDER
+
+FORMAT_VERSION = "0.3.0"
+REPLAYED_AS_GOTO = {"page_back", "page_forward", "page_reload"}
+
+
+class Conversion(NamedTuple):
+    document: dict[str, Any]
+    notes: list[str]
+
+
+def _locator(call: ToolCall, key: str = "locator") -> dict[str, Any] | None:
+    given = call.input.get(key)
+    if not isinstance(given, dict):
+        return None
+    if given.get("ref"):
+        return call.locator if key == "locator" else None
+    return {k: v for k, v in given.items() if k in ("selector", "xpath") and v} or None
+
+
+def _template(text: str, secrets: set[str]) -> str:
+    def one(match: re.Match[str]) -> str:
+        secrets.add(match.group(1))
+        return f"{{{{#input.{match.group(1)}#}}}}"
+    return PLACEHOLDER.sub(one, text)
+
+
+def _node(call: ToolCall, secrets: set[str], notes: list[str]) -> dict[str, Any] | None:
+    args = call.input
+    name = call.name
+    if name == "page_navigate":
+        return {"type": "goto", "url": _template(str(args["url"]), secrets)}
+    if name == "tab_open" and args.get("url") not in (None, "", "about:blank"):
+        return {"type": "goto", "url": _template(str(args["url"]), secrets)}
+    if name in REPLAYED_AS_GOTO:
+        return {"type": "goto", "url": call.url} if call.url else None
+    if name == "page_key":
+        return {"type": "press", "shortcut": str(args["shortcut"])}
+    if name == "page_handoff":
+        return {"type": "handoff", "message": str(args.get("message") or "")}
+    if name in ("page_scroll", "page_swipe"):
+        node: dict[str, Any] = {"type": "scroll" if name == "page_scroll" else "swipe"}
+        if args.get("direction"):
+            node["direction"] = args["direction"]
+        for key in ("locator", "until"):
+            if key in args:
+                found = _locator(call, key)
+                if found is None:
+                    notes.append(f"{name}: its {key} was a ref without a stable locator; left out")
+                else:
+                    node[key] = found
+        return node
+    locator = _locator(call)
+    if name == "page_click":
+        if locator is None and "x" in args:
+            return {"type": "click", "x": args["x"], "y": args["y"]}
+        node = {"type": "click", "locator": locator}
+        until = _locator(call, "until")
+        if until:
+            node["until"] = until
+        return node if locator else _no_locator(call, notes)
+    if name in ("page_type", "page_paste"):
+        if locator is None:
+            return _no_locator(call, notes)
+        return {"type": "fill", "locator": locator, "entry": "type" if name == "page_type" else "paste",
+                "text": _template(str(args["text"]), secrets)}
+    if name == "page_select":
+        return {"type": "select", "locator": locator, "option": _template(str(args["option"]), secrets)} \
+            if locator else _no_locator(call, notes)
+    if name == "page_upload":
+        return {"type": "upload", "locator": locator, "paths": list(args["paths"])} if locator else \
+            _no_locator(call, notes)
+    if name == "page_download":
+        if args.get("url"):
+            return {"type": "download", "url": str(args["url"])}
+        return {"type": "download", "locator": locator} if locator else _no_locator(call, notes)
+    if name == "page_wait":
+        found = _locator(call)
+        return {"type": "wait", "locator": found, "state": args.get("state", "appear"), "timeout": 10} \
+            if found else None
+    return None
+
+
+def _no_locator(call: ToolCall, notes: list[str]) -> None:
+    notes.append(f"{call.name} {call.input.get('locator')}: no stable locator was computed for it; left out")
+    return None
+
+
+def to_workflow(record: AgentRecord, name: str, description: str | None = None) -> Conversion:
+    """The workflow of a record's successful steps (start -> steps in order -> end)."""
+    notes: list[str] = []
+    secrets: set[str] = set()
+    nodes: list[dict[str, Any]] = []
+    if record.start_url and record.start_url != "about:blank":
+        nodes.append({"type": "goto", "url": record.start_url})
+    for step in record.steps:
+        for call in step.calls:
+            if not call.ok or call.skipped or call.name == "done":
+                continue
+            data = _node(call, secrets, notes)
+            if data is not None:
+                nodes.append(data)
+    start = {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
+        {"variable": secret, "label": secret, "type": "secret", "required": True} for secret in sorted(secrets)]},
+        "position": {"x": 0, "y": 0}}
+    graph_nodes = [start]
+    for index, data in enumerate(nodes, 1):
+        graph_nodes.append({"id": f"{data['type']}{index}", "data": {"title": f"{data['type']} {index}", **data},
+                            "position": {"x": 260 * index, "y": 0}})
+    graph_nodes.append({"id": "end", "data": {"type": "end", "title": "End", "outputs": []},
+                        "position": {"x": 260 * (len(nodes) + 1), "y": 0}})
+    edges = [{"id": f"e{i}-{a['id']}-{b['id']}", "source": a["id"], "target": b["id"]}
+             for i, (a, b) in enumerate(zip(graph_nodes, graph_nodes[1:]))]
+    document = {"kind": "app", "version": FORMAT_VERSION,
+                "app": {"name": name, "mode": "workflow",
+                        "description": description or f"Made by the agent from: {record.task}"[:500]},
+                "workflow": {"environment_variables": [], "conversation_variables": [],
+                             "graph": {"nodes": graph_nodes, "edges": edges}}}
+    return Conversion(document, notes)

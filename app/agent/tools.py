@@ -1,0 +1,242 @@
+"""The operations registry as the model's tools, and running the model's tool calls through it.
+
+The tools are the registry's page and tab operations with the very names, schemas and descriptions the MCP
+server publishes (`app.mcp.tools.input_schema` / `tool_description`), plus `done`. `ToolRunner` runs one
+call: it fills in the agent's tab, substitutes `<secret:name>`, computes the target's stable locator with
+`page_inspect` before acting (for Save as workflow), retries once after a re-snapshot when a ref is stale,
+makes the agent wait out a handoff, notices a changed page, and turns the envelope (redacted) into a
+`tool_result` block — text, plus the image when a screenshot was taken (`app.mcp.tools.tool_result`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from app.agent.records import ToolCall
+from app.agent.secrets import SecretError, Secrets
+from app.mcp.tools import call_timeout, input_schema, tool_description, tool_result
+from app.ops.registry import OperationRegistry
+
+log = logging.getLogger("browserpilot.agent")
+
+TAB_OPERATIONS = ("tab_open", "tab_list", "tab_activate", "tab_close")
+CONTROL_OPERATIONS = ("page_lock", "page_unlock")  # the run manages its tab's control itself
+NAVIGATING = {"page_navigate", "page_back", "page_forward", "page_reload", "tab_open", "tab_close", "tab_activate"}
+# Calls after which the page may be another one (a click can submit a form; the load starts a moment later):
+# the rest of their batch is not run.
+MAY_CHANGE = {"page_click", "page_key", "page_select", "page_drag", "page_script", "page_upload"}
+LOCATING = {"page_click", "page_type", "page_paste", "page_select", "page_upload", "page_download",
+            "page_scroll", "page_swipe", "page_drag", "page_save_media"}
+MAX_RESULT_CHARS = 30_000
+STALE = "is stale or unknown"
+SNAPSHOT_LINE = re.compile(r'^\s*- (?P<role>[\w-]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?.*\[ref=(?P<ref>e\d+)\]', re.M)
+PAUSE_MESSAGE = "The agent is paused because you took over. Click Done to let it continue from here."
+HANDOFF_WAIT_MS = 600_000
+
+DONE_TOOL: dict[str, Any] = {
+    "name": "done",
+    "description": "Finish the task. success: whether the task was done as asked; answer: what you found or "
+                   "did, for the person; outputs: named values the task asked for (optional).",
+    "input_schema": {
+        "type": "object",
+        "properties": {"success": {"type": "boolean"}, "answer": {"type": "string"},
+                       "outputs": {"type": "object"}},
+        "required": ["success", "answer"],
+        "additionalProperties": False,
+    },
+}
+
+Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def agent_operation_names(registry: OperationRegistry) -> list[str]:
+    return [name for name in registry.names()
+            if (name.startswith("page_") and name not in CONTROL_OPERATIONS) or name in TAB_OPERATIONS]
+
+
+def tool_definitions(registry: OperationRegistry) -> list[dict[str, Any]]:
+    """The model's tools: the MCP tools' names, schemas and descriptions for the agent's operations, and done."""
+    tools = [{"name": name, "description": tool_description(registry.get(name)),
+              "input_schema": input_schema(registry.get(name))} for name in agent_operation_names(registry)]
+    return [*tools, DONE_TOOL]
+
+
+def _refs(snapshot: str) -> dict[str, tuple[str, str, int]]:
+    """ref -> (role, name, how many earlier lines had that role and name), from a snapshot's text."""
+    seen: dict[tuple[str, str], int] = {}
+    found: dict[str, tuple[str, str, int]] = {}
+    for match in SNAPSHOT_LINE.finditer(snapshot):
+        key = (match.group("role"), match.group("name") or "")
+        found[match.group("ref")] = (*key, seen.get(key, 0))
+        seen[key] = seen.get(key, 0) + 1
+    return found
+
+
+def _same_element(old_snapshot: str, new_snapshot: str, ref: str) -> str | None:
+    """The ref in the new snapshot of the element the old ref named (same role, name and occurrence)."""
+    old = _refs(old_snapshot).get(ref)
+    if old is None:
+        return None
+    return next((new_ref for new_ref, spec in _refs(new_snapshot).items() if spec == old), None)
+
+
+class ToolRunner:
+    """Runs the model's calls on the agent's tab; `secrets` are substituted here and redacted from results."""
+
+    def __init__(self, registry: OperationRegistry, call: Call, tab_id: str, secrets: Secrets,
+                 data_root: Path) -> None:
+        self.registry = registry
+        self._call = call
+        self.tab_id = tab_id
+        self.secrets = secrets
+        self.data_root = data_root
+        self.allowed = set(agent_operation_names(registry))
+        self.last_snapshot = ""
+        self.files: list[str] = []
+        self.taken_over = False
+        self.on_paused: Callable[[bool], None] | None = None  # True: waiting for the person, False: resumed
+
+    async def url(self) -> str | None:
+        listed = await self._call("tab_list", {})
+        for tab in listed.get("tabs") or []:
+            if tab.get("id") == self.tab_id:
+                return str(tab.get("url") or "")
+        return None
+
+    def _params(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
+        params = self.secrets.substitute(dict(raw))
+        fields = self.registry.get(name).params.model_fields
+        if "tab_id" in fields and "tabId" not in params and "tab_id" not in params and "env" not in params:
+            params["tabId"] = self.tab_id
+        if name == "page_handoff":  # the agent waits for the person instead of racing on
+            params.update(wait=True, timeoutMs=HANDOFF_WAIT_MS)
+        return params
+
+    async def run(self, tool_id: str, name: str, raw: dict[str, Any]) -> tuple[ToolCall, dict[str, Any]]:
+        """Run one call; return its record and the `tool_result` block for the model."""
+        started = time.monotonic()
+        record = ToolCall(id=tool_id, name=name, input=self.secrets.redact(raw), secrets=self.secrets.used_in(raw))
+        if name not in self.allowed:
+            return self._failed(record, f"there is no tool {name!r} for the agent", started)
+        try:
+            params = self._params(name, raw)
+        except SecretError as exc:
+            return self._failed(record, str(exc), started)
+        before = await self.url()
+        envelope = await self._run_with_locator(name, params, record)
+        if not envelope.get("ok") and STALE in str(envelope.get("error")) and self._ref(params):
+            envelope = await self._retry_stale(name, params, record, envelope)
+        if envelope.get("takenOver"):
+            await self.pause_for_person()
+        after = await self.url()
+        record.url = self.secrets.redact(after)
+        record.ok = bool(envelope.get("ok"))
+        record.changed_page = record.ok and (name in NAVIGATING or name in MAY_CHANGE or before != after
+                                             or bool(envelope.get("newTabs")))
+        if record.ok and name == "page_snapshot":
+            self.last_snapshot = str(envelope.get("snapshot") or "")
+        if record.ok and name in ("page_download", "page_save_media") and envelope.get("path"):
+            self.files.append(str(envelope["path"]))
+        if record.ok and name == "page_screenshot":
+            record.screenshot = envelope.get("path")
+        if not record.ok:
+            record.error = self.secrets.redact(str(envelope.get("error")))
+            record.screenshot = envelope.get("errorShot")
+        redacted = self.secrets.redact(envelope)
+        record.result = _shorten(redacted)
+        record.ms = (time.monotonic() - started) * 1000
+        return record, self._block(tool_id, name, redacted)
+
+    @staticmethod
+    def _ref(params: dict[str, Any]) -> str | None:
+        locator = params.get("locator")
+        return locator.get("ref") if isinstance(locator, dict) else None
+
+    async def _run_with_locator(self, name: str, params: dict[str, Any], record: ToolCall) -> dict[str, Any]:
+        locator = params.get("locator")
+        if name in LOCATING and isinstance(locator, dict):
+            inspected = await self._call("page_inspect", {"tabId": params.get("tabId", self.tab_id),
+                                                          "locator": locator})
+            if inspected.get("ok"):
+                record.locator = self.secrets.redact(inspected.get("locator"))
+            elif STALE in str(inspected.get("error")):
+                return inspected
+        op = self.registry.get(name)
+        try:
+            return await asyncio.wait_for(self._call(name, params), call_timeout(op, params))
+        except asyncio.TimeoutError:
+            return {"ok": False, "control": None, "error": f"{name} did not answer in time"}
+
+    async def _retry_stale(self, name: str, params: dict[str, Any], record: ToolCall,
+                           first: dict[str, Any]) -> dict[str, Any]:
+        """One re-snapshot; the same element (role, name, position among equals) gets its new ref; one retry."""
+        old_ref = self._ref(params)
+        assert old_ref is not None
+        old_snapshot = self.last_snapshot
+        snap = await self._call("page_snapshot", {"tabId": params.get("tabId", self.tab_id)})
+        if not snap.get("ok"):
+            return first
+        self.last_snapshot = str(snap.get("snapshot") or "")
+        new_ref = _same_element(old_snapshot, self.last_snapshot, old_ref)
+        record.retried = True
+        if new_ref is None:
+            return {**first, "error": f"{first.get('error')}; a new snapshot was taken and no element like "
+                                      f"{old_ref} is on the page now", "snapshot": self.last_snapshot}
+        retry = {**params, "locator": {**params["locator"], "ref": new_ref}}
+        log.info("stale ref %s: retrying %s with %s", old_ref, name, new_ref)
+        record.input = self.secrets.redact({**record.input, "locator": {**record.input["locator"], "ref": new_ref}})
+        result = await self._run_with_locator(name, retry, record)
+        notes = [f"ref {old_ref} was stale; after a new page_snapshot the same element is {new_ref}, and the call "
+                 f"was run again with it (refs of your older snapshot are no longer valid: take page_snapshot)"]
+        return {**result, "notes": notes + list(result.get("notes") or [])}
+
+    async def pause_for_person(self) -> None:
+        """A person pressed Take over: wait (at most 10 minutes) until they click Done."""
+        self.taken_over = True
+        log.info("agent paused on %s: taken over", self.tab_id)
+        if self.on_paused:
+            self.on_paused(True)
+        await self._call("page_handoff", {"tabId": self.tab_id, "message": PAUSE_MESSAGE, "wait": True,
+                                          "timeoutMs": HANDOFF_WAIT_MS})
+        if self.on_paused:
+            self.on_paused(False)
+        log.info("agent resumed on %s", self.tab_id)
+
+    def _failed(self, record: ToolCall, error: str, started: float) -> tuple[ToolCall, dict[str, Any]]:
+        record.error = self.secrets.redact(error)
+        record.result = {"ok": False, "error": record.error}
+        record.ms = (time.monotonic() - started) * 1000
+        return record, {"type": "tool_result", "tool_use_id": record.id, "is_error": True,
+                        "content": [{"type": "text", "text": json.dumps(record.result, ensure_ascii=False)}]}
+
+    def _block(self, tool_id: str, name: str, envelope: dict[str, Any]) -> dict[str, Any]:
+        """The MCP result of the call (text + screenshot image), in the Messages API's tool_result shape."""
+        result = tool_result(name, envelope, self.data_root)
+        content: list[dict[str, Any]] = []
+        for part in result.content:
+            if part.type == "text":
+                text = part.text
+                if len(text) > MAX_RESULT_CHARS:
+                    text = text[:MAX_RESULT_CHARS] + f"… [{len(text) - MAX_RESULT_CHARS} more characters cut]"
+                content.append({"type": "text", "text": text})
+            elif part.type == "image":
+                content.append({"type": "image", "source": {"type": "base64", "media_type": part.mime_type,
+                                                            "data": part.data}})
+        return {"type": "tool_result", "tool_use_id": tool_id, "is_error": bool(result.is_error), "content": content}
+
+
+def _shorten(value: Any, limit: int = 4_000) -> Any:
+    """Long strings of a record (snapshots, page text) cut to `limit` characters."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + f"… [{len(value) - limit} more characters]"
+    if isinstance(value, list):
+        return [_shorten(item, limit) for item in value]
+    if isinstance(value, dict):
+        return {key: _shorten(item, limit) for key, item in value.items()}
+    return value

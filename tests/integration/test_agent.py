@@ -1,0 +1,245 @@
+"""The built-in agent against a local stand-in of the Messages API (the real `anthropic` client, pointed at it
+with ANTHROPIC_BASE_URL), on real pages: the server's side is checked, and what the model was sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import parse_qs
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.agent.records import AgentRunStore
+from app.shell import BrowserPilotApp
+from app.ui.env_window import EnvWindow
+from tests.support.fake_anthropic import FakeAnthropic, Reply, last_results, result_json, result_text, text, tool
+from tests.support.qt import run_op, running_app
+from tests.support.server import LocalServer, Request, Response
+
+SECRET = "hunter2&Ü s3cret"
+FORM = """<title>Sign in</title><h1>Sign in</h1>
+<form method="post" action="/submit"><label>User <input name="user"></label>
+<label>Code <input name="code"></label><button type="submit">Sign in</button></form>"""
+
+
+@pytest.fixture(scope="module")
+def app(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
+    with running_app(qapp, tmp_path_factory.mktemp("agent-data")) as shell:
+        yield shell
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[LocalServer]:
+    with LocalServer() as local:
+        received: list[dict[str, list[str]]] = []
+        local.routes["/form"] = lambda r: Response(FORM)
+
+        def submit(request: Request) -> Response:
+            received.append(parse_qs(request.body.decode("utf-8")))
+            return Response(f"<title>Welcome</title><h1 id=welcome>Welcome {received[-1]['user'][0]}</h1>")
+
+        local.routes["/submit"] = submit
+        local.routes["/static"] = lambda r: Response("<title>Static</title><button id=b>Nothing</button>"
+                                                     "<div id=box><button>Go</button></div>")
+        local.received = received  # type: ignore[attr-defined]
+        yield local
+
+
+def model_env(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+
+
+def ref_of(snapshot: str, role: str, name: str) -> str:
+    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
+    assert match, snapshot
+    return match.group(1)
+
+
+def agent(qtbot: QtBot, app: BrowserPilotApp, params: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:
+    return run_op(qtbot, app, "agent_run", params, timeout=timeout)
+
+
+def test_fills_a_form_with_a_secret_and_keeps_it_as_a_workflow(qtbot: QtBot, app: BrowserPilotApp,
+                                                             site: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    def act(request: dict[str, Any]) -> Reply:
+        snapshot = result_json(last_results(request)[0])["snapshot"]
+        return Reply([text("I will sign in."),
+                      tool("page_type", locator={"ref": ref_of(snapshot, "textbox", "User")}, text="ada"),
+                      tool("page_type", locator={"ref": ref_of(snapshot, "textbox", "Code")}, text="<secret:code>"),
+                      tool("page_click", locator={"ref": ref_of(snapshot, "button", "Sign in")}),
+                      tool("page_snapshot")])  # after the navigating click: not run
+
+    def check(request: dict[str, Any]) -> Reply:
+        results = last_results(request)
+        assert len(results) == 4 and results[3]["is_error"] and "Not run" in result_text(results[3])
+        return Reply([tool("page_snapshot")])
+
+    script = [Reply([text("Let me look."), tool("page_snapshot")]), act, check,
+              Reply([tool("done", success=True, answer="Signed in as ada", outputs={"user": "ada"})])]
+    with FakeAnthropic(script, forbidden=[SECRET]) as fake:
+        model_env(monkeypatch, fake)
+        result = agent(qtbot, app, {"task": "Sign in as ada with the code <secret:code>", "url": site.url("/form"),
+                                    "secrets": {"code": SECRET}, "expect": ["#welcome"],
+                                    "saveWorkflow": "Sign in (agent)"})
+        assert fake.problems == []
+        agent_requests = fake.agent_requests
+        judge_requests = [r for r in fake.requests if not r.get("tools")]
+    assert result["ok"], result.get("error")
+    record = result["record"]
+    # The server got the real value; nothing the model got held it (checked by the stand-in as it arrived).
+    assert site.received[0] == {"user": ["ada"], "code": [SECRET]}
+    assert all(r.get("stream") for r in agent_requests) and judge_requests and not judge_requests[0].get("stream")
+    for request in agent_requests:
+        marks = json.dumps(request).count('"cache_control"')
+        assert 3 <= marks <= 4
+        assert request["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    # The same tools as MCP, plus done.
+    names = [t["name"] for t in agent_requests[0]["tools"]]
+    assert "page_click" in names and names[-1] == "done" and "agent_run" not in names
+    # Three answers, apart.
+    assert record["selfReport"] == {"success": True, "answer": "Signed in as ada", "outputs": {"user": "ada"}}
+    assert record["judge"]["verdict"] == "pass"
+    assert record["checks"] == [{"locator": "#welcome", "ok": True, "detail": "1 match(es), visible"}]
+    assert record["usage"]["cacheReadInputTokens"] > record["usage"]["inputTokens"] > 0
+    typed = record["steps"][1]["calls"][1]
+    assert typed["input"]["text"] == "<secret:code>" and typed["secrets"] == ["code"]
+    assert typed["locator"]["alternatives"]
+    assert record["steps"][1]["calls"][3]["skipped"]
+    # Records: its own store and folder, no secret value anywhere.
+    folder = Path(app.data.root) / "agent_runs" / record["id"]
+    assert SECRET not in (folder / "record.json").read_text("utf-8")
+    assert AgentRunStore(app.data).get(record["id"]).status == "succeeded"
+    # Saved as a workflow after a replay without the model.
+    assert record["workflow"]["saved"], record["workflow"]
+    saved = run_op(qtbot, app, "workflow_read", {"name": "Sign in (agent)"})
+    nodes = saved["workflow"]["workflow"]["graph"]["nodes"]
+    assert [n["data"]["type"] for n in nodes] == ["start", "goto", "fill", "fill", "click", "end"]
+    assert nodes[0]["data"]["variables"][0]["type"] == "secret"
+    assert nodes[3]["data"]["text"] == "{{#input.code#}}"
+    assert nodes[4]["data"]["locator"]["alternatives"]
+    assert len(site.received) == 2  # the replay
+
+
+def test_saved_workflow_replays_with_no_model_configured(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    before = len(site.received)
+    ran = run_op(qtbot, app, "workflow_run", {"name": "Sign in (agent)", "inputs": {"code": "other-code"}})
+    assert ran["ok"], ran.get("error")
+    qtbot.waitUntil(lambda: len(site.received) > before, timeout=15_000)  # the submit the last click started
+    assert site.received[before] == {"user": ["ada"], "code": ["other-code"]}
+
+
+def test_stop_reasons_each_handled(qtbot: QtBot, app: BrowserPilotApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    def after_nudge(request: dict[str, Any]) -> Reply:
+        assert "without calling done" in json.dumps(request["messages"][-1])
+        return Reply([text("Thinking")], "pause_turn")
+
+    def after_pause(request: dict[str, Any]) -> Reply:
+        assert request["messages"][-1]["role"] == "assistant"  # sent back as it was
+        return Reply([tool("page_snapshot")], "max_tokens")
+
+    def after_cut(request: dict[str, Any]) -> Reply:
+        assert "max_tokens" in json.dumps(request["messages"][-1])
+        return Reply([tool("done", success=False, answer="Nothing to do")])
+
+    script = [Reply([text("All done, I think.")], "end_turn"), after_nudge, after_pause, after_cut]
+    with FakeAnthropic(script) as fake:
+        model_env(monkeypatch, fake)
+        result = agent(qtbot, app, {"task": "Look at a blank page"})
+        assert fake.problems == []
+    assert not result["ok"] and result["record"]["selfReport"]["success"] is False
+    assert result["record"]["status"] == "failed"
+
+    with FakeAnthropic([Reply([text("I can't help with that.")], "refusal")]) as fake:
+        model_env(monkeypatch, fake)
+        refused = agent(qtbot, app, {"task": "Something"})
+    assert not refused["ok"] and "refused" in refused["error"] and "selfReport" not in refused["record"]
+
+
+def test_repeated_action_warning_and_failure_budget(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    warned: list[str] = []
+
+    def click(request: dict[str, Any]) -> Reply:
+        results = last_results(request)
+        if results:
+            warned.append(result_text(results[-1]))
+        return Reply([tool("page_click", locator={"selector": "#b"})])
+
+    def missing(request: dict[str, Any]) -> Reply:
+        return Reply([tool("page_click", locator={"selector": "#missing"}, timeoutMs=200)])
+
+    script = [click, click, click, *[missing] * 5]
+    with FakeAnthropic(script) as fake:
+        model_env(monkeypatch, fake)
+        result = agent(qtbot, app, {"task": "Click", "url": site.url("/static")})
+        assert fake.problems == []
+    assert "Warning: you made the same page_click call 3 times" in warned[-1] if len(warned) == 3 else warned
+    assert not result["ok"] and "5 tool calls failed in a row" in result["error"]
+
+
+def test_stale_ref_is_resnapshotted_and_retried(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    refs: dict[str, str] = {}
+
+    def replace(request: dict[str, Any]) -> Reply:
+        refs["go"] = ref_of(result_json(last_results(request)[0])["snapshot"], "button", "Go")
+        return Reply([tool("page_script", source="document.querySelector('#box').innerHTML = '<button>Go</button>'")])
+
+    def click_old(request: dict[str, Any]) -> Reply:
+        return Reply([tool("page_click", locator={"ref": refs["go"]})])
+
+    def finish(request: dict[str, Any]) -> Reply:
+        block = last_results(request)[0]
+        refs["result"] = result_text(block)
+        return Reply([tool("done", success=True, answer="clicked")])
+
+    with FakeAnthropic([Reply([tool("page_snapshot")]), replace, click_old, finish]) as fake:
+        model_env(monkeypatch, fake)
+        result = agent(qtbot, app, {"task": "Click Go", "url": site.url("/static")})
+    assert result["ok"], result.get("error")
+    call = result["record"]["steps"][2]["calls"][0]
+    assert call["retried"] and call["ok"] and call["input"]["locator"]["ref"] != refs["go"]
+    assert f"ref {refs['go']} was stale" in refs["result"]
+
+
+def test_take_over_pauses_the_agent_until_done(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    def after_take_over(request: dict[str, Any]) -> Reply:
+        seen.append(json.dumps(request["messages"][-1]))
+        return Reply([tool("page_click", locator={"selector": "#b"})])
+
+    taken = threading.Event()
+
+    def first(request: dict[str, Any]) -> Reply:
+        assert taken.wait(30)  # answered only once the person has pressed Take over
+        return Reply([tool("page_snapshot")])
+
+    with FakeAnthropic([first, after_take_over,
+                        Reply([tool("done", success=True, answer="ok")])]) as fake:
+        model_env(monkeypatch, fake)
+        task = asyncio.ensure_future(app.registry.call(app.ctx, "agent_run", {"task": "Click", "url": site.url("/static")}))
+        qtbot.waitUntil(lambda: len(fake.agent_requests) >= 1, timeout=30_000)
+        tab = next(t for t in app.tabs() if t.url().toString().endswith("/static") and
+                   EnvWindow.control_of(t).state == "agent")
+        control = EnvWindow.control_of(tab)
+        control.take_over()  # the person, before the agent's next action
+        taken.set()
+        qtbot.waitUntil(lambda: control.state == "handoff", timeout=30_000)
+        # The call running when the person took over reports it; the agent then waits, asking the model nothing.
+        assert len(fake.agent_requests) == 1 and not task.done()
+        control.done()
+        qtbot.waitUntil(task.done, timeout=30_000)
+    result = task.result()
+    assert result["ok"] and result["record"]["takenOver"]
+    assert "The person took over the tab" in seen[0]
