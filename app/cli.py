@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_workflows
 
     cli_workflows.add_parsers(verbs, common)
+    _add_agent_parser(verbs, common)
+    from app.distributed.cli import add_worker_parser
+
+    add_worker_parser(verbs, common)
     mcp = verbs.add_parser("mcp", parents=[common], help="serve MCP on stdio (forwarding to the running app, "
                                                           "started headless if needed); show or renew the token")
     mcp_verbs = mcp.add_subparsers(dest="mcp_verb", metavar="ACTION")
@@ -110,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="make a new token; the old one stops working at once, also in a running app")
     mcp_verbs.add_parser("status", parents=[common], help="is the app serving MCP, and at which URL")
     return parser
+
+
+def _add_agent_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
+    from app.agent.cli import add_parser
+
+    add_parser(verbs, common)
 
 
 def env_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
@@ -252,6 +262,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_env_verb(args, data)
     if args.verb == "mcp":
         return run_mcp_verb(args, data)
+    if args.verb == "agent":
+        from app.agent.cli import agent_verb
+
+        return agent_verb(args, data)
+    if args.verb == "worker":
+        from app.distributed.cli import run_worker_verb
+
+        return run_worker_verb(args, data)
     if args.verb in ("workflow", "runs", "run"):
         from app import cli_workflows
 

@@ -1,0 +1,104 @@
+"""`browserpilot agent "TASK" …`: run the built-in agent from the command line.
+
+Like `run`, it goes to the running app when there is one (forwarded as the `agent_run` operation), otherwise
+it starts the app for the run (headless with `--headless` or without a display) and stops it afterwards.
+Exit status 0 only when the agent reported success (and every `--expect` held), 1 otherwise, 2 on a usage
+error. `--json` prints the agent record. Secret values never appear in the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from app.agent.secrets import SecretError, parse_secret
+from envs.datadir import DataDir
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
+    agent = verbs.add_parser("agent", parents=[common], help="let the built-in agent do a task in words")
+    agent.add_argument("task", metavar="TASK", help='what to do, e.g. "Sign in with <secret:pw>"')
+    agent.add_argument("--env", dest="agent_env", metavar="ID", default=None, help="environment (default env-default)")
+    agent.add_argument("--url", metavar="URL", help="open this address in the agent's tab first")
+    agent.add_argument("--secret", dest="secrets", metavar="NAME=VALUE", action="append", default=[],
+                       help="a secret the task names as <secret:NAME> (repeatable); the model never sees it")
+    agent.add_argument("--expect", metavar="LOCATOR", action="append", default=[],
+                       help="must be on the final page: CSS, text=…, role=…, or an XPath (repeatable)")
+    agent.add_argument("--max-steps", type=int, metavar="N", help="model requests at most (default 40)")
+    agent.add_argument("--model", metavar="NAME", help="model name (default: the saved setting)")
+    agent.add_argument("--save-workflow", metavar="NAME", help="save what worked as a workflow (after a replay "
+                                                               "without the model passes)")
+    agent.add_argument("--headless", dest="agent_headless", action="store_true", help="no visible window")
+    agent.add_argument("--json", action="store_true", help="print the agent record as JSON")
+
+
+def agent_params(args: argparse.Namespace) -> dict[str, Any]:
+    params: dict[str, Any] = {"task": args.task, "secrets": dict(parse_secret(pair) for pair in args.secrets),
+                              "expect": list(args.expect)}
+    for key, value in (("env", args.agent_env), ("url", args.url), ("maxSteps", args.max_steps),
+                       ("model", args.model), ("saveWorkflow", args.save_workflow)):
+        if value is not None:
+            params[key] = value
+    return params
+
+
+def print_record(record: dict[str, Any]) -> None:
+    print(f"{record['id']}  {record['status']}  {record['model']}  {len(record.get('steps') or [])} steps")
+    report = record.get("selfReport")
+    if report:
+        print(f"agent says: {'success' if report['success'] else 'failure'}: {report['answer']}")
+    if record.get("judge"):
+        print(f"judge: {record['judge']['verdict']}: {record['judge']['reason']}")
+    for check in record.get("checks") or []:
+        print(f"check {check['locator']}: {'ok' if check['ok'] else 'FAILED'}")
+    usage = record.get("usage") or {}
+    cost = usage.get("costUsd")
+    print(f"tokens: {usage.get('inputTokens', 0)} in, {usage.get('cacheReadInputTokens', 0)} cached, "
+          f"{usage.get('outputTokens', 0)} out" + (f", ${cost:.4f}" if cost is not None else ""))
+    if record.get("workflow"):
+        print(f"workflow: {record['workflow'].get('name')}: "
+              f"{'saved' if record['workflow'].get('saved') else record['workflow'].get('error')}")
+    if record.get("error"):
+        print(f"error: {record['error']}")
+
+
+def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
+    from app.application import run_operation
+    from app.instance import AlreadyRunningError
+    from app.runtime import NoDisplayError, has_display
+    from envs.jsonstore import StoreError
+
+    try:
+        params = agent_params(args)
+    except SecretError as exc:
+        print(f"browserpilot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    headless = args.agent_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
+    try:
+        result = run_operation(data, "agent_run", params, headless=headless)
+    except AlreadyRunningError:
+        from app.cli import execute_operation
+
+        try:
+            result = execute_operation(data, "agent_run", params)
+        except (AlreadyRunningError, StoreError, OSError) as exc:
+            print(f"browserpilot: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    except (NoDisplayError, StoreError, OSError) as exc:
+        print(f"browserpilot: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    record = result.get("record")
+    if args.json:
+        print(json.dumps(record if record is not None else result, ensure_ascii=False, indent=2))
+    elif record is not None:
+        print_record(record)
+    if not result.get("ok") or not result.get("success"):
+        if not args.json:
+            print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
