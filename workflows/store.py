@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -43,6 +43,20 @@ class WorkflowStore:
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self._doc = loaded.document
+        self._subscribers: list[Callable[[SavedWorkflow, bool], None]] = []
+
+    def subscribe(self, callback: Callable[[SavedWorkflow, bool], None]) -> Callable[[], None]:
+        """Call `callback(workflow, deleted)` after each save or delete (the editor notices outside changes);
+        returns the unsubscribe function."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _announce(self, saved: SavedWorkflow, deleted: bool) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(saved.model_copy(deep=True), deleted)
+            except Exception:  # a listener's defect must not undo a save
+                log.exception("a workflow store subscriber failed")
 
     def list(self) -> list[SavedWorkflow]:
         return [wf.model_copy(deep=True) for wf in self._doc.workflows]
@@ -81,11 +95,13 @@ class WorkflowStore:
             workflows[index] = saved
         self._commit(workflows)
         log.info("saved workflow %s (%s)", saved.id, name)
+        self._announce(saved, False)
         return saved.model_copy(deep=True), index is not None
 
     def delete(self, name_or_id: str) -> SavedWorkflow:
         target = self.find(name_or_id)
         self._commit([wf for wf in self._doc.workflows if wf.id != target.id])
+        self._announce(target, True)
         return target
 
     def _commit(self, workflows: list[SavedWorkflow]) -> None:

@@ -1,0 +1,70 @@
+"""The open editor windows, one per workflow (keyed by id; a new, never saved one by its window). Opening a
+workflow that is open already raises its window. Owned by the app shell: no global state."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from app.ui.editor.window import EditorWindow
+from app.ui.op_runner import OpRunner
+from workflows.document import validate_document
+
+if TYPE_CHECKING:
+    from app.shell import BrowserPilotApp
+
+log = logging.getLogger("browserpilot.editor")
+
+
+def new_document(name: str) -> dict[str, Any]:
+    """A new workflow: a start and an end node, connected."""
+    return {"kind": "app", "version": "0.3.0", "app": {"name": name, "mode": "workflow"},
+            "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {
+                "nodes": [{"id": "start", "data": {"type": "start", "title": "Start", "variables": []},
+                           "position": {"x": 0, "y": 0}},
+                          {"id": "end", "data": {"type": "end", "title": "End", "outputs": []},
+                           "position": {"x": 300, "y": 0}}],
+                "edges": [{"id": "e-start-end", "source": "start", "target": "end", "sourceHandle": "source",
+                           "targetHandle": "target"}]}}}
+
+
+class Editors:
+    def __init__(self, ops: OpRunner, shell: "BrowserPilotApp | None" = None) -> None:
+        self.ops, self.shell = ops, shell
+        self.windows: list[EditorWindow] = []
+
+    def find(self, key: str) -> EditorWindow | None:
+        return next((w for w in self.windows if key in (w.workflow_id, w.model.name)), None)
+
+    def open(self, name_or_id: str) -> EditorWindow:
+        """The editor of a saved workflow (LookupError when there is none)."""
+        saved = self.ops.ctx.workflows.find(name_or_id)
+        window = self.find(saved.id)
+        if window is None:
+            data = validate_document(saved.document).to_data()
+            window = self._track(EditorWindow(self.ops, data, saved.id, self.shell))
+            log.info("editor opened for %s (%s)", saved.id, saved.name)
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
+
+    def new(self, name: str) -> EditorWindow:
+        """An editor of a new workflow (saved on the first Ctrl+S)."""
+        taken = [wf.name for wf in self.ops.ctx.workflows.list()]
+        if name in taken:
+            raise ValueError(f"a workflow named {name!r} exists already")
+        window = self._track(EditorWindow(self.ops, new_document(name), None, self.shell))
+        window.stack.resetClean()  # never saved: unsaved from the start
+        window.show()
+        return window
+
+    def _track(self, window: EditorWindow) -> EditorWindow:
+        self.windows.append(window)
+        window.destroyed.connect(lambda _obj=None, w=window: self.windows.remove(w) if w in self.windows else None)
+        return window
+
+    def close_all(self) -> None:
+        for window in list(self.windows):
+            window.stack.setClean()
+            window.close()

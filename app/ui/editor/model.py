@@ -1,0 +1,258 @@
+"""The document model the editor edits: the workflow as its JSON data (`WorkflowDocument.to_data()`), so every
+field the editor does not understand (unknown keys, locator alternatives, positions of other tools) stays as
+it came. A *level* is the top graph `()` or a loop's body `(loop_id, inner_loop_id, ...)`.
+
+Only primitive changes live here; each emits a signal the canvas and the panels follow. Undo/redo
+(`commands`) call the same primitives, so they emit the same signals as the original edit. No view state.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import Any, Iterator
+
+from PySide6.QtCore import QObject, Signal
+
+from app.ui.editor import layout
+
+log = logging.getLogger("browserpilot.editor")
+
+Level = tuple[str, ...]
+JsonDict = dict[str, Any]
+
+
+class _Missing:
+    """A field that is not in the data (setting it removes the key)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class EditorModel(QObject):
+    node_added = Signal(tuple, str)      # level, node id
+    node_removed = Signal(tuple, str)
+    node_changed = Signal(str)           # node id: a data field changed
+    node_moved = Signal(str)
+    edge_added = Signal(tuple, str)      # level, edge id
+    edge_removed = Signal(tuple, str)
+    note_added = Signal(tuple, str)
+    note_removed = Signal(tuple, str)
+    note_changed = Signal(tuple, str)
+    app_changed = Signal()
+    reset = Signal()                     # the whole document was replaced (reload)
+    changed = Signal()                   # after any of the above
+
+    def __init__(self, data: JsonDict, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._data = copy.deepcopy(data)
+        self._index: dict[str, tuple[Level, JsonDict]] | None = None
+        self._layout_cache: dict[Level, dict[str, tuple[float, float]]] = {}
+
+    # -- reading ---------------------------------------------------------------------------------------
+    @property
+    def data(self) -> JsonDict:
+        """The document as it would be written (callers must not change it)."""
+        return self._data
+
+    def snapshot(self) -> JsonDict:
+        return copy.deepcopy(self._data)
+
+    @property
+    def name(self) -> str:
+        return str((self._data.get("app") or {}).get("name") or "")
+
+    def level_data(self, level: Level) -> JsonDict:
+        """The dict holding `nodes` and `edges` of a level (the graph, or the loop's `data`)."""
+        current = self._data["workflow"]["graph"]
+        for loop_id in level:
+            node = next(n for n in current.get("nodes", []) if n.get("id") == loop_id)
+            current = node["data"]
+        current.setdefault("nodes", [])
+        current.setdefault("edges", [])
+        return current
+
+    def nodes(self, level: Level) -> list[JsonDict]:
+        return self.level_data(level)["nodes"]
+
+    def edges(self, level: Level) -> list[JsonDict]:
+        return self.level_data(level)["edges"]
+
+    def notes(self, level: Level) -> list[JsonDict]:
+        return self.level_data(level).get("notes") or []
+
+    def _build_index(self) -> dict[str, tuple[Level, JsonDict]]:
+        if self._index is None:
+            index: dict[str, tuple[Level, JsonDict]] = {}
+
+            def walk(level: Level, holder: JsonDict) -> None:
+                for node in holder.get("nodes") or []:
+                    index.setdefault(str(node.get("id")), (level, node))
+                    data = node.get("data") or {}
+                    if data.get("type") == "loop" and isinstance(data.get("nodes"), list):
+                        walk(level + (str(node["id"]),), data)
+
+            walk((), self._data["workflow"]["graph"])
+            self._index = index
+        return self._index
+
+    def node(self, node_id: str) -> JsonDict:
+        return self._build_index()[node_id][1]
+
+    def has_node(self, node_id: str) -> bool:
+        return node_id in self._build_index()
+
+    def level_of(self, node_id: str) -> Level:
+        return self._build_index()[node_id][0]
+
+    def all_ids(self) -> set[str]:
+        return set(self._build_index())
+
+    def iter_nodes(self) -> Iterator[tuple[Level, JsonDict]]:
+        for node_id, (level, node) in self._build_index().items():
+            yield level, node
+
+    def edge(self, level: Level, edge_id: str) -> JsonDict:
+        return next(e for e in self.edges(level) if e.get("id") == edge_id)
+
+    def edges_of(self, level: Level, node_id: str) -> list[JsonDict]:
+        return [e for e in self.edges(level) if node_id in (e.get("source"), e.get("target"))]
+
+    def is_level(self, level: Level) -> bool:
+        try:
+            self.level_data(level)
+        except (StopIteration, KeyError, TypeError):
+            return False
+        return True
+
+    def display_positions(self, level: Level) -> dict[str, tuple[float, float]]:
+        """Where each node of a level is drawn: its stored positions when every node has one, else a
+        left-to-right layout of the level (nothing is written until a person moves or adds something)."""
+        nodes = self.nodes(level)
+        stored = {str(n["id"]): (float(n["position"]["x"]), float(n["position"]["y"]))
+                  for n in nodes if _has_position(n)}
+        if len(stored) == len(nodes):
+            return stored
+        cached = self._layout_cache.get(level)
+        if cached is None or set(cached) != {str(n["id"]) for n in nodes}:
+            cached = layout.left_to_right([str(n["id"]) for n in nodes],
+                                          [(str(e["source"]), str(e["target"])) for e in self.edges(level)])
+            self._layout_cache[level] = cached
+        return dict(cached)
+
+    # -- primitive changes (commands call these) ----------------------------------------------------------
+    def _touched(self) -> None:
+        self._index = None
+        self.changed.emit()
+
+    def insert_node(self, level: Level, index: int, node: JsonDict) -> None:
+        self.nodes(level).insert(index, copy.deepcopy(node))
+        self._index = None
+        self.node_added.emit(level, str(node["id"]))
+        self._touched()
+
+    def remove_node(self, level: Level, node_id: str) -> tuple[int, JsonDict]:
+        nodes = self.nodes(level)
+        index = next(i for i, n in enumerate(nodes) if n.get("id") == node_id)
+        node = nodes.pop(index)
+        self._index = None
+        self.node_removed.emit(level, node_id)
+        self._touched()
+        return index, node
+
+    def insert_edge(self, level: Level, index: int, edge: JsonDict) -> None:
+        self.edges(level).insert(index, copy.deepcopy(edge))
+        self.edge_added.emit(level, str(edge["id"]))
+        self._touched()
+
+    def remove_edge(self, level: Level, edge_id: str) -> tuple[int, JsonDict]:
+        edges = self.edges(level)
+        index = next(i for i, e in enumerate(edges) if e.get("id") == edge_id)
+        edge = edges.pop(index)
+        self.edge_removed.emit(level, edge_id)
+        self._touched()
+        return index, edge
+
+    def set_field(self, node_id: str, key: str, value: Any) -> Any:
+        """Set (or with MISSING remove) one key of a node's `data`; returns the old value (or MISSING)."""
+        data = self.node(node_id)["data"]
+        old = copy.deepcopy(data.get(key, MISSING))
+        if value is MISSING:
+            data.pop(key, None)
+        else:
+            data[key] = copy.deepcopy(value)
+        self.node_changed.emit(node_id)
+        self._touched()
+        return old
+
+    def set_position(self, node_id: str, position: tuple[float, float] | None) -> tuple[float, float] | None:
+        node = self.node(node_id)
+        old = (float(node["position"]["x"]), float(node["position"]["y"])) if _has_position(node) else None
+        if position is None:
+            node.pop("position", None)
+        else:
+            kept = node.get("position") if isinstance(node.get("position"), dict) else {}
+            node["position"] = {**kept, "x": _plain(position[0]), "y": _plain(position[1])}
+        self.node_moved.emit(node_id)
+        self._touched()
+        return old
+
+    def set_app_field(self, key: str, value: Any) -> Any:
+        app = self._data.setdefault("app", {})
+        old = copy.deepcopy(app.get(key, MISSING))
+        if value is MISSING:
+            app.pop(key, None)
+        else:
+            app[key] = value
+        self.app_changed.emit()
+        self._touched()
+        return old
+
+    def insert_note(self, level: Level, index: int, note: JsonDict) -> None:
+        holder = self.level_data(level)
+        holder.setdefault("notes", []).insert(index, copy.deepcopy(note))
+        self.note_added.emit(level, str(note["id"]))
+        self._touched()
+
+    def remove_note(self, level: Level, note_id: str) -> tuple[int, JsonDict]:
+        holder = self.level_data(level)
+        notes = holder.get("notes") or []
+        index = next(i for i, n in enumerate(notes) if n.get("id") == note_id)
+        note = notes.pop(index)
+        if not notes:
+            holder.pop("notes", None)
+        self.note_removed.emit(level, note_id)
+        self._touched()
+        return index, note
+
+    def set_note(self, level: Level, note_id: str, key: str, value: Any) -> Any:
+        note = next(n for n in self.notes(level) if n.get("id") == note_id)
+        old = copy.deepcopy(note.get(key, MISSING))
+        if value is MISSING:
+            note.pop(key, None)
+        else:
+            note[key] = copy.deepcopy(value)
+        self.note_changed.emit(level, note_id)
+        self._touched()
+        return old
+
+    def replace_all(self, data: JsonDict) -> None:
+        """Load another version of the document (a reload); the undo stack is cleared by the owner."""
+        self._data = copy.deepcopy(data)
+        self._index = None
+        self._layout_cache.clear()
+        self.reset.emit()
+        self.changed.emit()
+
+
+def _has_position(node: JsonDict) -> bool:
+    position = node.get("position")
+    return isinstance(position, dict) and isinstance(position.get("x"), (int, float)) \
+        and isinstance(position.get("y"), (int, float))
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else round(float(value), 2)

@@ -1,0 +1,525 @@
+"""The editor window of one workflow: the canvas (with breadcrumb, minimap), the side panel (the selected
+node's form, or a run's details), the validation list, the toolbar and the shortcuts. It owns the model,
+the controller (one undo stack) and the run overlay; it saves through `workflow_write` like every other
+part of the app, and notices when the stored workflow changes from outside."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QMouseEvent
+from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QScrollArea, QSplitter, QToolBar,
+                               QVBoxLayout, QWidget)
+
+from app.ui.editor.controller import CLIPBOARD_KIND, EditorController, EditRefused
+from app.ui.editor.forms import NodeForm
+from app.ui.editor.model import EditorModel, Level
+from app.ui.editor.node_menu import NodeMenu
+from app.ui.editor.run_view import RunOverlay
+from app.ui.editor.scene import EditorScene
+from app.ui.editor.validation import ValidationList
+from app.ui.editor.view import EditorView
+from app.ui.op_runner import OpRunner
+from workflows.document import DocumentError, validate_document
+from workflows.io import dump_document
+
+if TYPE_CHECKING:
+    from app.shell import BrowserPilotApp
+
+log = logging.getLogger("browserpilot.editor")
+
+MIME = "application/x-browserpilot-nodes"
+HIGHLIGHT_MS = 1500
+
+
+def _stored_form(data: dict[str, Any]) -> dict[str, Any]:
+    """The document as the store keeps it (what `workflow_write` saves)."""
+    return json.loads(dump_document(validate_document(data)))
+
+
+class EditorWindow(QMainWindow):
+    saved = Signal(str)        # workflow id
+    closed = Signal(str)       # workflow id or "" for a never saved one
+
+    def __init__(self, ops: OpRunner, document: dict[str, Any], workflow_id: str | None = None,
+                 shell: "BrowserPilotApp | None" = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("editor-window")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.ops, self.shell, self.workflow_id = ops, shell, workflow_id
+        self.model = EditorModel(document, self)
+        self.controller = EditorController(self.model, self)
+        self.stack = self.controller.stack
+        self.level: Level = ()
+        self._written: dict[str, Any] | None = None   # what this window last saved (its own echo is ignored)
+        self._outside: QMessageBox | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        self.scene = EditorScene(self.model, self)
+        self.view = EditorView(self)
+        self.view.setScene(self.scene)
+        self.overlay = RunOverlay(self.model, self.scene, self)
+        self.problems = ValidationList(self.model, self)
+        self.menu = NodeMenu(self)
+        self._menu_target: tuple[QPointF, tuple[str, str] | None] = (QPointF(), None)
+        self.breadcrumb = QLabel(self)
+        self.breadcrumb.setObjectName("editor-breadcrumb")
+        self.breadcrumb.linkActivated.connect(lambda depth: self.show_level(self.level[:int(depth)]))
+        self.message = QLabel(self)
+        self.message.setObjectName("editor-message")
+        self.side = QScrollArea(self)
+        self.side.setObjectName("editor-side")
+        self.side.setWidgetResizable(True)
+        self.side.setMinimumWidth(320)
+        self.details = QPlainTextEdit(self)
+        self.details.setObjectName("editor-run-details")
+        self.details.setReadOnly(True)
+        self.details.setMaximumHeight(160)
+        self.details.hide()
+        self.form: NodeForm | None = None
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.addWidget(self.side)
+        right.addWidget(self.details)
+        right.addWidget(self.problems)
+        right.setSizes([420, 120, 160])
+        canvas = QWidget(self)
+        canvas_layout = QVBoxLayout(canvas)
+        canvas_layout.setContentsMargins(0, 0, 0, 0)
+        canvas_layout.addWidget(self.breadcrumb)
+        canvas_layout.addWidget(self.view, 1)
+        canvas_layout.addWidget(self.message)
+        split = QSplitter(self)
+        split.addWidget(canvas)
+        split.addWidget(right)
+        split.setSizes([880, 360])
+        self.setCentralWidget(split)
+        self._build_actions()
+        self._wire()
+        self.resize(1260, 760)
+        self.show_level(())
+        self._update_title()
+        self._follow_store()
+        QTimer.singleShot(0, self.view.fit)
+
+    # -- building -------------------------------------------------------------------------------------
+    def _action(self, text: str, keys: list[QKeySequence | str], handler: Callable[[], object],
+                canvas: bool = False, name: str = "") -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(name or text.lower().replace(" ", "-").replace("…", ""))
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.triggered.connect(lambda _checked=False: handler())
+        if canvas:  # only while the canvas has the focus: never while a text field does
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.view.addAction(action)
+        else:
+            self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        undo = self.stack.createUndoAction(self, "Undo")
+        undo.setShortcuts([QKeySequence("Ctrl+Z")])
+        redo = self.stack.createRedoAction(self, "Redo")
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.addAction(undo)
+        self.addAction(redo)
+        self.undo_action, self.redo_action = undo, redo
+        self.save_action = self._action("Save", ["Ctrl+S"], self.save)
+        self.run_action = self._action("Run", ["F5"], self.run)
+        self.cancel_action = self._action("Cancel run", ["Shift+F5"], self.cancel_run)
+        self.cancel_action.setEnabled(False)
+        self._action("Delete", ["Delete", "Backspace"], self.delete_selected, canvas=True)
+        self._action("Select all", ["Ctrl+A"], self.select_all, canvas=True)
+        self._action("Copy", ["Ctrl+C"], self.copy_selected, canvas=True)
+        self._action("Cut", ["Ctrl+X"], self.cut_selected, canvas=True)
+        self._action("Paste", ["Ctrl+V"], self.paste, canvas=True)
+        self._action("Duplicate", ["Ctrl+D"], self.duplicate_selected, canvas=True)
+        self._action("Fit", ["Ctrl+0"], self.view.fit, canvas=True)
+        self._action("Up a level", ["Alt+Up"], lambda: self.show_level(self.level[:-1]), canvas=True)
+        arrange = self._action("Arrange", [], lambda: self.controller.arrange(self.level))
+        note = self._action("Add note", [], self.add_note)
+        into = self._action("Move into loop…", [], self.move_into_loop)
+        out = self._action("Move out of loop", [], self.move_out_of_loop)
+        self.overlay_action = self._action("Clear run", [], self.overlay.clear)
+        bar = QToolBar("Editor", self)
+        bar.setObjectName("editor-toolbar")
+        for action in (self.save_action, undo, redo, None, arrange, note, into, out, None, self.run_action,
+                       self.cancel_action, self.overlay_action):
+            bar.addSeparator() if action is None else bar.addAction(action)
+        self.addToolBar(bar)
+
+    def _wire(self) -> None:
+        self.stack.cleanChanged.connect(lambda _clean: self._update_title())
+        self.model.app_changed.connect(self._update_title)
+        self.model.changed.connect(self._model_changed)
+        self.scene.selectionChanged.connect(self._selection_changed)
+        self.scene.connect_requested.connect(self._connect)
+        self.scene.add_next_requested.connect(lambda s, h, at: self.open_menu(at, (s, h)))
+        self.scene.empty_double_clicked.connect(lambda at: self.open_menu(at, None))
+        self.scene.moved.connect(lambda positions: self._guard(lambda: self.controller.move(positions)))
+        self.scene.dropped_on_edge.connect(lambda n, e: self._guard(lambda: self.controller.insert_on_edge(self.level, e, n)))
+        self.scene.note_moved.connect(lambda note_id, pos: self.controller.set_note(
+            self.level, note_id, "position", {"x": round(pos[0]), "y": round(pos[1])}))
+        self.scene.open_loop_requested.connect(lambda loop_id: self.show_level((*self.level, loop_id)))
+        self.view.add_menu_requested.connect(lambda at: self.open_menu(at, None))
+        self.menu.chosen.connect(self._add_chosen)
+        self.problems.node_chosen.connect(self.select_node)
+        self.overlay.finished.connect(self._run_finished)
+
+    # -- title, level, selection ------------------------------------------------------------------------
+    @property
+    def dirty(self) -> bool:
+        return not self.stack.isClean()
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.model.name}{' *' if self.dirty else ''} — BrowserPilot workflow editor")
+
+    def show_level(self, level: Level) -> None:
+        self.level = level
+        self.scene.show_level(level)
+        crumbs = ['<a href="0">Workflow</a>'] + [f'<a href="{i + 1}">{loop_id}</a>' for i, loop_id in enumerate(level)]
+        self.breadcrumb.setText(" › ".join(crumbs) + ("   (a loop body: Alt+Up goes back out)" if level else ""))
+        self._show_form(None)
+        QTimer.singleShot(0, self.view.fit)
+
+    def select_node(self, node_id: str) -> None:
+        if not self.model.has_node(node_id):
+            return
+        level = self.model.level_of(node_id)
+        if level != self.level:
+            self.show_level(level)
+        self.scene.select_nodes([node_id])
+        self.view.centerOn(self.scene.nodes[node_id])
+
+    def select_all(self) -> None:
+        for item in self.scene.items():
+            if item.flags() & item.GraphicsItemFlag.ItemIsSelectable:
+                item.setSelected(True)
+
+    def _selection_changed(self) -> None:
+        chosen = self.scene.selected_node_ids()
+        self._show_form(chosen[0] if len(chosen) == 1 else None)
+
+    def _show_form(self, node_id: str | None) -> None:
+        if self.form is not None and (node_id is None or self.form.node_id != node_id):
+            self.form.deleteLater()
+            self.form = None
+        if node_id is not None and self.form is None:
+            self.form = NodeForm(self.controller, node_id, self.side, pick=self._pick, test=self._test)
+        self.side.setWidget(self.form) if self.form is not None else self.side.takeWidget()
+        text = self.overlay.details(node_id) if node_id and self.overlay.run_id else ""
+        self.details.setPlainText(text)
+        self.details.setVisible(bool(text))
+
+    def _model_changed(self) -> None:
+        if self.form is not None:
+            if self.model.has_node(self.form.node_id):
+                self.form.refresh()
+            else:
+                self._show_form(None)
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+        log.info("editor: %s", text)
+
+    def _guard(self, edit: Callable[[], object]) -> None:
+        try:
+            edit()
+        except EditRefused as exc:
+            self.say(f"Not done: {exc}")
+
+    # -- editing ---------------------------------------------------------------------------------------
+    def open_menu(self, at: QPointF, after: tuple[str, str] | None) -> None:
+        self._menu_target = (at, after)
+        self.menu.popup(self.view.mapToGlobal(self.view.mapFromScene(at)))
+
+    def _add_chosen(self, kind: str) -> None:
+        at, after = self._menu_target
+        self._guard(lambda: self.scene.select_nodes([self.controller.add_node(self.level, kind, (at.x(), at.y()), after)]))
+
+    def _connect(self, source: str, handle: str, target: str) -> None:
+        self._guard(lambda: self.controller.connect(self.level, source, handle, target))
+
+    def delete_selected(self) -> None:
+        nodes = self.scene.selected_node_ids()
+        readers = self.controller.referenced_outputs(nodes)
+        if readers and not self.confirm("Delete", "Still used: " + "; ".join(
+                f"{reader} reads {node}'s output" for node, reader in readers[:8])
+                + (" …" if len(readers) > 8 else "") + ". Delete anyway?"):
+            return
+        kept = self.controller.delete(self.level, nodes, self.scene.selected_edge_ids(), self.scene.selected_note_ids())
+        if kept:
+            self.say(kept[0])
+
+    def confirm(self, title: str, text: str) -> bool:
+        return QMessageBox.question(self, title, text) == QMessageBox.StandardButton.Yes
+
+    def copy_selected(self) -> None:
+        payload = self.controller.copy(self.level, self.scene.selected_node_ids())
+        if payload["nodes"]:
+            QGuiApplication.clipboard().setText(json.dumps(payload, ensure_ascii=False))
+
+    def cut_selected(self) -> None:
+        self.copy_selected()
+        self.controller.cut(self.level, self.scene.selected_node_ids())
+
+    def paste(self) -> None:
+        try:
+            payload = json.loads(QGuiApplication.clipboard().text() or "null")
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict) or payload.get("kind") != CLIPBOARD_KIND:
+            self.say("The clipboard holds no workflow nodes.")
+            return
+        self._guard(lambda: self.scene.select_nodes(self.controller.paste(self.level, payload)))
+
+    def duplicate_selected(self) -> None:
+        chosen = self.scene.selected_node_ids()
+        if chosen:
+            self._guard(lambda: self.scene.select_nodes(self.controller.duplicate(self.level, chosen)))
+
+    def add_note(self) -> None:
+        centre = self.view.mapToScene(self.view.viewport().rect().center())
+        self.controller.add_note(self.level, (centre.x(), centre.y()))
+
+    def move_into_loop(self) -> None:
+        chosen = self.scene.selected_node_ids()
+        loops = [n for n in chosen if self.model.node(n)["data"].get("type") == "loop"]
+        movers = [n for n in chosen if n not in loops[:1]]
+        if not loops or not movers:
+            self.say("Select the nodes and the loop they go into (one loop).")
+            return
+        self._guard(lambda: self.controller.move_to_level(self.level, movers, (*self.level, loops[0])))
+
+    def move_out_of_loop(self) -> None:
+        if not self.level:
+            self.say("These nodes are at the top level already.")
+            return
+        self._guard(lambda: self.controller.move_to_level(self.level, self.scene.selected_node_ids(), self.level[:-1]))
+
+    # -- saving ----------------------------------------------------------------------------------------
+    def save(self) -> bool:
+        try:
+            stored = _stored_form(self.model.data)
+        except DocumentError as exc:
+            QMessageBox.warning(self, "Cannot save", "The workflow cannot be saved yet:\n" + "\n".join(exc.problems))
+            return False
+        self._written = stored
+        index = self.stack.index()
+
+        def done(result: dict[str, Any]) -> None:
+            self.workflow_id = result["id"]
+            self.stack.setClean() if self.stack.index() == index else None
+            self._update_title()
+            self.say(f"Saved ({len(result.get('warnings') or [])} warnings).")
+            self.saved.emit(self.workflow_id)
+
+        self.ops.run("workflow_write", {"workflow": stored}, self, done, title="Save workflow")
+        return True
+
+    def _follow_store(self) -> None:
+        store = self.ops.ctx.workflows
+        if hasattr(store, "subscribe"):
+            self._unsubscribe.append(store.subscribe(self._store_changed))
+
+    def _store_changed(self, saved: Any, deleted: bool) -> None:
+        if saved.id != self.workflow_id and saved.name != self.model.name:
+            return
+        if deleted:
+            self.say("This workflow was deleted from the list; Save puts it back.")
+            return
+        if self.workflow_id is None:
+            self.workflow_id = saved.id
+        if saved.document == self._written or saved.document == _safe_stored(self.model.data):
+            return
+        if not self.dirty:
+            self.reload(saved.document)
+            self.say("Reloaded: the workflow was changed outside this editor.")
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, "Changed outside the editor",
+                          f"“{saved.name}” was changed outside this editor. Reload it (your unsaved changes are "
+                          "lost) or keep editing yours?", parent=self)
+        reload = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton("Keep Mine", QMessageBox.ButtonRole.RejectRole)
+        box.setObjectName("editor-outside-change")
+        box.finished.connect(lambda _r: self.reload(copy.deepcopy(saved.document)) if box.clickedButton() is reload else None)
+        self._outside = box
+        box.open()
+
+    def reload(self, document: dict[str, Any]) -> None:
+        data = validate_document(document).to_data()
+        self.model.replace_all(data)
+        self.controller.clear_history()
+        self._show_form(None)
+        self._update_title()
+
+    # -- running ---------------------------------------------------------------------------------------
+    def run(self) -> None:
+        if self.shell is None or self.shell.ctx.runner is None:
+            self.say("Runs need the app's browser.")
+            return
+        if self.dirty or self.workflow_id is None:
+            try:
+                doc = validate_document(self.model.data)
+            except DocumentError as exc:
+                self.say("Cannot run: " + exc.problems[0])
+                return
+        else:
+            doc = validate_document(self.model.data)
+        variables = doc.start_variables()
+        envs = [(e.id, e.name) for e in self.shell.envs.list()]
+        if variables or len(envs) > 1:
+            from app.ui.run_inputs_dialog import RunInputsDialog
+
+            dialog = RunInputsDialog(doc.name, variables, envs, parent=self)
+            dialog.setObjectName("editor-run-inputs")
+            dialog.accepted.connect(lambda: self._start(doc.to_data(), dialog.inputs(), dialog.env_id()))
+            dialog.open()
+            return
+        self._start(doc.to_data(), {}, envs[0][0] if envs else None)
+
+    def _start(self, document: dict[str, Any], inputs: dict[str, Any], env_id: str | None) -> None:
+        assert self.shell is not None and self.shell.ctx.runner is not None
+        params: dict[str, Any] = {"inputs": inputs, **({"env": env_id} if env_id else {})}
+        params.update({"name": self.workflow_id} if not self.dirty and self.workflow_id else {"workflow": document})
+        events = self.shell.ctx.runner.events
+
+        def started(result: dict[str, Any]) -> None:
+            run_id = result["runId"]
+            self.overlay.begin(run_id)
+            for event in events.history(run_id):
+                self.overlay.on_event(event)
+            if not self.overlay.record:
+                self._unsubscribe.append(events.subscribe(self.overlay.on_event, run_id))
+            self.cancel_action.setEnabled(self.overlay.record is None)
+            self.say(f"Running {run_id}…")
+
+        self.ops.run("workflow_start", params, self, started, title="Run workflow")
+
+    def _run_finished(self, record: dict[str, Any]) -> None:
+        self.cancel_action.setEnabled(False)
+        status = record.get("status")
+        extra = ""
+        if status != "ok":
+            extra = f" at {record.get('stoppedAt') or record.get('node')}: {record.get('error')}"
+            if record.get("screenshot"):
+                extra += f"\nScreenshot: {record['screenshot']}"
+            if record.get("har"):
+                extra += f"  HAR: {record['har']}"
+        self.say(f"Run {record.get('id')} {status}{extra}")
+
+    def cancel_run(self) -> None:
+        if self.overlay.run_id and self.overlay.record is None:
+            self.ops.run("run_cancel", {"runId": self.overlay.run_id}, self, lambda _r: self.say("Cancelling…"))
+
+    def show_run(self, record: dict[str, Any]) -> None:
+        """Overlay a past run (a `run_read` view) on the graph."""
+        self.overlay.show_record(record)
+        self.say(f"Showing run {record.get('id')}: {record.get('status')}")
+
+    # -- locators: pick and test --------------------------------------------------------------------------
+    def _front_tab(self) -> Any:
+        if self.shell is None:
+            return None
+        for window in self.shell.windows.values():
+            if window.isActiveWindow() and window.current_tab() is not None:
+                return window.current_tab()
+        for window in self.shell.windows.values():
+            if window.current_tab() is not None:
+                return window.current_tab()
+        return None
+
+    def _pick(self, fill: Callable[[dict[str, Any]], None]) -> None:
+        tab = self._front_tab()
+        if tab is None:
+            self.say("Open an environment window with the page first, then press Pick.")
+            return
+        picker = _ClickPicker(tab, lambda x, y: self.ops.run(
+            "page_hit", {"tabId": tab.tab_id, "x": x, "y": y}, self,
+            lambda result: fill(result.get("locator") or {}), title="Pick"))
+        self._picker = picker
+        tab.window().raise_()
+        self.say("Click the element in the environment window.")
+
+    def _test(self, locator: dict[str, Any], show: Callable[[str], None]) -> None:
+        tab = self._front_tab()
+        if tab is None:
+            show("No environment window is open.")
+            return
+        spec = {k: v for k, v in locator.items() if k in ("selector", "xpath") and v}
+        if not spec and locator.get("alternatives"):
+            from workflows.nodes import NodeLocator
+
+            first = NodeLocator.model_validate(locator).candidates()[0]
+            spec = {k: v for k, v in (("selector", first.selector), ("xpath", first.xpath)) if v}
+
+        def counted(result: dict[str, Any]) -> None:
+            count = int(result.get("count") or 0)
+            show(f"{count} match{'es' if count != 1 else ''}" + (" (exactly one: good)" if count == 1 else
+                                                                 " (page actions need exactly one)"))
+            self._highlight(tab, spec)
+
+        self.ops.run("page_query", {"tabId": tab.tab_id, "locator": spec}, self, counted, title="Test locator")
+
+    def _highlight(self, tab: Any, spec: dict[str, Any]) -> None:
+        """Outline the matches in the page for a moment (an overlay drawn by a script, removed after)."""
+        script = ("(() => { const spec = %s; const found = spec.xpath ? (() => { const r = document.evaluate(spec.xpath,"
+                  " document, null, 7, null); return Array.from({length: r.snapshotLength}, (_, i) => r.snapshotItem(i)); })()"
+                  " : (() => { try { return Array.from(document.querySelectorAll(spec.selector)); } catch (e) { return []; } })();"
+                  " const boxes = found.map((el) => { const r = el.getBoundingClientRect(); const d = document.createElement('div');"
+                  " d.setAttribute('data-browserpilot-highlight', ''); Object.assign(d.style, {position: 'fixed', left: r.x + 'px',"
+                  " top: r.y + 'px', width: r.width + 'px', height: r.height + 'px', outline: '3px solid #ffb300',"
+                  " background: 'rgba(255,179,0,.15)', zIndex: 2147483647, pointerEvents: 'none'});"
+                  " document.documentElement.appendChild(d); return d; });"
+                  " setTimeout(() => boxes.forEach((d) => d.remove()), %d); return boxes.length; })()"
+                  % (json.dumps(spec), HIGHLIGHT_MS))
+        tab.page().runJavaScript(script, 0)
+
+    # -- closing ---------------------------------------------------------------------------------------
+    def ask_unsaved(self) -> QMessageBox.StandardButton:
+        return QMessageBox.question(self, "Unsaved changes", f"Save the changes to “{self.model.name}”?",
+                                    QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                                    | QMessageBox.StandardButton.Cancel)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.dirty:
+            answer = self.ask_unsaved()
+            if answer == QMessageBox.StandardButton.Cancel or (answer == QMessageBox.StandardButton.Save
+                                                                and not self.save()):
+                event.ignore()
+                return
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+        self.closed.emit(self.workflow_id or "")
+        super().closeEvent(event)
+
+
+def _safe_stored(data: dict[str, Any]) -> Any:
+    try:
+        return _stored_form(data)
+    except DocumentError:
+        return None
+
+
+class _ClickPicker(QObject):
+    """The next click in a tab picks the element there (the click does not reach the page)."""
+
+    def __init__(self, tab: Any, picked: Callable[[float, float], None]) -> None:
+        super().__init__(tab)
+        self.tab, self.picked = tab, picked
+        self.target = tab.focusProxy() or tab
+        self.target.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
+            zoom = self.tab.zoomFactor() or 1.0
+            point = event.position()
+            QTimer.singleShot(0, lambda: self.picked(point.x() / zoom, point.y() / zoom))
+            return True
+        if event.type() == QEvent.Type.MouseButtonRelease:
+            self.target.removeEventFilter(self)
+            return True
+        return False
