@@ -182,6 +182,7 @@ class BrowserPilotApp(QObject):
             window.closed.connect(self._on_window_closed)
             window.page_visited.connect(self.envs.record_visit)
             window.tab_opened.connect(self._on_tab_opened)
+            self._attach_agent(window)
             self.windows[env_id] = window
             window.show()
         elif raise_window:
@@ -190,6 +191,11 @@ class BrowserPilotApp(QObject):
             window.raise_()
             window.activateWindow()
         return window, created
+
+    def _attach_agent(self, window: EnvWindow) -> None:
+        from app.ui.agent_panel import attach_agent_panel
+
+        attach_agent_panel(window, window.env_id, self.registry, self.ctx)
 
     def show_main_window(self) -> None:
         if self.main_window is not None:

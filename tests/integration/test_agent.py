@@ -243,3 +243,27 @@ def test_take_over_pauses_the_agent_until_done(qtbot: QtBot, app: BrowserPilotAp
     result = task.result()
     assert result["ok"] and result["record"]["takenOver"]
     assert "The person took over the tab" in seen[0]
+
+
+def test_the_agent_panel_runs_a_task_and_shows_the_three_answers(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.ui.agent_panel import AgentPanel
+
+    window = app.show_environment("env-default")
+    panel = window.findChild(AgentPanel, "agent-panel")
+    assert panel is not None
+    script = [Reply([text("Looking at the page."), tool("page_snapshot")]),
+              Reply([tool("done", success=True, answer="It says Static")])]
+    with FakeAnthropic(script, forbidden=["s3cr3t-value"]) as fake:
+        model_env(monkeypatch, fake)
+        panel.task_box.setPlainText("Read the page with <secret:pin>")
+        panel.url.setText(site.url("/static"))
+        panel.add_secret("pin", "s3cr3t-value")
+        panel.checks.setText("#b")
+        panel.start_button.click()
+        qtbot.waitUntil(lambda: "Status:" in panel.answers.text(), timeout=30_000)
+        assert fake.problems == []
+    shown = panel.answers.text()
+    assert "It says Static" in shown and "pass" in shown and "#b ✓" in shown
+    assert "Looking at the page." in panel.view.toPlainText() and "page_snapshot" in panel.view.toPlainText()
+    assert "cached" in panel.usage.text() and panel.save_button.isEnabled()

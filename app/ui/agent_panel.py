@@ -1,0 +1,280 @@
+"""The Agent side panel of an environment window: say what you want done, watch it happen, keep it.
+
+A task box, Start / Pause / Stop, the model and its key (Settings…: saved in `agent.json`, mode 0600, or
+`ANTHROPIC_API_KEY`), a Secrets list (the task names them `<secret:name>`; values are masked and never sent to
+the model), Checks (locators that must be on the final page), a live view of each step (the model's words as
+they stream, each tool call and its result, a thumbnail when a screenshot was taken), tokens and cost so far,
+the three answers side by side, and Save as workflow. The run itself is `app.agent.runner.AgentRun`, calling
+the registry like everything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QMainWindow, QPlainTextEdit, QPushButton, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
+
+from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
+from app.agent.runner import AgentRun, AgentTask
+from app.agent.settings import AgentSettingsStore
+from app.ops import OpContext, OperationRegistry
+
+log = logging.getLogger("browserpilot.ui")
+
+
+class AgentSettingsDialog(QDialog):
+    def __init__(self, store: AgentSettingsStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Agent settings")
+        self.store = store
+        form = QFormLayout(self)
+        current = store.current
+        self.model = QLineEdit(current.model)
+        self.key = QLineEdit(current.api_key or "")
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText(f"empty: ANTHROPIC_API_KEY ({'set' if current.key_source() != 'none' else 'not set'})")
+        self.base_url = QLineEdit(current.base_url or "")
+        self.base_url.setPlaceholderText("empty: ANTHROPIC_BASE_URL or Anthropic")
+        self.max_steps = QSpinBox()
+        self.max_steps.setRange(1, 500)
+        self.max_steps.setValue(current.max_steps)
+        form.addRow("Model", self.model)
+        form.addRow("API key", self.key)
+        form.addRow("Base URL", self.base_url)
+        form.addRow("Step budget", self.max_steps)
+        form.addRow(QLabel(f"Saved in {store.path} (readable only by you)."))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _save(self) -> None:
+        self.store.update(model=self.model.text().strip() or self.store.current.model,
+                          api_key=self.key.text().strip() or None, base_url=self.base_url.text().strip() or None,
+                          max_steps=self.max_steps.value())
+        self.accept()
+
+
+class AgentPanel(QWidget):
+    def __init__(self, env_id: str, registry: OperationRegistry, ctx: OpContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("agent-panel")
+        self.env_id = env_id
+        self.registry = registry
+        self.ctx = ctx
+        self.settings = AgentSettingsStore(ctx.data)
+        self.store = AgentRunStore(ctx.data)
+        self.run: AgentRun | None = None
+        self._task: asyncio.Task[AgentRecord] | None = None
+        self._streaming = ""
+
+        self.task_box = QPlainTextEdit()
+        self.task_box.setObjectName("agent-task")
+        self.task_box.setPlaceholderText("What should the agent do? e.g. Log in with <secret:password> and "
+                                         "download last month's invoice")
+        self.task_box.setMaximumHeight(80)
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("Start at (optional URL)")
+        self.start_button = QPushButton("Start")
+        self.start_button.setObjectName("agent-start")
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setCheckable(True)
+        self.stop_button = QPushButton("Stop")
+        self.settings_button = QPushButton("Settings…")
+        self.start_button.clicked.connect(self.start)
+        self.pause_button.toggled.connect(self._pause)
+        self.stop_button.clicked.connect(self.stop)
+        self.settings_button.clicked.connect(self._edit_settings)
+        buttons = QHBoxLayout()
+        for button in (self.start_button, self.pause_button, self.stop_button, self.settings_button):
+            buttons.addWidget(button)
+        self.model_label = QLabel()
+        self.model_label.setObjectName("agent-model")
+
+        self.secrets = QTableWidget(0, 2)
+        self.secrets.setObjectName("agent-secrets")
+        self.secrets.setHorizontalHeaderLabels(["Secret", "Value"])
+        self.secrets.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.secrets.verticalHeader().hide()
+        self.secrets.setMaximumHeight(90)
+        add_secret = QPushButton("Add secret")
+        add_secret.clicked.connect(lambda: self.add_secret("", ""))
+        self.checks = QLineEdit()
+        self.checks.setObjectName("agent-checks")
+        self.checks.setPlaceholderText("Checks: locators that must be on the final page, separated by ;")
+
+        self.view = QTextBrowser()
+        self.view.setObjectName("agent-steps")
+        self.view.setOpenExternalLinks(False)
+        self.usage = QLabel("Tokens: 0 in, 0 cached, 0 out · $0.0000")
+        self.usage.setObjectName("agent-usage")
+        self.answers = QLabel("")
+        self.answers.setObjectName("agent-answers")
+        self.answers.setWordWrap(True)
+        self.answers.setTextFormat(Qt.TextFormat.RichText)
+        self.save_name = QLineEdit()
+        self.save_name.setPlaceholderText("Workflow name")
+        self.save_button = QPushButton("Save as workflow")
+        self.save_button.setObjectName("agent-save")
+        self.save_button.clicked.connect(self.save_workflow)
+        save_row = QHBoxLayout()
+        save_row.addWidget(self.save_name)
+        save_row.addWidget(self.save_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Task</b>"))
+        layout.addWidget(self.task_box)
+        layout.addWidget(self.url)
+        layout.addLayout(buttons)
+        layout.addWidget(self.model_label)
+        secrets_row = QHBoxLayout()
+        secrets_row.addWidget(QLabel("<b>Secrets</b>"))
+        secrets_row.addStretch(1)
+        secrets_row.addWidget(add_secret)
+        layout.addLayout(secrets_row)
+        layout.addWidget(self.secrets)
+        layout.addWidget(self.checks)
+        layout.addWidget(QLabel("<b>Steps</b>"))
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.usage)
+        layout.addWidget(self.answers)
+        layout.addLayout(save_row)
+        self._refresh()
+
+    # -- inputs -------------------------------------------------------------------------------------------
+    def add_secret(self, name: str, value: str) -> None:
+        row = self.secrets.rowCount()
+        self.secrets.insertRow(row)
+        self.secrets.setItem(row, 0, QTableWidgetItem(name))
+        field = QLineEdit(value)
+        field.setEchoMode(QLineEdit.EchoMode.Password)
+        self.secrets.setCellWidget(row, 1, field)
+
+    def secret_values(self) -> dict[str, str]:
+        values: dict[str, str] = {}
+        for row in range(self.secrets.rowCount()):
+            item = self.secrets.item(row, 0)
+            field = self.secrets.cellWidget(row, 1)
+            if item and item.text().strip() and isinstance(field, QLineEdit) and field.text():
+                values[item.text().strip()] = field.text()
+        return values
+
+    def _edit_settings(self) -> None:
+        AgentSettingsDialog(self.settings, self).exec()
+        self._refresh()
+
+    def _refresh(self) -> None:
+        running = self._task is not None and not self._task.done()
+        current = self.settings.current
+        self.model_label.setText(f"Model {current.model} · key: {current.key_source()}")
+        self.start_button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.stop_button.setEnabled(running)
+        self.save_button.setEnabled(not running and self.run is not None and self.run.record.success)
+
+    # -- the run ------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        text = self.task_box.toPlainText().strip()
+        if not text:
+            self.view.setHtml("<p>Type a task first.</p>")
+            return
+        checks = [part.strip() for part in self.checks.text().split(";") if part.strip()]
+        task = AgentTask(task=text, env=self.env_id, url=self.url.text().strip() or None,
+                         secrets=self.secret_values(), expect=checks)
+        self.view.clear()
+        self.answers.setText("")
+        self.run = AgentRun(task, self.settings.current, self.registry,
+                            lambda name, raw: self.registry.call(self.ctx, name, raw), self.store, self.ctx.data.root,
+                            self._on_event)
+        self._task = asyncio.ensure_future(self.run.run())
+        self._task.add_done_callback(lambda _t: self._refresh())
+        self._refresh()
+
+    def _pause(self, paused: bool) -> None:
+        if self.run is not None:
+            (self.run.pause if paused else self.run.unpause)()
+        self.pause_button.setText("Resume" if paused else "Pause")
+
+    def stop(self) -> None:
+        if self.run is not None:
+            self.run.stop()
+
+    def save_workflow(self) -> None:
+        if self.run is None:
+            return
+        name = self.save_name.text().strip() or f"Agent: {self.run.record.task[:40]}"
+        self.save_button.setEnabled(False)
+        self.view.append("<p><i>Replaying without the model before saving…</i></p>")
+        future = asyncio.ensure_future(self.run.save_workflow(name))
+        future.add_done_callback(lambda _f: self._refresh())
+
+    # -- what the run tells ---------------------------------------------------------------------------------
+    def _on_event(self, kind: str, value: Any) -> None:
+        if kind == "step":
+            assert isinstance(value, Step)
+            self._streaming = ""
+            self.view.append(f"<p><b>Step {value.index}</b></p>")
+        elif kind == "text":
+            self._streaming += str(value)
+            self.view.insertPlainText(str(value))
+        elif kind == "tool" and isinstance(value, ToolCall):
+            self.view.append(self._call_html(value))
+        elif kind == "usage" and isinstance(value, Usage):
+            cost = "unknown" if value.cost_usd is None else f"${value.cost_usd:.4f}"
+            self.usage.setText(f"Tokens: {value.input_tokens} in, {value.cache_read_input_tokens} cached, "
+                               f"{value.output_tokens} out · {cost}")
+        elif kind == "paused":
+            self.view.append("<p><i>Paused: you took over. Click Done on the page to let the agent go on.</i></p>"
+                             if value else "<p><i>Resumed.</i></p>")
+        elif kind == "judging":
+            self.view.append("<p><i>Asking the judge…</i></p>")
+        elif kind == "finished" and isinstance(value, AgentRecord):
+            self.show_answers(value)
+        elif kind == "workflow":
+            saved = value.get("saved")
+            self.view.append(f"<p><b>Workflow {html.escape(str(value.get('name')))}:</b> "
+                             f"{'saved' if saved else html.escape(str(value.get('error')))}</p>")
+
+    @staticmethod
+    def _call_html(call: ToolCall) -> str:
+        args = html.escape(json.dumps(call.input, ensure_ascii=False)[:200])
+        if call.skipped:
+            state = "<span style='color:#888'>not run (the page changed)</span>"
+        elif call.ok:
+            state = "<span style='color:#188038'>ok</span>" + (" (retried after a stale ref)" if call.retried else "")
+        else:
+            state = f"<span style='color:#c5221f'>failed: {html.escape(str(call.error)[:200])}</span>"
+        shot = (f"<br><img src='file://{html.escape(call.screenshot)}' width='160'>" if call.screenshot else "")
+        return f"<p>→ <code>{html.escape(call.name)}</code> {args}<br>{state}{shot}</p>"
+
+    def show_answers(self, record: AgentRecord) -> None:
+        report = record.self_report
+        said = (f"{'success' if report.success else 'failure'}: {html.escape(report.answer)}" if report else "—")
+        judged = f"{record.judge.verdict}: {html.escape(record.judge.reason)}" if record.judge else "—"
+        checks = ", ".join(f"{html.escape(c.locator)} {'✓' if c.ok else '✗'}" for c in record.checks) or "—"
+        error = f"<br><b>Ended:</b> {html.escape(record.error)}" if record.error else ""
+        self.answers.setText(f"<table><tr><td><b>Agent says</b></td><td>{said}</td></tr><tr><td><b>Judge</b></td>"
+                             f"<td>{judged}</td></tr><tr><td><b>Checks</b></td><td>{checks}</td></tr></table>"
+                             f"<b>Status:</b> {record.status}{error}")
+
+
+def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> QDockWidget:
+    """The Agent dock on the right of an environment window (hidden until the person opens it)."""
+    dock = QDockWidget("Agent", window)
+    dock.setObjectName("agent-dock")
+    dock.setWidget(AgentPanel(env_id, registry, ctx, dock))
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    action = dock.toggleViewAction()
+    action.setShortcut("Ctrl+Shift+A")
+    window.addAction(action)
+    for menu_action in window.menuBar().actions():
+        if menu_action.text() == "&View" and menu_action.menu() is not None:
+            menu_action.menu().addAction(action)
+    return dock
