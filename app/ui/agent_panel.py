@@ -140,6 +140,7 @@ class AgentPanel(QWidget):
         secrets_row.addWidget(add_secret)
         layout.addLayout(secrets_row)
         layout.addWidget(self.secrets)
+        layout.addWidget(QLabel("<b>Checks</b>"))
         layout.addWidget(self.checks)
         layout.addWidget(QLabel("<b>Steps</b>"))
         layout.addWidget(self.view, 1)
@@ -221,6 +222,7 @@ class AgentPanel(QWidget):
             assert isinstance(value, Step)
             self._streaming = ""
             self.view.append(f"<p><b>Step {value.index}</b></p>")
+            self.view.append("")  # the model's words stream into a paragraph of their own
         elif kind == "text":
             self._streaming += str(value)
             self.view.insertPlainText(str(value))
