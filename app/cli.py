@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_workflows
 
     cli_workflows.add_parsers(verbs, common)
+    from app import cli_editor
+
+    cli_editor.add_parser(verbs, common)
     _add_agent_parser(verbs, common)
     from app.distributed.cli import add_worker_parser
 
@@ -262,6 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_env_verb(args, data)
     if args.verb == "mcp":
         return run_mcp_verb(args, data)
+    if args.verb == "edit":
+        from app.cli_editor import edit_verb
+
+        return edit_verb(args, data)
     if args.verb == "agent":
         from app.agent.cli import agent_verb
 

@@ -94,6 +94,7 @@ class BrowserPilotApp(QObject):
         """Show the main window, then open each (environment id, URL) given on the command line."""
         self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit, mcp=self.mcp)
         self.run_saved.connect(self.main_window.run_saved)
+        self._start_editors()
         self.main_window.show()
         problems = [p for p in (self.envs.load_problem, self.settings.load_problem, self.ctx.workflows.load_problem,
                                 self.ctx.runs.load_problem) if p]
@@ -108,6 +109,20 @@ class BrowserPilotApp(QObject):
                 continue
             self.open_url(env_id, url)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
+
+    def _start_editors(self) -> None:
+        """The node-graph editor: opened from the Workflows panel, File → New Workflow and `editor_open`."""
+        from app.ops import editor_ops
+        from app.ui.editor.editors import Editors
+
+        assert self.main_window is not None
+        self.editors = Editors(self.ops, self)
+        if "editor_open" not in self.registry.operations:
+            self.registry.add(*editor_ops.OPERATIONS)
+        self.ctx.open_editor = lambda workflow_id: self.editors.open(workflow_id).windowTitle()
+        self.main_window.workflows_panel.edit_requested.connect(self.editors.open)
+        self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
+        self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
 
     def _ops_for_run(self, run_id: str) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
         """The operations as a workflow run calls them: its own tab is not busy for it."""
@@ -145,6 +160,8 @@ class BrowserPilotApp(QObject):
             window.dispose_tabs()
             window.close()
         self.windows.clear()
+        if getattr(self, "editors", None) is not None:
+            self.editors.close_all()
         if self.main_window is not None and shiboken6.isValid(self.main_window):
             self.main_window.environments.model.detach()
             self.main_window.close()

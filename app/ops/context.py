@@ -33,6 +33,8 @@ class OpContext:
     runner: RunManager | None = None
     # Long operations (batches) report progress here when a caller listens (the command line's bar).
     progress: Callable[[dict[str, Any]], None] | None = None
+    # Set by an app with a GUI: open a saved workflow (by id) in the editor; returns the window's title.
+    open_editor: Callable[[str], str] | None = None
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
     groups: GroupStore = field(default=None)  # type: ignore[assignment]

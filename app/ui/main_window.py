@@ -161,6 +161,8 @@ class AboutDialog(QDialog):
 
 class MainWindow(QMainWindow):
     run_saved = Signal(object)  # a RunRecord was written (the app's run_saved): the Workflows and Runs panels follow
+    new_workflow_requested = Signal(str)        # a name: open the editor on a new workflow
+    runs_panel_overlay_requested = Signal(str)  # a run id: show it on its workflow's graph
 
     def __init__(self, data: DataDir, store: EnvStore, ops: OpRunner, open_env: Callable[[str], None],
                  quit_app: Callable[[], None], parent: QWidget | None = None, *,
@@ -185,6 +187,7 @@ class MainWindow(QMainWindow):
         self.run_saved.connect(self.workflows_panel.on_run_saved)
         self.run_saved.connect(self.runs_panel.on_run_saved)
         self.workflows_panel.show_run_requested.connect(self.show_run)
+        self.runs_panel.overlay_requested.connect(self.runs_panel_overlay_requested)
         self.setCentralWidget(self.panels)
         self._build_menus()
         self.statusBar().showMessage(f"Data folder: {data.root}")
@@ -203,6 +206,7 @@ class MainWindow(QMainWindow):
                        (("file", "&File"), ("env", "&Environment"), ("help", "&Help"))}
         panel = self.environments
         self._add("file", "&New Environment…", QKeySequence.StandardKey.New, panel.create_environment)
+        self._add("file", "New &Workflow…", "Ctrl+Shift+N", self.ask_new_workflow)
         self._add("file", "&Settings and Data Folder…", QKeySequence.StandardKey.Preferences, self.show_about)
         self._add("file", "Open &Data Folder", None,
                   lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data.root))))
@@ -213,6 +217,14 @@ class MainWindow(QMainWindow):
         self._add("env", "Edit Re&mark…", "Ctrl+E", panel.edit_remark_selected)
         self._add("env", "&Delete…", QKeySequence.StandardKey.Delete, panel.delete_selected)
         self._add("help", "&About BrowserPilot", "F1", self.show_about)
+
+    def ask_new_workflow(self) -> None:
+        """File → New Workflow: its name, then the editor with a start and an end node."""
+        from PySide6.QtWidgets import QInputDialog
+
+        name, ok = QInputDialog.getText(self, "New Workflow", "Name of the new workflow:")
+        if ok and name.strip():
+            self.new_workflow_requested.emit(name.strip())
 
     def show_run(self, run_id: str) -> None:
         """Open a run's detail in the Runs panel."""

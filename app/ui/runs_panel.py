@@ -481,6 +481,8 @@ class RunDetail(QWidget):
 class RunsPanel(QWidget):
     """The latest runs and the selected run's detail."""
 
+    overlay_requested = Signal(str)  # run id: draw it on its workflow's graph in the editor
+
     REFRESH_DELAY_MS = 120
 
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
@@ -503,6 +505,7 @@ class RunsPanel(QWidget):
             button.clicked.connect(lambda _checked=False, h=handler: h())
             self.buttons[key] = button
             row.addWidget(button)
+        self._add_overlay_button(row)
         row.addStretch(1)
         self.note = QLabel(self)
         self.note.setObjectName("runs-note")
@@ -582,6 +585,14 @@ class RunsPanel(QWidget):
         self.table.selectRow(row)
         self.table.selectionModel().blockSignals(False)
         self.table.viewport().update()
+
+    def _add_overlay_button(self, row: QHBoxLayout) -> None:
+        """*Show on Graph*: the selected run's node states drawn over its workflow in the editor."""
+        button = QPushButton("Show on &Graph", self)
+        button.setObjectName("runs-overlay")
+        button.clicked.connect(lambda _checked=False: self._selected_id and self.overlay_requested.emit(self._selected_id))
+        self.buttons["overlay"] = button
+        row.addWidget(button)
 
     def select_run(self, run_id: str) -> None:
         """Select a run (shown as soon as the list has it) and show its detail."""

@@ -190,6 +190,7 @@ def env_choices(result: Envelope) -> list[EnvChoice]:
 
 class WorkflowsPanel(QWidget):
     show_run_requested = Signal(str)  # run id: open it in the Runs panel
+    edit_requested = Signal(str)      # workflow id: open it in the node-graph editor
 
     REFRESH_DELAY_MS = 150
 
@@ -206,7 +207,7 @@ class WorkflowsPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.doubleClicked.connect(lambda _index: self.run_selected())
+        self._add_edit_actions()
 
         row, self.buttons = button_row(self, "wf", (
             ("import", "&Import…", self.import_dialog),
@@ -244,6 +245,30 @@ class WorkflowsPanel(QWidget):
         self.model.modelReset.connect(self._update_buttons)
         self._update_buttons()
         self._refresh_timer.start()
+
+    def _add_edit_actions(self) -> None:
+        """Double-click, or Edit in the context menu, opens the workflow in the editor."""
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+
+    def edit_selected(self) -> None:
+        wf = self.selected_workflow()
+        if wf is not None:
+            self.edit_requested.emit(wf["id"])
+
+    def _context_menu(self, at: Any) -> None:
+        from PySide6.QtWidgets import QMenu
+
+        if self.selected_workflow() is None:
+            return
+        menu = QMenu(self)
+        menu.setObjectName("wf-context-menu")
+        for text, handler in (("&Edit", self.edit_selected), ("&Run…", self.run_selected),
+                              ("E&xport…", self.export_selected), ("&Delete…", self.delete_selected)):
+            menu.addAction(text, handler)
+        self.context_menu = menu
+        menu.popup(self.table.viewport().mapToGlobal(at))
 
     # -- the list --------------------------------------------------------------------------------------
     def _refresh_if_shown(self) -> None:

@@ -23,6 +23,14 @@ from workflows.document import validate_document
 FIXTURE = Path(__file__).resolve().parents[1] / "unit" / "workflows" / "fixtures" / "shop_orders_0.3.0.json"
 
 
+def _diff(a: Any, b: Any, path: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b), key=str) for d in _diff(a.get(k, "<missing>"), b.get(k, "<missing>"), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in _diff(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {str(a)[:200]} != {str(b)[:200]}"]
+
+
 def stored(app: BrowserPilotApp, name: str) -> dict[str, Any]:
     return app.ctx.workflows.find(name).document
 
@@ -87,3 +95,122 @@ def test_done_means_delete_all_undo_redo(qtbot: QtBot, shell: BrowserPilotApp, e
     assert stored(shell, name) == original
     # unknown fields survived: node-level, edge-level, document-level
     assert stored(shell, name)["dependencies"] == json.loads(FIXTURE.read_text())["dependencies"]
+
+
+def test_random_edits_undo_all_and_redo_all_are_exact(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                     editors: Editors) -> None:
+    window = open_fixture(qtbot, shell, editors)
+    controller, model = window.controller, window.model
+    first = model.snapshot()
+    rng = random.Random(12)
+    kinds = ["click", "fill", "goto", "wait", "script", "if-else", "extract", "end"]
+    for step in range(300):
+        level = rng.choice([(), ("pager",), ("pager", "rows")]) if model.has_node("pager") and \
+            model.has_node("rows") and model.level_of("rows") == ("pager",) else ()
+        ids = [str(n["id"]) for n in model.nodes(level)]
+        choice = rng.randrange(8)
+        try:
+            if choice == 0:
+                controller.add_node(level, rng.choice(kinds), (rng.uniform(0, 2000), rng.uniform(-500, 500)),
+                                    after=(rng.choice(ids), "source") if ids and rng.random() < 0.5 else None)
+            elif choice == 1 and len(ids) > 3:
+                controller.delete(level, rng.sample(ids, 2))
+            elif choice == 2 and len(ids) > 1:
+                a, b = rng.sample(ids, 2)
+                if controller.connection_problem(level, a, "source", b) is None:
+                    controller.connect(level, a, "source", b)
+            elif choice == 3 and ids:
+                controller.move({rng.choice(ids): (rng.uniform(0, 900), rng.uniform(0, 900))})
+            elif choice == 4 and ids:
+                node_id = rng.choice(ids)
+                controller.set_field(node_id, "title", f"t{step}" if rng.random() < 0.8 else MISSING, mergeable=False)
+            elif choice == 5 and ids:
+                controller.duplicate(level, rng.sample(ids, min(2, len(ids))))
+            elif choice == 6 and model.edges(level):
+                controller.delete(level, [], [str(rng.choice(model.edges(level))["id"])])
+            elif choice == 7 and level == () and model.has_node("pager"):
+                movers = [i for i in rng.sample(ids, min(2, len(ids))) if i not in ("start", "pager")]
+                if movers:
+                    controller.move_to_level((), movers, ("pager",))
+        except Exception as exc:  # pragma: no cover - the message says which edit broke
+            raise AssertionError(f"step {step} (edit {choice}) failed: {exc!r}") from exc
+    last = model.snapshot()
+    assert last != first
+    count = window.stack.index()
+    assert count > 150
+    while window.stack.canUndo():
+        window.stack.undo()
+    assert _diff(model.data, first) == []
+    assert model.data == first
+    while window.stack.canRedo():
+        window.stack.redo()
+    assert model.data == last
+    # the canvas followed every change: one item per node and edge of the level shown
+    assert set(window.scene.nodes) == {str(n["id"]) for n in model.nodes(window.level)}
+    assert set(window.scene.edges) == {str(e["id"]) for e in model.edges(window.level)}
+
+
+def test_connections_the_runtime_refuses_are_refused_with_a_message(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                   editors: Editors) -> None:
+    window = open_fixture(qtbot, shell, editors)
+    c = window.controller
+    assert "itself" in (c.connection_problem((), "user", "source", "user") or "")
+    assert "already connected" in (c.connection_problem((), "user", "source", "pass") or "")
+    assert "cycle" in (c.connection_problem((), "pass", "source", "user") or "")
+    assert "already has an input" in (c.connection_problem((), "login_page", "source", "login") or "")
+    assert c.connection_problem((), "vip_banner", "source", "api") is not None
+    assert "same level" in (c.connection_problem((), "user", "source", "collect") or "")
+    # branches of an if-else may rejoin
+    assert c.connection_problem((), "check", "false", "vip_banner") is None
+    window.scene.connect_requested.emit("pass", "source", "user")
+    assert "cycle" in window.message.text()
+    assert not window.dirty
+
+
+def test_opened_from_the_panel_and_by_editor_open_with_the_name_in_the_title(
+        qtbot: QtBot, shell: BrowserPilotApp) -> None:  # noqa: F811
+    result = run_op(qtbot, shell, "workflow_import", {"path": str(FIXTURE)})
+    panel = shell.main_window.workflows_panel
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1)
+    panel.table.selectRow(0)
+    rect = panel.table.visualRect(panel.model.index(0, 0))
+    from PySide6.QtTest import QTest
+    QTest.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
+    QTest.mouseDClick(panel.table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
+    qtbot.waitUntil(lambda: len(shell.editors.windows) == 1)
+    window = shell.editors.windows[0]
+    assert window.windowTitle().startswith(result["name"])
+    opened = run_op(qtbot, shell, "editor_open", {"name": result["name"]})
+    assert opened["ok"] and opened["title"].startswith(result["name"])
+    assert len(shell.editors.windows) == 1
+    shell.editors.close_all()
+
+
+def test_an_outside_change_reloads_a_clean_editor(qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811
+    window = open_fixture(qtbot, shell, editors)
+    result = run_op(qtbot, shell, "workflow_update", {"name": window.model.name, "removeNodes": ["cache"]})
+    assert result["ok"], result
+    qtbot.waitUntil(lambda: not window.model.has_node("cache"))
+    assert "Reloaded" in window.message.text() and not window.dirty
+
+
+def test_a_field_edit_typed_in_the_form_is_one_undo_step(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                        editors: Editors) -> None:
+    window = open_fixture(qtbot, shell, editors)
+    window.select_node("login_page")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "login_page")
+    edit = window.form.editors["url"]
+    assert isinstance(edit, QLineEdit)
+    before = window.model.node("login_page")["data"]["url"]
+    edit.setFocus()
+    edit.end(False)
+    from PySide6.QtTest import QTest
+    QTest.keyClicks(edit, "?x=1")
+    assert window.model.node("login_page")["data"]["url"] == before + "?x=1"
+    assert window.windowTitle().split(" — ")[0].endswith("*")
+    window.stack.undo()
+    assert window.model.node("login_page")["data"]["url"] == before
+    assert edit.text() == before
+    # unknown fields of the node are listed as kept, and survive the edit
+    assert "waitUntil" in window.form.kept.text()

@@ -59,6 +59,27 @@ class Editors:
         window.show()
         return window
 
+    def new_or_say(self, name: str) -> EditorWindow | None:
+        """File → New Workflow: a taken name is said, not opened."""
+        from PySide6.QtWidgets import QMessageBox
+
+        try:
+            return self.new(name)
+        except ValueError as exc:
+            QMessageBox.warning(None, "New Workflow", str(exc)[:1].upper() + str(exc)[1:])
+            return None
+
+    def show_run(self, run_id: str) -> EditorWindow | None:
+        """A past run drawn over its workflow's graph (the Runs panel's Show on Graph)."""
+        record = self.ops.ctx.runs.get(run_id)
+        key = record.workflow_id or record.workflow_name
+        try:
+            window = self.open(key)
+        except LookupError:
+            return None
+        window.show_run(record.view())
+        return window
+
     def _track(self, window: EditorWindow) -> EditorWindow:
         self.windows.append(window)
         window.destroyed.connect(lambda _obj=None, w=window: self.windows.remove(w) if w in self.windows else None)

@@ -28,6 +28,12 @@ class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
 
+    def __copy__(self) -> "_Missing":
+        return self
+
+    def __deepcopy__(self, memo: Any) -> "_Missing":
+        return self
+
 
 MISSING: Any = _Missing()
 

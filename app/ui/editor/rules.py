@@ -65,7 +65,10 @@ def connection_problem(level_nodes: list[JsonDict], edges: list[JsonDict], sourc
     if source in reachable(edges, target):
         return f'connecting "{source}" to "{target}" would make a cycle (a run fails when it reaches a node twice)'
     inputs = {str(e.get("source")) for e in edges if str(e.get("target")) == target}
+    source_is_branch = (nodes[source].get("data") or {}).get("type") == "if-else"
     for other in inputs:
+        if other == source and source_is_branch:
+            continue  # another case of the same if-else: only one of them is taken
         if other == source or not _exclusive(nodes, edges, other, source):
             return (f'"{target}" already has an input from "{other}": a second one is only allowed from another '
                     "branch of an if-else (otherwise a run reaches it twice)")

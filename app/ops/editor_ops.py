@@ -1,0 +1,28 @@
+"""`editor_open`: open a saved workflow in the app's node-graph editor (what `browserpilot edit NAME` sends to
+the running app). Only an app with a GUI registers a way to open editors; elsewhere the operation says so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.ops.context import OpContext
+from app.ops.registry import Operation, OpError, Params, operation
+
+
+class EditorOpenParams(Params):
+    name: str = Field(description="A saved workflow's name or wf- id.")
+
+
+@operation("editor_open", EditorOpenParams)
+async def editor_open(ctx: OpContext, params: EditorOpenParams) -> dict[str, Any]:
+    """Open a saved workflow in the node-graph editor window of the app (raising it when it is open)."""
+    if ctx.open_editor is None:
+        raise OpError("this app has no editor windows")
+    saved = ctx.workflows.find(params.name)
+    title = ctx.open_editor(saved.id)
+    return {"id": saved.id, "name": saved.name, "title": title}
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (editor_open,)
