@@ -32,6 +32,7 @@ install_system_packages() {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=("python3-venv")
+  command -v redis-server >/dev/null || missing+=("redis-server")  # distributed batches: tests start their own
   if [ ${#missing[@]} -gt 0 ]; then
     echo "dev.sh: installing system packages: ${missing[*]}"
     as_root apt-get update -qq
@@ -54,6 +55,6 @@ verb=${1:-}
 case "$verb" in
   setup) setup ;;
   run) setup; exec "$VENV/bin/browserpilot" "$@" ;;
-  test) setup; exec "$VENV/bin/python" -m pytest "$@" ;;
+  test) setup; command -v redis-server >/dev/null || install_system_packages; exec "$VENV/bin/python" -m pytest "$@" ;;
   *) echo "usage: ./dev.sh run [browserpilot arguments] | test [pytest arguments] | setup" >&2; exit 2 ;;
 esac

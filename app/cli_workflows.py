@@ -30,6 +30,9 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--concurrency", type=int, default=1, metavar="N", help="tabs at once for --rows")
     run.add_argument("--headless", dest="run_headless", action="store_true", help="no visible window")
     run.add_argument("--json", action="store_true", help="print the run record(s) as JSON")
+    from app.distributed.cli import add_run_options
+
+    add_run_options(run)
 
     workflow = verbs.add_parser("workflow", parents=[common], help="list, import, export or delete workflows")
     actions = workflow.add_subparsers(dest="workflow_verb", metavar="ACTION", required=True)
@@ -172,7 +175,13 @@ def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         params["env"] = args.run_env
     if args.rows:
         params.update(rowsFile=str(Path(args.rows).expanduser().resolve()), concurrency=args.concurrency)
+        if getattr(args, "broker", None):
+            from app.distributed.cli import distribute_params
+
+            return "workflow_distribute", distribute_params(args, params)
         return "workflow_batch", params
+    if getattr(args, "broker", None):
+        raise ValueError("--broker needs --rows FILE (one run per row)")
     return "workflow_run", params
 
 
@@ -189,7 +198,8 @@ class ProgressBar:
         width = 30
         filled = int(width * done / total) if total else width
         sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ok {progress['succeeded']}  "
-                         f"failed {progress['failed']}")
+                         f"failed {progress['failed']}"
+                         + (f"  running {progress['running']}  queued {progress['queued']}" if "queued" in progress else ""))
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -207,7 +217,7 @@ def run_verb(args: argparse.Namespace, data: DataDir) -> int:
     except (DocumentError, ValueError, OSError) as exc:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    headless = args.run_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
+    headless = args.run_headless or name == "workflow_distribute" or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
     try:
         result = run_operation(data, name, params, headless=headless, progress=ProgressBar())
     except AlreadyRunningError:
@@ -225,12 +235,14 @@ def run_verb(args: argparse.Namespace, data: DataDir) -> int:
 
 
 def show_run_result(args: argparse.Namespace, name: str, result: dict[str, Any]) -> int:
-    if name == "workflow_batch":
+    if name in ("workflow_batch", "workflow_distribute"):
         if args.json:
             _print_json(result)
         elif result.get("ok"):
             for row in result["results"]:
-                print(f"row {row['row']}\t{row['status']}\t{row.get('runId', '-')}\t{row.get('error') or ''}".rstrip())
+                worker = f"\t{row['worker']}" if row.get("worker") else ""
+                print(f"row {row['row']}\t{row['status']}\t{row.get('runId', '-')}{worker}\t{row.get('error') or ''}"
+                      .rstrip())
             print(f"{result['succeeded']} ok, {result['failed']} failed of {result['total']}")
         if not result.get("ok"):
             print(f"browserpilot: {result.get('error')}", file=sys.stderr)

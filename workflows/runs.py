@@ -74,6 +74,9 @@ class RunRecord(_Model):
     taken_over: bool = False
     title: str | None = None
     notes: list[str] = Field(default_factory=list)
+    # A row run by a remote worker (app/distributed): the worker's name, and timings and files left there.
+    worker: str | None = None
+    remote: dict[str, Any] | None = None
 
     def original_fields(self) -> dict[str, Any]:
         """The original BrowserPilot's result envelope: `ok, workflow (id), title, files, outputs, takenOver`,

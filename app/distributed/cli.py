@@ -1,0 +1,74 @@
+"""Command-line parts of distributed batches: the `worker` verb, and `run … --rows FILE --broker URL`.
+
+`browserpilot worker --broker redis://HOST:6379/0 [--concurrency N] [--env ID] [--queue NAME]` starts the
+headless app and consumes rows (app.distributed.worker). `run --broker` maps to the `workflow_distribute`
+operation, which `browserpilot run` carries out like any run (in the running app, or in an app it starts
+for the batch); the progress line then counts done, failed, running and queued rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from app.distributed.models import DEFAULT_FILE_LIMIT, DEFAULT_ROW_TIME_LIMIT
+from app.distributed.tasks import DEFAULT_QUEUE
+from envs.datadir import DataDir
+
+
+def add_worker_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
+    worker = verbs.add_parser("worker", parents=[common], help="run batch rows from a Redis broker in this "
+                                                               "app (headless)")
+    worker.add_argument("--broker", required=True, metavar="URL", help="redis://[:password@]host:6379/0 "
+                                                                       "(rediss:// for TLS)")
+    worker.add_argument("--concurrency", type=int, default=1, metavar="N", help="rows at once (tabs), default 1")
+    worker.add_argument("--env", dest="worker_env", default="env-default", metavar="ID",
+                        help="the environment rows run in (default env-default)")
+    worker.add_argument("--queue", default=DEFAULT_QUEUE, metavar="NAME", help=f"queue (default {DEFAULT_QUEUE})")
+    worker.add_argument("--name", default="", metavar="NAME", help="the worker's name (default bp-HOST-PID)")
+    worker.add_argument("--row-time-limit", type=float, default=DEFAULT_ROW_TIME_LIMIT, metavar="S",
+                        help="the longest a row may take here, in seconds (default 600); a row sent to the "
+                             "broker again after a crash waits twice this + 5 s")
+
+
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    run.add_argument("--broker", metavar="URL", help="with --rows: run the rows on workers through this Redis broker")
+    run.add_argument("--queue", default=DEFAULT_QUEUE, metavar="NAME", help="with --broker: the workers' queue")
+    run.add_argument("--retries", type=int, default=0, metavar="N",
+                     help="with --broker: run a row that failed for a workflow reason up to N times more")
+    run.add_argument("--ship-login", metavar="ENV", help="with --broker: send ENV's cookies with the rows "
+                                                         "(the broker then carries session cookies)")
+    run.add_argument("--row-time-limit", type=float, default=DEFAULT_ROW_TIME_LIMIT, metavar="S",
+                     help="with --broker: seconds a row may take on a worker (default 600)")
+    run.add_argument("--file-limit-mb", type=float, default=DEFAULT_FILE_LIMIT / 1024 / 1024, metavar="MB",
+                     help="with --broker: files per row shipped back, in MB (default 20)")
+
+
+def distribute_params(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """`run`'s batch parameters for `workflow_distribute` (ValueError on a usage mistake)."""
+    if not args.rows:
+        raise ValueError("--broker needs --rows FILE (one run per row)")
+    params = {key: value for key, value in params.items() if key != "concurrency"}
+    params.update(broker=args.broker, queue=args.queue, retries=args.retries, rowTimeLimit=args.row_time_limit,
+                  fileLimit=int(args.file_limit_mb * 1024 * 1024))
+    if args.ship_login:
+        params["shipLogin"] = args.ship_login
+    return params
+
+
+def run_worker_verb(args: argparse.Namespace, data: DataDir) -> int:
+    from app.distributed.worker import WorkerOptions, run_worker
+    from app.logsetup import setup_logging
+
+    setup_logging(data.logs, debug=getattr(args, "debug", False))  # a worker tells what it does (not quiet)
+
+    if args.concurrency < 1 or args.row_time_limit <= 0:
+        print("browserpilot: --concurrency must be at least 1 and --row-time-limit positive", file=sys.stderr)
+        return 2
+    if not args.broker.startswith(("redis://", "rediss://", "redis+socket://")):
+        print(f"browserpilot: the broker must be a redis:// or rediss:// URL, not {args.broker!r}", file=sys.stderr)
+        return 2
+    options = WorkerOptions(broker=args.broker, concurrency=args.concurrency, env_id=args.worker_env,
+                            queue=args.queue, name=args.name, row_time_limit=args.row_time_limit)
+    return run_worker(data, options)
