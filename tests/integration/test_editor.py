@@ -146,6 +146,7 @@ def test_random_edits_undo_all_and_redo_all_are_exact(qtbot: QtBot, shell: Brows
         window.stack.redo()
     assert model.data == last
     # the canvas followed every change: one item per node and edge of the level shown
+    qtbot.waitUntil(lambda: window.scene.settled)
     assert set(window.scene.nodes) == {str(n["id"]) for n in model.nodes(window.level)}
     assert set(window.scene.edges) == {str(e["id"]) for e in model.edges(window.level)}
 
@@ -214,3 +215,27 @@ def test_a_field_edit_typed_in_the_form_is_one_undo_step(qtbot: QtBot, shell: Br
     assert edit.text() == before
     # unknown fields of the node are listed as kept, and survive the edit
     assert "waitUntil" in window.form.kept.text()
+
+
+def test_f5_runs_the_workflow_and_every_node_turns_green(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                        editors: Editors, server: Any) -> None:
+    server.route("/hello", "<!doctype html><title>Hello</title><body><h1 id=h>Hello</h1></body>")
+    document = {"kind": "app", "version": "0.3.0", "app": {"name": "Greet", "mode": "workflow"},
+                "workflow": {"graph": {"nodes": [
+                    {"id": "start", "data": {"type": "start"}},
+                    {"id": "open", "data": {"type": "goto", "url": server.url("/hello")}},
+                    {"id": "read", "data": {"type": "wait", "locator": {"selector": "#h"}, "state": "appear"}},
+                    {"id": "end", "data": {"type": "end", "outputs": []}}],
+                    "edges": [{"source": "start", "target": "open"}, {"source": "open", "target": "read"},
+                              {"source": "read", "target": "end"}]}}}
+    assert run_op(qtbot, shell, "workflow_write", {"workflow": document})["ok"]
+    window = editors.open("Greet")
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.scene.settled)
+    key(qtbot, window.view, "F5")
+    qtbot.waitUntil(lambda: window.overlay.record is not None, timeout=60_000)
+    assert window.overlay.record.get("status") == "ok", window.overlay.record
+    assert {node_id: item.state for node_id, item in window.scene.nodes.items()} == \
+        {"start": "ok", "open": "ok", "read": "ok", "end": "ok"}
+    window.select_node("open")
+    assert "Output" in window.details.toPlainText()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
@@ -39,6 +39,7 @@ class EditorScene(QGraphicsScene):
         self._drag_line: QGraphicsPathItem | None = None
         self._drag_port: PortItem | None = None
         self._press_positions: dict[str, QPointF] = {}
+        self._rebuild_pending = False
         self.setBackgroundBrush(QColor("#f5f6f8"))
         model.node_added.connect(self._node_added)
         model.node_removed.connect(self._node_removed)
@@ -56,7 +57,23 @@ class EditorScene(QGraphicsScene):
         self.level = level
         self.rebuild()
 
+    def schedule_rebuild(self) -> None:
+        """Redraw the level once the current burst of changes is over (an undo of a big macro sends
+        hundreds of signals; the scene is rebuilt once, not once each)."""
+        if not self._rebuild_pending:
+            self._rebuild_pending = True
+            QTimer.singleShot(0, self._rebuild_now)
+
+    def _rebuild_now(self) -> None:
+        if self._rebuild_pending:
+            self.rebuild()
+
+    @property
+    def settled(self) -> bool:
+        return not self._rebuild_pending
+
     def rebuild(self) -> None:
+        self._rebuild_pending = False
         self.clearSelection()
         self.clear()
         self.nodes, self.edges, self.notes = {}, {}, {}
@@ -97,7 +114,7 @@ class EditorScene(QGraphicsScene):
 
     def _rebuild_if(self, level: Level) -> None:
         if level == self.level:
-            self.rebuild()
+            self.schedule_rebuild()
 
     def _reset(self) -> None:
         while self.level and not self.model.is_level(self.level):
@@ -108,8 +125,8 @@ class EditorScene(QGraphicsScene):
     def _node_added(self, level: Level, node_id: str) -> None:
         if level == self.level:
             positions = self.model.display_positions(level)
-            if len(positions) != len(self.nodes) + 1 or any("position" not in n for n in self.model.nodes(level)):
-                self.rebuild()
+            if self._rebuild_pending or any("position" not in n for n in self.model.nodes(level)):
+                self.schedule_rebuild()
                 return
             self._make_node(node_id, positions)
         self._refresh_owner(level)
@@ -124,7 +141,7 @@ class EditorScene(QGraphicsScene):
                     self.removeItem(edge)
                 self.removeItem(item)
             if any("position" not in n for n in self.model.nodes(level)):
-                self.rebuild()
+                self.schedule_rebuild()
         elif self.level[:len(level) + 1] == (*level, node_id):
             self.show_level(level)  # the loop being shown went away
         self._refresh_owner(level)
@@ -148,16 +165,16 @@ class EditorScene(QGraphicsScene):
 
     def _node_moved(self, node_id: str) -> None:
         item = self.nodes.get(node_id)
-        if item is None:
+        if item is None or self._rebuild_pending:
             return
         position = self.model.node(node_id).get("position")
         if position is None:
-            self.rebuild()
+            self.schedule_rebuild()
             return
         item.setPos(float(position["x"]), float(position["y"]))
 
     def _edge_added(self, level: Level, edge_id: str) -> None:
-        if level == self.level:
+        if level == self.level and not self._rebuild_pending:
             self._make_edge(self.model.edge(level, edge_id))
 
     def _edge_removed(self, level: Level, edge_id: str) -> None:
