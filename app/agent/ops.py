@@ -1,5 +1,6 @@
-"""`agent_run`: the built-in agent as an operation, so the command line runs it here or in the running app
-(forwarded like every verb). The agent's own tools never include it (app/agent/tools.py)."""
+"""The built-in agent's operations: `agent_run` (so the command line runs it here or in the running app,
+forwarded like every verb; the agent's own tools never include it, app/agent/tools.py), and `agent_list` /
+`agent_read` over its records (the main window's Agent runs panel reads them the same way)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.agent.records import AgentRunStore
+from app.agent.records import AgentRecord, AgentRunStore
 from app.agent.runner import AgentRun, AgentTask
 from app.agent.settings import AgentSettingsStore
 from app.ops.context import OpContext
@@ -52,4 +53,36 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     return {"record": view, "success": True}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (agent_run,)
+class AgentListParams(Params):
+    limit: int = Field(default=50, ge=1, le=200)
+
+
+class AgentRef(Params):
+    run_id: str = Field(description="An agent- id from agent_run or agent_list.")
+
+
+def agent_summary(record: AgentRecord) -> dict[str, Any]:
+    """One line of the agent runs list: what was asked, how it ended, the three answers in short."""
+    return {"id": record.id, "task": record.task, "model": record.model, "env": record.env, "status": record.status,
+            "startedAt": record.started_at.isoformat(), "durationMs": record.duration_ms, "error": record.error,
+            "selfReport": record.self_report.success if record.self_report else None,
+            "judge": record.judge.verdict if record.judge else None,
+            "checks": [check.ok for check in record.checks], "inputTokens": record.usage.input_tokens,
+            "outputTokens": record.usage.output_tokens, "costUsd": record.usage.cost_usd,
+            "workflow": record.workflow}
+
+
+@operation("agent_list", AgentListParams, read_only=True)
+async def agent_list(ctx: OpContext, params: AgentListParams) -> dict[str, Any]:
+    """The latest built-in agent runs, newest first: task, status, model, the three answers, tokens, cost."""
+    return {"runs": [agent_summary(record) for record in AgentRunStore(ctx.data).list(params.limit)]}
+
+
+@operation("agent_read", AgentRef, read_only=True)
+async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
+    """One agent run's whole record: every step (the model's words, tool calls and results), the three
+    answers, token usage, files, the final screenshot."""
+    return {"record": AgentRunStore(ctx.data).get(params.run_id).view()}
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (agent_run, agent_list, agent_read)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.ui.env_panel import EnvironmentsPanel
 from app.ui.op_runner import OpRunner
+from app.ui.agent_runs_panel import AgentRunsPanel
 from app.ui.runs_panel import RunsPanel
 from app.ui.workflows_panel import WorkflowsPanel
 from envs.datadir import DataDir
@@ -184,6 +185,8 @@ class MainWindow(QMainWindow):
         self.panels.addTab(self.workflows_panel, "Workflows")
         self.runs_panel = RunsPanel(ops, self)
         self.panels.addTab(self.runs_panel, "Runs")
+        self.agent_runs_panel = AgentRunsPanel(ops, self)
+        self.panels.addTab(self.agent_runs_panel, "Agent runs")
         self.run_saved.connect(self.workflows_panel.on_run_saved)
         self.run_saved.connect(self.runs_panel.on_run_saved)
         self.workflows_panel.show_run_requested.connect(self.show_run)

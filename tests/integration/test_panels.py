@@ -420,3 +420,30 @@ def test_batch_from_a_csv_with_progress_and_cancel(qtbot: QtBot, shell: BrowserP
     qtbot.wait(500)
     listed = run_op(qtbot, shell, "run_list", {})["runs"]
     assert [r["status"] for r in listed if r["workflow"] == "Slow"] == ["cancelled"]
+
+
+def test_agent_runs_panel_lists_runs_and_keeps_the_three_answers_apart(qtbot: QtBot, shell: BrowserPilotApp) -> None:
+    from app.agent.records import AgentRecord, AgentRunStore, Check, Judgement, SelfReport, Step, ToolCall
+
+    window = shell.main_window
+    assert window is not None
+    panel = window.agent_runs_panel
+    store = AgentRunStore(shell.data)
+    store.save(AgentRecord(task="Order a blue widget", model="claude-test", env="env-default", status="succeeded",
+                           self_report=SelfReport(success=True, answer="Ordered"),
+                           judge=Judgement(verdict="fail", reason="the cart is empty"),
+                           checks=[Check(locator="#done", ok=False)],
+                           steps=[Step(index=1, text="I click Order",
+                                       calls=[ToolCall(id="t1", name="page_click", input={"selector": "#order"},
+                                                       ok=True)])]))
+    window.panels.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=10_000)
+    assert panel.model.data(panel.model.index(0, 1)) == "Order a blue widget"
+    qtbot.waitUntil(lambda: panel.detail is not None, timeout=10_000)
+    # The agent's word, the judge's and the person's check, side by side, none overriding another.
+    assert panel.answers["self"].text() == "success: Ordered"
+    assert panel.answers["judge"].text() == "fail: the cart is empty"
+    assert panel.answers["checks"].text() == "✗ #done"
+    assert 'page_click {"selector": "#order"} → ok' in panel.steps.toPlainText()
+    listed = run_op(qtbot, shell, "agent_list", {})
+    assert [run["judge"] for run in listed["runs"]] == ["fail"]

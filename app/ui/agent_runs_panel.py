@@ -1,0 +1,181 @@
+"""The Agent runs panel of the main window: the built-in agent's latest runs and the detail of the selected one.
+
+The table (started, task, status, the agent's self-report, the judge's verdict, the person's checks, tokens,
+cost) is read with `agent_list` when the panel is shown and on Refresh. The detail reads the whole record
+with `agent_read`: the three answers side by side (they are kept apart: the self-report, the judge, the
+checks), the steps (the model's words and each tool call with its result), the files and the saved workflow.
+Everything goes through operations on the asyncio loop; nothing here blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget)
+
+from app.ui.op_runner import OpRunner
+from app.ui.runs_panel import OpCalls, format_duration, local_time
+from app.ui.table_model import RowsTableModel, button_row, record_table
+
+log = logging.getLogger("browserpilot.ui")
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+LIMIT = 50
+COLUMNS = ("Started", "Task", "Status", "Self-report", "Judge", "Checks", "Tokens", "Cost")
+
+
+def answer_texts(record: dict[str, Any]) -> dict[str, str]:
+    """The three answers as a person reads them: what the agent said, what the judge said, what the checks found."""
+    report = record.get("selfReport")
+    judge = record.get("judge")
+    checks = record.get("checks") or []
+    return {
+        "self": ("success" if report["success"] else "failure") + (f": {report['answer']}" if report.get("answer")
+                                                                  else "") if report else "no report (no done call)",
+        "judge": f"{judge['verdict']}: {judge.get('reason', '')}" if judge else "not asked",
+        "checks": "; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in checks) or "none",
+    }
+
+
+def steps_text(record: dict[str, Any]) -> str:
+    """Each step: the model's words, then each tool call with its outcome."""
+    lines: list[str] = []
+    for number, step in enumerate(record.get("steps") or [], start=1):
+        text = (step.get("text") or "").strip()
+        lines.append(f"Step {number}" + (f": {text}" if text else ""))
+        for call in step.get("calls") or step.get("toolCalls") or []:
+            outcome = "skipped" if call.get("skipped") else ("ok" if call.get("ok") else f"failed: {call.get('error')}")
+            lines.append(f"  {call.get('name')} {json.dumps(call.get('input') or {}, ensure_ascii=False)[:200]} → "
+                         f"{outcome}")
+    return "\n".join(lines) or "No steps."
+
+
+class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
+    columns = COLUMNS
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows = []
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        run = self.row_at(index.row())
+        if run is None or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return run.get("error") or run.get("task")
+        checks = run.get("checks") or []
+        report = run.get("selfReport")
+        cost = run.get("costUsd")
+        return [
+            local_time(run.get("startedAt")), run.get("task", ""), run.get("status", ""),
+            "—" if report is None else ("success" if report else "failure"), run.get("judge") or "—",
+            f"{sum(checks)}/{len(checks)}" if checks else "—",
+            f"{(run.get('inputTokens') or 0) + (run.get('outputTokens') or 0)}",
+            f"${cost:.4f}" if isinstance(cost, (int, float)) else "—",
+        ][column]
+
+
+class AgentRunsPanel(QWidget):
+    """The latest agent runs and the selected run's detail."""
+
+    def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ops = ops
+        self.calls = OpCalls(ops, self)
+        self.model = AgentRunTableModel(self)
+        self.table = record_table(self, self.model, "agent-runs")
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._select(current.row()))
+        row, self.buttons = button_row(self, "agent-runs", [("refresh", "Re&fresh", self.refresh)])
+        self.note = QLabel(self)
+        self.note.setObjectName("agent-runs-note")
+        row.addStretch(1)
+        row.addWidget(self.note)
+        self.answers: dict[str, QLabel] = {}
+        answers = QHBoxLayout()
+        for key, title in (("self", "The agent says"), ("judge", "The judge says"), ("checks", "Your checks")):
+            box = QVBoxLayout()
+            heading = QLabel(f"<b>{title}</b>", self)
+            label = QLabel("—", self)
+            label.setObjectName(f"agent-answer-{key}")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            box.addWidget(heading)
+            box.addWidget(label, 1)
+            answers.addLayout(box, 1)
+            self.answers[key] = label
+        self.summary = QLabel(self)
+        self.summary.setObjectName("agent-run-summary")
+        self.summary.setWordWrap(True)
+        self.steps = QPlainTextEdit(self)
+        self.steps.setObjectName("agent-run-steps")
+        self.steps.setReadOnly(True)
+        detail = QWidget(self)
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.addWidget(self.summary)
+        detail_layout.addLayout(answers)
+        detail_layout.addWidget(self.steps, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.table)
+        splitter.addWidget(detail)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(splitter, 1)
+        self.detail: dict[str, Any] | None = None
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.refresh()
+
+    def refresh(self) -> None:
+        def listed(result: dict[str, Any]) -> None:
+            if not result.get("ok"):
+                self.note.setText(str(result.get("error", "")))
+                return
+            runs = result["runs"]
+            self.model.set_rows(runs)
+            self.note.setText(f"{len(runs)} agent run(s)" if runs else "No agent runs yet: open an environment "
+                              "window and use its Agent panel (View → Agent), or `browserpilot agent \"TASK\"`.")
+            if runs and self.table.currentIndex().row() < 0:
+                self.table.selectRow(0)
+
+        self.calls.start("agent_list", {"limit": LIMIT}, listed)
+
+    def _select(self, row: int) -> None:
+        run = self.model.row_at(row)
+        if run is None:
+            return
+
+        def read(result: dict[str, Any]) -> None:
+            if result.get("ok"):
+                self.show_record(result["record"])
+
+        self.calls.start("agent_read", {"runId": run["id"]}, read)
+
+    def show_record(self, record: dict[str, Any]) -> None:
+        self.detail = record
+        for key, text in answer_texts(record).items():
+            self.answers[key].setText(text)
+        saved = record.get("workflow") or {}
+        parts = [f"{record.get('status')} · {record.get('model')} · env {record.get('env')} · "
+                 f"{format_duration(record.get('durationMs'))}"]
+        if record.get("error"):
+            parts.append(f"Error: {record['error']}")
+        if saved.get("name"):
+            parts.append(f"Saved as the workflow “{saved['name']}”")
+        elif saved.get("error"):
+            parts.append(f"Not saved as a workflow: {saved['error']}")
+        if record.get("files"):
+            parts.append("Files: " + ", ".join(record["files"]))
+        self.summary.setText("\n".join(parts))
+        self.steps.setPlainText(steps_text(record))
