@@ -162,6 +162,9 @@ class Executor:
             self.record.notes.append(f"ignored input(s) the workflow does not declare: {', '.join(ignored)}")
         for variable in declared:
             value = given.get(variable.variable)
+            default = getattr(variable, "default", None)  # ours: a recorded value, used when none is given
+            if value in (None, "") and default not in (None, ""):
+                value = default
             if value in (None, "") and variable.required:
                 raise VariableError(f"the input {variable.variable!r} is required")
             if variable.kind == "number":

@@ -33,6 +33,8 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     agent.add_argument("--model", metavar="NAME", help="model name (default: the saved setting)")
     agent.add_argument("--save-workflow", metavar="NAME", help="save what worked as a workflow (after a replay "
                                                                "without the model passes)")
+    agent.add_argument("--typed-as-inputs", action="store_true", help="with --save-workflow: the values the "
+                                                                    "agent typed become start inputs")
     agent.add_argument("--headless", dest="agent_headless", action="store_true", help="no visible window")
     agent.add_argument("--json", action="store_true", help="print the agent record as JSON")
 
@@ -44,6 +46,8 @@ def agent_params(args: argparse.Namespace) -> dict[str, Any]:
                        ("model", args.model), ("saveWorkflow", args.save_workflow)):
         if value is not None:
             params[key] = value
+    if args.typed_as_inputs:
+        params["typedAsInputs"] = True
     return params
 
 

@@ -25,6 +25,7 @@ class AgentRunParams(Params):
     model: str | None = Field(default=None, description="Model name (default: the saved setting).")
     save_workflow: str | None = Field(default=None, description="Save what worked as this workflow (after a "
                                                                 "replay without the model passes).")
+    typed_as_inputs: bool = Field(default=False, description="With saveWorkflow: typed values become start inputs.")
 
 
 @operation("agent_run", AgentRunParams, needs_browser=True)
@@ -43,7 +44,7 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     registry = build_registry()
     env = ctx.envs.get(params.env or "env-default").id
     task = AgentTask(task=params.task, env=env, url=params.url, secrets=params.secrets, expect=params.expect,
-                     save_workflow=params.save_workflow)
+                     save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs)
     run = AgentRun(task, settings, registry, lambda name, raw: registry.call(ctx, name, raw),
                    AgentRunStore(ctx.data), ctx.data.root)
     record = await run.run()

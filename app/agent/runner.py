@@ -40,6 +40,7 @@ class AgentTask:
     secrets: dict[str, str] = field(default_factory=dict)
     expect: list[str] = field(default_factory=list)
     save_workflow: str | None = None
+    typed_as_inputs: bool = False
 
 
 def parse_locator(text: str) -> dict[str, str]:
@@ -162,7 +163,7 @@ class AgentRun:
             model.close()
         await self._call("page_unlock", {"tabId": tab_id})
         if self.task.save_workflow and record.success:
-            await self.save_workflow(self.task.save_workflow)
+            await self.save_workflow(self.task.save_workflow, self.task.typed_as_inputs)
 
     async def _finish(self, model: ModelClient, tab_id: str) -> None:
         record = self.record
@@ -193,10 +194,11 @@ class AgentRun:
             record.error = "the agent reported success, but a check failed: " + ", ".join(
                 c.locator for c in record.checks if not c.ok)
 
-    async def save_workflow(self, name: str) -> dict[str, Any]:
-        """Convert, replay once without the model, and save only if that replay passed."""
+    async def save_workflow(self, name: str, typed_as_inputs: bool = False) -> dict[str, Any]:
+        """Convert (typed values as start inputs on request), replay once without the model, and save only if
+        that replay passed."""
         record = self.record
-        conversion = to_workflow(record, name)
+        conversion = to_workflow(record, name, typed_as_inputs=typed_as_inputs)
         replay = await self._call("workflow_run", {"workflow": conversion.document, "env": self.task.env,
                                                    "inputs": dict(self.task.secrets)})
         run = replay.get("run") or {}

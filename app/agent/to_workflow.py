@@ -7,7 +7,8 @@ not change the page (snapshot, query, inspect, screenshot, source, tab_list, …
 script's effect is not known to be repeatable). A ref becomes the stable locator with alternatives that
 `page_inspect` computed for that element just before the call (`ToolCall.locator`); a call with a ref and
 no computed locator cannot be kept and is named in the notes. Typed `<secret:name>` becomes the start
-variable `name` of type `secret`, used as `{{#input.name#}}`. Pure Python.
+variable `name` of type `secret`, used as `{{#input.name#}}`. On request, the other typed values become start
+inputs too (`{{#input.value1#}}`, …) with the typed value as each input's default. Pure Python.
 """
 
 from __future__ import annotations
@@ -41,6 +42,21 @@ def _template(text: str, secrets: set[str]) -> str:
         secrets.add(match.group(1))
         return f"{{{{#input.{match.group(1)}#}}}}"
     return PLACEHOLDER.sub(one, text)
+
+
+def _as_inputs(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Typed values (fill texts and select options without a secret) made start inputs, in order: each node's
+    value becomes `{{#input.valueN#}}`, and the typed value the input's default (shown in the run form)."""
+    variables: list[dict[str, Any]] = []
+    for data in nodes:
+        key = "text" if data["type"] == "fill" else "option" if data["type"] == "select" else None
+        if key is None or PLACEHOLDER.search(str(data.get(key, ""))) or "{{#input." in str(data.get(key, "")):
+            continue
+        name = f"value{len(variables) + 1}"
+        variables.append({"variable": name, "label": f"{data['type']} {name}", "type": "string",
+                          "required": False, "default": str(data[key])})
+        data[key] = f"{{{{#input.{name}#}}}}"
+    return variables
 
 
 def _node(call: ToolCall, secrets: set[str], notes: list[str]) -> dict[str, Any] | None:
@@ -104,8 +120,10 @@ def _no_locator(call: ToolCall, notes: list[str]) -> None:
     return None
 
 
-def to_workflow(record: AgentRecord, name: str, description: str | None = None) -> Conversion:
-    """The workflow of a record's successful steps (start -> steps in order -> end)."""
+def to_workflow(record: AgentRecord, name: str, description: str | None = None, *,
+                typed_as_inputs: bool = False) -> Conversion:
+    """The workflow of a record's successful steps (start -> steps in order -> end); with `typed_as_inputs`, the
+    values the agent typed become start inputs (their typed values the defaults)."""
     notes: list[str] = []
     secrets: set[str] = set()
     nodes: list[dict[str, Any]] = []
@@ -118,9 +136,10 @@ def to_workflow(record: AgentRecord, name: str, description: str | None = None) 
             data = _node(call, secrets, notes)
             if data is not None:
                 nodes.append(data)
+    typed = _as_inputs(nodes) if typed_as_inputs else []
     start = {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
-        {"variable": secret, "label": secret, "type": "secret", "required": True} for secret in sorted(secrets)]},
-        "position": {"x": 0, "y": 0}}
+        {"variable": secret, "label": secret, "type": "secret", "required": True} for secret in sorted(secrets)]
+        + typed}, "position": {"x": 0, "y": 0}}
     graph_nodes = [start]
     for index, data in enumerate(nodes, 1):
         graph_nodes.append({"id": f"{data['type']}{index}", "data": {"title": f"{data['type']} {index}", **data},

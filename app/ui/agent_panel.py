@@ -17,7 +17,8 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout, QHeaderView,
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout,
+                               QHeaderView,
                                QLabel, QLineEdit, QMainWindow, QPlainTextEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
@@ -124,8 +125,13 @@ class AgentPanel(QWidget):
         self.save_button = QPushButton("Save as workflow")
         self.save_button.setObjectName("agent-save")
         self.save_button.clicked.connect(self.save_workflow)
+        self.typed_as_inputs = QCheckBox("Typed values as inputs")
+        self.typed_as_inputs.setObjectName("agent-typed-as-inputs")
+        self.typed_as_inputs.setToolTip("The values the agent typed become start inputs of the workflow (with "
+                                        "what it typed as their defaults)")
         save_row = QHBoxLayout()
         save_row.addWidget(self.save_name)
+        save_row.addWidget(self.typed_as_inputs)
         save_row.addWidget(self.save_button)
 
         layout = QVBoxLayout(self)
@@ -213,7 +219,7 @@ class AgentPanel(QWidget):
         name = self.save_name.text().strip() or f"Agent: {self.run.record.task[:40]}"
         self.save_button.setEnabled(False)
         self.view.append("<p><i>Replaying without the model before saving…</i></p>")
-        future = asyncio.ensure_future(self.run.save_workflow(name))
+        future = asyncio.ensure_future(self.run.save_workflow(name, self.typed_as_inputs.isChecked()))
         future.add_done_callback(lambda _f: self._refresh())
 
     # -- what the run tells ---------------------------------------------------------------------------------
