@@ -21,6 +21,7 @@ class Settings(BaseModel):
     mcp_enabled: bool = Field(default=True, description="Serve MCP to agents on 127.0.0.1 (File → Settings).")
     mcp_port: int = Field(default=39221, ge=1024, le=65535,
                           description="Preferred MCP port; the next free one is used when it is taken.")
+    workers_broker: str = Field(default="", description="The Redis broker of the batch dialog's Run on workers.")
 
 
 class SettingsStore:
@@ -31,6 +32,9 @@ class SettingsStore:
         self.current = loaded.document
 
     def update(self, **changes: object) -> Settings:
+        fresh = self._file.load()  # another store of the same file (a panel's) may have written meanwhile
+        if not fresh.problem:
+            self.current = fresh.document
         candidate = self.current.model_copy(update=changes)
         self._file.save(candidate)
         self.current = candidate

@@ -119,7 +119,7 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
             ctx.progress(latest.as_progress())
 
     def notice(text: str) -> None:
-        log.warning("batch %s: %s", batch_id, text)
+        log.error("batch %s: %s", batch_id, text)  # an error line: the command line shows it (quiet mode)
 
     callbacks = SubmitterCallbacks(on_outcome=lambda item: loop.call_soon_threadsafe(outcome, item),
                                    on_counts=lambda latest: loop.call_soon_threadsafe(progress, latest),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from app.distributed.models import BatchCounts, RowResult, RowTask
-from app.distributed.tasks import DEFAULT_QUEUE, TASK_NAME, make_celery
+from app.distributed.tasks import DEFAULT_QUEUE, TASK_NAME, make_celery, result_reader
 
 log = logging.getLogger("browserpilot.distributed")
 
@@ -60,6 +60,7 @@ class BatchSubmitter:
 
     def abandon(self) -> None:
         """Stop following at once (the rows still run on the workers; their results stay in the backend)."""
+        self._cancel.set()
         self._stop.set()
 
     def run(self) -> None:
@@ -72,18 +73,19 @@ class BatchSubmitter:
             celery.close()
 
     # -- publishing ------------------------------------------------------------------------------------
-    def _retrying(self, what: str, action: Callable[[], Any]) -> tuple[bool, Any]:
-        """Run `action` until it works, telling about each failure; (False, None) when stopped meanwhile."""
+    def _retrying(self, what: str, action: Callable[[], Any], cancellable: bool = False) -> tuple[bool, Any]:
+        """Run `action` until it works, telling about each failure; (False, None) when stopped meanwhile
+        (or cancelled, when `cancellable`)."""
         from kombu.exceptions import OperationalError
         from redis.exceptions import RedisError
 
         delay = BACKOFF_FIRST
-        while not self._stop.is_set():
+        while not self._stop.is_set() and not (cancellable and self._cancel.is_set()):
             try:
                 return True, action()
             except (OperationalError, RedisError, OSError) as exc:
                 self.callbacks.on_notice(f"cannot reach the broker to {what} ({exc}); retrying in {delay:g} s")
-                if self._stop.wait(delay):
+                if (self._cancel if cancellable else self._stop).wait(delay) or self._stop.is_set():
                     break
                 delay = min(BACKOFF_MAX, delay * 2)
         return False, None
@@ -102,15 +104,17 @@ class BatchSubmitter:
                 return celery.send_task(TASK_NAME, kwargs={"row": payload}, task_id=task_id, queue=self.queue,
                                         retry=False)
 
-            sent, _ = self._retrying(f"send row {row.row_index}", send)
+            sent, _ = self._retrying(f"send row {row.row_index}", send, cancellable=True)
             if not sent:
-                break
+                self.callbacks.on_outcome(RowOutcome(row.row_index, error="cancelled before it was sent",
+                                                     revoked=True))
+                continue
             pending[task_id] = row
         return pending
 
     # -- following -------------------------------------------------------------------------------------
     def _follow(self, celery: Any, pending: dict[str, RowTask]) -> None:
-        backend = celery.backend
+        backend = result_reader(celery, self.broker)
         counts = BatchCounts(total=len(self.rows), queued=len(pending))
         self.callbacks.on_counts(counts.model_copy())
         revoked_sent = False

@@ -465,7 +465,7 @@ async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
     runs = ctx.runs.list(limit=params.limit, workflow=params.workflow)
     return {"runs": [{"id": r.id, "workflow": r.workflow_name, "env": r.env, "status": r.status,
                       "startedAt": r.started_at.isoformat(), "durationMs": r.duration_ms, "error": r.error,
-                      "batchId": r.batch_id, "rowIndex": r.row_index} for r in runs]}
+                      "batchId": r.batch_id, "rowIndex": r.row_index, "worker": r.worker} for r in runs]}
 
 
 @operation("run_read", RunRef, read_only=True)

@@ -292,7 +292,8 @@ class BatchDialog(QDialog):
     """A file of rows (one run each), the environment(s) and how many tabs at once."""
 
     def __init__(self, workflow_name: str, variables: Sequence[StartVariable], environments: Sequence[EnvChoice],
-                 max_concurrency: int, env_id: str | None = None, parent: QWidget | None = None) -> None:
+                 max_concurrency: int, env_id: str | None = None, parent: QWidget | None = None,
+                 broker: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("run-batch")
         self.setWindowTitle(f"Batch Run “{workflow_name}”")
@@ -332,6 +333,7 @@ class BatchDialog(QDialog):
         form.addRow("", self.summary)
         form.addRow("&Environments:", self.envs)
         form.addRow("&Tabs at once:", self.concurrency)
+        self._add_workers_row(form, broker)
         hint = QLabel("Each row is one run; a failed row does not stop the others. With several environments "
                       "(accounts), the runs are spread over them in turn.", self)
         hint.setWordWrap(True)
@@ -391,6 +393,26 @@ class BatchDialog(QDialog):
         self.summary.setText(f"{len(rows)} row{'s' if len(rows) != 1 else ''}; columns: {', '.join(columns) or '—'}")
         return ""
 
+    def _add_workers_row(self, form: QFormLayout, broker: str) -> None:
+        """Run on workers (`browserpilot worker` machines) through a Redis broker instead of this app's tabs."""
+        self.on_workers = QCheckBox("Run on &workers through the broker:", self)
+        self.on_workers.setObjectName("batch-on-workers")
+        self.broker = QLineEdit(broker, self)
+        self.broker.setObjectName("batch-broker")
+        self.broker.setPlaceholderText("redis://host:6379/0 (rediss:// for TLS)")
+        self.broker.setEnabled(False)
+        self.on_workers.toggled.connect(lambda on: (self.broker.setEnabled(on), self.envs.setEnabled(not on),
+                                                    self.concurrency.setEnabled(not on), self._validate()))
+        self.broker.textChanged.connect(lambda _text: self._validate())
+        row = QHBoxLayout()
+        row.addWidget(self.on_workers)
+        row.addWidget(self.broker, 1)
+        form.addRow("", row)
+
+    def workers_broker(self) -> str | None:
+        """The broker URL when the rows go to workers, else None."""
+        return self.broker.text().strip() if self.on_workers.isChecked() else None
+
     def env_ids(self) -> list[str]:
         return [str(self.envs.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.envs.count())
                 if self.envs.item(i).checkState() == Qt.CheckState.Checked]
@@ -400,8 +422,11 @@ class BatchDialog(QDialog):
         if self._rows_problem:
             self.summary.setText("")
             problems.append(self._rows_problem)
-        if not self.env_ids():
+        broker = self.workers_broker() if hasattr(self, "on_workers") else None
+        if broker is None and not self.env_ids():
             problems.append("Choose at least one environment.")
+        if broker is not None and not broker.startswith(("redis://", "rediss://")):
+            problems.append("The broker is a redis:// or rediss:// URL (the workers' --broker).")
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)

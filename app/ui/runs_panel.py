@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.distributed.models import group_batches
 from app.ops import OpContext
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, record_table
@@ -186,7 +187,7 @@ class RunTableModel(RowsTableModel[Any]):
 
     def set_rows(self, rows: list[dict[str, Any]], env_names: dict[str, str]) -> None:
         self.beginResetModel()
-        self._rows = rows
+        self._rows = group_batches(rows)  # a batch's rows together, in row order
         self._env_names = env_names
         self.endResetModel()
 
@@ -234,6 +235,8 @@ class RunTableModel(RowsTableModel[Any]):
                 lines = [f"{run['id']}: {status_text(run['status'])}"]
                 if run.get("batchId"):
                     lines.append(f"batch {run['batchId']}, row {run['rowIndex'] + 1}")
+                if run.get("worker"):
+                    lines.append(f"ran on worker {run['worker']}")
                 if run.get("error"):
                     lines.append(run["error"])
                 return "\n".join(lines)
@@ -371,6 +374,7 @@ class RunDetail(QWidget):
         else:
             self.title.setText("Select a run to see its detail.")
         batch = (f"{run['batchId']}, row {run.get('rowIndex', 0) + 1}" if run.get("batchId") else "")
+        batch += f", ran on worker {run['worker']}" if run.get("worker") else ""
         duration = (format_duration(elapsed_ms(run.get("startedAt"))) + " so far" if status == "running"
                     else format_duration(run.get("durationMs")))
         texts = {"status": status_text(status) + ("  (a person took over during the run)"

@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, button_row, record_table
+from app.settings import SettingsStore
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
@@ -468,11 +469,16 @@ class WorkflowsPanel(QWidget):
         def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
             runner = self.ops.ctx.runner
             limit = runner.max_concurrency if runner is not None else 1
-            dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self)
+            dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self,
+                                 broker=SettingsStore(self.ops.ctx.data).current.workers_broker)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             names = dict(envs)
 
             def start() -> None:
+                broker = dialog.workers_broker()
+                if broker is not None:
+                    self.start_on_workers(wf, dialog.rows, broker)
+                    return
                 env_ids = dialog.env_ids()
                 self.start_batch(wf, dialog.rows, env_ids, dialog.concurrency.value(),
                                  ", ".join(names.get(env, env) for env in env_ids))
@@ -539,6 +545,21 @@ class WorkflowsPanel(QWidget):
         # context (same stores and runner) with this job's listener.
         ctx = replace(self.ops.ctx, progress=progress)
         job.task = self.calls.start("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx)
+        return job
+
+    def start_on_workers(self, wf: dict[str, Any], rows: list[dict[str, Any]], broker: str) -> RunJob:
+        """The batch on `browserpilot worker` machines (workflow_distribute); the broker URL is remembered."""
+        SettingsStore(self.ops.ctx.data).update(workers_broker=broker)
+        job = self._new_job("batch", wf, "workers at " + broker.split("@")[-1], len(rows))
+
+        def progress(counts: dict[str, Any]) -> None:
+            job.progress = dict(counts)
+            if job.row is not None:
+                job.row.update_progress()
+
+        ctx = replace(self.ops.ctx, progress=progress)
+        job.task = self.calls.start("workflow_distribute", {"name": wf["id"], "rows": rows, "broker": broker},
+                                    lambda result: self._batch_ended(job, result), ctx=ctx)
         return job
 
     def on_run_saved(self, record: Any) -> None:
