@@ -7,6 +7,7 @@ locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=`,
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any, Literal, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -81,11 +82,16 @@ class PagePort(Protocol):
     async def before_acting(self, target: Locator | None, timeout: float) -> None:
         """Control rules for an acting operation: in handoff, wait for the target (or Done), then lock."""
 
+    def app_acting(self) -> AbstractContextManager[None]:
+        """Entered around every operation on the tab: a recording of the tab pauses meanwhile (only a
+        person's input is recorded)."""
+
     async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]: ...
     async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
                       timeout: float) -> dict[str, Any]: ...
     async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
-                    count: int, until: Locator | None, timeout: float) -> dict[str, Any]: ...
+                    count: int, until: Locator | None, timeout: float,
+                    offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
     async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
                         replace: bool = False) -> dict[str, Any]: ...
     async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]: ...

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence, TypeVar
 
@@ -31,6 +32,7 @@ from app.browser.js import MAIN_WORLD, NavigatedAway, PageTimeout, run_js, run_j
 from app.browser.navigation import navigate
 from app.browser.netcapture import CaptureError, NetServices, TabCapture
 from app.browser.netmock import MockRule
+from app.browser.record import app_acting
 from app.browser.tab import BrowserTab, check_upload_paths, upload_files
 from workflows.ports import Control, Direction, Locator, MouseButton, PageError, Paper, WaitUntil
 
@@ -92,6 +94,9 @@ class TabDriver:
             log.info("no error screenshot for %s: %s", self.tab_id, exc)
             return None
         return str(result["path"])
+
+    def app_acting(self) -> AbstractContextManager[None]:
+        return app_acting(self.tab)
 
     async def before_acting(self, target: Locator | None, timeout: float) -> None:
         """In handoff, wait for the person (Done) or for the target to appear, then lock for the agent."""
@@ -163,10 +168,13 @@ class TabDriver:
         return target.x, target.y, target.description
 
     async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
-                    count: int, until: Locator | None, timeout: float) -> dict[str, Any]:
+                    count: int, until: Locator | None, timeout: float,
+                    offset: tuple[float, float] | None = None) -> dict[str, Any]:
         tries = CLICK_UNTIL_TRIES if until is not None else 1
         for attempt in range(1, tries + 1):
             px, py, description = await self._point(locator, x, y, timeout)
+            if offset is not None and locator is not None:
+                px, py = await self._offset_point(locator, offset)
             await self._acting(lambda: self.input.click(px, py, button, count), timeout)
             if until is None:
                 break
@@ -181,6 +189,15 @@ class TabDriver:
         if description:
             result["element"] = description
         return result
+
+    async def _offset_point(self, locator: Locator, offset: tuple[float, float]) -> tuple[float, float]:
+        """The point at `offset` (fractions of the box) of the element, which `_point` just scrolled into
+        view."""
+        found = await self._guarded(locators.query(self.page, locator, limit=1))
+        if found.count != 1:
+            raise PageError(f'"{locator.label()}" matches {found.count} elements (exactly one is needed)')
+        rect = found.rows[0].rect
+        return rect.x + offset[0] * rect.width, rect.y + offset[1] * rect.height
 
     async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
                         replace: bool = False) -> dict[str, Any]:

@@ -129,10 +129,16 @@ class BrowserPage(QWebEnginePage):
         self._new_pages: list[BrowserPage] = []
         self._armed_upload: _ArmedUpload | None = None
         self.health = PageHealth(self)
+        # Called with each console message first; one that returns True consumed it (the recorder's messages,
+        # app/browser/record.py, which never reach the log).
+        self.console_listeners: list[Callable[[str], bool]] = []
 
     def javaScriptConsoleMessage(self, level: QWebEnginePage.JavaScriptConsoleMessageLevel, message: str,  # noqa: N802
                                  line: int, source: str) -> None:
         """The page's console goes to the debug log (Qt would print it as warnings)."""
+        for listener in list(self.console_listeners):
+            if listener(message):
+                return
         page_log.debug("console %s:%s %s", source, line, message)
 
     # -- popups ----------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 
 from app.ops.context import OpContext
 from app.ops.page_session import ActingParams, TabParams, on_page
-from app.ops.registry import Operation, OpError, operation
+from app.ops.registry import Operation, OpError, Params, operation
 from workflows.ports import Direction, Locator, MouseButton, PagePort, Paper, WaitUntil
 
 # The original BrowserPilot's page_upload without a locator: the page's first file input.
@@ -34,6 +34,11 @@ class HistoryParams(ActingParams):
     timeout_ms: int = Field(default=30_000, ge=0, le=600_000, description="Navigation timeout in ms (default 30000).")
 
 
+class ClickOffset(Params):
+    x: float = Field(ge=0, le=1, description="0 is the element's left edge, 1 its right edge.")
+    y: float = Field(ge=0, le=1, description="0 is the element's top edge, 1 its bottom edge.")
+
+
 class ClickParams(ActingParams):
     locator: Locator | None = Field(default=None, description="The element to click (or x and y).")
     x: float | None = Field(default=None, description="Viewport x in CSS pixels (instead of a locator).")
@@ -42,9 +47,14 @@ class ClickParams(ActingParams):
     click_count: int = Field(default=1, ge=1, le=3, description="2 for a double click.")
     until: Locator | None = Field(default=None, description="An element expected after the click; the click is "
                                                             "retried (up to 3 times) until it appears.")
+    offset: ClickOffset | None = Field(default=None, description="With a locator: click this point of the element "
+                                                                "({x, y} fractions of its box, 0..1) instead of "
+                                                                "its centre, e.g. a slider at 70 %.")
 
     @model_validator(mode="after")
     def _target(self) -> "ClickParams":
+        if self.offset is not None and self.locator is None:
+            raise ValueError("offset needs a locator (it is a point inside the element)")
         if self.locator is None and (self.x is None or self.y is None):
             raise ValueError("page_click needs a locator or both x and y")
         if self.locator is not None and (self.x is not None or self.y is not None):
@@ -213,8 +223,10 @@ async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
     """Click an element (exactly one must match) or a point, with trusted mouse input. Waits until the
     element is visible, enabled, stable and not covered. With `until`, retries up to 3 times until that
     element appears."""
+    offset = (params.offset.x, params.offset.y) if params.offset is not None else None
     return await on_page(ctx, params, lambda p: p.click(params.locator, params.x, params.y, params.button,
-                                                        params.click_count, params.until, params.timeout),
+                                                        params.click_count, params.until, params.timeout,
+                                                        offset=offset),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 

@@ -51,11 +51,12 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
     ctx.check_tab_free(page.tab_id)
     notes: list[str] = []
     try:
-        if params.shot is not None:
-            notes.append(await _map_shot_point(page, params))
-        if acting:
-            await page.before_acting(target, timeout)
-        data = await action(page)
+        with page.app_acting():
+            if params.shot is not None:
+                notes.append(await _map_shot_point(page, params))
+            if acting:
+                await page.before_acting(target, timeout)
+            data = await action(page)
     except ctx.page_errors as exc:
         shot = await page.error_shot()
         extra: dict[str, Any] = {"control": page.control, "tabId": page.tab_id}

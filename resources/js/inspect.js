@@ -6,89 +6,16 @@
  * `__bpInspect(request)` with request `{op: "inspect" | "hit" | "watch" | "media", locator?, x?, y?}`
  * returns JSON-compatible data or `{error: kind, message}` (kinds: none, many, invalid, stale).
  *
- * Locator alternatives are the ones a recording keeps, in replay order (workflows/nodes.py): role + name,
- * test id, label, placeholder, text, then a CSS selector and an XPath. Each is kept only when it finds this
- * element and nothing else.
+ * The element's `locator` comes from the one generator, locator_gen.js (`__bpGen.locatorFor`): the same
+ * ranked, verified-unique candidates a recording keeps.
  */
 ((request) => {
   'use strict';
   const bp = window.__bp;
-  if (!bp || !bp.elements) return { error: 'missing', message: 'the page helper is not loaded yet' };
+  if (!bp || !bp.elements || !window.__bpGen) return { error: 'missing', message: 'the page helper is not loaded yet' };
   const E = bp.element;
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  const q = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
-  const TESTIDS = ['data-testid', 'data-test', 'data-qa', 'data-cy'];
   const MEDIA = new Set(['img', 'video', 'audio', 'source', 'picture']);
-
-  const only = (locator, el) => {
-    try {
-      const found = bp.elements(locator);
-      return found.length === 1 && found[0] === el;
-    } catch (e) { return false; }
-  };
-
-  function cssPath(el) {
-    const doc = el.ownerDocument;
-    if (el.id && only({ selector: '#' + CSS.escape(el.id) }, el)) return '#' + CSS.escape(el.id);
-    const parts = [];
-    for (let n = el; n && n.nodeType === 1 && n !== doc.documentElement; n = n.parentElement) {
-      if (n !== el && n.id && doc.querySelectorAll('#' + CSS.escape(n.id)).length === 1) {
-        parts.unshift('#' + CSS.escape(n.id));
-        break;
-      }
-      let part = n.localName;
-      const same = n.parentElement ? [...n.parentElement.children].filter((c) => c.localName === n.localName) : [];
-      if (same.length > 1) part += `:nth-of-type(${same.indexOf(n) + 1})`;
-      parts.unshift(part);
-      const css = parts.join(' > ');
-      if (only({ selector: css }, el)) return css;
-    }
-    const css = parts.join(' > ');
-    return only({ selector: css }, el) ? css : null;
-  }
-
-  function xpathOf(el) {
-    if (el.id && !/["']/.test(el.id)) {
-      const byId = `//*[@id="${el.id}"]`;
-      if (only({ xpath: byId }, el)) return byId;
-    }
-    const steps = [];
-    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
-      const same = n.parentElement ? [...n.parentElement.children].filter((c) => c.localName === n.localName) : [n];
-      const name = n.namespaceURI === 'http://www.w3.org/1999/xhtml' ? n.localName : `*[local-name()="${n.localName}"]`;
-      steps.unshift(same.length > 1 ? `${name}[${same.indexOf(n) + 1}]` : name);
-    }
-    const xpath = '/' + steps.join('/');
-    return only({ xpath }, el) ? xpath : null;
-  }
-
-  /** {selector?, xpath?, alternatives: [...]}: a workflow node's locator for this element. */
-  function alternativesOf(el) {
-    const alts = [];
-    const role = E.role(el);
-    const name = E.name(el);
-    if (role && name && name.length <= 80 && only({ selector: `role=${role}[name=${q(name)}s]` }, el)) {
-      alts.push({ role, name, exact: true });
-    }
-    for (const attr of TESTIDS) {
-      const v = el.getAttribute(attr);
-      if (v && only({ selector: `testid=${q(v)}` }, el)) { alts.push({ testid: v }); break; }
-    }
-    const engines = [['label', name], ['placeholder', el.getAttribute('placeholder')], ['text', E.text(el)]];
-    for (const [engine, value] of engines) {
-      if (value && value.length <= 80 && only({ selector: `${engine}=${q(value)}` }, el)) {
-        alts.push({ [engine]: value, exact: true });
-      }
-    }
-    const selector = cssPath(el);
-    const xpath = xpathOf(el);
-    if (selector) alts.push({ selector });
-    if (xpath) alts.push({ xpath });
-    const locator = {};
-    if (selector) locator.selector = selector; else if (xpath) locator.xpath = xpath;
-    locator.alternatives = alts.filter((a) => !(a.selector && a.selector === locator.selector));
-    return locator;
-  }
 
   function mediaSource(el) {
     const tag = el.localName;
@@ -124,7 +51,8 @@
       data.value = el.type === 'password' ? '••••' : clip(String(el.value), 300);
     }
     if (el.ownerDocument !== document) data.frame = E.describe(el.ownerDocument.defaultView.frameElement);
-    data.locator = alternativesOf(el);
+    const { unique, ...locator } = window.__bpGen.locatorFor(el);
+    data.locator = locator;
     return data;
   }
 

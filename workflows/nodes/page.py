@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, Field
 
 from workflows.nodes.base import NodeFailed, PageNodeData, RunContext
 from workflows.nodes.locators import NodeLocator, optional_locator
-from workflows.nodes.values import FAILS, NonEmptyText, NumberOrText, PositiveInt, Text
+from workflows.nodes.values import FAILS, DocumentModel, NonEmptyText, NumberOrText, PositiveInt, Text
 
 OptionalLocator = Annotated[NodeLocator | None, BeforeValidator(optional_locator)]
 MouseButton = Literal["left", "right", "middle"]
@@ -53,9 +53,19 @@ def _as_number(ctx: RunContext, name: str, value: Any) -> float:
     return number
 
 
+class ClickOffset(DocumentModel):
+    """Where in the element to click, as fractions of its box: `{x: 0, y: 0}` is its top-left corner, `{x: 1,
+    y: 1}` its bottom-right (a slider clicked at 70 % of its width). An extension: the original ignores it and
+    clicks the centre."""
+
+    x: Annotated[float, Field(ge=0, le=1)]
+    y: Annotated[float, Field(ge=0, le=1)]
+
+
 class ClickData(PageNodeData):
     """Click an element (`locator`, then optionally wait for `until` to appear, clicking again if needed), or
-    a point `x, y` (CSS px; given on a `shotWidth` × `shotHeight` screenshot when those are set)."""
+    a point `x, y` (CSS px; given on a `shotWidth` × `shotHeight` screenshot when those are set). With a
+    locator, `offset` (ours) clicks that relative point of the element instead of its centre."""
 
     node_type: ClassVar[str] = "click"
     type: Literal["click"]
@@ -67,6 +77,7 @@ class ClickData(PageNodeData):
     shotHeight: NumberOrText | None = None
     button: MouseButton | None = None
     count: PositiveInt | None = None
+    offset: ClickOffset | None = None
 
     def lint(self) -> list[str]:
         given = [value for value in (self.x, self.y) if value not in (None, "")]
@@ -88,6 +99,8 @@ class ClickData(PageNodeData):
             params.update(await self._point(ctx))
         elif self.locator is not None:
             params["locator"] = await ctx.locate(self.locator, timeout_ms / 1000)
+            if self.offset is not None:
+                params["offset"] = {"x": self.offset.x, "y": self.offset.y}
         else:
             ctx.fail("the click needs a locator, or x and y")
         if self.until is not None:

@@ -1,0 +1,209 @@
+"""Recording a person's actions in a tab: the Qt side of the recorder (issue 11).
+
+`TabRecorder(tab)` is the one recording of a tab (found again with `TabRecorder.of(tab)`; a child of the tab,
+so it goes with it). It puts the recorder script into the tab's page as a named `QWebEngineScript`
+(`browserpilot-recorder`) in its own isolated world (`RECORD_WORLD`), on every frame, and runs it once in the
+document already shown. The script (resources/js/recorder.js, on locator.js + locator_gen.js in that same
+world) only listens to trusted events and reports raw steps as console messages of its world carrying a
+random token; `BrowserPage.console_listeners` hands them here before anything is logged, and
+`workflows.recording.Recording` merges them into steps.
+
+What the page does not tell the script comes from the tab: an address typed in the address bar (a *typed*
+main-frame navigation) → `goto`; the files a person chose in a file chooser → the `upload` (the click that
+opened it is dropped); a download the person's click started → `download`; a new tab the person's click opened
+→ the recording follows into it.
+
+Only a person's input is recorded. While an operation acts on the tab (an agent, a workflow run: every
+operation goes through `app.ops.page_session.on_page`, which enters `app_acting(tab)`), the recording pauses,
+drops what it sees and says so (`paused`), until `APP_GRACE` seconds after the operation.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigationRequest, QWebEngineScript
+
+from app.browser.js import HELPER_SCRIPTS
+from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
+from app.resources import JS_DIR
+from workflows.recording import Recording, new_session_token
+
+log = logging.getLogger("browserpilot.record")
+
+RECORD_WORLD = 3  # the recorder's own isolated world (0 is the page's, 1 our helpers')
+SCRIPT_NAME = "browserpilot-recorder"
+RECORDER_OBJECT_NAME = "browserpilot-recorder"
+APP_GRACE = 0.4  # seconds after an operation during which what the page reports is still the app's
+PAUSED_BY_APP = "paused while the app acts on this tab (an agent or a workflow run); their steps are not recorded"
+
+
+@functools.cache
+def _library() -> str:
+    return "\n;\n".join((JS_DIR / name).read_text("utf-8") for name in HELPER_SCRIPTS if name != "document.js")
+
+
+@functools.cache
+def _recorder_source() -> str:
+    return (JS_DIR / "recorder.js").read_text("utf-8")
+
+
+def recorder_script(token: str) -> str:
+    """The whole source the recorder's world runs: the locator engines, the generator, the recorder."""
+    return f"{_library()}\n;\n({_recorder_source()})({json.dumps(token)});"
+
+
+class RecorderError(Exception):
+    """Recording cannot start or stop as asked (already recording, not recording)."""
+
+
+class TabRecorder(QObject):
+    changed = Signal()  # a step was added or changed, or the recording paused / resumed
+
+    def __init__(self, tab: BrowserTab) -> None:
+        if TabRecorder.of(tab) is not None:
+            raise RecorderError(f"tab {tab.tab_id} is already being recorded (one recording per tab)")
+        super().__init__(tab)
+        self.setObjectName(RECORDER_OBJECT_NAME)
+        self.tab = tab
+        self.token = new_session_token()
+        url = tab.url().toString()
+        self.recording = Recording(start_url=url if url and url != "about:blank" else None)
+        self.events = 0  # raw steps received from the page (recorded or not)
+        self._app_depth = 0
+        self._quiet_until = 0.0
+        self._was_paused = False
+        self._pages: list[BrowserPage] = []
+        self._profile = tab.browser_page.profile()
+        self._profile.downloadRequested.connect(self._on_download)
+        self.attach(tab.browser_page, run_now=True)
+        log.info("recording tab %s from %s", tab.tab_id, url or "a blank page")
+
+    @staticmethod
+    def of(tab: BrowserTab) -> TabRecorder | None:
+        found = tab.findChild(QObject, RECORDER_OBJECT_NAME, Qt.FindChildOption.FindDirectChildrenOnly)
+        return found if isinstance(found, TabRecorder) else None
+
+    # -- pages -----------------------------------------------------------------------------------------
+    def attach(self, page: BrowserPage, run_now: bool) -> None:
+        """Record `page` too: its future documents get the script, and (`run_now`) its current one."""
+        source = recorder_script(self.token)
+        script = QWebEngineScript()
+        script.setName(SCRIPT_NAME)
+        script.setSourceCode(source)
+        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+        script.setWorldId(RECORD_WORLD)
+        script.setRunsOnSubFrames(True)
+        page.scripts().insert(script)
+        if run_now:
+            page.runJavaScript(source, RECORD_WORLD)
+        page.console_listeners.append(self._on_console)
+        page.file_chooser_answered.connect(self._on_files)
+        page.navigationRequested.connect(self._on_navigation)
+        page.popup_requested.connect(self._on_popup)
+        self._pages.append(page)
+
+    def stop(self) -> Recording:
+        """Stop listening everywhere; the recording (steps) stays readable."""
+        for page in self._pages:
+            if not shiboken6.isValid(page):
+                continue
+            for script in page.scripts().find(SCRIPT_NAME):
+                page.scripts().remove(script)
+            if self._on_console in page.console_listeners:
+                page.console_listeners.remove(self._on_console)
+            for signal, slot in ((page.file_chooser_answered, self._on_files),
+                                 (page.navigationRequested, self._on_navigation),
+                                 (page.popup_requested, self._on_popup)):
+                signal.disconnect(slot)
+            # The document shown keeps its listeners until it goes; without a listener here they are mute.
+        self._pages.clear()
+        if shiboken6.isValid(self._profile):
+            self._profile.downloadRequested.disconnect(self._on_download)
+        self.setParent(None)
+        self.deleteLater()
+        log.info("recording of tab %s stopped: %d steps", self.tab.tab_id, len(self.recording.steps))
+        return self.recording
+
+    # -- the app acting --------------------------------------------------------------------------------
+    @property
+    def paused(self) -> str | None:
+        """Why the recording is paused now, or None."""
+        return PAUSED_BY_APP if self._app_depth or time.monotonic() < self._quiet_until else None
+
+    def app_started(self) -> None:
+        self._app_depth += 1
+        self._announce_pause()
+
+    def app_finished(self) -> None:
+        self._app_depth = max(0, self._app_depth - 1)
+        self._quiet_until = time.monotonic() + APP_GRACE
+
+    def _announce_pause(self) -> None:
+        paused = self.paused is not None
+        if paused != self._was_paused:
+            self._was_paused = paused
+            self.changed.emit()
+
+    def _take(self, raw: dict[str, Any]) -> None:
+        self.events += 1
+        self._announce_pause()
+        if self.paused:
+            log.debug("tab %s: dropped the app's %s", self.tab.tab_id, raw.get("kind"))
+            return
+        step = self.recording.add(raw)
+        log.debug("tab %s: %s -> %s", self.tab.tab_id, raw.get("kind"), step.type if step else "(merged)")
+        self.changed.emit()
+
+    # -- what the page and the tab report ----------------------------------------------------------------
+    def _on_console(self, message: str) -> bool:
+        if not message.startswith(self.token):
+            return False
+        try:
+            raw = json.loads(message[len(self.token):])
+        except ValueError:
+            log.warning("tab %s: unreadable recorder message", self.tab.tab_id)
+            return True
+        if isinstance(raw, dict):
+            self._take(raw)
+        return True
+
+    def _on_files(self, event: FileChooserEvent) -> None:
+        if not event.armed:
+            self._take({"kind": "files", "paths": list(event.files)})
+
+    def _on_navigation(self, request: QWebEngineNavigationRequest) -> None:
+        if request.isMainFrame() and request.navigationType() == QWebEngineNavigationRequest.NavigationType.TypedNavigation:
+            self._take({"kind": "goto", "url": request.url().toString()})
+
+    def _on_popup(self, page: BrowserPage) -> None:
+        if not self.paused:
+            self.attach(page, run_now=False)
+            log.info("tab %s: the recording follows into a new tab", self.tab.tab_id)
+
+    def _on_download(self, request: QWebEngineDownloadRequest) -> None:
+        if request.page() in self._pages:
+            self._take({"kind": "download", "url": request.url().toString()})
+
+
+@contextmanager
+def app_acting(tab: BrowserTab | None) -> Iterator[None]:
+    """While the app itself acts on `tab`, its recording (if any) pauses."""
+    recorder = TabRecorder.of(tab) if isinstance(tab, BrowserTab) else None
+    if recorder is None:
+        yield
+        return
+    recorder.app_started()
+    try:
+        yield
+    finally:
+        if shiboken6.isValid(recorder):
+            recorder.app_finished()

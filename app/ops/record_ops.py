@@ -1,0 +1,157 @@
+"""Recording a person's actions as a workflow (issue 11): record_start, record_status, record_edit, record_stop.
+
+One implementation for the GUI's Record button and Recording panel, agents (MCP) and tests. One recording per
+tab at a time (`TabRecorder.of(tab)`); the recording itself lives on the tab and goes when the tab closes.
+`record_stop` builds the BrowserPilot 0.3.0 document (checked with `validate_document`, no warnings) and saves
+it in workflows.json by name unless `save: false`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import Field
+
+from app.browser.record import RecorderError, TabRecorder
+from app.browser.tab import BrowserTab
+from app.ops.context import OpContext
+from app.ops.page_session import TabParams
+from app.ops.registry import Operation, OpError, operation
+from workflows.document import validate_document
+from workflows.io import dump_document
+from workflows.recording import Recording, RecordingError
+
+
+class RecordStopParams(TabParams):
+    name: str = Field(min_length=1, description="The workflow's name (saving a name that exists replaces it).")
+    save: bool = Field(default=True, description="Save it in workflows.json (default); false: only return it.")
+    description: str | None = Field(default=None, description="The workflow's description.")
+
+
+class RecordEditParams(TabParams):
+    action: Literal["delete", "set_value", "make_input", "set_locator", "insert"] = Field(
+        description="delete a step, set_value (typed text, option, keys, address, message), make_input (a "
+                    "typed value becomes the start input `name`), set_locator (use alternative `index`), insert "
+                    "(`kind`: handoff, captcha, wait, capture, check; wait/capture/check: the next click in the "
+                    "page picks the element).")
+    step: str | None = Field(default=None, description="The step id (from record_status).")
+    value: str | None = None
+    name: str | None = Field(default=None, description="make_input: the input's name; insert capture: the output.")
+    index: int | None = Field(default=None, ge=0, description="set_locator: the alternative's index.")
+    kind: Literal["handoff", "captcha", "wait", "capture", "check"] | None = None
+    message: str | None = Field(default=None, description="insert handoff: the message for the person.")
+
+
+async def _tab(ctx: OpContext, params: TabParams) -> BrowserTab:
+    assert ctx.browser is not None
+    driver = await ctx.browser.page(params.tab_id, params.env)
+    tab = getattr(driver, "tab", None)
+    if not isinstance(tab, BrowserTab):
+        raise OpError("this browser cannot record")
+    return tab
+
+
+def _recorder(tab: BrowserTab) -> TabRecorder:
+    recorder = TabRecorder.of(tab)
+    if recorder is None:
+        raise OpError(f"tab {tab.tab_id} is not being recorded; start with record_start")
+    return recorder
+
+
+def status(recorder: TabRecorder) -> dict[str, Any]:
+    """What record_status answers: the steps so far, in words and as nodes, and the recording's state."""
+    recording = recorder.recording
+    out: dict[str, Any] = {"tabId": recorder.tab.tab_id, "recording": True,
+                           "steps": [step.as_dict() for step in recording.steps], "events": recorder.events}
+    if recorder.paused:
+        out["paused"] = recorder.paused
+    if recording.notes:
+        out["notes"] = list(recording.notes)
+    if recording.picking:
+        out["picking"] = recording.picking
+    return out
+
+
+def build_document(recording: Recording, name: str, description: str | None = None) -> dict[str, Any]:
+    """The recording as a checked document (an error when it would not load without warnings)."""
+    try:
+        document = validate_document(recording.document(name, description or ""))
+    except RecordingError as exc:
+        raise OpError(str(exc)) from None
+    if document.warnings:
+        raise OpError("the recording makes a document with problems: " + "; ".join(document.warnings))
+    return json.loads(dump_document(document))
+
+
+@operation("record_start", TabParams, needs_browser=True)
+async def record_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """Start recording a person's actions in the tab (one recording per tab). The page shown becomes the
+    first step (goto). Only trusted input of a person is recorded, never the app's own operations."""
+    tab = await _tab(ctx, params)
+    try:
+        recorder = TabRecorder(tab)
+    except RecorderError as exc:
+        raise OpError(str(exc)) from None
+    return status(recorder)
+
+
+@operation("record_status", TabParams, needs_browser=True, read_only=True)
+async def record_status(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+    """The steps recorded so far in the tab: [{id, type, words, locator, alternatives?, data, note?}], and
+    `paused` while the app itself acts on the tab."""
+    tab = await _tab(ctx, params)
+    recorder = TabRecorder.of(tab)
+    if recorder is None:
+        return {"tabId": tab.tab_id, "recording": False, "steps": []}
+    return status(recorder)
+
+
+@operation("record_edit", RecordEditParams, needs_browser=True)
+async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any]:
+    """Edit the running recording: delete a step, set its value, make a typed value a start input, switch
+    its locator to another recorded alternative, or insert handoff / captcha / wait / capture / check."""
+    recorder = _recorder(await _tab(ctx, params))
+    recording = recorder.recording
+
+    def need(value: Any, what: str) -> Any:
+        if value is None:
+            raise OpError(f"{params.action} needs {what}")
+        return value
+
+    try:
+        if params.action == "delete":
+            recording.delete(need(params.step, "step"))
+        elif params.action == "set_value":
+            recording.set_value(need(params.step, "step"), need(params.value, "value"))
+        elif params.action == "make_input":
+            recording.make_input(need(params.step, "step"), need(params.name, "name"))
+        elif params.action == "set_locator":
+            recording.set_locator(need(params.step, "step"), need(params.index, "index"))
+        else:
+            recording.insert(need(params.kind, "kind"), params.step, params.message or "", params.name or "")
+    except RecordingError as exc:
+        raise OpError(str(exc)) from None
+    recorder.changed.emit()
+    return status(recorder)
+
+
+@operation("record_stop", RecordStopParams, needs_browser=True)
+async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any]:
+    """Stop recording the tab and return {name, workflow: <document>}; saved in workflows.json (by name)
+    unless save is false. A document that would not check is an error, and the recording goes on."""
+    tab = await _tab(ctx, params)
+    recorder = _recorder(tab)
+    document = build_document(recorder.recording, params.name, params.description)
+    out: dict[str, Any] = {"tabId": tab.tab_id, "name": document["app"]["name"], "workflow": document,
+                           "saved": False}
+    if params.save:
+        nodes = len(document["workflow"]["graph"]["nodes"])
+        saved, replaced = ctx.workflows.save(document["app"]["name"], document["app"].get("description") or "",
+                                             document, nodes)
+        out.update(saved=True, id=saved.id, replaced=replaced)
+    recorder.stop()
+    return out
+
+
+OPERATIONS: tuple[Operation[Any], ...] = (record_start, record_status, record_edit, record_stop)

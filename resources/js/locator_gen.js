@@ -1,0 +1,217 @@
+/*
+ * locator_gen.js: the one locator generator. Given an element, it returns the locator a workflow node keeps
+ * for it: a primary `selector` (plain CSS) or `xpath` that the original BrowserPilot can run, and ranked
+ * `alternatives` for our replay, which tries them in order. Every candidate is verified unique at that
+ * moment: it finds this element and nothing else, through the same engines (`__bp.elements`) as every
+ * operation. Used by page_inspect/page_hit (inspect.js) and by the recorder (recorder.js).
+ *
+ * Injected after locator.js into the helpers' isolated world (and into the recorder's own world); defines
+ * one global of that world, `__bpGen = {locatorFor(el), interactive(el), stableId(id), stableClass(c)}`.
+ *
+ * Ranking (Playwright's selector generator and Chrome's Recorder are the anchors): test ids (data-testid,
+ * data-test, data-qa, data-cy) -> role + accessible name -> label -> placeholder -> `name` attribute ->
+ * alt / title -> visible text -> an id that does not look generated -> CSS with stable classes only ->
+ * a structural CSS path / XPath, last. The primary is the first candidate of that order that plain CSS or
+ * XPath can express (`[data-testid="x"]`, `//button[normalize-space(.)="Sign in"]`, `input[name="q"]`…).
+ */
+(() => {
+  'use strict';
+  if (window.__bpGen || !window.__bp) return;
+  const bp = window.__bp;
+  const E = bp.element;
+  const TESTIDS = ['data-testid', 'data-test', 'data-qa', 'data-cy'];
+  const MAX_TEXT = 80;
+  const q = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const cssString = (v) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\a ') + '"';
+  // An XPath 1.0 string literal: quotes of one kind, or concat() when the text holds both.
+  const xq = (v) => {
+    if (!v.includes('"')) return `"${v}"`;
+    if (!v.includes("'")) return `'${v}'`;
+    return 'concat(' + v.split('"').map((part) => `"${part}"`).join(`, '"', `) + ')';
+  };
+
+  /** Ids and classes that look generated: long hex or digit runs, CSS-in-JS hashes, framework prefixes. */
+  const GENERATED = [/\d{3,}/, /[0-9a-f]{6,}/i, /^(css|sc|jsx|emotion|styled|svelte|ember|ng|v|_)-/i,
+                     /^[a-z]{1,3}[A-Z0-9][A-Za-z0-9]{4,}$/, /[_-][A-Za-z0-9]{5,}$/, /^:/, /--[A-Za-z0-9]{5,}/];
+  const hasVowelWord = (s) => /[aeiou]/i.test(s) && /[a-z]{3}/i.test(s);
+  const stable = (value) => !!value && value.length <= 40 && hasVowelWord(value) &&
+    !GENERATED.some((re) => re.test(value)) && !(/[0-9]/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value));
+
+  const INTERACTIVE = 'button, a[href], input, select, textarea, summary, label, option, ' +
+    '[role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], ' +
+    '[role=menuitemcheckbox], [role=menuitemradio], [role=option], [role=combobox], [role=textbox], ' +
+    '[role=slider], [role=treeitem], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
+
+  /** The element a person meant: the nearest interactive ancestor (through shadow hosts), never a text node
+   *  or an inner span; a <label> of a control stands for the control. */
+  function interactive(node) {
+    let el = node && node.nodeType === 1 ? node : node && node.parentElement;
+    for (let n = el; n; n = n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null)) {
+      if (n.matches && n.matches(INTERACTIVE)) {
+        if (n.localName === 'label' && n.control) return n.control;
+        return n;
+      }
+    }
+    return el;
+  }
+
+  const only = (locator, el) => {
+    try {
+      const found = bp.elements(locator);
+      return found.length === 1 && found[0] === el;
+    } catch (e) { return false; }
+  };
+
+  function stableClasses(el) {
+    return [...el.classList].filter(stable).slice(0, 3);
+  }
+
+  /** CSS by structure: the shortest chain of `tag.stable-class:nth-of-type(i)` steps up to a stable id. */
+  function cssPath(el, useClasses) {
+    const doc = el.ownerDocument;
+    const parts = [];
+    for (let n = el; n && n.nodeType === 1 && n !== doc.documentElement; n = n.parentElement) {
+      if (n !== el && n.id && stable(n.id) && doc.querySelectorAll('#' + CSS.escape(n.id)).length === 1) {
+        parts.unshift('#' + CSS.escape(n.id));
+        const css = parts.join(' > ');
+        return only({ selector: css }, el) ? css : null;
+      }
+      let part = n.localName;
+      const classes = useClasses ? stableClasses(n) : [];
+      if (classes.length) part += classes.map((c) => '.' + CSS.escape(c)).join('');
+      const same = n.parentElement ? [...n.parentElement.children].filter((c) => c.localName === n.localName) : [];
+      if (same.length > 1 && !(classes.length && n.parentElement.querySelectorAll(':scope > ' + part).length === 1)) {
+        part += `:nth-of-type(${same.indexOf(n) + 1})`;
+      }
+      parts.unshift(part);
+      const css = parts.join(' > ');
+      if (only({ selector: css }, el)) return css;
+    }
+    return null;
+  }
+
+  function xpathOf(el) {
+    const steps = [];
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      const same = n.parentElement ? [...n.parentElement.children].filter((c) => c.localName === n.localName) : [n];
+      const name = n.namespaceURI === 'http://www.w3.org/1999/xhtml' ? n.localName : `*[local-name()="${n.localName}"]`;
+      steps.unshift(same.length > 1 ? `${name}[${same.indexOf(n) + 1}]` : name);
+    }
+    const xpath = '/' + steps.join('/');
+    return only({ xpath }, el) ? xpath : null;
+  }
+
+  /** The text of the <label> of a form control (wrapping or `for`), or null. */
+  function labelOf(el) {
+    const labels = el.labels ? [...el.labels] : [];
+    for (const label of labels) {
+      const text = norm(label.textContent);
+      if (text && text.length <= MAX_TEXT) return { label, text };
+    }
+    return null;
+  }
+
+  /** Candidates in rank order: {alt?: alternative for our replay, css?: plain CSS, xpath?: plain XPath}. */
+  function candidates(el) {
+    const out = [];
+    const tag = el.localName;
+    for (const attr of TESTIDS) {
+      const v = el.getAttribute(attr);
+      if (v) { out.push({ alt: { testid: v }, css: `[${attr}=${cssString(v)}]` }); break; }
+    }
+    const role = E.role(el);
+    const name = norm(E.name(el));
+    const own = norm(E.text(el));
+    if (role && name && name.length <= MAX_TEXT) {
+      const entry = { alt: { role, name, exact: true } };
+      const aria = el.getAttribute('aria-label');
+      if (aria && norm(aria) === name) entry.css = `${tag}[aria-label=${cssString(aria)}]`;
+      else if (own === name && !['input', 'select', 'textarea'].includes(tag)) {
+        entry.xpath = `//${tag}[normalize-space(.)=${xq(name)}]`;
+      }
+      out.push(entry);
+    }
+    const label = labelOf(el);
+    if (label) {
+      const entry = { alt: { label: label.text, exact: true } };
+      if (label.label.contains(el)) entry.xpath = `//label[normalize-space(.)=${xq(label.text)}]//${tag}`;
+      else if (label.label.htmlFor) entry.xpath = `//${tag}[@id=//label[normalize-space(.)=${xq(label.text)}]/@for]`;
+      out.push(entry);
+    } else if (name && name.length <= MAX_TEXT && ['input', 'select', 'textarea'].includes(tag)) {
+      out.push({ alt: { label: name, exact: true } });
+    }
+    const placeholder = el.getAttribute('placeholder');
+    if (placeholder && placeholder.length <= MAX_TEXT) {
+      out.push({ alt: { placeholder, exact: true }, css: `${tag}[placeholder=${cssString(placeholder)}]` });
+    }
+    const nameAttr = el.getAttribute('name');
+    if (nameAttr && ['input', 'select', 'textarea', 'button', 'form', 'iframe', 'object'].includes(tag)) {
+      const type = tag === 'input' && ['radio', 'checkbox'].includes(el.type) && el.value
+        ? `[value=${cssString(el.value)}]` : '';
+      out.push({ css: `${tag}[name=${cssString(nameAttr)}]${type}` });
+    }
+    for (const attr of ['alt', 'title']) {
+      const v = el.getAttribute(attr);
+      if (v && v.length <= MAX_TEXT) out.push({ css: `${tag}[${attr}=${cssString(v)}]` });
+    }
+    if (own && own.length <= MAX_TEXT && !['input', 'select', 'textarea'].includes(tag)) {
+      out.push({ alt: { text: own, exact: true }, xpath: `//${tag}[normalize-space(.)=${xq(own)}]` });
+    }
+    if (el.id && stable(el.id)) out.push({ css: '#' + CSS.escape(el.id) });
+    if (stableClasses(el).length) out.push({ css: cssPath(el, true) });
+    out.push({ css: cssPath(el, false) });
+    out.push({ xpath: xpathOf(el) });
+    if (el.id && !stable(el.id)) out.push({ css: '#' + CSS.escape(el.id), generated: true });
+    return out;
+  }
+
+  const isEngine = (alt) => alt.selector === undefined && alt.xpath === undefined;
+  const altSelector = (alt) => {
+    if (alt.testid !== undefined) return `testid=${q(alt.testid)}`;
+    if (alt.role !== undefined) return `role=${alt.role}[name=${q(alt.name)}s]`;
+    for (const engine of ['label', 'placeholder', 'text']) {
+      if (alt[engine] !== undefined) return `${engine}=${q(alt[engine])}`;
+    }
+    return null;
+  };
+
+  /**
+   * {selector? | xpath?, alternatives: [...], unique: bool}: the primary is plain CSS or XPath; each
+   * alternative is `{testid}`, `{role, name, exact}`, `{label|placeholder|text, exact}`, `{selector}` or
+   * `{xpath}`, all verified unique. `unique` is false when nothing finds this element alone.
+   */
+  function locatorFor(el) {
+    const plain = [];
+    const alts = [];
+    const seen = new Set();
+    const addPlain = (kind, value, generated) => {
+      if (!value || seen.has(kind + value)) return;
+      seen.add(kind + value);
+      if (only({ [kind]: value }, el)) plain.push({ [kind]: value, generated: !!generated });
+    };
+    for (const c of candidates(el)) {
+      if (c.alt && isEngine(c.alt)) {
+        const selector = altSelector(c.alt);
+        if (selector && !seen.has(selector)) {
+          seen.add(selector);
+          if (only({ selector }, el)) alts.push(c.alt);
+        }
+      }
+      if (c.css) addPlain('selector', c.css, c.generated);
+      if (c.xpath) addPlain('xpath', c.xpath, c.generated);
+    }
+    const locator = {};
+    const primary = plain.find((p) => !p.generated) || plain[0];
+    if (primary) {
+      if (primary.selector) locator.selector = primary.selector; else locator.xpath = primary.xpath;
+    }
+    // Ranked alternatives: the engine forms in rank order, then the other plain forms in rank order.
+    locator.alternatives = alts.concat(plain.filter((p) => p !== primary)
+      .map((p) => (p.selector ? { selector: p.selector } : { xpath: p.xpath })));
+    locator.unique = !!primary || alts.length > 0;
+    return locator;
+  }
+
+  window.__bpGen = Object.freeze({ locatorFor, interactive, stableId: stable, stableClass: stable });
+})();

@@ -1,0 +1,205 @@
+/*
+ * recorder.js: what a person does in a page, as raw steps for the recorder (app/browser/record.py).
+ *
+ * Runs in the recorder's own isolated world (RECORD_WORLD), on every frame, on top of locator.js and
+ * locator_gen.js loaded into that same world. It only *listens*: capture-phase listeners on the window for
+ * trusted pointer, mouse, key, input, change and wheel events. It adds nothing to the page's DOM or globals
+ * (its globals live in its own world), calls no page function and dispatches no event, so a page cannot
+ * tell it is being recorded.
+ *
+ * Each raw step goes to Python as one console message of this world, `TOKEN + JSON` (the token is random per
+ * recording session and unknown to the page, whose console is another world's). Locators are computed at
+ * pointer-down / key-down, before the page reacts, for the element's interactive ancestor, by the one
+ * generator (`__bpGen.locatorFor`). Values of secret fields (password, one-time-code, card numbers…) never
+ * leave the page: only the fact that the field is secret and a name for its start variable.
+ *
+ * Raw steps: click {loc, desc, button, detail, control?, offset?, fallback?}, fill {loc, desc, value?,
+ * secret?, variable, paste}, select {loc, desc, option}, press {shortcut, loc?}, scroll {direction,
+ * distance}, blocked {why}. Every one carries `frame` (the frame's URL when not the top frame).
+ */
+((TOKEN) => {
+  'use strict';
+  if (window.__bpRecorder === TOKEN) return;
+  window.__bpRecorder = TOKEN;
+  const SECRET_AUTOCOMPLETE = ['one-time-code', 'cc-number', 'cc-csc', 'current-password', 'new-password'];
+  const TEXT_INPUTS = ['text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time',
+                       'datetime-local', 'month', 'week', ''];
+  const EDIT_KEYS = new Set(['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'Backspace',
+                             'Delete', 'PageUp', 'PageDown']);
+  const EDIT_SHORTCUTS = new Set(['a', 'c', 'v', 'x', 'z', 'y']);
+  const NAMED = { Enter: 'enter', Tab: 'tab', Escape: 'escape', ArrowUp: 'arrowup', ArrowDown: 'arrowdown',
+                  ArrowLeft: 'arrowleft', ArrowRight: 'arrowright', PageUp: 'pageup', PageDown: 'pagedown',
+                  Home: 'home', End: 'end', Backspace: 'backspace', Delete: 'delete', ' ': 'space' };
+  const SCROLL_DEBOUNCE_MS = 500;
+  const frameUrl = window === window.top ? null : String(location.href);
+
+  const send = (step) => {
+    if (frameUrl) step.frame = frameUrl;
+    console.debug(TOKEN + JSON.stringify(step));
+  };
+  const generator = () => {
+    try { return window.top.__bpGen || null; } catch (e) { return null; }  // a cross-origin frame: none
+  };
+
+  const isTextField = (el) => !!el && ((el.localName === 'input' && TEXT_INPUTS.includes(el.type)) ||
+    el.localName === 'textarea' || el.isContentEditable);
+  const isSecret = (el) => el.localName === 'input' && (el.type === 'password' ||
+    String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/).some((t) => SECRET_AUTOCOMPLETE.includes(t)));
+  const slug = (s) => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 30);
+
+  function variableName(el, gen) {
+    const label = el.labels && el.labels[0] ? el.labels[0].textContent : '';
+    const id = el.id && gen.stableId(el.id) ? el.id : '';
+    return slug(el.getAttribute('name')) || slug(label) || slug(el.getAttribute('autocomplete')) ||
+      slug(id) || slug(el.getAttribute('placeholder')) || (isSecret(el) ? 'password' : 'text');
+  }
+
+  const target = (event) => (event.composedPath ? event.composedPath()[0] : event.target);
+  const control = (el) => (el.localName === 'input' ? el.type : el.localName === 'select' ? 'select' : null);
+
+  /** {loc, desc} for the element, or {blocked} when nothing can find it again from the top frame. */
+  function describeTarget(el) {
+    const gen = generator();
+    if (!gen) return { blocked: 'the element is in a cross-origin frame, which the recorder cannot reach' };
+    const loc = gen.locatorFor(el);
+    return { el, loc, desc: window.top.__bp.element.describe(el), role: window.top.__bp.element.role(el) || el.localName,
+             name: String(window.top.__bp.element.name(el) || '').replace(/\s+/g, ' ').trim().slice(0, 60) };
+  }
+
+  /** A click point relative to the element's box, as fractions of its size. */
+  const offsetIn = (el, x, y) => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) return null;
+    const clamp = (v) => Math.min(1, Math.max(0, Math.round(v * 1000) / 1000));
+    return { x: clamp((x - r.left) / r.width), y: clamp((y - r.top) / r.height) };
+  };
+
+  /** For an element no locator finds alone: the nearest ancestor one does, and the point inside it. */
+  function fallback(el, x, y) {
+    const gen = generator();
+    for (let n = el.parentElement; n; n = n.parentElement) {
+      const loc = gen.locatorFor(n);
+      if (loc.unique && (loc.selector || loc.xpath)) {
+        return { loc, desc: window.top.__bp.element.describe(n), offset: offsetIn(n, x, y) };
+      }
+    }
+    return null;
+  }
+
+  let pending = null;        // the element of the last pointer-down, with its locator taken then
+  const fields = new WeakMap();  // text field -> its target, taken at its first key-down / pointer-down
+
+  function pointed(el) {
+    if (pending && pending.el === el) return pending;
+    return describeTarget(el);
+  }
+
+  function onPointerDown(event) {
+    if (!event.isTrusted) return;
+    const gen = generator();
+    if (!gen) { pending = null; return; }
+    const el = gen.interactive(target(event));
+    if (!el) return;
+    pending = describeTarget(el);
+    if (isTextField(el) && !fields.has(el)) fields.set(el, pending);
+  }
+
+  function onClick(event) {
+    if (!event.isTrusted) return;
+    const gen = generator();
+    if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
+    const el = gen.interactive(target(event));
+    if (!el || el.localName === 'option') return;
+    if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
+    const t = pointed(el);
+    const step = { kind: 'click', button: ['left', 'middle', 'right'][event.button] || 'left',
+                   detail: event.detail || 1, control: control(el), loc: t.loc, desc: t.desc, role: t.role,
+                   name: t.name };
+    if (el.localName === 'input' && el.type === 'range') step.offset = offsetIn(el, event.clientX, event.clientY);
+    if (!t.loc.unique) {
+      const around = fallback(el, event.clientX, event.clientY);
+      if (!around) { send({ kind: 'blocked', why: `no locator finds ${t.desc} again` }); return; }
+      Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
+    }
+    send(step);
+  }
+
+  function onKeyDown(event) {
+    if (!event.isTrusted || ['Shift', 'Control', 'Alt', 'Meta', 'AltGraph', 'CapsLock'].includes(event.key)) return;
+    const gen = generator();
+    if (!gen) return;
+    const el = gen.interactive(target(event));
+    const mods = ['ctrl', 'alt', 'meta'].filter((m) => event[m + 'Key']);
+    const text = el && isTextField(el);
+    if (text && !fields.has(el)) fields.set(el, describeTarget(el));
+    const key = NAMED[event.key] || (event.key.length === 1 ? event.key.toLowerCase() : event.key.toLowerCase());
+    const plain = !mods.length && event.key.length === 1;   // text: part of a fill
+    if (plain && event.key !== ' ') return;
+    if (event.key === ' ' && !mods.length && (text || (el && el.localName !== 'body'))) return;  // text, or a click
+    if (text && !mods.length && EDIT_KEYS.has(event.key)) return;
+    if (text && mods.length === 1 && mods[0] === 'ctrl' && EDIT_SHORTCUTS.has(key)) return;
+    if (text && event.key === 'Enter' && el.localName === 'textarea' && !mods.length) return;
+    if (el && el.localName === 'select' && !mods.length && (EDIT_KEYS.has(event.key) || event.key.length === 1)) return;
+    if (!mods.length && !NAMED[event.key] && !/^F\d+$/.test(event.key)) return;
+    const shortcut = [...mods, ...(event.shiftKey && (mods.length || NAMED[event.key]) ? ['shift'] : []), key].join('+');
+    send({ kind: 'press', shortcut });
+  }
+
+  function onInput(event) {
+    if (!event.isTrusted) return;
+    const el = target(event);
+    if (!isTextField(el)) return;
+    const gen = generator();
+    if (!gen) { send({ kind: 'blocked', why: 'typing in a cross-origin frame cannot be recorded' }); return; }
+    let t = fields.get(el);
+    if (!t) { t = describeTarget(el); fields.set(el, t); }
+    const step = { kind: 'fill', loc: t.loc, desc: t.desc, role: t.role, name: t.name,
+                   paste: event.inputType === 'insertFromPaste', variable: variableName(el, gen) };
+    if (isSecret(el)) step.secret = true;
+    else step.value = el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea'
+      ? el.innerText : el.value;
+    send(step);
+  }
+
+  function onChange(event) {
+    if (!event.isTrusted) return;
+    const el = target(event);
+    if (!el || el.localName !== 'select') return;
+    const t = pending && pending.el === el ? pending : describeTarget(el);
+    if (!t.loc) { send({ kind: 'blocked', why: t.blocked }); return; }
+    const option = el.selectedOptions[0];
+    send({ kind: 'select', loc: t.loc, desc: t.desc, role: t.role, name: t.name,
+           option: option ? option.text.replace(/\s+/g, ' ').trim() : '' });
+  }
+
+  let wheel = null;
+  function onWheel(event) {
+    if (!event.isTrusted) return;
+    const vertical = Math.abs(event.deltaY) >= Math.abs(event.deltaX);
+    const delta = vertical ? event.deltaY : event.deltaX;
+    if (!delta) return;
+    const direction = vertical ? (delta > 0 ? 'down' : 'up') : (delta > 0 ? 'right' : 'left');
+    if (wheel && wheel.direction !== direction) flushWheel();
+    if (!wheel) wheel = { direction, distance: 0, timer: 0 };
+    wheel.distance += Math.abs(delta);
+    clearTimeout(wheel.timer);
+    wheel.timer = setTimeout(flushWheel, SCROLL_DEBOUNCE_MS);
+  }
+  function flushWheel() {
+    if (!wheel) return;
+    clearTimeout(wheel.timer);
+    send({ kind: 'scroll', direction: wheel.direction, distance: Math.round(wheel.distance) });
+    wheel = null;
+  }
+  // A pending scroll belongs before the next action.
+  const flushing = (handler) => (event) => { if (event.isTrusted && event.type !== 'wheel') flushWheel(); handler(event); };
+
+  const options = { capture: true, passive: true };
+  window.addEventListener('pointerdown', flushing(onPointerDown), options);
+  window.addEventListener('click', flushing(onClick), options);
+  window.addEventListener('auxclick', flushing(onClick), options);
+  window.addEventListener('keydown', flushing(onKeyDown), options);
+  window.addEventListener('input', onInput, options);
+  window.addEventListener('change', onChange, options);
+  window.addEventListener('wheel', onWheel, options);
+})

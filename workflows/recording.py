@@ -1,0 +1,460 @@
+"""A recording: a person's raw steps (from resources/js/recorder.js and the tab) merged into workflow steps the
+way people think about them, edited by the person, and written as a BrowserPilot 0.3.0 document.
+
+Pure Python (no Qt): `Recording.add(raw)` applies the merge rules of issue 11 — a field's typing becomes one
+`fill` with its final value; a double click one `click` with a count; a click that only focused a field, or
+opened a `<select>`, gives way to the fill/select that follows; the click that opened a file chooser becomes
+the `upload`; wheel scrolling merges per direction and, when an action on an element follows, becomes
+`scroll` *until* that element; a secret field becomes a `secret` start variable and its value is never held
+here. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
+text, check). `document(name)` builds the workflow; every step's primary locator is plain CSS or XPath and
+its ranked alternatives follow in `locator.alternatives`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import secrets as _secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Insertable = Literal["handoff", "captcha", "wait", "capture", "check"]
+PICKED: tuple[str, ...] = ("wait", "capture", "check")  # insertions that need an element picked in the page
+CHECK_TIMEOUT = 5  # seconds a `check` waits for its element
+MAX_TEXT_IN_WORDS = 40
+
+
+class RecordingError(ValueError):
+    """An edit that does not fit the recording (unknown step, wrong kind of step, bad name)."""
+
+
+def _clip(text: str, size: int = MAX_TEXT_IN_WORDS) -> str:
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+def _same_target(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    if not a or not b:
+        return False
+    return (a.get("selector"), a.get("xpath")) == (b.get("selector"), b.get("xpath"))
+
+
+def plain_locator(loc: dict[str, Any]) -> dict[str, Any]:
+    """The node's locator: the primary `selector` or `xpath`, then the ranked `alternatives`."""
+    out: dict[str, Any] = {}
+    for key in ("selector", "xpath"):
+        if loc.get(key):
+            out[key] = loc[key]
+    if loc.get("alternatives"):
+        out["alternatives"] = copy.deepcopy(loc["alternatives"])
+    return out
+
+
+def locator_text(loc: dict[str, Any] | None) -> str:
+    if not loc:
+        return ""
+    return str(loc.get("selector") or loc.get("xpath") or "")
+
+
+_VARIABLE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass
+class Step:
+    """One step of the recording, soon one node: `type` is the node type and `data` its fields."""
+
+    id: str
+    type: str
+    data: dict[str, Any]
+    target: str = ""  # what the person acted on, in words: `textbox "Full name"`
+    note: str = ""  # e.g. "no unique locator: clicked at a point inside …"
+    secret: str | None = None  # the start variable of a secret field
+    input_name: str | None = None  # set by make_input: the start variable the value comes from
+    default: str | None = None  # the recorded value of a made input
+
+    @property
+    def locator(self) -> dict[str, Any] | None:
+        loc = self.data.get("locator")
+        return loc if isinstance(loc, dict) else None
+
+    def words(self) -> str:
+        """The step in words, as the Recording panel lists it."""
+        target = f" {self.target}" if self.target else ""
+        d = self.data
+        if self.type == "goto":
+            return f"Go to {d.get('url', '')}"
+        if self.type == "click":
+            how = {"right": "Right-click", "middle": "Middle-click"}.get(d.get("button") or "", "Click")
+            if (d.get("count") or 1) == 2:
+                how = "Double-click"
+            at = " at a point" if d.get("offset") else ""
+            return f"{how}{target}{at}"
+        if self.type == "fill":
+            if self.secret:
+                return f"Type the secret {{{{{self.secret}}}}} into{target}"
+            value = f"{{{{{self.input_name}}}}}" if self.input_name else f"'{_clip(str(d.get('text', '')))}'"
+            verb = "Paste" if d.get("entry") == "paste" else "Type"
+            return f"{verb} {value} into{target}"
+        if self.type == "select":
+            return f"Select '{_clip(str(d.get('option', '')))}' in{target}"
+        if self.type == "press":
+            return f"Press {d.get('shortcut', '')}"
+        if self.type == "scroll":
+            until = d.get("until")
+            return f"Scroll {d.get('direction', 'down')}" + (f" until{target} shows" if until else "")
+        if self.type == "upload":
+            names = ", ".join(str(p).rsplit("/", 1)[-1] for p in d.get("paths") or [])
+            return f"Upload {names} to{target}"
+        if self.type == "download":
+            return f"Download from{target}"
+        if self.type == "handoff":
+            return f"Hand over to a person: {_clip(str(d.get('message', '')))}"
+        if self.type == "captcha":
+            return "A person solves the captcha"
+        if self.type == "wait":
+            if d.get("timeout") == CHECK_TIMEOUT:
+                return f"Check that{target} is there"
+            return f"Wait for{target}"
+        if self.type == "script":
+            output = next(iter(d.get("outputs") or {"text": None}))
+            return f"Capture the text of{target} as {output}"
+        return self.type
+
+    def as_dict(self) -> dict[str, Any]:
+        """For `record_status` and the panel: what the step is, in words and as a node."""
+        out: dict[str, Any] = {"id": self.id, "type": self.type, "words": self.words(),
+                               "locator": locator_text(self.locator), "data": copy.deepcopy(self.data)}
+        if self.locator and self.locator.get("alternatives"):
+            out["alternatives"] = [_alternative_text(a) for a in self.locator["alternatives"]]
+        for key in ("note", "secret", "input_name", "default"):
+            if getattr(self, key):
+                out[key if key != "input_name" else "input"] = getattr(self, key)
+        return out
+
+
+def _alternative_text(alternative: dict[str, Any]) -> str:
+    if "role" in alternative:
+        return f'role={alternative["role"]}[name="{alternative.get("name", "")}"]'
+    for kind in ("testid", "label", "placeholder", "text", "selector", "xpath"):
+        if kind in alternative:
+            return alternative[kind] if kind in ("selector", "xpath") else f'{kind}="{alternative[kind]}"'
+    return str(alternative)
+
+
+def _target_words(raw: dict[str, Any]) -> str:
+    role, name = str(raw.get("role") or ""), str(raw.get("name") or "")
+    if role and name:
+        return f"{role} '{_clip(name)}'"
+    return str(raw.get("desc") or role)
+
+
+@dataclass
+class Recording:
+    """The steps of one recording, in order. `add` takes raw steps; the other methods are the person's edits."""
+
+    start_url: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be recorded, in words
+    picking: Insertable | None = None  # the next click picks the element of this insertion
+    picking_name: str | None = None
+    _pending_files: list[str] | None = None
+    _counter: int = 0
+
+    def __post_init__(self) -> None:
+        if self.start_url:
+            self._append("goto", {"url": self.start_url})
+
+    # -- raw steps -------------------------------------------------------------------------------------
+    def _new_id(self, kind: str) -> str:
+        self._counter += 1
+        return f"{kind.replace('-', '')}{self._counter}"
+
+    def _append(self, kind: str, data: dict[str, Any], raw: dict[str, Any] | None = None, **extra: Any) -> Step:
+        step = Step(self._new_id(kind), kind, data, target=_target_words(raw) if raw else "", **extra)
+        self.steps.append(step)
+        return step
+
+    @property
+    def last(self) -> Step | None:
+        return self.steps[-1] if self.steps else None
+
+    def add(self, raw: dict[str, Any]) -> Step | None:
+        """Apply one raw step; returns the step it made or changed (None when it made none)."""
+        kind = raw.get("kind")
+        if kind == "blocked":
+            note = f"not recorded: {raw.get('why')}"
+            self.notes.append(note)
+            return None
+        if kind == "goto":
+            return self._goto(str(raw["url"]))
+        if kind == "files":
+            return self._files([str(p) for p in raw.get("paths") or []])
+        if kind == "download":
+            return self._download()
+        loc = raw.get("loc")
+        if loc is not None and not (loc.get("selector") or loc.get("xpath")):
+            self.notes.append(f"not recorded: no plain CSS or XPath finds {raw.get('desc') or 'the element'}")
+            return None
+        if self.picking is not None and kind == "click":
+            return self._picked(raw)
+        if kind in ("click", "fill", "select") and self.last is not None and self.last.type == "scroll" \
+                and "until" not in self.last.data and loc is not None:
+            self.last.data["until"] = plain_locator(loc)
+            self.last.target = _target_words(raw)
+        if kind == "click":
+            return self._click(raw)
+        if kind == "fill":
+            return self._fill(raw)
+        if kind == "select":
+            return self._select(raw)
+        if kind == "press":
+            return self._append("press", {"shortcut": str(raw["shortcut"])})
+        if kind == "scroll":
+            last = self.last
+            if last is not None and last.type == "scroll" and last.data.get("direction") == raw["direction"] \
+                    and "until" not in last.data:
+                return last
+            return self._append("scroll", {"direction": raw["direction"]})
+        return None
+
+    def _goto(self, url: str) -> Step:
+        last = self.last
+        if last is not None and last.type == "goto":
+            last.data["url"] = url
+            return last
+        return self._append("goto", {"url": url})
+
+    def _click(self, raw: dict[str, Any]) -> Step | None:
+        loc = raw["loc"]
+        last = self.last
+        detail = int(raw.get("detail") or 1)
+        if detail > 1 and last is not None and last.type == "click" and _same_target(last.locator, loc):
+            last.data["count"] = min(detail, 3)
+            return last
+        data: dict[str, Any] = {"locator": plain_locator(loc)}
+        if raw.get("button") and raw["button"] != "left":
+            data["button"] = raw["button"]
+        if raw.get("offset"):
+            data["offset"] = dict(raw["offset"])
+        note = "no unique locator: a point inside the nearest element that has one; pick another element " \
+               "if this is wrong" if raw.get("fallback") else ""
+        step = self._append("click", data, raw, note=note)
+        if raw.get("control") == "file":
+            step.data["_file"] = True
+            if self._pending_files:
+                self._files(self._pending_files)
+        return step
+
+    def _files(self, paths: list[str]) -> Step | None:
+        """The person chose files: the click that opened the chooser becomes the upload."""
+        for step in reversed(self.steps[-3:]):
+            if step.type == "click" and step.data.pop("_file", False):
+                self._pending_files = None
+                if not paths:
+                    self.steps.remove(step)
+                    return None
+                step.type = "upload"
+                step.data = {"locator": step.data["locator"], "paths": list(paths)}
+                return step
+        self._pending_files = list(paths) or None  # the chooser answered before its click arrived
+        return None
+
+    def _download(self) -> Step | None:
+        last = self.last
+        if last is not None and last.type == "click" and last.locator:
+            last.type = "download"
+            last.data = {"locator": last.data["locator"]}
+            return last
+        return None
+
+    def _replaces_focus_click(self, loc: dict[str, Any]) -> None:
+        last = self.last
+        if last is not None and last.type == "click" and _same_target(last.locator, loc) \
+                and not last.data.get("button") and (last.data.get("count") or 1) == 1 and not last.data.get("offset"):
+            self.steps.pop()
+
+    def _fill(self, raw: dict[str, Any]) -> Step:
+        loc = raw["loc"]
+        last = self.last
+        if last is not None and last.type == "fill" and _same_target(last.locator, loc):
+            step = last
+        else:
+            self._replaces_focus_click(loc)
+            step = self._append("fill", {"locator": plain_locator(loc), "text": ""}, raw)
+            if raw.get("secret"):
+                step.secret = self._secret_name(str(raw.get("variable") or "secret"))
+                step.data["text"] = f"{{{{#input.{step.secret}#}}}}"
+        if raw.get("paste"):
+            step.data["entry"] = "paste"
+        if not step.secret and not step.input_name:
+            step.data["text"] = str(raw.get("value") or "")
+        elif step.input_name:
+            step.default = str(raw.get("value") or "")
+        return step
+
+    def _secret_name(self, wanted: str) -> str:
+        taken = {s.secret for s in self.steps if s.secret} | {s.input_name for s in self.steps if s.input_name}
+        name, n = wanted, 1
+        while name in taken:
+            n += 1
+            name = f"{wanted}{n}"
+        return name
+
+    def _select(self, raw: dict[str, Any]) -> Step:
+        loc = raw["loc"]
+        last = self.last
+        if last is not None and last.type == "select" and _same_target(last.locator, loc):
+            last.data["option"] = str(raw.get("option") or "")
+            return last
+        self._replaces_focus_click(loc)
+        return self._append("select", {"locator": plain_locator(loc), "option": str(raw.get("option") or "")}, raw)
+
+    def _picked(self, raw: dict[str, Any]) -> Step:
+        kind, name = self.picking, self.picking_name
+        self.picking, self.picking_name = None, None
+        loc = plain_locator(raw["loc"])
+        if kind == "capture":
+            return self._append("script", {"source": _capture_source(raw["loc"], name or "text"), "variables": [],
+                                           "outputs": {name or "text": {"type": "string"}}}, raw)
+        data: dict[str, Any] = {"locator": loc, "state": "appear"}
+        if kind == "check":
+            data["timeout"] = CHECK_TIMEOUT
+        return self._append("wait", data, raw)
+
+    # -- the person's edits ----------------------------------------------------------------------------
+    def step(self, step_id: str) -> Step:
+        for step in self.steps:
+            if step.id == step_id:
+                return step
+        raise RecordingError(f"no step {step_id!r} in this recording (steps: "
+                             f"{', '.join(s.id for s in self.steps) or 'none'})")
+
+    def delete(self, step_id: str) -> None:
+        self.steps.remove(self.step(step_id))
+
+    def set_value(self, step_id: str, value: str) -> Step:
+        """The step's value: typed text, option, keys, address, message."""
+        step = self.step(step_id)
+        key = {"fill": "text", "select": "option", "press": "shortcut", "goto": "url", "handoff": "message"}.get(step.type)
+        if key is None:
+            raise RecordingError(f"a {step.type} step has no value to edit")
+        if step.secret:
+            raise RecordingError("a secret field's value is never recorded; it is asked for at each run")
+        if key in ("shortcut", "url") and not value.strip():
+            raise RecordingError(f"the {key} must not be empty")
+        if step.input_name:
+            step.default = value
+        else:
+            step.data[key] = value
+        return step
+
+    def make_input(self, step_id: str, name: str) -> Step:
+        """The fill's text becomes the start input `name` (the recorded text is its default)."""
+        step = self.step(step_id)
+        if step.type != "fill" or step.secret:
+            raise RecordingError("only a typed (non-secret) value can become an input")
+        if not _VARIABLE.match(name):
+            raise RecordingError(f"{name!r} cannot be an input name: use letters, digits, _ and -")
+        taken = {s.secret for s in self.steps if s.secret} | {s.input_name for s in self.steps
+                                                              if s.input_name and s is not step}
+        if name in taken:
+            raise RecordingError(f"another step already uses the input {name!r}")
+        if step.input_name is None:
+            step.default = str(step.data.get("text") or "")
+        step.input_name = name
+        step.data["text"] = f"{{{{#input.{name}#}}}}"
+        return step
+
+    def set_locator(self, step_id: str, index: int) -> Step:
+        """Use the step's alternative `index` instead: a plain CSS/XPath one becomes the primary (the old
+        primary becomes an alternative); another kind moves to the front of the alternatives."""
+        step = self.step(step_id)
+        loc = step.locator
+        alternatives = list((loc or {}).get("alternatives") or [])
+        if loc is None or not 0 <= index < len(alternatives):
+            raise RecordingError(f"step {step_id} has no alternative {index}")
+        chosen = alternatives.pop(index)
+        if "selector" in chosen or "xpath" in chosen:
+            old = {k: loc[k] for k in ("selector", "xpath") if loc.get(k)}
+            for key in ("selector", "xpath"):
+                loc.pop(key, None)
+            loc.update(chosen)
+            alternatives.insert(0, old)
+        else:
+            alternatives.insert(0, chosen)
+        loc["alternatives"] = alternatives
+        step.note = ""
+        return step
+
+    def insert(self, kind: Insertable, after: str | None = None, message: str = "", name: str = "") -> Step | None:
+        """Insert a step by hand after step `after` (default: at the end). `wait`, `capture` and `check` need
+        an element: the person's next click picks it (returns None until then)."""
+        if kind in PICKED:
+            if kind == "capture" and not _VARIABLE.match(name or "text"):
+                raise RecordingError(f"{name!r} cannot be an output name: use letters, digits, _ and -")
+            self.picking, self.picking_name = kind, (name or "text") if kind == "capture" else None
+            return None
+        if kind == "handoff":
+            step = Step(self._new_id("handoff"), "handoff", {"message": message or "Please finish this step, then "
+                                                                                   "press Done."})
+        elif kind == "captcha":
+            step = Step(self._new_id("captcha"), "captcha", {"engine": "manual", "retries": 1})
+        else:
+            raise RecordingError(f"cannot insert {kind!r}: handoff, captcha, wait, capture or check")
+        position = len(self.steps) if after is None else self.steps.index(self.step(after)) + 1
+        self.steps.insert(position, step)
+        return step
+
+    # -- the document ----------------------------------------------------------------------------------
+    def variables(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for step in self.steps:
+            if step.secret:
+                out.append({"variable": step.secret, "label": step.target or step.secret, "type": "secret"})
+            elif step.input_name:
+                out.append({"variable": step.input_name, "label": step.target or step.input_name,
+                            "type": "text-input", "default": step.default or ""})
+        return out
+
+    def document(self, name: str, description: str = "") -> dict[str, Any]:
+        """The BrowserPilot 0.3.0 document of the steps: start → steps → end (captured texts as outputs)."""
+        if not name.strip():
+            raise RecordingError("the workflow needs a name")
+        nodes: list[dict[str, Any]] = [{"id": "start", "data": {"type": "start", "title": "Start",
+                                                                "variables": self.variables()}}]
+        outputs = []
+        for step in self.steps:
+            data = {k: copy.deepcopy(v) for k, v in step.data.items() if not k.startswith("_")}
+            nodes.append({"id": step.id, "data": {"type": step.type, "title": _clip(step.words(), 60), **data}})
+            if step.type == "script":
+                key = next(iter(step.data["outputs"]))
+                outputs.append({"variable": key, "value_selector": [step.id, key]})
+        nodes.append({"id": "end", "data": {"type": "end", "title": "End", "outputs": outputs}})
+        for index, node in enumerate(nodes):
+            node["position"] = {"x": 80 + 260 * index, "y": 200}
+        edges = [{"id": f"e{i}-{a['id']}-{b['id']}", "source": a["id"], "target": b["id"], "sourceHandle": "source",
+                  "targetHandle": "target"} for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
+        return {"kind": "app", "version": "0.3.0",
+                "app": {"name": name.strip(), "mode": "workflow",
+                        "description": description or "Recorded in BrowserPilot"},
+                "workflow": {"environment_variables": [], "conversation_variables": [],
+                             "graph": {"nodes": nodes, "edges": edges}}}
+
+
+def _capture_source(loc: dict[str, Any], name: str) -> str:
+    """A `script` node's source returning the element's text (by the primary locator) as `name`."""
+    import json
+
+    if loc.get("selector"):
+        find = f"document.querySelector({json.dumps(loc['selector'])})"
+    else:
+        find = (f"document.evaluate({json.dumps(loc['xpath'])}, document, null, "
+                "XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue")
+    return (f"const el = {find};\n"
+            f"if (!el) throw new Error('the element to capture is not on the page');\n"
+            f"return {{{json.dumps(name)}: (el.innerText || el.value || el.textContent || '').trim()}};")
+
+
+def new_session_token() -> str:
+    """The random prefix of the recorder's console messages (unknown to the page)."""
+    return f"__bprec_{_secrets.token_hex(8)}:"
