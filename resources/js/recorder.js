@@ -87,6 +87,7 @@
   }
 
   let pending = null;        // the element of the last pointer-down, with its locator taken then
+  let enterAt = -1e9;        // when Enter was last pressed: the click it makes (implicit submission) is its own
   const fields = new WeakMap();  // text field -> its target, taken at its first key-down / pointer-down
 
   function pointed(el) {
@@ -111,6 +112,7 @@
     const el = gen.interactive(target(event));
     if (!el || el.localName === 'option') return;
     if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
+    if (event.detail === 0 && performance.now() - enterAt < 1000) return;  // made by the Enter just pressed
     const t = pointed(el);
     const step = { kind: 'click', button: ['left', 'middle', 'right'][event.button] || 'left',
                    detail: event.detail || 1, control: control(el), loc: t.loc, desc: t.desc, role: t.role,
@@ -132,6 +134,7 @@
     const mods = ['ctrl', 'alt', 'meta'].filter((m) => event[m + 'Key']);
     const text = el && isTextField(el);
     if (text && !fields.has(el)) fields.set(el, describeTarget(el));
+    if (event.key === 'Enter') enterAt = performance.now();
     const key = NAMED[event.key] || (event.key.length === 1 ? event.key.toLowerCase() : event.key.toLowerCase());
     const plain = !mods.length && event.key.length === 1;   // text: part of a fill
     if (plain && event.key !== ' ') return;
