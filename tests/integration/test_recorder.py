@@ -292,6 +292,8 @@ def test_the_apps_own_operations_are_not_recorded(qtbot: QtBot, app: BrowserPilo
     assert run_op(qtbot, app, "page_type", {"tabId": tab.tab_id, "locator": {"selector": "input[name=username]"},
                                             "text": "agent"})["ok"]
     assert run_op(qtbot, app, "page_click", {"tabId": tab.tab_id, "locator": {"selector": "text=Password"}})["ok"]
+    assert "paused" in status(qtbot, app, tab)  # the panel says so; the operations' input was not recorded
+    qtbot.waitUntil(lambda: "paused" not in status(qtbot, app, tab), timeout=5_000)
     person_clicks(qtbot, tab, "input[name=username]")
     person_presses(tab, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     person_types(tab, "bob")
