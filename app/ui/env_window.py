@@ -37,10 +37,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.browser.control import ControlState, TabControl
+from app.browser.record import TabRecorder
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.urls import address_to_url
 from app.ui.control_overlay import attach_control_ui, state_color, state_icon, state_text
 from app.ui.op_runner import OpRunner
+from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
 from envs.groups import GroupError, GroupStore, TabGroup
 
 log = logging.getLogger("browserpilot.ui")
@@ -139,6 +141,7 @@ class EnvWindow(QMainWindow):
         self.control_label.setTextFormat(Qt.TextFormat.RichText)
 
         self._build_actions(show_main_window)
+        self._build_recording()
         self.statusBar().addPermanentWidget(self.control_label)
         self.statusBar().addPermanentWidget(self.progress)
 
@@ -425,6 +428,7 @@ class EnvWindow(QMainWindow):
         self.progress.setVisible(tab.loading)
         self._update_window_title(tab)
         self._show_control_state(tab)
+        self._show_recording(tab)
 
     def _update_window_title(self, tab: BrowserTab | None) -> None:
         title = tab.title() if tab is not None else ""
@@ -453,6 +457,64 @@ class EnvWindow(QMainWindow):
         tab = self.current_tab() or self.new_tab()
         tab.open(url)
         tab.setFocus()
+
+    # -- recording (issue 11) ---------------------------------------------------------------------------
+    def _build_recording(self) -> None:
+        """The Record button (Ctrl+Shift+R) for the front tab, its red indicators and the Recording panel."""
+        self.record_action = self._action("Record", ["Ctrl+Shift+R"], self._toggle_recording,
+                                          QIcon.ThemeIcon.MediaRecord, "Record what you do in this tab as a workflow "
+                                                                     "(Ctrl+Shift+R)")
+        self.record_action.setObjectName("record")
+        self.record_action.setCheckable(True)
+        navigation = self.findChild(QToolBar, "navigation")
+        if navigation is not None:
+            navigation.addAction(self.record_action)
+        self.record_label = QLabel(self)
+        self.record_label.setObjectName("record-state")
+        self.record_label.setTextFormat(Qt.TextFormat.RichText)
+        self.record_label.hide()
+        self.statusBar().addPermanentWidget(self.record_label)
+        self.record_panel: RecordPanel | None = None
+        self._recording_watcher = RecordingWatcher(self._show_recording, self)
+        self.tab_opened.connect(self._recording_watcher.watch)
+        if self._ops is not None:
+            self.record_panel = RecordPanel(self._ops, self)
+            self.record_panel.stopped.connect(lambda _name: self._show_recording(self.current_tab()))
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.record_panel)
+            self.record_panel.hide()
+
+    def _toggle_recording(self) -> None:
+        tab = self.current_tab()
+        if tab is None or self._ops is None or self.record_panel is None:
+            self.record_action.setChecked(False)
+            return
+        if TabRecorder.of(tab) is not None:
+            self.record_panel.show()
+            self.record_panel.stop()
+            self._show_recording(tab)
+            return
+        self._ops.run("record_start", {"tabId": tab.tab_id}, self)
+
+    def _show_recording(self, tab: BrowserTab | None) -> None:
+        """Red indicators: the tab's text and the status bar while its tab records; the panel follows the
+        front tab."""
+        import shiboken6
+
+        for other in self.tab_list():
+            index = self.tabs.indexOf(other)
+            recording = TabRecorder.of(other) is not None
+            self.tabs.tabBar().setTabTextColor(index, QColor(RECORDING_RED) if recording else QColor())
+        if tab is None or not shiboken6.isValid(tab) or tab is not self.current_tab():
+            return
+        recording = TabRecorder.of(tab) is not None
+        self.record_action.setChecked(recording)
+        self.record_action.setText("Stop recording" if recording else "Record")
+        self.record_label.setText(f'<span style="color:{RECORDING_RED}">●</span> <b>Recording</b>')
+        self.record_label.setVisible(recording)
+        if self.record_panel is not None:
+            self.record_panel.show_tab(tab)
+            if recording:
+                self.record_panel.show()
 
     # -- closing ---------------------------------------------------------------------------------------
     def dispose_tabs(self) -> None:

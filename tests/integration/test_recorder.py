@@ -343,3 +343,37 @@ def test_the_recorder_leaves_no_trace_in_the_page(qtbot: QtBot, app: BrowserPilo
     assert names.count("browserpilot-recorder") == 1
     run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "x", "save": False})
     assert [s.name() for s in tab.browser_page.scripts().toList()].count("browserpilot-recorder") == 0
+
+
+def test_record_button_panel_and_stop_in_the_window(qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    from app.ui.record_panel import StopDialog
+
+    tab = open_person_tab(qtbot, app, site.server.url("/login"))
+    window = app.windows["env-default"]
+    window.tabs.setCurrentWidget(tab)
+    assert window.record_action.shortcut().toString() == "Ctrl+Shift+R"
+    window.record_action.trigger()
+    panel = window.record_panel
+    assert panel is not None
+    qtbot.waitUntil(lambda: panel.isVisible() and window.record_label.isVisible(), timeout=5_000)
+    index = window.tabs.indexOf(tab)
+    assert window.tabs.tabBar().tabTextColor(index).name() == "#d93025"  # the red tab
+    person_clicks(qtbot, tab, "input[name=username]")
+    person_types(tab, "carol")
+    qtbot.waitUntil(lambda: panel.list.count() == 2 and "carol" in panel.list.item(1).text(), timeout=5_000)
+    assert panel.list.item(1).text().startswith("2. Type 'carol' into textbox 'Username'\n    fill · ")
+
+    def answer() -> None:
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, StopDialog) and widget.isVisible():
+                widget.name.setText("Carol signs in")
+                widget.accept()
+                return
+        QTimer.singleShot(30, answer)
+
+    QTimer.singleShot(30, answer)
+    window.record_action.trigger()  # Stop: asks for a name
+    qtbot.waitUntil(lambda: "Carol signs in" in [w.name for w in app.ctx.workflows.list()], timeout=5_000)
+    qtbot.waitUntil(lambda: not window.record_label.isVisible(), timeout=5_000)
+    assert window.tabs.tabBar().tabTextColor(window.tabs.indexOf(tab)).name() != "#d93025"
+    assert not window.record_action.isChecked()

@@ -1,0 +1,298 @@
+"""The Recording side panel of an environment window (issue 11): the steps of the front tab's recording,
+live, in words, each with its node type and chosen locator, and the person's edits.
+
+Everything goes through the operations (`record_start`, `record_status`, `record_edit`, `record_stop`, and
+`workflow_run` for Replay now), so the panel does exactly what an agent could. The panel follows the
+recorder's `changed` signal (no polling). Stop asks for a name and offers Replay now; the workflow is saved
+in workflows.json and so shows in the Workflows panel.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout,
+                               QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QPushButton,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from app.browser.record import TabRecorder
+from app.browser.tab import BrowserTab
+from app.ui.op_runner import OpRunner
+
+log = logging.getLogger("browserpilot.record")
+
+RECORDING_RED = "#d93025"
+
+
+class RecordingWatcher(QObject):
+    """Calls `changed(tab)` soon after a recorder is attached to or removed from a tab it watches (whoever
+    started it: the Record button or an agent's record_start)."""
+
+    def __init__(self, changed: Callable[[BrowserTab], None], parent: QObject) -> None:
+        super().__init__(parent)
+        self._changed = changed
+
+    def watch(self, tab: BrowserTab) -> None:
+        tab.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Type.ChildAdded, QEvent.Type.ChildRemoved) and isinstance(watched, BrowserTab):
+            QTimer.singleShot(0, lambda tab=watched: self._changed(tab) if shiboken6.isValid(tab) else None)
+        return False
+
+
+class StopDialog(QDialog):
+    """Stop: the workflow's name, and whether to replay it right away."""
+
+    def __init__(self, suggestion: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Save the recording")
+        self.setObjectName("record-stop-dialog")
+        self.name = QLineEdit(suggestion, self)
+        self.name.setObjectName("record-name")
+        self.name.selectAll()
+        self.replay = QCheckBox("Replay now", self)
+        self.replay.setObjectName("record-replay")
+        form = QFormLayout(self)
+        form.addRow("Workflow name:", self.name)
+        form.addRow("", self.replay)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def _accept(self) -> None:
+        if self.name.text().strip():
+            self.accept()
+
+
+class RecordPanel(QDockWidget):
+    """The dock; `tab` is the tab being shown (the window's front tab)."""
+
+    stopped = Signal(str)  # the saved workflow's name
+
+    def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
+        super().__init__("Recording", parent)
+        self.setObjectName("recording-panel")
+        self._ops = ops
+        self._tab: BrowserTab | None = None
+        self._recorder: TabRecorder | None = None
+        self._steps: list[dict[str, Any]] = []
+        body = QWidget(self)
+        layout = QVBoxLayout(body)
+        self.state = QLabel(body)
+        self.state.setObjectName("record-state")
+        self.state.setWordWrap(True)
+        self.state.setTextFormat(Qt.TextFormat.RichText)
+        self.list = QListWidget(body)
+        self.list.setObjectName("record-steps")
+        self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)
+        self.list.itemDoubleClicked.connect(lambda _item: self.edit_value())
+        self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
+        self.notes = QLabel(body)
+        self.notes.setObjectName("record-notes")
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #b06000")
+        layout.addWidget(self.state)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.notes)
+
+        row = QHBoxLayout()
+        self.delete_button = self._button("Delete", self.delete_step, row, "Delete the selected step")
+        self.value_button = self._button("Edit value…", self.edit_value, row, "Change the typed text, option, "
+                                                                              "keys, address or message")
+        self.input_button = self._button("Make input…", self.make_input, row,
+                                         "The typed value becomes a start input, asked for at each run")
+        layout.addLayout(row)
+        row = QHBoxLayout()
+        self.locator_button = QToolButton(body)
+        self.locator_button.setText("Locator")
+        self.locator_button.setToolTip("Use another recorded way to find the element")
+        self.locator_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.locator_button.setMenu(QMenu(self.locator_button))
+        self.locator_button.menu().aboutToShow.connect(self._fill_locator_menu)
+        row.addWidget(self.locator_button)
+        insert = QToolButton(body)
+        insert.setText("Insert")
+        insert.setObjectName("record-insert")
+        insert.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(insert)
+        menu.addAction("Handoff here…", self.insert_handoff)
+        menu.addAction("Captcha here", lambda: self._insert({"kind": "captcha"}))
+        menu.addSeparator()
+        menu.addAction("Wait for this (pick an element)", lambda: self._insert({"kind": "wait"}))
+        menu.addAction("Capture text (pick an element)…", self.insert_capture)
+        menu.addAction("Check (pick an element)", lambda: self._insert({"kind": "check"}))
+        insert.setMenu(menu)
+        self.insert_menu = menu
+        row.addWidget(insert)
+        row.addStretch(1)
+        self.stop_button = self._button("Stop", self.stop, row, "Stop recording and save the workflow")
+        self.stop_button.setObjectName("record-stop")
+        self.stop_button.setStyleSheet(f"QPushButton {{ color: white; background: {RECORDING_RED}; "
+                                       f"border-radius: 4px; padding: 4px 12px; font-weight: 600; }}")
+        layout.addLayout(row)
+        self.setWidget(body)
+        self._update_buttons()
+
+    def _button(self, text: str, handler: Callable[[], object], row: QHBoxLayout, tip: str) -> QPushButton:
+        button = QPushButton(text, self)
+        button.setToolTip(tip)
+        button.clicked.connect(lambda _checked=False: handler())
+        row.addWidget(button)
+        return button
+
+    # -- following the recording -----------------------------------------------------------------------
+    def show_tab(self, tab: BrowserTab | None) -> None:
+        """Show the recording of `tab` (the front tab), or nothing when it has none."""
+        if self._recorder is not None:
+            try:
+                self._recorder.changed.disconnect(self.refresh)
+            except (RuntimeError, TypeError):
+                pass
+        self._tab = tab
+        self._recorder = TabRecorder.of(tab) if tab is not None else None
+        if self._recorder is not None:
+            self._recorder.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self._tab is None or self._recorder is None:
+            self._steps = []
+            self.list.clear()
+            self.state.setText("This tab is not being recorded.")
+            self.notes.clear()
+            self._update_buttons()
+            return
+        self._ops.run("record_status", {"tabId": self._tab.tab_id}, self, on_ok=self._show)
+
+    def _show(self, status: dict[str, Any]) -> None:
+        if not status.get("recording"):
+            return
+        current = self.list.currentRow()
+        self._steps = status["steps"]
+        self.list.clear()
+        for index, step in enumerate(self._steps, start=1):
+            locator = f"\n    {step['type']} · {step['locator']}" if step.get("locator") else f"\n    {step['type']}"
+            item = QListWidgetItem(f"{index}. {step['words']}{locator}")
+            item.setData(Qt.ItemDataRole.UserRole, step["id"])
+            tip = [step["words"], f"node: {step['type']}"]
+            if step.get("alternatives"):
+                tip.append("alternatives: " + "; ".join(step["alternatives"]))
+            if step.get("note"):
+                item.setForeground(QColor("#b06000"))
+                tip.append(step["note"])
+            item.setToolTip("\n".join(tip))
+            self.list.addItem(item)
+        self.list.setCurrentRow(current if 0 <= current < len(self._steps) else len(self._steps) - 1)
+        self.list.scrollToBottom()
+        dot = f'<span style="color:{RECORDING_RED}">●</span>'
+        if status.get("paused"):
+            self.state.setText(f"{dot} <b>Recording paused</b> — {status['paused']}")
+        elif status.get("picking"):
+            self.state.setText(f"{dot} <b>Recording</b> — click the element for “{status['picking']}” in the page")
+        else:
+            self.state.setText(f"{dot} <b>Recording</b> {len(self._steps)} steps — act in the page as usual")
+        self.notes.setText("\n".join(status.get("notes") or []))
+        self._update_buttons()
+
+    def selected(self) -> dict[str, Any] | None:
+        row = self.list.currentRow()
+        return self._steps[row] if 0 <= row < len(self._steps) else None
+
+    def _update_buttons(self) -> None:
+        step = self.selected()
+        kind = step["type"] if step else None
+        self.delete_button.setEnabled(step is not None)
+        self.value_button.setEnabled(kind in ("fill", "select", "press", "goto", "handoff") and not (step or {}).get("secret"))
+        self.input_button.setEnabled(kind == "fill" and not (step or {}).get("secret"))
+        self.locator_button.setEnabled(bool(step and step.get("alternatives")))
+        self.stop_button.setEnabled(self._recorder is not None)
+
+    # -- edits -----------------------------------------------------------------------------------------
+    def _edit(self, params: dict[str, Any]) -> None:
+        if self._tab is not None:
+            self._ops.run("record_edit", {"tabId": self._tab.tab_id, **params}, self, on_ok=self._show)
+
+    def delete_step(self) -> None:
+        step = self.selected()
+        if step is not None:
+            self._edit({"action": "delete", "step": step["id"]})
+
+    def edit_value(self) -> None:
+        step = self.selected()
+        if step is None or not self.value_button.isEnabled():
+            return
+        key = {"fill": "text", "select": "option", "press": "shortcut", "goto": "url", "handoff": "message"}[step["type"]]
+        current = step.get("default") if step.get("input") else step["data"].get(key, "")
+        value, ok = QInputDialog.getText(self, "Edit the step", f"{step['words']}\n\nNew value:", text=str(current))
+        if ok:
+            self._edit({"action": "set_value", "step": step["id"], "value": value})
+
+    def make_input(self) -> None:
+        step = self.selected()
+        if step is None:
+            return
+        name, ok = QInputDialog.getText(self, "Make input", "Name of the start input (asked for at each run; the "
+                                                           "recorded value is its default):", text="value")
+        if ok and name.strip():
+            self._edit({"action": "make_input", "step": step["id"], "name": name.strip()})
+
+    def _fill_locator_menu(self) -> None:
+        menu = self.locator_button.menu()
+        menu.clear()
+        step = self.selected()
+        for index, text in enumerate((step or {}).get("alternatives") or []):
+            menu.addAction(text, lambda i=index, s=step["id"]: self._edit(  # type: ignore[index]
+                {"action": "set_locator", "step": s, "index": i}))
+
+    def _insert(self, params: dict[str, Any]) -> None:
+        step = self.selected()
+        self._edit({"action": "insert", **params, **({"step": step["id"]} if step else {})})
+
+    def insert_handoff(self) -> None:
+        message, ok = QInputDialog.getText(self, "Handoff here", "Message for the person (e.g. type the one-time "
+                                                                 "code, then press Done):")
+        if ok:
+            self._insert({"kind": "handoff", "message": message})
+
+    def insert_capture(self) -> None:
+        name, ok = QInputDialog.getText(self, "Capture text", "Name of the output:", text="text")
+        if ok and name.strip():
+            self._insert({"kind": "capture", "name": name.strip()})
+
+    # -- stopping --------------------------------------------------------------------------------------
+    def stop(self) -> None:
+        if self._tab is None or self._recorder is None:
+            return
+        tab = self._tab
+        dialog = StopDialog(tab.title() or "Recorded workflow", self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        name, replay = dialog.name.text().strip(), dialog.replay.isChecked()
+
+        def saved(result: dict[str, Any]) -> None:
+            self.show_tab(tab)
+            self.stopped.emit(result["name"])
+            if replay:
+                self.replay(result, tab)
+
+        self._ops.run("record_stop", {"tabId": tab.tab_id, "name": name}, self, on_ok=saved)
+
+    def replay(self, result: dict[str, Any], tab: BrowserTab) -> None:
+        """Replay now, in the same tab: the start inputs are asked for first (secrets masked)."""
+        inputs: dict[str, str] = {}
+        start = result["workflow"]["workflow"]["graph"]["nodes"][0]["data"]
+        for variable in start.get("variables") or []:
+            echo = QLineEdit.EchoMode.Password if variable.get("type") == "secret" else QLineEdit.EchoMode.Normal
+            value, ok = QInputDialog.getText(self, f"Replay {result['name']}", f"{variable.get('label') or variable['variable']}:",
+                                             echo, str(variable.get("default") or ""))
+            if not ok:
+                return
+            inputs[variable["variable"]] = value
+        self._ops.run("workflow_run", {"name": result["name"], "tabId": tab.tab_id, "inputs": inputs}, self)
