@@ -4,7 +4,8 @@ live, in words, each with its node type and chosen locator, and the person's edi
 Everything goes through the operations (`record_start`, `record_status`, `record_edit`, `record_stop`, and
 `workflow_run` for Replay now), so the panel does exactly what an agent could. The panel follows the
 recorder's `changed` signal (no polling). Stop asks for a name and offers Replay now; the workflow is saved
-in workflows.json and so shows in the Workflows panel.
+in workflows.json, so it shows in the Workflows panel, and opens in the node-graph editor (`editor_open`)
+unless it is replayed.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class RecordPanel(QDockWidget):
         self.list.setObjectName("record-steps")
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
+        self.list.setMinimumHeight(220)
         self.list.itemDoubleClicked.connect(lambda _item: self.edit_value())
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
         self.notes = QLabel(body)
@@ -281,6 +283,8 @@ class RecordPanel(QDockWidget):
             self.stopped.emit(result["name"])
             if replay:
                 self.replay(result, tab)
+            elif self._ops.ctx.open_editor is not None:  # the node-graph editor, when the app has one
+                self._ops.run("editor_open", {"name": result["name"]}, self)
 
         self._ops.run("record_stop", {"tabId": tab.tab_id, "name": name}, self, on_ok=saved)
 

@@ -1,0 +1,80 @@
+"""The recording's merge rules and edits (workflows/recording.py), without a browser: raw steps as
+resources/js/recorder.js reports them, in, a checked 0.3.0 document out."""
+
+from __future__ import annotations
+
+import pytest
+
+from workflows.document import validate_document
+from workflows.recording import Recording, RecordingError
+
+
+def loc(selector: str, *alternatives: dict) -> dict:
+    return {"selector": selector, "alternatives": list(alternatives), "unique": True}
+
+
+NAME = loc('input[name="name"]', {"role": "textbox", "name": "Full name", "exact": True})
+
+
+def fill(value: str, target: dict = NAME, **extra: object) -> dict:
+    return {"kind": "fill", "loc": target, "value": value, "role": "textbox", "name": "Full name", **extra}
+
+
+def test_typing_is_one_fill_with_the_final_value_and_the_focus_click_goes() -> None:
+    recording = Recording(start_url="http://x/")
+    recording.add({"kind": "click", "loc": NAME, "detail": 1})
+    for value in ("A", "Al", "Alic", "Ali", "Alice"):
+        recording.add(fill(value))
+    assert [s.words() for s in recording.steps] == ["Go to http://x/", "Type 'Alice' into textbox 'Full name'"]
+    recording.add(fill("Bob", paste=True))
+    assert recording.steps[-1].data == {"locator": {"selector": 'input[name="name"]', "alternatives": [
+        {"role": "textbox", "name": "Full name", "exact": True}]}, "text": "Bob", "entry": "paste"}
+
+
+def test_double_click_scroll_until_upload_and_secret() -> None:
+    recording = Recording()
+    button = loc("//button")
+    recording.add({"kind": "click", "loc": button, "detail": 1})
+    recording.add({"kind": "click", "loc": button, "detail": 2})
+    recording.add({"kind": "scroll", "direction": "down", "distance": 100})
+    recording.add({"kind": "scroll", "direction": "down", "distance": 300})
+    recording.add({"kind": "click", "loc": loc("#far"), "detail": 1})
+    recording.add({"kind": "files", "paths": ["/tmp/a.txt"]})  # before its click arrives
+    recording.add({"kind": "click", "loc": loc("input[type=file]"), "control": "file", "detail": 1})
+    recording.add({"kind": "fill", "loc": loc("input[name=pw]"), "secret": True, "variable": "password"})
+    recording.add({"kind": "blocked", "why": "a cross-origin frame"})
+    types = [(s.type, s.data.get("count")) for s in recording.steps]
+    assert types == [("click", 2), ("scroll", None), ("click", None), ("upload", None), ("fill", None)]
+    assert recording.steps[1].data["until"] == {"selector": "#far"}
+    assert recording.steps[3].data["paths"] == ["/tmp/a.txt"]
+    assert recording.steps[4].data["text"] == "{{#input.password#}}"
+    assert recording.notes == ["not recorded: a cross-origin frame"]
+    doc = recording.document("Flow")
+    assert validate_document(doc).warnings == []
+    assert doc["workflow"]["graph"]["nodes"][0]["data"]["variables"] == [
+        {"variable": "password", "label": "password", "type": "secret"}]
+
+
+def test_edits_and_their_errors() -> None:
+    recording = Recording(start_url="http://x/")
+    step = recording.add(fill("Alice"))
+    assert step is not None
+    recording.make_input(step.id, "name")
+    recording.set_value(step.id, "Carol")  # the default, not the template
+    assert step.data["text"] == "{{#input.name#}}" and step.default == "Carol"
+    recording.set_locator(step.id, 0)  # an engine alternative goes first among the alternatives
+    assert step.locator["selector"] == 'input[name="name"]'
+    recording.insert("handoff", message="Type the code")
+    recording.insert("capture", name="total")
+    recording.add({"kind": "click", "loc": loc("#total"), "detail": 1})  # picks, is no click
+    assert [s.type for s in recording.steps] == ["goto", "fill", "handoff", "script"]
+    with pytest.raises(RecordingError, match="no step 'x'"):
+        recording.delete("x")
+    with pytest.raises(RecordingError, match="cannot be an input name"):
+        recording.make_input(step.id, "a b")
+    with pytest.raises(RecordingError, match="the workflow needs a name"):
+        recording.document(" ")
+    doc = validate_document(recording.document("Edited"))
+    assert doc.warnings == []
+    end = recording.document("Edited")["workflow"]["graph"]["nodes"][-1]["data"]
+    assert end["outputs"] == [{"variable": "total", "value_selector": ["script4", "total"]}]
