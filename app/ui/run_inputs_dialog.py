@@ -163,8 +163,8 @@ class InputField:
             line.setEchoMode(QLineEdit.EchoMode.Password)
             line.setPlaceholderText("hidden")
             line.setToolTip(f"Secret: masked here, and stored as <secret:{self.variable.variable}> in the run record")
-        elif self.variable.default:
-            line.setText(self.variable.default)  # e.g. the value typed while recording
+        elif self.variable.default not in (None, ""):
+            line.setText(str(self.variable.default))  # e.g. the value typed while recording
         line.textChanged.connect(lambda _text: on_change())
         self.editor = line
         self._value = lambda: line.text() or None

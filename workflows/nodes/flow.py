@@ -37,7 +37,7 @@ class StartVariable(DocumentModel):
     type: Text | None = None
     required: bool = True
     options: list[Any] | None = None
-    default: Text | None = None  # ours: shown pre-filled in the run form (a recorded value)
+    default: Any = None  # shown pre-filled in the run form (a recorded value); kept as written
 
     @property
     def kind(self) -> str:
