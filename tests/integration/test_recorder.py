@@ -24,6 +24,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
+from app.browser.record import app_acting
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op, running_app, wait_loaded
@@ -292,7 +293,8 @@ def test_the_apps_own_operations_are_not_recorded(qtbot: QtBot, app: BrowserPilo
     assert run_op(qtbot, app, "page_type", {"tabId": tab.tab_id, "locator": {"selector": "input[name=username]"},
                                             "text": "agent"})["ok"]
     assert run_op(qtbot, app, "page_click", {"tabId": tab.tab_id, "locator": {"selector": "text=Password"}})["ok"]
-    assert "paused" in status(qtbot, app, tab)  # the panel says so; the operations' input was not recorded
+    with app_acting(tab):  # what every operation on the tab is wrapped in: the panel says so
+        assert status(qtbot, app, tab)["paused"].startswith("paused while the app acts on this tab")
     qtbot.waitUntil(lambda: "paused" not in status(qtbot, app, tab), timeout=5_000)
     person_clicks(qtbot, tab, "input[name=username]")
     person_presses(tab, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
