@@ -175,6 +175,10 @@ class AgentRunStore:
 
     def save(self, record: AgentRecord) -> AgentRecord:
         atomic_write_text(self.folder(record.id) / "record.json", record.model_dump_json(by_alias=True, indent=1))
+        # Another store object (another agent run, the panel) may have written meanwhile: merge into the file.
+        loaded = self._file.load()
+        if loaded.problem is None:
+            self._doc = loaded.document
         entry = record.model_copy(update={"steps": []})
         runs = [r for r in self._doc.runs if r.id != record.id]
         existing = next((i for i, r in enumerate(self._doc.runs) if r.id == record.id), None)
