@@ -239,3 +239,108 @@ def test_f5_runs_the_workflow_and_every_node_turns_green(qtbot: QtBot, shell: Br
         {"start": "ok", "open": "ok", "read": "ok", "end": "ok"}
     window.select_node("open")
     assert "Output" in window.details.toPlainText()
+
+
+def _form_widget(window: EditorWindow, cls: type, name: str) -> Any:
+    assert window.form is not None
+    found = window.form.findChild(cls, name)
+    assert found is not None, name
+    return found
+
+
+def test_nested_fields_are_edited_in_structured_editors_and_unknown_keys_survive(
+        qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
+
+    window = open_fixture(qtbot, shell, editors)
+    name = window.model.name
+    # if-else: a new condition in the first case, its variable picked from the reachable ones
+    window.select_node("check")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "check")
+    assert _form_widget(window, QLineEdit, "field-cases-1-case_id").text() == "vip"
+    QTest.mouseClick(_form_widget(window, QPushButton, "field-cases-0-conditions-add"), Qt.MouseButton.LeftButton)
+    picker = _form_widget(window, QComboBox, "field-cases-0-conditions-1-variable_selector")
+    qtbot.waitUntil(picker.isVisible)
+    choices = [picker.itemText(i) for i in range(picker.count())]
+    assert "input.username" in choices and "sys.title" in choices
+    picker.setCurrentIndex(choices.index("sys.title"))
+    value = _form_widget(window, QLineEdit, "field-cases-0-conditions-1-value")
+    value.setFocus()
+    QTest.keyClicks(value, "Orders")
+    cases = window.model.node("check")["data"]["cases"]
+    assert cases[0]["conditions"][1] == {"comparison_operator": "contains", "variable_selector": ["sys", "title"],
+                                         "value": "Orders"}
+    assert cases[0]["conditions"][0]["id"] == "c1" and cases[0]["conditions"][0]["varType"] == "string"
+    QTest.keyClicks(_form_widget(window, QLineEdit, "field-cases-1-case_id"), "2")
+    assert window.model.node("check")["data"]["cases"][1]["case_id"] == "vip2"
+    # the locator of a `locator` condition has the locator editor
+    from app.ui.editor.locator_editor import LocatorEditor
+    locator = _form_widget(window, LocatorEditor, "field-cases-1-conditions-0-locator")
+    assert locator.selector.text() == ".vip-badge"
+    key(qtbot, window.view, "Ctrl+Z")
+    assert window.model.node("check")["data"]["cases"][1]["case_id"] == "vip"
+    assert _form_widget(window, QLineEdit, "field-cases-1-case_id").text() == "vip"
+    # start variables: a label edited, a flag unticked; an unknown key of the item kept
+    window.select_node("start")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "start")
+    label = _form_widget(window, QLineEdit, "field-variables-0-label")
+    label.setFocus()
+    label.end(False)
+    QTest.keyClicks(label, "!")
+    required = _form_widget(window, QCheckBox, "field-variables-0-required")
+    assert required.isChecked()
+    QTest.mouseClick(required, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     QPoint(8, required.height() // 2))
+    first = window.model.node("start")["data"]["variables"][0]
+    assert first["label"] == "User name!" and first["required"] is False and first["max_length"] == 64
+    # end outputs: the value selector picked
+    window.select_node("end")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "end")
+    picker = _form_widget(window, QComboBox, "field-outputs-0-value_selector")
+    assert picker.currentText() == "to_csv.path"
+    QTest.mouseClick(_form_widget(window, QPushButton, "field-outputs-1-remove"), Qt.MouseButton.LeftButton)
+    assert [o["variable"] for o in window.model.node("end")["data"]["outputs"]] == ["csv"]
+    # a loop's until condition
+    window.select_node("pager")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "pager")
+    until = _form_widget(window, QLineEdit, "field-until-0-value")
+    assert until.text() == "a.next[aria-disabled=true]"
+    until.setFocus()
+    until.end(False)
+    QTest.keyClicks(until, " span")
+    assert window.model.node("pager")["data"]["until"] == {
+        "comparison_operator": "locator", "value": "a.next[aria-disabled=true] span", "timeoutMs": 500}
+    save(qtbot, window)
+    saved = {n["id"]: n["data"] for n in stored(shell, name)["workflow"]["graph"]["nodes"]}
+    assert saved["end"]["outputs"] == [{"variable": "csv", "value_selector": ["to_csv", "path"]}]
+    assert saved["start"]["variables"][0]["max_length"] == 64
+    assert saved["check"]["cases"][0]["conditions"][1]["value"] == "Orders"
+
+
+def test_code_variables_and_outputs_have_structured_editors(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                            editors: Editors) -> None:
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QComboBox, QPushButton
+
+    window = open_fixture(qtbot, shell, editors)
+    node_id = window.controller.add_node((), "code", (900, 400), after=("login_page", "source"))
+    window.select_node(node_id)
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == node_id)
+    QTest.mouseClick(_form_widget(window, QPushButton, "field-outputs-add"), Qt.MouseButton.LeftButton)
+    name = _form_widget(window, QLineEdit, "field-outputs-0-output")
+    name.setFocus()
+    QTest.keyClicks(name, "total")
+    _form_widget(window, QComboBox, "field-outputs-0-type").setCurrentText("number")
+    QTest.mouseClick(_form_widget(window, QPushButton, "field-variables-add"), Qt.MouseButton.LeftButton)
+    variable = _form_widget(window, QLineEdit, "field-variables-0-variable")
+    variable.setFocus()
+    QTest.keyClicks(variable, "user")
+    picker = _form_widget(window, QComboBox, "field-variables-0-value_selector")
+    picker.setCurrentIndex(picker.findText("input.username"))
+    data = window.model.node(node_id)["data"]
+    assert data["outputs"] == {"total": {"type": "number"}}
+    assert data["variables"] == [{"variable": "user", "value_selector": ["input", "username"]}]
+    while window.model.node(node_id)["data"].get("outputs"):
+        window.stack.undo()
+    assert window.model.has_node(node_id)

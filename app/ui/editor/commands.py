@@ -84,22 +84,23 @@ class AddEdge(QUndoCommand):
 
 class SetField(QUndoCommand):
     """One field of a node's data; consecutive edits of the same field within a moment (a burst of
-    typing) merge into one step."""
+    typing) merge into one step; `part` names the place inside a nested field (`cases[0].value`), so a
+    burst merges only within one place."""
 
     def __init__(self, model: EditorModel, node_id: str, key: str, value: Any, parent: QUndoCommand | None = None,
-                 mergeable: bool = True) -> None:
+                 mergeable: bool = True, part: str = "") -> None:
         super().__init__(f"Edit {node_id}.{key}", parent)
         self.model, self.node_id, self.key = model, node_id, key
         self.value = copy.deepcopy(value)
         self.old: Any = MISSING
-        self.mergeable = mergeable
+        self.mergeable, self.part = mergeable, part
         self.at = time.monotonic()
 
     def id(self) -> int:
         return FIELD_ID if self.mergeable else -1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, SetField) or (other.node_id, other.key) != (self.node_id, self.key):
+        if not isinstance(other, SetField) or (other.node_id, other.key, other.part) != (self.node_id, self.key, self.part):
             return False
         if other.at - self.at > MERGE_WINDOW_S:
             return False

@@ -145,10 +145,10 @@ class EditorController(QObject):
                                       [(str(e["source"]), str(e["target"])) for e in self.model.edges(level)])
         self._push(commands.MoveNodes(self.model, placed, text="Arrange"))
 
-    def set_field(self, node_id: str, key: str, value: Any, mergeable: bool = True) -> None:
+    def set_field(self, node_id: str, key: str, value: Any, mergeable: bool = True, part: str = "") -> None:
         if self.model.node(node_id)["data"].get(key, commands.MISSING) == value:
             return
-        self._push(commands.SetField(self.model, node_id, key, value, mergeable=mergeable))
+        self._push(commands.SetField(self.model, node_id, key, value, mergeable=mergeable, part=part))
 
     def set_app_field(self, key: str, value: Any) -> None:
         if (self.model.data.get("app") or {}).get(key, commands.MISSING) != value:

@@ -1,6 +1,7 @@
 """The side panel's form for the selected node, generated from its type's model (`workflows.nodes`): one
 row per field with its default as a placeholder and its description as help. Text fields complete
-templates; locators get the locator editor; lists and objects are edited as JSON (applied when valid).
+templates; locators get the locator editor; the nested fields of flow and code nodes get structured editors
+(`structured.SPECS`); other lists and objects are edited as JSON (applied when valid).
 Each change is one `set_field` on the controller: a field not touched is never rewritten, and the fields
 the model does not know are listed as kept."""
 
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineE
 from app.ui.editor.controller import EditorController
 from app.ui.editor.locator_editor import LocatorEditor
 from app.ui.editor.model import MISSING
+from app.ui.editor.structured import SPECS, RecordList, from_items, to_items
 from app.ui.editor.templates import TemplateCompleter, reachable_variables
 from workflows.nodes import NODE_TYPES, NodeLocator
 
@@ -105,7 +107,7 @@ class NodeForm(QWidget):
                 known.add(name)
                 if name in SKIPPED:
                     continue
-                editor = self._editor(name, field, node_model, pick, test)
+                editor = self._editor(kind, name, field, pick, test)
                 label = QLabel(name + ("*" if field.is_required() else "") + ":", self)
                 label.setToolTip(_help(node_model, name, field))
                 editor.setToolTip(_help(node_model, name, field))
@@ -118,9 +120,18 @@ class NodeForm(QWidget):
         layout.addStretch(1)
         self.refresh()
 
-    def _editor(self, name: str, field: FieldInfo, node_model: type, pick: Any, test: Any) -> QWidget:
+    def _editor(self, node_type: str, name: str, field: FieldInfo, pick: Any, test: Any) -> QWidget:
         kind, choices = field_kind(field.annotation)
         default = field.default if field.default not in (PydanticUndefined, None) else None
+        spec = SPECS.get((node_type, name))
+        if spec is not None:
+            editor = RecordList(spec, lambda: reachable_variables(self.model, self.node_id), self, pick=pick,
+                                test=test, object_name=f"field-{name}")
+            editor.changed.connect(lambda items, part, n=name: self._apply_items(node_type, n, items, part))
+            self._setters[name] = lambda value, e=editor, n=name: e.set_value(
+                to_items(node_type, n, None if value is MISSING else value))
+            self.editors[name] = editor
+            return editor
         if kind == "locator":
             editor = LocatorEditor(name, self, pick=pick, test=test)
             editor.changed.connect(lambda value, n=name: self._apply(n, MISSING if value is None else value))
@@ -182,6 +193,13 @@ class NodeForm(QWidget):
     def _apply(self, name: str, value: Any) -> None:
         if not self._loading:
             self.controller.set_field(self.node_id, name, value)
+
+    def _apply_items(self, node_type: str, name: str, items: list[dict[str, Any]], part: str) -> None:
+        """A structured field's new records; an added or removed item (`part` empty) is a step of its own."""
+        if not self._loading:
+            value = from_items(node_type, name, items)
+            self.controller.set_field(self.node_id, name, MISSING if value is None else value,
+                                      mergeable=bool(part), part=part)
 
     def _apply_text(self, name: str, text: str, field: FieldInfo, number: bool = False) -> None:
         if self._loading:
