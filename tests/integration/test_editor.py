@@ -344,3 +344,39 @@ def test_code_variables_and_outputs_have_structured_editors(qtbot: QtBot, shell:
     while window.model.node(node_id)["data"].get("outputs"):
         window.stack.undo()
     assert window.model.has_node(node_id)
+
+
+def test_space_type_enter_adds_a_node_and_a_new_loop_opens_into_its_starter_body(
+        qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811
+    from PySide6.QtTest import QTest
+
+    window = open_fixture(qtbot, shell, editors)
+    name = window.model.name
+    before = {str(n["id"]) for n in window.model.nodes(())}
+    key(qtbot, window.view, "Space")
+    qtbot.waitUntil(lambda: window.menu.isVisible() and window.menu.search.hasFocus())
+    QTest.keyClicks(window.menu.search, "goto")
+    QTest.keyClick(window.menu.search, Qt.Key.Key_Return)
+    assert not window.menu.isVisible()
+    added = {str(n["id"]) for n in window.model.nodes(())} - before
+    assert len(added) == 1 and window.model.node(added.pop())["data"]["type"] == "goto"
+    key(qtbot, window.view, "Space")
+    qtbot.waitUntil(lambda: window.menu.isVisible() and window.menu.search.hasFocus())
+    QTest.keyClicks(window.menu.search, "loop")
+    QTest.keyClick(window.menu.search, Qt.Key.Key_Return)
+    loop_id = window.level[-1] if window.level else ""
+    assert window.model.node(loop_id)["data"]["type"] == "loop"
+    body = window.model.nodes((loop_id,))
+    assert [n["data"]["type"] for n in body] == ["code"]
+    assert loop_id in window.breadcrumb.text()
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == body[0]["id"])
+    assert set(window.scene.nodes) == {body[0]["id"]}
+    save(qtbot, window)
+    saved = next(n for n in stored(shell, name)["workflow"]["graph"]["nodes"] if n["id"] == loop_id)
+    assert [n["id"] for n in saved["data"]["nodes"]] == [body[0]["id"]]
+    # one undo step takes the loop (with its body) away again
+    key(qtbot, window.view, "Ctrl+Z")
+    assert not window.model.has_node(loop_id) and not window.model.has_node(str(body[0]["id"]))
+    assert window.level == () and "›" not in window.breadcrumb.text()
+    qtbot.waitUntil(lambda: window.scene.settled)
+    assert set(window.scene.nodes) == {str(n["id"]) for n in window.model.nodes(())}

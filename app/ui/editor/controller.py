@@ -28,8 +28,8 @@ class EditRefused(Exception):
 
 
 def default_data(kind: str) -> JsonDict:
-    """The `data` of a new node: its type and its required fields, empty (a loop gets an empty body,
-    which the validation list reports until a node is put inside)."""
+    """The `data` of a new node: its type and its required fields, empty (a loop gets its body from
+    `starter_body`: the runtime refuses a loop without inner nodes)."""
     data: JsonDict = {"type": kind}
     if kind == "loop":
         return {"type": "loop", "mode": "list", "items_selector": [], "nodes": [], "edges": []}
@@ -41,6 +41,14 @@ def default_data(kind: str) -> JsonDict:
             continue
         data[name] = {"selector": ""} if "Locator" in str(field.annotation) else ""
     return data
+
+
+def starter_body(body_id: str) -> list[JsonDict]:
+    """The one node a new loop's body starts with: code that hands on the pass's item."""
+    return [{"id": body_id, "data": {"type": "code", "title": "Each pass",
+                                     "variables": [{"variable": "item", "value_selector": ["loop", "item"]}],
+                                     "code": "return { item: inputs.item };", "outputs": {}},
+             "position": {"x": 0, "y": 0}}]
 
 
 def references_in(value: Any, node_id: str) -> bool:
@@ -87,6 +95,8 @@ class EditorController(QObject):
         if kind == "start":
             raise EditRefused("a workflow has exactly one start node")
         node_id = rules.new_node_id(kind, self.model.all_ids())
+        if data is None and kind == "loop":
+            data = {**default_data(kind), "nodes": starter_body(rules.new_node_id("code", self.model.all_ids() | {node_id}))}
         node = {"id": node_id, "data": data or default_data(kind),
                 "position": {"x": round(position[0]), "y": round(position[1])}}
         with self._macro(f"Add {kind}"):

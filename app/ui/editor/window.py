@@ -214,6 +214,11 @@ class EditorWindow(QMainWindow):
         self.details.setVisible(bool(text))
 
     def _model_changed(self) -> None:
+        if self.level and not self.model.is_level(self.level):  # the loop shown went (an undo, say): step out
+            level = self.level
+            while level and not self.model.is_level(level):
+                level = level[:-1]
+            self.show_level(level)
         if self.form is not None:
             if self.model.has_node(self.form.node_id):
                 self.form.refresh()
@@ -236,8 +241,19 @@ class EditorWindow(QMainWindow):
         self.menu.popup(self.view.mapToGlobal(self.view.mapFromScene(at)))
 
     def _add_chosen(self, kind: str) -> None:
+        """Add the node chosen in the menu and select it; a new loop opens into its body, its starter node
+        selected, ready to edit."""
         at, after = self._menu_target
-        self._guard(lambda: self.scene.select_nodes([self.controller.add_node(self.level, kind, (at.x(), at.y()), after)]))
+        try:
+            node_id = self.controller.add_node(self.level, kind, (at.x(), at.y()), after)
+        except EditRefused as exc:
+            self.say(f"Not done: {exc}")
+            return
+        body = self.model.nodes((*self.level, node_id)) if kind == "loop" else []
+        if body:
+            self.show_level((*self.level, node_id))
+            node_id = str(body[0]["id"])
+        self.scene.select_nodes([node_id])
 
     def _connect(self, source: str, handle: str, target: str) -> None:
         self._guard(lambda: self.controller.connect(self.level, source, handle, target))
