@@ -3,8 +3,8 @@
 `TabRecorder(tab)` is the one recording of a tab (found again with `TabRecorder.of(tab)`; a child of the tab,
 so it goes with it). It puts the recorder script into the tab's page as a named `QWebEngineScript`
 (`browserpilot-recorder`) in its own isolated world (`RECORD_WORLD`), on every frame, and runs it once in the
-document already shown. The script (resources/js/recorder.js, on locator.js + locator_gen.js in that same
-world) only listens to trusted events and reports raw steps as console messages of its world carrying a
+documents already shown (in every frame, through `QWebEngineFrame`). The script (resources/js/recorder.js,
+on locator.js + locator_gen.js in that same world) only listens to trusted events and reports raw steps as console messages of its world carrying a
 random token; `BrowserPage.console_listeners` hands them here before anything is logged, and
 `workflows.recording.Recording` merges them into steps.
 
@@ -30,7 +30,8 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigationRequest, QWebEngineScript
+from PySide6.QtWebEngineCore import (QWebEngineDownloadRequest, QWebEngineFrame, QWebEngineNavigationRequest,
+                                     QWebEngineScript)
 
 from app.browser.js import HELPER_SCRIPTS
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
@@ -59,6 +60,14 @@ def _recorder_source() -> str:
 def recorder_script(token: str) -> str:
     """The whole source the recorder's world runs: the locator engines, the generator, the recorder."""
     return f"{_library()}\n;\n({_recorder_source()})({json.dumps(token)});"
+
+
+def _run_in_every_frame(frame: QWebEngineFrame, source: str) -> None:
+    """Run `source` in the recorder's world of `frame` and of every frame under it (the documents already
+    shown when recording starts; the named script covers the documents to come)."""
+    frame.runJavaScript(source, RECORD_WORLD)
+    for child in frame.children():
+        _run_in_every_frame(child, source)
 
 
 class RecorderError(Exception):
@@ -104,7 +113,7 @@ class TabRecorder(QObject):
         script.setRunsOnSubFrames(True)
         page.scripts().insert(script)
         if run_now:
-            page.runJavaScript(source, RECORD_WORLD)
+            _run_in_every_frame(page.mainFrame(), source)
         page.console_listeners.append(self._on_console)
         page.file_chooser_answered.connect(self._on_files)
         page.navigationRequested.connect(self._on_navigation)

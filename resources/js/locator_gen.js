@@ -13,6 +13,7 @@
  * alt / title -> visible text -> an id that does not look generated -> CSS with stable classes only ->
  * a structural CSS path / XPath, last. The primary is the first candidate of that order that plain CSS or
  * XPath can express (`[data-testid="x"]`, `//button[normalize-space(.)="Sign in"]`, `input[name="q"]`…).
+ * Inside open shadow roots and same-origin frames, `host >> inner` chains join the alternatives.
  */
 (() => {
   'use strict';
@@ -176,18 +177,44 @@
     return null;
   };
 
+  /** The shadow hosts and frame elements between the top document and `el`'s tree, outermost first. */
+  function anchorsOf(el) {
+    const out = [];
+    for (let n = el; ;) {
+      const root = n.getRootNode();
+      const up = root.host || (root.nodeType === 9 && root.defaultView && root.defaultView.frameElement) || null;
+      if (!up) return out;
+      out.unshift(up);
+      n = up;
+    }
+  }
+
+  /** One chain part finding `loc`'s element: its plain primary, else its first alternative. */
+  function partOf(loc) {
+    if (loc.selector) return loc.selector;
+    if (loc.xpath) return 'xpath=' + loc.xpath;
+    const first = (loc.alternatives || [])[0];
+    return first ? (first.selector || (first.xpath ? 'xpath=' + first.xpath : altSelector(first))) : null;
+  }
+
   /**
-   * {selector? | xpath?, alternatives: [...], unique: bool}: the primary is plain CSS or XPath; each
-   * alternative is `{testid}`, `{role, name, exact}`, `{label|placeholder|text, exact}`, `{selector}` or
-   * `{xpath}`, all verified unique. `unique` is false when nothing finds this element alone.
+   * {selector? | xpath?, alternatives: [...], unique: bool}: the primary is plain CSS or XPath, unique across
+   * the whole page as the engines search it (open shadow roots and same-origin frames included, like the
+   * original's deep query); each alternative is `{testid}`, `{role, name, exact}`, `{label|placeholder|text,
+   * exact}`, `{selector}` or `{xpath}`, all verified unique. For an element inside an open shadow root or a
+   * same-origin frame, `{selector: "<host or frame> >> <inner>"}` chains follow the engine forms (the host or
+   * frame found by its own locator, the inner part by each of the element's candidates). `unique` is false
+   * when nothing finds this element alone.
    */
   function locatorFor(el) {
     const plain = [];
     const alts = [];
+    const inner = [];  // the element's candidate selectors, unique or not: the inner parts of chains
     const seen = new Set();
     const addPlain = (kind, value, generated) => {
       if (!value || seen.has(kind + value)) return;
       seen.add(kind + value);
+      if (!generated) inner.push(kind === 'xpath' ? 'xpath=' + value : value);
       if (only({ [kind]: value }, el)) plain.push({ [kind]: value, generated: !!generated });
     };
     for (const c of candidates(el)) {
@@ -195,21 +222,31 @@
         const selector = altSelector(c.alt);
         if (selector && !seen.has(selector)) {
           seen.add(selector);
+          inner.push(selector);
           if (only({ selector }, el)) alts.push(c.alt);
         }
       }
       if (c.css) addPlain('selector', c.css, c.generated);
       if (c.xpath) addPlain('xpath', c.xpath, c.generated);
     }
+    const chains = [];
+    const anchors = anchorsOf(el);
+    const base = anchors.length ? partOf(locatorFor(anchors[anchors.length - 1])) : null;
+    if (base) {
+      for (const part of inner) {
+        const selector = `${base} >> ${part}`;
+        if (chains.length < 3 && only({ selector }, el)) chains.push({ selector });
+      }
+    }
     const locator = {};
     const primary = plain.find((p) => !p.generated) || plain[0];
     if (primary) {
       if (primary.selector) locator.selector = primary.selector; else locator.xpath = primary.xpath;
     }
-    // Ranked alternatives: the engine forms in rank order, then the other plain forms in rank order.
-    locator.alternatives = alts.concat(plain.filter((p) => p !== primary)
+    // Ranked alternatives: the engine forms in rank order, the chains, then the other plain forms in rank order.
+    locator.alternatives = alts.concat(chains, plain.filter((p) => p !== primary)
       .map((p) => (p.selector ? { selector: p.selector } : { xpath: p.xpath })));
-    locator.unique = !!primary || alts.length > 0;
+    locator.unique = !!primary || alts.length > 0 || chains.length > 0;
     return locator;
   }
 

@@ -379,3 +379,74 @@ def test_record_button_panel_and_stop_in_the_window(qtbot: QtBot, app: BrowserPi
     qtbot.waitUntil(lambda: not window.record_label.isVisible(), timeout=5_000)
     assert window.tabs.tabBar().tabTextColor(window.tabs.indexOf(tab)).name() != "#d93025"
     assert not window.record_action.isChecked()
+
+
+# -- shadow roots and same-origin frames ---------------------------------------------------------------------
+DEEP_PAGE = """<!doctype html><title>Deep</title><body style="margin:0;font:16px sans-serif">
+<p><button>Save</button> <input placeholder="Search"></p>
+<x-card></x-card>
+<iframe name=pay src="/deep-frame" style="width:400px;height:120px;border:0"></iframe>
+<script>
+customElements.define('x-card', class extends HTMLElement {
+  constructor() {
+    super();
+    const root = this.attachShadow({mode: 'open'});
+    root.innerHTML = '<p><input placeholder="Nickname"> <button class="primary">Save</button></p>';
+    root.querySelector('button').addEventListener('click', () =>
+      fetch('/deep-hit?nick=' + encodeURIComponent(root.querySelector('input').value)));
+  }
+});
+</script></body>"""
+DEEP_FRAME = """<!doctype html><body style="margin:0;font:16px sans-serif">
+<p><input name=code> <button title="Save the code" onclick="fetch('/deep-hit?code=' + document.querySelector('input').value)">Save</button></p>
+</body>"""
+
+
+def deep_point(qtbot: QtBot, tab: BrowserTab, find: str) -> QPoint:
+    """The centre of an element found by the JS expression `find` (in a shadow root or a frame), in view px."""
+    x, y = run_js(qtbot, tab, f"""(() => {{ const el = {find};
+        const r = el.getBoundingClientRect(); const f = el.ownerDocument.defaultView.frameElement;
+        const o = f ? f.getBoundingClientRect() : {{x: 0, y: 0}};
+        return [o.x + r.x + r.width / 2, o.y + r.y + r.height / 2]; }})()""")
+    return QPoint(round(x * tab.zoomFactor()), round(y * tab.zoomFactor()))
+
+
+def test_record_in_a_shadow_root_and_a_frame_loaded_before_the_start(qtbot: QtBot, app: BrowserPilotApp,
+                                                                    site: Site) -> None:
+    server = site.server
+    server.route("/deep", DEEP_PAGE)
+    server.route("/deep-frame", DEEP_FRAME)
+    server.route("/deep-hit", "ok")
+    tab = open_person_tab(qtbot, app, server.url("/deep"))
+    frame_doc = "document.querySelector('iframe').contentDocument"
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, f"!!{frame_doc}.querySelector('button')") is True, timeout=10_000)
+    run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})  # the frame is already loaded
+    shadow = "document.querySelector('x-card').shadowRoot"
+    click = lambda find: QTest.mouseClick(tab.focusProxy(), Qt.MouseButton.LeftButton,  # noqa: E731
+                                          Qt.KeyboardModifier.NoModifier, deep_point(qtbot, tab, find))
+    click(f"{shadow}.querySelector('input')")
+    person_types(tab, "zed")
+    click(f"{shadow}.querySelector('button')")
+    click(f"{frame_doc}.querySelector('input')")
+    person_types(tab, "4711")
+    click(f"{frame_doc}.querySelector('button')")
+    qtbot.waitUntil(lambda: len(server.hits("/deep-hit")) == 2, timeout=10_000)
+    assert [h.query for h in server.hits("/deep-hit")] == [{"nick": ["zed"]}, {"code": ["4711"]}]
+    steps = wait_steps(qtbot, app, tab, lambda steps: len(steps) == 5)
+    assert [s["type"] for s in steps] == ["goto", "fill", "click", "fill", "click"]
+    for step in steps[1:]:
+        locator = step["data"]["locator"]
+        assert ("selector" in locator) != ("xpath" in locator) and ">>" not in str(locator.get("selector")), locator
+        chains = [a["selector"] for a in locator["alternatives"] if ">>" in a.get("selector", "")]
+        assert chains, step
+        # each of them, as replay resolves it, finds exactly one element
+        for candidate in [{k: v for k, v in locator.items() if k != "alternatives"}] + \
+                [{"selector": chain} for chain in chains]:
+            found = run_op(qtbot, app, "page_query", {"tabId": tab.tab_id, "locator": candidate})
+            assert found["ok"] and found["count"] == 1, (candidate, found)
+    stopped = run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "Deep steps"})
+    assert validate_document(stopped["workflow"]).warnings == []
+    result = run_op(qtbot, app, "workflow_run", {"name": "Deep steps", "tabId": tab.tab_id}, timeout=60_000)
+    assert result["ok"], result
+    qtbot.waitUntil(lambda: len(server.hits("/deep-hit")) == 4, timeout=10_000)
+    assert [h.query for h in server.hits("/deep-hit")][2:] == [{"nick": ["zed"]}, {"code": ["4711"]}]
