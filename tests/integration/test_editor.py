@@ -380,3 +380,35 @@ def test_space_type_enter_adds_a_node_and_a_new_loop_opens_into_its_starter_body
     assert window.level == () and "›" not in window.breadcrumb.text()
     qtbot.waitUntil(lambda: window.scene.settled)
     assert set(window.scene.nodes) == {str(n["id"]) for n in window.model.nodes(())}
+
+
+def test_a_canvas_note_is_edited_in_place_and_the_edit_is_undoable(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                  editors: Editors) -> None:
+    from PySide6.QtTest import QTest
+
+    window = open_fixture(qtbot, shell, editors)
+    name = window.model.name
+    window.controller.add_note((), (-900.0, -900.0))  # clear of the nodes
+    qtbot.waitUntil(lambda: window.scene.settled and len(window.scene.notes) == 1)
+    note_id, item = next(iter(window.scene.notes.items()))
+    window.view.centerOn(item)
+    window.activateWindow()
+    window.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.view)
+    at = window.view.mapFromScene(item.sceneBoundingRect().center())
+    QTest.mouseDClick(window.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, at)
+    qtbot.waitUntil(lambda: item.editing and item.hasFocus())
+    nodes_before = len(window.model.nodes(()))
+    # editing keys go to the note, not to the canvas shortcuts (Backspace would delete the selection)
+    QTest.keyClick(window.view.viewport(), Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClick(window.view.viewport(), Qt.Key.Key_Backspace)
+    QTest.keyClicks(window.view.viewport(), "es: check the pager")
+    QTest.keyClick(window.view.viewport(), Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not item.editing)
+    assert window.model.notes(())[0]["text"] == "Notes: check the pager"
+    assert len(window.model.nodes(())) == nodes_before and note_id in window.scene.notes
+    save(qtbot, window)
+    assert stored(shell, name)["workflow"]["graph"]["notes"][0]["text"] == "Notes: check the pager"
+    key(qtbot, window.view, "Ctrl+Z")
+    assert window.model.notes(())[0]["text"] == "Note"
+    qtbot.waitUntil(lambda: window.scene.notes[note_id].toPlainText() == "Note")

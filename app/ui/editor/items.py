@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFocusEvent, QFont, QKeyEvent, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsTextItem, QStyle, QStyleOptionGraphicsItem,
                                QWidget)
 
@@ -208,11 +208,13 @@ def curve(start: QPointF, end: QPointF) -> QPainterPath:
 
 
 class NoteItem(QGraphicsTextItem):
-    """A canvas note: yellow, movable, its text edited in place (the edit is one command when it ends)."""
+    """A canvas note: yellow, movable, its text edited in place: a double-click starts editing, Escape or a
+    click elsewhere ends it, and the scene's `note_edited` then carries the new text (one command)."""
 
     def __init__(self, note_id: str, text: str) -> None:
         super().__init__(text)
         self.note_id = note_id
+        self._before = text
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
         self.setTextWidth(180)
         self.setZValue(-1)
@@ -224,3 +226,33 @@ class NoteItem(QGraphicsTextItem):
         painter.drawRect(self.boundingRect())
         option.state &= ~QStyle.StateFlag.State_Selected
         super().paint(painter, option, widget)
+
+    @property
+    def editing(self) -> bool:
+        return self.textInteractionFlags() != Qt.TextInteractionFlag.NoTextInteraction
+
+    def mouseDoubleClickEvent(self, event: Any) -> None:
+        if not self.editing:
+            self._before = self.toPlainText()
+            self.setTextInteractionFlags(Qt.TextInteractionFlag.TextEditorInteraction)
+            self.setFocus(Qt.FocusReason.MouseFocusReason)
+        super().mouseDoubleClickEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.clearFocus()
+            return
+        super().keyPressEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        if not self.editing:
+            return
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        cursor = self.textCursor()
+        cursor.clearSelection()
+        self.setTextCursor(cursor)
+        text = self.toPlainText()
+        if text != self._before and self.scene() is not None:
+            self._before = text
+            self.scene().note_edited.emit(self.note_id, text)

@@ -98,7 +98,15 @@ class EditorView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
 
+    def _typing_in_scene(self) -> bool:
+        """Whether an item of the scene (a note being edited) takes the keys as text."""
+        item = self.scene().focusItem() if self.scene() is not None else None
+        return item is not None and bool(item.flags() & item.GraphicsItemFlag.ItemAcceptsInputMethod)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self._typing_in_scene():
+            super().keyPressEvent(event)
+            return
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_held, self._space_dragged = True, False
             event.accept()
@@ -109,7 +117,7 @@ class EditorView(QGraphicsView):
         super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat() and self._space_held:
             self._space_held = False
             if not self._space_dragged:
                 inside = self.viewport().mapFromGlobal(self.cursor().pos())

@@ -162,6 +162,7 @@ class EditorWindow(QMainWindow):
         self.scene.dropped_on_edge.connect(lambda n, e: self._guard(lambda: self.controller.insert_on_edge(self.level, e, n)))
         self.scene.note_moved.connect(lambda note_id, pos: self.controller.set_note(
             self.level, note_id, "position", {"x": round(pos[0]), "y": round(pos[1])}))
+        self.scene.note_edited.connect(lambda note_id, text: self.controller.set_note(self.level, note_id, "text", text))
         self.scene.open_loop_requested.connect(lambda loop_id: self.show_level((*self.level, loop_id)))
         self.view.add_menu_requested.connect(lambda at: self.open_menu(at, None))
         self.menu.chosen.connect(self._add_chosen)
