@@ -40,13 +40,15 @@ def _same_target(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
 
 
 def plain_locator(loc: dict[str, Any]) -> dict[str, Any]:
-    """The node's locator: the primary `selector` or `xpath`, then the ranked `alternatives`."""
+    """The node's locator: the primary `selector` or `xpath`, then the ranked `alternatives` (and `prefer`)."""
     out: dict[str, Any] = {}
     for key in ("selector", "xpath"):
         if loc.get(key):
             out[key] = loc[key]
     if loc.get("alternatives"):
         out["alternatives"] = copy.deepcopy(loc["alternatives"])
+        if loc.get("prefer") is not None:
+            out["prefer"] = loc["prefer"]
     return out
 
 
@@ -126,6 +128,9 @@ class Step:
                                "locator": locator_text(self.locator), "data": copy.deepcopy(self.data)}
         if self.locator and self.locator.get("alternatives"):
             out["alternatives"] = [_alternative_text(a) for a in self.locator["alternatives"]]
+            if self.locator.get("prefer") is not None:  # the panel shows what replay tries first
+                out["prefer"] = self.locator["prefer"]
+                out["locator"] = out["alternatives"][self.locator["prefer"]]
         for key in ("note", "secret", "input_name", "default"):
             if getattr(self, key):
                 out[key if key != "input_name" else "input"] = getattr(self, key)
@@ -366,23 +371,14 @@ class Recording:
         return step
 
     def set_locator(self, step_id: str, index: int) -> Step:
-        """Use the step's alternative `index` instead: a plain CSS/XPath one becomes the primary (the old
-        primary becomes an alternative); another kind moves to the front of the alternatives."""
+        """Replay tries the step's alternative `index` first (`locator.prefer`); the primary selector/xpath
+        stays, for the original app."""
         step = self.step(step_id)
         loc = step.locator
-        alternatives = list((loc or {}).get("alternatives") or [])
+        alternatives = (loc or {}).get("alternatives") or []
         if loc is None or not 0 <= index < len(alternatives):
             raise RecordingError(f"step {step_id} has no alternative {index}")
-        chosen = alternatives.pop(index)
-        if "selector" in chosen or "xpath" in chosen:
-            old = {k: loc[k] for k in ("selector", "xpath") if loc.get(k)}
-            for key in ("selector", "xpath"):
-                loc.pop(key, None)
-            loc.update(chosen)
-            alternatives.insert(0, old)
-        else:
-            alternatives.insert(0, chosen)
-        loc["alternatives"] = alternatives
+        loc["prefer"] = index
         step.note = ""
         return step
 

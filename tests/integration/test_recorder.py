@@ -30,6 +30,7 @@ from app.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer, Request, Response
 from workflows.document import validate_document
+from workflows.nodes.locators import NodeLocator
 
 PASSWORD = "s3cr3t-Pa55w0rd-" + secrets.token_hex(4)
 
@@ -326,6 +327,11 @@ def test_the_apps_own_operations_are_not_recorded(qtbot: QtBot, app: BrowserPilo
     doc = out["workflow"]
     assert [n["data"]["type"] for n in doc["workflow"]["graph"]["nodes"]] == ["start", "goto", "fill", "handoff", "end"]
     assert doc["workflow"]["graph"]["nodes"][0]["data"]["variables"][0]["default"] == "bob"
+    assert validate_document(doc).warnings == []
+    fill_locator = doc["workflow"]["graph"]["nodes"][2]["data"]["locator"]  # the switch: replay tries it first
+    primary = {k: v for k, v in steps[1]["data"]["locator"].items() if k in ("selector", "xpath")}
+    assert primary and {k: fill_locator[k] for k in primary} == primary and fill_locator["prefer"] == plain
+    assert NodeLocator.model_validate(fill_locator).labeled_candidates()[0].source == f"alternatives[{plain}]"
     assert "Draft" not in [w["name"] for w in run_op(qtbot, app, "workflow_list", {})["workflows"]]
 
 

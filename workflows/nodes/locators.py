@@ -127,12 +127,15 @@ class LocatorCandidate(NamedTuple):
 
 class NodeLocator(DocumentModel):
     """`locator` of a page node: `{selector?, xpath?}` as in the original (empty strings count as absent),
-    plus ordered `alternatives`. A bare string is read as `{selector}` (or `{xpath}` when it starts with `/`).
+    plus ordered `alternatives` and `prefer` (ours: the index of the alternative replay tries first, before
+    the selector/xpath the original app runs). A bare string is read as `{selector}` (or `{xpath}` when it
+    starts with `/`).
     """
 
     selector: str | None = None
     xpath: str | None = None
     alternatives: list[LocatorAlternative] | None = None
+    prefer: int | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -147,11 +150,13 @@ class NodeLocator(DocumentModel):
             raise problem("needs selector or xpath")
         if (self.xpath or "").strip() and not _is_xpath(self.xpath.strip()):  # type: ignore[union-attr]
             raise problem("xpath must start with /")
+        if self.prefer is not None and not 0 <= self.prefer < len(self.alternatives or []):
+            raise problem(f"prefer must be the index of one of the {len(self.alternatives or [])} alternatives")
         return self
 
     def labeled_candidates(self) -> list[LocatorCandidate]:
         """Every way to find the element, in the order replay tries them (duplicates removed): the
-        selector, the xpath, then the alternatives in order."""
+        preferred alternative (`prefer`), the selector, the xpath, then the other alternatives in order."""
         out: list[LocatorCandidate] = []
         seen: set[tuple[str | None, str | None]] = set()
 
@@ -161,6 +166,9 @@ class NodeLocator(DocumentModel):
                 seen.add(key)
                 out.append(LocatorCandidate(source, locator))
 
+        if self.prefer is not None and self.alternatives:
+            for locator in self.alternatives[self.prefer].selectors():
+                add(f"alternatives[{self.prefer}]", locator)
         if (self.selector or "").strip():
             add("selector", _selector_locator(self.selector))  # type: ignore[arg-type]
         if (self.xpath or "").strip():

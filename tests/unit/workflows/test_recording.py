@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from workflows.document import validate_document
+from workflows.nodes.locators import NodeLocator
+from workflows.ports import Locator
 from workflows.recording import Recording, RecordingError
 
 
@@ -62,8 +64,13 @@ def test_edits_and_their_errors() -> None:
     recording.make_input(step.id, "name")
     recording.set_value(step.id, "Carol")  # the default, not the template
     assert step.data["text"] == "{{#input.name#}}" and step.default == "Carol"
-    recording.set_locator(step.id, 0)  # an engine alternative goes first among the alternatives
-    assert step.locator["selector"] == 'input[name="name"]'
+    recording.set_locator(step.id, 0)  # replay tries the alternative first; the primary stays for the original
+    assert step.locator["selector"] == 'input[name="name"]' and step.locator["prefer"] == 0
+    assert step.as_dict()["locator"] == 'role=textbox[name="Full name"]'
+    first = NodeLocator.model_validate(step.locator).labeled_candidates()[0]
+    assert first == ("alternatives[0]", Locator(selector='role=textbox[name="Full name"s]'))
+    with pytest.raises(RecordingError, match="no alternative 1"):
+        recording.set_locator(step.id, 1)
     recording.insert("handoff", message="Type the code")
     recording.insert("capture", name="total")
     recording.add({"kind": "click", "loc": loc("#total"), "detail": 1})  # picks, is no click
@@ -78,3 +85,11 @@ def test_edits_and_their_errors() -> None:
     assert doc.warnings == []
     end = recording.document("Edited")["workflow"]["graph"]["nodes"][-1]["data"]
     assert end["outputs"] == [{"variable": "total", "value_selector": ["script4", "total"]}]
+
+
+def test_prefer_puts_its_alternative_first_and_must_name_one() -> None:
+    locator = NodeLocator.model_validate({"selector": "#a", "alternatives": [{"text": "A"}, {"xpath": "//b"}],
+                                          "prefer": 1})
+    assert [c.source for c in locator.labeled_candidates()] == ["alternatives[1]", "selector", "alternatives[0]"]
+    with pytest.raises(ValueError, match="prefer must be the index"):
+        NodeLocator.model_validate({"selector": "#a", "alternatives": [{"text": "A"}], "prefer": 1})
