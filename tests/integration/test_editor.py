@@ -412,3 +412,124 @@ def test_a_canvas_note_is_edited_in_place_and_the_edit_is_undoable(qtbot: QtBot,
     key(qtbot, window.view, "Ctrl+Z")
     assert window.model.notes(())[0]["text"] == "Note"
     qtbot.waitUntil(lambda: window.scene.notes[note_id].toPlainText() == "Note")
+
+
+LINE_DOCUMENT = {"kind": "app", "version": "0.3.0", "app": {"name": "Line", "mode": "workflow"},
+                 "workflow": {"graph": {"nodes": [
+                     {"id": "start", "data": {"type": "start"}, "position": {"x": 0, "y": 0}},
+                     {"id": "open", "data": {"type": "goto", "url": "about:blank"}, "position": {"x": 300, "y": 0}},
+                     {"id": "end", "data": {"type": "end", "outputs": []}, "position": {"x": 900, "y": 0}},
+                     {"id": "lone", "data": {"type": "wait", "locator": {"selector": "#x"}, "state": "appear"},
+                      "position": {"x": 600, "y": 300}}],
+                     "edges": [{"id": "e1", "source": "start", "target": "open"},
+                               {"id": "e2", "source": "open", "target": "end"}]}}}
+
+
+def open_line(qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> EditorWindow:  # noqa: F811
+    assert run_op(qtbot, shell, "workflow_write", {"workflow": LINE_DOCUMENT})["ok"]
+    window = editors.open("Line")
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.scene.settled)
+    window.view.resetTransform()  # one scene unit a pixel: the mouse lands exactly where it is sent
+    window.view.centerOn(QPointF(650, 150))
+    window.activateWindow()
+    window.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.view)
+    return window
+
+
+def drag(view: Any, start: QPointF, end: QPointF) -> None:
+    """A left-button drag on the canvas, from one scene point to another."""
+    from PySide6.QtTest import QTest
+
+    viewport = view.viewport()
+    a, b = view.mapFromScene(start), view.mapFromScene(end)
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, a)
+    QTest.mouseMove(viewport, (a + b) / 2)
+    QTest.mouseMove(viewport, b)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, b)
+
+
+def test_dragging_from_a_port_to_empty_canvas_adds_the_next_step(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                 editors: Editors) -> None:
+    from PySide6.QtTest import QTest
+
+    window = open_line(qtbot, shell, editors)
+    port = window.scene.nodes["lone"].output_ports["source"]
+    drag(window.view, port.scenePos(), QPointF(900, 400))
+    qtbot.waitUntil(lambda: window.menu.isVisible() and window.menu.search.hasFocus())
+    QTest.keyClicks(window.menu.search, "click")
+    QTest.keyClick(window.menu.search, Qt.Key.Key_Return)
+    added = next(n for n in window.model.nodes(()) if n["data"]["type"] == "click")
+    assert abs(added["position"]["x"] - 900) <= 1 and abs(added["position"]["y"] - 400) <= 1  # a pixel's rounding
+    assert any(e["source"] == "lone" and e["target"] == added["id"] for e in window.model.edges(()))
+    qtbot.waitUntil(lambda: window.scene.settled and added["id"] in window.scene.nodes)
+    assert window.scene.selected_node_ids() == [added["id"]]
+
+
+def test_a_node_dropped_onto_an_edge_is_inserted_there(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                      editors: Editors) -> None:
+    window = open_line(qtbot, shell, editors)
+    lone = window.scene.nodes["lone"]
+    middle = window.scene.edges["e2"].path().pointAtPercent(0.5)
+    centre = lone.sceneBoundingRect().center()
+    grip = QPointF(centre.x(), lone.scenePos().y() + lone.height / 2)
+    drag(window.view, grip, QPointF(middle.x(), middle.y()))
+    edges = {(e["source"], e["target"]) for e in window.model.edges(())}
+    assert ("open", "lone") in edges and ("lone", "end") in edges and ("open", "end") not in edges
+    qtbot.waitUntil(lambda: window.scene.settled)
+    assert {(i.source.node_id, i.target.node_id) for i in window.scene.edges.values()} == edges
+    key(qtbot, window.view, "Ctrl+Z")
+    assert {(e["source"], e["target"]) for e in window.model.edges(())} == {("start", "open"), ("open", "end")}
+
+
+def test_a_click_on_the_minimap_moves_the_view_there(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                     editors: Editors) -> None:
+    from PySide6.QtTest import QTest
+
+    window = open_line(qtbot, shell, editors)
+    minimap = window.view.minimap
+    assert minimap.isVisible()
+    before = window.view.visible_scene_rect().center()
+    _bounds, scale, offset = minimap._frame()
+    target = QPointF(0, 0) * scale + offset  # where the start node is drawn on the minimap
+    QTest.mouseClick(minimap, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, target.toPoint())
+    after = window.view.visible_scene_rect().center()
+    assert (after - before).manhattanLength() > 200
+    assert (after - QPointF(0, 0)).manhattanLength() < 4 / scale + 4
+
+
+@pytest.mark.parametrize("answer", ["Cancel", "Discard", "Save"])
+def test_closing_with_unsaved_changes_asks_save_discard_or_cancel(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                 editors: Editors, answer: str) -> None:
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMessageBox
+
+    window = open_line(qtbot, shell, editors)
+    key(qtbot, window.view, "Ctrl+A")
+    key(qtbot, window.view, "Delete")
+    assert window.dirty
+    asked: list[str] = []
+
+    def reply() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, reply)  # the prompt is not up yet: look again on a later turn of the loop
+            return
+        asked.append(box.text())
+        QTest.mouseClick(box.button(getattr(QMessageBox.StandardButton, answer)), Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, reply)
+    window.close()
+    assert asked and "Line" in asked[0]
+    if answer == "Cancel":
+        assert window.isVisible() and window.dirty
+        window.stack.setClean()
+        return
+    qtbot.waitUntil(lambda: not editors.windows)
+    nodes = [n["id"] for n in stored(shell, "Line")["workflow"]["graph"]["nodes"]]
+    if answer == "Discard":
+        assert nodes == ["start", "open", "end", "lone"]
+    else:
+        qtbot.waitUntil(lambda: [n["id"] for n in stored(shell, "Line")["workflow"]["graph"]["nodes"]] == ["start"])

@@ -510,6 +510,7 @@ class EditorWindow(QMainWindow):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
+        self.stack.cleanChanged.disconnect()  # the stack is deleted with the window and says so on its way
         self.closed.emit(self.workflow_id or "")
         super().closeEvent(event)
 
