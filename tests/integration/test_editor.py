@@ -533,3 +533,41 @@ def test_closing_with_unsaved_changes_asks_save_discard_or_cancel(qtbot: QtBot, 
         assert nodes == ["start", "open", "end", "lone"]
     else:
         qtbot.waitUntil(lambda: [n["id"] for n in stored(shell, "Line")["workflow"]["graph"]["nodes"]] == ["start"])
+
+
+def test_pick_and_test_in_the_locator_editor_work_on_a_real_page(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                 editors: Editors, server: Any) -> None:
+    from PySide6.QtTest import QTest
+
+    from app.ui.editor.locator_editor import LocatorEditor
+    from tests.support.qt import click_element, wait_loaded
+
+    server.route("/shop", "<!doctype html><title>Shop</title><body><button class=item>One</button>"
+                          "<button class=item>Two</button><button id=buy>Buy now</button></body>")
+    tab = shell.open_url("env-default", server.url("/shop"))
+    wait_loaded(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.focusProxy() is not None and tab.focusProxy().isVisible())
+    document = json.loads(json.dumps(LINE_DOCUMENT))
+    document["app"]["name"] = "Shop"
+    document["workflow"]["graph"]["nodes"][3] = {"id": "buy", "data": {"type": "click", "locator": {
+        "selector": ".item", "note": "kept"}}, "position": {"x": 600, "y": 300}}
+    assert run_op(qtbot, shell, "workflow_write", {"workflow": document})["ok"]
+    window = editors.open("Shop")
+    qtbot.waitExposed(window)
+    window.select_node("buy")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "buy")
+    locator = window.form.findChild(LocatorEditor, "field-locator")
+    assert locator is not None and locator.selector.text() == ".item"
+    QTest.mouseClick(locator.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "2 matches" in locator.result.text())
+    QTest.mouseClick(locator.pick_button, Qt.MouseButton.LeftButton)
+    assert "Click the element" in locator.result.text()
+    click_element(qtbot, tab, "#buy")
+    qtbot.waitUntil(lambda: locator.result.text() == "Picked.")
+    picked = window.model.node("buy")["data"]["locator"]
+    assert picked.get("selector") != ".item" and picked["note"] == "kept"
+    assert locator.selector.text() == picked.get("selector", "")
+    QTest.mouseClick(locator.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "1 match " in locator.result.text())
+    key(qtbot, window.view, "Ctrl+Z")
+    assert window.model.node("buy")["data"]["locator"] == {"selector": ".item", "note": "kept"}
