@@ -3,12 +3,14 @@
     .venv/bin/python docs/take_screenshots.py
 
 Starts Xvfb, serves a small demo page on 127.0.0.1, runs `browserpilot` (the GUI, not headless) on a
-temporary data folder twice — once showing the main window, once with an environment window open on the
-demo page — and grabs the X screen with Qt. Needs Debian's `xvfb` package.
+temporary data folder three times — showing the main window, an environment window open on the demo page,
+and the workflow editor (opened with `browserpilot edit` on a demo workflow with an if-else and a loop) —
+and grabs the X screen with Qt. Needs Debian's `xvfb` package.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +35,31 @@ button{margin-top:20px;width:100%;padding:12px;background:#1e40af;color:#fff;bor
 </style></head><body><header>Acme Store</header><main><h2>Sign in</h2>
 <label>Email</label><input value="alice@example.com"><label>Password</label><input type=password value="secret">
 <button>Sign in</button></main></body></html>"""
+EDITOR_DEMO = {"kind": "app", "version": "0.3.0", "app": {"name": "Export shop orders", "mode": "workflow"},
+               "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {"nodes": [
+                   {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
+                       {"variable": "email", "label": "Email", "type": "text-input"}]}},
+                   {"id": "signed_in", "data": {"type": "if-else", "title": "Signed in?", "cases": [
+                       {"case_id": "yes", "conditions": [{"comparison_operator": "contains",
+                                                          "variable_selector": ["sys", "url"], "value": "/account"}]}]}},
+                   {"id": "sign_in", "data": {"type": "fill", "title": "Sign in", "locator": {"selector": "#email"},
+                                              "text": "{{#input.email#}}"}},
+                   {"id": "orders", "data": {"type": "goto", "title": "Orders page", "url": "https://shop.example/orders"}},
+                   {"id": "pages", "data": {"type": "loop", "title": "Every page", "mode": "until", "max": 20,
+                                            "until": {"comparison_operator": "locator", "value": "a.next[disabled]"},
+                                            "nodes": [{"id": "rows", "data": {"type": "extract", "title": "Rows",
+                                                                             "variable_selector": ["sys", "title"],
+                                                                             "pattern": ".+"}}], "edges": []}},
+                   {"id": "end", "data": {"type": "end", "title": "End", "outputs": [
+                       {"variable": "rows", "value_selector": ["pages", "output"]}]}}],
+                   "edges": [{"source": "start", "target": "signed_in"},
+                             {"source": "signed_in", "sourceHandle": "yes", "target": "orders"},
+                             {"source": "signed_in", "sourceHandle": "false", "target": "sign_in"},
+                             {"source": "sign_in", "target": "orders"}, {"source": "orders", "target": "pages"},
+                             {"source": "pages", "target": "end"}]}}}
+for _node, (_x, _y) in zip(EDITOR_DEMO["workflow"]["graph"]["nodes"],  # type: ignore[index]
+                           [(0, 0), (230, 0), (460, 110), (690, 0), (920, 0), (1150, 0)]):
+    _node["position"] = {"x": _x, "y": _y}  # close together, so the window shows the nodes at a readable size
 
 
 def grab(path: Path, width: int, height: int) -> None:
@@ -43,14 +70,23 @@ def grab(path: Path, width: int, height: int) -> None:
                    env={**os.environ, "DISPLAY": DISPLAY, "QT_QPA_PLATFORM": "xcb"})
 
 
-def run_app(data: Path, *args: str, settle: float = 6.0) -> None:
+def run_app(data: Path, *args: str, settle: float = 6.0, edit: str = "") -> None:
+    """The app on the virtual display; after `settle` seconds (and `browserpilot edit <edit>`, when given),
+    the screen is grabbed."""
     env = {**os.environ, "DISPLAY": DISPLAY}
     env.pop("QT_QPA_PLATFORM", None)
-    app = subprocess.Popen([str(Path(sys.executable).with_name("browserpilot")), "--data-dir", str(data), *args],
-                           env=env)
+    command = [str(Path(sys.executable).with_name("browserpilot")), "--data-dir", str(data)]
+    app = subprocess.Popen([*command, *args], env=env)
     try:
         time.sleep(settle)
-        path, size = (OUT / "environment-window.png", (1200, 800)) if args else (OUT / "main-window.png", (980, 620))
+        if edit:
+            subprocess.run([*command, "edit", edit], check=True, capture_output=True, env=env)
+            time.sleep(2.0)
+            path, size = OUT / "workflow-editor.png", (1260, 760)
+        elif args:
+            path, size = OUT / "environment-window.png", (1200, 800)
+        else:
+            path, size = OUT / "main-window.png", (980, 620)
         grab(path, *size)
         print("wrote", path)
     finally:
@@ -80,6 +116,11 @@ def main() -> None:
         # A first visit so the environments list shows recent sites.
         run_app(data, "--env", "env-default", "--open", url, settle=5.0)
         run_app(data, settle=4.0)
+        demo = Path(tempfile.mkdtemp()) / "export-shop-orders.json"
+        demo.write_text(json.dumps(EDITOR_DEMO), "utf-8")
+        subprocess.run([str(Path(sys.executable).with_name("browserpilot")), "--data-dir", str(data), "workflow",
+                        "import", str(demo)], check=True, capture_output=True)
+        run_app(data, settle=4.0, edit=str(EDITOR_DEMO["app"]["name"]))  # type: ignore[index]
     finally:
         xvfb.terminate()
         server.shutdown()
