@@ -205,6 +205,7 @@ class Recording:
         if kind in ("click", "fill", "select") and self.last is not None and self.last.type == "scroll" \
                 and "until" not in self.last.data and loc is not None:
             self.last.data["until"] = plain_locator(loc)
+            self.last.data.pop("distance", None)  # replay scrolls until the element, not a distance
             self.last.target = _target_words(raw)
         if kind == "click":
             return self._click(raw)
@@ -216,10 +217,13 @@ class Recording:
             return self._append("press", {"shortcut": str(raw["shortcut"])})
         if kind == "scroll":
             last = self.last
+            distance = round(float(raw.get("distance") or 0))
             if last is not None and last.type == "scroll" and last.data.get("direction") == raw["direction"] \
                     and "until" not in last.data:
+                if distance:
+                    last.data["distance"] = int(last.data.get("distance", 0)) + distance
                 return last
-            return self._append("scroll", {"direction": raw["direction"]})
+            return self._append("scroll", {"direction": raw["direction"], **({"distance": distance} if distance else {})})
         return None
 
     def _goto(self, url: str) -> Step:

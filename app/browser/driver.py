@@ -244,7 +244,7 @@ class TabDriver:
         return {"shortcut": shortcut}
 
     async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None, swipe: bool,
-                     timeout: float) -> dict[str, Any]:
+                     timeout: float, distance: float | None = None) -> dict[str, Any]:
         if not swipe and direction not in ("up", "down"):
             raise PageError("page_scroll goes up or down; use page_swipe for left and right")
         width, height = await run_js(self.page, _VIEWPORT)
@@ -252,10 +252,11 @@ class TabDriver:
             x, y, _description = await self._point(locator, None, None, timeout, hit_test=False)
         else:
             x, y = width / 2, height / 2
-        distance = (height if direction in ("up", "down") else width) * 0.6
+        step = (height if direction in ("up", "down") else width) * 0.6
         if until is None:
-            await self._scroll_once(x, y, direction, distance, swipe)
-            return {"steps": 1}
+            await self._scroll_once(x, y, direction, distance or step, swipe)
+            return {"steps": 1, "distance": round(distance or step)}
+        distance = step
         steps = SWIPE_STEPS if swipe else SCROLL_STEPS
         for step in range(steps + 1):
             if await self._in_view(until):

@@ -93,6 +93,8 @@ class ScrollParams(ActingParams):
     direction: Direction = Field(default="down", description="up or down (default down).")
     locator: Locator | None = Field(default=None, description="Scroll inside this element instead of the page.")
     until: Locator | None = Field(default=None, description="Keep scrolling until this element is visible.")
+    distance: float | None = Field(default=None, gt=0, le=1_000_000, description="Pixels in one go (default "
+                                                                                 "60% of the view; not with until).")
 
 
 class SwipeParams(ScrollParams):
@@ -272,7 +274,8 @@ async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
     """Scroll the page (or an element) with the mouse wheel, down by default; with `until`, keep going (at
     most 16 steps) until that element is visible."""
     return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, False,
-                                                         params.timeout), acting=True, timeout=params.timeout)
+                                                         params.timeout, params.distance),
+                         acting=True, timeout=params.timeout)
 
 
 @operation("page_swipe", SwipeParams, needs_browser=True)
@@ -280,7 +283,8 @@ async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
     """Swipe (press, move, release) over the page or an element, up by default; with `until`, repeat (at most
     20 times) until that element is visible. For carousels and swipe-driven lists."""
     return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, True,
-                                                         params.timeout), acting=True, timeout=params.timeout)
+                                                         params.timeout, params.distance),
+                         acting=True, timeout=params.timeout)
 
 
 @operation("page_drag", DragParams, needs_browser=True)

@@ -451,3 +451,11 @@ def test_a_run_is_a_job_followed_by_its_events(qtbot: QtBot, app: BrowserPilotAp
     assert [e.as_dict() for e in seen if e.run_id == run_id] == events["events"]  # subscribers saw the same
     later = call(qtbot, app, "run_events", {"runId": run_id, "since": events["events"][-2]["seq"]})
     assert [e["kind"] for e in later["events"]] == ["run_finished"]
+
+
+def test_a_scroll_replays_its_distance(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    site.route("/tall", '<title>Tall</title><body style="margin:0"><div style="height:5000px">tall</div>')
+    nodes = [node("start", "start"), node("open", "goto", url=site.url("/tall")),
+             node("down", "scroll", direction="down", distance=250),
+             node("where", "script", source="return {y: scrollY}")]
+    assert run(qtbot, app, document("Scroll distance", nodes))["outputs"] == {"y": 250}  # not 60% of the view

@@ -179,6 +179,9 @@ class _ScrollLike(PageNodeData):
     direction: Direction = "down"
     locator: OptionalLocator = None
     until: OptionalLocator = None
+    distance: Annotated[float, Field(gt=0, le=1_000_000)] | None = None
+    """Ours: pixels to scroll in one go (a recorded distance); without it one step of 60% of the viewport, as
+    the original. Ignored with `until`."""
 
     async def run(self, ctx: RunContext) -> Any:
         timeout_ms = ctx.acting_timeout_ms()
@@ -187,6 +190,8 @@ class _ScrollLike(PageNodeData):
             params["locator"] = await ctx.locate(self.locator, timeout_ms / 1000)
         if self.until is not None:
             params["until"] = ctx.render_locator(self.until)
+        elif self.distance is not None:
+            params["distance"] = self.distance
         return envelope_data(await ctx.op(f"page_{self.type}", params))
 
 

@@ -47,7 +47,7 @@ def test_double_click_scroll_until_upload_and_secret() -> None:
     recording.add({"kind": "blocked", "why": "a cross-origin frame"})
     types = [(s.type, s.data.get("count")) for s in recording.steps]
     assert types == [("click", 2), ("scroll", None), ("click", None), ("upload", None), ("fill", None)]
-    assert recording.steps[1].data["until"] == {"selector": "#far"}
+    assert recording.steps[1].data["until"] == {"selector": "#far"} and "distance" not in recording.steps[1].data
     assert recording.steps[3].data["paths"] == ["/tmp/a.txt"]
     assert recording.steps[4].data["text"] == "{{#input.password#}}"
     assert recording.notes == ["not recorded: a cross-origin frame"]
@@ -93,3 +93,13 @@ def test_prefer_puts_its_alternative_first_and_must_name_one() -> None:
     assert [c.source for c in locator.labeled_candidates()] == ["alternatives[1]", "selector", "alternatives[0]"]
     with pytest.raises(ValueError, match="prefer must be the index"):
         NodeLocator.model_validate({"selector": "#a", "alternatives": [{"text": "A"}], "prefer": 1})
+
+
+def test_a_scroll_with_no_target_keeps_its_recorded_distance() -> None:
+    recording = Recording(start_url="http://x/")
+    recording.add({"kind": "scroll", "direction": "down", "distance": 120})
+    recording.add({"kind": "scroll", "direction": "down", "distance": 240})  # merged: one scroll of 360 px
+    recording.add({"kind": "scroll", "direction": "up", "distance": 60})
+    assert [(s.type, s.data) for s in recording.steps if s.type == "scroll"] == [
+        ("scroll", {"direction": "down", "distance": 360}), ("scroll", {"direction": "up", "distance": 60})]
+    assert validate_document(recording.document("Scrolls")).warnings == []
