@@ -205,11 +205,32 @@ class ProgressBar:
         sys.stderr.flush()
 
 
-def run_verb(args: argparse.Namespace, data: DataDir) -> int:
+def run_here_or_forward(data: DataDir, name: str, params: dict[str, Any], *, headless: bool,
+                        progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
+    """Run one operation in an app started for it, or in the app already running on this data folder (over
+    MCP); the envelope, or None after printing why neither could be done."""
     from app.application import run_operation
     from app.instance import AlreadyRunningError
-    from app.runtime import NoDisplayError, has_display
+    from app.runtime import NoDisplayError
     from envs.jsonstore import StoreError
+
+    try:
+        return run_operation(data, name, params, headless=headless, progress=progress)
+    except AlreadyRunningError:
+        from app.cli import execute_operation
+
+        try:
+            return execute_operation(data, name, params)
+        except (AlreadyRunningError, StoreError, OSError) as exc:
+            print(f"browserpilot: {exc}", file=sys.stderr)
+            return None
+    except (NoDisplayError, StoreError, OSError) as exc:
+        print(f"browserpilot: {exc}", file=sys.stderr)
+        return None
+
+
+def run_verb(args: argparse.Namespace, data: DataDir) -> int:
+    from app.runtime import has_display
     from workflows.document import DocumentError
 
     try:
@@ -218,18 +239,8 @@ def run_verb(args: argparse.Namespace, data: DataDir) -> int:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return EXIT_FAILED
     headless = args.run_headless or name == "workflow_distribute" or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
-    try:
-        result = run_operation(data, name, params, headless=headless, progress=ProgressBar())
-    except AlreadyRunningError:
-        from app.cli import execute_operation
-
-        try:
-            result = execute_operation(data, name, params)
-        except (AlreadyRunningError, StoreError, OSError) as exc:
-            print(f"browserpilot: {exc}", file=sys.stderr)
-            return EXIT_FAILED
-    except (NoDisplayError, StoreError, OSError) as exc:
-        print(f"browserpilot: {exc}", file=sys.stderr)
+    result = run_here_or_forward(data, name, params, headless=headless, progress=ProgressBar())
+    if result is None:
         return EXIT_FAILED
     return show_run_result(args, name, result)
 

@@ -72,10 +72,8 @@ def print_record(record: dict[str, Any]) -> None:
 
 
 def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
-    from app.application import run_operation
-    from app.instance import AlreadyRunningError
-    from app.runtime import NoDisplayError, has_display
-    from envs.jsonstore import StoreError
+    from app.cli_workflows import run_here_or_forward
+    from app.runtime import has_display
 
     try:
         params = agent_params(args)
@@ -83,18 +81,8 @@ def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return EXIT_USAGE
     headless = args.agent_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
-    try:
-        result = run_operation(data, "agent_run", params, headless=headless)
-    except AlreadyRunningError:
-        from app.cli import execute_operation
-
-        try:
-            result = execute_operation(data, "agent_run", params)
-        except (AlreadyRunningError, StoreError, OSError) as exc:
-            print(f"browserpilot: {exc}", file=sys.stderr)
-            return EXIT_FAILED
-    except (NoDisplayError, StoreError, OSError) as exc:
-        print(f"browserpilot: {exc}", file=sys.stderr)
+    result = run_here_or_forward(data, "agent_run", params, headless=headless)
+    if result is None:
         return EXIT_FAILED
     record = result.get("record")
     if args.json:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,15 +21,12 @@ from pydantic.alias_generators import to_camel
 
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, atomic_write_text
+from workflows.runs import now
 
 log = logging.getLogger("browserpilot.agent")
 
 MAX_AGENT_RUNS = 200
 AgentStatus = Literal["running", "succeeded", "failed", "stopped", "error"]
-
-
-def now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def new_agent_run_id() -> str:
