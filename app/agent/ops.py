@@ -9,7 +9,6 @@ from typing import Any
 from pydantic import Field
 
 from app.agent.records import AgentRecord, AgentRunStore
-from app.agent.runner import AgentRun, AgentTask
 from app.agent.settings import AgentSettingsStore
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
@@ -32,6 +31,7 @@ class AgentRunParams(Params):
 async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     """Let the built-in agent do a task in a tab of its own and return its record: selfReport, judge, checks,
     steps, usage. Fails (ok false, record included) unless the agent reported success and every check held."""
+    from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
     from app.ops import build_registry
 
     settings = AgentSettingsStore(ctx.data).current

@@ -14,7 +14,7 @@ import asyncio
 import html
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout,
@@ -23,8 +23,10 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
-from app.agent.runner import AgentRun, AgentTask
 from app.agent.settings import AgentSettingsStore
+
+if TYPE_CHECKING:
+    from app.agent.runner import AgentRun
 from app.ops import OpContext, OperationRegistry
 
 log = logging.getLogger("browserpilot.ui")
@@ -193,6 +195,8 @@ class AgentPanel(QWidget):
             self.view.setHtml("<p>Type a task first.</p>")
             return
         checks = [part.strip() for part in self.checks.text().split(";") if part.strip()]
+        from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
+
         task = AgentTask(task=text, env=self.env_id, url=self.url.text().strip() or None,
                          secrets=self.secret_values(), expect=checks)
         self.view.clear()
