@@ -51,15 +51,15 @@ class StopDialog(QDialog):
 
     def __init__(self, suggestion: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Save the recording")
+        self.setWindowTitle(self.tr("Save the recording"))
         self.setObjectName("record-stop-dialog")
         self.name = QLineEdit(suggestion, self)
         self.name.setObjectName("record-name")
         self.name.selectAll()
-        self.replay = QCheckBox("Replay now", self)
+        self.replay = QCheckBox(self.tr("Replay now"), self)
         self.replay.setObjectName("record-replay")
         form = QFormLayout(self)
-        form.addRow("Workflow name:", self.name)
+        form.addRow(self.tr("Workflow name:"), self.name)
         form.addRow("", self.replay)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self._accept)
@@ -77,7 +77,8 @@ class RecordPanel(QDockWidget):
     stopped = Signal(str)  # the saved workflow's name
 
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
-        super().__init__("Recording", parent)
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Recording"))
         self.setObjectName("recording-panel")
         self._ops = ops
         self._tab: BrowserTab | None = None
@@ -105,36 +106,36 @@ class RecordPanel(QDockWidget):
         layout.addWidget(self.notes)
 
         row = QHBoxLayout()
-        self.delete_button = self._button("Delete", self.delete_step, row, "Delete the selected step")
-        self.value_button = self._button("Edit value…", self.edit_value, row, "Change the typed text, option, "
-                                                                              "keys, address or message")
-        self.input_button = self._button("Make input…", self.make_input, row,
-                                         "The typed value becomes a start input, asked for at each run")
+        self.delete_button = self._button(self.tr("Delete"), self.delete_step, row, self.tr("Delete the selected step"))
+        self.value_button = self._button(self.tr("Edit value…"), self.edit_value, row,
+                                         self.tr("Change the typed text, option, keys, address or message"))
+        self.input_button = self._button(self.tr("Make input…"), self.make_input, row,
+                                         self.tr("The typed value becomes a start input, asked for at each run"))
         layout.addLayout(row)
         row = QHBoxLayout()
         self.locator_button = QToolButton(body)
-        self.locator_button.setText("Locator")
-        self.locator_button.setToolTip("Use another recorded way to find the element")
+        self.locator_button.setText(self.tr("Locator"))
+        self.locator_button.setToolTip(self.tr("Use another recorded way to find the element"))
         self.locator_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.locator_button.setMenu(QMenu(self.locator_button))
         self.locator_button.menu().aboutToShow.connect(self._fill_locator_menu)
         row.addWidget(self.locator_button)
         insert = QToolButton(body)
-        insert.setText("Insert")
+        insert.setText(self.tr("Insert"))
         insert.setObjectName("record-insert")
         insert.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(insert)
-        menu.addAction("Handoff here…", self.insert_handoff)
-        menu.addAction("Captcha here", lambda: self._insert({"kind": "captcha"}))
+        menu.addAction(self.tr("Handoff here…"), self.insert_handoff)
+        menu.addAction(self.tr("Captcha here"), lambda: self._insert({"kind": "captcha"}))
         menu.addSeparator()
-        menu.addAction("Wait for this (pick an element)", lambda: self._insert({"kind": "wait"}))
-        menu.addAction("Capture text (pick an element)…", self.insert_capture)
-        menu.addAction("Check (pick an element)", lambda: self._insert({"kind": "check"}))
+        menu.addAction(self.tr("Wait for this (pick an element)"), lambda: self._insert({"kind": "wait"}))
+        menu.addAction(self.tr("Capture text (pick an element)…"), self.insert_capture)
+        menu.addAction(self.tr("Check (pick an element)"), lambda: self._insert({"kind": "check"}))
         insert.setMenu(menu)
         self.insert_menu = menu
         row.addWidget(insert)
         row.addStretch(1)
-        self.stop_button = self._button("Stop", self.stop, row, "Stop recording and save the workflow")
+        self.stop_button = self._button(self.tr("Stop"), self.stop, row, self.tr("Stop recording and save the workflow"))
         self.stop_button.setObjectName("record-stop")
         self.stop_button.setStyleSheet(f"QPushButton {{ color: white; background: {RECORDING_RED}; "
                                        f"border-radius: 4px; padding: 4px 12px; font-weight: 600; }}")
@@ -167,7 +168,7 @@ class RecordPanel(QDockWidget):
         if self._tab is None or self._recorder is None:
             self._steps = []
             self.list.clear()
-            self.state.setText("This tab is not being recorded.")
+            self.state.setText(self.tr("This tab is not being recorded."))
             self.notes.clear()
             self._update_buttons()
             return
@@ -183,9 +184,9 @@ class RecordPanel(QDockWidget):
             locator = f"\n    {step['type']} · {step['locator']}" if step.get("locator") else f"\n    {step['type']}"
             item = QListWidgetItem(f"{index}. {step['words']}{locator}")
             item.setData(Qt.ItemDataRole.UserRole, step["id"])
-            tip = [step["words"], f"node: {step['type']}"]
+            tip = [step["words"], self.tr("node: {type}").format(type=step["type"])]
             if step.get("alternatives"):
-                tip.append("alternatives: " + "; ".join(step["alternatives"]))
+                tip.append(self.tr("alternatives: {list}").format(list="; ".join(step["alternatives"])))
             if step.get("note"):
                 item.setForeground(QColor("#b06000"))
                 tip.append(step["note"])
@@ -195,11 +196,13 @@ class RecordPanel(QDockWidget):
         self.list.scrollToBottom()
         dot = f'<span style="color:{RECORDING_RED}">●</span>'
         if status.get("paused"):
-            self.state.setText(f"{dot} <b>Recording paused</b> — {status['paused']}")
+            self.state.setText(self.tr("{dot} <b>Recording paused</b> — {reason}").format(dot=dot, reason=status["paused"]))
         elif status.get("picking"):
-            self.state.setText(f"{dot} <b>Recording</b> — click the element for “{status['picking']}” in the page")
+            self.state.setText(self.tr("{dot} <b>Recording</b> — click the element for “{what}” in the page").format(
+                dot=dot, what=status["picking"]))
         else:
-            self.state.setText(f"{dot} <b>Recording</b> {len(self._steps)} steps — act in the page as usual")
+            self.state.setText(self.tr("{dot} <b>Recording</b> %n step(s) — act in the page as usual", "",
+                                      len(self._steps)).format(dot=dot))
         self.notes.setText("\n".join(status.get("notes") or []))
         self._update_buttons()
 
@@ -232,7 +235,8 @@ class RecordPanel(QDockWidget):
             return
         key = {"fill": "text", "select": "option", "press": "shortcut", "goto": "url", "handoff": "message"}[step["type"]]
         current = step.get("default") if step.get("input") else step["data"].get(key, "")
-        value, ok = QInputDialog.getText(self, "Edit the step", f"{step['words']}\n\nNew value:", text=str(current))
+        value, ok = QInputDialog.getText(self, self.tr("Edit the step"),
+                                         self.tr("{step}\n\nNew value:").format(step=step["words"]), text=str(current))
         if ok:
             self._edit({"action": "set_value", "step": step["id"], "value": value})
 
@@ -240,8 +244,8 @@ class RecordPanel(QDockWidget):
         step = self.selected()
         if step is None:
             return
-        name, ok = QInputDialog.getText(self, "Make input", "Name of the start input (asked for at each run; the "
-                                                           "recorded value is its default):", text="value")
+        name, ok = QInputDialog.getText(self, self.tr("Make input"), self.tr(
+            "Name of the start input (asked for at each run; the recorded value is its default):"), text="value")
         if ok and name.strip():
             self._edit({"action": "make_input", "step": step["id"], "name": name.strip()})
 
@@ -258,13 +262,13 @@ class RecordPanel(QDockWidget):
         self._edit({"action": "insert", **params, **({"step": step["id"]} if step else {})})
 
     def insert_handoff(self) -> None:
-        message, ok = QInputDialog.getText(self, "Handoff here", "Message for the person (e.g. type the one-time "
-                                                                 "code, then press Done):")
+        message, ok = QInputDialog.getText(self, self.tr("Handoff here"), self.tr(
+            "Message for the person (e.g. type the one-time code, then press Done):"))
         if ok:
             self._insert({"kind": "handoff", "message": message})
 
     def insert_capture(self) -> None:
-        name, ok = QInputDialog.getText(self, "Capture text", "Name of the output:", text="text")
+        name, ok = QInputDialog.getText(self, self.tr("Capture text"), self.tr("Name of the output:"), text="text")
         if ok and name.strip():
             self._insert({"kind": "capture", "name": name.strip()})
 
@@ -273,7 +277,7 @@ class RecordPanel(QDockWidget):
         if self._tab is None or self._recorder is None:
             return
         tab = self._tab
-        dialog = StopDialog(tab.title() or "Recorded workflow", self)
+        dialog = StopDialog(tab.title() or self.tr("Recorded workflow"), self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         name, replay = dialog.name.text().strip(), dialog.replay.isChecked()
