@@ -48,7 +48,8 @@ def _qt_app(headless: bool) -> Any:
     from PySide6.QtWidgets import QApplication
 
     from app.qtlog import install_qt_message_handler
-    from app.resources import APP_ICON, APP_STYLE
+    from app.resources import APP_ICON
+    from app.ui.theme import apply_theme
 
     install_qt_message_handler()
     app = QApplication([sys.argv[0] if sys.argv else "browserpilot"])
@@ -56,8 +57,7 @@ def _qt_app(headless: bool) -> Any:
     app.setDesktopFileName("browserpilot")
     app.setQuitOnLastWindowClosed(not headless)
     app.setWindowIcon(QIcon(str(APP_ICON)))
-    if APP_STYLE.exists():
-        app.setStyleSheet(APP_STYLE.read_text("utf-8"))
+    apply_theme(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     return app, loop
