@@ -9,6 +9,7 @@ import copy
 import time
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.ui.editor.model import MISSING, EditorModel, JsonDict, Level
@@ -20,7 +21,7 @@ FIELD_ID = 1201
 class AddNode(QUndoCommand):
     def __init__(self, model: EditorModel, level: Level, node: JsonDict, index: int | None = None,
                  parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Add {node['data'].get('type')}", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Add {kind}").format(kind=node["data"].get("type")), parent)
         self.model, self.level, self.node = model, level, copy.deepcopy(node)
         self.index = index
 
@@ -36,7 +37,7 @@ class AddNode(QUndoCommand):
 
 class RemoveEdge(QUndoCommand):
     def __init__(self, model: EditorModel, level: Level, edge_id: str, parent: QUndoCommand | None = None) -> None:
-        super().__init__("Remove edge", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Remove edge"), parent)
         self.model, self.level, self.edge_id = model, level, edge_id
         self.index = 0
         self.edge: JsonDict = {}
@@ -52,7 +53,7 @@ class RemoveNode(QUndoCommand):
     """Removes a node; its edges go first, as child commands (restored after the node, in order)."""
 
     def __init__(self, model: EditorModel, level: Level, node_id: str, parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Delete {node_id}", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Delete {node}").format(node=node_id), parent)
         self.model, self.level, self.node_id = model, level, node_id
         # Kept referenced: PySide would otherwise drop the Python side of the children.
         self.children = [RemoveEdge(model, level, str(edge["id"]), self) for edge in model.edges_of(level, node_id)]
@@ -71,7 +72,8 @@ class RemoveNode(QUndoCommand):
 class AddEdge(QUndoCommand):
     def __init__(self, model: EditorModel, level: Level, edge: JsonDict, index: int | None = None,
                  parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Connect {edge['source']} → {edge['target']}", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Connect {source} → {target}").format(source=edge["source"],
+                                                                                         target=edge["target"]), parent)
         self.model, self.level, self.edge, self.index = model, level, copy.deepcopy(edge), index
 
     def redo(self) -> None:
@@ -89,7 +91,7 @@ class SetField(QUndoCommand):
 
     def __init__(self, model: EditorModel, node_id: str, key: str, value: Any, parent: QUndoCommand | None = None,
                  mergeable: bool = True, part: str = "") -> None:
-        super().__init__(f"Edit {node_id}.{key}", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Edit {node}.{key}").format(node=node_id, key=key), parent)
         self.model, self.node_id, self.key = model, node_id, key
         self.value = copy.deepcopy(value)
         self.old: Any = MISSING
@@ -116,8 +118,8 @@ class SetField(QUndoCommand):
 
 class MoveNodes(QUndoCommand):
     def __init__(self, model: EditorModel, positions: dict[str, tuple[float, float]],
-                 parent: QUndoCommand | None = None, text: str = "Move") -> None:
-        super().__init__(text, parent)
+                 parent: QUndoCommand | None = None, text: str | None = None) -> None:
+        super().__init__(QCoreApplication.translate("EditorCommands", "Move") if text is None else text, parent)
         self.model, self.positions = model, dict(positions)
         self.old: dict[str, tuple[float, float] | None] = {}
 
@@ -131,7 +133,7 @@ class MoveNodes(QUndoCommand):
 
 class SetAppField(QUndoCommand):
     def __init__(self, model: EditorModel, key: str, value: Any, parent: QUndoCommand | None = None) -> None:
-        super().__init__(f"Edit {key}", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Edit {key}").format(key=key), parent)
         self.model, self.key, self.value, self.old = model, key, value, MISSING
 
     def redo(self) -> None:
@@ -143,7 +145,7 @@ class SetAppField(QUndoCommand):
 
 class AddNote(QUndoCommand):
     def __init__(self, model: EditorModel, level: Level, note: JsonDict, parent: QUndoCommand | None = None) -> None:
-        super().__init__("Add note", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Add note"), parent)
         self.model, self.level, self.note = model, level, copy.deepcopy(note)
 
     def redo(self) -> None:
@@ -155,7 +157,7 @@ class AddNote(QUndoCommand):
 
 class RemoveNote(QUndoCommand):
     def __init__(self, model: EditorModel, level: Level, note_id: str, parent: QUndoCommand | None = None) -> None:
-        super().__init__("Delete note", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Delete note"), parent)
         self.model, self.level, self.note_id = model, level, note_id
         self.index, self.note = 0, {}
 
@@ -169,7 +171,7 @@ class RemoveNote(QUndoCommand):
 class SetNote(QUndoCommand):
     def __init__(self, model: EditorModel, level: Level, note_id: str, key: str, value: Any,
                  parent: QUndoCommand | None = None) -> None:
-        super().__init__("Edit note", parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Edit note"), parent)
         self.model, self.level, self.note_id, self.key, self.value = model, level, note_id, key, value
         self.old: Any = MISSING
 

@@ -91,15 +91,15 @@ class EditorController(QObject):
                  after: tuple[str, str] | None = None, data: JsonDict | None = None) -> str:
         """A new node of `kind` at `position`; with `after` (source id, handle), connected from that port."""
         if kind not in NODE_TYPES:
-            raise EditRefused(f"unknown node type {kind!r}")
+            raise EditRefused(self.tr("unknown node type {kind}").format(kind=repr(kind)))
         if kind == "start":
-            raise EditRefused("a workflow has exactly one start node")
+            raise EditRefused(self.tr("a workflow has exactly one start node"))
         node_id = rules.new_node_id(kind, self.model.all_ids())
         if data is None and kind == "loop":
             data = {**default_data(kind), "nodes": starter_body(rules.new_node_id("code", self.model.all_ids() | {node_id}))}
         node = {"id": node_id, "data": data or default_data(kind),
                 "position": {"x": round(position[0]), "y": round(position[1])}}
-        with self._macro(f"Add {kind}"):
+        with self._macro(self.tr("Add {kind}").format(kind=kind)):
             self._pin(level)
             self._push(commands.AddNode(self.model, level, node))
             if after is not None:
@@ -113,14 +113,14 @@ class EditorController(QObject):
         doomed = []
         for node_id in node_ids:
             if self.model.node(node_id)["data"].get("type") == "start" and level == ():
-                kept.append("the start node cannot be deleted")
+                kept.append(self.tr("the start node cannot be deleted"))
             else:
                 doomed.append(node_id)
         node_edges = {str(e["id"]) for n in doomed for e in self.model.edges_of(level, n)}
         edges = [e for e in edge_ids if e not in node_edges]
         if not (doomed or edges or note_ids):
             return kept
-        with self._macro("Delete"):
+        with self._macro(self.tr("Delete")):
             for edge_id in edges:
                 self._push(commands.RemoveEdge(self.model, level, edge_id))
             for node_id in doomed:
@@ -146,14 +146,14 @@ class EditorController(QObject):
         if not positions:
             return
         level = self.model.level_of(next(iter(positions)))
-        with self._macro("Move"):
+        with self._macro(self.tr("Move")):
             self._pin(level)
             self._push(commands.MoveNodes(self.model, positions))
 
     def arrange(self, level: Level) -> None:
         placed = layout.left_to_right([str(n["id"]) for n in self.model.nodes(level)],
                                       [(str(e["source"]), str(e["target"])) for e in self.model.edges(level)])
-        self._push(commands.MoveNodes(self.model, placed, text="Arrange"))
+        self._push(commands.MoveNodes(self.model, placed, text=self.tr("Arrange")))
 
     def set_field(self, node_id: str, key: str, value: Any, mergeable: bool = True, part: str = "") -> None:
         if self.model.node(node_id)["data"].get(key, commands.MISSING) == value:
@@ -186,8 +186,8 @@ class EditorController(QObject):
         """Put a node with no edges of its own between the two ends of an edge."""
         edge = self.model.edge(level, edge_id)
         if self.model.edges_of(level, node_id):
-            raise EditRefused("only a node without edges can be dropped onto an edge")
-        with self._macro(f"Insert {node_id}"):
+            raise EditRefused(self.tr("only a node without edges can be dropped onto an edge"))
+        with self._macro(self.tr("Insert {node}").format(node=node_id)):
             self._push(commands.RemoveEdge(self.model, level, edge_id))
             self._connect(level, str(edge["source"]), str(edge.get("sourceHandle") or "source"), node_id)
             self._connect(level, node_id, "source", str(edge["target"]))
@@ -209,11 +209,11 @@ class EditorController(QObject):
         return {"kind": CLIPBOARD_KIND, "nodes": nodes, "edges": edges}
 
     def paste(self, level: Level, payload: JsonDict, offset: tuple[float, float] = (PASTE_OFFSET, PASTE_OFFSET),
-              text: str = "Paste") -> list[str]:
+              text: str | None = None) -> list[str]:
         """Add copied nodes at this level with ids made unique across every level (loop bodies included;
         templates and selectors inside the pasted nodes follow their renamed nodes)."""
         if payload.get("kind") != CLIPBOARD_KIND or not payload.get("nodes"):
-            raise EditRefused("the clipboard holds no workflow nodes")
+            raise EditRefused(self.tr("the clipboard holds no workflow nodes"))
         taken = self.model.all_ids()
         renames: dict[str, str] = {}
         for node in _walk_nodes(payload["nodes"]):
@@ -235,7 +235,7 @@ class EditorController(QObject):
                 edge["target"] = renames.get(str(edge["target"]), edge["target"])
         edge_ids = {str(e.get("id")) for e in self.model.edges(level)}
         added = []
-        with self._macro(text):
+        with self._macro(self.tr("Paste") if text is None else text):
             self._pin(level)
             for node in renamed["nodes"]:
                 position = node.get("position") or {}
@@ -250,11 +250,11 @@ class EditorController(QObject):
         return added
 
     def duplicate(self, level: Level, node_ids: list[str]) -> list[str]:
-        return self.paste(level, self.copy(level, node_ids), text="Duplicate")
+        return self.paste(level, self.copy(level, node_ids), text=self.tr("Duplicate"))
 
     def cut(self, level: Level, node_ids: list[str]) -> JsonDict:
         payload = self.copy(level, node_ids)
-        with self._macro("Cut"):
+        with self._macro(self.tr("Cut")):
             self.delete(level, [n["id"] for n in payload["nodes"]])
         return payload
 
@@ -265,13 +265,13 @@ class EditorController(QObject):
         if target == level:
             return
         if any(self.model.node(i)["data"].get("type") == "start" for i in node_ids):
-            raise EditRefused("the start node stays at the top level")
+            raise EditRefused(self.tr("the start node stays at the top level"))
         if target[:len(level)] != level and level[:len(target)] != target:
-            raise EditRefused("nodes move into a loop of their level or out to the level around it")
+            raise EditRefused(self.tr("nodes move into a loop of their level or out to the level around it"))
         if any(i in target for i in node_ids):
-            raise EditRefused("a loop cannot be moved into its own body")
+            raise EditRefused(self.tr("a loop cannot be moved into its own body"))
         payload = self.copy(level, node_ids)
-        with self._macro("Move into loop" if len(target) > len(level) else "Move out of loop"):
+        with self._macro(self.tr("Move into loop") if len(target) > len(level) else self.tr("Move out of loop")):
             self._pin(target)
             for node_id in node_ids:
                 self._push(commands.RemoveNode(self.model, level, node_id))
@@ -281,9 +281,10 @@ class EditorController(QObject):
                 self._push(commands.AddEdge(self.model, target, edge))
 
     # -- notes ----------------------------------------------------------------------------------------
-    def add_note(self, level: Level, position: tuple[float, float], text: str = "Note") -> str:
+    def add_note(self, level: Level, position: tuple[float, float], text: str | None = None) -> str:
         taken = {str(n.get("id")) for n in self.model.notes(level)}
         note_id = rules.unique_id("note_1", taken)
+        text = self.tr("Note") if text is None else text
         self._push(commands.AddNote(self.model, level, {"id": note_id, "text": text,
                                                         "position": {"x": round(position[0]), "y": round(position[1])}}))
         return note_id

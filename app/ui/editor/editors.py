@@ -61,12 +61,15 @@ class Editors:
 
     def new_or_say(self, name: str) -> EditorWindow | None:
         """File → New Workflow: a taken name is said, not opened."""
+        from PySide6.QtCore import QCoreApplication
         from PySide6.QtWidgets import QMessageBox
 
         try:
             return self.new(name)
         except ValueError as exc:
-            QMessageBox.warning(None, "New Workflow", str(exc)[:1].upper() + str(exc)[1:])
+            QMessageBox.warning(None, QCoreApplication.translate("Editors", "New Workflow"),
+                                QCoreApplication.translate("Editors", "A workflow named {name} exists already").format(
+                                    name=repr(name)))
             return None
 
     def show_run(self, run_id: str) -> EditorWindow | None:

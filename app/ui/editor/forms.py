@@ -101,7 +101,8 @@ class NodeForm(QWidget):
         layout.addLayout(form)
         known: set[str] = set()
         if node_model is None:
-            form.addRow(QLabel(f"The type {kind!r} is not known here: its fields are kept as they are.", self))
+            form.addRow(QLabel(self.tr("The type {kind} is not known here: its fields are kept as they are.").format(
+                kind=repr(kind)), self))
         else:
             for name, field in node_model.model_fields.items():
                 known.add(name)
@@ -113,7 +114,7 @@ class NodeForm(QWidget):
                 editor.setToolTip(_help(node_model, name, field))
                 form.addRow(label, editor)
         unknown = [key for key in data if key not in known and key not in SKIPPED]
-        self.kept = QLabel(("Kept as they are: " + ", ".join(unknown)) if unknown else "", self)
+        self.kept = QLabel(self.tr("Kept as they are: {keys}").format(keys=", ".join(unknown)) if unknown else "", self)
         self.kept.setObjectName("node-form-kept")
         self.kept.setWordWrap(True)
         layout.addWidget(self.kept)
@@ -142,7 +143,7 @@ class NodeForm(QWidget):
             self._setters[name] = lambda value, e=editor: e.setChecked(bool(value))
         elif kind == "choice":
             editor = QComboBox(self)
-            editor.addItem("" if default is None else f"(default: {default})", MISSING)
+            editor.addItem("" if default is None else self.tr("(default: {value})").format(value=default), MISSING)
             for choice in choices:
                 editor.addItem(str(choice), choice)
             editor.currentIndexChanged.connect(lambda _i, n=name, e=editor: self._apply(n, e.currentData()))
@@ -151,7 +152,8 @@ class NodeForm(QWidget):
         elif kind == "json":
             editor = QPlainTextEdit(self)
             editor.setMaximumHeight(110)
-            editor.setPlaceholderText("JSON" + (f" (default: {json.dumps(default)})" if default not in (None, [], {}) else ""))
+            editor.setPlaceholderText(self.tr("JSON (default: {value})").format(value=json.dumps(default))
+                                      if default not in (None, [], {}) else self.tr("JSON"))
             editor.textChanged.connect(lambda n=name, e=editor: self._apply_json(n, e))
             self._setters[name] = lambda value, e=editor: e.setPlainText(
                 "" if value is MISSING else json.dumps(value, ensure_ascii=False, indent=1))
@@ -163,7 +165,7 @@ class NodeForm(QWidget):
         else:
             editor = QLineEdit(self)
             if default is not None:
-                editor.setPlaceholderText(f"default: {default}")
+                editor.setPlaceholderText(self.tr("default: {value}").format(value=default))
             editor.textChanged.connect(lambda text, n=name, k=kind: self._apply_text(n, text, field, number=k == "number"))
             self._setters[name] = lambda value, e=editor: e.setText("" if value is MISSING else str(value))
             if kind == "text":

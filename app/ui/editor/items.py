@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFocusEvent, QFont, QKeyEvent, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsTextItem, QStyle, QStyleOptionGraphicsItem,
                                QWidget)
@@ -27,6 +27,16 @@ def category_of(kind: str) -> str:
     return getattr(model, "category", "") if model is not None else ""
 
 
+def state_label(state: str) -> str:
+    """A run state as the canvas shows it, in the person's language."""
+    labels = {"pending": QCoreApplication.translate("EditorCanvas", "pending"),
+              "running": QCoreApplication.translate("EditorCanvas", "running"),
+              "ok": QCoreApplication.translate("EditorCanvas", "ok"),
+              "failed": QCoreApplication.translate("EditorCanvas", "failed"),
+              "skipped": QCoreApplication.translate("EditorCanvas", "skipped")}
+    return labels.get(state, state)
+
+
 def handles_of(data: dict[str, Any]) -> list[str]:
     """The output ports of a node: one per if-else case (case_id) and `false`, else `source`."""
     if data.get("type") == "if-else":
@@ -44,8 +54,15 @@ class PortItem(QGraphicsItem):
         self.node, self.handle, self.output = node, handle, output
         self.setAcceptHoverEvents(True)
         self.setCursor(Qt.CursorShape.CrossCursor)
-        self.setToolTip(f"{'Drag to connect, or drop on empty canvas to add the next step' if output else 'Input'}"
-                        + (f" ({handle})" if output and handle != "source" else ""))
+        if not output:
+            self.setToolTip(QCoreApplication.translate("EditorCanvas", "Input"))
+        elif handle == "source":
+            self.setToolTip(QCoreApplication.translate(
+                "EditorCanvas", "Drag to connect, or drop on empty canvas to add the next step"))
+        else:
+            self.setToolTip(QCoreApplication.translate(
+                "EditorCanvas", "Drag to connect, or drop on empty canvas to add the next step ({handle})").format(
+                    handle=handle))
 
     def boundingRect(self) -> QRectF:
         r = PORT_RADIUS + 2
@@ -81,7 +98,9 @@ class NodeItem(QGraphicsItem):
         self.prepareGeometryChange()
         self.kind = str(data.get("type") or "?")
         self.title = str(data.get("title") or self.node_id)
-        self.subtitle = self.kind + (f" · {len(data.get('nodes') or [])} inside" if self.kind == "loop" else "")
+        inside = len(data.get("nodes") or [])
+        self.subtitle = self.kind + (" · " + QCoreApplication.translate("EditorCanvas", "%n inside", "", inside)
+                                     if self.kind == "loop" else "")
         handles = handles_of(data)
         for port in [*self.output_ports.values(), *([self.input_port] if self.input_port else [])]:
             port.setParentItem(None)
@@ -98,7 +117,8 @@ class NodeItem(QGraphicsItem):
             port.setPos(NODE_WIDTH, y)
             self.output_ports[handle] = port
         self.setToolTip(f"{self.title} ({self.node_id}, {self.kind})"
-                        + ("\nDouble-click to open its body" if self.kind == "loop" else ""))
+                        + ("\n" + QCoreApplication.translate("EditorCanvas", "Double-click to open its body")
+                           if self.kind == "loop" else ""))
         self.update()
 
     def set_state(self, state: str | None, text: str = "") -> None:
@@ -147,10 +167,11 @@ class NodeItem(QGraphicsItem):
         if self.state:
             painter.setPen(QColor(STATE_COLOURS[self.state]).darker(120))
             painter.drawText(QRectF(0, self.height + 2, NODE_WIDTH, 16), Qt.AlignmentFlag.AlignLeft,
-                             f"{self.state}{' · ' + self.state_text if self.state_text else ''}")
+                             state_label(self.state) + (" · " + self.state_text if self.state_text else ""))
         elif self.problem:
             painter.setPen(QColor("#e65100"))
-            painter.drawText(QRectF(0, self.height + 2, NODE_WIDTH, 16), Qt.AlignmentFlag.AlignLeft, "⚠ see problems")
+            painter.drawText(QRectF(0, self.height + 2, NODE_WIDTH, 16), Qt.AlignmentFlag.AlignLeft,
+                             "⚠ " + QCoreApplication.translate("EditorCanvas", "see problems"))
 
     def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
         if change == QGraphicsItem.GraphicsItemChange.ItemScenePositionHasChanged:

@@ -45,32 +45,32 @@ class LocatorEditor(QWidget):
         self.alternatives = QListWidget(self)
         self.alternatives.setObjectName("locator-alternatives")
         self.alternatives.setMaximumHeight(96)
-        self.alternatives.setToolTip("Tried in this order when the selector and XPath do not find the element")
+        self.alternatives.setToolTip(self.tr("Tried in this order when the selector and XPath do not find the element"))
         self.new_kind = QComboBox(self)
         self.new_kind.addItems(ALTERNATIVE_KINDS[:-1])
         self.new_value = QLineEdit(self)
-        self.new_value.setPlaceholderText("value of a new alternative")
-        add = QPushButton("Add", self)
+        self.new_value.setPlaceholderText(self.tr("value of a new alternative"))
+        add = QPushButton(self.tr("Add"), self)
         add.clicked.connect(self._add_alternative)
-        remove = QPushButton("Remove", self)
+        remove = QPushButton(self.tr("Remove"), self)
         remove.setObjectName("locator-remove-alternative")
         remove.clicked.connect(self._remove_alternative)
-        self.pick_button = QPushButton("Pick", self)
+        self.pick_button = QPushButton(self.tr("Pick"), self)
         self.pick_button.setObjectName("locator-pick")
-        self.pick_button.setToolTip("Click an element in an environment window to fill this locator")
+        self.pick_button.setToolTip(self.tr("Click an element in an environment window to fill this locator"))
         self.pick_button.clicked.connect(self._start_pick)
         self.pick_button.setEnabled(pick is not None)
-        self.test_button = QPushButton("Test", self)
+        self.test_button = QPushButton(self.tr("Test"), self)
         self.test_button.setObjectName("locator-test")
-        self.test_button.setToolTip("Count the matches on the front tab and outline them for a moment")
+        self.test_button.setToolTip(self.tr("Count the matches on the front tab and outline them for a moment"))
         self.test_button.clicked.connect(self._start_test)
         self.test_button.setEnabled(test is not None)
         self.result = QLabel(self)
         self.result.setObjectName("locator-result")
         self.result.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("Selector:", self.selector)
-        form.addRow("XPath:", self.xpath)
+        form.addRow(self.tr("Selector:"), self.selector)
+        form.addRow(self.tr("XPath:"), self.xpath)
         adding = QHBoxLayout()
         adding.addWidget(self.new_kind)
         adding.addWidget(self.new_value, 1)
@@ -83,7 +83,7 @@ class LocatorEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Alternatives:", self))
+        layout.addWidget(QLabel(self.tr("Alternatives:"), self))
         layout.addWidget(self.alternatives)
         layout.addLayout(adding)
         layout.addLayout(buttons)
@@ -141,7 +141,7 @@ class LocatorEditor(QWidget):
     def _start_pick(self) -> None:
         if self._pick is None:
             return
-        self.result.setText("Click the element in an environment window…")
+        self.result.setText(self.tr("Click the element in an environment window…"))
         self._pick(self.apply_picked)
 
     def apply_picked(self, locator: dict[str, Any]) -> None:
@@ -149,10 +149,10 @@ class LocatorEditor(QWidget):
         kept = {k: v for k, v in self.value.items() if k not in ("selector", "xpath", "alternatives")}
         self.value = {**kept, **{k: v for k, v in locator.items() if k in ("selector", "xpath", "alternatives") and v}}
         self.set_value(self.value)
-        self.result.setText("Picked.")
+        self.result.setText(self.tr("Picked."))
         self._emit()
 
     def _start_test(self) -> None:
         if self._test is not None and self.value:
-            self.result.setText("Testing…")
+            self.result.setText(self.tr("Testing…"))
             self._test(self.value, self.result.setText)

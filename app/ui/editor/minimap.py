@@ -25,7 +25,7 @@ class Minimap(QWidget):
         self.setObjectName("editor-minimap")
         self.resize(*SIZE)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip("Overview: click or drag to move the view")
+        self.setToolTip(self.tr("Overview: click or drag to move the view"))
 
     def place(self) -> None:
         viewport = self.view.viewport().geometry()

@@ -3,14 +3,22 @@ canvas): type to filter the 22 types by name or group, Enter or a click adds the
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from workflows.nodes import NODE_TYPES
 
-GROUPS = {"flow": "Flow", "page": "Page", "wait & extract": "Wait & extract", "data & debug": "Data & debug",
-          "people": "People"}
+
+
+def group_name(category: str) -> str:
+    """A node category as the menu shows it, in the person's language."""
+    names = {"flow": QCoreApplication.translate("NodeMenu", "Flow"),
+             "page": QCoreApplication.translate("NodeMenu", "Page"),
+             "wait & extract": QCoreApplication.translate("NodeMenu", "Wait & extract"),
+             "data & debug": QCoreApplication.translate("NodeMenu", "Data & debug"),
+             "people": QCoreApplication.translate("NodeMenu", "People")}
+    return names.get(category, category)
 
 
 class NodeMenu(QFrame):
@@ -22,14 +30,14 @@ class NodeMenu(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.search = QLineEdit(self)
         self.search.setObjectName("node-menu-search")
-        self.search.setPlaceholderText("Add a node: type to search…")
+        self.search.setPlaceholderText(self.tr("Add a node: type to search…"))
         self.list = QListWidget(self)
         self.list.setObjectName("node-menu-list")
         for kind, model in NODE_TYPES.items():
             if kind == "start":
                 continue
             doc = (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else ""
-            item = QListWidgetItem(f"{kind}    — {GROUPS.get(model.category, model.category)}")
+            item = QListWidgetItem(f"{kind}    — {group_name(model.category)}")
             item.setData(Qt.ItemDataRole.UserRole, kind)
             item.setToolTip(doc)
             self.list.addItem(item)

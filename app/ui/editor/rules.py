@@ -2,12 +2,15 @@
 
 `connection_problem` says why the runtime would refuse (or fail on) an edge, or None: no self-loops, no
 duplicate edge, no cycle, both ends on the same level, and a second input only where the walk can never
-reach the node twice (the inputs come from different branches of an if-else). Pure Python."""
+reach the node twice (the inputs come from different branches of an if-else). No widgets: only the
+messages go through Qt's translation."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from PySide6.QtCore import QCoreApplication
 
 JsonDict = dict[str, Any]
 
@@ -54,24 +57,26 @@ def connection_problem(level_nodes: list[JsonDict], edges: list[JsonDict], sourc
                        target: str) -> str | None:
     nodes = {str(n.get("id")): n for n in level_nodes}
     if source not in nodes or target not in nodes:
-        return "both ends must be nodes of the same level (an edge cannot cross into or out of a loop body)"
+        return QCoreApplication.translate("EditorRules", "both ends must be nodes of the same level (an edge cannot cross into or out of a loop body)")
     if source == target:
-        return "a node cannot be connected to itself"
+        return QCoreApplication.translate("EditorRules", "a node cannot be connected to itself")
     if any(str(e.get("source")) == source and str(e.get("target")) == target and _handle(e) == handle
            for e in edges):
-        return f'"{source}" is already connected to "{target}" there'
+        return QCoreApplication.translate("EditorRules", '"{source}" is already connected to "{target}" there').format(source=source, target=target)
     if (nodes[target].get("data") or {}).get("type") == "start":
-        return "nothing can lead into the start node"
+        return QCoreApplication.translate("EditorRules", "nothing can lead into the start node")
     if source in reachable(edges, target):
-        return f'connecting "{source}" to "{target}" would make a cycle (a run fails when it reaches a node twice)'
+        return QCoreApplication.translate("EditorRules", 'connecting "{source}" to "{target}" would make a cycle (a run fails when it reaches a '
+                                          'node twice)').format(source=source, target=target)
     inputs = {str(e.get("source")) for e in edges if str(e.get("target")) == target}
     source_is_branch = (nodes[source].get("data") or {}).get("type") == "if-else"
     for other in inputs:
         if other == source and source_is_branch:
             continue  # another case of the same if-else: only one of them is taken
         if other == source or not _exclusive(nodes, edges, other, source):
-            return (f'"{target}" already has an input from "{other}": a second one is only allowed from another '
-                    "branch of an if-else (otherwise a run reaches it twice)")
+            return QCoreApplication.translate("EditorRules", '"{target}" already has an input from "{other}": a second one is only '
+                                              "allowed from another branch of an if-else (otherwise a run reaches it "
+                                              "twice)").format(target=target, other=other)
     return None
 
 

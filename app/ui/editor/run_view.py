@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.ui.editor.items import state_label
 from app.ui.editor.model import EditorModel
 from app.ui.editor.scene import EditorScene
 
@@ -106,10 +107,11 @@ class RunOverlay(QObject):
         """What the side panel shows for a node of this run: its state, output or error."""
         import json
 
-        state, text = self.states.get(node_id, ("not run", ""))
-        lines = [f"Run {self.run_id}: {state}" + (f" ({text})" if text else "")]
+        state, text = self.states.get(node_id, ("", ""))
+        shown = state_label(state) if state else self.tr("not run")
+        lines = [self.tr("Run {run}: {state}").format(run=self.run_id, state=shown) + (f" ({text})" if text else "")]
         if node_id in self.errors:
-            lines.append("Error: " + self.errors[node_id])
+            lines.append(self.tr("Error: {error}").format(error=self.errors[node_id]))
         if node_id in self.outputs:
-            lines.append("Output:\n" + json.dumps(self.outputs[node_id], ensure_ascii=False, indent=1, default=str)[:4000])
+            lines.append(self.tr("Output:") + "\n" + json.dumps(self.outputs[node_id], ensure_ascii=False, indent=1, default=str)[:4000])
         return "\n".join(lines)

@@ -13,7 +13,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxLayout, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
@@ -70,6 +70,16 @@ SPECS[("script", "variables")] = SPECS[("code", "variables")]
 SPECS[("script", "outputs")] = SPECS[("code", "outputs")]
 
 
+def noun_label(noun: str) -> str:
+    """What one record of a list is called on its buttons, in the person's language."""
+    labels = {"condition": QCoreApplication.translate("RecordList", "condition"),
+              "case": QCoreApplication.translate("RecordList", "case"),
+              "variable": QCoreApplication.translate("RecordList", "variable"),
+              "output": QCoreApplication.translate("RecordList", "output"),
+              "item": QCoreApplication.translate("RecordList", "item")}
+    return labels.get(noun, noun)
+
+
 def to_items(node_type: str, name: str, value: Any) -> list[dict[str, Any]]:
     """The saved value of a structured field as the list of records its editor shows."""
     if (node_type, name) == ("loop", "until"):
@@ -124,7 +134,7 @@ class RecordList(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.body = QVBoxLayout()
         layout.addLayout(self.body)
-        self.add_button = QPushButton(f"Add {spec.noun}", self)
+        self.add_button = QPushButton(self.tr("Add {noun}").format(noun=noun_label(spec.noun)), self)
         self.add_button.setObjectName(f"{object_name}-add")
         self.add_button.clicked.connect(self._add)
         layout.addWidget(self.add_button)
@@ -167,8 +177,8 @@ class RecordList(QWidget):
             editor = self._sub_editor(index, sub, item, frame)
             editor.setObjectName(f"{self.objectName()}-{index}-{sub.key.strip(chr(0))}")
             editors[sub.key] = editor
-            form.addRow(("name" if sub.key == OUTPUT_KEY else sub.key) + ":", editor)
-        remove = QPushButton(f"Remove {self.spec.noun}", frame)
+            form.addRow((self.tr("name") if sub.key == OUTPUT_KEY else sub.key) + ":", editor)
+        remove = QPushButton(self.tr("Remove {noun}").format(noun=noun_label(self.spec.noun)), frame)
         remove.setObjectName(f"{self.objectName()}-{index}-remove")
         remove.clicked.connect(lambda _=False, i=index: self._remove(i))
         buttons = QHBoxLayout()
@@ -210,7 +220,7 @@ class RecordList(QWidget):
             return inner
         line = QLineEdit(parent)
         if sub.kind == "options":
-            line.setPlaceholderText("comma-separated")
+            line.setPlaceholderText(self.tr("comma-separated"))
             line.setText(", ".join(str(o) for o in value) if isinstance(value, list) else "")
             line.textChanged.connect(lambda text, i=index, s=sub: self._set(
                 i, s, [o.strip() for o in text.split(",") if o.strip()] or None))

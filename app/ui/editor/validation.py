@@ -53,7 +53,7 @@ class ValidationList(QListWidget):
             item.setData(Qt.ItemDataRole.UserRole, node_of(text))
             self.addItem(item)
         if not self.count():
-            self.addItem(QListWidgetItem("No problems."))
+            self.addItem(QListWidgetItem(self.tr("No problems.")))
 
     def problem_nodes(self) -> set[str]:
         return {n for n in (node_of(t) for t in self.errors + self.warnings) if n}

@@ -6,6 +6,7 @@ part of the app, and notices when the stored workflow changes from outside."""
 from __future__ import annotations
 
 import copy
+import html
 import json
 import logging
 from typing import TYPE_CHECKING, Any, Callable
@@ -105,10 +106,11 @@ class EditorWindow(QMainWindow):
         QTimer.singleShot(0, self.view.fit)
 
     # -- building -------------------------------------------------------------------------------------
-    def _action(self, text: str, keys: list[QKeySequence | str], handler: Callable[[], object],
-                canvas: bool = False, name: str = "") -> QAction:
+    def _action(self, name: str, text: str, keys: list[QKeySequence | str], handler: Callable[[], object],
+                canvas: bool = False) -> QAction:
+        """An action named `name` (its object name, the same in every language) showing `text`."""
         action = QAction(text, self)
-        action.setObjectName(name or text.lower().replace(" ", "-").replace("…", ""))
+        action.setObjectName(name)
         action.setShortcuts([QKeySequence(k) for k in keys])
         action.triggered.connect(lambda _checked=False: handler())
         if canvas:  # only while the canvas has the focus: never while a text field does
@@ -119,31 +121,32 @@ class EditorWindow(QMainWindow):
         return action
 
     def _build_actions(self) -> None:
-        undo = self.stack.createUndoAction(self, "Undo")
+        undo = self.stack.createUndoAction(self, self.tr("Undo"))
         undo.setShortcuts([QKeySequence("Ctrl+Z")])
-        redo = self.stack.createRedoAction(self, "Redo")
+        redo = self.stack.createRedoAction(self, self.tr("Redo"))
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.addAction(undo)
         self.addAction(redo)
         self.undo_action, self.redo_action = undo, redo
-        self.save_action = self._action("Save", ["Ctrl+S"], self.save)
-        self.run_action = self._action("Run", ["F5"], self.run)
-        self.cancel_action = self._action("Cancel run", ["Shift+F5"], self.cancel_run)
+        self.save_action = self._action("save", self.tr("Save"), ["Ctrl+S"], self.save)
+        self.run_action = self._action("run", self.tr("Run"), ["F5"], self.run)
+        self.cancel_action = self._action("cancel-run", self.tr("Cancel run"), ["Shift+F5"], self.cancel_run)
         self.cancel_action.setEnabled(False)
-        self._action("Delete", ["Delete", "Backspace"], self.delete_selected, canvas=True)
-        self._action("Select all", ["Ctrl+A"], self.select_all, canvas=True)
-        self._action("Copy", ["Ctrl+C"], self.copy_selected, canvas=True)
-        self._action("Cut", ["Ctrl+X"], self.cut_selected, canvas=True)
-        self._action("Paste", ["Ctrl+V"], self.paste, canvas=True)
-        self._action("Duplicate", ["Ctrl+D"], self.duplicate_selected, canvas=True)
-        self._action("Fit", ["Ctrl+0"], self.view.fit, canvas=True)
-        self._action("Up a level", ["Alt+Up"], lambda: self.show_level(self.level[:-1]), canvas=True)
-        arrange = self._action("Arrange", [], lambda: self.controller.arrange(self.level))
-        note = self._action("Add note", [], self.add_note)
-        into = self._action("Move into loop…", [], self.move_into_loop)
-        out = self._action("Move out of loop", [], self.move_out_of_loop)
-        self.overlay_action = self._action("Clear run", [], self.overlay.clear)
-        bar = QToolBar("Editor", self)
+        self._action("delete", self.tr("Delete"), ["Delete", "Backspace"], self.delete_selected, canvas=True)
+        self._action("select-all", self.tr("Select all"), ["Ctrl+A"], self.select_all, canvas=True)
+        self._action("copy", self.tr("Copy"), ["Ctrl+C"], self.copy_selected, canvas=True)
+        self._action("cut", self.tr("Cut"), ["Ctrl+X"], self.cut_selected, canvas=True)
+        self._action("paste", self.tr("Paste"), ["Ctrl+V"], self.paste, canvas=True)
+        self._action("duplicate", self.tr("Duplicate"), ["Ctrl+D"], self.duplicate_selected, canvas=True)
+        self._action("fit", self.tr("Fit"), ["Ctrl+0"], self.view.fit, canvas=True)
+        self._action("up-a-level", self.tr("Up a level"), ["Alt+Up"], lambda: self.show_level(self.level[:-1]),
+                     canvas=True)
+        arrange = self._action("arrange", self.tr("Arrange"), [], lambda: self.controller.arrange(self.level))
+        note = self._action("add-note", self.tr("Add note"), [], self.add_note)
+        into = self._action("move-into-loop", self.tr("Move into loop…"), [], self.move_into_loop)
+        out = self._action("move-out-of-loop", self.tr("Move out of loop"), [], self.move_out_of_loop)
+        self.overlay_action = self._action("clear-run", self.tr("Clear run"), [], self.overlay.clear)
+        bar = QToolBar(self.tr("Editor"), self)
         bar.setObjectName("editor-toolbar")
         for action in (self.save_action, undo, redo, None, arrange, note, into, out, None, self.run_action,
                        self.cancel_action, self.overlay_action):
@@ -175,13 +178,15 @@ class EditorWindow(QMainWindow):
         return not self.stack.isClean()
 
     def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.model.name}{' *' if self.dirty else ''} — BrowserPilot workflow editor")
+        self.setWindowTitle(self.tr("{name}{dirty} — BrowserPilot workflow editor").format(
+            name=self.model.name, dirty=" *" if self.dirty else ""))
 
     def show_level(self, level: Level) -> None:
         self.level = level
         self.scene.show_level(level)
-        crumbs = ['<a href="0">Workflow</a>'] + [f'<a href="{i + 1}">{loop_id}</a>' for i, loop_id in enumerate(level)]
-        self.breadcrumb.setText(" › ".join(crumbs) + ("   (a loop body: Alt+Up goes back out)" if level else ""))
+        crumbs = ['<a href="0">{}</a>'.format(self.tr("Workflow"))] + [
+            f'<a href="{i + 1}">{html.escape(loop_id)}</a>' for i, loop_id in enumerate(level)]
+        self.breadcrumb.setText(" › ".join(crumbs) + ("   " + self.tr("(a loop body: Alt+Up goes back out)") if level else ""))
         self._show_form(None)
         QTimer.singleShot(0, self.view.fit)
 
@@ -234,7 +239,7 @@ class EditorWindow(QMainWindow):
         try:
             edit()
         except EditRefused as exc:
-            self.say(f"Not done: {exc}")
+            self.say(self.tr("Not done: {reason}").format(reason=exc))
 
     # -- editing ---------------------------------------------------------------------------------------
     def open_menu(self, at: QPointF, after: tuple[str, str] | None) -> None:
@@ -248,7 +253,7 @@ class EditorWindow(QMainWindow):
         try:
             node_id = self.controller.add_node(self.level, kind, (at.x(), at.y()), after)
         except EditRefused as exc:
-            self.say(f"Not done: {exc}")
+            self.say(self.tr("Not done: {reason}").format(reason=exc))
             return
         body = self.model.nodes((*self.level, node_id)) if kind == "loop" else []
         if body:
@@ -262,9 +267,9 @@ class EditorWindow(QMainWindow):
     def delete_selected(self) -> None:
         nodes = self.scene.selected_node_ids()
         readers = self.controller.referenced_outputs(nodes)
-        if readers and not self.confirm("Delete", "Still used: " + "; ".join(
-                f"{reader} reads {node}'s output" for node, reader in readers[:8])
-                + (" …" if len(readers) > 8 else "") + ". Delete anyway?"):
+        uses = "; ".join(self.tr("{reader} reads {node}'s output").format(reader=reader, node=node)
+                         for node, reader in readers[:8]) + (" …" if len(readers) > 8 else "")
+        if readers and not self.confirm(self.tr("Delete"), self.tr("Still used: {uses}. Delete anyway?").format(uses=uses)):
             return
         kept = self.controller.delete(self.level, nodes, self.scene.selected_edge_ids(), self.scene.selected_note_ids())
         if kept:
@@ -288,7 +293,7 @@ class EditorWindow(QMainWindow):
         except ValueError:
             payload = None
         if not isinstance(payload, dict) or payload.get("kind") != CLIPBOARD_KIND:
-            self.say("The clipboard holds no workflow nodes.")
+            self.say(self.tr("The clipboard holds no workflow nodes."))
             return
         self._guard(lambda: self.scene.select_nodes(self.controller.paste(self.level, payload)))
 
@@ -306,13 +311,13 @@ class EditorWindow(QMainWindow):
         loops = [n for n in chosen if self.model.node(n)["data"].get("type") == "loop"]
         movers = [n for n in chosen if n not in loops[:1]]
         if not loops or not movers:
-            self.say("Select the nodes and the loop they go into (one loop).")
+            self.say(self.tr("Select the nodes and the loop they go into (one loop)."))
             return
         self._guard(lambda: self.controller.move_to_level(self.level, movers, (*self.level, loops[0])))
 
     def move_out_of_loop(self) -> None:
         if not self.level:
-            self.say("These nodes are at the top level already.")
+            self.say(self.tr("These nodes are at the top level already."))
             return
         self._guard(lambda: self.controller.move_to_level(self.level, self.scene.selected_node_ids(), self.level[:-1]))
 
@@ -321,7 +326,8 @@ class EditorWindow(QMainWindow):
         try:
             stored = _stored_form(self.model.data)
         except DocumentError as exc:
-            QMessageBox.warning(self, "Cannot save", "The workflow cannot be saved yet:\n" + "\n".join(exc.problems))
+            QMessageBox.warning(self, self.tr("Cannot save"), self.tr("The workflow cannot be saved yet:\n{problems}").format(
+                problems="\n".join(exc.problems)))
             return False
         self._written = stored
         index = self.stack.index()
@@ -330,10 +336,11 @@ class EditorWindow(QMainWindow):
             self.workflow_id = result["id"]
             self.stack.setClean() if self.stack.index() == index else None
             self._update_title()
-            self.say(f"Saved ({len(result.get('warnings') or [])} warnings).")
+            count = len(result.get("warnings") or [])
+            self.say(self.tr("Saved (%n warning(s)).", "", count))
             self.saved.emit(self.workflow_id)
 
-        self.ops.run("workflow_write", {"workflow": stored}, self, done, title="Save workflow")
+        self.ops.run("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"))
         return True
 
     def _follow_store(self) -> None:
@@ -345,7 +352,7 @@ class EditorWindow(QMainWindow):
         if saved.id != self.workflow_id and saved.name != self.model.name:
             return
         if deleted:
-            self.say("This workflow was deleted from the list; Save puts it back.")
+            self.say(self.tr("This workflow was deleted from the list; Save puts it back."))
             return
         if self.workflow_id is None:
             self.workflow_id = saved.id
@@ -353,13 +360,13 @@ class EditorWindow(QMainWindow):
             return
         if not self.dirty:
             self.reload(saved.document)
-            self.say("Reloaded: the workflow was changed outside this editor.")
+            self.say(self.tr("Reloaded: the workflow was changed outside this editor."))
             return
-        box = QMessageBox(QMessageBox.Icon.Question, "Changed outside the editor",
-                          f"“{saved.name}” was changed outside this editor. Reload it (your unsaved changes are "
-                          "lost) or keep editing yours?", parent=self)
-        reload = box.addButton("Reload", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton("Keep Mine", QMessageBox.ButtonRole.RejectRole)
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Changed outside the editor"),
+                          self.tr("“{name}” was changed outside this editor. Reload it (your unsaved changes are "
+                                  "lost) or keep editing yours?").format(name=saved.name), parent=self)
+        reload = box.addButton(self.tr("Reload"), QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(self.tr("Keep Mine"), QMessageBox.ButtonRole.RejectRole)
         box.setObjectName("editor-outside-change")
         box.finished.connect(lambda _r: self.reload(copy.deepcopy(saved.document)) if box.clickedButton() is reload else None)
         self._outside = box
@@ -375,13 +382,13 @@ class EditorWindow(QMainWindow):
     # -- running ---------------------------------------------------------------------------------------
     def run(self) -> None:
         if self.shell is None or self.shell.ctx.runner is None:
-            self.say("Runs need the app's browser.")
+            self.say(self.tr("Runs need the app's browser."))
             return
         if self.dirty or self.workflow_id is None:
             try:
                 doc = validate_document(self.model.data)
             except DocumentError as exc:
-                self.say("Cannot run: " + exc.problems[0])
+                self.say(self.tr("Cannot run: {problem}").format(problem=exc.problems[0]))
                 return
         else:
             doc = validate_document(self.model.data)
@@ -411,30 +418,31 @@ class EditorWindow(QMainWindow):
             if not self.overlay.record:
                 self._unsubscribe.append(events.subscribe(self.overlay.on_event, run_id))
             self.cancel_action.setEnabled(self.overlay.record is None)
-            self.say(f"Running {run_id}…")
+            self.say(self.tr("Running {run}…").format(run=run_id))
 
-        self.ops.run("workflow_start", params, self, started, title="Run workflow")
+        self.ops.run("workflow_start", params, self, started, title=self.tr("Run workflow"))
 
     def _run_finished(self, record: dict[str, Any]) -> None:
         self.cancel_action.setEnabled(False)
         status = record.get("status")
-        extra = ""
+        text = self.tr("Run {run} {status}").format(run=record.get("id"), status=status)
         if status != "ok":
-            extra = f" at {record.get('stoppedAt') or record.get('node')}: {record.get('error')}"
+            text += self.tr(" at {node}: {error}").format(node=record.get("stoppedAt") or record.get("node"),
+                                                          error=record.get("error"))
             if record.get("screenshot"):
-                extra += f"\nScreenshot: {record['screenshot']}"
+                text += "\n" + self.tr("Screenshot: {path}").format(path=record["screenshot"])
             if record.get("har"):
-                extra += f"  HAR: {record['har']}"
-        self.say(f"Run {record.get('id')} {status}{extra}")
+                text += "  " + self.tr("HAR: {path}").format(path=record["har"])
+        self.say(text)
 
     def cancel_run(self) -> None:
         if self.overlay.run_id and self.overlay.record is None:
-            self.ops.run("run_cancel", {"runId": self.overlay.run_id}, self, lambda _r: self.say("Cancelling…"))
+            self.ops.run("run_cancel", {"runId": self.overlay.run_id}, self, lambda _r: self.say(self.tr("Cancelling…")))
 
     def show_run(self, record: dict[str, Any]) -> None:
         """Overlay a past run (a `run_read` view) on the graph."""
         self.overlay.show_record(record)
-        self.say(f"Showing run {record.get('id')}: {record.get('status')}")
+        self.say(self.tr("Showing run {run}: {status}").format(run=record.get("id"), status=record.get("status")))
 
     # -- locators: pick and test --------------------------------------------------------------------------
     def _front_tab(self) -> Any:
@@ -451,19 +459,19 @@ class EditorWindow(QMainWindow):
     def _pick(self, fill: Callable[[dict[str, Any]], None]) -> None:
         tab = self._front_tab()
         if tab is None:
-            self.say("Open an environment window with the page first, then press Pick.")
+            self.say(self.tr("Open an environment window with the page first, then press Pick."))
             return
         picker = _ClickPicker(tab, lambda x, y: self.ops.run(
             "page_hit", {"tabId": tab.tab_id, "x": x, "y": y}, self,
-            lambda result: fill(result.get("locator") or {}), title="Pick"))
+            lambda result: fill(result.get("locator") or {}), title=self.tr("Pick")))
         self._picker = picker
         tab.window().raise_()
-        self.say("Click the element in the environment window.")
+        self.say(self.tr("Click the element in the environment window."))
 
     def _test(self, locator: dict[str, Any], show: Callable[[str], None]) -> None:
         tab = self._front_tab()
         if tab is None:
-            show("No environment window is open.")
+            show(self.tr("No environment window is open."))
             return
         spec = {k: v for k, v in locator.items() if k in ("selector", "xpath") and v}
         if not spec and locator.get("alternatives"):
@@ -474,11 +482,11 @@ class EditorWindow(QMainWindow):
 
         def counted(result: dict[str, Any]) -> None:
             count = int(result.get("count") or 0)
-            show(f"{count} match{'es' if count != 1 else ''}" + (" (exactly one: good)" if count == 1 else
-                                                                 " (page actions need exactly one)"))
+            show(self.tr("1 match (exactly one: good)") if count == 1 else
+                 self.tr("%n matches (page actions need exactly one)", "", count))
             self._highlight(tab, spec)
 
-        self.ops.run("page_query", {"tabId": tab.tab_id, "locator": spec}, self, counted, title="Test locator")
+        self.ops.run("page_query", {"tabId": tab.tab_id, "locator": spec}, self, counted, title=self.tr("Test locator"))
 
     def _highlight(self, tab: Any, spec: dict[str, Any]) -> None:
         """Outline the matches in the page for a moment (an overlay drawn by a script, removed after)."""
@@ -496,7 +504,8 @@ class EditorWindow(QMainWindow):
 
     # -- closing ---------------------------------------------------------------------------------------
     def ask_unsaved(self) -> QMessageBox.StandardButton:
-        return QMessageBox.question(self, "Unsaved changes", f"Save the changes to “{self.model.name}”?",
+        return QMessageBox.question(self, self.tr("Unsaved changes"),
+                                    self.tr("Save the changes to “{name}”?").format(name=self.model.name),
                                     QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                                     | QMessageBox.StandardButton.Cancel)
 
