@@ -47,6 +47,7 @@ def _qt_app(headless: bool) -> Any:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    from app.i18n import install_translations
     from app.qtlog import install_qt_message_handler
     from app.resources import APP_ICON
     from app.ui.theme import apply_theme
@@ -57,6 +58,7 @@ def _qt_app(headless: bool) -> Any:
     app.setDesktopFileName("browserpilot")
     app.setQuitOnLastWindowClosed(not headless)
     app.setWindowIcon(QIcon(str(APP_ICON)))
+    install_translations(app)  # Chinese for a Chinese locale, English otherwise (BROWSERPILOT_LANG overrides)
     apply_theme(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

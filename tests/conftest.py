@@ -14,7 +14,20 @@ from app.runtime import prepare_qt_environment
 prepare_qt_environment(headless=True)
 import PySide6.QtWebEngineWidgets  # noqa: E402,F401
 
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from app.i18n import install_translations  # noqa: E402
 from tests.support.server import LocalServer  # noqa: E402
+
+# Tests read the English UI whatever the machine's locale (tests/test_i18n.py switches to Chinese and back).
+os.environ["BROWSERPILOT_LANG"] = "en"
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp: QApplication) -> QApplication:
+    """pytest-qt's application with the translators the app installs (English plurals: "1 row", "3 rows")."""
+    install_translations(qapp)
+    return qapp
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import Qt, QTime
+from PySide6.QtCore import QCoreApplication, Qt, QTime
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QButtonGroup,
@@ -85,7 +85,8 @@ class InputField:
         self.widget = self._build(parent, on_change)
         self.widget.setObjectName(f"input-{variable.variable}")
         if not self.widget.toolTip():
-            self.widget.setToolTip(f"Input {variable.variable} ({self.kind})")
+            self.widget.setToolTip(QCoreApplication.translate("RunInputsDialog", "Input {name} ({kind})").format(
+                name=variable.variable, kind=self.kind))
 
     @property
     def name(self) -> str:
@@ -134,7 +135,7 @@ class InputField:
                 combo.addItem("", None)
             for option in options:
                 combo.addItem(option, option)
-            combo.setPlaceholderText("Choose…")
+            combo.setPlaceholderText(QCoreApplication.translate("RunInputsDialog", "Choose…"))
             combo.setCurrentIndex(-1 if self.variable.required else 0)
             combo.currentIndexChanged.connect(lambda _index: on_change())
             self.editor = combo
@@ -161,8 +162,10 @@ class InputField:
         line = QLineEdit(parent)
         if kind == "secret":
             line.setEchoMode(QLineEdit.EchoMode.Password)
-            line.setPlaceholderText("hidden")
-            line.setToolTip(f"Secret: masked here, and stored as <secret:{self.variable.variable}> in the run record")
+            line.setPlaceholderText(QCoreApplication.translate("RunInputsDialog", "hidden"))
+            line.setToolTip(QCoreApplication.translate(
+                "RunInputsDialog", "Secret: masked here, and stored as <secret:{name}> in the run record").format(
+                name=self.variable.variable))
         elif self.variable.default not in (None, ""):
             line.setText(str(self.variable.default))  # e.g. the value typed while recording
         line.textChanged.connect(lambda _text: on_change())
@@ -179,9 +182,9 @@ class InputField:
         row = QWidget(parent)
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
-        use = QCheckBox("Set", row)
+        use = QCheckBox(QCoreApplication.translate("RunInputsDialog", "Set"), row)
         use.setObjectName(f"input-{self.variable.variable}-set")
-        use.setToolTip("Leave unchecked to run without this optional input")
+        use.setToolTip(QCoreApplication.translate("RunInputsDialog", "Leave unchecked to run without this optional input"))
         editor.setParent(row)
         editor.setEnabled(False)
         use.toggled.connect(editor.setEnabled)
@@ -232,22 +235,23 @@ class RunInputsDialog(QDialog):
                  env_id: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("run-inputs")
-        self.setWindowTitle(f"Run “{workflow_name}”")
+        self.setWindowTitle(self.tr("Run “{name}”").format(name=workflow_name))
         self.fields: dict[str, InputField] = {}
         form = QFormLayout()
         for variable in variables:
             field = InputField(variable, self, self._validate)
             self.fields[variable.variable] = field
-            label = QLabel(variable_label(variable) + (" *" if variable.required else "") + ":", self)
+            label_text = self.tr("{label} *:") if variable.required else self.tr("{label}:")
+            label = QLabel(label_text.format(label=variable_label(variable)), self)
             label.setToolTip(variable.variable)
             label.setBuddy(field.editor)
             form.addRow(label, field.widget)
         self.env = _env_combo(self, environments, env_id)
         self.env.setObjectName("run-env")
-        form.addRow("&Environment:", self.env)
+        form.addRow(self.tr("&Environment:"), self.env)
         layout = QVBoxLayout(self)
         if not variables:
-            layout.addWidget(QLabel("This workflow asks for no inputs.", self))
+            layout.addWidget(QLabel(self.tr("This workflow asks for no inputs."), self))
         layout.addLayout(form)
         self.problem = QLabel(self)
         self.problem.setObjectName("run-inputs-problem")
@@ -256,7 +260,7 @@ class RunInputsDialog(QDialog):
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                         self)
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Run")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("&Run"))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
@@ -265,9 +269,9 @@ class RunInputsDialog(QDialog):
 
     def _validate(self) -> None:
         missing = [variable_label(field.variable) for field in self.fields.values() if field.missing()]
-        problems = [f"Required: {', '.join(missing)}."] if missing else []
+        problems = [self.tr("Required: {names}.").format(names=", ".join(missing))] if missing else []
         if self.env.count() == 0:
-            problems.append("There is no environment to run in.")
+            problems.append(self.tr("There is no environment to run in."))
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
@@ -298,15 +302,15 @@ class BatchDialog(QDialog):
                  broker: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("run-batch")
-        self.setWindowTitle(f"Batch Run “{workflow_name}”")
+        self.setWindowTitle(self.tr("Batch Run “{name}”").format(name=workflow_name))
         self.variables = list(variables)
         self.rows: list[dict[str, Any]] = []
-        self._rows_problem = "Choose a CSV file with one row per run (the header row names the inputs)."
+        self._rows_problem = self.tr("Choose a CSV file with one row per run (the header row names the inputs).")
         self.file = QLineEdit(self)
         self.file.setObjectName("batch-file")
         self.file.setPlaceholderText("rows.csv")
         self.file.editingFinished.connect(lambda: self.load_rows(self.file.text()))
-        browse = QPushButton("&Browse…", self)
+        browse = QPushButton(self.tr("&Browse…"), self)
         browse.setObjectName("batch-browse")
         browse.clicked.connect(self._browse)
         file_row = QHBoxLayout()
@@ -329,15 +333,15 @@ class BatchDialog(QDialog):
         self.concurrency.setObjectName("batch-concurrency")
         self.concurrency.setRange(1, max(1, max_concurrency))
         self.concurrency.setValue(max(1, max_concurrency))
-        self.concurrency.setToolTip(f"At most {max_concurrency} tabs at once (the batch setting)")
+        self.concurrency.setToolTip(self.tr("At most %n tab(s) at once (the batch setting)", "", max_concurrency))
         form = QFormLayout()
-        form.addRow("Rows &file:", file_row)
+        form.addRow(self.tr("Rows &file:"), file_row)
         form.addRow("", self.summary)
-        form.addRow("&Environments:", self.envs)
-        form.addRow("&Tabs at once:", self.concurrency)
+        form.addRow(self.tr("&Environments:"), self.envs)
+        form.addRow(self.tr("&Tabs at once:"), self.concurrency)
         self._add_workers_row(form, broker)
-        hint = QLabel("Each row is one run; a failed row does not stop the others. With several environments "
-                      "(accounts), the runs are spread over them in turn.", self)
+        hint = QLabel(self.tr("Each row is one run; a failed row does not stop the others. With several "
+                              "environments (accounts), the runs are spread over them in turn."), self)
         hint.setWordWrap(True)
         self.problem = QLabel(self)
         self.problem.setObjectName("batch-problem")
@@ -345,7 +349,7 @@ class BatchDialog(QDialog):
         self.problem.setStyleSheet(PROBLEM_STYLE)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                         self)
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Start Batch")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("&Start Batch"))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -357,8 +361,8 @@ class BatchDialog(QDialog):
         self._validate()
 
     def _browse(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "Rows for the Batch", str(Path.home()),
-                                                    "Rows (*.csv *.json);;All files (*)")
+        path, _filter = QFileDialog.getOpenFileName(self, self.tr("Rows for the Batch"), str(Path.home()),
+                                                    self.tr("Rows (*.csv *.json);;All files (*)"))
         if path:
             self.load_rows(path)
 
@@ -367,13 +371,13 @@ class BatchDialog(QDialog):
         self.file.setText(path)
         self.rows = []
         if not path.strip():
-            self._rows_problem = "Choose a CSV file with one row per run."
+            self._rows_problem = self.tr("Choose a CSV file with one row per run.")
             self._validate()
             return
         try:
             rows = read_row_file(path)
         except (OSError, ValueError, csv.Error, DocumentError, OpError) as exc:
-            self._rows_problem = f"Cannot read the rows: {exc}"
+            self._rows_problem = self.tr("Cannot read the rows: {error}").format(error=exc)
         else:
             self._rows_problem = self._check_columns(rows)
             if not self._rows_problem:
@@ -382,26 +386,27 @@ class BatchDialog(QDialog):
 
     def _check_columns(self, rows: list[dict[str, Any]]) -> str:
         if not rows:
-            return "The file has no rows."
+            return self.tr("The file has no rows.")
         columns = sorted({key for row in rows for key in row})
         names = [variable.variable for variable in self.variables]
         unknown = [column for column in columns if column not in names]
         if unknown and names:
-            return (f"Column(s) {', '.join(unknown)} are not inputs of this workflow "
-                    f"(its inputs: {', '.join(names)}).")
+            return self.tr("Column(s) {columns} are not inputs of this workflow (its inputs: {inputs}).").format(
+                columns=", ".join(unknown), inputs=", ".join(names))
         missing = [v.variable for v in self.variables if v.required and v.variable not in columns]
         if missing:
-            return f"Missing column(s) for required inputs: {', '.join(missing)}."
-        self.summary.setText(f"{len(rows)} row{'s' if len(rows) != 1 else ''}; columns: {', '.join(columns) or '—'}")
+            return self.tr("Missing column(s) for required inputs: {names}.").format(names=", ".join(missing))
+        self.summary.setText(self.tr("%n row(s); columns: {columns}", "", len(rows)).format(
+            columns=", ".join(columns) or "—"))
         return ""
 
     def _add_workers_row(self, form: QFormLayout, broker: str) -> None:
         """Run on workers (`browserpilot worker` machines) through a Redis broker instead of this app's tabs."""
-        self.on_workers = QCheckBox("Run on &workers through the broker:", self)
+        self.on_workers = QCheckBox(self.tr("Run on &workers through the broker:"), self)
         self.on_workers.setObjectName("batch-on-workers")
         self.broker = QLineEdit(broker, self)
         self.broker.setObjectName("batch-broker")
-        self.broker.setPlaceholderText("redis://host:6379/0 (rediss:// for TLS)")
+        self.broker.setPlaceholderText(self.tr("redis://host:6379/0 (rediss:// for TLS)"))
         self.broker.setEnabled(False)
         self.on_workers.toggled.connect(lambda on: (self.broker.setEnabled(on), self.envs.setEnabled(not on),
                                                     self.concurrency.setEnabled(not on), self._validate()))
@@ -426,9 +431,9 @@ class BatchDialog(QDialog):
             problems.append(self._rows_problem)
         broker = self.workers_broker() if hasattr(self, "on_workers") else None
         if broker is None and not self.env_ids():
-            problems.append("Choose at least one environment.")
+            problems.append(self.tr("Choose at least one environment."))
         if broker is not None and not broker.startswith(("redis://", "rediss://")):
-            problems.append("The broker is a redis:// or rediss:// URL (the workers' --broker).")
+            problems.append(self.tr("The broker is a redis:// or rediss:// URL (the workers' --broker)."))
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)

@@ -1,0 +1,140 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>AgentRunsPanel</name>
+    <message numerus="yes">
+        <source>%n agent run(s)</source>
+        <translation>
+            <numerusform>%n agent run</numerusform>
+            <numerusform>%n agent runs</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>BatchDialog</name>
+    <message numerus="yes">
+        <source>At most %n tab(s) at once (the batch setting)</source>
+        <translation>
+            <numerusform>At most %n tab at once (the batch setting)</numerusform>
+            <numerusform>At most %n tabs at once (the batch setting)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n row(s); columns: {columns}</source>
+        <translation>
+            <numerusform>%n row; columns: {columns}</numerusform>
+            <numerusform>%n rows; columns: {columns}</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>EditorCanvas</name>
+    <message numerus="yes">
+        <source>%n inside</source>
+        <translation>
+            <numerusform>%n inside</numerusform>
+            <numerusform>%n inside</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>EditorWindow</name>
+    <message numerus="yes">
+        <source>Saved (%n warning(s)).</source>
+        <translation>
+            <numerusform>Saved (%n warning).</numerusform>
+            <numerusform>Saved (%n warnings).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n matches (page actions need exactly one)</source>
+        <translation>
+            <numerusform>%n matches (page actions need exactly one)</numerusform>
+            <numerusform>%n matches (page actions need exactly one)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>JobRow</name>
+    <message numerus="yes">
+        <source>, %n not ok</source>
+        <translation>
+            <numerusform>, %n not ok</numerusform>
+            <numerusform>, %n not ok</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n done</source>
+        <translation>
+            <numerusform>%n done</numerusform>
+            <numerusform>%n done</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n left</source>
+        <translation>
+            <numerusform>%n left</numerusform>
+            <numerusform>%n left</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>RecordPanel</name>
+    <message numerus="yes">
+        <source>{dot} &lt;b&gt;Recording&lt;/b&gt; %n step(s) — act in the page as usual</source>
+        <translation>
+            <numerusform>{dot} &lt;b&gt;Recording&lt;/b&gt; %n step — act in the page as usual</numerusform>
+            <numerusform>{dot} &lt;b&gt;Recording&lt;/b&gt; %n steps — act in the page as usual</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>RunsPanel</name>
+    <message numerus="yes">
+        <source>%n latest run(s)</source>
+        <translation>
+            <numerusform>%n latest run</numerusform>
+            <numerusform>%n latest runs</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>WorkflowsPanel</name>
+    <message numerus="yes">
+        <source>… and %n more (see the details).</source>
+        <translation>
+            <numerusform>… and %n more (see the details).</numerusform>
+            <numerusform>… and %n more (see the details).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>It loaded with %n warning(s): parts that look wrong and may fail when a run reaches them.</source>
+        <translation>
+            <numerusform>It loaded with %n warning: parts that look wrong and may fail when a run reaches them.</numerusform>
+            <numerusform>It loaded with %n warnings: parts that look wrong and may fail when a run reaches them.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The recording was converted with %n note(s).</source>
+        <translation>
+            <numerusform>The recording was converted with %n note.</numerusform>
+            <numerusform>The recording was converted with %n notes.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>“{file}” was not imported: it has %n problems.</source>
+        <translation>
+            <numerusform>“{file}” was not imported: it has %n problems.</numerusform>
+            <numerusform>“{file}” was not imported: it has %n problems.</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,184 @@
+"""The Simplified Chinese UI: which language the app picks, that the catalogue is complete and keeps every
+placeholder, that it covers every string of the code, and that the real windows speak Chinese (and English)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QTabWidget, QToolBar
+from pytestqt.qtbot import QtBot
+
+from app.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, choose_language, install_translations
+from app.ui.run_inputs_dialog import RunInputsDialog
+from tests.support.qt import running_app
+from workflows.nodes import StartVariable
+
+CHINESE_TS = I18N_DIR / f"browserpilot_{CHINESE}.ts"
+ENGLISH_TS = I18N_DIR / f"browserpilot_{ENGLISH}.ts"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+UPDATE_COMMAND = ".venv/bin/python packaging/compile_translations.py --update"
+
+
+def _tool() -> object:
+    """packaging/compile_translations.py (a script, not a package)."""
+    path = Path(__file__).resolve().parents[1] / "packaging" / "compile_translations.py"
+    spec = importlib.util.spec_from_file_location("compile_translations", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- which language -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("environ", "system", "expected"), [
+    ({"LANG": "zh_CN.UTF-8"}, [], CHINESE),
+    ({"LANG": "zh_TW.UTF-8"}, [], CHINESE),
+    ({"LANG": "en_US.UTF-8"}, [], ENGLISH),
+    ({"LANG": "de_DE.UTF-8"}, [], ENGLISH),
+    ({"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, [], CHINESE),
+    ({"LC_MESSAGES": "zh_SG", "LANG": "en_GB"}, [], CHINESE),
+    ({"LANG": "en_US.UTF-8", "LANGUAGE": "fr:zh_CN:en"}, [], CHINESE),
+    ({"LANG": "C.UTF-8", "LANGUAGE": "zh_CN"}, [], ENGLISH),  # gettext ignores LANGUAGE under the C locale
+    ({}, ["zh-Hans-CN", "en-US"], CHINESE),  # no POSIX variables (Windows, macOS): Qt's system locale
+    ({}, ["en-US"], ENGLISH),
+    ({"BROWSERPILOT_LANG": "zh_CN", "LANG": "en_US.UTF-8"}, [], CHINESE),
+    ({"BROWSERPILOT_LANG": "en", "LANG": "zh_CN.UTF-8"}, [], ENGLISH),
+    ({"BROWSERPILOT_LANG": "klingon", "LANG": "zh_CN.UTF-8"}, [], CHINESE),  # unknown: logged, the locale decides
+])
+def test_the_language_follows_the_locale_unless_overridden(environ: dict[str, str], system: list[str],
+                                                            expected: str) -> None:
+    assert choose_language(environ, system) == expected
+
+
+# -- the catalogue ------------------------------------------------------------------------------------------
+def _messages(ts_file: Path) -> list[tuple[str, str, ET.Element]]:
+    root = ET.parse(ts_file).getroot()
+    return [(context.findtext("name") or "", message.findtext("source") or "", message)
+            for context in root.iter("context") for message in context.iter("message")]
+
+
+def _translations(message: ET.Element) -> list[str]:
+    translation = message.find("translation")
+    if translation is None:
+        return []
+    if message.get("numerus") == "yes":
+        return [form.text or "" for form in translation.findall("numerusform")]
+    return [translation.text or ""]
+
+
+def _placeholders(text: str) -> Counter[str]:
+    """What a translation must carry over: {fields}, %n and %1, one &-mnemonic, shortcuts, HTML tags."""
+    marks: Counter[str] = Counter(re.findall(r"\{[A-Za-z_][A-Za-z0-9_]*\}|%n|%L?\d+", text))
+    marks.update(re.findall(r"\b(?:Ctrl|Alt|Shift|Meta)\+[\w+,.\-]+", text))
+    marks.update(f"<{tag.lower()}>" for tag in re.findall(r"</?\s*([A-Za-z]+)[^>]*>", text))
+    if re.search(r"(?<!&)&(?!&|\s)", text.replace("&&", "")):
+        marks["&mnemonic"] = 1
+    return marks
+
+
+def test_every_string_is_translated_and_keeps_its_placeholders() -> None:
+    problems = []
+    messages = _messages(CHINESE_TS)
+    assert len(messages) > 100
+    for context, source, message in messages:
+        translation = message.find("translation")
+        where = f"{context}: {source!r}"
+        if translation is None or translation.get("type") in ("vanished", "obsolete"):
+            continue
+        if translation.get("type") == "unfinished":
+            problems.append(f"{where} is not translated")
+            continue
+        for text in _translations(message) or [""]:
+            if not text.strip():
+                problems.append(f"{where} has an empty translation")
+            elif _placeholders(text) != _placeholders(source):
+                problems.append(f"{where} -> {text!r}: placeholders {dict(_placeholders(text))}, "
+                                f"expected {dict(_placeholders(source))}")
+    assert not problems, f"{len(problems)} problem(s) in {CHINESE_TS.name}:\n" + "\n".join(problems)
+
+
+def test_english_plurals_are_complete() -> None:
+    for context, source, message in _messages(ENGLISH_TS):
+        forms = _translations(message)
+        assert len(forms) == 2 and all(forms), f"{context}: {source!r} needs its English singular and plural"
+        assert all(_placeholders(form) == _placeholders(source) for form in forms), (context, source, forms)
+
+
+def test_the_catalogue_holds_every_string_of_the_code(tmp_path: Path) -> None:
+    """lupdate over app/ finds nothing new: a string added after the last translation round fails here."""
+    tool = _tool()
+    copy = tmp_path / CHINESE_TS.name
+    shutil.copy(CHINESE_TS, copy)
+    tool.run_lupdate(copy, CHINESE)  # type: ignore[attr-defined]
+    committed = {(context, source) for context, source, _message in _messages(CHINESE_TS)}
+    missing = [f"{context}: {source!r}" for context, source, _message in _messages(copy)
+               if (context, source) not in committed]
+    assert not missing, (f"{len(missing)} string(s) of app/ are not in {CHINESE_TS.name}; run `{UPDATE_COMMAND}` "
+                         f"and translate them there:\n" + "\n".join(missing))
+
+
+def test_a_catalogue_edited_in_a_checkout_is_compiled_on_start(tmp_path: Path) -> None:
+    shutil.copy(ENGLISH_TS, tmp_path / ENGLISH_TS.name)
+    compiled = app_catalog(ENGLISH, tmp_path)
+    assert compiled == tmp_path / "browserpilot_en.qm" and compiled.stat().st_size > 0
+    assert app_catalog(CHINESE, tmp_path) is None  # no catalogue: None, the UI stays English
+
+
+# -- the real windows ---------------------------------------------------------------------------------------
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[None]:
+    assert install_translations(qapp, CHINESE) == CHINESE
+    try:
+        yield
+    finally:
+        install_translations(qapp)  # English again, as tests/conftest.py set it
+
+
+def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
+    """What a person reads first: the menus, the panels' tabs, the environment window's toolbar tooltips."""
+    main = app.main_window  # type: ignore[attr-defined]
+    window = app.show_environment("env-default")  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: window.isVisible() and bool(window.findChild(QToolBar, "navigation").actions()))
+    panels = main.findChild(QTabWidget)
+    tips = [action.toolTip() for action in window.findChild(QToolBar, "navigation").actions()
+            if not action.isSeparator() and action.isVisible()]
+    return {"menus": [action.text() for action in main.menuBar().actions() if action.text()],
+            "panels": [panels.tabText(index) for index in range(panels.count())],
+            "tooltips": tips}
+
+
+def test_the_main_and_environment_windows_speak_chinese(qtbot: QtBot, qapp: QApplication, data_dir: Path,
+                                                         chinese: None) -> None:
+    with running_app(qapp, data_dir) as app:
+        texts = _window_texts(app, qtbot)
+    for part, shown in texts.items():
+        assert shown and all(CJK.search(text) for text in shown), f"{part} not in Chinese: {shown}"
+    assert "环境" in " ".join(texts["panels"]) and "工作流" in " ".join(texts["panels"])
+
+
+def test_the_same_windows_speak_english_by_default(qtbot: QtBot, qapp: QApplication, data_dir: Path) -> None:
+    with running_app(qapp, data_dir) as app:
+        texts = _window_texts(app, qtbot)
+    for part, shown in texts.items():
+        assert shown and not any(CJK.search(text) for text in shown), f"{part} not in English: {shown}"
+    assert "Environments" in texts["panels"] and "Workflows" in texts["panels"]
+
+
+def test_a_dialog_and_qts_own_buttons_in_chinese(qtbot: QtBot, chinese: None) -> None:
+    """The app's strings and Qt's (the standard Cancel button comes from qtbase_zh_CN)."""
+    variable = StartVariable.model_validate({"variable": "city", "label": "City", "type": "text-input",
+                                             "required": True})
+    dialog = RunInputsDialog("Weather", [variable], [("env-default", "Default")])
+    qtbot.addWidget(dialog)
+    buttons = dialog.buttons
+    assert buttons.button(QDialogButtonBox.StandardButton.Ok).text() == "运行(&R)"
+    assert buttons.button(QDialogButtonBox.StandardButton.Cancel).text() == "取消"
+    assert dialog.windowTitle() == "运行“Weather”"
+    assert dialog.problem.text() == "必填：City。"
