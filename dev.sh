@@ -4,6 +4,10 @@
 #   ./dev.sh run [browserpilot arguments]   set up (first time) and start the app
 #   ./dev.sh test [pytest arguments]        set up (first time) and run the whole test suite
 #   ./dev.sh setup                          only set up
+#   ./dev.sh package                        build dist/: the wheel and a self-contained Linux x86-64 bundle
+#                                           (browserpilot-VERSION-linux-x86_64.tar.gz; packaging/README.md)
+#   ./dev.sh install-desktop [--uninstall]  put the app's menu entry and icons in ~/.local/share (or
+#                                           $XDG_DATA_HOME), running this checkout's .venv/bin/browserpilot
 #
 # Setup creates .venv/ with the app and its test tools, and on Debian/Ubuntu installs the few system
 # libraries Qt needs (with sudo when not root). It is repeated only when pyproject.toml changes.
@@ -51,11 +55,22 @@ setup() {
   touch "$STAMP"
 }
 
+# The desktop entry and icons (rendered from packaging/browserpilot.svg) into the user's XDG folders.
+install_desktop() {
+  [ "${1:-}" = --uninstall ] && exec packaging/install.sh --uninstall
+  "$VENV/bin/python" packaging/make_icons.py packaging/browserpilot.svg build/icons/hicolor
+  packaging/install.sh --exec "$PWD/$VENV/bin/browserpilot" --icons build/icons/hicolor \
+    --desktop packaging/browserpilot.desktop
+}
+
 verb=${1:-}
 [ $# -gt 0 ] && shift
 case "$verb" in
   setup) setup ;;
   run) setup; exec "$VENV/bin/browserpilot" "$@" ;;
   test) setup; command -v redis-server >/dev/null || install_system_packages; exec "$VENV/bin/python" -m pytest "$@" ;;
-  *) echo "usage: ./dev.sh run [browserpilot arguments] | test [pytest arguments] | setup" >&2; exit 2 ;;
+  package) setup; exec packaging/build_bundle.sh "$@" ;;
+  install-desktop) setup; install_desktop "$@" ;;
+  *) echo "usage: ./dev.sh run [browserpilot arguments] | test [pytest arguments] | setup | package" \
+       "| install-desktop [--uninstall]" >&2; exit 2 ;;
 esac
