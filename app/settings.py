@@ -22,6 +22,7 @@ class Settings(BaseModel):
     mcp_port: int = Field(default=39221, ge=1024, le=65535,
                           description="Preferred MCP port; the next free one is used when it is taken.")
     workers_broker: str = Field(default="", description="The Redis broker of the batch dialog's Run on workers.")
+    welcome_shown: bool = Field(default=False, description="The first-run welcome was shown on this data folder.")
 
 
 class SettingsStore:

@@ -96,6 +96,8 @@ class BrowserPilotApp(QObject):
         self.run_saved.connect(self.main_window.run_saved)
         self._start_editors()
         self.main_window.show()
+        if not self.headless:
+            self.main_window.show_welcome_if_first_run()  # once per data folder
         problems = [p for p in (self.envs.load_problem, self.settings.load_problem, self.ctx.workflows.load_problem,
                                 self.ctx.runs.load_problem) if p]
         for problem in problems:

@@ -16,7 +16,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout,
                                QHeaderView,
                                QLabel, QLineEdit, QMainWindow, QPlainTextEdit, QPushButton, QSpinBox,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 
 from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
 from app.agent.settings import AgentSettingsStore
+from app.ui.theme import current_scheme, icon
 
 if TYPE_CHECKING:
     from app.agent.runner import AgentRun
@@ -35,24 +36,25 @@ log = logging.getLogger("browserpilot.ui")
 class AgentSettingsDialog(QDialog):
     def __init__(self, store: AgentSettingsStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Agent settings")
+        self.setWindowTitle(self.tr("Agent settings"))
         self.store = store
         form = QFormLayout(self)
         current = store.current
         self.model = QLineEdit(current.model)
         self.key = QLineEdit(current.api_key or "")
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText(f"empty: ANTHROPIC_API_KEY ({'set' if current.key_source() != 'none' else 'not set'})")
+        self.key.setPlaceholderText(self.tr("empty: ANTHROPIC_API_KEY (set)") if current.key_source() != "none"
+                                    else self.tr("empty: ANTHROPIC_API_KEY (not set)"))
         self.base_url = QLineEdit(current.base_url or "")
-        self.base_url.setPlaceholderText("empty: ANTHROPIC_BASE_URL or Anthropic")
+        self.base_url.setPlaceholderText(self.tr("empty: ANTHROPIC_BASE_URL or Anthropic"))
         self.max_steps = QSpinBox()
         self.max_steps.setRange(1, 500)
         self.max_steps.setValue(current.max_steps)
-        form.addRow("Model", self.model)
-        form.addRow("API key", self.key)
-        form.addRow("Base URL", self.base_url)
-        form.addRow("Step budget", self.max_steps)
-        form.addRow(QLabel(f"Saved in {store.path} (readable only by you)."))
+        form.addRow(self.tr("Model"), self.model)
+        form.addRow(self.tr("API key"), self.key)
+        form.addRow(self.tr("Base URL"), self.base_url)
+        form.addRow(self.tr("Step budget"), self.max_steps)
+        form.addRow(QLabel(self.tr("Saved in {path} (readable only by you).").format(path=store.path)))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
@@ -80,17 +82,20 @@ class AgentPanel(QWidget):
 
         self.task_box = QPlainTextEdit()
         self.task_box.setObjectName("agent-task")
-        self.task_box.setPlaceholderText("What should the agent do? e.g. Log in with <secret:password> and "
-                                         "download last month's invoice")
+        self.task_box.setPlaceholderText(self.tr("What should the agent do? e.g. Log in with <secret:password> and "
+                                                 "download last month's invoice"))
         self.task_box.setMaximumHeight(80)
         self.url = QLineEdit()
-        self.url.setPlaceholderText("Start at (optional URL)")
-        self.start_button = QPushButton("Start")
+        self.url.setPlaceholderText(self.tr("Start at (optional URL)"))
+        self.start_button = QPushButton(icon("play"), self.tr("Start"))
         self.start_button.setObjectName("agent-start")
-        self.pause_button = QPushButton("Pause")
+        self.pause_button = QPushButton(icon("pause"), self.tr("Pause"))
+        self.pause_button.setObjectName("agent-pause")
         self.pause_button.setCheckable(True)
-        self.stop_button = QPushButton("Stop")
-        self.settings_button = QPushButton("Settings…")
+        self.stop_button = QPushButton(icon("square"), self.tr("Stop"))
+        self.stop_button.setObjectName("agent-stop")
+        self.settings_button = QPushButton(icon("settings"), self.tr("Settings…"))
+        self.settings_button.setObjectName("agent-settings")
         self.start_button.clicked.connect(self.start)
         self.pause_button.toggled.connect(self._pause)
         self.stop_button.clicked.connect(self.stop)
@@ -103,59 +108,69 @@ class AgentPanel(QWidget):
 
         self.secrets = QTableWidget(0, 2)
         self.secrets.setObjectName("agent-secrets")
-        self.secrets.setHorizontalHeaderLabels(["Secret", "Value"])
+        self.secrets.setHorizontalHeaderLabels([self.tr("Secret"), self.tr("Value")])
         self.secrets.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.secrets.verticalHeader().hide()
         self.secrets.setMaximumHeight(90)
-        add_secret = QPushButton("Add secret")
+        add_secret = QPushButton(icon("key"), self.tr("Add secret"))
+        add_secret.setObjectName("agent-add-secret")
         add_secret.clicked.connect(lambda: self.add_secret("", ""))
         self.checks = QLineEdit()
         self.checks.setObjectName("agent-checks")
-        self.checks.setPlaceholderText("Checks: locators that must be on the final page, separated by ;")
+        self.checks.setPlaceholderText(self.tr("Checks: locators that must be on the final page, separated by ;"))
 
         self.view = QTextBrowser()
         self.view.setObjectName("agent-steps")
         self.view.setOpenExternalLinks(False)
-        self.usage = QLabel("Tokens: 0 in, 0 cached, 0 out · $0.0000")
+        self.usage = QLabel(self.tr("Tokens: {input} in, {cached} cached, {output} out · {cost}").format(
+            input=0, cached=0, output=0, cost="$0.0000"))
         self.usage.setObjectName("agent-usage")
         self.answers = QLabel("")
         self.answers.setObjectName("agent-answers")
         self.answers.setWordWrap(True)
         self.answers.setTextFormat(Qt.TextFormat.RichText)
         self.save_name = QLineEdit()
-        self.save_name.setPlaceholderText("Workflow name")
-        self.save_button = QPushButton("Save as workflow")
+        self.save_name.setPlaceholderText(self.tr("Workflow name"))
+        self.save_button = QPushButton(icon("save"), self.tr("Save as workflow"))
         self.save_button.setObjectName("agent-save")
         self.save_button.clicked.connect(self.save_workflow)
-        self.typed_as_inputs = QCheckBox("Typed values as inputs")
+        self.typed_as_inputs = QCheckBox(self.tr("Typed values as inputs"))
         self.typed_as_inputs.setObjectName("agent-typed-as-inputs")
-        self.typed_as_inputs.setToolTip("The values the agent typed become start inputs of the workflow (with "
-                                        "what it typed as their defaults)")
+        self.typed_as_inputs.setToolTip(self.tr("The values the agent typed become start inputs of the workflow "
+                                                "(with what it typed as their defaults)"))
         save_row = QHBoxLayout()
         save_row.addWidget(self.save_name)
         save_row.addWidget(self.typed_as_inputs)
         save_row.addWidget(self.save_button)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("<b>Task</b>"))
+        layout.addWidget(self._heading(self.tr("Task")))
         layout.addWidget(self.task_box)
         layout.addWidget(self.url)
         layout.addLayout(buttons)
         layout.addWidget(self.model_label)
         secrets_row = QHBoxLayout()
-        secrets_row.addWidget(QLabel("<b>Secrets</b>"))
+        secrets_row.addWidget(self._heading(self.tr("Secrets")))
         secrets_row.addStretch(1)
         secrets_row.addWidget(add_secret)
         layout.addLayout(secrets_row)
         layout.addWidget(self.secrets)
-        layout.addWidget(QLabel("<b>Checks</b>"))
+        layout.addWidget(self._heading(self.tr("Checks")))
         layout.addWidget(self.checks)
-        layout.addWidget(QLabel("<b>Steps</b>"))
+        layout.addWidget(self._heading(self.tr("Steps")))
         layout.addWidget(self.view, 1)
         layout.addWidget(self.usage)
         layout.addWidget(self.answers)
         layout.addLayout(save_row)
         self._refresh()
+
+    def _heading(self, text: str) -> QLabel:
+        label = QLabel(text, self)
+        label.setObjectName("agent-heading")
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        return label
 
     # -- inputs -------------------------------------------------------------------------------------------
     def add_secret(self, name: str, value: str) -> None:
@@ -182,7 +197,8 @@ class AgentPanel(QWidget):
     def _refresh(self) -> None:
         running = self._task is not None and not self._task.done()
         current = self.settings.current
-        self.model_label.setText(f"Model {current.model} · key: {current.key_source()}")
+        self.model_label.setText(self.tr("Model {model} · key: {source}").format(model=current.model,
+                                                                                source=current.key_source()))
         self.start_button.setEnabled(not running)
         self.pause_button.setEnabled(running)
         self.stop_button.setEnabled(running)
@@ -192,7 +208,7 @@ class AgentPanel(QWidget):
     def start(self) -> None:
         text = self.task_box.toPlainText().strip()
         if not text:
-            self.view.setHtml("<p>Type a task first.</p>")
+            self.view.setHtml("<p>" + html.escape(self.tr("Type a task first.")) + "</p>")
             return
         checks = [part.strip() for part in self.checks.text().split(";") if part.strip()]
         from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
@@ -211,7 +227,8 @@ class AgentPanel(QWidget):
     def _pause(self, paused: bool) -> None:
         if self.run is not None:
             (self.run.pause if paused else self.run.unpause)()
-        self.pause_button.setText("Resume" if paused else "Pause")
+        self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))
+        self.pause_button.setIcon(icon("play" if paused else "pause"))
 
     def stop(self) -> None:
         if self.run is not None:
@@ -220,9 +237,9 @@ class AgentPanel(QWidget):
     def save_workflow(self) -> None:
         if self.run is None:
             return
-        name = self.save_name.text().strip() or f"Agent: {self.run.record.task[:40]}"
+        name = self.save_name.text().strip() or self.tr("Agent: {task}").format(task=self.run.record.task[:40])
         self.save_button.setEnabled(False)
-        self.view.append("<p><i>Replaying without the model before saving…</i></p>")
+        self.view.append(self._note(self.tr("Replaying without the model before saving…")))
         future = asyncio.ensure_future(self.run.save_workflow(name, self.typed_as_inputs.isChecked()))
         future.add_done_callback(lambda _f: self._refresh())
 
@@ -231,7 +248,7 @@ class AgentPanel(QWidget):
         if kind == "step":
             assert isinstance(value, Step)
             self._streaming = ""
-            self.view.append(f"<p><b>Step {value.index}</b></p>")
+            self.view.append("<p><b>" + html.escape(self.tr("Step {n}").format(n=value.index)) + "</b></p>")
             self.view.append("")  # the model's words stream into a paragraph of their own
         elif kind == "text":
             self._streaming += str(value)
@@ -239,54 +256,65 @@ class AgentPanel(QWidget):
         elif kind == "tool" and isinstance(value, ToolCall):
             self.view.append(self._call_html(value))
         elif kind == "usage" and isinstance(value, Usage):
-            cost = "unknown" if value.cost_usd is None else f"${value.cost_usd:.4f}"
-            self.usage.setText(f"Tokens: {value.input_tokens} in, {value.cache_read_input_tokens} cached, "
-                               f"{value.output_tokens} out · {cost}")
+            cost = self.tr("unknown") if value.cost_usd is None else f"${value.cost_usd:.4f}"
+            self.usage.setText(self.tr("Tokens: {input} in, {cached} cached, {output} out · {cost}").format(
+                input=value.input_tokens, cached=value.cache_read_input_tokens, output=value.output_tokens, cost=cost))
         elif kind == "paused":
-            self.view.append("<p><i>Paused: you took over. Click Done on the page to let the agent go on.</i></p>"
-                             if value else "<p><i>Resumed.</i></p>")
+            self.view.append(self._note(self.tr("Paused: you took over. Click Done on the page to let the agent go on.")
+                                        if value else self.tr("Resumed.")))
         elif kind == "judging":
-            self.view.append("<p><i>Asking the judge…</i></p>")
+            self.view.append(self._note(self.tr("Asking the judge…")))
         elif kind == "finished" and isinstance(value, AgentRecord):
             self.show_answers(value)
         elif kind == "workflow":
             saved = value.get("saved")
-            self.view.append(f"<p><b>Workflow {html.escape(str(value.get('name')))}:</b> "
-                             f"{'saved' if saved else html.escape(str(value.get('error')))}</p>")
+            head = self.tr("Workflow {name}:").format(name=value.get("name"))
+            self.view.append(f"<p><b>{html.escape(head)}</b> "
+                             f"{html.escape(self.tr('saved') if saved else str(value.get('error')))}</p>")
 
     @staticmethod
-    def _call_html(call: ToolCall) -> str:
+    def _note(text: str) -> str:
+        return f"<p><i>{html.escape(text)}</i></p>"
+
+    def _call_html(self, call: ToolCall) -> str:
         args = html.escape(json.dumps(call.input, ensure_ascii=False)[:200])
+        colours = current_scheme()  # the theme's colours, light or dark
         if call.skipped:
-            state = "<span style='color:#888'>not run (the page changed)</span>"
+            state = f"<span style='color:{colours.muted}'>{html.escape(self.tr('not run (the page changed)'))}</span>"
         elif call.ok:
-            state = "<span style='color:#188038'>ok</span>" + (" (retried after a stale ref)" if call.retried else "")
+            state = (f"<span style='color:{colours.success}'>{html.escape(self.tr('ok'))}</span>"
+                     + (html.escape(self.tr(" (retried after a stale ref)")) if call.retried else ""))
         else:
-            state = f"<span style='color:#c5221f'>failed: {html.escape(str(call.error)[:200])}</span>"
+            failed = self.tr("failed: {error}").format(error=str(call.error)[:200])
+            state = f"<span style='color:{colours.danger}'>{html.escape(failed)}</span>"
         shot = (f"<br><img src='file://{html.escape(call.screenshot)}' width='160'>" if call.screenshot else "")
         return f"<p>→ <code>{html.escape(call.name)}</code> {args}<br>{state}{shot}</p>"
 
     def show_answers(self, record: AgentRecord) -> None:
         report = record.self_report
-        said = (f"{'success' if report.success else 'failure'}: {html.escape(report.answer)}" if report else "—")
+        said = (f"{html.escape(self.tr('success') if report.success else self.tr('failure'))}: "
+                f"{html.escape(report.answer)}" if report else "—")
         judged = f"{record.judge.verdict}: {html.escape(record.judge.reason)}" if record.judge else "—"
         checks = ", ".join(f"{html.escape(c.locator)} {'✓' if c.ok else '✗'}" for c in record.checks) or "—"
-        error = f"<br><b>Ended:</b> {html.escape(record.error)}" if record.error else ""
-        self.answers.setText(f"<table><tr><td><b>Agent says</b></td><td>{said}</td></tr><tr><td><b>Judge</b></td>"
-                             f"<td>{judged}</td></tr><tr><td><b>Checks</b></td><td>{checks}</td></tr></table>"
-                             f"<b>Status:</b> {record.status}{error}")
+        error = f"<br><b>{html.escape(self.tr('Ended:'))}</b> {html.escape(record.error)}" if record.error else ""
+        self.answers.setText(f"<table><tr><td><b>{html.escape(self.tr('Agent says'))}</b></td><td>{said}</td></tr>"
+                             f"<tr><td><b>{html.escape(self.tr('Judge'))}</b></td><td>{judged}</td></tr>"
+                             f"<tr><td><b>{html.escape(self.tr('Checks'))}</b></td><td>{checks}</td></tr></table>"
+                             f"<b>{html.escape(self.tr('Status:'))}</b> {record.status}{error}")
 
 
 def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> QDockWidget:
     """The Agent dock on the right of an environment window (hidden until the person opens it)."""
-    dock = QDockWidget("Agent", window)
+    dock = QDockWidget(QCoreApplication.translate("AgentPanel", "Agent"), window)
     dock.setObjectName("agent-dock")
     dock.setWidget(AgentPanel(env_id, registry, ctx, dock))
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     action = dock.toggleViewAction()
     action.setShortcut("Ctrl+Shift+A")
+    action.setIcon(icon("bot"))
     window.addAction(action)
+    view_names = ("&View", QCoreApplication.translate("EnvWindow", "&View"))  # the env window's View menu
     for menu_action in window.menuBar().actions():
-        if menu_action.text() == "&View" and menu_action.menu() is not None:
+        if menu_action.text() in view_names and menu_action.menu() is not None:
             menu_action.menu().addAction(action)
     return dock

@@ -13,10 +13,11 @@ import json
 import logging
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget)
 
+from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import OpCalls, format_duration, local_time
 from app.ui.table_model import RowsTableModel, button_row, record_table
@@ -25,7 +26,14 @@ log = logging.getLogger("browserpilot.ui")
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LIMIT = 50
-COLUMNS = ("Started", "Task", "Status", "Self-report", "Judge", "Checks", "Tokens", "Cost")
+COLUMNS = (QT_TRANSLATE_NOOP("AgentRunTableModel", "Started"), QT_TRANSLATE_NOOP("AgentRunTableModel", "Task"),
+           QT_TRANSLATE_NOOP("AgentRunTableModel", "Status"), QT_TRANSLATE_NOOP("AgentRunTableModel", "Self-report"),
+           QT_TRANSLATE_NOOP("AgentRunTableModel", "Judge"), QT_TRANSLATE_NOOP("AgentRunTableModel", "Checks"),
+           QT_TRANSLATE_NOOP("AgentRunTableModel", "Tokens"), QT_TRANSLATE_NOOP("AgentRunTableModel", "Cost"))
+
+
+def _t(text: str) -> str:
+    return QCoreApplication.translate("AgentRunsPanel", text)
 
 
 def answer_texts(record: dict[str, Any]) -> dict[str, str]:
@@ -34,10 +42,11 @@ def answer_texts(record: dict[str, Any]) -> dict[str, str]:
     judge = record.get("judge")
     checks = record.get("checks") or []
     return {
-        "self": ("success" if report["success"] else "failure") + (f": {report['answer']}" if report.get("answer")
-                                                                  else "") if report else "no report (no done call)",
-        "judge": f"{judge['verdict']}: {judge.get('reason', '')}" if judge else "not asked",
-        "checks": "; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in checks) or "none",
+        "self": (_t("success") if report["success"] else _t("failure")) + (f": {report['answer']}" if report.get("answer")
+                                                                          else "") if report
+        else _t("no report (no done call)"),
+        "judge": f"{judge['verdict']}: {judge.get('reason', '')}" if judge else _t("not asked"),
+        "checks": "; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in checks) or _t("none"),
     }
 
 
@@ -46,16 +55,18 @@ def steps_text(record: dict[str, Any]) -> str:
     lines: list[str] = []
     for number, step in enumerate(record.get("steps") or [], start=1):
         text = (step.get("text") or "").strip()
-        lines.append(f"Step {number}" + (f": {text}" if text else ""))
+        lines.append(_t("Step {n}").format(n=number) + (f": {text}" if text else ""))
         for call in step.get("calls") or step.get("toolCalls") or []:
-            outcome = "skipped" if call.get("skipped") else ("ok" if call.get("ok") else f"failed: {call.get('error')}")
+            outcome = (_t("skipped") if call.get("skipped") else
+                       (_t("ok") if call.get("ok") else _t("failed: {error}").format(error=call.get("error"))))
             lines.append(f"  {call.get('name')} {json.dumps(call.get('input') or {}, ensure_ascii=False)[:200]} → "
                          f"{outcome}")
-    return "\n".join(lines) or "No steps."
+    return "\n".join(lines) or _t("No steps.")
 
 
 class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
     columns = COLUMNS
+    context = "AgentRunTableModel"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,7 +89,7 @@ class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
         cost = run.get("costUsd")
         return [
             local_time(run.get("startedAt")), run.get("task", ""), run.get("status", ""),
-            "—" if report is None else ("success" if report else "failure"), run.get("judge") or "—",
+            "—" if report is None else (_t("success") if report else _t("failure")), run.get("judge") or "—",
             f"{sum(checks)}/{len(checks)}" if checks else "—",
             f"{(run.get('inputTokens') or 0) + (run.get('outputTokens') or 0)}",
             f"${cost:.4f}" if isinstance(cost, (int, float)) else "—",
@@ -88,6 +99,8 @@ class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
 class AgentRunsPanel(QWidget):
     """The latest agent runs and the selected run's detail."""
 
+    agent_requested = Signal()  # the empty state's Ask an Agent
+
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ops = ops
@@ -96,16 +109,21 @@ class AgentRunsPanel(QWidget):
         self.table = record_table(self, self.model, "agent-runs")
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._select(current.row()))
-        row, self.buttons = button_row(self, "agent-runs", [("refresh", "Re&fresh", self.refresh)])
+        row, self.buttons = button_row(self, "agent-runs", [("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw")])
         self.note = QLabel(self)
         self.note.setObjectName("agent-runs-note")
         row.addStretch(1)
         row.addWidget(self.note)
         self.answers: dict[str, QLabel] = {}
         answers = QHBoxLayout()
-        for key, title in (("self", "The agent says"), ("judge", "The judge says"), ("checks", "Your checks")):
+        for key, title in (("self", self.tr("The agent says")), ("judge", self.tr("The judge says")),
+                           ("checks", self.tr("Your checks"))):
             box = QVBoxLayout()
-            heading = QLabel(f"<b>{title}</b>", self)
+            heading = QLabel(title, self)
+            heading.setObjectName("agent-answer-heading")
+            font = heading.font()
+            font.setBold(True)
+            heading.setFont(font)
             label = QLabel("—", self)
             label.setObjectName(f"agent-answer-{key}")
             label.setWordWrap(True)
@@ -128,9 +146,18 @@ class AgentRunsPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.table)
         splitter.addWidget(detail)
+        self.empty = EmptyState(
+            "agent-runs", "bot", self.tr("No agent runs yet"),
+            self.tr("Give the built-in agent a task in an environment window's Agent panel (View → Agent), or run "
+                    "`browserpilot agent \"TASK\"`. Each run is kept here with what the agent said, the judge's "
+                    "verdict and your checks."),
+            [("agent", "bot", self.tr("Ask an Agent"), self.agent_requested.emit)], self)
+        self.stack = TableOrEmpty(splitter, self.empty, self)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(8)
         layout.addLayout(row)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.stack, 1)
         self.detail: dict[str, Any] | None = None
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
@@ -144,8 +171,8 @@ class AgentRunsPanel(QWidget):
                 return
             runs = result["runs"]
             self.model.set_rows(runs)
-            self.note.setText(f"{len(runs)} agent run(s)" if runs else "No agent runs yet: open an environment "
-                              "window and use its Agent panel (View → Agent), or `browserpilot agent \"TASK\"`.")
+            self.note.setText(self.tr("%n agent run(s)", "", len(runs)) if runs else "")
+            self.stack.show_empty(not runs)
             if runs and self.table.currentIndex().row() < 0:
                 self.table.selectRow(0)
 
@@ -167,15 +194,16 @@ class AgentRunsPanel(QWidget):
         for key, text in answer_texts(record).items():
             self.answers[key].setText(text)
         saved = record.get("workflow") or {}
-        parts = [f"{record.get('status')} · {record.get('model')} · env {record.get('env')} · "
-                 f"{format_duration(record.get('durationMs'))}"]
+        parts = [self.tr("{status} · {model} · env {env} · {duration}").format(
+            status=record.get("status"), model=record.get("model"), env=record.get("env"),
+            duration=format_duration(record.get("durationMs")))]
         if record.get("error"):
-            parts.append(f"Error: {record['error']}")
+            parts.append(self.tr("Error: {error}").format(error=record["error"]))
         if saved.get("name"):
-            parts.append(f"Saved as the workflow “{saved['name']}”")
+            parts.append(self.tr("Saved as the workflow “{name}”").format(name=saved["name"]))
         elif saved.get("error"):
-            parts.append(f"Not saved as a workflow: {saved['error']}")
+            parts.append(self.tr("Not saved as a workflow: {error}").format(error=saved["error"]))
         if record.get("files"):
-            parts.append("Files: " + ", ".join(record["files"]))
+            parts.append(self.tr("Files: {files}").format(files=", ".join(record["files"])))
         self.summary.setText("\n".join(parts))
         self.steps.setPlainText(steps_text(record))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.empty_state import EmptyState
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from envs.domains import PatternError, normalize_patterns
@@ -32,7 +33,9 @@ from envs.model import MAX_NAME_LENGTH, Environment
 from envs.store import EnvEvent, EnvStore
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-COLUMNS = ("Name", "Remark", "Recent sites", "Created", "ID")
+COLUMNS = (QT_TRANSLATE_NOOP("EnvTableModel", "Name"), QT_TRANSLATE_NOOP("EnvTableModel", "Remark"),
+           QT_TRANSLATE_NOOP("EnvTableModel", "Recent sites"), QT_TRANSLATE_NOOP("EnvTableModel", "Created"),
+           QT_TRANSLATE_NOOP("EnvTableModel", "ID"))
 
 
 def local_time(value: datetime) -> str:
@@ -41,6 +44,7 @@ def local_time(value: datetime) -> str:
 
 class EnvTableModel(RowsTableModel[Any]):
     columns = COLUMNS
+    context = "EnvTableModel"
 
     def __init__(self, store: EnvStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,7 +73,7 @@ class EnvTableModel(RowsTableModel[Any]):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return env.name + ("  (default)" if env.is_default else "")
+                return env.name + (self.tr("  (default)") if env.is_default else "")
             if column == 1:
                 return env.remark.splitlines()[0] if env.remark else ""
             if column == 2:
@@ -92,19 +96,19 @@ class NewEnvironmentDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("New Environment")
+        self.setWindowTitle(self.tr("New Environment"))
         self.name = QLineEdit(self)
         self.name.setObjectName("env-name")
         self.name.setMaxLength(MAX_NAME_LENGTH)
-        self.name.setPlaceholderText("for example: Work account")
+        self.name.setPlaceholderText(self.tr("for example: Work account"))
         self.remark = QPlainTextEdit(self)
         self.remark.setObjectName("env-remark")
-        self.remark.setPlaceholderText("Optional note: which account, what it is for…")
+        self.remark.setPlaceholderText(self.tr("Optional note: which account, what it is for…"))
         self.remark.setFixedHeight(80)
         form = QFormLayout()
-        form.addRow("&Name:", self.name)
-        form.addRow("&Remark:", self.remark)
-        hint = QLabel("Each environment keeps its own logins, cookies and storage.", self)
+        form.addRow(self.tr("&Name:"), self.name)
+        form.addRow(self.tr("&Remark:"), self.remark)
+        hint = QLabel(self.tr("Each environment keeps its own logins, cookies and storage."), self)
         hint.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         self.buttons.accepted.connect(self.accept)
@@ -120,7 +124,8 @@ class NewEnvironmentDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.name.text().strip()))
 
 
-DOMAINS_HELP = (
+DOMAINS_HELP = QT_TRANSLATE_NOOP(
+    "EnvSettingsDialog",
     "One pattern per line: <b>example.com</b> (that host and www.), <b>*.example.com</b> (the domain and every "
     "subdomain), <b>https://example.com</b> (only over https), <b>host:8080</b> (only that port), <b>*</b> "
     "(everything). With allowed domains, every other host is blocked &mdash; for pages, frames, scripts, images, "
@@ -137,7 +142,7 @@ class EnvSettingsDialog(QDialog):
     def __init__(self, env: Environment, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.env = env
-        self.setWindowTitle(f"Environment Settings — {env.name}")
+        self.setWindowTitle(self.tr("Environment Settings — {name}").format(name=env.name))
         self.setObjectName("env-settings")
         self.name = QLineEdit(env.name, self)
         self.name.setObjectName("env-name")
@@ -147,26 +152,26 @@ class EnvSettingsDialog(QDialog):
         self.remark.setFixedHeight(70)
         self.allowed = QPlainTextEdit("\n".join(env.allowed_domains), self)
         self.allowed.setObjectName("env-allowed-domains")
-        self.allowed.setPlaceholderText("Empty: every host is allowed")
+        self.allowed.setPlaceholderText(self.tr("Empty: every host is allowed"))
         self.blocked = QPlainTextEdit("\n".join(env.blocked_domains), self)
         self.blocked.setObjectName("env-blocked-domains")
-        self.blocked.setPlaceholderText("for example: *.doubleclick.net")
+        self.blocked.setPlaceholderText(self.tr("for example: *.doubleclick.net"))
         for editor in (self.allowed, self.blocked):
             editor.setFixedHeight(110)
             editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         form = QFormLayout()
-        form.addRow("&Name:", self.name)
-        form.addRow("&Remark:", self.remark)
-        form.addRow("&Allowed domains:", self.allowed)
-        form.addRow("&Blocked domains:", self.blocked)
-        hint = QLabel(DOMAINS_HELP, self)
+        form.addRow(self.tr("&Name:"), self.name)
+        form.addRow(self.tr("&Remark:"), self.remark)
+        form.addRow(self.tr("&Allowed domains:"), self.allowed)
+        form.addRow(self.tr("&Blocked domains:"), self.blocked)
+        hint = QLabel(QCoreApplication.translate("EnvSettingsDialog", DOMAINS_HELP), self)
         hint.setWordWrap(True)
         hint.setTextFormat(Qt.TextFormat.RichText)
         self.problem = QLabel(self)
         self.problem.setObjectName("env-settings-problem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #b3261e")
-        identity = QLabel(f"ID: {env.id}", self)
+        self.problem.setProperty("role", "error")
+        identity = QLabel(self.tr("ID: {id}").format(id=env.id), self)
         identity.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
         self.buttons.accepted.connect(self.accept)
@@ -185,7 +190,7 @@ class EnvSettingsDialog(QDialog):
     def _validate(self) -> None:
         problems = []
         if not self.name.text().strip():
-            problems.append("The name is empty.")
+            problems.append(self.tr("The name is empty."))
         for label, editor in (("Allowed domains", self.allowed), ("Blocked domains", self.blocked)):
             try:
                 normalize_patterns(_lines(editor), label)
@@ -230,19 +235,33 @@ class EnvironmentsPanel(QWidget):
         self.table.selectRow(0)
 
         row, self.buttons = button_row(self, "env", (
-            ("new", "&New…", self.create_environment),
-            ("open", "&Open", self.open_selected),
-            ("rename", "Re&name…", self.rename_selected),
-            ("remark", "Edit &Remark…", self.edit_remark_selected),
-            ("settings", "&Settings…", self.edit_settings_selected),
-            ("delete", "&Delete…", self.delete_selected),
+            ("new", self.tr("&New…"), self.create_environment, "plus"),
+            ("open", self.tr("&Open"), self.open_selected, "app-window"),
+            ("rename", self.tr("Re&name…"), self.rename_selected, "pencil"),
+            ("remark", self.tr("Edit &Remark…"), self.edit_remark_selected, "square-pen"),
+            ("settings", self.tr("&Settings…"), self.edit_settings_selected, "sliders-horizontal"),
+            ("delete", self.tr("&Delete…"), self.delete_selected, "trash-2"),
         ))
+        # Only the default environment so far: say what environments are for, and make one.
+        self.empty = EmptyState(
+            "env", "layers", self.tr("Only the default environment so far"),
+            self.tr("Create an environment for each account or role: each keeps its own logins, cookies and "
+                    "storage, side by side."),
+            [("new", "plus", self.tr("Create an Environment…"), self.create_environment)], self, compact=True)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(8)
         layout.addLayout(row)
-        layout.addWidget(self.table)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         self.model.modelReset.connect(self._update_buttons)
+        self.model.modelReset.connect(self._update_empty)
         self._update_buttons()
+        self._update_empty()
+
+    def _update_empty(self) -> None:
+        self.empty.setVisible(all(env.is_default for env in self.store.list()))
 
     def selected_env(self) -> Environment | None:
         rows = self.table.selectionModel().selectedRows()
@@ -258,7 +277,7 @@ class EnvironmentsPanel(QWidget):
         for key in ("open", "rename", "remark", "settings"):
             self.buttons[key].setEnabled(env is not None)
         self.buttons["delete"].setEnabled(env is not None and not env.is_default)
-        self.buttons["delete"].setToolTip("The default environment cannot be deleted" if env and env.is_default else "")
+        self.buttons["delete"].setToolTip(self.tr("The default environment cannot be deleted") if env and env.is_default else "")
 
     # -- actions ---------------------------------------------------------------------------------------
     def create_environment(self) -> None:
@@ -266,7 +285,7 @@ class EnvironmentsPanel(QWidget):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         self.ops.run("env_create", {"name": dialog.name.text(), "remark": dialog.remark.toPlainText()}, self,
-                     on_ok=lambda result: self.select_env(result["environment"]["id"]), title="New Environment")
+                     on_ok=lambda result: self.select_env(result["environment"]["id"]), title=self.tr("New Environment"))
 
     def open_selected(self) -> None:
         env = self.selected_env()
@@ -277,17 +296,19 @@ class EnvironmentsPanel(QWidget):
         env = self.selected_env()
         if env is None:
             return
-        name, ok = QInputDialog.getText(self, "Rename Environment", "New name:", QLineEdit.EchoMode.Normal, env.name)
+        name, ok = QInputDialog.getText(self, self.tr("Rename Environment"), self.tr("New name:"),
+                                        QLineEdit.EchoMode.Normal, env.name)
         if ok and name != env.name:
-            self.ops.run("env_update", {"env": env.id, "name": name}, self, title="Rename Environment")
+            self.ops.run("env_update", {"env": env.id, "name": name}, self, title=self.tr("Rename Environment"))
 
     def edit_remark_selected(self) -> None:
         env = self.selected_env()
         if env is None:
             return
-        remark, ok = QInputDialog.getMultiLineText(self, "Edit Remark", f"Remark for {env.name}:", env.remark)
+        remark, ok = QInputDialog.getMultiLineText(self, self.tr("Edit Remark"),
+                                                  self.tr("Remark for {name}:").format(name=env.name), env.remark)
         if ok and remark != env.remark:
-            self.ops.run("env_update", {"env": env.id, "remark": remark}, self, title="Edit Remark")
+            self.ops.run("env_update", {"env": env.id, "remark": remark}, self, title=self.tr("Edit Remark"))
 
     def edit_settings_selected(self) -> None:
         """Name, remark, allowed and blocked domains of the selected environment, in one dialog."""
@@ -299,7 +320,7 @@ class EnvironmentsPanel(QWidget):
             return
         changes = dialog.changes()
         if changes:
-            self.ops.run("env_update", {"env": env.id, **changes}, self, title="Environment Settings")
+            self.ops.run("env_update", {"env": env.id, **changes}, self, title=self.tr("Environment Settings"))
 
     def delete_selected(self) -> None:
         env = self.selected_env()
@@ -307,11 +328,11 @@ class EnvironmentsPanel(QWidget):
             return
         answer = QMessageBox.question(
             self,
-            "Delete Environment",
-            f"Delete the environment “{env.name}”?\n\nIts window is closed and its cookies, logins and stored "
-            "site data are removed. This cannot be undone.",
+            self.tr("Delete Environment"),
+            self.tr("Delete the environment “{name}”?\n\nIts window is closed and its cookies, logins and stored "
+                    "site data are removed. This cannot be undone.").format(name=env.name),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self.ops.run("env_delete", {"env": env.id}, self, title="Delete Environment")
+            self.ops.run("env_delete", {"env": env.id}, self, title=self.tr("Delete Environment"))

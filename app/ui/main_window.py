@@ -1,16 +1,24 @@
-"""The app's own window: panels (Environments, Workflows, Runs), menus and shortcuts."""
+"""The app's own window: panels (Environments, Workflows, Runs, Agent runs), a toolbar, menus and shortcuts.
+
+Every action has a Lucide icon (`app.ui.theme.icon`); the panels show what to do when they are empty (the
+Workflows panel's Record and Ask an Agent open an environment window and start its recorder or its Agent
+panel). On a data folder's first start with windows, the welcome (`app.ui.welcome`) shows the data folder and
+the MCP configuration, once (`Settings.welcome_shown`).
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDockWidget,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -19,16 +27,21 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from app import __version__
+from app.settings import SettingsStore
+from app.ui.empty_state import PANEL_STYLE
 from app.ui.env_panel import EnvironmentsPanel
 from app.ui.op_runner import OpRunner
 from app.ui.agent_runs_panel import AgentRunsPanel
 from app.ui.runs_panel import RunsPanel
+from app.ui.theme import icon
+from app.ui.welcome import WelcomeDialog
 from app.ui.workflows_panel import WorkflowsPanel
 from envs.datadir import DataDir
 from envs.store import EnvStore
@@ -36,14 +49,17 @@ from envs.store import EnvStore
 if TYPE_CHECKING:
     from app.mcp.service import McpService
 
+log = logging.getLogger("browserpilot.ui")
+
 
 class McpSection(QGroupBox):
     """The MCP server in the settings: on/off, status and URL, the token, ready-to-paste client configurations."""
 
     def __init__(self, mcp: "McpService", parent: QWidget | None = None) -> None:
-        super().__init__("MCP server for AI agents", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("MCP server for AI agents"))
         self.mcp = mcp
-        self.enabled = QCheckBox("Serve MCP to agents on this computer (127.0.0.1 only, with a token)", self)
+        self.enabled = QCheckBox(self.tr("Serve MCP to agents on this computer (127.0.0.1 only, with a token)"), self)
         self.enabled.setObjectName("mcp-enabled")
         self.enabled.setChecked(mcp.enabled)
         self.enabled.toggled.connect(self._toggle)
@@ -51,10 +67,10 @@ class McpSection(QGroupBox):
         self.status.setObjectName("mcp-status")
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setWordWrap(True)
-        copy_token = QPushButton("Copy Token", self)
+        copy_token = QPushButton(icon("key"), self.tr("Copy Token"), self)
         copy_token.setObjectName("mcp-copy-token")
-        copy_token.clicked.connect(lambda: self._copy(self.mcp.token(), "Token copied"))
-        regenerate = QPushButton("Regenerate Token…", self)
+        copy_token.clicked.connect(lambda: self._copy(self.mcp.token(), self.tr("Token copied")))
+        regenerate = QPushButton(icon("refresh-cw"), self.tr("Regenerate Token…"), self)
         regenerate.setObjectName("mcp-regenerate")
         regenerate.clicked.connect(self._regenerate)
         self.choice = QComboBox(self)
@@ -64,16 +80,16 @@ class McpSection(QGroupBox):
         self.config.setObjectName("mcp-config")
         self.config.setReadOnly(True)
         self.config.setMinimumHeight(120)
-        copy_config = QPushButton("Copy Configuration", self)
+        copy_config = QPushButton(icon("copy"), self.tr("Copy Configuration"), self)
         copy_config.setObjectName("mcp-copy-config")
-        copy_config.clicked.connect(lambda: self._copy(self.config.toPlainText(), "Configuration copied"))
+        copy_config.clicked.connect(lambda: self._copy(self.config.toPlainText(), self.tr("Configuration copied")))
         self.note = QLabel(self)
         token_row = QHBoxLayout()
         token_row.addWidget(copy_token)
         token_row.addWidget(regenerate)
         token_row.addStretch(1)
         config_row = QHBoxLayout()
-        config_row.addWidget(QLabel("Client:", self))
+        config_row.addWidget(QLabel(self.tr("Client:"), self))
         config_row.addWidget(self.choice, 1)
         config_row.addWidget(copy_config)
         layout = QVBoxLayout(self)
@@ -90,13 +106,13 @@ class McpSection(QGroupBox):
     def refresh(self) -> None:
         status = self.mcp.status
         if status == "running":
-            self.status.setText(f"Running at {self.mcp.url}")
+            self.status.setText(self.tr("Running at {url}").format(url=self.mcp.url))
         elif status == "starting":
-            self.status.setText(f"Starting at {self.mcp.url}…")
+            self.status.setText(self.tr("Starting at {url}…").format(url=self.mcp.url))
         elif status == "failed":
-            self.status.setText(f"Not running: {self.mcp.problem}")
+            self.status.setText(self.tr("Not running: {problem}").format(problem=self.mcp.problem))
         else:
-            self.status.setText("Off" if not self.mcp.enabled else "Not running")
+            self.status.setText(self.tr("Off") if not self.mcp.enabled else self.tr("Not running"))
         configs = self.mcp.configs()
         chosen = self.choice.currentText()
         self.choice.blockSignals(True)
@@ -116,12 +132,12 @@ class McpSection(QGroupBox):
         self.note.setText("")
 
     def _regenerate(self) -> None:
-        answer = QMessageBox.question(self, "Regenerate MCP Token",
-                                      "Make a new token? Clients configured with the current token stop working "
-                                      "until you paste the new configuration.")
+        answer = QMessageBox.question(self, self.tr("Regenerate MCP Token"),
+                                      self.tr("Make a new token? Clients configured with the current token stop "
+                                              "working until you paste the new configuration."))
         if answer == QMessageBox.StandardButton.Yes:
             self.mcp.regenerate_token()
-            self.note.setText("New token made: update your clients' configuration.")
+            self.note.setText(self.tr("New token made: update your clients' configuration."))
 
     def _copy(self, text: str, message: str) -> None:
         QGuiApplication.clipboard().setText(text)
@@ -133,9 +149,10 @@ class AboutDialog(QDialog):
 
     def __init__(self, data: DataDir, parent: QWidget | None = None, mcp: "McpService | None" = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("About BrowserPilot")
-        title = QLabel(f"<h2>BrowserPilot {__version__}</h2>"
-                       "<p>One shared, persistent, multi-environment browser for people and AI agents.</p>", self)
+        self.setWindowTitle(self.tr("About BrowserPilot"))
+        title = QLabel(f"<h2>BrowserPilot {__version__}</h2><p>"
+                       + self.tr("One shared, persistent, multi-environment browser for people and AI agents.")
+                       + "</p>", self)
         title.setWordWrap(True)
         self.data_folder = QLabel(str(data.root), self)
         self.data_folder.setObjectName("data-folder")
@@ -143,9 +160,9 @@ class AboutDialog(QDialog):
         log_file = QLabel(str(data.logs / "browserpilot.log"), self)
         log_file.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form = QFormLayout()
-        form.addRow("Data folder:", self.data_folder)
-        form.addRow("Log file:", log_file)
-        open_folder = QPushButton("Open Data Folder", self)
+        form.addRow(self.tr("Data folder:"), self.data_folder)
+        form.addRow(self.tr("Log file:"), log_file)
+        open_folder = QPushButton(icon("folder-open"), self.tr("Open Data Folder"), self)
         open_folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(data.root))))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.addButton(open_folder, QDialogButtonBox.ButtonRole.ActionRole)
@@ -157,6 +174,10 @@ class AboutDialog(QDialog):
         if self.mcp_section is not None:
             layout.addWidget(self.mcp_section)
             self.finished.connect(lambda _result: self.mcp_section.detach() if self.mcp_section else None)
+            from app.ui.settings_dialog import IdleExitSection
+
+            self.idle_exit = IdleExitSection(self.mcp_section.mcp.settings, self)
+            layout.addWidget(self.idle_exit)
         layout.addWidget(buttons)
 
 
@@ -165,69 +186,184 @@ class MainWindow(QMainWindow):
     new_workflow_requested = Signal(str)        # a name: open the editor on a new workflow
     runs_panel_overlay_requested = Signal(str)  # a run id: show it on its workflow's graph
 
-    def __init__(self, data: DataDir, store: EnvStore, ops: OpRunner, open_env: Callable[[str], None],
-                 quit_app: Callable[[], None], parent: QWidget | None = None, *,
-                 mcp: "McpService | None" = None) -> None:
+    def __init__(self, data: DataDir, store: EnvStore, ops: OpRunner,
+                 open_env: Callable[[str], QMainWindow | None], quit_app: Callable[[], None],
+                 parent: QWidget | None = None, *, mcp: "McpService | None" = None) -> None:
         super().__init__(parent)
         self.data = data
         self.mcp = mcp
+        self._open_env = open_env
         self._quit_app = quit_app
+        self.welcome: WelcomeDialog | None = None
         self.setObjectName("main-window")
-        self.setWindowTitle("BrowserPilot")
-        self.resize(980, 620)
+        self.setWindowTitle(self.tr("BrowserPilot"))
+        self.setWindowIcon(icon("globe"))
+        self.setStyleSheet(PANEL_STYLE)
+        self.resize(1040, 660)
         self.panels = QTabWidget(self)
         self.panels.setObjectName("panels")
         self.panels.setDocumentMode(True)
+        self.panels.setIconSize(QSize(16, 16))
         self.environments = EnvironmentsPanel(store, ops, self)
         self.environments.open_requested.connect(open_env)
-        self.panels.addTab(self.environments, "Environments")
+        self.panels.addTab(self.environments, icon("globe"), self.tr("Environments"))
         self.workflows_panel = WorkflowsPanel(ops, self)
-        self.panels.addTab(self.workflows_panel, "Workflows")
+        self.panels.addTab(self.workflows_panel, icon("workflow"), self.tr("Workflows"))
         self.runs_panel = RunsPanel(ops, self)
-        self.panels.addTab(self.runs_panel, "Runs")
+        self.panels.addTab(self.runs_panel, icon("history"), self.tr("Runs"))
         self.agent_runs_panel = AgentRunsPanel(ops, self)
-        self.panels.addTab(self.agent_runs_panel, "Agent runs")
+        self.panels.addTab(self.agent_runs_panel, icon("bot"), self.tr("Agent runs"))
         self.run_saved.connect(self.workflows_panel.on_run_saved)
         self.run_saved.connect(self.runs_panel.on_run_saved)
         self.workflows_panel.show_run_requested.connect(self.show_run)
+        self.workflows_panel.record_requested.connect(self.record_in_environment)
+        self.workflows_panel.agent_requested.connect(self.ask_agent)
         self.runs_panel.overlay_requested.connect(self.runs_panel_overlay_requested)
+        self.runs_panel.workflows_requested.connect(lambda: self.panels.setCurrentWidget(self.workflows_panel))
+        self.agent_runs_panel.agent_requested.connect(self.ask_agent)
         self.setCentralWidget(self.panels)
         self._build_menus()
-        self.statusBar().showMessage(f"Data folder: {data.root}")
+        self._build_toolbar()
+        self.statusBar().showMessage(self.tr("Data folder: {path}").format(path=data.root))
 
-    def _add(self, menu_name: str, text: str, shortcut: QKeySequence | str | None, handler: Callable[[], object]) -> QAction:
-        action = QAction(text, self)
+    def _action(self, text: str, icon_name: str, shortcut: QKeySequence | str | QKeySequence.StandardKey | None,
+                handler: Callable[[], object], name: str) -> QAction:
+        action = QAction(icon(icon_name), text, self)
+        action.setObjectName(name)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(lambda _checked=False: handler())
+        return action
+
+    def _add(self, menu_name: str, text: str, icon_name: str, shortcut: QKeySequence | str | QKeySequence.StandardKey | None,
+             handler: Callable[[], object], name: str) -> QAction:
+        action = self._action(text, icon_name, shortcut, handler, name)
         self._menus[menu_name].addAction(action)
+        self.actions_by_name[name] = action
         return action
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
+        self.actions_by_name: dict[str, QAction] = {}
         self._menus = {name: bar.addMenu(label) for name, label in
-                       (("file", "&File"), ("env", "&Environment"), ("help", "&Help"))}
+                       (("file", self.tr("&File")), ("env", self.tr("&Environment")), ("workflow", self.tr("&Workflow")),
+                        ("help", self.tr("&Help")))}
+        for name, menu in self._menus.items():
+            menu.setObjectName(f"menu-{name}")
         panel = self.environments
-        self._add("file", "&New Environment…", QKeySequence.StandardKey.New, panel.create_environment)
-        self._add("file", "New &Workflow…", "Ctrl+Shift+N", self.ask_new_workflow)
-        self._add("file", "&Settings and Data Folder…", QKeySequence.StandardKey.Preferences, self.show_about)
-        self._add("file", "Open &Data Folder", None,
-                  lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data.root))))
+        workflows = self.workflows_panel
+        self._add("file", self.tr("&New Environment…"), "plus", QKeySequence.StandardKey.New,
+                  panel.create_environment, "new-environment")
+        self._add("file", self.tr("New &Workflow…"), "workflow", "Ctrl+Shift+N", self.ask_new_workflow, "new-workflow")
+        self._add("file", self.tr("&Import Workflows…"), "upload", "Ctrl+I", self.import_workflows, "import-workflows")
         self._menus["file"].addSeparator()
-        self._add("file", "&Quit", QKeySequence.StandardKey.Quit, self._quit_app)
-        self._add("env", "&Open", "Ctrl+O", panel.open_selected)
-        self._add("env", "&Rename…", "F2", panel.rename_selected)
-        self._add("env", "Edit Re&mark…", "Ctrl+E", panel.edit_remark_selected)
-        self._add("env", "&Delete…", QKeySequence.StandardKey.Delete, panel.delete_selected)
-        self._add("help", "&About BrowserPilot", "F1", self.show_about)
+        self._add("file", self.tr("&Settings and Data Folder…"), "settings", QKeySequence.StandardKey.Preferences,
+                  self.show_about, "settings")
+        self._add("file", self.tr("Open &Data Folder"), "folder-open", None,
+                  lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data.root))), "open-data-folder")
+        self._menus["file"].addSeparator()
+        self._add("file", self.tr("&Quit"), "power", QKeySequence.StandardKey.Quit, self._quit_app, "quit")
+        self._add("env", self.tr("&Open"), "app-window", "Ctrl+O", panel.open_selected, "open-environment")
+        self._add("env", self.tr("&Rename…"), "pencil", "F2", panel.rename_selected, "rename-environment")
+        self._add("env", self.tr("Edit Re&mark…"), "square-pen", "Ctrl+E", panel.edit_remark_selected,
+                  "edit-remark")
+        self._add("env", self.tr("&Settings…"), "sliders-horizontal", None, panel.edit_settings_selected,
+                  "environment-settings")
+        self._menus["env"].addSeparator()
+        self._add("env", self.tr("&Record a Workflow"), "circle-dot", "Ctrl+Shift+R", self.record_in_environment,
+                  "record")
+        self._add("env", self.tr("Ask an &Agent"), "bot", "Ctrl+Shift+A", self.ask_agent, "ask-agent")
+        self._menus["env"].addSeparator()
+        self._add("env", self.tr("&Delete…"), "trash-2", QKeySequence.StandardKey.Delete, panel.delete_selected,
+                  "delete-environment")
+        self._add("workflow", self.tr("&Run…"), "play", "Ctrl+R", self._on_workflows(workflows.run_selected),
+                  "run-workflow")
+        self._add("workflow", self.tr("Run as &Batch…"), "layers", "Ctrl+Shift+B",
+                  self._on_workflows(workflows.batch_selected), "batch-workflow")
+        self._add("workflow", self.tr("&Edit"), "pencil", None, self._on_workflows(workflows.edit_selected),
+                  "edit-workflow")
+        self._add("workflow", self.tr("E&xport…"), "download", None, self._on_workflows(workflows.export_selected),
+                  "export-workflow")
+        self._menus["workflow"].addSeparator()
+        self._add("workflow", self.tr("&Delete Workflow…"), "trash-2", None,
+                  self._on_workflows(workflows.delete_selected), "delete-workflow")
+        self._add("help", self.tr("&Welcome and MCP Setup"), "sparkles", None, self.show_welcome, "welcome")
+        self._add("help", self.tr("&About BrowserPilot"), "info", "F1", self.show_about, "about")
 
+    def _build_toolbar(self) -> None:
+        """The main actions, as icon buttons with their names beside them."""
+        toolbar = self.addToolBar(self.tr("Main"))
+        toolbar.setObjectName("main-toolbar")
+        toolbar.setMovable(False)
+        toolbar.setIconSize(QSize(18, 18))
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for name in ("new-environment", "open-environment", None, "new-workflow", "import-workflows", "record",
+                     "ask-agent", None, "run-workflow", "batch-workflow"):
+            if name is None:
+                toolbar.addSeparator()
+            else:
+                toolbar.addAction(self.actions_by_name[name])
+        spacer = QWidget(toolbar)
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        toolbar.addWidget(spacer)
+        toolbar.addAction(self.actions_by_name["settings"])
+        self.toolbar = toolbar
+        for action in (self.actions_by_name["run-workflow"], self.actions_by_name["batch-workflow"],
+                       self.actions_by_name["settings"]):
+            action.setToolTip(action.text().replace("&", ""))
+
+    def _on_workflows(self, handler: Callable[[], object]) -> Callable[[], None]:
+        """A Workflow-menu action: show the Workflows panel, then act on its selected workflow."""
+
+        def act() -> None:
+            self.panels.setCurrentWidget(self.workflows_panel)
+            handler()
+
+        return act
+
+    # -- actions -----------------------------------------------------------------------------------------
     def ask_new_workflow(self) -> None:
         """File → New Workflow: its name, then the editor with a start and an end node."""
         from PySide6.QtWidgets import QInputDialog
 
-        name, ok = QInputDialog.getText(self, "New Workflow", "Name of the new workflow:")
+        name, ok = QInputDialog.getText(self, self.tr("New Workflow"), self.tr("Name of the new workflow:"))
         if ok and name.strip():
             self.new_workflow_requested.emit(name.strip())
+
+    def import_workflows(self) -> None:
+        self.panels.setCurrentWidget(self.workflows_panel)
+        self.workflows_panel.import_dialog()
+
+    def _chosen_env(self) -> str:
+        """The environment selected in the Environments panel, else the default one."""
+        env = self.environments.selected_env()
+        return env.id if env is not None else "env-default"
+
+    def _env_window(self) -> QMainWindow | None:
+        return self._open_env(self._chosen_env())
+
+    def record_in_environment(self) -> None:
+        """Open the chosen environment's window and start recording its tab (the window's own Record)."""
+        window = self._env_window()
+        action = window.findChild(QAction, "record") if window is not None else None
+        if action is None:
+            self.statusBar().showMessage(self.tr("Recording needs an environment window."), 5000)
+            return
+        if not action.isChecked():
+            action.trigger()
+
+    def ask_agent(self) -> None:
+        """Open the chosen environment's window with its Agent panel showing, ready for a task."""
+        window = self._env_window()
+        dock = window.findChild(QDockWidget, "agent-dock") if window is not None else None
+        if dock is None:
+            self.statusBar().showMessage(self.tr("The agent needs an environment window."), 5000)
+            return
+        dock.show()
+        dock.raise_()
+        task = dock.findChild(QPlainTextEdit, "agent-task")
+        if task is not None:
+            task.setFocus()
 
     def show_run(self, run_id: str) -> None:
         """Open a run's detail in the Runs panel."""
@@ -238,3 +374,28 @@ class MainWindow(QMainWindow):
         dialog = AboutDialog(self.data, self, mcp=self.mcp)
         dialog.exec()
         dialog.deleteLater()
+
+    def show_welcome(self) -> WelcomeDialog:
+        """The welcome (data folder, MCP configuration, README), without blocking."""
+        if self.welcome is None:
+            self.welcome = WelcomeDialog(self.data, self.mcp, self)
+            self.welcome.finished.connect(lambda _result: self._forget_welcome())
+        self.welcome.show()
+        self.welcome.raise_()
+        return self.welcome
+
+    def _forget_welcome(self) -> None:
+        if self.welcome is not None:
+            self.welcome.deleteLater()
+            self.welcome = None
+
+    def show_welcome_if_first_run(self) -> WelcomeDialog | None:
+        """The welcome, the first time windows are shown on this data folder (remembered in the settings)."""
+        settings = SettingsStore(self.data)
+        if settings.current.welcome_shown:
+            return None
+        try:
+            settings.update(welcome_shown=True)
+        except OSError as exc:  # a read-only folder: welcome again next time, rather than never
+            log.warning("cannot remember that the welcome was shown: %s", exc)
+        return self.show_welcome()

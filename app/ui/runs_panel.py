@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import shiboken6
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer,
+                            QUrl, Signal)
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QIcon, QMouseEvent, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,8 +41,10 @@ from PySide6.QtWidgets import (
 
 from app.distributed.models import group_batches
 from app.ops import OpContext
+from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, record_table
+from app.ui.theme import current_scheme, icon
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -50,8 +53,11 @@ Envelope = dict[str, Any]
 RUN_LIMIT = 50
 STATUS_COLOURS = {"ok": "#2e7d32", "failed": "#c62828", "cancelled": "#757575", "taken_over": "#ef6c00",
                   "running": "#1565c0", "not run": "#9e9e9e"}
-STATUS_TEXT = {"ok": "ok", "failed": "failed", "cancelled": "cancelled", "taken_over": "taken over",
-               "running": "running…"}
+STATUS_TEXT = {"ok": QT_TRANSLATE_NOOP("RunStatus", "ok"), "failed": QT_TRANSLATE_NOOP("RunStatus", "failed"),
+               "cancelled": QT_TRANSLATE_NOOP("RunStatus", "cancelled"),
+               "taken_over": QT_TRANSLATE_NOOP("RunStatus", "taken over"),
+               "running": QT_TRANSLATE_NOOP("RunStatus", "running…"),
+               "not run": QT_TRANSLATE_NOOP("RunStatus", "not run")}
 _icons: dict[str, QIcon] = {}
 
 
@@ -73,7 +79,9 @@ def status_icon(status: str) -> QIcon:
 
 
 def status_text(status: str) -> str:
-    return STATUS_TEXT.get(status, status)
+    """A run status as a person reads it, translated."""
+    text = STATUS_TEXT.get(status)
+    return QCoreApplication.translate("RunStatus", text) if text else status
 
 
 def parse_time(value: str | None) -> datetime | None:
@@ -97,15 +105,15 @@ def format_duration(ms: float | None) -> str:
     if ms is None:
         return ""
     if ms < 1000:
-        return f"{ms:.0f} ms"
+        return QCoreApplication.translate("Duration", "{ms} ms").format(ms=f"{ms:.0f}")
     seconds = ms / 1000
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return QCoreApplication.translate("Duration", "{s} s").format(s=f"{seconds:.1f}")
     minutes, rest = divmod(int(seconds), 60)
     if minutes < 60:
-        return f"{minutes} min {rest} s"
+        return QCoreApplication.translate("Duration", "{m} min {s} s").format(m=minutes, s=rest)
     hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min"
+    return QCoreApplication.translate("Duration", "{h} h {m} min").format(h=hours, m=minutes)
 
 
 def elapsed_ms(started: str | None) -> float | None:
@@ -116,7 +124,8 @@ def elapsed_ms(started: str | None) -> float | None:
 def show_value(value: Any, limit: int = 400) -> tuple[str, str]:
     """A value as a table cell: (text shown, full text for the tooltip)."""
     if isinstance(value, dict) and "$file" in value:
-        full = f"(large value in {value['$file']}, {value.get('bytes', '?')} bytes)"
+        full = QCoreApplication.translate("RunsPanel", "(large value in {file}, {bytes} bytes)").format(
+            file=value["$file"], bytes=value.get("bytes", "?"))
         return full, full
     full = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = full if len(full) <= limit else full[:limit] + "…"
@@ -172,13 +181,16 @@ class OpCalls:
 
 
 # -- the table ---------------------------------------------------------------------------------------------
-RUN_COLUMNS = ("Status", "Workflow", "Environment", "Started", "Duration")
+RUN_COLUMNS = (QT_TRANSLATE_NOOP("RunTableModel", "Status"), QT_TRANSLATE_NOOP("RunTableModel", "Workflow"),
+               QT_TRANSLATE_NOOP("RunTableModel", "Environment"), QT_TRANSLATE_NOOP("RunTableModel", "Started"),
+               QT_TRANSLATE_NOOP("RunTableModel", "Duration"))
 
 
 class RunTableModel(RowsTableModel[Any]):
-    columns = RUN_COLUMNS
-
     """`run_list` rows, newest first, with environment names."""
+
+    columns = RUN_COLUMNS
+    context = "RunTableModel"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -217,7 +229,8 @@ class RunTableModel(RowsTableModel[Any]):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                batch = f"  (row {run['rowIndex'] + 1})" if run.get("rowIndex") is not None else ""
+                batch = (self.tr("  (row {n})").format(n=run["rowIndex"] + 1) if run.get("rowIndex") is not None
+                         else "")
                 return status_text(run["status"]) + batch
             if column == 1:
                 return run["workflow"]
@@ -234,9 +247,9 @@ class RunTableModel(RowsTableModel[Any]):
             if column == 0:
                 lines = [f"{run['id']}: {status_text(run['status'])}"]
                 if run.get("batchId"):
-                    lines.append(f"batch {run['batchId']}, row {run['rowIndex'] + 1}")
+                    lines.append(self.tr("batch {batch}, row {n}").format(batch=run["batchId"], n=run["rowIndex"] + 1))
                 if run.get("worker"):
-                    lines.append(f"ran on worker {run['worker']}")
+                    lines.append(self.tr("ran on worker {worker}").format(worker=run["worker"]))
                 if run.get("error"):
                     lines.append(run["error"])
                 return "\n".join(lines)
@@ -290,32 +303,34 @@ class RunDetail(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.run: dict[str, Any] | None = None
-        self.title = QLabel("Select a run to see its detail.", self)
+        self.title = QLabel(self.tr("Select a run to see its detail."), self)
         self.title.setObjectName("run-title")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         font = self.title.font()
         font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
         self.title.setFont(font)
         self.labels: dict[str, QLabel] = {}
         form = self.form = QFormLayout()
-        for key, text in (("status", "Status"), ("workflow", "Workflow"), ("env", "Environment"),
-                          ("started", "Started"), ("ended", "Ended"), ("duration", "Duration"),
-                          ("batch", "Batch"), ("stopped", "Stopped at"), ("error", "Error"), ("har", "HAR"),
-                          ("screenshot", "Screenshot")):
+        for key, text in (("status", self.tr("Status:")), ("workflow", self.tr("Workflow:")),
+                          ("env", self.tr("Environment:")), ("started", self.tr("Started:")),
+                          ("ended", self.tr("Ended:")), ("duration", self.tr("Duration:")),
+                          ("batch", self.tr("Batch:")), ("stopped", self.tr("Stopped at:")),
+                          ("error", self.tr("Error:")), ("har", self.tr("HAR:")), ("screenshot", self.tr("Screenshot:"))):
             label = _selectable(QLabel(self))
             label.setObjectName(f"run-{key}")
             self.labels[key] = label
-            form.addRow(f"{text}:", label)
-        self.labels["error"].setStyleSheet("color: #b3261e")
+            form.addRow(text, label)
+        self.labels["error"].setProperty("role", "error")
         self.thumbnail = ClickableLabel(self)
         self.thumbnail.setObjectName("run-screenshot-thumbnail")
         self.thumbnail.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.thumbnail.setToolTip("Click to open the screenshot")
+        self.thumbnail.setToolTip(self.tr("Click to open the screenshot"))
         self.thumbnail.setFrameShape(QFrame.Shape.Box)
         self.thumbnail.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.thumbnail.clicked.connect(self.open_screenshot)
         form.addRow("", self.thumbnail)
-        self.har_folder = QPushButton("Show HAR in Folder", self)
+        self.har_folder = QPushButton(icon("folder-open"), self.tr("Show HAR in Folder"), self)
         self.har_folder.setObjectName("run-har-folder")
         self.har_folder.clicked.connect(lambda: self.run and self.run.get("har") and show_in_folder(self.run["har"]))
         form.addRow("", self.har_folder)
@@ -326,14 +341,14 @@ class RunDetail(QWidget):
         summary.setFrameShape(QFrame.Shape.NoFrame)
         summary.setWidget(summary_page)
 
-        self.outputs = _table(self, "run-outputs", ("Key", "Value"))
-        self.inputs = _table(self, "run-inputs-table", ("Input", "Value"))
-        self.files = _table(self, "run-files", ("File", "Folder"))
+        self.outputs = _table(self, "run-outputs", (self.tr("Key"), self.tr("Value")))
+        self.inputs = _table(self, "run-inputs-table", (self.tr("Input"), self.tr("Value")))
+        self.files = _table(self, "run-files", (self.tr("File"), self.tr("Folder")))
         self.files.doubleClicked.connect(lambda _index: self.open_file())
-        self.open_file_button = QPushButton("&Open", self)
+        self.open_file_button = QPushButton(icon("external-link"), self.tr("&Open"), self)
         self.open_file_button.setObjectName("run-file-open")
         self.open_file_button.clicked.connect(lambda: self.open_file())
-        self.file_folder_button = QPushButton("Show in &Folder", self)
+        self.file_folder_button = QPushButton(icon("folder-open"), self.tr("Show in &Folder"), self)
         self.file_folder_button.setObjectName("run-file-folder")
         self.file_folder_button.clicked.connect(lambda: self.show_file_in_folder())
         files_page = QWidget(self)
@@ -345,13 +360,14 @@ class RunDetail(QWidget):
         files_layout.addLayout(files_buttons)
         files_layout.addWidget(self.files)
         self.files.itemSelectionChanged.connect(self._update_file_buttons)
-        self.trace = _table(self, "run-trace", ("Node", "Type", "Start", "ms", "OK", "Error", "Locator"))
+        self.trace = _table(self, "run-trace", (self.tr("Node"), self.tr("Type"), self.tr("Start"), self.tr("ms"),
+                                                self.tr("OK"), self.tr("Error"), self.tr("Locator")))
         self.pages = QTabWidget(self)
         self.pages.setObjectName("run-pages")
-        self.pages.addTab(self.outputs, "Outputs")
-        self.pages.addTab(files_page, "Files")
-        self.pages.addTab(self.trace, "Trace")
-        self.pages.addTab(self.inputs, "Inputs")
+        self.pages.addTab(self.outputs, icon("braces"), self.tr("Outputs"))
+        self.pages.addTab(files_page, icon("file"), self.tr("Files"))
+        self.pages.addTab(self.trace, icon("list-ordered"), self.tr("Trace"))
+        self.pages.addTab(self.inputs, icon("file-input"), self.tr("Inputs"))
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(summary)
@@ -370,18 +386,21 @@ class RunDetail(QWidget):
         run = run or {}
         status = run.get("status", "")
         if run:
-            self.title.setText(f"{run['workflowName']} — {status_text(status)}  ({run['id']})")
+            self.title.setText(self.tr("{workflow} — {status}  ({id})").format(
+                workflow=run["workflowName"], status=status_text(status), id=run["id"]))
         else:
-            self.title.setText("Select a run to see its detail.")
-        batch = (f"{run['batchId']}, row {run.get('rowIndex', 0) + 1}" if run.get("batchId") else "")
-        batch += f", ran on worker {run['worker']}" if run.get("worker") else ""
-        duration = (format_duration(elapsed_ms(run.get("startedAt"))) + " so far" if status == "running"
-                    else format_duration(run.get("durationMs")))
-        texts = {"status": status_text(status) + ("  (a person took over during the run)"
+            self.title.setText(self.tr("Select a run to see its detail."))
+        batch = (self.tr("{batch}, row {n}").format(batch=run["batchId"], n=run.get("rowIndex", 0) + 1)
+                 if run.get("batchId") else "")
+        batch += self.tr(", ran on worker {worker}").format(worker=run["worker"]) if run.get("worker") else ""
+        duration = (self.tr("{duration} so far").format(duration=format_duration(elapsed_ms(run.get("startedAt"))))
+                    if status == "running" else format_duration(run.get("durationMs")))
+        texts = {"status": status_text(status) + (self.tr("  (a person took over during the run)")
                                                   if run.get("takenOver") and status != "taken_over" else ""),
                  "workflow": run.get("workflowName", ""),
                  "env": (f"{env_name} ({run['env']})" if env_name and env_name != run.get("env")
-                         else run.get("env", "")) + (f", tab {run['tabId']}" if run.get("tabId") else ""),
+                         else run.get("env", "")) + (self.tr(", tab {tab}").format(tab=run["tabId"])
+                                                     if run.get("tabId") else ""),
                  "started": local_time(run.get("startedAt")), "ended": local_time(run.get("endedAt")),
                  "duration": duration, "batch": batch, "stopped": run.get("stoppedAt", ""),
                  "error": run.get("error", ""), "har": run.get("har", ""), "screenshot": run.get("screenshot", "")}
@@ -419,10 +438,11 @@ class RunDetail(QWidget):
                 if column == 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if not entry.get("ok"):
-                    item.setForeground(QBrush(QColor(STATUS_COLOURS["failed"])))
+                    item.setForeground(QBrush(QColor(current_scheme().danger)))
                 self.trace.setItem(row, column, item)
         self.trace.resizeColumnsToContents()
-        self.pages.setTabText(1, f"Files ({len(run.get('files', []))})" if run.get("files") else "Files")
+        self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(run["files"])) if run.get("files")
+                              else self.tr("Files"))
 
     @staticmethod
     def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
@@ -441,7 +461,7 @@ class RunDetail(QWidget):
             return
         pixmap = QPixmap(path)
         if pixmap.isNull():
-            self.thumbnail.setText("(the screenshot file is missing)")
+            self.thumbnail.setText(self.tr("(the screenshot file is missing)"))
             self.thumbnail.setEnabled(False)
             self.thumbnail.setMinimumSize(0, 0)
             self.thumbnail.setMaximumSize(16777215, 16777215)
@@ -486,6 +506,7 @@ class RunsPanel(QWidget):
     """The latest runs and the selected run's detail."""
 
     overlay_requested = Signal(str)  # run id: draw it on its workflow's graph in the editor
+    workflows_requested = Signal()   # the empty state's Go to Workflows
 
     REFRESH_DELAY_MS = 120
 
@@ -502,9 +523,9 @@ class RunsPanel(QWidget):
         self.detail = RunDetail(self)
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
-        for key, text, handler in (("cancel", "&Cancel Run", self.cancel_selected),
-                                   ("refresh", "Re&fresh", self.refresh)):
-            button = QPushButton(text, self)
+        for key, text, handler, icon_name in (("cancel", self.tr("&Cancel Run"), self.cancel_selected, "circle-stop"),
+                                              ("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw")):
+            button = QPushButton(icon(icon_name), text, self)
             button.setObjectName(f"runs-{key}")
             button.clicked.connect(lambda _checked=False, h=handler: h())
             self.buttons[key] = button
@@ -519,9 +540,17 @@ class RunsPanel(QWidget):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
+        self.empty = EmptyState(
+            "runs", "history", self.tr("No runs yet"),
+            self.tr("Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and "
+                    "each node's timing. Run a workflow from the Workflows panel, or with `browserpilot run`."),
+            [("workflows", "workflow", self.tr("Go to Workflows"), self.workflows_requested.emit)], self)
+        self.stack = TableOrEmpty(splitter, self.empty, self)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(8)
         layout.addLayout(row)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.stack, 1)
 
         self._selected_id: str | None = None
         self._list_generation = 0
@@ -560,7 +589,7 @@ class RunsPanel(QWidget):
 
         def listed(result: Envelope) -> None:
             if not result["ok"]:
-                self.note.setText(f"Cannot list runs: {result.get('error')}")
+                self.note.setText(self.tr("Cannot list runs: {error}").format(error=result.get("error")))
                 return
             self.calls.start("env_list", {}, lambda envs: shown(result["runs"], envs))
 
@@ -570,7 +599,8 @@ class RunsPanel(QWidget):
             names = {env["id"]: env["name"] for env in envs.get("environments", [])} if envs["ok"] else {}
             selected = self._selected_id
             self.model.set_rows(runs, names)
-            self.note.setText(f"{len(runs)} latest run{'s' if len(runs) != 1 else ''}")
+            self.stack.show_empty(not runs)
+            self.note.setText(self.tr("%n latest run(s)", "", len(runs)))
             if selected is not None and self.model.row_of(selected) >= 0:
                 self._select_row(self.model.row_of(selected))
             elif selected is not None:
@@ -592,7 +622,7 @@ class RunsPanel(QWidget):
 
     def _add_overlay_button(self, row: QHBoxLayout) -> None:
         """*Show on Graph*: the selected run's node states drawn over its workflow in the editor."""
-        button = QPushButton("Show on &Graph", self)
+        button = QPushButton(icon("git-branch"), self.tr("Show on &Graph"), self)
         button.setObjectName("runs-overlay")
         button.clicked.connect(lambda _checked=False: self._selected_id and self.overlay_requested.emit(self._selected_id))
         self.buttons["overlay"] = button
@@ -655,15 +685,15 @@ class RunsPanel(QWidget):
     def _on_tick(self) -> None:
         self.model.tick()
         if self.detail.run and self.detail.run.get("status") == "running":
-            self.detail.labels["duration"].setText(
-                format_duration(elapsed_ms(self.detail.run.get("startedAt"))) + " so far")
+            self.detail.labels["duration"].setText(self.detail.tr("{duration} so far").format(
+                duration=format_duration(elapsed_ms(self.detail.run.get("startedAt")))))
 
     def _update_buttons(self) -> None:
         run = self.selected_run()
         running = run is not None and run["status"] == "running"
         self.buttons["cancel"].setEnabled(running)
-        self.buttons["cancel"].setToolTip("Cancel the selected run; its record is written as cancelled"
-                                          if running else "Only a running run can be cancelled")
+        self.buttons["cancel"].setToolTip(self.tr("Cancel the selected run; its record is written as cancelled")
+                                          if running else self.tr("Only a running run can be cancelled"))
 
     # -- actions ---------------------------------------------------------------------------------------
     def cancel_selected(self) -> None:
@@ -671,8 +701,8 @@ class RunsPanel(QWidget):
         if run is None or run["status"] != "running":
             return
         self.buttons["cancel"].setEnabled(False)
-        self.note.setText(f"Cancelling {run['id']}…")
-        self.ops.run("run_cancel", {"runId": run["id"]}, self, title="Cancel Run")
+        self.note.setText(self.tr("Cancelling {id}…").format(id=run["id"]))
+        self.ops.run("run_cancel", {"runId": run["id"]}, self, title=self.tr("Cancel Run"))
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Generic, Sequence, TypeVar
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QPushButton, QTableView, QWidget
+
+from app.ui.theme import icon
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")
 
 
 class RowsTableModel(QAbstractTableModel, Generic[Row]):
-    """A flat table over `self._rows`; subclasses set `columns` and implement `data`."""
+    """A flat table over `self._rows`; subclasses set `columns` and implement `data`.
+
+    `columns` are the English headers, marked with `QT_TRANSLATE_NOOP(context, ...)`; they are translated
+    in `context` when shown."""
 
     columns: ClassVar[tuple[str, ...]] = ()
+    context: ClassVar[str] = "RowsTableModel"
 
     _rows: list[Row]
 
@@ -30,7 +36,7 @@ class RowsTableModel(QAbstractTableModel, Generic[Row]):
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
+            return QCoreApplication.translate(self.context, self.columns[section])
         return None
 
 
@@ -44,16 +50,21 @@ def record_table(parent: QWidget, model: QAbstractTableModel, name: str) -> QTab
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.verticalHeader().hide()
     table.setAlternatingRowColors(True)
+    table.setShowGrid(False)
+    table.verticalHeader().setDefaultSectionSize(30)
+    table.horizontalHeader().setHighlightSections(False)
+    table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     return table
 
 
 def button_row(parent: QWidget, prefix: str,
-               specs: Sequence[tuple[str, str, Callable[[], object]]]) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
-    """A row of push buttons `(key, text, handler)`, named `<prefix>-<key>`, and the buttons by key."""
+               specs: Sequence[tuple[str, str, Callable[[], object], str]]) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
+    """A row of push buttons `(key, text, handler, icon name)`, named `<prefix>-<key>`, and the buttons by key."""
     row = QHBoxLayout()
+    row.setSpacing(6)
     buttons: dict[str, QPushButton] = {}
-    for key, text, handler in specs:
-        button = QPushButton(text, parent)
+    for key, text, handler, icon_name in specs:
+        button = QPushButton(icon(icon_name), text, parent)
         button.setObjectName(f"{prefix}-{key}")
         button.clicked.connect(lambda _checked=False, h=handler: h())
         buttons[key] = button

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -42,7 +42,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
+from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.settings import SettingsStore
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
@@ -52,16 +54,18 @@ from workflows.document import DocumentError, WorkflowDocument, validate_documen
 log = logging.getLogger("browserpilot.ui")
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-COLUMNS = ("Name", "Description", "Nodes", "Last run")
+COLUMNS = (QT_TRANSLATE_NOOP("WorkflowTableModel", "Name"), QT_TRANSLATE_NOOP("WorkflowTableModel", "Description"),
+           QT_TRANSLATE_NOOP("WorkflowTableModel", "Nodes"), QT_TRANSLATE_NOOP("WorkflowTableModel", "Last run"))
 DOCUMENT_SUFFIXES = (".json",)
 RUN_WAIT_MS = 3_600_000
 """How long one `run_wait` call waits before the panel asks again."""
 
 
 class WorkflowTableModel(RowsTableModel[Any]):
-    columns = COLUMNS
-
     """`workflow_list` rows: id, name, description, nodeCount, updatedAt, lastRun {id, status, startedAt}."""
+
+    columns = COLUMNS
+    context = "WorkflowTableModel"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,7 +97,7 @@ class WorkflowTableModel(RowsTableModel[Any]):
             if column == 2:
                 return wf.get("nodeCount", 0)
             if last is None:
-                return "never run"
+                return self.tr("never run")
             return f"{status_text(last['status'])} · {local_time(last['startedAt'], seconds=False)}"
         if role == Qt.ItemDataRole.DecorationRole and column == 3 and last is not None:
             return status_icon(last["status"])
@@ -105,7 +109,8 @@ class WorkflowTableModel(RowsTableModel[Any]):
             if column == 1:
                 return wf.get("description") or None
             if column == 3 and last is not None:
-                return f"{last['id']}: {status_text(last['status'])}, started {local_time(last['startedAt'])}"
+                return self.tr("{id}: {status}, started {time}").format(
+                    id=last["id"], status=status_text(last["status"]), time=local_time(last["startedAt"]))
         if role == Qt.ItemDataRole.UserRole:
             return wf["id"]
         return None
@@ -140,7 +145,10 @@ class RunJob:
 
 
 class JobRow(QFrame):
-    """One running job: what it is, a progress bar, Cancel."""
+    """One running job: what it is, a progress bar (a batch: rows done of all), the counts, Cancel.
+
+    A batch's line reads "3 done · 1 failed · 6 left · about 20 s left": the time left is the time per row
+    so far times the rows left, and appears once a row has ended."""
 
     def __init__(self, job: RunJob, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -149,38 +157,67 @@ class JobRow(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.label = QLabel(self)
         self.label.setObjectName("job-label")
+        self.counts = QLabel(self)
+        self.counts.setObjectName("job-counts")
         self.bar = QProgressBar(self)
         self.bar.setObjectName("job-progress")
-        self.bar.setFixedWidth(220)
-        self.cancel = QPushButton("Cancel", self)
+        self.bar.setMinimumWidth(220)
+        self.cancel = QPushButton(self.tr("Cancel"), self)
         self.cancel.setObjectName("job-cancel")
+        self.cancel.setIcon(theme_icon("square"))
+        text = QVBoxLayout()
+        text.setSpacing(2)
+        text.addWidget(self.label)
+        text.addWidget(self.counts)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(6, 3, 6, 3)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(10)
         icon = QLabel(self)
-        icon.setPixmap(status_icon("running").pixmap(12, 12))
+        icon.setPixmap(theme_icon("loader").pixmap(16, 16))
         layout.addWidget(icon)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.bar)
+        layout.addLayout(text, 1)
+        layout.addWidget(self.bar, 1)
         layout.addWidget(self.cancel)
         self.update_progress()
 
+    @property
+    def failed(self) -> int:
+        return int(self.job.progress.get("failed", 0))
+
+    def time_left(self) -> float | None:
+        """Seconds left, from the time per row so far; None until a row has ended."""
+        job = self.job
+        if job.done <= 0 or job.done >= job.total:
+            return None
+        elapsed = (datetime.now(timezone.utc) - job.started).total_seconds()
+        return elapsed / job.done * (job.total - job.done)
+
     def update_progress(self) -> None:
         job = self.job
-        where = f" in {job.env_names}" if job.env_names else ""
         if job.kind == "run":
             self.bar.setRange(0, 0)  # busy
-            text = f"Running “{job.workflow_name}”{where}…"
-            if job.run_id:
-                text += f"  ({job.run_id})"
+            text = (self.tr("Running “{name}” in {envs}…") if job.env_names else self.tr("Running “{name}”…")).format(
+                name=job.workflow_name, envs=job.env_names)
+            self.counts.setText(job.run_id or "")
         else:
             self.bar.setRange(0, job.total)
             self.bar.setValue(job.done)
-            self.bar.setFormat(f"{job.done}/{job.total}")
-            failed = job.done - job.ok
-            text = (f"Batch of “{job.workflow_name}”{where}: {job.done} of {job.total} rows done, {job.ok} ok"
-                    + (f", {failed} not ok" if failed else "") + "…")
+            self.bar.setFormat(self.tr("{done}/{total}").format(done=job.done, total=job.total))
+            failed = self.failed
+            text = (self.tr("Batch of “{name}” in {envs}: {done} of {total} rows done, {ok} ok")
+                    if job.env_names else self.tr("Batch of “{name}”: {done} of {total} rows done, {ok} ok")).format(
+                name=job.workflow_name, envs=job.env_names, done=job.done, total=job.total, ok=job.ok)
+            text += (self.tr(", %n not ok", "", failed) if failed else "") + "…"
+            parts = [self.tr("%n done", "", job.done), self.tr("%n failed", "", failed),
+                     self.tr("%n left", "", job.total - job.done)]
+            left = self.time_left()
+            if left is not None:
+                parts.append(self.tr("about {time} left").format(time=format_duration(left * 1000)))
+            elif job.done < job.total:
+                parts.append(self.tr("estimating the time left…"))
+            self.counts.setText(" · ".join(parts))
         if job.cancelling:
-            text = "Cancelling: " + text
+            text = self.tr("Cancelling: {job}").format(job=text)
             self.cancel.setEnabled(False)
         self.label.setText(text)
 
@@ -192,6 +229,8 @@ def env_choices(result: Envelope) -> list[EnvChoice]:
 class WorkflowsPanel(QWidget):
     show_run_requested = Signal(str)  # run id: open it in the Runs panel
     edit_requested = Signal(str)      # workflow id: open it in the node-graph editor
+    record_requested = Signal()       # the empty state's Record: record in an environment window
+    agent_requested = Signal()        # the empty state's Ask an Agent: an environment window's Agent panel
 
     REFRESH_DELAY_MS = 150
 
@@ -211,24 +250,36 @@ class WorkflowsPanel(QWidget):
         self._add_edit_actions()
 
         row, self.buttons = button_row(self, "wf", (
-            ("import", "&Import…", self.import_dialog),
-            ("export", "E&xport…", self.export_selected),
-            ("run", "&Run…", self.run_selected),
-            ("batch", "&Batch…", self.batch_selected),
-            ("delete", "&Delete…", self.delete_selected),
-            ("refresh", "Re&fresh", self.refresh),
+            ("import", self.tr("&Import…"), self.import_dialog, "upload"),
+            ("export", self.tr("E&xport…"), self.export_selected, "download"),
+            ("run", self.tr("&Run…"), self.run_selected, "play"),
+            ("batch", self.tr("&Batch…"), self.batch_selected, "layers"),
+            ("delete", self.tr("&Delete…"), self.delete_selected, "trash-2"),
+            ("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw"),
         ))
+        self.empty = EmptyState(
+            "wf", "workflow", self.tr("No workflows yet"),
+            self.tr("Import a workflow file, record one by doing the task once in an environment window, or ask "
+                    "an agent to do it and save what it did as a workflow."),
+            [("import", "upload", self.tr("Import…"), self.import_dialog),
+             ("record", "circle-dot", self.tr("Record"), self.record_requested.emit),
+             ("agent", "bot", self.tr("Ask an Agent"), self.agent_requested.emit)], self)
+        self.stack = TableOrEmpty(self.table, self.empty, self)
+        self.import_file_dialog: QFileDialog | None = None
         self.note = QLabel(self)
         self.note.setObjectName("wf-note")
         self.note.setWordWrap(True)
         self.jobs_box = QVBoxLayout()
-        self.jobs_box.setSpacing(2)
-        hint = QLabel("Drop workflow files (.json, or Chrome DevTools Recorder recordings) here to import them.",
-                      self)
-        hint.setStyleSheet("color: palette(mid)")
+        self.jobs_box.setSpacing(6)
+        hint = QLabel(self.tr("Drop workflow files (.json, or Chrome DevTools Recorder recordings) here to import "
+                              "them."), self)
+        hint.setObjectName("wf-drop-hint")
+        hint.setProperty("role", "hint")
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(8)
         layout.addLayout(row)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.stack, 1)
         layout.addLayout(self.jobs_box)
         layout.addWidget(self.note)
         layout.addWidget(hint)
@@ -265,8 +316,8 @@ class WorkflowsPanel(QWidget):
             return
         menu = QMenu(self)
         menu.setObjectName("wf-context-menu")
-        for text, handler in (("&Edit", self.edit_selected), ("&Run…", self.run_selected),
-                              ("E&xport…", self.export_selected), ("&Delete…", self.delete_selected)):
+        for text, handler in ((self.tr("&Edit"), self.edit_selected), (self.tr("&Run…"), self.run_selected),
+                              (self.tr("E&xport…"), self.export_selected), (self.tr("&Delete…"), self.delete_selected)):
             menu.addAction(text, handler)
         self.context_menu = menu
         menu.popup(self.table.viewport().mapToGlobal(at))
@@ -284,11 +335,12 @@ class WorkflowsPanel(QWidget):
             if generation != self._generation:
                 return
             if not result["ok"]:
-                self.note.setText(f"Cannot list workflows: {result.get('error')}")
+                self.note.setText(self.tr("Cannot list workflows: {error}").format(error=result.get("error")))
                 return
             selected = self._select_after or (wf["id"] if (wf := self.selected_workflow()) else None)
             self._select_after = None
             self.model.set_rows(result["workflows"])
+            self.stack.show_empty(not result["workflows"])
             row = self.model.row_of(selected) if selected else -1
             if self.model.rowCount():
                 self.table.selectRow(row if row >= 0 else 0)
@@ -320,11 +372,26 @@ class WorkflowsPanel(QWidget):
         self._schedule_refresh()
 
     # -- import and export -------------------------------------------------------------------------------
-    def import_dialog(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(
-            self, "Import Workflows", str(Path.home()),
-            "Workflows and Chrome Recorder recordings (*.json);;All files (*)")
-        self.import_files(paths)
+    def import_dialog(self) -> QFileDialog:
+        """Choose workflow files to import, in a dialog that does not block the loop."""
+        if self.import_file_dialog is not None:
+            self.import_file_dialog.raise_()
+            return self.import_file_dialog
+        dialog = QFileDialog(self, self.tr("Import Workflows"), str(Path.home()),
+                             self.tr("Workflows and Chrome Recorder recordings (*.json);;All files (*)"))
+        dialog.setObjectName("wf-import-dialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.filesSelected.connect(self.import_files)
+        dialog.finished.connect(lambda _result: self._forget_import_dialog(dialog))
+        self.import_file_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _forget_import_dialog(self, dialog: QFileDialog) -> None:
+        if self.import_file_dialog is dialog:
+            self.import_file_dialog = None
+        dialog.deleteLater()
 
     def import_files(self, paths: list[str]) -> None:
         for path in paths:
@@ -340,22 +407,26 @@ class WorkflowsPanel(QWidget):
                 self._show_import_problems(name, str(result.get("error", "")))
                 return
             saved = result["workflow"]
-            message = (f"Imported “{saved['name']}” from {name}"
-                       + (" (it replaced the saved workflow of that name)." if result.get("replaced") else "."))
+            message = (self.tr("Imported “{workflow}” from {file} (it replaced the saved workflow of that name).")
+                       if result.get("replaced") else self.tr("Imported “{workflow}” from {file}.")).format(
+                workflow=saved["name"], file=name)
             self.note.setText(message)
             self._schedule_refresh(select=saved["id"])
             notes = result.get("notes") or []
             warnings = result.get("warnings") or []
             if warnings:
                 shown = "\n".join(f"• {warning}" for warning in warnings[:8])
-                more = f"\n… and {len(warnings) - 8} more (see the details)." if len(warnings) > 8 else ""
-                self._show_box(QMessageBox.Icon.Warning, "Import Workflow",
-                               f"{message}\n\nIt loaded with {len(warnings)} warning(s): parts that look wrong "
-                               "and may fail when a run reaches them.", informative=shown + more,
+                more = ("\n" + self.tr("… and %n more (see the details).", "", len(warnings) - 8)
+                        if len(warnings) > 8 else "")
+                self._show_box(QMessageBox.Icon.Warning, self.tr("Import Workflow"),
+                               message + "\n\n" + self.tr("It loaded with %n warning(s): parts that look wrong "
+                                                           "and may fail when a run reaches them.", "", len(warnings)),
+                               informative=shown + more,
                                details="\n".join(f"- {item}" for item in notes + warnings))
             elif notes:
-                self._show_box(QMessageBox.Icon.Information, "Import Workflow",
-                               f"{message}\n\nThe recording was converted with {len(notes)} note(s).",
+                self._show_box(QMessageBox.Icon.Information, self.tr("Import Workflow"),
+                               message + "\n\n" + self.tr("The recording was converted with %n note(s).", "",
+                                                           len(notes)),
                                details="\n".join(f"- {note}" for note in notes))
 
         self.calls.start("workflow_import", {"path": path}, imported)
@@ -363,13 +434,14 @@ class WorkflowsPanel(QWidget):
     def _show_import_problems(self, name: str, error: str) -> None:
         lines = error.splitlines()
         problems = [line[2:] for line in lines[1:] if line.startswith("- ")] or [error]
-        head = f"“{name}” was not imported: "
-        head += (f"it has {len(problems)} problems." if len(problems) > 1 else problems[0])
+        head = (self.tr("“{file}” was not imported: it has %n problems.", "", len(problems)) if len(problems) > 1
+                else self.tr("“{file}” was not imported: {problem}")).format(file=name, problem=problems[0])
         shown = "\n".join(f"• {problem}" for problem in problems[:8])
-        more = f"\n… and {len(problems) - 8} more (see the details)." if len(problems) > 8 else ""
+        more = ("\n" + self.tr("… and %n more (see the details).", "", len(problems) - 8)
+                if len(problems) > 8 else "")
         log.info("import of %s rejected: %s", name, error)
-        self._show_box(QMessageBox.Icon.Warning, "Import Workflow", head,
-                       informative=(shown + more) if len(problems) > 1 else "Nothing was saved.",
+        self._show_box(QMessageBox.Icon.Warning, self.tr("Import Workflow"), head,
+                       informative=(shown + more) if len(problems) > 1 else self.tr("Nothing was saved."),
                        details=error)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -402,33 +474,33 @@ class WorkflowsPanel(QWidget):
         if wf is None:
             return
         suggested = str(Path.home() / f"{wf['name']}.json")
-        path, _filter = QFileDialog.getSaveFileName(self, f"Export “{wf['name']}”", suggested,
-                                                    "Workflow (*.json);;All files (*)")
+        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export “{name}”").format(name=wf["name"]),
+                                                    suggested, self.tr("Workflow (*.json);;All files (*)"))
         if path:
             self.export_to(wf["id"], path)
 
     def export_to(self, workflow: str, path: str) -> None:
         self.ops.run("workflow_export", {"name": workflow, "path": path}, self,
-                     on_ok=lambda result: self.note.setText(f"Exported to {result['path']}"),
-                     title="Export Workflow")
+                     on_ok=lambda result: self.note.setText(self.tr("Exported to {path}").format(path=result["path"])),
+                     title=self.tr("Export Workflow"))
 
     def delete_selected(self) -> None:
         wf = self.selected_workflow()
         if wf is None:
             return
         answer = QMessageBox.question(
-            self, "Delete Workflow",
-            f"Delete the workflow “{wf['name']}”?\n\nIts past runs stay in the Runs panel. Export it first if you "
-            "may want it back.",
+            self, self.tr("Delete Workflow"),
+            self.tr("Delete the workflow “{name}”?\n\nIts past runs stay in the Runs panel. Export it first if you "
+                    "may want it back.").format(name=wf["name"]),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Yes:
             return
 
         def deleted(result: Envelope) -> None:
-            self.note.setText(f"Deleted “{result['deleted']['name']}”.")
+            self.note.setText(self.tr("Deleted “{name}”.").format(name=result["deleted"]["name"]))
             self._schedule_refresh()
 
-        self.ops.run("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title="Delete Workflow")
+        self.ops.run("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title=self.tr("Delete Workflow"))
 
     # -- running -----------------------------------------------------------------------------------------
     def _prepare(self, then: Callable[[dict[str, Any], WorkflowDocument, list[EnvChoice]], None]) -> None:
@@ -439,13 +511,14 @@ class WorkflowsPanel(QWidget):
 
         def read(document: Envelope) -> None:
             if not document["ok"]:
-                self._show_box(QMessageBox.Icon.Warning, "Run Workflow", str(document.get("error")))
+                self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"), str(document.get("error")))
                 return
             try:
                 doc = validate_document(document["workflow"])
             except DocumentError as exc:
-                self._show_box(QMessageBox.Icon.Warning, "Run Workflow",
-                               f"“{wf['name']}” cannot run: it is not valid.", details=str(exc))
+                self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"),
+                               self.tr("“{name}” cannot run: it is not valid.").format(name=wf["name"]),
+                               details=str(exc))
                 return
             self.calls.start("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)))
 
@@ -550,7 +623,7 @@ class WorkflowsPanel(QWidget):
     def start_on_workers(self, wf: dict[str, Any], rows: list[dict[str, Any]], broker: str) -> RunJob:
         """The batch on `browserpilot worker` machines (workflow_distribute); the broker URL is remembered."""
         SettingsStore(self.ops.ctx.data).update(workers_broker=broker)
-        job = self._new_job("batch", wf, "workers at " + broker.split("@")[-1], len(rows))
+        job = self._new_job("batch", wf, self.tr("workers at {broker}").format(broker=broker.split("@")[-1]), len(rows))
 
         def progress(counts: dict[str, Any]) -> None:
             job.progress = dict(counts)
@@ -630,50 +703,57 @@ class WorkflowsPanel(QWidget):
         run = result.get("run")
         if run is None:
             if result.get("cancelled"):
-                self.note.setText(f"The run of “{job.workflow_name}” was cancelled before it started.")
+                self.note.setText(self.tr("The run of “{name}” was cancelled before it started.").format(
+                    name=job.workflow_name))
                 return
-            self._show_box(QMessageBox.Icon.Warning, "Run Workflow",
-                           f"“{job.workflow_name}” could not run: {result.get('error')}")
+            self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"),
+                           self.tr("“{name}” could not run: {error}").format(name=job.workflow_name,
+                                                                             error=result.get("error")))
             return
         status = run["status"]
         duration = format_duration(run.get("durationMs"))
         if status == "ok":
-            head = f"“{job.workflow_name}” finished: ok, in {duration}."
+            head = self.tr("“{name}” finished: ok, in {duration}.").format(name=job.workflow_name, duration=duration)
             outputs = run.get("outputs") or {}
-            informative = (f"Outputs: {', '.join(outputs)}." if outputs else "")
+            informative = (self.tr("Outputs: {keys}.").format(keys=", ".join(outputs)) if outputs else "")
         else:
-            where = f" at node “{run['stoppedAt']}”" if run.get("stoppedAt") else ""
-            head = f"“{job.workflow_name}” {status_text(status)}{where} after {duration}."
+            head = (self.tr("“{name}” {status} at node “{node}” after {duration}.") if run.get("stoppedAt")
+                    else self.tr("“{name}” {status} after {duration}.")).format(
+                name=job.workflow_name, status=status_text(status), node=run.get("stoppedAt"), duration=duration)
             informative = str(run.get("error") or "")
-        self.note.setText(f"Last run: {head}")
+        self.note.setText(self.tr("Last run: {result}").format(result=head))
         icon = {"ok": QMessageBox.Icon.Information, "cancelled": QMessageBox.Icon.Information}.get(
             status, QMessageBox.Icon.Warning)
-        self._show_box(icon, "Run Finished" if status == "ok" else "Run Not Finished", head,
+        self._show_box(icon, self.tr("Run Finished") if status == "ok" else self.tr("Run Not Finished"), head,
                        informative=informative[:600], details=informative if len(informative) > 600 else None,
                        run_id=run["id"])
 
     def _batch_ended(self, job: RunJob, result: Envelope) -> None:
         self._finish(job)
         if result.get("cancelled"):
-            head = (f"The batch of “{job.workflow_name}” was cancelled: {job.done} of {job.total} rows ran, "
-                    f"{job.ok} ok.")
+            head = self.tr("The batch of “{name}” was cancelled: {done} of {total} rows ran, {ok} ok.").format(
+                name=job.workflow_name, done=job.done, total=job.total, ok=job.ok)
             self.note.setText(head)
-            self._show_box(QMessageBox.Icon.Information, "Batch Cancelled", head,
+            self._show_box(QMessageBox.Icon.Information, self.tr("Batch Cancelled"), head,
                            run_id=job.last_run_id)
             return
         if not result["ok"]:
-            self._show_box(QMessageBox.Icon.Warning, "Batch Run",
-                           f"The batch of “{job.workflow_name}” could not run: {result.get('error')}")
+            self._show_box(QMessageBox.Icon.Warning, self.tr("Batch Run"),
+                           self.tr("The batch of “{name}” could not run: {error}").format(
+                               name=job.workflow_name, error=result.get("error")))
             return
         results = result.get("results", [])
         failed = [row for row in results if row.get("status") != "ok"]
-        head = (f"Batch of “{job.workflow_name}” done: {result['succeeded']} of {result['total']} rows ok"
-                + (f", {result['failed']} not ok." if result.get("failed") else "."))
-        details = "\n".join(f"Row {row['row'] + 1}: {status_text(row.get('status', ''))}"
+        head = (self.tr("Batch of “{name}” done: {ok} of {total} rows ok, {failed} not ok.") if result.get("failed")
+                else self.tr("Batch of “{name}” done: {ok} of {total} rows ok.")).format(
+            name=job.workflow_name, ok=result["succeeded"], total=result["total"], failed=result.get("failed"))
+        details = "\n".join(self.tr("Row {n}: {status}").format(n=row["row"] + 1,
+                                                                status=status_text(row.get("status", "")))
                             + (f": {row['error']}" if row.get("error") else "") for row in failed)
         self.note.setText(head)
         first = next((row.get("runId") for row in (failed or results) if row.get("runId")), None)
-        self._show_box(QMessageBox.Icon.Information if not failed else QMessageBox.Icon.Warning, "Batch Finished",
+        self._show_box(QMessageBox.Icon.Information if not failed else QMessageBox.Icon.Warning,
+                       self.tr("Batch Finished"),
                        head, informative=details[:600], details=details if len(details) > 600 else None,
                        run_id=first)
 
@@ -689,7 +769,7 @@ class WorkflowsPanel(QWidget):
         if details:
             box.setDetailedText(details)
         if run_id is not None:
-            show = box.addButton("Show in Runs", QMessageBox.ButtonRole.AcceptRole)
+            show = box.addButton(self.tr("Show in Runs"), QMessageBox.ButtonRole.AcceptRole)
             show.setObjectName("wf-show-run")
             show.clicked.connect(lambda: self.show_run_requested.emit(run_id))
             box.setDefaultButton(show)

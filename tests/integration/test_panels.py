@@ -264,7 +264,7 @@ def test_rejected_import_shows_every_problem_and_drop_imports(qtbot: QtBot, shel
     odd_file.write_text(json.dumps(odd), "utf-8")
     panel.import_file(str(odd_file))
     box = wait_box(qtbot, panel, timeout=10_000)
-    assert box.text().startswith("Imported “Odd” from odd.json.") and "2 warning(s)" in box.text()
+    assert box.text().startswith("Imported “Odd” from odd.json.") and "2 warnings" in box.text()
     assert 'graph.nodes[1] (id "f", type fill): locator is required' in box.informativeText()
     assert 'graph.nodes[2] (id "z", type teleport): unknown node type "teleport"' in box.informativeText()
     box.button(QMessageBox.StandardButton.Close).click()
