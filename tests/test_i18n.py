@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QTabWidget, QToolBar
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QTabWidget, QToolBar, QToolButton
 from pytestqt.qtbot import QtBot
 
 from app.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, choose_language, install_translations
@@ -78,7 +78,8 @@ def _placeholders(text: str) -> Counter[str]:
     marks: Counter[str] = Counter(re.findall(r"\{[A-Za-z_][A-Za-z0-9_]*\}|%n|%L?\d+", text))
     marks.update(re.findall(r"\b(?:Ctrl|Alt|Shift|Meta)\+[\w+,.\-]+", text))
     marks.update(f"<{tag.lower()}>" for tag in re.findall(r"</?\s*([A-Za-z]+)[^>]*>", text))
-    if re.search(r"(?<!&)&(?!&|\s)", text.replace("&&", "")):
+    marks.update(re.findall(r"&[a-z]+;", text))  # HTML entities such as &mdash;
+    if re.search(r"&(?!\s)", re.sub(r"&[a-z]+;", "", text.replace("&&", ""))):
         marks["&mnemonic"] = 1
     return marks
 
@@ -147,8 +148,9 @@ def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
     window = app.show_environment("env-default")  # type: ignore[attr-defined]
     qtbot.waitUntil(lambda: window.isVisible() and bool(window.findChild(QToolBar, "navigation").actions()))
     panels = main.findChild(QTabWidget)
-    tips = [action.toolTip() for action in window.findChild(QToolBar, "navigation").actions()
-            if not action.isSeparator() and action.isVisible()]
+    toolbar = window.findChild(QToolBar, "navigation")
+    buttons = [toolbar.widgetForAction(action) for action in toolbar.actions() if action.isVisible()]
+    tips = [button.toolTip() for button in buttons if isinstance(button, QToolButton)]  # not the address bar
     return {"menus": [action.text() for action in main.menuBar().actions() if action.text()],
             "panels": [panels.tabText(index) for index in range(panels.count())],
             "tooltips": tips}

@@ -5,448 +5,460 @@
     <name>AboutDialog</name>
     <message>
         <source>About BrowserPilot</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 BrowserPilot</translation>
     </message>
     <message>
         <source>One shared, persistent, multi-environment browser for people and AI agents.</source>
-        <translation type="unfinished"></translation>
+        <translation>给人和 AI Agent 共用的浏览器：持久保存，多套环境并存。</translation>
     </message>
     <message>
         <source>Data folder:</source>
-        <translation type="unfinished"></translation>
+        <translation>数据文件夹：</translation>
     </message>
     <message>
         <source>Log file:</source>
-        <translation type="unfinished"></translation>
+        <translation>日志文件：</translation>
     </message>
     <message>
         <source>Open Data Folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开数据文件夹</translation>
     </message>
 </context>
 <context>
     <name>AddressBar</name>
     <message>
         <source>Secure connection (HTTPS)</source>
-        <translation type="unfinished"></translation>
+        <translation>安全连接（HTTPS）</translation>
     </message>
     <message>
         <source>The connection to this site is not encrypted</source>
-        <translation type="unfinished"></translation>
+        <translation>与这个网站的连接没有加密</translation>
     </message>
 </context>
 <context>
     <name>AgentPanel</name>
     <message>
         <source>What should the agent do? e.g. Log in with &lt;secret:password&gt; and download last month&apos;s invoice</source>
-        <translation type="unfinished"></translation>
+        <translation>要 Agent 做什么？例如：用 &lt;secret:password&gt; 登录，下载上个月的发票</translation>
     </message>
     <message>
         <source>Start at (optional URL)</source>
-        <translation type="unfinished"></translation>
+        <translation>从这里开始（网址，可选）</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>开始</translation>
     </message>
     <message>
         <source>Pause</source>
-        <translation type="unfinished"></translation>
+        <translation>暂停</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止</translation>
     </message>
     <message>
         <source>Settings…</source>
-        <translation type="unfinished"></translation>
+        <translation>设置…</translation>
     </message>
     <message>
         <source>Secret</source>
-        <translation type="unfinished"></translation>
+        <translation>机密</translation>
     </message>
     <message>
         <source>Value</source>
-        <translation type="unfinished"></translation>
+        <translation>值</translation>
     </message>
     <message>
         <source>Add secret</source>
-        <translation type="unfinished"></translation>
+        <translation>添加机密</translation>
     </message>
     <message>
         <source>Checks: locators that must be on the final page, separated by ;</source>
-        <translation type="unfinished"></translation>
+        <translation>检查：最后的页面上必须有的定位器，用 ; 分隔</translation>
     </message>
     <message>
         <source>Tokens: {input} in, {cached} cached, {output} out · {cost}</source>
-        <translation type="unfinished"></translation>
+        <translation>Token：输入 {input}，缓存 {cached}，输出 {output} · {cost}</translation>
     </message>
     <message>
         <source>Workflow name</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流名称</translation>
     </message>
     <message>
         <source>Save as workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>保存为工作流</translation>
     </message>
     <message>
         <source>Typed values as inputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输入的值作为参数</translation>
     </message>
     <message>
         <source>The values the agent typed become start inputs of the workflow (with what it typed as their defaults)</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent 输入的值变成工作流的开始参数（它输入的内容作为默认值）</translation>
     </message>
     <message>
         <source>Task</source>
-        <translation type="unfinished"></translation>
+        <translation>任务</translation>
     </message>
     <message>
         <source>Secrets</source>
-        <translation type="unfinished"></translation>
+        <translation>机密</translation>
     </message>
     <message>
         <source>Checks</source>
-        <translation type="unfinished"></translation>
+        <translation>检查</translation>
     </message>
     <message>
         <source>Steps</source>
-        <translation type="unfinished"></translation>
+        <translation>步骤</translation>
     </message>
     <message>
         <source>Model {model} · key: {source}</source>
-        <translation type="unfinished"></translation>
+        <translation>模型 {model} · 密钥：{source}</translation>
     </message>
     <message>
         <source>Type a task first.</source>
-        <translation type="unfinished"></translation>
+        <translation>先输入任务。</translation>
     </message>
     <message>
         <source>Resume</source>
-        <translation type="unfinished"></translation>
+        <translation>继续</translation>
     </message>
     <message>
         <source>Agent: {task}</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent：{task}</translation>
     </message>
     <message>
         <source>Replaying without the model before saving…</source>
-        <translation type="unfinished"></translation>
+        <translation>保存前不用模型回放一遍…</translation>
     </message>
     <message>
         <source>Step {n}</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {n} 步</translation>
     </message>
     <message>
         <source>unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>未知</translation>
     </message>
     <message>
         <source>Paused: you took over. Click Done on the page to let the agent go on.</source>
-        <translation type="unfinished"></translation>
+        <translation>已暂停：你接管了。点页面上的“完成”让 Agent 继续。</translation>
     </message>
     <message>
         <source>Resumed.</source>
-        <translation type="unfinished"></translation>
+        <translation>已继续。</translation>
     </message>
     <message>
         <source>Asking the judge…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在询问评审…</translation>
     </message>
     <message>
         <source>Workflow {name}:</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流 {name}：</translation>
     </message>
     <message>
         <source> (retried after a stale ref)</source>
-        <translation type="unfinished"></translation>
+        <translation>（引用失效后重试过）</translation>
     </message>
     <message>
         <source>failed: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>失败：{error}</translation>
     </message>
     <message>
         <source>Agent</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent</translation>
     </message>
 </context>
 <context>
     <name>AgentRunTableModel</name>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>开始时间</translation>
     </message>
     <message>
         <source>Task</source>
-        <translation type="unfinished"></translation>
+        <translation>任务</translation>
     </message>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>Self-report</source>
-        <translation type="unfinished"></translation>
+        <translation>自述</translation>
     </message>
     <message>
         <source>Judge</source>
-        <translation type="unfinished"></translation>
+        <translation>评审</translation>
     </message>
     <message>
         <source>Checks</source>
-        <translation type="unfinished"></translation>
+        <translation>检查</translation>
     </message>
     <message>
         <source>Tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>Token</translation>
     </message>
     <message>
         <source>Cost</source>
-        <translation type="unfinished"></translation>
+        <translation>费用</translation>
     </message>
 </context>
 <context>
     <name>AgentRunsPanel</name>
     <message>
         <source>Re&amp;fresh</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新(&amp;F)</translation>
     </message>
     <message>
         <source>The agent says</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent 的说法</translation>
     </message>
     <message>
         <source>The judge says</source>
-        <translation type="unfinished"></translation>
+        <translation>评审的结论</translation>
     </message>
     <message>
         <source>Your checks</source>
-        <translation type="unfinished"></translation>
+        <translation>你的检查</translation>
+    </message>
+    <message>
+        <source>No agent runs yet</source>
+        <translation>还没有 Agent 运行</translation>
+    </message>
+    <message>
+        <source>Give the built-in agent a task in an environment window&apos;s Agent panel (View → Agent), or run `browserpilot agent &quot;TASK&quot;`. Each run is kept here with what the agent said, the judge&apos;s verdict and your checks.</source>
+        <translation>在环境窗口的 Agent 面板（查看 → Agent）里给内置 Agent 一个任务，或运行 `browserpilot agent &quot;TASK&quot;`。每次运行都记在这里：Agent 的说法、评审的结论和你的检查。</translation>
+    </message>
+    <message>
+        <source>Ask an Agent</source>
+        <translation>交给 Agent</translation>
     </message>
     <message numerus="yes">
         <source>%n agent run(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 次 Agent 运行</numerusform>
         </translation>
     </message>
     <message>
         <source>{status} · {model} · env {env} · {duration}</source>
-        <translation type="unfinished"></translation>
+        <translation>{status} · {model} · 环境 {env} · {duration}</translation>
     </message>
     <message>
         <source>Error: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>错误：{error}</translation>
     </message>
     <message>
         <source>Saved as the workflow “{name}”</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存为工作流“{name}”</translation>
     </message>
     <message>
         <source>Not saved as a workflow: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>没有保存为工作流：{error}</translation>
     </message>
     <message>
         <source>Files: {files}</source>
-        <translation type="unfinished"></translation>
+        <translation>文件：{files}</translation>
     </message>
 </context>
 <context>
     <name>AgentSettingsDialog</name>
     <message>
         <source>Agent settings</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent 设置</translation>
     </message>
     <message>
         <source>empty: ANTHROPIC_API_KEY (set)</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：用 ANTHROPIC_API_KEY（已设置）</translation>
     </message>
     <message>
         <source>empty: ANTHROPIC_API_KEY (not set)</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：用 ANTHROPIC_API_KEY（未设置）</translation>
     </message>
     <message>
         <source>empty: ANTHROPIC_BASE_URL or Anthropic</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：用 ANTHROPIC_BASE_URL 或 Anthropic</translation>
     </message>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>API key</source>
-        <translation type="unfinished"></translation>
+        <translation>API 密钥</translation>
     </message>
     <message>
         <source>Base URL</source>
-        <translation type="unfinished"></translation>
+        <translation>基础地址</translation>
     </message>
     <message>
         <source>Step budget</source>
-        <translation type="unfinished"></translation>
+        <translation>步数上限</translation>
     </message>
     <message>
         <source>Saved in {path} (readable only by you).</source>
-        <translation type="unfinished"></translation>
+        <translation>已保存在 {path}（只有你能读取）。</translation>
     </message>
 </context>
 <context>
     <name>BatchDialog</name>
     <message>
         <source>Batch Run “{name}”</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”</translation>
     </message>
     <message>
         <source>Choose a CSV file with one row per run (the header row names the inputs).</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一个 CSV 文件，每行运行一次（表头写参数名）。</translation>
     </message>
     <message>
         <source>&amp;Browse…</source>
-        <translation type="unfinished"></translation>
+        <translation>浏览(&amp;B)…</translation>
     </message>
     <message numerus="yes">
         <source>At most %n tab(s) at once (the batch setting)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>最多同时 %n 个标签页（批量设置）</numerusform>
         </translation>
     </message>
     <message>
         <source>Rows &amp;file:</source>
-        <translation type="unfinished"></translation>
+        <translation>数据文件(&amp;F)：</translation>
     </message>
     <message>
         <source>&amp;Environments:</source>
-        <translation type="unfinished"></translation>
+        <translation>环境(&amp;E)：</translation>
     </message>
     <message>
         <source>&amp;Tabs at once:</source>
-        <translation type="unfinished"></translation>
+        <translation>并发标签页(&amp;T)：</translation>
     </message>
     <message>
         <source>Each row is one run; a failed row does not stop the others. With several environments (accounts), the runs are spread over them in turn.</source>
-        <translation type="unfinished"></translation>
+        <translation>每行运行一次；一行失败不影响其他行。选了多套环境（账号）时，运行依次分给它们。</translation>
     </message>
     <message>
         <source>&amp;Start Batch</source>
-        <translation type="unfinished"></translation>
+        <translation>开始批量运行(&amp;S)</translation>
     </message>
     <message>
         <source>Rows for the Batch</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行的数据</translation>
     </message>
     <message>
         <source>Rows (*.csv *.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>数据 (*.csv *.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Choose a CSV file with one row per run.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一个 CSV 文件，每行运行一次。</translation>
     </message>
     <message>
         <source>Cannot read the rows: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>读不了数据：{error}</translation>
     </message>
     <message>
         <source>The file has no rows.</source>
-        <translation type="unfinished"></translation>
+        <translation>这个文件里没有数据行。</translation>
     </message>
     <message>
         <source>Column(s) {columns} are not inputs of this workflow (its inputs: {inputs}).</source>
-        <translation type="unfinished"></translation>
+        <translation>列 {columns} 不是这个工作流的参数（它的参数：{inputs}）。</translation>
     </message>
     <message>
         <source>Missing column(s) for required inputs: {names}.</source>
-        <translation type="unfinished"></translation>
+        <translation>缺少必填参数的列：{names}。</translation>
     </message>
     <message numerus="yes">
         <source>%n row(s); columns: {columns}</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 行；列：{columns}</numerusform>
         </translation>
     </message>
     <message>
         <source>Run on &amp;workers through the broker:</source>
-        <translation type="unfinished"></translation>
+        <translation>通过 broker 在工作机上运行(&amp;W)：</translation>
     </message>
     <message>
         <source>redis://host:6379/0 (rediss:// for TLS)</source>
-        <translation type="unfinished"></translation>
+        <translation>redis://host:6379/0（TLS 用 rediss://）</translation>
     </message>
     <message>
         <source>Choose at least one environment.</source>
-        <translation type="unfinished"></translation>
+        <translation>至少选择一套环境。</translation>
     </message>
     <message>
         <source>The broker is a redis:// or rediss:// URL (the workers&apos; --broker).</source>
-        <translation type="unfinished"></translation>
+        <translation>broker 是 redis:// 或 rediss:// 地址（即工作机的 --broker）。</translation>
     </message>
 </context>
 <context>
     <name>ControlOverlay</name>
     <message>
         <source>BrowserPilot is operating this page</source>
-        <translation type="unfinished"></translation>
+        <translation>BrowserPilot 正在操作这个页面</translation>
     </message>
 </context>
 <context>
     <name>ControlState</name>
     <message>
         <source>BrowserPilot is operating this tab</source>
-        <translation type="unfinished"></translation>
+        <translation>BrowserPilot 正在操作这个标签页</translation>
     </message>
     <message>
         <source>Handed over to you: click Done when finished</source>
-        <translation type="unfinished"></translation>
+        <translation>已交接给你：做完后点“完成”</translation>
     </message>
     <message>
         <source>You and BrowserPilot share this tab</source>
-        <translation type="unfinished"></translation>
+        <translation>你和 BrowserPilot 共用这个标签页</translation>
     </message>
     <message>
         <source>Agent</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent</translation>
     </message>
     <message>
         <source>Your turn</source>
-        <translation type="unfinished"></translation>
+        <translation>轮到你</translation>
     </message>
     <message>
         <source>Shared</source>
-        <translation type="unfinished"></translation>
+        <translation>共用</translation>
     </message>
 </context>
 <context>
     <name>DownloadRow</name>
     <message>
         <source>Open</source>
-        <translation type="unfinished"></translation>
+        <translation>打开</translation>
     </message>
     <message>
         <source>Show in folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开所在文件夹</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>Downloading</source>
-        <translation type="unfinished"></translation>
+        <translation>下载中</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>已完成</translation>
     </message>
     <message>
         <source>Cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消</translation>
     </message>
     <message>
         <source>Failed</source>
-        <translation type="unfinished"></translation>
+        <translation>失败</translation>
     </message>
     <message>
         <source>{received} of {total}</source>
-        <translation type="unfinished"></translation>
+        <translation>{received} / {total}</translation>
     </message>
 </context>
 <context>
@@ -454,2116 +466,2140 @@
     <message>
         <source>No downloads yet.
 Files this environment downloads appear here.</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有下载。
+这套环境下载的文件都会出现在这里。</translation>
     </message>
     <message>
         <source>Clear finished</source>
-        <translation type="unfinished"></translation>
+        <translation>清除已完成</translation>
     </message>
     <message>
         <source>Open folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开文件夹</translation>
     </message>
 </context>
 <context>
     <name>Duration</name>
     <message>
         <source>{ms} ms</source>
-        <translation type="unfinished"></translation>
+        <translation>{ms} 毫秒</translation>
     </message>
     <message>
         <source>{s} s</source>
-        <translation type="unfinished"></translation>
+        <translation>{s} 秒</translation>
     </message>
     <message>
         <source>{m} min {s} s</source>
-        <translation type="unfinished"></translation>
+        <translation>{m} 分 {s} 秒</translation>
     </message>
     <message>
         <source>{h} h {m} min</source>
-        <translation type="unfinished"></translation>
+        <translation>{h} 小时 {m} 分</translation>
     </message>
 </context>
 <context>
     <name>EditorCanvas</name>
     <message>
         <source>pending</source>
-        <translation type="unfinished"></translation>
+        <translation>等待中</translation>
     </message>
     <message>
         <source>running</source>
-        <translation type="unfinished"></translation>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>ok</source>
-        <translation type="unfinished"></translation>
+        <translation>成功</translation>
     </message>
     <message>
         <source>failed</source>
-        <translation type="unfinished"></translation>
+        <translation>失败</translation>
     </message>
     <message>
         <source>skipped</source>
-        <translation type="unfinished"></translation>
+        <translation>已跳过</translation>
     </message>
     <message>
         <source>Input</source>
-        <translation type="unfinished"></translation>
+        <translation>输入</translation>
     </message>
     <message>
         <source>Drag to connect, or drop on empty canvas to add the next step</source>
-        <translation type="unfinished"></translation>
+        <translation>拖到下一个节点上连线，或拖到画布空白处添加下一步</translation>
     </message>
     <message>
         <source>Drag to connect, or drop on empty canvas to add the next step ({handle})</source>
-        <translation type="unfinished"></translation>
+        <translation>拖到下一个节点上连线，或拖到画布空白处添加下一步（{handle}）</translation>
     </message>
     <message numerus="yes">
         <source>%n inside</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>内含 %n 个节点</numerusform>
         </translation>
     </message>
     <message>
         <source>Double-click to open its body</source>
-        <translation type="unfinished"></translation>
+        <translation>双击进入</translation>
     </message>
     <message>
         <source>see problems</source>
-        <translation type="unfinished"></translation>
+        <translation>查看问题</translation>
     </message>
 </context>
 <context>
     <name>EditorCommands</name>
     <message>
         <source>Add {kind}</source>
-        <translation type="unfinished"></translation>
+        <translation>添加{kind}</translation>
     </message>
     <message>
         <source>Remove edge</source>
-        <translation type="unfinished"></translation>
+        <translation>删除连线</translation>
     </message>
     <message>
         <source>Delete {node}</source>
-        <translation type="unfinished"></translation>
+        <translation>删除 {node}</translation>
     </message>
     <message>
         <source>Connect {source} → {target}</source>
-        <translation type="unfinished"></translation>
+        <translation>连线 {source} → {target}</translation>
     </message>
     <message>
         <source>Edit {node}.{key}</source>
-        <translation type="unfinished"></translation>
+        <translation>修改 {node}.{key}</translation>
     </message>
     <message>
         <source>Move</source>
-        <translation type="unfinished"></translation>
+        <translation>移动</translation>
     </message>
     <message>
         <source>Edit {key}</source>
-        <translation type="unfinished"></translation>
+        <translation>修改 {key}</translation>
     </message>
     <message>
         <source>Add note</source>
-        <translation type="unfinished"></translation>
+        <translation>添加注释</translation>
     </message>
     <message>
         <source>Delete note</source>
-        <translation type="unfinished"></translation>
+        <translation>删除注释</translation>
     </message>
     <message>
         <source>Edit note</source>
-        <translation type="unfinished"></translation>
+        <translation>修改注释</translation>
     </message>
 </context>
 <context>
     <name>EditorController</name>
     <message>
         <source>unknown node type {kind}</source>
-        <translation type="unfinished"></translation>
+        <translation>未知的节点类型 {kind}</translation>
     </message>
     <message>
         <source>a workflow has exactly one start node</source>
-        <translation type="unfinished"></translation>
+        <translation>一个工作流只有一个开始节点</translation>
     </message>
     <message>
         <source>Add {kind}</source>
-        <translation type="unfinished"></translation>
+        <translation>添加{kind}</translation>
     </message>
     <message>
         <source>the start node cannot be deleted</source>
-        <translation type="unfinished"></translation>
+        <translation>开始节点不能删除</translation>
     </message>
     <message>
         <source>Delete</source>
-        <translation type="unfinished"></translation>
+        <translation>删除</translation>
     </message>
     <message>
         <source>Move</source>
-        <translation type="unfinished"></translation>
+        <translation>移动</translation>
     </message>
     <message>
         <source>Arrange</source>
-        <translation type="unfinished"></translation>
+        <translation>整理布局</translation>
     </message>
     <message>
         <source>only a node without edges can be dropped onto an edge</source>
-        <translation type="unfinished"></translation>
+        <translation>只有没有连线的节点才能放到连线上</translation>
     </message>
     <message>
         <source>Insert {node}</source>
-        <translation type="unfinished"></translation>
+        <translation>插入 {node}</translation>
     </message>
     <message>
         <source>the clipboard holds no workflow nodes</source>
-        <translation type="unfinished"></translation>
+        <translation>剪贴板里没有工作流节点</translation>
     </message>
     <message>
         <source>Paste</source>
-        <translation type="unfinished"></translation>
+        <translation>粘贴</translation>
     </message>
     <message>
         <source>Duplicate</source>
-        <translation type="unfinished"></translation>
+        <translation>复制一份</translation>
     </message>
     <message>
         <source>Cut</source>
-        <translation type="unfinished"></translation>
+        <translation>剪切</translation>
     </message>
     <message>
         <source>the start node stays at the top level</source>
-        <translation type="unfinished"></translation>
+        <translation>开始节点只能在最外层</translation>
     </message>
     <message>
         <source>nodes move into a loop of their level or out to the level around it</source>
-        <translation type="unfinished"></translation>
+        <translation>节点只能移进同一层的循环，或移到外面一层</translation>
     </message>
     <message>
         <source>a loop cannot be moved into its own body</source>
-        <translation type="unfinished"></translation>
+        <translation>循环不能移进它自己的循环体</translation>
     </message>
     <message>
         <source>Move into loop</source>
-        <translation type="unfinished"></translation>
+        <translation>移进循环</translation>
     </message>
     <message>
         <source>Move out of loop</source>
-        <translation type="unfinished"></translation>
+        <translation>移出循环</translation>
     </message>
     <message>
         <source>Note</source>
-        <translation type="unfinished"></translation>
+        <translation>注释</translation>
     </message>
 </context>
 <context>
     <name>EditorRules</name>
     <message>
         <source>both ends must be nodes of the same level (an edge cannot cross into or out of a loop body)</source>
-        <translation type="unfinished"></translation>
+        <translation>连线两端必须在同一层（连线不能穿进或穿出循环体）</translation>
     </message>
     <message>
         <source>a node cannot be connected to itself</source>
-        <translation type="unfinished"></translation>
+        <translation>不能连到自己</translation>
     </message>
     <message>
         <source>&quot;{source}&quot; is already connected to &quot;{target}&quot; there</source>
-        <translation type="unfinished"></translation>
+        <translation>“{source}”在这里已经连到“{target}”了</translation>
     </message>
     <message>
         <source>nothing can lead into the start node</source>
-        <translation type="unfinished"></translation>
+        <translation>不能有线连进开始节点</translation>
     </message>
     <message>
         <source>connecting &quot;{source}&quot; to &quot;{target}&quot; would make a cycle (a run fails when it reaches a node twice)</source>
-        <translation type="unfinished"></translation>
+        <translation>把“{source}”连到“{target}”会成环（运行到同一节点两次就会失败）</translation>
     </message>
     <message>
         <source>&quot;{target}&quot; already has an input from &quot;{other}&quot;: a second one is only allowed from another branch of an if-else (otherwise a run reaches it twice)</source>
-        <translation type="unfinished"></translation>
+        <translation>“{target}”已经有从“{other}”进入的线：只有来自同一个判断的另一个分支时才能再连一条（否则运行会到达它两次）</translation>
     </message>
 </context>
 <context>
     <name>EditorWindow</name>
     <message>
         <source>Undo</source>
-        <translation type="unfinished"></translation>
+        <translation>撤销</translation>
     </message>
     <message>
         <source>Redo</source>
-        <translation type="unfinished"></translation>
+        <translation>重做</translation>
     </message>
     <message>
         <source>Save</source>
-        <translation type="unfinished"></translation>
+        <translation>保存</translation>
     </message>
     <message>
         <source>Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行</translation>
     </message>
     <message>
         <source>Cancel run</source>
-        <translation type="unfinished"></translation>
+        <translation>取消运行</translation>
     </message>
     <message>
         <source>Delete</source>
-        <translation type="unfinished"></translation>
+        <translation>删除</translation>
     </message>
     <message>
         <source>Select all</source>
-        <translation type="unfinished"></translation>
+        <translation>全选</translation>
     </message>
     <message>
         <source>Copy</source>
-        <translation type="unfinished"></translation>
+        <translation>复制</translation>
     </message>
     <message>
         <source>Cut</source>
-        <translation type="unfinished"></translation>
+        <translation>剪切</translation>
     </message>
     <message>
         <source>Paste</source>
-        <translation type="unfinished"></translation>
+        <translation>粘贴</translation>
     </message>
     <message>
         <source>Duplicate</source>
-        <translation type="unfinished"></translation>
+        <translation>复制一份</translation>
     </message>
     <message>
         <source>Fit</source>
-        <translation type="unfinished"></translation>
+        <translation>适应窗口</translation>
     </message>
     <message>
         <source>Up a level</source>
-        <translation type="unfinished"></translation>
+        <translation>返回上一层</translation>
     </message>
     <message>
         <source>Arrange</source>
-        <translation type="unfinished"></translation>
+        <translation>整理布局</translation>
     </message>
     <message>
         <source>Add note</source>
-        <translation type="unfinished"></translation>
+        <translation>添加注释</translation>
     </message>
     <message>
         <source>Move into loop…</source>
-        <translation type="unfinished"></translation>
+        <translation>移进循环…</translation>
     </message>
     <message>
         <source>Move out of loop</source>
-        <translation type="unfinished"></translation>
+        <translation>移出循环</translation>
     </message>
     <message>
         <source>Clear run</source>
-        <translation type="unfinished"></translation>
+        <translation>清除运行结果</translation>
     </message>
     <message>
         <source>Editor</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑器</translation>
     </message>
     <message>
         <source>{name}{dirty} — BrowserPilot workflow editor</source>
-        <translation type="unfinished"></translation>
+        <translation>{name}{dirty} — BrowserPilot 工作流编辑器</translation>
     </message>
     <message>
         <source>Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流</translation>
     </message>
     <message>
         <source>(a loop body: Alt+Up goes back out)</source>
-        <translation type="unfinished"></translation>
+        <translation>（循环体内：Alt+Up 返回外层）</translation>
     </message>
     <message>
         <source>Not done: {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>没有完成：{reason}</translation>
     </message>
     <message>
         <source>{reader} reads {node}&apos;s output</source>
-        <translation type="unfinished"></translation>
+        <translation>{reader} 读取 {node} 的输出</translation>
     </message>
     <message>
         <source>Still used: {uses}. Delete anyway?</source>
-        <translation type="unfinished"></translation>
+        <translation>还在被使用：{uses}。仍然删除？</translation>
     </message>
     <message>
         <source>The clipboard holds no workflow nodes.</source>
-        <translation type="unfinished"></translation>
+        <translation>剪贴板里没有工作流节点。</translation>
     </message>
     <message>
         <source>Select the nodes and the loop they go into (one loop).</source>
-        <translation type="unfinished"></translation>
+        <translation>选中要移动的节点和目标循环（一个循环）。</translation>
     </message>
     <message>
         <source>These nodes are at the top level already.</source>
-        <translation type="unfinished"></translation>
+        <translation>这些节点已经在最外层了。</translation>
     </message>
     <message>
         <source>Cannot save</source>
-        <translation type="unfinished"></translation>
+        <translation>无法保存</translation>
     </message>
     <message>
         <source>The workflow cannot be saved yet:
 {problems}</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流还不能保存：
+{problems}</translation>
     </message>
     <message numerus="yes">
         <source>Saved (%n warning(s)).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>已保存（%n 个警告）。</numerusform>
         </translation>
     </message>
     <message>
         <source>Save workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>保存工作流</translation>
     </message>
     <message>
         <source>This workflow was deleted from the list; Save puts it back.</source>
-        <translation type="unfinished"></translation>
+        <translation>这个工作流已从列表中删除；保存会把它放回去。</translation>
     </message>
     <message>
         <source>Reloaded: the workflow was changed outside this editor.</source>
-        <translation type="unfinished"></translation>
+        <translation>已重新载入：这个工作流在编辑器外被修改了。</translation>
     </message>
     <message>
         <source>Changed outside the editor</source>
-        <translation type="unfinished"></translation>
+        <translation>在编辑器外被修改</translation>
     </message>
     <message>
         <source>“{name}” was changed outside this editor. Reload it (your unsaved changes are lost) or keep editing yours?</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”在这个编辑器外被修改了。重新载入（未保存的修改会丢失），还是继续编辑你的版本？</translation>
     </message>
     <message>
         <source>Reload</source>
-        <translation type="unfinished"></translation>
+        <translation>重新载入</translation>
     </message>
     <message>
         <source>Keep Mine</source>
-        <translation type="unfinished"></translation>
+        <translation>保留我的</translation>
     </message>
     <message>
         <source>Runs need the app&apos;s browser.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行需要应用的浏览器。</translation>
     </message>
     <message>
         <source>Cannot run: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法运行：{problem}</translation>
     </message>
     <message>
         <source>Running {run}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在运行 {run}…</translation>
     </message>
     <message>
         <source>Run workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>运行工作流</translation>
     </message>
     <message>
         <source>Run {run} {status}</source>
-        <translation type="unfinished"></translation>
+        <translation>运行 {run}：{status}</translation>
     </message>
     <message>
         <source> at {node}: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>，在 {node}：{error}</translation>
     </message>
     <message>
         <source>Screenshot: {path}</source>
-        <translation type="unfinished"></translation>
+        <translation>截图：{path}</translation>
     </message>
     <message>
         <source>HAR: {path}</source>
-        <translation type="unfinished"></translation>
+        <translation>HAR：{path}</translation>
     </message>
     <message>
         <source>Cancelling…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在取消…</translation>
     </message>
     <message>
         <source>Showing run {run}: {status}</source>
-        <translation type="unfinished"></translation>
+        <translation>显示运行 {run}：{status}</translation>
     </message>
     <message>
         <source>Open an environment window with the page first, then press Pick.</source>
-        <translation type="unfinished"></translation>
+        <translation>先在环境窗口里打开这个页面，再点“拾取”。</translation>
     </message>
     <message>
         <source>Pick</source>
-        <translation type="unfinished"></translation>
+        <translation>拾取</translation>
     </message>
     <message>
         <source>Click the element in the environment window.</source>
-        <translation type="unfinished"></translation>
+        <translation>在环境窗口里点击这个元素。</translation>
     </message>
     <message>
         <source>No environment window is open.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有打开的环境窗口。</translation>
     </message>
     <message>
         <source>1 match (exactly one: good)</source>
-        <translation type="unfinished"></translation>
+        <translation>1 个匹配（正好一个：可以）</translation>
     </message>
     <message numerus="yes">
         <source>%n matches (page actions need exactly one)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n 个匹配（页面操作需要正好一个）</numerusform>
         </translation>
     </message>
     <message>
         <source>Test locator</source>
-        <translation type="unfinished"></translation>
+        <translation>测试定位器</translation>
     </message>
     <message>
         <source>Unsaved changes</source>
-        <translation type="unfinished"></translation>
+        <translation>未保存的修改</translation>
     </message>
     <message>
         <source>Save the changes to “{name}”?</source>
-        <translation type="unfinished"></translation>
+        <translation>保存对“{name}”的修改？</translation>
     </message>
 </context>
 <context>
     <name>Editors</name>
     <message>
         <source>New Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>新建工作流</translation>
     </message>
     <message>
         <source>A workflow named {name} exists already</source>
-        <translation type="unfinished"></translation>
+        <translation>已经有名为 {name} 的工作流</translation>
     </message>
 </context>
 <context>
     <name>EnvSettingsDialog</name>
     <message>
         <source>One pattern per line: &lt;b&gt;example.com&lt;/b&gt; (that host and www.), &lt;b&gt;*.example.com&lt;/b&gt; (the domain and every subdomain), &lt;b&gt;https://example.com&lt;/b&gt; (only over https), &lt;b&gt;host:8080&lt;/b&gt; (only that port), &lt;b&gt;*&lt;/b&gt; (everything). With allowed domains, every other host is blocked &amp;mdash; for pages, frames, scripts, images, fetch, WebSockets and downloads alike; blocked domains apply on top. Changes apply at once to open tabs.</source>
-        <translation type="unfinished"></translation>
+        <translation>每行一个规则：&lt;b&gt;example.com&lt;/b&gt;（这个主机和 www.），&lt;b&gt;*.example.com&lt;/b&gt;（这个域名及所有子域名），&lt;b&gt;https://example.com&lt;/b&gt;（只限 https），&lt;b&gt;host:8080&lt;/b&gt;（只限这个端口），&lt;b&gt;*&lt;/b&gt;（全部）。设了允许的域名后，其他主机一律拦截 &amp;mdash; 页面、框架、脚本、图片、fetch、WebSocket 和下载都一样；拦截的域名在此之上再生效。修改立即作用于已打开的标签页。</translation>
     </message>
     <message>
         <source>Environment Settings — {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>环境设置 — {name}</translation>
     </message>
     <message>
         <source>Empty: every host is allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：允许所有主机</translation>
     </message>
     <message>
         <source>for example: *.doubleclick.net</source>
-        <translation type="unfinished"></translation>
+        <translation>例如：*.doubleclick.net</translation>
     </message>
     <message>
         <source>&amp;Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>名称(&amp;N)：</translation>
     </message>
     <message>
         <source>&amp;Remark:</source>
-        <translation type="unfinished"></translation>
+        <translation>备注(&amp;R)：</translation>
     </message>
     <message>
         <source>&amp;Allowed domains:</source>
-        <translation type="unfinished"></translation>
+        <translation>允许的域名(&amp;A)：</translation>
     </message>
     <message>
         <source>&amp;Blocked domains:</source>
-        <translation type="unfinished"></translation>
+        <translation>拦截的域名(&amp;B)：</translation>
     </message>
     <message>
         <source>ID: {id}</source>
-        <translation type="unfinished"></translation>
+        <translation>编号：{id}</translation>
     </message>
     <message>
         <source>The name is empty.</source>
-        <translation type="unfinished"></translation>
+        <translation>名称是空的。</translation>
     </message>
 </context>
 <context>
     <name>EnvTableModel</name>
     <message>
         <source>Name</source>
-        <translation type="unfinished"></translation>
+        <translation>名称</translation>
     </message>
     <message>
         <source>Remark</source>
-        <translation type="unfinished"></translation>
+        <translation>备注</translation>
     </message>
     <message>
         <source>Recent sites</source>
-        <translation type="unfinished"></translation>
+        <translation>最近的网站</translation>
     </message>
     <message>
         <source>Created</source>
-        <translation type="unfinished"></translation>
+        <translation>创建时间</translation>
     </message>
     <message>
         <source>ID</source>
-        <translation type="unfinished"></translation>
+        <translation>编号</translation>
     </message>
     <message>
         <source>  (default)</source>
-        <translation type="unfinished"></translation>
+        <translation>（默认）</translation>
     </message>
 </context>
 <context>
     <name>EnvWindow</name>
     <message>
         <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+        <translation>查看(&amp;V)</translation>
     </message>
     <message>
         <source>Tab group {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>分组 {name}</translation>
     </message>
     <message>
         <source>Tab group</source>
-        <translation type="unfinished"></translation>
+        <translation>分组</translation>
     </message>
     <message>
         <source>New tab (Ctrl+T)</source>
-        <translation type="unfinished"></translation>
+        <translation>新标签页（Ctrl+T）</translation>
     </message>
     <message>
         <source>New tab</source>
-        <translation type="unfinished"></translation>
+        <translation>新标签页</translation>
     </message>
     <message>
         <source>Search or enter an address</source>
-        <translation type="unfinished"></translation>
+        <translation>搜索，或输入网址</translation>
     </message>
     <message>
         <source>Back</source>
-        <translation type="unfinished"></translation>
+        <translation>后退</translation>
     </message>
     <message>
         <source>Back (Alt+Left)</source>
-        <translation type="unfinished"></translation>
+        <translation>后退（Alt+Left）</translation>
     </message>
     <message>
         <source>Forward</source>
-        <translation type="unfinished"></translation>
+        <translation>前进</translation>
     </message>
     <message>
         <source>Forward (Alt+Right)</source>
-        <translation type="unfinished"></translation>
+        <translation>前进（Alt+Right）</translation>
     </message>
     <message>
         <source>Reload</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新</translation>
     </message>
     <message>
         <source>Reload (F5)</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新（F5）</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止</translation>
     </message>
     <message>
         <source>Stop loading (Esc)</source>
-        <translation type="unfinished"></translation>
+        <translation>停止加载（Esc）</translation>
     </message>
     <message>
         <source>Home</source>
-        <translation type="unfinished"></translation>
+        <translation>主页</translation>
     </message>
     <message>
         <source>Home page (Alt+Home)</source>
-        <translation type="unfinished"></translation>
+        <translation>主页（Alt+Home）</translation>
     </message>
     <message>
         <source>New Tab</source>
-        <translation type="unfinished"></translation>
+        <translation>新标签页</translation>
     </message>
     <message>
         <source>Close Tab</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭标签页</translation>
     </message>
     <message>
         <source>Next Tab</source>
-        <translation type="unfinished"></translation>
+        <translation>下一个标签页</translation>
     </message>
     <message>
         <source>Previous Tab</source>
-        <translation type="unfinished"></translation>
+        <translation>上一个标签页</translation>
     </message>
     <message>
         <source>Open Location</source>
-        <translation type="unfinished"></translation>
+        <translation>打开网址</translation>
     </message>
     <message>
         <source>Close Window</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭窗口</translation>
     </message>
     <message>
         <source>Environments</source>
-        <translation type="unfinished"></translation>
+        <translation>环境</translation>
     </message>
     <message>
         <source>Show the environments (Ctrl+Shift+E)</source>
-        <translation type="unfinished"></translation>
+        <translation>显示环境列表（Ctrl+Shift+E）</translation>
     </message>
     <message>
         <source>Navigation</source>
-        <translation type="unfinished"></translation>
+        <translation>导航</translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <source>&amp;Window</source>
-        <translation type="unfinished"></translation>
+        <translation>窗口(&amp;W)</translation>
     </message>
     <message>
         <source>Menu</source>
-        <translation type="unfinished"></translation>
+        <translation>菜单</translation>
+    </message>
+    <message>
+        <source>Close tab (Ctrl+W)</source>
+        <translation>关闭标签页（Ctrl+W）</translation>
     </message>
     <message>
         <source>Add to new group…</source>
-        <translation type="unfinished"></translation>
+        <translation>将标签页添加到新组…</translation>
     </message>
     <message>
         <source>Add to group</source>
-        <translation type="unfinished"></translation>
+        <translation>加入分组</translation>
     </message>
     <message>
         <source>Remove from group</source>
-        <translation type="unfinished"></translation>
+        <translation>移出分组</translation>
     </message>
     <message>
         <source>Close tab</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭标签页</translation>
     </message>
     <message>
         <source>New tab group</source>
-        <translation type="unfinished"></translation>
+        <translation>新建分组</translation>
     </message>
     <message>
         <source>Name of the group:</source>
-        <translation type="unfinished"></translation>
+        <translation>分组名称：</translation>
     </message>
     <message>
         <source>Group: {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>分组：{name}</translation>
     </message>
     <message>
         <source>Record</source>
-        <translation type="unfinished"></translation>
+        <translation>录制</translation>
     </message>
     <message>
         <source>Record what you do in this tab as a workflow (Ctrl+Shift+R)</source>
-        <translation type="unfinished"></translation>
+        <translation>把你在这个标签页里的操作录制成工作流（Ctrl+Shift+R）</translation>
     </message>
     <message>
         <source>Stop recording</source>
-        <translation type="unfinished"></translation>
+        <translation>停止录制</translation>
     </message>
     <message>
         <source>Downloads</source>
-        <translation type="unfinished"></translation>
+        <translation>下载</translation>
     </message>
     <message>
         <source>Downloads (Ctrl+Shift+Y)</source>
-        <translation type="unfinished"></translation>
+        <translation>下载（Ctrl+Shift+Y）</translation>
     </message>
 </context>
 <context>
     <name>EnvironmentsPanel</name>
     <message>
         <source>&amp;New…</source>
-        <translation type="unfinished"></translation>
+        <translation>新建(&amp;N)…</translation>
     </message>
     <message>
         <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
         <source>Re&amp;name…</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名(&amp;N)…</translation>
     </message>
     <message>
         <source>Edit &amp;Remark…</source>
-        <translation type="unfinished"></translation>
+        <translation>修改备注(&amp;R)…</translation>
     </message>
     <message>
         <source>&amp;Settings…</source>
-        <translation type="unfinished"></translation>
+        <translation>设置(&amp;S)…</translation>
     </message>
     <message>
         <source>&amp;Delete…</source>
-        <translation type="unfinished"></translation>
+        <translation>删除(&amp;D)…</translation>
     </message>
     <message>
         <source>Only the default environment so far</source>
-        <translation type="unfinished"></translation>
+        <translation>目前只有默认环境</translation>
     </message>
     <message>
         <source>Create an environment for each account or role: each keeps its own logins, cookies and storage, side by side.</source>
-        <translation type="unfinished"></translation>
+        <translation>为每个账号或角色建一套环境：各自保存自己的登录、Cookie 和存储，互不干扰。</translation>
     </message>
     <message>
         <source>Create an Environment…</source>
-        <translation type="unfinished"></translation>
+        <translation>新建环境…</translation>
     </message>
     <message>
         <source>The default environment cannot be deleted</source>
-        <translation type="unfinished"></translation>
+        <translation>默认环境不能删除</translation>
     </message>
     <message>
         <source>New Environment</source>
-        <translation type="unfinished"></translation>
+        <translation>新建环境</translation>
     </message>
     <message>
         <source>Rename Environment</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名环境</translation>
     </message>
     <message>
         <source>New name:</source>
-        <translation type="unfinished"></translation>
+        <translation>新名称：</translation>
     </message>
     <message>
         <source>Edit Remark</source>
-        <translation type="unfinished"></translation>
+        <translation>修改备注</translation>
     </message>
     <message>
         <source>Remark for {name}:</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 的备注：</translation>
     </message>
     <message>
         <source>Environment Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>环境设置</translation>
     </message>
     <message>
         <source>Delete Environment</source>
-        <translation type="unfinished"></translation>
+        <translation>删除环境</translation>
     </message>
     <message>
         <source>Delete the environment “{name}”?
 
 Its window is closed and its cookies, logins and stored site data are removed. This cannot be undone.</source>
-        <translation type="unfinished"></translation>
+        <translation>删除环境“{name}”？
+
+它的窗口会关闭，Cookie、登录和保存的网站数据都会清除。此操作无法撤销。</translation>
     </message>
 </context>
 <context>
     <name>HandoffBanner</name>
     <message>
         <source>Handed over to you</source>
-        <translation type="unfinished"></translation>
+        <translation>已交接给你</translation>
     </message>
     <message>
         <source>Done</source>
-        <translation type="unfinished"></translation>
+        <translation>完成</translation>
     </message>
     <message>
         <source>Give the page back to BrowserPilot</source>
-        <translation type="unfinished"></translation>
+        <translation>把页面交还给 BrowserPilot</translation>
     </message>
 </context>
 <context>
     <name>IdleExitSection</name>
     <message>
         <source>When an agent starts the app</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent 启动应用时</translation>
     </message>
     <message>
         <source> min</source>
-        <translation type="unfinished"></translation>
+        <translation> 分钟</translation>
     </message>
     <message>
         <source>Never</source>
-        <translation type="unfinished"></translation>
+        <translation>从不</translation>
     </message>
     <message>
         <source>An app that &lt;code&gt;browserpilot mcp&lt;/code&gt; started without windows quits this long after its last agent client has gone, never while a run, a batch, a recording or a window someone uses is open. An app you started yourself never quits by itself.</source>
-        <translation type="unfinished"></translation>
+        <translation>由 &lt;code&gt;browserpilot mcp&lt;/code&gt; 无窗口启动的应用，在最后一个 Agent 客户端离开这么久后退出；有运行、批量运行、录制或有人在用的窗口时不会退出。你自己启动的应用不会自行退出。</translation>
     </message>
     <message>
         <source>Quit after idle:</source>
-        <translation type="unfinished"></translation>
+        <translation>空闲后退出：</translation>
     </message>
     <message>
         <source>Not saved: {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>没有保存：{reason}</translation>
     </message>
 </context>
 <context>
     <name>JobRow</name>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>Running “{name}” in {envs}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在 {envs} 中运行“{name}”…</translation>
     </message>
     <message>
         <source>Running “{name}”…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在运行“{name}”…</translation>
     </message>
     <message>
         <source>{done}/{total}</source>
-        <translation type="unfinished"></translation>
+        <translation>{done}/{total}</translation>
     </message>
     <message>
         <source>Batch of “{name}” in {envs}: {done} of {total} rows done, {ok} ok</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”（{envs}）：已完成 {done}/{total} 行，成功 {ok} 行</translation>
     </message>
     <message>
         <source>Batch of “{name}”: {done} of {total} rows done, {ok} ok</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”：已完成 {done}/{total} 行，成功 {ok} 行</translation>
     </message>
     <message numerus="yes">
         <source>, %n not ok</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>，失败 %n 行</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n done</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>已完成 %n</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n failed</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>失败 %n</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n left</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>剩余 %n</numerusform>
         </translation>
     </message>
     <message>
         <source>about {time} left</source>
-        <translation type="unfinished"></translation>
+        <translation>大约还要 {time}</translation>
     </message>
     <message>
         <source>estimating the time left…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在估算剩余时间…</translation>
     </message>
     <message>
         <source>Cancelling: {job}</source>
-        <translation type="unfinished"></translation>
+        <translation>正在取消：{job}</translation>
     </message>
 </context>
 <context>
     <name>LocatorEditor</name>
     <message>
         <source>Tried in this order when the selector and XPath do not find the element</source>
-        <translation type="unfinished"></translation>
+        <translation>选择器和 XPath 找不到元素时，按这个顺序逐个尝试</translation>
     </message>
     <message>
         <source>value of a new alternative</source>
-        <translation type="unfinished"></translation>
+        <translation>新备选的值</translation>
     </message>
     <message>
         <source>Add</source>
-        <translation type="unfinished"></translation>
+        <translation>添加</translation>
     </message>
     <message>
         <source>Remove</source>
-        <translation type="unfinished"></translation>
+        <translation>删除</translation>
     </message>
     <message>
         <source>Pick</source>
-        <translation type="unfinished"></translation>
+        <translation>拾取</translation>
     </message>
     <message>
         <source>Click an element in an environment window to fill this locator</source>
-        <translation type="unfinished"></translation>
+        <translation>在环境窗口里点击一个元素来填写这个定位器</translation>
     </message>
     <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
+        <translation>测试</translation>
     </message>
     <message>
         <source>Count the matches on the front tab and outline them for a moment</source>
-        <translation type="unfinished"></translation>
+        <translation>在当前标签页上数出匹配的元素，并短暂地框出来</translation>
     </message>
     <message>
         <source>Selector:</source>
-        <translation type="unfinished"></translation>
+        <translation>选择器：</translation>
     </message>
     <message>
         <source>XPath:</source>
-        <translation type="unfinished"></translation>
+        <translation>XPath：</translation>
     </message>
     <message>
         <source>Alternatives:</source>
-        <translation type="unfinished"></translation>
+        <translation>备选：</translation>
     </message>
     <message>
         <source>Click the element in an environment window…</source>
-        <translation type="unfinished"></translation>
+        <translation>在环境窗口里点击这个元素…</translation>
     </message>
     <message>
         <source>Picked.</source>
-        <translation type="unfinished"></translation>
+        <translation>已拾取。</translation>
     </message>
     <message>
         <source>Testing…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在测试…</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
         <source>BrowserPilot</source>
-        <translation type="unfinished"></translation>
+        <translation>BrowserPilot</translation>
     </message>
     <message>
         <source>Environments</source>
-        <translation type="unfinished"></translation>
+        <translation>环境</translation>
     </message>
     <message>
         <source>Workflows</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流</translation>
     </message>
     <message>
         <source>Runs</source>
-        <translation type="unfinished"></translation>
+        <translation>运行记录</translation>
     </message>
     <message>
         <source>Agent runs</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent 运行</translation>
     </message>
     <message>
         <source>Data folder: {path}</source>
-        <translation type="unfinished"></translation>
+        <translation>数据文件夹：{path}</translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <source>&amp;Environment</source>
-        <translation type="unfinished"></translation>
+        <translation>环境(&amp;E)</translation>
     </message>
     <message>
         <source>&amp;Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流(&amp;W)</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;New Environment…</source>
-        <translation type="unfinished"></translation>
+        <translation>新建环境(&amp;N)…</translation>
     </message>
     <message>
         <source>New &amp;Workflow…</source>
-        <translation type="unfinished"></translation>
+        <translation>新建工作流(&amp;W)…</translation>
     </message>
     <message>
         <source>&amp;Import Workflows…</source>
-        <translation type="unfinished"></translation>
+        <translation>导入工作流(&amp;I)…</translation>
     </message>
     <message>
         <source>&amp;Settings and Data Folder…</source>
-        <translation type="unfinished"></translation>
+        <translation>设置和数据文件夹(&amp;S)…</translation>
     </message>
     <message>
         <source>Open &amp;Data Folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开数据文件夹(&amp;D)</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
         <source>&amp;Rename…</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
         <source>Edit Re&amp;mark…</source>
-        <translation type="unfinished"></translation>
+        <translation>修改备注(&amp;M)…</translation>
     </message>
     <message>
         <source>&amp;Settings…</source>
-        <translation type="unfinished"></translation>
+        <translation>设置(&amp;S)…</translation>
     </message>
     <message>
         <source>&amp;Record a Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>录制工作流(&amp;R)</translation>
     </message>
     <message>
         <source>Ask an &amp;Agent</source>
-        <translation type="unfinished"></translation>
+        <translation>交给 Agent(&amp;A)</translation>
     </message>
     <message>
         <source>&amp;Delete…</source>
-        <translation type="unfinished"></translation>
+        <translation>删除(&amp;D)…</translation>
     </message>
     <message>
         <source>&amp;Run…</source>
-        <translation type="unfinished"></translation>
+        <translation>运行(&amp;R)…</translation>
     </message>
     <message>
         <source>Run as &amp;Batch…</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行(&amp;B)…</translation>
     </message>
     <message>
         <source>&amp;Edit</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑(&amp;E)</translation>
     </message>
     <message>
         <source>E&amp;xport…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出(&amp;X)…</translation>
     </message>
     <message>
         <source>&amp;Delete Workflow…</source>
-        <translation type="unfinished"></translation>
+        <translation>删除工作流(&amp;D)…</translation>
     </message>
     <message>
         <source>&amp;Welcome and MCP Setup</source>
-        <translation type="unfinished"></translation>
+        <translation>欢迎页和 MCP 配置(&amp;W)</translation>
     </message>
     <message>
         <source>&amp;About BrowserPilot</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 BrowserPilot(&amp;A)</translation>
     </message>
     <message>
         <source>Main</source>
-        <translation type="unfinished"></translation>
+        <translation>主工具栏</translation>
     </message>
     <message>
         <source>New Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>新建工作流</translation>
     </message>
     <message>
         <source>Name of the new workflow:</source>
-        <translation type="unfinished"></translation>
+        <translation>新工作流的名称：</translation>
     </message>
     <message>
         <source>Recording needs an environment window.</source>
-        <translation type="unfinished"></translation>
+        <translation>录制需要一个环境窗口。</translation>
     </message>
     <message>
         <source>The agent needs an environment window.</source>
-        <translation type="unfinished"></translation>
+        <translation>Agent 需要一个环境窗口。</translation>
     </message>
 </context>
 <context>
     <name>McpSection</name>
     <message>
         <source>MCP server for AI agents</source>
-        <translation type="unfinished"></translation>
+        <translation>给 AI Agent 的 MCP 服务</translation>
     </message>
     <message>
         <source>Serve MCP to agents on this computer (127.0.0.1 only, with a token)</source>
-        <translation type="unfinished"></translation>
+        <translation>为这台电脑上的 Agent 提供 MCP 服务（只听 127.0.0.1，需要令牌）</translation>
     </message>
     <message>
         <source>Copy Token</source>
-        <translation type="unfinished"></translation>
+        <translation>复制令牌</translation>
     </message>
     <message>
         <source>Token copied</source>
-        <translation type="unfinished"></translation>
+        <translation>已复制令牌</translation>
     </message>
     <message>
         <source>Regenerate Token…</source>
-        <translation type="unfinished"></translation>
+        <translation>重新生成令牌…</translation>
     </message>
     <message>
         <source>Copy Configuration</source>
-        <translation type="unfinished"></translation>
+        <translation>复制配置</translation>
     </message>
     <message>
         <source>Configuration copied</source>
-        <translation type="unfinished"></translation>
+        <translation>已复制配置</translation>
     </message>
     <message>
         <source>Client:</source>
-        <translation type="unfinished"></translation>
+        <translation>客户端：</translation>
     </message>
     <message>
         <source>Running at {url}</source>
-        <translation type="unfinished"></translation>
+        <translation>运行在 {url}</translation>
     </message>
     <message>
         <source>Starting at {url}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在 {url} 启动…</translation>
     </message>
     <message>
         <source>Not running: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>没有运行：{problem}</translation>
     </message>
     <message>
         <source>Off</source>
-        <translation type="unfinished"></translation>
+        <translation>已关闭</translation>
     </message>
     <message>
         <source>Not running</source>
-        <translation type="unfinished"></translation>
+        <translation>没有运行</translation>
     </message>
     <message>
         <source>Regenerate MCP Token</source>
-        <translation type="unfinished"></translation>
+        <translation>重新生成 MCP 令牌</translation>
     </message>
     <message>
         <source>Make a new token? Clients configured with the current token stop working until you paste the new configuration.</source>
-        <translation type="unfinished"></translation>
+        <translation>生成新令牌？用当前令牌配置的客户端会失效，直到你粘贴新的配置。</translation>
     </message>
     <message>
         <source>New token made: update your clients&apos; configuration.</source>
-        <translation type="unfinished"></translation>
+        <translation>已生成新令牌：请更新客户端的配置。</translation>
     </message>
 </context>
 <context>
     <name>Minimap</name>
     <message>
         <source>Overview: click or drag to move the view</source>
-        <translation type="unfinished"></translation>
+        <translation>全局视图：点击或拖动来移动视野</translation>
     </message>
 </context>
 <context>
     <name>NewEnvironmentDialog</name>
     <message>
         <source>New Environment</source>
-        <translation type="unfinished"></translation>
+        <translation>新建环境</translation>
     </message>
     <message>
         <source>for example: Work account</source>
-        <translation type="unfinished"></translation>
+        <translation>例如：工作账号</translation>
     </message>
     <message>
         <source>Optional note: which account, what it is for…</source>
-        <translation type="unfinished"></translation>
+        <translation>可选说明：哪个账号，做什么用…</translation>
     </message>
     <message>
         <source>&amp;Name:</source>
-        <translation type="unfinished"></translation>
+        <translation>名称(&amp;N)：</translation>
     </message>
     <message>
         <source>&amp;Remark:</source>
-        <translation type="unfinished"></translation>
+        <translation>备注(&amp;R)：</translation>
     </message>
     <message>
         <source>Each environment keeps its own logins, cookies and storage.</source>
-        <translation type="unfinished"></translation>
+        <translation>每套环境各自保存登录、Cookie 和存储。</translation>
     </message>
 </context>
 <context>
     <name>NodeForm</name>
     <message>
         <source>The type {kind} is not known here: its fields are kept as they are.</source>
-        <translation type="unfinished"></translation>
+        <translation>这里不认识类型 {kind}：它的字段原样保留。</translation>
     </message>
     <message>
         <source>Kept as they are: {keys}</source>
-        <translation type="unfinished"></translation>
+        <translation>原样保留：{keys}</translation>
     </message>
     <message>
         <source>(default: {value})</source>
-        <translation type="unfinished"></translation>
+        <translation>（默认：{value}）</translation>
     </message>
     <message>
         <source>JSON (default: {value})</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON（默认：{value}）</translation>
     </message>
     <message>
         <source>JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON</translation>
     </message>
     <message>
         <source>default: {value}</source>
-        <translation type="unfinished"></translation>
+        <translation>默认：{value}</translation>
     </message>
 </context>
 <context>
     <name>NodeMenu</name>
     <message>
         <source>Flow</source>
-        <translation type="unfinished"></translation>
+        <translation>流程</translation>
     </message>
     <message>
         <source>Page</source>
-        <translation type="unfinished"></translation>
+        <translation>页面</translation>
     </message>
     <message>
         <source>Wait &amp; extract</source>
-        <translation type="unfinished"></translation>
+        <translation>等待和提取</translation>
     </message>
     <message>
         <source>Data &amp; debug</source>
-        <translation type="unfinished"></translation>
+        <translation>数据和调试</translation>
     </message>
     <message>
         <source>People</source>
-        <translation type="unfinished"></translation>
+        <translation>人工</translation>
     </message>
     <message>
         <source>Add a node: type to search…</source>
-        <translation type="unfinished"></translation>
+        <translation>添加节点：输入以搜索…</translation>
     </message>
 </context>
 <context>
     <name>RecordList</name>
     <message>
         <source>condition</source>
-        <translation type="unfinished"></translation>
+        <translation>条件</translation>
     </message>
     <message>
         <source>case</source>
-        <translation type="unfinished"></translation>
+        <translation>分支</translation>
     </message>
     <message>
         <source>variable</source>
-        <translation type="unfinished"></translation>
+        <translation>参数</translation>
     </message>
     <message>
         <source>output</source>
-        <translation type="unfinished"></translation>
+        <translation>输出</translation>
     </message>
     <message>
         <source>item</source>
-        <translation type="unfinished"></translation>
+        <translation>项</translation>
     </message>
     <message>
         <source>Add {noun}</source>
-        <translation type="unfinished"></translation>
+        <translation>添加{noun}</translation>
     </message>
     <message>
         <source>name</source>
-        <translation type="unfinished"></translation>
+        <translation>名称</translation>
     </message>
     <message>
         <source>Remove {noun}</source>
-        <translation type="unfinished"></translation>
+        <translation>删除{noun}</translation>
     </message>
     <message>
         <source>comma-separated</source>
-        <translation type="unfinished"></translation>
+        <translation>用逗号分隔</translation>
     </message>
 </context>
 <context>
     <name>RecordPanel</name>
     <message>
         <source>Recording</source>
-        <translation type="unfinished"></translation>
+        <translation>录制</translation>
     </message>
     <message>
         <source>Delete</source>
-        <translation type="unfinished"></translation>
+        <translation>删除</translation>
     </message>
     <message>
         <source>Delete the selected step</source>
-        <translation type="unfinished"></translation>
+        <translation>删除选中的步骤</translation>
     </message>
     <message>
         <source>Edit value…</source>
-        <translation type="unfinished"></translation>
+        <translation>修改值…</translation>
     </message>
     <message>
         <source>Change the typed text, option, keys, address or message</source>
-        <translation type="unfinished"></translation>
+        <translation>修改输入的文字、选项、按键、网址或提示</translation>
     </message>
     <message>
         <source>Make input…</source>
-        <translation type="unfinished"></translation>
+        <translation>设为参数…</translation>
     </message>
     <message>
         <source>The typed value becomes a start input, asked for at each run</source>
-        <translation type="unfinished"></translation>
+        <translation>输入的值变成开始参数，每次运行时填写</translation>
     </message>
     <message>
         <source>Locator</source>
-        <translation type="unfinished"></translation>
+        <translation>定位器</translation>
     </message>
     <message>
         <source>Use another recorded way to find the element</source>
-        <translation type="unfinished"></translation>
+        <translation>换一种录下的方式来找这个元素</translation>
     </message>
     <message>
         <source>Insert</source>
-        <translation type="unfinished"></translation>
+        <translation>插入</translation>
     </message>
     <message>
         <source>Handoff here…</source>
-        <translation type="unfinished"></translation>
+        <translation>在这里交接…</translation>
     </message>
     <message>
         <source>Captcha here</source>
-        <translation type="unfinished"></translation>
+        <translation>在这里过验证码</translation>
     </message>
     <message>
         <source>Wait for this (pick an element)</source>
-        <translation type="unfinished"></translation>
+        <translation>等待它出现（拾取一个元素）</translation>
     </message>
     <message>
         <source>Capture text (pick an element)…</source>
-        <translation type="unfinished"></translation>
+        <translation>提取文字（拾取一个元素）…</translation>
     </message>
     <message>
         <source>Check (pick an element)</source>
-        <translation type="unfinished"></translation>
+        <translation>检查（拾取一个元素）</translation>
     </message>
     <message>
         <source>Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止</translation>
     </message>
     <message>
         <source>Stop recording and save the workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>停止录制并保存工作流</translation>
     </message>
     <message>
         <source>This tab is not being recorded.</source>
-        <translation type="unfinished"></translation>
+        <translation>这个标签页没有在录制。</translation>
     </message>
     <message>
         <source>node: {type}</source>
-        <translation type="unfinished"></translation>
+        <translation>节点：{type}</translation>
     </message>
     <message>
         <source>alternatives: {list}</source>
-        <translation type="unfinished"></translation>
+        <translation>备选：{list}</translation>
     </message>
     <message>
         <source>{dot} &lt;b&gt;Recording paused&lt;/b&gt; — {reason}</source>
-        <translation type="unfinished"></translation>
+        <translation>{dot} &lt;b&gt;录制已暂停&lt;/b&gt; — {reason}</translation>
     </message>
     <message>
         <source>{dot} &lt;b&gt;Recording&lt;/b&gt; — click the element for “{what}” in the page</source>
-        <translation type="unfinished"></translation>
+        <translation>{dot} &lt;b&gt;录制中&lt;/b&gt; — 在页面上点击“{what}”的元素</translation>
     </message>
     <message numerus="yes">
         <source>{dot} &lt;b&gt;Recording&lt;/b&gt; %n step(s) — act in the page as usual</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>{dot} &lt;b&gt;录制中&lt;/b&gt; %n 步 — 照常在页面上操作</numerusform>
         </translation>
     </message>
     <message>
         <source>Edit the step</source>
-        <translation type="unfinished"></translation>
+        <translation>修改这一步</translation>
     </message>
     <message>
         <source>{step}
 
 New value:</source>
-        <translation type="unfinished"></translation>
+        <translation>{step}
+
+新的值：</translation>
     </message>
     <message>
         <source>Make input</source>
-        <translation type="unfinished"></translation>
+        <translation>设为参数</translation>
     </message>
     <message>
         <source>Name of the start input (asked for at each run; the recorded value is its default):</source>
-        <translation type="unfinished"></translation>
+        <translation>开始参数的名称（每次运行时填写；录下的值作为默认值）：</translation>
     </message>
     <message>
         <source>Handoff here</source>
-        <translation type="unfinished"></translation>
+        <translation>在这里交接</translation>
     </message>
     <message>
         <source>Message for the person (e.g. type the one-time code, then press Done):</source>
-        <translation type="unfinished"></translation>
+        <translation>给人的提示（例如：输入验证码，然后点“完成”）：</translation>
     </message>
     <message>
         <source>Capture text</source>
-        <translation type="unfinished"></translation>
+        <translation>提取文字</translation>
     </message>
     <message>
         <source>Name of the output:</source>
-        <translation type="unfinished"></translation>
+        <translation>输出的名称：</translation>
     </message>
     <message>
         <source>Recorded workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>录制的工作流</translation>
     </message>
 </context>
 <context>
     <name>RunDetail</name>
     <message>
         <source>Select a run to see its detail.</source>
-        <translation type="unfinished"></translation>
+        <translation>选择一次运行查看详情。</translation>
     </message>
     <message>
         <source>Status:</source>
-        <translation type="unfinished"></translation>
+        <translation>状态：</translation>
     </message>
     <message>
         <source>Workflow:</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流：</translation>
     </message>
     <message>
         <source>Environment:</source>
-        <translation type="unfinished"></translation>
+        <translation>环境：</translation>
     </message>
     <message>
         <source>Started:</source>
-        <translation type="unfinished"></translation>
+        <translation>开始时间：</translation>
     </message>
     <message>
         <source>Ended:</source>
-        <translation type="unfinished"></translation>
+        <translation>结束时间：</translation>
     </message>
     <message>
         <source>Duration:</source>
-        <translation type="unfinished"></translation>
+        <translation>耗时：</translation>
     </message>
     <message>
         <source>Batch:</source>
-        <translation type="unfinished"></translation>
+        <translation>批量：</translation>
     </message>
     <message>
         <source>Stopped at:</source>
-        <translation type="unfinished"></translation>
+        <translation>停在：</translation>
     </message>
     <message>
         <source>Error:</source>
-        <translation type="unfinished"></translation>
+        <translation>错误：</translation>
     </message>
     <message>
         <source>HAR:</source>
-        <translation type="unfinished"></translation>
+        <translation>HAR：</translation>
     </message>
     <message>
         <source>Screenshot:</source>
-        <translation type="unfinished"></translation>
+        <translation>现场截图：</translation>
     </message>
     <message>
         <source>Click to open the screenshot</source>
-        <translation type="unfinished"></translation>
+        <translation>点击打开截图</translation>
     </message>
     <message>
         <source>Show HAR in Folder</source>
-        <translation type="unfinished"></translation>
+        <translation>在文件夹中显示 HAR</translation>
     </message>
     <message>
         <source>Key</source>
-        <translation type="unfinished"></translation>
+        <translation>键</translation>
     </message>
     <message>
         <source>Value</source>
-        <translation type="unfinished"></translation>
+        <translation>值</translation>
     </message>
     <message>
         <source>Input</source>
-        <translation type="unfinished"></translation>
+        <translation>参数</translation>
     </message>
     <message>
         <source>File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>Folder</source>
-        <translation type="unfinished"></translation>
+        <translation>文件夹</translation>
     </message>
     <message>
         <source>&amp;Open</source>
-        <translation type="unfinished"></translation>
+        <translation>打开(&amp;O)</translation>
     </message>
     <message>
         <source>Show in &amp;Folder</source>
-        <translation type="unfinished"></translation>
+        <translation>在文件夹中显示(&amp;F)</translation>
     </message>
     <message>
         <source>Node</source>
-        <translation type="unfinished"></translation>
+        <translation>节点</translation>
     </message>
     <message>
         <source>Type</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <source>Start</source>
-        <translation type="unfinished"></translation>
+        <translation>开始</translation>
     </message>
     <message>
         <source>ms</source>
-        <translation type="unfinished"></translation>
+        <translation>毫秒</translation>
     </message>
     <message>
         <source>OK</source>
-        <translation type="unfinished"></translation>
+        <translation>成功</translation>
     </message>
     <message>
         <source>Error</source>
-        <translation type="unfinished"></translation>
+        <translation>错误</translation>
     </message>
     <message>
         <source>Locator</source>
-        <translation type="unfinished"></translation>
+        <translation>定位器</translation>
     </message>
     <message>
         <source>Outputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输出</translation>
     </message>
     <message>
         <source>Files</source>
-        <translation type="unfinished"></translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>Trace</source>
-        <translation type="unfinished"></translation>
+        <translation>执行过程</translation>
     </message>
     <message>
         <source>Inputs</source>
-        <translation type="unfinished"></translation>
+        <translation>输入</translation>
     </message>
     <message>
         <source>{workflow} — {status}  ({id})</source>
-        <translation type="unfinished"></translation>
+        <translation>{workflow} — {status}  （{id}）</translation>
     </message>
     <message>
         <source>{batch}, row {n}</source>
-        <translation type="unfinished"></translation>
+        <translation>{batch}，第 {n} 行</translation>
     </message>
     <message>
         <source>, ran on worker {worker}</source>
-        <translation type="unfinished"></translation>
+        <translation>，在工作机 {worker} 上运行</translation>
     </message>
     <message>
         <source>{duration} so far</source>
-        <translation type="unfinished"></translation>
+        <translation>已用 {duration}</translation>
     </message>
     <message>
         <source>  (a person took over during the run)</source>
-        <translation type="unfinished"></translation>
+        <translation>（运行中有人接管了）</translation>
     </message>
     <message>
         <source>, tab {tab}</source>
-        <translation type="unfinished"></translation>
+        <translation>，标签页 {tab}</translation>
     </message>
     <message>
         <source>Files ({n})</source>
-        <translation type="unfinished"></translation>
+        <translation>文件（{n}）</translation>
     </message>
     <message>
         <source>(the screenshot file is missing)</source>
-        <translation type="unfinished"></translation>
+        <translation>（截图文件不见了）</translation>
     </message>
 </context>
 <context>
     <name>RunInputsDialog</name>
     <message>
         <source>Input {name} ({kind})</source>
-        <translation type="unfinished"></translation>
+        <translation>参数 {name}（{kind}）</translation>
     </message>
     <message>
         <source>Choose…</source>
-        <translation type="unfinished"></translation>
+        <translation>请选择…</translation>
     </message>
     <message>
         <source>hidden</source>
-        <translation type="unfinished"></translation>
+        <translation>已隐藏</translation>
     </message>
     <message>
         <source>Secret: masked here, and stored as &lt;secret:{name}&gt; in the run record</source>
-        <translation type="unfinished"></translation>
+        <translation>机密：这里不显示，运行记录里存为 &lt;secret:{name}&gt;</translation>
     </message>
     <message>
         <source>Set</source>
-        <translation type="unfinished"></translation>
+        <translation>填写</translation>
     </message>
     <message>
         <source>Leave unchecked to run without this optional input</source>
-        <translation type="unfinished"></translation>
+        <translation>不勾选就不带这个可选参数运行</translation>
     </message>
     <message>
         <source>Run “{name}”</source>
-        <translation type="unfinished"></translation>
+        <translation>运行“{name}”</translation>
     </message>
     <message>
         <source>{label} *:</source>
-        <translation type="unfinished"></translation>
+        <translation>{label} *：</translation>
     </message>
     <message>
         <source>{label}:</source>
-        <translation type="unfinished"></translation>
+        <translation>{label}：</translation>
     </message>
     <message>
         <source>&amp;Environment:</source>
-        <translation type="unfinished"></translation>
+        <translation>环境(&amp;E)：</translation>
     </message>
     <message>
         <source>This workflow asks for no inputs.</source>
-        <translation type="unfinished"></translation>
+        <translation>这个工作流没有参数。</translation>
     </message>
     <message>
         <source>&amp;Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行(&amp;R)</translation>
     </message>
     <message>
         <source>Required: {names}.</source>
-        <translation type="unfinished"></translation>
+        <translation>必填：{names}。</translation>
     </message>
     <message>
         <source>There is no environment to run in.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有可以运行的环境。</translation>
     </message>
 </context>
 <context>
     <name>RunOverlay</name>
     <message>
         <source>not run</source>
-        <translation type="unfinished"></translation>
+        <translation>未运行</translation>
     </message>
     <message>
         <source>Run {run}: {state}</source>
-        <translation type="unfinished"></translation>
+        <translation>运行 {run}：{state}</translation>
     </message>
     <message>
         <source>Error: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>错误：{error}</translation>
     </message>
     <message>
         <source>Output:</source>
-        <translation type="unfinished"></translation>
+        <translation>输出：</translation>
     </message>
 </context>
 <context>
     <name>RunStatus</name>
     <message>
         <source>ok</source>
-        <translation type="unfinished"></translation>
+        <translation>成功</translation>
     </message>
     <message>
         <source>failed</source>
-        <translation type="unfinished"></translation>
+        <translation>失败</translation>
     </message>
     <message>
         <source>cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消</translation>
     </message>
     <message>
         <source>taken over</source>
-        <translation type="unfinished"></translation>
+        <translation>被接管</translation>
     </message>
     <message>
         <source>running…</source>
-        <translation type="unfinished"></translation>
+        <translation>运行中…</translation>
     </message>
     <message>
         <source>not run</source>
-        <translation type="unfinished"></translation>
+        <translation>未运行</translation>
     </message>
 </context>
 <context>
     <name>RunTableModel</name>
     <message>
         <source>Status</source>
-        <translation type="unfinished"></translation>
+        <translation>状态</translation>
     </message>
     <message>
         <source>Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流</translation>
     </message>
     <message>
         <source>Environment</source>
-        <translation type="unfinished"></translation>
+        <translation>环境</translation>
     </message>
     <message>
         <source>Started</source>
-        <translation type="unfinished"></translation>
+        <translation>开始时间</translation>
     </message>
     <message>
         <source>Duration</source>
-        <translation type="unfinished"></translation>
+        <translation>耗时</translation>
     </message>
     <message>
         <source>  (row {n})</source>
-        <translation type="unfinished"></translation>
+        <translation>（第 {n} 行）</translation>
     </message>
     <message>
         <source>batch {batch}, row {n}</source>
-        <translation type="unfinished"></translation>
+        <translation>批量 {batch}，第 {n} 行</translation>
     </message>
     <message>
         <source>ran on worker {worker}</source>
-        <translation type="unfinished"></translation>
+        <translation>在工作机 {worker} 上运行</translation>
     </message>
 </context>
 <context>
     <name>RunsPanel</name>
     <message>
         <source>(large value in {file}, {bytes} bytes)</source>
-        <translation type="unfinished"></translation>
+        <translation>（值太大，存在 {file}，{bytes} 字节）</translation>
     </message>
     <message>
         <source>&amp;Cancel Run</source>
-        <translation type="unfinished"></translation>
+        <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
         <source>Re&amp;fresh</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新(&amp;F)</translation>
+    </message>
+    <message>
+        <source>No runs yet</source>
+        <translation>还没有运行记录</translation>
+    </message>
+    <message>
+        <source>Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and each node&apos;s timing. Run a workflow from the Workflows panel, or with `browserpilot run`.</source>
+        <translation>每次运行工作流都记在这里：输出、文件、停下时的现场截图和每个节点的耗时。可以在“工作流”面板里运行，或者用 `browserpilot run`。</translation>
+    </message>
+    <message>
+        <source>Go to Workflows</source>
+        <translation>去工作流</translation>
     </message>
     <message>
         <source>Cannot list runs: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>列不出运行记录：{error}</translation>
     </message>
     <message numerus="yes">
         <source>%n latest run(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>最近 %n 次运行</numerusform>
         </translation>
     </message>
     <message>
         <source>Show on &amp;Graph</source>
-        <translation type="unfinished"></translation>
+        <translation>在画布上显示(&amp;G)</translation>
     </message>
     <message>
         <source>Cancel the selected run; its record is written as cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>取消选中的运行；它的记录会写为已取消</translation>
     </message>
     <message>
         <source>Only a running run can be cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>只有正在运行的才能取消</translation>
     </message>
     <message>
         <source>Cancelling {id}…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在取消 {id}…</translation>
     </message>
     <message>
         <source>Cancel Run</source>
-        <translation type="unfinished"></translation>
+        <translation>取消运行</translation>
     </message>
 </context>
 <context>
     <name>StopDialog</name>
     <message>
         <source>Save the recording</source>
-        <translation type="unfinished"></translation>
+        <translation>保存录制</translation>
     </message>
     <message>
         <source>Replay now</source>
-        <translation type="unfinished"></translation>
+        <translation>马上回放</translation>
     </message>
     <message>
         <source>Workflow name:</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流名称：</translation>
     </message>
 </context>
 <context>
     <name>ValidationList</name>
     <message>
         <source>No problems.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有问题。</translation>
     </message>
 </context>
 <context>
     <name>WelcomeDialog</name>
     <message>
         <source>Welcome to BrowserPilot</source>
-        <translation type="unfinished"></translation>
+        <translation>欢迎使用 BrowserPilot</translation>
     </message>
     <message>
         <source>One shared browser for you and your AI agents: environments keep their own logins, workflows replay what you or an agent did, and every run is recorded.</source>
-        <translation type="unfinished"></translation>
+        <translation>你和 AI Agent 共用的浏览器：每套环境保存自己的登录，工作流重放你或 Agent 做过的操作，每次运行都有记录。</translation>
     </message>
     <message>
         <source>Your data folder</source>
-        <translation type="unfinished"></translation>
+        <translation>你的数据文件夹</translation>
     </message>
     <message>
         <source>Open Folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开文件夹</translation>
     </message>
     <message>
         <source>Environments, workflows, runs and settings are kept here. Start with --data-dir or BROWSERPILOT_HOME to use another folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>环境、工作流、运行记录和设置都保存在这里。启动时加 --data-dir 或设置 BROWSERPILOT_HOME 可以换一个文件夹。</translation>
     </message>
     <message>
         <source>Connect an AI agent (MCP)</source>
-        <translation type="unfinished"></translation>
+        <translation>连接 AI Agent（MCP）</translation>
     </message>
     <message>
         <source>Paste one of these into your agent&apos;s configuration. The HTTP ones reach this app while it runs; the stdio one starts it when needed.</source>
-        <translation type="unfinished"></translation>
+        <translation>把其中一个粘贴到 Agent 的配置里。HTTP 方式在应用运行时连到它；stdio 方式在需要时启动它。</translation>
     </message>
     <message>
         <source>Read the &lt;a href=&quot;{url}&quot;&gt;README&lt;/a&gt; for the environments, workflows, the command line and every MCP tool.</source>
-        <translation type="unfinished"></translation>
+        <translation>阅读 &lt;a href=&quot;{url}&quot;&gt;README&lt;/a&gt;，了解环境、工作流、命令行和每个 MCP 工具。</translation>
     </message>
     <message>
         <source>The README (in the source distribution) describes the environments, workflows, the command line and every MCP tool.</source>
-        <translation type="unfinished"></translation>
+        <translation>源码包里的 README 介绍了环境、工作流、命令行和每个 MCP 工具。</translation>
     </message>
     <message>
         <source>Get Started</source>
-        <translation type="unfinished"></translation>
+        <translation>开始使用</translation>
     </message>
     <message>
         <source>Copy</source>
-        <translation type="unfinished"></translation>
+        <translation>复制</translation>
     </message>
     <message>
         <source>Copied the configuration for {client}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已复制 {client} 的配置。</translation>
     </message>
 </context>
 <context>
     <name>WorkflowTableModel</name>
     <message>
         <source>Name</source>
-        <translation type="unfinished"></translation>
+        <translation>名称</translation>
     </message>
     <message>
         <source>Description</source>
-        <translation type="unfinished"></translation>
+        <translation>描述</translation>
     </message>
     <message>
         <source>Nodes</source>
-        <translation type="unfinished"></translation>
+        <translation>节点</translation>
     </message>
     <message>
         <source>Last run</source>
-        <translation type="unfinished"></translation>
+        <translation>上次运行</translation>
     </message>
     <message>
         <source>never run</source>
-        <translation type="unfinished"></translation>
+        <translation>从未运行</translation>
     </message>
     <message>
         <source>{id}: {status}, started {time}</source>
-        <translation type="unfinished"></translation>
+        <translation>{id}：{status}，开始于 {time}</translation>
     </message>
 </context>
 <context>
     <name>WorkflowsPanel</name>
     <message>
         <source>&amp;Import…</source>
-        <translation type="unfinished"></translation>
+        <translation>导入(&amp;I)…</translation>
     </message>
     <message>
         <source>E&amp;xport…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出(&amp;X)…</translation>
     </message>
     <message>
         <source>&amp;Run…</source>
-        <translation type="unfinished"></translation>
+        <translation>运行(&amp;R)…</translation>
     </message>
     <message>
         <source>&amp;Batch…</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行(&amp;B)…</translation>
     </message>
     <message>
         <source>&amp;Delete…</source>
-        <translation type="unfinished"></translation>
+        <translation>删除(&amp;D)…</translation>
     </message>
     <message>
         <source>Re&amp;fresh</source>
-        <translation type="unfinished"></translation>
+        <translation>刷新(&amp;F)</translation>
     </message>
     <message>
         <source>No workflows yet</source>
-        <translation type="unfinished"></translation>
+        <translation>还没有工作流</translation>
     </message>
     <message>
         <source>Import a workflow file, record one by doing the task once in an environment window, or ask an agent to do it and save what it did as a workflow.</source>
-        <translation type="unfinished"></translation>
+        <translation>导入一个工作流文件；或在环境窗口里把任务做一遍，录制成工作流；或者交给 Agent 去做，把它做过的保存为工作流。</translation>
     </message>
     <message>
         <source>Import…</source>
-        <translation type="unfinished"></translation>
+        <translation>导入…</translation>
     </message>
     <message>
         <source>Record</source>
-        <translation type="unfinished"></translation>
+        <translation>录制</translation>
     </message>
     <message>
         <source>Ask an Agent</source>
-        <translation type="unfinished"></translation>
+        <translation>交给 Agent</translation>
     </message>
     <message>
         <source>Drop workflow files (.json, or Chrome DevTools Recorder recordings) here to import them.</source>
-        <translation type="unfinished"></translation>
+        <translation>把工作流文件（.json，或 Chrome DevTools Recorder 的录制）拖到这里导入。</translation>
     </message>
     <message>
         <source>&amp;Edit</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑(&amp;E)</translation>
     </message>
     <message>
         <source>Cannot list workflows: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>列不出工作流：{error}</translation>
     </message>
     <message>
         <source>Import Workflows</source>
-        <translation type="unfinished"></translation>
+        <translation>导入工作流</translation>
     </message>
     <message>
         <source>Workflows and Chrome Recorder recordings (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流和 Chrome Recorder 录制 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Imported “{workflow}” from {file} (it replaced the saved workflow of that name).</source>
-        <translation type="unfinished"></translation>
+        <translation>已从 {file} 导入“{workflow}”（替换了同名的已保存工作流）。</translation>
     </message>
     <message>
         <source>Imported “{workflow}” from {file}.</source>
-        <translation type="unfinished"></translation>
+        <translation>已从 {file} 导入“{workflow}”。</translation>
     </message>
     <message numerus="yes">
         <source>… and %n more (see the details).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>……还有 %n 个（见详情）。</numerusform>
         </translation>
     </message>
     <message>
         <source>Import Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>导入工作流</translation>
     </message>
     <message numerus="yes">
         <source>It loaded with %n warning(s): parts that look wrong and may fail when a run reaches them.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>载入时有 %n 个警告：有些部分看起来不对，运行到那里时可能失败。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>The recording was converted with %n note(s).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>录制已转换，有 %n 条说明。</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>“{file}” was not imported: it has %n problems.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>“{file}”没有导入：它有 %n 个问题。</numerusform>
         </translation>
     </message>
     <message>
         <source>“{file}” was not imported: {problem}</source>
-        <translation type="unfinished"></translation>
+        <translation>“{file}”没有导入：{problem}</translation>
     </message>
     <message>
         <source>Nothing was saved.</source>
-        <translation type="unfinished"></translation>
+        <translation>什么都没有保存。</translation>
     </message>
     <message>
         <source>Export “{name}”</source>
-        <translation type="unfinished"></translation>
+        <translation>导出“{name}”</translation>
     </message>
     <message>
         <source>Workflow (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>工作流 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Exported to {path}</source>
-        <translation type="unfinished"></translation>
+        <translation>已导出到 {path}</translation>
     </message>
     <message>
         <source>Export Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>导出工作流</translation>
     </message>
     <message>
         <source>Delete Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>删除工作流</translation>
     </message>
     <message>
         <source>Delete the workflow “{name}”?
 
 Its past runs stay in the Runs panel. Export it first if you may want it back.</source>
-        <translation type="unfinished"></translation>
+        <translation>删除工作流“{name}”？
+
+它以前的运行仍保留在“运行记录”面板里。以后可能还要用的话，先导出。</translation>
     </message>
     <message>
         <source>Deleted “{name}”.</source>
-        <translation type="unfinished"></translation>
+        <translation>已删除“{name}”。</translation>
     </message>
     <message>
         <source>Run Workflow</source>
-        <translation type="unfinished"></translation>
+        <translation>运行工作流</translation>
     </message>
     <message>
         <source>“{name}” cannot run: it is not valid.</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”无法运行：它不合法。</translation>
     </message>
     <message>
         <source>workers at {broker}</source>
-        <translation type="unfinished"></translation>
+        <translation>{broker} 上的工作机</translation>
     </message>
     <message>
         <source>The run of “{name}” was cancelled before it started.</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”在开始前就被取消了。</translation>
     </message>
     <message>
         <source>“{name}” could not run: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”没能运行：{error}</translation>
     </message>
     <message>
         <source>“{name}” finished: ok, in {duration}.</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”运行完成：成功，耗时 {duration}。</translation>
     </message>
     <message>
         <source>Outputs: {keys}.</source>
-        <translation type="unfinished"></translation>
+        <translation>输出：{keys}。</translation>
     </message>
     <message>
         <source>“{name}” {status} at node “{node}” after {duration}.</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”{status}：在节点“{node}”，耗时 {duration}。</translation>
     </message>
     <message>
         <source>“{name}” {status} after {duration}.</source>
-        <translation type="unfinished"></translation>
+        <translation>“{name}”{status}，耗时 {duration}。</translation>
     </message>
     <message>
         <source>Last run: {result}</source>
-        <translation type="unfinished"></translation>
+        <translation>上次运行：{result}</translation>
     </message>
     <message>
         <source>Run Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>运行完成</translation>
     </message>
     <message>
         <source>Run Not Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>运行没有完成</translation>
     </message>
     <message>
         <source>The batch of “{name}” was cancelled: {done} of {total} rows ran, {ok} ok.</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”已取消：运行了 {done}/{total} 行，成功 {ok} 行。</translation>
     </message>
     <message>
         <source>Batch Cancelled</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行已取消</translation>
     </message>
     <message>
         <source>Batch Run</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行</translation>
     </message>
     <message>
         <source>The batch of “{name}” could not run: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”没能运行：{error}</translation>
     </message>
     <message>
         <source>Batch of “{name}” done: {ok} of {total} rows ok, {failed} not ok.</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”完成：{total} 行中成功 {ok} 行，失败 {failed} 行。</translation>
     </message>
     <message>
         <source>Batch of “{name}” done: {ok} of {total} rows ok.</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行“{name}”完成：{total} 行中成功 {ok} 行。</translation>
     </message>
     <message>
         <source>Row {n}: {status}</source>
-        <translation type="unfinished"></translation>
+        <translation>第 {n} 行：{status}</translation>
     </message>
     <message>
         <source>Batch Finished</source>
-        <translation type="unfinished"></translation>
+        <translation>批量运行完成</translation>
     </message>
     <message>
         <source>Show in Runs</source>
-        <translation type="unfinished"></translation>
+        <translation>在运行记录中查看</translation>
     </message>
 </context>
 <context>
     <name>_Card</name>
     <message>
         <source>Take over</source>
-        <translation type="unfinished"></translation>
+        <translation>接管</translation>
     </message>
     <message>
         <source>Stop BrowserPilot here and use this page yourself</source>
-        <translation type="unfinished"></translation>
+        <translation>让 BrowserPilot 停下，你自己来用这个页面</translation>
     </message>
 </context>
 <context>
     <name>self.detail</name>
     <message>
         <source>{duration} so far</source>
-        <translation type="unfinished"></translation>
+        <translation>已用 {duration}</translation>
     </message>
 </context>
 </TS>
