@@ -4,7 +4,8 @@ No verb starts the GUI (or the windowless app with `--headless`); the `env` verb
 as the GUI through the operations registry, without starting Qt. When the app already runs on the data
 folder, a verb's operation is sent to it through its MCP endpoint instead (`execute_operation`): same output,
 same exit status. `mcp` serves MCP on stdio for clients that only speak stdio (forwarding to the app, which
-it starts headless when needed); `mcp token [--regenerate]` prints or replaces the MCP token. Exit status:
+it starts headless when needed); `mcp token [--regenerate]` prints or replaces the MCP token; `mcp status`
+says whether the app serves MCP, who started it, its bridge clients and when it will quit by itself. Exit status:
 0 success, 1 the operation failed (one line on stderr), 2 usage error.
 """
 
@@ -115,7 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     token = mcp_verbs.add_parser("token", parents=[common], help="print the MCP bearer token")
     token.add_argument("--regenerate", action="store_true",
                        help="make a new token; the old one stops working at once, also in a running app")
-    mcp_verbs.add_parser("status", parents=[common], help="is the app serving MCP, and at which URL")
+    status = mcp_verbs.add_parser("status", parents=[common],
+                                  help="is the app serving MCP (URL), who started it, its clients, when it will stop")
+    status.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -242,12 +245,63 @@ def run_mcp_verb(args: argparse.Namespace, data: DataDir) -> int:
 
     endpoint = live_endpoint(data)
     if endpoint is not None:
-        print(f"running\t{endpoint.url}\tpid {endpoint.pid}")
+        return _print_app_status(args, data, endpoint.url, endpoint.pid)
+    if getattr(args, "json", False):
+        pid = running_pid(data)
+        print(json.dumps({"running": pid is not None, "pid": pid, "url": content.url,
+                          "mcp": {"status": ("off" if mcp_switched_off(data) else "starting") if pid else "off"}}))
     elif running_pid(data) is not None:
         print("off (switched off in the settings)" if mcp_switched_off(data) else "starting or not answering")
     else:
         print(f"not running\t{content.url or config.endpoint_url(config.DEFAULT_PORT)}")
     return EXIT_OK
+
+
+def _print_app_status(args: argparse.Namespace, data: DataDir, url: str, pid: int) -> int:
+    """`mcp status` of a running app: its endpoint, who started it, its bridges, when it will stop."""
+    from app.mcp.client import EndpointUnavailable, forward_operation
+
+    try:
+        state = forward_operation(data, "app_status", {})
+    except EndpointUnavailable as exc:
+        print(f"browserpilot: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if not state.get("ok"):  # an app of an older version: no app_status
+        state = {}
+    if getattr(args, "json", False):
+        print(json.dumps({"running": True, "pid": pid, "url": url,
+                          **{k: v for k, v in state.items() if k not in ("ok", "control")}}, indent=2))
+        return EXIT_OK
+    print(f"running\t{url}\tpid {pid}")
+    if not state:
+        return EXIT_OK
+    starter = state.get("startedBy")
+    mode = "headless" if state.get("headless") else "with windows"
+    if starter is None:
+        print(f"started by\ta person ({mode})")
+    else:
+        gone = "" if starter.get("alive") else ", gone"
+        client = (f"; its client: pid {starter['clientPid']} ({starter.get('clientCommand') or '?'})"
+                  if starter.get("clientPid") else "")
+        print(f"started by\tbrowserpilot mcp, pid {starter['pid']} ({starter.get('command') or '?'}{gone}), "
+              f"{mode}{client}")
+    bridges = state.get("bridges") or []
+    print("clients\t" + (", ".join(f"pid {b['pid']} ({b.get('command') or '?'})" for b in bridges)
+                          if bridges else "no bridge connected"))
+    idle = state.get("idleExit") or {}
+    left, why = idle.get("stopsInSeconds"), idle.get("wontStopBecause")
+    if left is not None:
+        print(f"stops\tin {_duration(left)} unless a client connects "
+              f"(after {_duration(idle.get('timeoutSeconds') or 0)} without one)")
+    else:
+        print(f"stops\tnot by itself: {why}")
+    return EXIT_OK
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,6 +23,9 @@ class Settings(BaseModel):
                           description="Preferred MCP port; the next free one is used when it is taken.")
     workers_broker: str = Field(default="", description="The Redis broker of the batch dialog's Run on workers.")
     welcome_shown: bool = Field(default=False, description="The first-run welcome was shown on this data folder.")
+    idle_exit_minutes: int = Field(default=10, ge=0, le=10080,
+                                   description="An app that `browserpilot mcp` started headless quits this long after "
+                                               "its last bridge client has gone (0: never).")
 
 
 class SettingsStore:

@@ -58,6 +58,9 @@ class RunManager:
     def active_runs(self) -> list[str]:
         return list(self._active)
 
+    def active_batches(self) -> list[str]:
+        return list(self._batches)
+
     async def _pick_tab(self, ops: OperationsPort, env_id: str, tab_id: str | None, fresh: bool) -> str:
         if tab_id is not None:
             holder = self._tab_holders.get(tab_id)

@@ -2,7 +2,8 @@
 
 It owns no browser. Every `tools/list` and `tools/call` is forwarded to the app running on the same data
 folder, through that app's streamable HTTP endpoint with the token from `mcp.json`; when no app runs, the
-bridge starts one headless (detached: it stays up after the bridge ends, with its logins) and waits until
+bridge starts one headless (detached: it stays up after the bridge ends, with its logins, until no bridge has
+used it for the idle timeout: `app.mcp.idle`; each request names this bridge's pid) and waits until
 `mcp.json`'s URL answers. One client session is reused across requests (the tool listing is fetched once
 per session, not per call) and replaced when `mcp.json` names another app, port or token, or when a request
 fails, so a bridge outlives app restarts and token regenerations. A call that fails mid-way is reported, never
@@ -29,8 +30,7 @@ from mcp.shared.exceptions import MCPError
 
 from app import __version__
 from app.mcp.client import APP_START_TIMEOUT, Endpoint, EndpointUnavailable, connect, ensure_app, reason
-from app.mcp.config import SERVER_NAME, read_mcp_file
-from app.mcp.tools import SERVER_INSTRUCTIONS
+from app.mcp.config import SERVER_INSTRUCTIONS, SERVER_NAME, read_mcp_file
 from envs.datadir import DataDir
 
 log = logging.getLogger("browserpilot.mcp")
@@ -69,7 +69,7 @@ class RemoteApp:
                 try:
                     endpoint = await anyio.to_thread.run_sync(ensure_app, self.data, APP_START_TIMEOUT,
                                                               self._started)
-                    async with connect(endpoint) as client:
+                    async with connect(endpoint, role="bridge") as client:
                         request.connection = _Connection(endpoint, client)
                         log.info("bridge connected to %s (pid %d)", endpoint.url, endpoint.pid)
                         request.done.set()

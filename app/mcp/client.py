@@ -3,8 +3,10 @@
 - `running_pid(data)`: is an app running on this data folder (it holds the instance lock), and which pid.
 - `wait_for_endpoint(data)`: until `mcp.json` names a live server of that app and its port answers.
 - `ensure_app(data)`: the same, starting `browserpilot --headless --data-dir …` (detached) when no app runs
-  (`start_app_if_needed` only starts it, so the bridge can boot the app while it imports the SDK).
-- `connect(endpoint)`: an `mcp.Client` session over streamable HTTP with the bearer token.
+  (`start_app_if_needed` only starts it, so the bridge can boot the app while it imports the SDK); the started
+  app is told who started it (`app.mcp.idle`), so it quits by itself once its bridge clients have gone.
+- `connect(endpoint, role)`: an `mcp.Client` session over streamable HTTP with the bearer token; every request
+  names its sender (`X-BrowserPilot-Client: bridge|cli <pid>`), so the app knows which bridges use it.
 - `forward_operation(data, name, params)`: one operation as a tool call; returns the envelope, so a command
   prints and exits exactly as if it had run the operation itself.
 
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from app.mcp.config import McpFile, read_mcp_file
+from app.mcp.idle import STARTER_ENV, Starter, client_header, pid_alive
 from envs.datadir import DataDir
 
 log = logging.getLogger("browserpilot.mcp")
@@ -75,16 +78,6 @@ def running_pid(data: DataDir) -> int | None:
         return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _port_answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -107,7 +100,7 @@ def live_endpoint(data: DataDir) -> Endpoint | None:
     content: McpFile | None = read_mcp_file(data)
     if content is None or content.url is None or content.pid is None or content.port is None:
         return None
-    if content.pid != _lock_pid(data) or not _alive(content.pid):
+    if content.pid != _lock_pid(data) or not pid_alive(content.pid):
         return None
     if not _port_answers(content.port):
         return None
@@ -149,9 +142,10 @@ def app_command() -> list[str]:
 def start_app_headless(data: DataDir) -> subprocess.Popen[bytes]:
     """`browserpilot --headless --data-dir …` as a detached process that outlives its starter."""
     log.info("starting the app headless on %s", data.root)
+    env = {**os.environ, STARTER_ENV: Starter.of_this_process().to_env()}
     return subprocess.Popen([*app_command(), "--headless", "--data-dir", str(data.root)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, close_fds=True)
+                            start_new_session=True, close_fds=True, env=env)
 
 
 def start_app_if_needed(data: DataDir) -> subprocess.Popen[bytes] | None:
@@ -178,8 +172,9 @@ def ensure_app(data: DataDir, timeout: float = APP_START_TIMEOUT,
 
 
 @asynccontextmanager
-async def connect(endpoint: Endpoint, *, read_timeout: float = 660.0) -> AsyncIterator[Any]:
-    """An initialised `mcp.Client` on the endpoint, with the bearer token on every request."""
+async def connect(endpoint: Endpoint, *, read_timeout: float = 660.0, role: str = "cli") -> AsyncIterator[Any]:
+    """An initialised `mcp.Client` on the endpoint, with the bearer token on every request. `role`: "bridge"
+    (a stdio bridge: the app counts it as a client that keeps it running) or "cli" (a one-off command)."""
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -187,7 +182,8 @@ async def connect(endpoint: Endpoint, *, read_timeout: float = 660.0) -> AsyncIt
 
     # trust_env=False: a proxy from the environment must never see loopback traffic or the token.
     # verify=False: the endpoint is plain http on loopback, and building the unused TLS context costs ~50 ms.
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {endpoint.token}"}, trust_env=False,
+    headers = {"Authorization": f"Bearer {endpoint.token}", **client_header(role)}
+    async with httpx2.AsyncClient(headers=headers, trust_env=False,
                                   verify=False, timeout=httpx2.Timeout(30.0, read=read_timeout)) as http:
         # Both ends are this installation's SDK: adopt its protocol version directly (no discovery round
         # trip); every request then stands alone, with no session to keep alive.

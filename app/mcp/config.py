@@ -36,6 +36,29 @@ DEFAULT_PORT = 39221
 MCP_PATH = "/mcp"
 SERVER_NAME = "browserpilot"
 
+# Sent once per session by the app's server and by the stdio bridge (which must not import the registry).
+SERVER_INSTRUCTIONS = (
+    "BrowserPilot is a persistent browser shared by you and a person. Environments (env_*) are separate "
+    "logins (cookies and storage survive restarts); each has a window of tabs (tab_*). The loop: open a tab "
+    "(tab_open) or page_navigate; page_snapshot for an outline with refs; act with page_click, page_type, "
+    "page_select, page_key (locators or refs); read with page_query, page_wait, page_screenshot. Page tools act "
+    "on tabId, or on the active tab of env (default env-default, whose window opens when needed). Locators: "
+    "{\"selector\": …} takes CSS or text=…, role=…[name=\"…\"], label=…, placeholder=…, testid=…; {\"xpath\": "
+    "\"/…\"}; or {\"ref\": \"e12\"} from the latest page_snapshot. They reach into open shadow roots and "
+    "same-origin iframes. An action needs exactly one match and waits until it is visible, enabled, stable and "
+    "not covered; otherwise the error says what matched or what covers it. For a captcha or a login only the "
+    "person can do, call page_handoff with a message: it returns at once, and your next acting call on that "
+    "tab waits until its target appears, then takes the tab back. takenOver: true in a result means the person "
+    "pressed Take over since your last call: look at the page again before going on. Once a sequence works, "
+    "save it with workflow_write and later call workflow_run once instead of repeating the steps. Two agents "
+    "may work at once on different tabs; a tab that a running workflow holds answers with a busy error naming "
+    "the run. Every result is the envelope {ok, control, ..., notes?}; on failure ok is false, error says why, "
+    "and errorShot (a screenshot of the tab then) comes as an image. Parameter names are camelCase as in the "
+    "schemas; unknown names are refused with the list of valid ones. The original BrowserPilot's forms are "
+    "accepted too (flat selector/xpath, untilSelector, shotWidth/shotHeight, via, objects as JSON text); notes "
+    "in a result say which form won when both were given."
+)
+
 
 def mcp_json(data: DataDir) -> Path:
     return data.root / "mcp.json"

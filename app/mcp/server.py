@@ -46,6 +46,7 @@ from app.mcp.config import (
     regenerate_token,
     update_mcp_file,
 )
+from app.mcp.idle import CLIENT_HEADER, BridgeClients
 from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, OperationRegistry, failure
 from envs.datadir import DataDir
@@ -128,11 +129,13 @@ def is_local_origin(origin: str | None) -> bool:
 
 
 class Guard:
-    """ASGI middleware in front of everything: DNS-rebinding protection (403), then the bearer token (401)."""
+    """ASGI middleware in front of everything: DNS-rebinding protection (403), then the bearer token (401);
+    an accepted request is reported to `clients` (which bridge sent it: the idle exit's view)."""
 
-    def __init__(self, app: Any, tokens: TokenSource) -> None:
+    def __init__(self, app: Any, tokens: TokenSource, clients: BridgeClients | None = None) -> None:
         self.app = app
         self.tokens = tokens
+        self.clients = clients
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -153,6 +156,8 @@ class Guard:
                                     "in the data folder, or run `browserpilot mcp token`)",
                          [(b"www-authenticate", b'Bearer realm="browserpilot"')])
             return
+        if self.clients is not None:
+            self.clients.request(headers.get(CLIENT_HEADER))
         await self.app(scope, receive, send)
 
 
@@ -224,13 +229,16 @@ class McpHttpServer:
 
     def __init__(self, data: DataDir, registry: OperationRegistry, ctx: OpContext,
                  main_loop: asyncio.AbstractEventLoop, *, port: int = DEFAULT_PORT,
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, clients: BridgeClients | None = None) -> None:
         self.data = data
         self.registry = registry
         self.ctx = ctx
         self.main_loop = main_loop
         self.port_setting = port
         self.on_change = on_change
+        self.clients = clients
+        self.in_flight: dict[str, int] = {}  # tool calls being answered now, by name (read by the idle exit)
+        self.superseded = False  # a newer server of this app owns mcp.json: a late stop must not clear it
         self.catalog = ToolCatalog(registry)
         self.port: int | None = None
         self.error: str | None = None
@@ -241,6 +249,7 @@ class McpHttpServer:
         self._tokens: TokenSource | None = None
         self._quit = asyncio.Event()  # set (on the server loop) when stopping: in-flight calls answer at once
         self._server_loop: asyncio.AbstractEventLoop | None = None
+        self._stopper: threading.Thread | None = None
 
     @property
     def url(self) -> str | None:
@@ -284,6 +293,9 @@ class McpHttpServer:
     async def call(self, name: str, arguments: dict[str, Any]) -> "CallToolResult":
         """Run one operation on the main loop and turn its envelope into a tool result."""
         started = time.perf_counter()
+        if self._stopping.is_set():  # stopping: never hand a call to a main loop that is shutting down
+            return tool_result(name, failure(f"BrowserPilot is quitting; {name} was not run"), self.data.root)
+        self.in_flight[name] = self.in_flight.get(name, 0) + 1
         op = self.registry.operations.get(name)
         timeout = call_timeout(op, arguments)
         future: Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(
@@ -307,6 +319,9 @@ class McpHttpServer:
             envelope = failure(f"{name} failed unexpectedly: {type(exc).__name__}: {exc}")
         finally:
             quitting.cancel()
+            self.in_flight[name] -= 1
+            if not self.in_flight[name]:
+                del self.in_flight[name]
         log.debug("%s answered in %.1f ms (ok=%s)", name, (time.perf_counter() - started) * 1000,
                   envelope.get("ok"))
         return tool_result(name, envelope, self.data.root)
@@ -328,7 +343,8 @@ class McpHttpServer:
         assert self._tokens is not None
         self._server_loop = asyncio.get_running_loop()
         sdk = self._build_sdk_server()
-        app = Guard(sdk.streamable_http_app(streamable_http_path=MCP_PATH, host="127.0.0.1"), self._tokens)
+        app = Guard(sdk.streamable_http_app(streamable_http_path=MCP_PATH, host="127.0.0.1"), self._tokens,
+                    self.clients)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", log_level="warning",
                                 timeout_graceful_shutdown=1, ws="none", http="h11")
         server = uvicorn.Server(config)
@@ -381,8 +397,11 @@ class McpHttpServer:
     def wait_started(self, timeout: float = START_TIMEOUT) -> bool:
         return self._started.wait(timeout)
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop serving (in-flight calls are cancelled) and mark `mcp.json` as not served."""
+    def stop(self, timeout: float = 5.0, *, wait: bool = False) -> None:
+        """Stop serving: in-flight calls are answered "quitting" at once, new ones are refused, and `mcp.json`
+        stops naming this server. Returns at once (the Qt thread never waits for uvicorn's graceful end); a
+        stopper thread joins the server thread and updates `mcp.json`. The stopper is not a daemon, so the
+        process finishes it before exiting. `wait=True` blocks until it is done (tests, scripts)."""
         thread, was_started = self._thread, self._started.is_set()
         self._stopping.set()
         _STOPPING.set()
@@ -395,6 +414,25 @@ class McpHttpServer:
         server = self._uvicorn
         if server is not None:
             server.should_exit = True
+        self._started.clear()
+        self._thread = None
+        stopper = threading.Thread(target=self._finish_stop, args=(thread, server, was_started, timeout),
+                                   name="browserpilot-mcp-stop", daemon=False)
+        self._stopper = stopper
+        stopper.start()
+        if wait:
+            stopper.join()
+
+    def wait_stopped(self, timeout: float | None = None) -> bool:
+        """Until the last `stop()` has finished (the port is closed, `mcp.json` updated)."""
+        stopper = self._stopper
+        if stopper is not None:
+            stopper.join(timeout)
+            return not stopper.is_alive()
+        return True
+
+    def _finish_stop(self, thread: threading.Thread | None, server: Any, was_started: bool, timeout: float) -> None:
+        """The stopper thread: wait for the server thread, then say in `mcp.json` that nobody serves it."""
         if thread is not None:
             thread.join(timeout)
             if thread.is_alive() and server is not None:
@@ -402,19 +440,17 @@ class McpHttpServer:
                 thread.join(2)
             if thread.is_alive():
                 log.warning("the MCP server thread did not stop in time")
-        self._thread = self._uvicorn = self._server_loop = None
-        self._started.clear()
-        self._quit = asyncio.Event()
         _STOPPING.clear()
-        if was_started:
+        if was_started and not self.superseded:
             try:
                 current = read_mcp_file(self.data)
-                if current is not None and current.pid == os.getpid():
+                if current is not None and current.pid == os.getpid() and current.url == self.url:
                     update_mcp_file(self.data, pid=None)
             except Exception as exc:  # noqa: BLE001 - shutting down: log, never raise
                 log.warning("could not update mcp.json: %s", exc)
+        if was_started:
             log.info("MCP server stopped")
-
+        self._notify()
 
 __all__ = ["Guard", "McpHttpServer", "McpStartError", "TokenSource", "bind_loopback", "is_local_host",
            "is_local_origin"]

@@ -5,18 +5,27 @@ on), starts the HTTP server (`app.mcp.server`) on the app's main loop, and repor
 dialog: `running` with the URL, `starting`, `off`, or `failed` with the reason (the app itself keeps
 running). The SDK is imported on the server thread (or ahead of time by `prefetch_sdk`, which the entry point
 calls before Qt starts), so an in-process test that never serves MCP does not load it.
+
+Stopping never blocks the Qt thread: the server stops on a thread of its own, and switching the server back on
+meanwhile starts the new one as soon as the old one has let go of its port (status `starting` until then).
+
+It also owns the idle exit (`app.mcp.idle`): who started the app, the bridges that use it, and the watch that
+quits an app started headless by `browserpilot mcp` once nobody needs it; `app_status` reports it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from app.mcp.config import client_configs, load_or_create, regenerate_token
+from app.mcp.idle import BridgeClients, IdleWatch, Starter, idle_timeout
 from app.ops import OpContext, OperationRegistry
+from app.ops.registry import Operation, Params, operation
 from envs.datadir import DataDir
 from envs.jsonstore import StoreError
 
@@ -37,7 +46,16 @@ class McpService:
         self.settings = settings
         self.error: str | None = None
         self._server: McpHttpServer | None = None
+        self._stopping: McpHttpServer | None = None  # the previous server, until its port is free
+        self._start_pending = False
         self._listeners: list[Callable[[], None]] = []
+        self.clients = BridgeClients()
+        browser: Any = ctx.browser
+        self.idle = IdleWatch(Starter.take_from(os.environ), bool(getattr(browser, "headless", False)),
+                              self.clients, self._idle_timeout, self.busy_reason, self._quit_app)
+        self._idle_timer: asyncio.TimerHandle | None = None
+        if "app_status" not in registry.operations:
+            registry.add(_status_operation(self))
 
     # -- state -----------------------------------------------------------------------------------------
     @property
@@ -49,7 +67,7 @@ class McpService:
         server = self._server
         if server is not None and server.running:
             return "running"
-        if server is not None and server.starting:
+        if (server is not None and server.starting) or self._start_pending:
             return "starting"
         return "failed" if self.error or (server is not None and server.error) else "off"
 
@@ -82,6 +100,7 @@ class McpService:
 
     # -- actions (main thread) ---------------------------------------------------------------------------
     def start_if_enabled(self) -> None:
+        self._watch_idle()
         if self.enabled:
             self.start()
         else:
@@ -93,10 +112,20 @@ class McpService:
         from app.mcp.server import McpHttpServer, McpStartError
 
         if self._server is not None:
-            self._server.stop()
+            self._retire(self._server)
+            self._server = None
         self.error = None
+        if self._stopping is not None and not self._stopping.wait_stopped(0):
+            self._start_pending = True  # started by `_server_changed` once the old server has let go
+            self._changed()
+            return
+        self._start_pending = False
+        if self._stopping is not None:
+            self._stopping.superseded = True
+            self._stopping = None
         server = McpHttpServer(self.data, self.registry, self.ctx, asyncio.get_event_loop(),
-                               port=self.settings.current.mcp_port, on_change=self._changed)
+                               port=self.settings.current.mcp_port, on_change=self._server_changed,
+                               clients=self.clients)
         try:
             server.start()
         except (McpStartError, StoreError, OSError) as exc:
@@ -108,11 +137,87 @@ class McpService:
         self._changed()
 
     def stop(self) -> None:
+        """Stop serving; returns at once (the old server finishes stopping on its own thread)."""
         server, self._server = self._server, None
+        self._start_pending = False
         if server is not None:
-            server.stop()
+            self._retire(server)
         self.error = None
         self._changed()
+
+    def wait_stopped(self, timeout: float | None = None) -> bool:
+        """Until a server that is stopping has finished (its port closed, `mcp.json` updated)."""
+        return self._stopping.wait_stopped(timeout) if self._stopping is not None else True
+
+    def _retire(self, server: "McpHttpServer") -> None:
+        server.stop()
+        self._stopping = server
+
+    def _server_changed(self) -> None:
+        """A server came up, failed or finished stopping (main loop)."""
+        if self._start_pending and self._stopping is not None and self._stopping.wait_stopped(0):
+            self._start_pending = False
+            self.start()
+            return
+        self._changed()
+
+    # -- idle exit ----------------------------------------------------------------------------------------
+    def _idle_timeout(self) -> float | None:
+        return idle_timeout(self.settings.current.idle_exit_minutes, os.environ)
+
+    def busy_reason(self) -> str | None:
+        """What keeps the app from quitting by itself now: a run, a batch, a recording, a tool call, a window a
+        person uses; None when nothing does."""
+        runner = self.ctx.runner
+        if runner is not None:
+            runs = runner.active_runs()
+            if runs:
+                return f"a run is in progress ({', '.join(runs[:3])})"
+            batches = runner.active_batches()
+            if batches:
+                return f"a batch is in progress ({', '.join(batches[:3])})"
+        server = self._server
+        calls = [name for name in (server.in_flight if server is not None else {}) if name != "app_status"]
+        if calls:
+            return f"a tool call is in progress ({', '.join(sorted(calls)[:3])})"
+        browser: Any = self.ctx.browser
+        if browser is None:
+            return None
+        tabs = browser.tabs() if hasattr(browser, "tabs") else []
+        if tabs:
+            from app.browser.record import TabRecorder
+
+            recording = [tab.tab_id for tab in tabs if TabRecorder.of(tab) is not None]
+            if recording:
+                return f"a recording is in progress (tab {recording[0]})"
+        # A tab only an agent drives is not a person's; a shared tab, or one handed over to a person, is.
+        personal = [info for info in browser.list_tabs() if info.control != "agent"]
+        if personal:
+            return f"a person's window is open (tab {personal[0].id} is {personal[0].control})"
+        editors = getattr(getattr(browser, "editors", None), "windows", None) or []
+        if editors:
+            return "a person's window is open (the workflow editor)"
+        return None
+
+    def _watch_idle(self) -> None:
+        if not self.idle.armed or self._idle_timer is not None:
+            return
+        log.info("started by a bridge (pid %d): quits after %s without a bridge client", self.idle.starter.pid
+                 if self.idle.starter else 0, _seconds(self._idle_timeout()))
+        loop = asyncio.get_event_loop()
+
+        def look() -> None:
+            self._idle_timer = None
+            if self.idle.tick():
+                return
+            self._idle_timer = loop.call_later(self.idle.poll_interval(), look)
+
+        self._idle_timer = loop.call_later(self.idle.poll_interval(), look)
+
+    def _quit_app(self) -> None:
+        browser: Any = self.ctx.browser
+        if browser is not None and hasattr(browser, "quit"):
+            browser.quit()
 
     def set_enabled(self, enabled: bool) -> None:
         """Persist the switch and apply it at once."""
@@ -128,6 +233,24 @@ class McpService:
         self._changed()
         return token
 
+
+
+def _seconds(value: float | None) -> str:
+    return "never" if value is None else f"{value:g} s"
+
+
+class AppStatusParams(Params):
+    pass
+
+
+def _status_operation(service: McpService) -> Operation[Any]:
+    @operation("app_status", AppStatusParams, read_only=True)
+    async def app_status(ctx: OpContext, params: AppStatusParams) -> dict[str, Any]:
+        """Who started this app (a person, or `browserpilot mcp` for an agent client; headless or not), the
+        stdio bridges using it, and when it will quit by itself (or why it won't)."""
+        return {"mcp": {"status": service.status, "url": service.url}, **service.idle.state()}
+
+    return app_status
 
 
 def prefetch_sdk(data: DataDir) -> None:

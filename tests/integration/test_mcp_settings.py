@@ -6,7 +6,7 @@ import json
 
 import httpx
 import pytest
-from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QSpinBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.mcp import config
@@ -68,14 +68,32 @@ def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: 
     assert cursor == {"url": url, "headers": {"Authorization": f"Bearer {renewed}"}}
     assert initialize(url, token) == 401 and initialize(url, renewed) == 200
 
-    section.enabled.setChecked(False)
+    section.enabled.setChecked(False)  # returns at once: the server stops on a thread of its own
     assert shell.mcp.status == "off" and section.status.text() == "Off"
     assert json.loads(shell.data.settings_json.read_text())["mcpEnabled"] is False
-    assert config.read_mcp_file(shell.data).pid is None  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: config.read_mcp_file(shell.data).pid is None, timeout=20_000)  # type: ignore[union-attr]
     assert initialize(url, renewed) == 0  # nothing listens any more
 
+    # Off and on again at once: the new server starts once the old one has let go of the port.
+    section.enabled.setChecked(True)
+    section.enabled.setChecked(False)
     section.enabled.setChecked(True)
     qtbot.waitUntil(lambda: section.status.text().startswith("Running at "), timeout=20_000)
     assert json.loads(shell.data.settings_json.read_text())["mcpEnabled"] is True
     assert initialize(shell.mcp.url or "", renewed) == 200
+    dialog.done(0)
+
+
+def test_settings_dialog_sets_the_idle_exit_of_an_app_started_for_agents(qtbot: QtBot, shell: BrowserPilotApp) -> None:
+    dialog = AboutDialog(shell.data, shell.main_window, mcp=shell.mcp)
+    qtbot.addWidget(dialog)
+    minutes = dialog.findChild(QSpinBox, "idle-exit-minutes")
+    assert minutes is not None and minutes.value() == 10 and minutes.isVisibleTo(dialog)
+    minutes.setValue(25)
+    assert json.loads(shell.data.settings_json.read_text())["idleExitMinutes"] == 25
+    assert shell.mcp.idle.state()["idleExit"]["wontStopBecause"] == "started by a person: it never quits by itself"
+    minutes.setValue(0)
+    assert minutes.text() == "Never" and shell.settings.current.idle_exit_minutes == 0
+    assert shell.mcp.idle.state()["idleExit"]["timeoutSeconds"] is None
+    minutes.setValue(10)
     dialog.done(0)

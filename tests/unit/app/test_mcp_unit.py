@@ -272,6 +272,8 @@ def test_server_calls_operations_through_the_registry(served: tuple[McpHttpServe
     asyncio.run(scenario())
     assert "Via MCP" in (data.root / "envs.json").read_text("utf-8")
 
-    server.stop()
+    server.stop()  # returns at once: the server thread ends on a stopper thread of its own
+    assert not server.running
+    assert server.wait_stopped(20)
     stopped = config.read_mcp_file(data)
     assert stopped is not None and stopped.pid is None and stopped.token == content.token
