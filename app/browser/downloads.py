@@ -201,6 +201,7 @@ def drain_downloads(page: QWebEnginePage) -> list[dict[str, Any]]:
 class DownloadManager(QObject):
     """Accepts and tracks every download of one profile."""
 
+    download_started = Signal(object, object)  # DownloadRecord, QWebEngineDownloadRequest (the UI's list)
     download_finished = Signal(object)  # DownloadRecord
 
     def __init__(self, default_folder: Path, parent: QObject | None = None) -> None:
@@ -243,6 +244,7 @@ class DownloadManager(QObject):
         request.receivedBytesChanged.connect(lambda r=request, rec=record: self._on_progress(r, rec))
         request.stateChanged.connect(lambda state, r=request, rec=record, e=expectation: self._on_state(r, rec, e))
         log.info("downloading %s to %s%s", record.url, target, " (expected)" if expectation else "")
+        self.download_started.emit(record, request)
         request.accept()
         if request.state() != State.DownloadInProgress and request.isFinished():
             self._on_state(request, record, expectation)

@@ -10,15 +10,17 @@
 
 Both are children of the view (so they follow it between tabs and windows) and are registered with the
 control as decorations: never filtered, and hidden by `TabControl.hidden_for_capture()` for screenshots.
-Colours come from the palette, so light and dark themes both work. `state_icon` and `state_text` give the
-window what it shows on the tab and in the status bar.
+Colours come from the palette, so light and dark themes both work. `state_icon`, `state_text` and
+`state_chip` give the window what it shows on the tab, in tooltips and in the toolbar's coloured chip.
 """
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QRectF, QSize, Qt, QTimer
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QPainter, QPaintEvent, QPalette, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -26,11 +28,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSizePolicy,
-    QStyle,
     QWidget,
 )
 
 from app.browser.control import ControlState, TabControl
+from app.ui.theme import current_scheme, icon
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -65,9 +67,34 @@ def state_color(state: ControlState | str, palette: QPalette) -> QColor | None:
 
 def state_text(state: ControlState | str) -> str:
     """A few words for the tab's tooltip and the status bar."""
-    return {ControlState.AGENT: "BrowserPilot is operating this tab",
-            ControlState.HANDOFF: "Handed over to you: click Done when finished",
-            ControlState.SHARED: "You and BrowserPilot share this tab"}[ControlState(state)]
+    translate = QCoreApplication.translate
+    return {ControlState.AGENT: translate("ControlState", "BrowserPilot is operating this tab"),
+            ControlState.HANDOFF: translate("ControlState", "Handed over to you: click Done when finished"),
+            ControlState.SHARED: translate("ControlState", "You and BrowserPilot share this tab")}[ControlState(state)]
+
+
+@dataclass(frozen=True)
+class StateChip:
+    """How the toolbar's chip shows a control state: a word or two, an icon name, and its colours."""
+
+    text: str
+    icon: str
+    background: QColor
+    foreground: QColor
+
+
+def state_chip(state: ControlState | str, palette: QPalette) -> StateChip:
+    """The chip for `state`: the agent in the accent colour, a handoff in amber, shared in a calm grey."""
+    state = ControlState(state)
+    translate = QCoreApplication.translate
+    if state is ControlState.AGENT:
+        background = palette.color(QPalette.ColorRole.Highlight)
+        return StateChip(translate("ControlState", "Agent"), "bot", background,
+                         palette.color(QPalette.ColorRole.HighlightedText))
+    if state is ControlState.HANDOFF:
+        return StateChip(translate("ControlState", "Your turn"), "hand", HANDOFF_COLOR, QColor("#1f1600"))
+    scheme = current_scheme()
+    return StateChip(translate("ControlState", "Shared"), "users", QColor(scheme.hover), QColor(scheme.text))
 
 
 def state_icon(favicon: QIcon, state: ControlState | str, palette: QPalette, size: int = 16) -> QIcon:
@@ -103,9 +130,9 @@ class _Card(QFrame):
         font = self.message.font()
         font.setBold(True)
         self.message.setFont(font)
-        self.button = QPushButton("Take over", self)
+        self.button = QPushButton(icon("hand"), self.tr("Take over"), self)
         self.button.setObjectName("control-take-over")
-        self.button.setToolTip("Stop BrowserPilot here and use this page yourself")
+        self.button.setToolTip(self.tr("Stop BrowserPilot here and use this page yourself"))
         self.button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.button.setDefault(True)
         layout = QHBoxLayout(self)
@@ -141,7 +168,7 @@ class ControlOverlay(QWidget):
     def __init__(self, control: TabControl) -> None:
         super().__init__(None)
         self.setObjectName("control-overlay")
-        self.setAccessibleName("BrowserPilot is operating this page")
+        self.setAccessibleName(self.tr("BrowserPilot is operating this page"))
         self.setAcceptDrops(False)  # drags go on to the view, where the control's filter refuses them
         self.setAttribute(Qt.WidgetAttribute.WA_AcceptTouchEvents, True)
         self.card = _Card(self)
@@ -205,25 +232,25 @@ class HandoffBanner(QFrame):
     def __init__(self, control: TabControl) -> None:
         super().__init__(None)
         self.setObjectName("control-banner")
-        self.setAccessibleName("Handed over to you")
+        self.setAccessibleName(self.tr("Handed over to you"))
         self.setAutoFillBackground(False)
-        icon = QLabel(self)
-        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation).pixmap(QSize(18, 18)))
+        symbol = QLabel(self)
+        symbol.setPixmap(icon("hand", color=HANDOFF_COLOR.darker(130)).pixmap(QSize(18, 18)))
         self.message = QLabel(self)
         self.message.setObjectName("control-banner-message")
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
         self.message.setForegroundRole(QPalette.ColorRole.Text)
         self.message.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.done_button = QPushButton("Done", self)
+        self.done_button = QPushButton(icon("circle-check"), self.tr("Done"), self)
         self.done_button.setObjectName("control-done")
-        self.done_button.setToolTip("Give the page back to BrowserPilot")
+        self.done_button.setToolTip(self.tr("Give the page back to BrowserPilot"))
         self.done_button.setDefault(True)
         self.done_button.clicked.connect(control.done)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 6, 8, 7)
         layout.setSpacing(10)
-        layout.addWidget(icon)
+        layout.addWidget(symbol)
         layout.addWidget(self.message, 1)
         layout.addWidget(self.done_button)
 

@@ -1,4 +1,10 @@
-"""The window of one environment: tabs, address bar, navigation buttons and load progress.
+"""The window of one environment: a browser people know.
+
+A compact toolbar (back, forward, reload that turns into stop while a page loads, home, the address bar, the
+tab's control state as a coloured chip, record, downloads with a badge, and a menu), the tab strip with
+favicons (a spinning loader while a tab loads, a globe where a site has no icon), and the page. Load progress
+is a thin accent line along the bottom of the address bar, not a separate bar. Icons come from `app.ui.theme`
+and follow the light or dark theme.
 
 Every tab of the window uses the environment's profile, so all tabs share its login. Pages that open a new
 window (`target=_blank`, `window.open`) open as tabs of this window. Closing the last tab closes the window;
@@ -6,12 +12,15 @@ closing the window deletes its pages (the profile and its login stay).
 
 Every tab has a `TabControl` (app/browser/control.py: agent / handoff / shared) with its overlay and banner
 (app/ui/control_overlay.py). Tabs start `shared` unless opened with `control="agent"`; a popup starts locked
-if its opener is. The tab's icon gets a coloured dot and its tooltip a line for the state, and the status bar
-shows the current tab's state.
+if its opener is. The tab's icon gets a coloured dot and its tooltip a line for the state, and the toolbar's
+chip shows the current tab's state (Agent in the accent colour, Your turn in amber, Shared in grey).
 
 Tabs can be grouped (groups of envs/groups.py, shown by `GroupedTabBar`): a group's tabs sit together,
 each underlined in the group's colour, the first one with a chip bearing the group's name. A person groups
 tabs by right-clicking a tab; agents with tab_group. Both go through the operations registry.
+
+Downloads (app/ui/downloads_panel.py) is a dock listing the environment's downloads; the toolbar button's
+badge counts the ones not seen yet, and a download a person starts opens the list.
 """
 
 from __future__ import annotations
@@ -19,16 +28,28 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from PySide6.QtCore import QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QColor, QIcon, QKeySequence, QPainter, QPaintEvent
-from PySide6.QtWebEngineCore import QWebEngineProfile
+from PySide6.QtCore import QCoreApplication, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QColor,
+    QIcon,
+    QKeySequence,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPixmap,
+    QResizeEvent,
+)
+from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineProfile
 from PySide6.QtWidgets import (
+    QDockWidget,
     QInputDialog,
     QLabel,
     QMenu,
     QLineEdit,
     QMainWindow,
-    QProgressBar,
+    QSizePolicy,
     QTabBar,
     QTabWidget,
     QToolBar,
@@ -37,17 +58,26 @@ from PySide6.QtWidgets import (
 )
 
 from app.browser.control import ControlState, TabControl
+from app.browser.downloads import DownloadManager, DownloadRecord
 from app.browser.record import TabRecorder
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.urls import address_to_url
-from app.ui.control_overlay import attach_control_ui, state_color, state_icon, state_text
+from app.ui.control_overlay import attach_control_ui, state_chip, state_icon, state_text
+from app.ui.downloads_panel import DownloadsPanel
 from app.ui.op_runner import OpRunner
 from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
+from app.ui.theme import icon
 from envs.groups import GroupError, GroupStore, TabGroup
 
 log = logging.getLogger("browserpilot.ui")
 
 TAB_TITLE_CHARS = 28
+TOOLBAR_ICON = QSize(18, 18)
+TAB_ICON = 16
+ADDRESS_RADIUS = 14  # as QLineEdit#address's border-radius in app.qss
+PROGRESS_LINE = 3  # px: the load progress line in the address bar
+SPINNER_MS = 80
+SPINNER_STEPS = 12
 
 
 def window_title(env_name: str) -> str:
@@ -79,8 +109,82 @@ def group_chip(group: TabGroup) -> QLabel:
     text = "#ffffff" if QColor(group.color).lightnessF() < 0.6 else "#202124"
     chip.setStyleSheet(f"QLabel {{ background: {group.color}; color: {text}; border-radius: 7px; "
                        f"padding: 0px 6px; font-weight: 600; }}")
-    chip.setToolTip(f"Tab group {group.name}" if group.name else "Tab group")
+    translate = QCoreApplication.translate
+    chip.setToolTip(translate("EnvWindow", "Tab group {name}").format(name=group.name) if group.name
+                    else translate("EnvWindow", "Tab group"))
     return chip
+
+
+class AddressBar(QLineEdit):
+    """The address field. While the front tab loads, a thin accent line along its bottom edge grows with the
+    load progress (`load_progress`: 0..100, None when nothing loads); a lock or globe at its start says
+    whether the page came over HTTPS."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("address")
+        self._progress: int | None = None
+        self.site_action = self.addAction(icon("globe"), QLineEdit.ActionPosition.LeadingPosition)
+        self.site_action.setObjectName("address-site")
+
+    @property
+    def load_progress(self) -> int | None:
+        return self._progress
+
+    def set_load_progress(self, value: int | None) -> None:
+        if value != self._progress:
+            self._progress = value
+            self.update()
+
+    def show_site(self, url: QUrl) -> None:
+        secure = url.scheme() == "https"
+        self.site_action.setIcon(icon("lock" if secure else "globe"))
+        self.site_action.setToolTip(self.tr("Secure connection (HTTPS)") if secure
+                                    else self.tr("The connection to this site is not encrypted")
+                                    if url.scheme() == "http" else "")
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        if self._progress is None:
+            return
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        frame = QRectF(self.rect()).adjusted(1, 1, -1, -1)
+        radius = min(ADDRESS_RADIUS, frame.height() / 2)
+        clip = QPainterPath()
+        clip.addRoundedRect(frame, radius, radius)
+        painter.setClipPath(clip)
+        shown = max(self._progress, 4) / 100  # a sliver as soon as a load starts
+        painter.fillRect(QRectF(frame.left(), frame.bottom() - PROGRESS_LINE, frame.width() * shown, PROGRESS_LINE),
+                         self.palette().color(self.palette().ColorRole.Highlight))
+        painter.end()
+
+
+class BadgeButton(QToolButton):
+    """A tool button with a small count in its top right corner (hidden at 0)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.badge = QLabel(self)
+        self.badge.setObjectName("downloadsBadge")
+        self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.badge.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.badge.hide()
+
+    def set_count(self, count: int) -> None:
+        self.badge.setText(str(count) if count < 100 else "99+")
+        self.badge.setVisible(count > 0)
+        self._place_badge()
+
+    def _place_badge(self) -> None:
+        self.badge.adjustSize()
+        width = max(self.badge.sizeHint().width(), 14)
+        self.badge.setGeometry(self.width() - width, 0, width, 14)
+        self.badge.raise_()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._place_badge()
 
 
 class EnvWindow(QMainWindow):
@@ -97,6 +201,7 @@ class EnvWindow(QMainWindow):
         self._groups = groups
         self._ops = ops
         self._tab_group: dict[str, str] = {}  # tab id -> group id
+        self._load_progress: dict[str, int] = {}  # tab id -> last load progress
         self.profile = profile
         self._search_url = search_url
         self._home_url = home_url
@@ -107,50 +212,55 @@ class EnvWindow(QMainWindow):
 
         self.tabs = QTabWidget(self)
         self.tabs.setTabBar(GroupedTabBar(self._group_colour_at, self.tabs))
+        self.tabs.tabBar().setObjectName("envTabs")
         self.tabs.tabBar().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tabs.tabBar().customContextMenuRequested.connect(self._tab_menu)
+        self.tabs.tabBar().setExpanding(False)
+        self.tabs.tabBar().setDrawBase(False)
+        self.tabs.setIconSize(QSize(TAB_ICON, TAB_ICON))
         self.tabs.setDocumentMode(True)
-        self.tabs.setTabsClosable(True)
+        self.tabs.setTabsClosable(False)  # each tab gets a close button of ours (a themed icon): _add_close_button
         self.tabs.setMovable(True)
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.tabs.tabCloseRequested.connect(self.close_tab_at)
         self.tabs.currentChanged.connect(self._on_current_changed)
         new_tab_button = QToolButton(self)
-        new_tab_button.setText("+")
-        new_tab_button.setToolTip("New tab (Ctrl+T)")
+        new_tab_button.setObjectName("new-tab")
+        new_tab_button.setIcon(icon("plus"))
+        new_tab_button.setToolTip(self.tr("New tab (Ctrl+T)"))
+        new_tab_button.setAccessibleName(self.tr("New tab"))
         new_tab_button.setAutoRaise(True)
         new_tab_button.clicked.connect(lambda: self.new_tab(focus_address=True))
         self.tabs.setCornerWidget(new_tab_button, Qt.Corner.TopRightCorner)
         self.setCentralWidget(self.tabs)
+        self._fallback_icon = icon("globe")
+        self._spinner = QTimer(self)
+        self._spinner.setInterval(SPINNER_MS)
+        self._spinner.timeout.connect(self._spin)
+        self._spin_step = 0
 
-        self.address = QLineEdit(self)
-        self.address.setObjectName("address")
-        self.address.setPlaceholderText("Search or enter an address")
-        self.address.setClearButtonEnabled(True)
+        self.address = AddressBar(self)
+        self.address.setPlaceholderText(self.tr("Search or enter an address"))
+        self.address.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.address.returnPressed.connect(self._on_address_entered)
 
-        self.progress = QProgressBar(self)
-        self.progress.setObjectName("progress")
-        self.progress.setRange(0, 100)
-        self.progress.setMaximumWidth(160)
-        self.progress.setTextVisible(False)
-        self.progress.hide()
-
-        self.control_label = QLabel(self)
+        self.control_label = QToolButton(self)
         self.control_label.setObjectName("control-state")
-        self.control_label.setTextFormat(Qt.TextFormat.RichText)
+        self.control_label.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.control_label.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.control_label.setIconSize(QSize(14, 14))
 
         self._build_actions(show_main_window)
         self._build_recording()
-        self.statusBar().addPermanentWidget(self.control_label)
-        self.statusBar().addPermanentWidget(self.progress)
+        self._build_downloads()
+        self._build_menu()
 
     # -- building --------------------------------------------------------------------------------------
     def _action(self, text: str, shortcuts: list[QKeySequence | str], handler: Callable[[], object],
-                icon: QIcon.ThemeIcon | None = None, tip: str | None = None) -> QAction:
+                icon_name: str | None = None, tip: str | None = None) -> QAction:
         action = QAction(text, self)
-        if icon is not None:
-            action.setIcon(QIcon.fromTheme(icon))
+        if icon_name is not None:
+            action.setIcon(icon(icon_name))
         action.setShortcuts([QKeySequence(s) for s in shortcuts])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         if tip:
@@ -160,44 +270,82 @@ class EnvWindow(QMainWindow):
         return action
 
     def _build_actions(self, show_main_window: Callable[[], None]) -> None:
-        self.back_action = self._action("Back", [QKeySequence.StandardKey.Back, "Alt+Left"], lambda: self._current_do("back"),
-                                        QIcon.ThemeIcon.GoPrevious, "Back (Alt+Left)")
-        self.forward_action = self._action("Forward", [QKeySequence.StandardKey.Forward, "Alt+Right"],
-                                           lambda: self._current_do("forward"), QIcon.ThemeIcon.GoNext, "Forward (Alt+Right)")
-        self.reload_action = self._action("Reload", ["F5", "Ctrl+R"], lambda: self._current_do("reload"),
-                                          QIcon.ThemeIcon.ViewRefresh, "Reload (F5)")
-        self.stop_action = self._action("Stop", ["Esc"], lambda: self._current_do("stop"), QIcon.ThemeIcon.ProcessStop, "Stop (Esc)")
-        new_tab = self._action("New Tab", ["Ctrl+T"], lambda: self.new_tab(focus_address=True))
-        close_tab = self._action("Close Tab", ["Ctrl+W", "Ctrl+F4"], lambda: self.close_tab_at(self.tabs.currentIndex()))
-        next_tab = self._action("Next Tab", ["Ctrl+Tab", "Ctrl+PgDown"], lambda: self._cycle_tab(1))
-        prev_tab = self._action("Previous Tab", ["Ctrl+Shift+Tab", "Ctrl+PgUp"], lambda: self._cycle_tab(-1))
-        focus_address = self._action("Open Location", ["Ctrl+L", "F6", "Alt+D"], self._focus_address)
-        close_window = self._action("Close Window", ["Ctrl+Shift+W"], self.close)
-        environments = self._action("Environments", ["Ctrl+Shift+E"], show_main_window)
+        self.back_action = self._action(self.tr("Back"), [QKeySequence.StandardKey.Back, "Alt+Left"],
+                                        lambda: self._current_do("back"), "arrow-left", self.tr("Back (Alt+Left)"))
+        self.forward_action = self._action(self.tr("Forward"), [QKeySequence.StandardKey.Forward, "Alt+Right"],
+                                           lambda: self._current_do("forward"), "arrow-right",
+                                           self.tr("Forward (Alt+Right)"))
+        self.reload_action = self._action(self.tr("Reload"), ["F5", "Ctrl+R"], lambda: self._current_do("reload"),
+                                          "rotate-cw", self.tr("Reload (F5)"))
+        self.stop_action = self._action(self.tr("Stop"), ["Esc"], lambda: self._current_do("stop"), "x",
+                                        self.tr("Stop loading (Esc)"))
+        self.stop_action.setVisible(False)
+        self.home_action = self._action(self.tr("Home"), ["Alt+Home"], self._go_home, "house",
+                                        self.tr("Home page (Alt+Home)"))
+        self.new_tab_action = self._action(self.tr("New Tab"), ["Ctrl+T"], lambda: self.new_tab(focus_address=True),
+                                           "plus")
+        self.close_tab_action = self._action(self.tr("Close Tab"), ["Ctrl+W", "Ctrl+F4"],
+                                             lambda: self.close_tab_at(self.tabs.currentIndex()), "x")
+        self.next_tab_action = self._action(self.tr("Next Tab"), ["Ctrl+Tab", "Ctrl+PgDown"], lambda: self._cycle_tab(1),
+                                            "chevron-right")
+        self.previous_tab_action = self._action(self.tr("Previous Tab"), ["Ctrl+Shift+Tab", "Ctrl+PgUp"],
+                                                lambda: self._cycle_tab(-1), "chevron-left")
+        self.focus_address_action = self._action(self.tr("Open Location"), ["Ctrl+L", "F6", "Alt+D"],
+                                                 self._focus_address, "search")
+        self.close_window_action = self._action(self.tr("Close Window"), ["Ctrl+Shift+W"], self.close, "log-out")
+        self.environments_action = self._action(self.tr("Environments"), ["Ctrl+Shift+E"], show_main_window,
+                                                "layout-grid", self.tr("Show the environments (Ctrl+Shift+E)"))
         for action in (self.back_action, self.forward_action):
             action.setEnabled(False)
 
-        toolbar = QToolBar("Navigation", self)
+        toolbar = QToolBar(self.tr("Navigation"), self)
         toolbar.setObjectName("navigation")
         toolbar.setMovable(False)
-        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonFollowStyle)
-        toolbar.addAction(self.back_action)
-        toolbar.addAction(self.forward_action)
-        toolbar.addAction(self.reload_action)
-        toolbar.addAction(self.stop_action)
+        toolbar.setFloatable(False)
+        toolbar.setIconSize(TOOLBAR_ICON)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        toolbar.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
+        for action in (self.back_action, self.forward_action, self.reload_action, self.stop_action,
+                       self.home_action):
+            toolbar.addAction(action)
         toolbar.addWidget(self.address)
+        self.control_chip_action = toolbar.addWidget(self.control_label)
+        self.navigation = toolbar
         self.addToolBar(toolbar)
 
         menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        for action in (new_tab, focus_address, close_tab, close_window):
+        file_menu = menu.addMenu(self.tr("&File"))
+        for action in (self.new_tab_action, self.focus_address_action, self.close_tab_action, self.close_window_action):
             file_menu.addAction(action)
-        view_menu = menu.addMenu("&View")
-        for action in (self.back_action, self.forward_action, self.reload_action, self.stop_action, next_tab, prev_tab):
+        view_menu = menu.addMenu(self.tr("&View"))
+        view_menu.setObjectName("view-menu")
+        for action in (self.back_action, self.forward_action, self.reload_action, self.stop_action,
+                       self.home_action, self.next_tab_action, self.previous_tab_action):
             view_menu.addAction(action)
-        window_menu = menu.addMenu("&Window")
-        window_menu.addAction(environments)
+        window_menu = menu.addMenu(self.tr("&Window"))
+        window_menu.addAction(self.environments_action)
+        self._menus = (file_menu, view_menu, window_menu)
 
+    def _build_menu(self) -> None:
+        """The browser's menu button at the end of the toolbar: the menu bar's menus (File, View, Window),
+        so the window needs no menu bar of its own."""
+        button = QToolButton(self)
+        button.setObjectName("main-menu")
+        button.setIcon(icon("ellipsis-vertical"))
+        button.setIconSize(TOOLBAR_ICON)
+        button.setToolTip(self.tr("Menu"))
+        button.setAccessibleName(self.tr("Menu"))
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        main_menu = QMenu(button)
+        main_menu.addAction(self.new_tab_action)
+        main_menu.addAction(self.environments_action)
+        main_menu.addSeparator()
+        for menu in self._menus:
+            main_menu.addMenu(menu)
+        button.setMenu(main_menu)
+        self.main_menu = main_menu
+        self.navigation.addWidget(button)
+        self.menuBar().hide()  # its menus live in the menu button; their shortcuts are the window's actions
     # -- tabs ------------------------------------------------------------------------------------------
     def set_env_name(self, name: str) -> None:
         self.env_name = name
@@ -226,8 +374,10 @@ class EnvWindow(QMainWindow):
         tab.loadProgress.connect(lambda value, t=tab: self._on_load_progress(t, value))
         tab.loadFinished.connect(lambda ok, t=tab: self._on_load_progress(t, 100))
         tab.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
+        tab.destroyed.connect(lambda _obj=None, tab_id=tab.tab_id: self._load_progress.pop(tab_id, None))
         current = self.tabs.currentIndex()
-        index = self.tabs.insertTab(current + 1 if current >= 0 else 0, tab, "New Tab")
+        index = self.tabs.insertTab(current + 1 if current >= 0 else 0, tab, self.tr("New Tab"))
+        self._add_close_button(tab)
         self._on_control_state(tab)
         if activate:
             self.tabs.setCurrentIndex(index)
@@ -240,6 +390,19 @@ class EnvWindow(QMainWindow):
         if focus_address:
             self._focus_address()
         return tab
+
+    def _add_close_button(self, tab: BrowserTab) -> None:
+        bar = self.tabs.tabBar()
+        button = QToolButton(bar)
+        button.setObjectName("tab-close")
+        button.setIcon(icon("x"))
+        button.setIconSize(QSize(12, 12))
+        button.setAutoRaise(True)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        button.setToolTip(self.tr("Close tab (Ctrl+W)"))
+        button.setAccessibleName(self.tr("Close tab"))
+        button.clicked.connect(lambda _checked=False, t=tab: self.tabs.tabCloseRequested.emit(self.tabs.indexOf(t)))
+        bar.setTabButton(self.tabs.indexOf(tab), QTabBar.ButtonPosition.RightSide, button)
 
     def _on_popup(self, page: BrowserPage, opener: BrowserTab) -> None:
         opener_control = TabControl.of(opener)
@@ -334,21 +497,21 @@ class EnvWindow(QMainWindow):
         if not isinstance(tab, BrowserTab) or self._ops is None or self._groups is None:
             return
         menu = QMenu(self)
-        menu.addAction("Add to new group…", lambda: self._new_group_for(tab))
+        menu.addAction(icon("plus"), self.tr("Add to new group…"), lambda: self._new_group_for(tab))
         current = self._tab_group.get(tab.tab_id)
         others = [g for g in self._groups.list(self.env_id) if g.id != current]
         if others:
-            submenu = menu.addMenu("Add to group")
+            submenu = menu.addMenu(icon("layers"), self.tr("Add to group"))
             for group in others:
                 submenu.addAction(group.name or group.color, lambda g=group.id: self._join(tab, g))
         if current is not None:
-            menu.addAction("Remove from group", lambda: self._join(tab, None))
+            menu.addAction(icon("minus"), self.tr("Remove from group"), lambda: self._join(tab, None))
         menu.addSeparator()
-        menu.addAction("Close tab", lambda: self.close_tab(tab))
+        menu.addAction(icon("x"), self.tr("Close tab"), lambda: self.close_tab(tab))
         menu.popup(self.tabs.tabBar().mapToGlobal(pos))
 
     def _new_group_for(self, tab: BrowserTab) -> None:
-        name, ok = QInputDialog.getText(self, "New tab group", "Name of the group:")
+        name, ok = QInputDialog.getText(self, self.tr("New tab group"), self.tr("Name of the group:"))
         if ok and self._ops is not None:
             self._ops.run("group_create", {"name": name, "env": self.env_id}, self,
                           on_ok=lambda result: self._join(tab, result["groupId"]))
@@ -362,45 +525,84 @@ class EnvWindow(QMainWindow):
         index = self.tabs.indexOf(tab)
         if index < 0:
             return
-        text = title or tab.url().toString() or "New Tab"
+        text = title or tab.url().toString() or self.tr("New Tab")
         short = text if len(text) <= TAB_TITLE_CHARS else text[: TAB_TITLE_CHARS - 1] + "…"
         self.tabs.setTabText(index, short)
         self._update_tab_tooltip(tab)
         if tab is self.current_tab():
             self._update_window_title(tab)
 
-    def _set_tab_icon(self, tab: BrowserTab, icon: QIcon) -> None:
+    def _set_tab_icon(self, tab: BrowserTab, icon: QIcon | None = None) -> None:
+        """The tab's icon: a spinning loader while it loads, else its favicon (a globe when the site has
+        none), with the control state's dot."""
         index = self.tabs.indexOf(tab)
+        if index < 0:
+            return
+        favicon = icon if icon is not None else tab.icon()
+        base = self._spinner_frame() if tab.loading else (favicon if not favicon.isNull() else self._fallback_icon)
         control = TabControl.of(tab)
-        if index >= 0:
-            self.tabs.setTabIcon(index, state_icon(icon, control.state, self.palette()) if control else icon)
+        self.tabs.setTabIcon(index, state_icon(base, control.state, self.palette(), TAB_ICON) if control else base)
+
+    def _spinner_frame(self) -> QIcon:
+        """The loader icon turned to the spinner's current step, in the accent colour."""
+        ratio = self.devicePixelRatioF()
+        side = round(TAB_ICON * ratio)
+        source = icon("loader-circle", color=self.palette().color(self.palette().ColorRole.Highlight))
+        pixmap = QPixmap(side, side)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.translate(side / 2, side / 2)
+        painter.rotate(self._spin_step * 360 / SPINNER_STEPS)
+        painter.drawPixmap(QPointF(-side / 2, -side / 2), source.pixmap(QSize(side, side)))
+        painter.end()
+        pixmap.setDevicePixelRatio(ratio)
+        return QIcon(pixmap)
+
+    def _spin(self) -> None:
+        self._spin_step = (self._spin_step + 1) % SPINNER_STEPS
+        loading = [tab for tab in self.tab_list() if tab.loading]
+        for tab in loading:
+            self._set_tab_icon(tab)
+        if not loading:
+            self._spinner.stop()
 
     def _update_tab_tooltip(self, tab: BrowserTab) -> None:
         index = self.tabs.indexOf(tab)
         control = TabControl.of(tab)
         if index < 0:
             return
-        text = tab.title() or tab.url().toString() or "New Tab"
+        text = tab.title() or tab.url().toString() or self.tr("New Tab")
         group = self._group(self._tab_group.get(tab.tab_id))
         if group is not None:
-            text += f"\nGroup: {group.name or group.color}"
+            text += "\n" + self.tr("Group: {name}").format(name=group.name or group.color)
         self.tabs.setTabToolTip(index, f"{text}\n{state_text(control.state)}" if control else text)
 
     def _on_control_state(self, tab: BrowserTab) -> None:
-        self._set_tab_icon(tab, tab.icon())
+        self._set_tab_icon(tab)
         self._update_tab_tooltip(tab)
         if tab is self.current_tab():
             self._show_control_state(tab)
 
     def _show_control_state(self, tab: BrowserTab) -> None:
+        """The toolbar's chip: the state in a word or two, on its colour; the full sentence as tooltip."""
         control = TabControl.of(tab)
         if control is None:
-            self.control_label.clear()
+            self.control_chip_action.setVisible(False)
             return
-        color = state_color(control.state, self.palette())
-        dot = f'<span style="color:{color.name()}">●</span> ' if color is not None else ""
-        self.control_label.setText(f"{dot}{state_text(control.state)}")
-        self.control_label.setToolTip(control.message or state_text(control.state))
+        chip = state_chip(control.state, self.palette())
+        self.control_label.setText(chip.text)
+        self.control_label.setIcon(icon(chip.icon, color=chip.foreground))
+        self.control_label.setProperty("controlState", str(control.state))
+        self.control_label.setStyleSheet(
+            f"QToolButton#control-state {{ background: {chip.background.name()}; color: {chip.foreground.name()}; "
+            f"border: none; border-radius: 11px; padding: 2px 10px 2px 8px; font-weight: 600; margin: 0 4px; }}")
+        tip = state_text(control.state)
+        if control.message and control.state is not ControlState.SHARED:
+            tip = f"{tip}\n{control.message}"
+        self.control_label.setToolTip(tip)
+        self.control_label.setAccessibleName(state_text(control.state))
+        self.control_chip_action.setVisible(True)
 
     def _on_url(self, tab: BrowserTab, url: QUrl) -> None:
         if tab is self.current_tab():
@@ -411,13 +613,22 @@ class EnvWindow(QMainWindow):
             self.page_visited.emit(self.env_id, text)
 
     def _on_load_progress(self, tab: BrowserTab, value: int) -> None:
+        self._load_progress[tab.tab_id] = value
+        self._set_tab_icon(tab)
+        if tab.loading and not self._spinner.isActive():
+            self._spinner.start()
         if tab is not self.current_tab():
             return
-        self.progress.setValue(value)
-        self.progress.setVisible(0 < value < 100 or (value == 0 and tab.loading))
-        self.reload_action.setVisible(value >= 100 or not tab.loading)
-        self.stop_action.setVisible(not self.reload_action.isVisible())
+        self._show_loading(tab)
         self._update_history_actions()
+
+    def _show_loading(self, tab: BrowserTab) -> None:
+        """The address bar's progress line and reload/stop, for the front tab."""
+        value = self._load_progress.get(tab.tab_id, 0)
+        loading = tab.loading and value < 100
+        self.address.set_load_progress(value if loading else None)
+        self.reload_action.setVisible(not loading)
+        self.stop_action.setVisible(loading)
 
     def _on_current_changed(self, index: int) -> None:
         tab = self.current_tab()
@@ -425,7 +636,7 @@ class EnvWindow(QMainWindow):
             return
         self._show_address(tab.url())
         self._update_history_actions()
-        self.progress.setVisible(tab.loading)
+        self._show_loading(tab)
         self._update_window_title(tab)
         self._show_control_state(tab)
         self._show_recording(tab)
@@ -444,6 +655,7 @@ class EnvWindow(QMainWindow):
         self.forward_action.setEnabled(bool(history and history.canGoForward()))
 
     def _show_address(self, url: QUrl) -> None:
+        self.address.show_site(url)
         if not self.address.hasFocus():
             text = url.toString()
             self.address.setText("" if text == "about:blank" else text)
@@ -458,17 +670,19 @@ class EnvWindow(QMainWindow):
         tab.open(url)
         tab.setFocus()
 
+    def _go_home(self) -> None:
+        tab = self.current_tab() or self.new_tab()
+        tab.open(self._home_url())
+
     # -- recording (issue 11) ---------------------------------------------------------------------------
     def _build_recording(self) -> None:
         """The Record button (Ctrl+Shift+R) for the front tab, its red indicators and the Recording panel."""
-        self.record_action = self._action("Record", ["Ctrl+Shift+R"], self._toggle_recording,
-                                          QIcon.ThemeIcon.MediaRecord, "Record what you do in this tab as a workflow "
-                                                                     "(Ctrl+Shift+R)")
+        self.record_action = self._action(self.tr("Record"), ["Ctrl+Shift+R"], self._toggle_recording, None,
+                                          self.tr("Record what you do in this tab as a workflow (Ctrl+Shift+R)"))
+        self.record_action.setIcon(icon("circle-dot", color=RECORDING_RED))
         self.record_action.setObjectName("record")
         self.record_action.setCheckable(True)
-        navigation = self.findChild(QToolBar, "navigation")
-        if navigation is not None:
-            navigation.addAction(self.record_action)
+        self.navigation.addAction(self.record_action)
         self.record_label = QLabel(self)
         self.record_label.setObjectName("record-state")
         self.record_label.setTextFormat(Qt.TextFormat.RichText)
@@ -508,13 +722,59 @@ class EnvWindow(QMainWindow):
             return
         recording = TabRecorder.of(tab) is not None
         self.record_action.setChecked(recording)
-        self.record_action.setText("Stop recording" if recording else "Record")
-        self.record_label.setText(f'<span style="color:{RECORDING_RED}">●</span> <b>Recording</b>')
+        self.record_action.setText(self.tr("Stop recording") if recording else self.tr("Record"))
+        self.record_action.setIcon(icon("square" if recording else "circle-dot", color=RECORDING_RED))
+        self.record_label.setText(f'<span style="color:{RECORDING_RED}">●</span> <b>{self.tr("Recording")}</b>')
         self.record_label.setVisible(recording)
         if self.record_panel is not None:
             self.record_panel.show_tab(tab)
             if recording:
                 self.record_panel.show()
+
+    # -- downloads ---------------------------------------------------------------------------------------
+    def _build_downloads(self) -> None:
+        """The Downloads dock (this environment's downloads) and its toolbar button with a badge of the
+        downloads not seen yet."""
+        manager = self.profile.findChild(DownloadManager)
+        self.downloads_panel = DownloadsPanel(manager if isinstance(manager, DownloadManager) else None, self)
+        self.downloads_dock = QDockWidget(self.tr("Downloads"), self)
+        self.downloads_dock.setObjectName("downloads-dock")
+        self.downloads_dock.setWidget(self.downloads_panel)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.downloads_dock)
+        self.downloads_dock.hide()
+        self.downloads_action = self.downloads_dock.toggleViewAction()
+        self.downloads_action.setObjectName("downloads")
+        self.downloads_action.setText(self.tr("Downloads"))
+        self.downloads_action.setIcon(icon("download"))
+        self.downloads_action.setToolTip(self.tr("Downloads (Ctrl+Shift+Y)"))
+        self.downloads_action.setShortcut(QKeySequence("Ctrl+Shift+Y"))
+        self.downloads_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.addAction(self.downloads_action)
+        self.downloads_button = BadgeButton(self)
+        self.downloads_button.setObjectName("downloads-button")
+        self.downloads_button.setDefaultAction(self.downloads_action)
+        self.downloads_button.setIconSize(TOOLBAR_ICON)
+        self.downloads_button.setAutoRaise(True)
+        self.navigation.addWidget(self.downloads_button)
+        self._menus[1].addAction(self.downloads_action)
+        self._unseen_downloads = 0
+        self.downloads_dock.visibilityChanged.connect(self._on_downloads_visibility)
+        if isinstance(manager, DownloadManager):
+            manager.download_started.connect(self._on_download_started)
+
+    def _on_download_started(self, record: DownloadRecord, request: QWebEngineDownloadRequest) -> None:
+        if self.downloads_dock.isVisible():
+            return
+        if not record.expected:  # a person's download (an operation's waits for its file itself)
+            self.downloads_dock.show()
+            return
+        self._unseen_downloads += 1
+        self.downloads_button.set_count(self._unseen_downloads)
+
+    def _on_downloads_visibility(self, visible: bool) -> None:
+        if visible:
+            self._unseen_downloads = 0
+            self.downloads_button.set_count(0)
 
     # -- closing ---------------------------------------------------------------------------------------
     def dispose_tabs(self) -> None:

@@ -77,8 +77,9 @@ DARK = Scheme(
     danger="#f26d6d", success="#4cc26b", warning="#e59a3c",
 )
 
-# One font scale (pixels): every size in the stylesheet is one of these.
-FONT_SIZES = {"font_small": 11, "font_base": 13, "font_large": 15, "font_title": 18}
+# One font scale (points, so code that scales a widget's font keeps working): every size in the stylesheet is
+# one of these; the application font is `font_base`.
+FONT_SIZES = {"font_small": 8.5, "font_base": 10.0, "font_large": 11.5, "font_title": 14.0}
 
 
 # --- icons ---------------------------------------------------------------------------------------------
@@ -239,7 +240,7 @@ def stylesheet(scheme: Scheme) -> str:
     """The application stylesheet for `scheme`: app.qss with its `@token`s filled in."""
     text = STYLE_FILE.read_text("utf-8") if STYLE_FILE.exists() else ""
     tokens = {**{field: getattr(scheme, field) for field in Scheme.__dataclass_fields__ if field != "name"},
-              **{field: f"{size}px" for field, size in FONT_SIZES.items()}}
+              **{field: f"{size:g}pt" for field, size in FONT_SIZES.items()}}
     for token in sorted(tokens, key=len, reverse=True):   # longest first: @border_strong before @border
         text = text.replace(f"@{token}", tokens[token])
     return text
@@ -257,7 +258,7 @@ def apply_theme(app: QApplication, *, scheme: str | None = None) -> None:
     app.setProperty(_SCHEME_PROPERTY, chosen.name)
     app.setPalette(_palette(chosen))
     font = app.font()
-    font.setPixelSize(FONT_SIZES["font_base"])
+    font.setPointSizeF(FONT_SIZES["font_base"])
     app.setFont(font)
     app.setStyleSheet(stylesheet(chosen))
     if not app.property(_CONNECTED_PROPERTY):

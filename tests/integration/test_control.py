@@ -383,15 +383,15 @@ def test_the_window_shows_each_tabs_state_and_agent_tabs_start_locked(qtbot: QtB
     assert "share this tab" in window.tabs.tabToolTip(index)
     control.set_state("agent")
     assert "operating this tab" in window.tabs.tabToolTip(index)
-    assert "operating this tab" in window.control_label.text()
+    assert window.control_label.text() == "Agent" and "operating this tab" in window.control_label.toolTip()
     assert not window.tabs.tabIcon(index).isNull()  # the favicon (none here) with the state's dot
     control.set_state("handoff")
-    assert "Done" in window.control_label.text()
+    assert window.control_label.text() == "Your turn" and "Done" in window.control_label.toolTip()
     # A tab the agent opens starts locked; a popup of a locked tab too.
     agent_tab = window.new_tab(server.url("/page"), control="agent")
     wait_loaded(qtbot, agent_tab)
     agent_control = window.control_of(agent_tab)
-    assert agent_control.locked and "operating this tab" in window.control_label.text()
+    assert agent_control.locked and "operating this tab" in window.control_label.toolTip()
     count = window.tabs.count()
     click_element(qtbot, agent_tab, "#popup")
     qtbot.waitUntil(lambda: window.tabs.count() == count + 1)
