@@ -261,7 +261,18 @@ class Executor:
                 raise _Retry()
         if not result.get("ok"):
             raise NodeFailed(node, str(result.get("error")), self.keep(result.get("errorShot")))
+        if result.get("newTabs") and getattr(node.data, "followNewTab", False):
+            await self._follow(node, str(result["newTabs"][-1]))
         return result
+
+    async def _follow(self, node: Node, tab_id: str) -> None:
+        """The node's click opened a tab: the rest of the run acts in it (as the recording did)."""
+        log.info("run %s follows %s into the new tab %s", self.record.id, node.id, tab_id)
+        self.settings.tab_id = tab_id
+        found, values = self.variables.namespace("sys")
+        if found:
+            values["tabId"] = tab_id
+        await self.ops("page_lock", {"tabId": tab_id})  # the run's tab is the agent's, as at the start
 
     async def _pause(self, node: Node) -> None:
         """The person took over: wait (at most 10 minutes) for them to click Done, then carry on."""

@@ -6,7 +6,9 @@ Pure Python (no Qt): `Recording.add(raw)` applies the merge rules of issue 11 â€
 opened a `<select>`, gives way to the fill/select that follows; the click that opened a file chooser becomes
 the `upload`; wheel scrolling merges per direction and, when an action on an element follows, becomes
 `scroll` *until* that element; a secret field becomes a `secret` start variable and its value is never held
-here. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
+here. A mouse drag on anything but a slider becomes a `swipe` in its main direction that replays the drag
+exactly (ours: `offset` in the element where it started, `dx`/`dy`); the page's click after it is not a step.
+A click that opened a new tab the recording followed into gets `followNewTab` (ours), so replay follows too. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
 text, check). `document(name)` builds the workflow; every step's primary locator is plain CSS or XPath and
 its ranked alternatives follow in `locator.alternatives`.
 """
@@ -90,7 +92,8 @@ class Step:
             if (d.get("count") or 1) == 2:
                 how = "Double-click"
             at = " at a point" if d.get("offset") else ""
-            return f"{how}{target}{at}"
+            tab = " (opens a new tab)" if d.get("followNewTab") else ""
+            return f"{how}{target}{at}{tab}"
         if self.type == "fill":
             if self.secret:
                 return f"Type the secret {{{{{self.secret}}}}} into{target}"
@@ -101,6 +104,8 @@ class Step:
             return f"Select '{_clip(str(d.get('option', '')))}' in{target}"
         if self.type == "press":
             return f"Press {d.get('shortcut', '')}"
+        if self.type == "swipe" and ("dx" in d or "dy" in d):
+            return f"Drag{target} by {float(d.get('dx') or 0):+g}, {float(d.get('dy') or 0):+g} px"
         if self.type == "scroll":
             until = d.get("until")
             return f"Scroll {d.get('direction', 'down')}" + (f" until{target} shows" if until else "")
@@ -163,6 +168,7 @@ class Recording:
     picking: Insertable | None = None  # the next click picks the element of this insertion
     picking_name: str | None = None
     _pending_files: list[str] | None = None
+    _pending_new_tab: bool = False  # a new tab opened just before its click was reported
     _counter: int = 0
 
     def __post_init__(self) -> None:
@@ -186,6 +192,9 @@ class Recording:
     def add(self, raw: dict[str, Any]) -> Step | None:
         """Apply one raw step; returns the step it made or changed (None when it made none)."""
         kind = raw.get("kind")
+        if kind == "newTab":
+            return self._new_tab()
+        pending_new_tab, self._pending_new_tab = self._pending_new_tab, False
         if kind == "blocked":
             note = f"not recorded: {raw.get('why')}"
             self.notes.append(note)
@@ -202,13 +211,18 @@ class Recording:
             return None
         if self.picking is not None and kind == "click":
             return self._picked(raw)
-        if kind in ("click", "fill", "select") and self.last is not None and self.last.type == "scroll" \
+        if kind in ("click", "fill", "select", "drag") and self.last is not None and self.last.type == "scroll" \
                 and "until" not in self.last.data and loc is not None:
             self.last.data["until"] = plain_locator(loc)
             self.last.data.pop("distance", None)  # replay scrolls until the element, not a distance
             self.last.target = _target_words(raw)
         if kind == "click":
-            return self._click(raw)
+            step = self._click(raw)
+            if step is not None and pending_new_tab:
+                step.data["followNewTab"] = True
+            return step
+        if kind == "drag":
+            return self._drag(raw)
         if kind == "fill":
             return self._fill(raw)
         if kind == "select":
@@ -253,6 +267,30 @@ class Recording:
             if self._pending_files:
                 self._files(self._pending_files)
         return step
+
+    def _drag(self, raw: dict[str, Any]) -> Step:
+        """A drag: a `swipe` in its main direction (what the original app can do with it) that replays the
+        drag itself: press at `offset` of the element, move by (dx, dy), release."""
+        dx, dy = round(float(raw.get("dx") or 0), 1), round(float(raw.get("dy") or 0), 1)
+        if abs(dx) >= abs(dy):
+            direction = "right" if dx > 0 else "left"
+        else:
+            direction = "down" if dy > 0 else "up"
+        data: dict[str, Any] = {"locator": plain_locator(raw["loc"]), "direction": direction, "dx": dx, "dy": dy}
+        if raw.get("offset"):
+            data["offset"] = dict(raw["offset"])
+        note = "no unique locator: the drag starts at a point inside the nearest element that has one; pick " \
+               "another element if this is wrong" if raw.get("fallback") else ""
+        return self._append("swipe", data, raw, note=note)
+
+    def _new_tab(self) -> Step | None:
+        """The recording followed into a new tab: the click that opened it makes replay follow too."""
+        last = self.last
+        if last is not None and last.type == "click":
+            last.data["followNewTab"] = True
+            return last
+        self._pending_new_tab = True  # the tab opened before its click was reported
+        return None
 
     def _files(self, paths: list[str]) -> Step | None:
         """The person chose files: the click that opened the chooser becomes the upload."""

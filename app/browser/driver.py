@@ -283,8 +283,10 @@ class TabDriver:
                    for row in found.rows)
 
     async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
-                   timeout: float) -> dict[str, Any]:
+                   timeout: float, offset: tuple[float, float] | None = None) -> dict[str, Any]:
         px, py, description = await self._point(locator, x, y, timeout)
+        if offset is not None and locator is not None:
+            px, py = await self._offset_point(locator, offset)
         await self._acting(lambda: self.input.drag(px, py, dx, dy), timeout)
         result: dict[str, Any] = {"from": [round(px, 1), round(py, 1)], "to": [round(px + dx, 1), round(py + dy, 1)]}
         if description:

@@ -160,6 +160,7 @@ READY_TIMEOUT = 10.0
 HIDDEN_GRACE = 0.5  # seconds a background tab gets to show that it takes input
 FRAME = 1 / 60  # seconds between touch moves
 SETTLE = 2 * FRAME  # after a new page first takes input
+MARK_KEY = _K.Key_F24  # `mark()`: the end of the app's own input, for the recorder
 _PROBE_INSTALL = """(() => {
   if (!window.__bpInputProbe) {
     const box = window.__bpInputProbe = {n: 0};
@@ -550,6 +551,13 @@ class InputDriver:
                 await asyncio.sleep(0.002)
         except PageError:
             return  # the document is changing: what it did with the input no longer matters
+
+    def mark(self) -> None:
+        """Send a lone trusted key-up of F24 (a key keyboards do not have; pages do not act on a key-up alone)
+        behind every event sent so far, on the same input channel. The recorder's world reports it
+        (app/browser/record.py): what the page did before it came from the app, what follows from a person.
+        A page that has not painted yet drops it, like any input."""
+        self._send_key(self.target(), _T.KeyRelease, MARK_KEY, _NO_MODS, "")
 
     async def click(self, x: float, y: float, button: MouseButton | str = "left", count: int = 1,
                     modifiers: str | Sequence[str] = ()) -> None:

@@ -11,11 +11,16 @@ random token; `BrowserPage.console_listeners` hands them here before anything is
 What the page does not tell the script comes from the tab: an address typed in the address bar (a *typed*
 main-frame navigation) → `goto`; the files a person chose in a file chooser → the `upload` (the click that
 opened it is dropped); a download the person's click started → `download`; a new tab the person's click opened
-→ the recording follows into it.
+→ the recording follows into it, and the click gets `followNewTab` so replay follows as well.
 
-Only a person's input is recorded. While an operation acts on the tab (an agent, a workflow run: every
-operation goes through `app.ops.page_session.on_page`, which enters `app_acting(tab)`), the recording pauses,
-drops what it sees and says so (`paused`), until `APP_GRACE` seconds after the operation.
+Only a person's input is recorded, told apart from the app's by where it is in the page's input stream,
+not by time. While an operation acts on the tab (an agent, a workflow run: every operation goes through
+`app.ops.page_session.on_page`, which enters `app_acting(tab)`), the recording pauses, drops what it sees
+and says so (`paused`). When the operation ends, the app sends a marker behind its own events on the same
+input channel (`InputDriver.mark()`: a lone trusted F24 key-up) and the recorder's world reports it on the
+same console channel as the steps: everything reported before the marker is the app's doing, everything after
+it is a person's, so a person's click 50 ms after an agent's is recorded and the agent's is not. A marker the
+page never takes (a new document that has not painted drops all input) ends the pause after `MARK_TIMEOUT`.
 """
 
 from __future__ import annotations
@@ -29,10 +34,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWebEngineCore import (QWebEngineDownloadRequest, QWebEngineFrame, QWebEngineNavigationRequest,
                                      QWebEngineScript)
 
+from app.browser.input import InputDriver, InputError
 from app.browser.js import HELPER_SCRIPTS
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
 from app.resources import JS_DIR
@@ -43,7 +49,7 @@ log = logging.getLogger("browserpilot.record")
 RECORD_WORLD = 3  # the recorder's own isolated world (0 is the page's, 1 our helpers')
 SCRIPT_NAME = "browserpilot-recorder"
 RECORDER_OBJECT_NAME = "browserpilot-recorder"
-APP_GRACE = 0.4  # seconds after an operation during which what the page reports is still the app's
+MARK_TIMEOUT = 2.0  # seconds to wait for the end-of-operation marker before resuming anyway (a dropped marker)
 PAUSED_BY_APP = "paused while the app acts on this tab (an agent or a workflow run); their steps are not recorded"
 
 
@@ -88,7 +94,8 @@ class TabRecorder(QObject):
         self.recording = Recording(start_url=url if url and url != "about:blank" else None)
         self.events = 0  # raw steps received from the page (recorded or not)
         self._app_depth = 0
-        self._quiet_until = 0.0
+        self._marks_due = 0  # markers sent at the end of operations, not reported by the page yet
+        self._marks_deadline = 0.0
         self._was_paused = False
         self._pages: list[BrowserPage] = []
         self._profile = tab.browser_page.profile()
@@ -146,7 +153,11 @@ class TabRecorder(QObject):
     @property
     def paused(self) -> str | None:
         """Why the recording is paused now, or None."""
-        return PAUSED_BY_APP if self._app_depth or time.monotonic() < self._quiet_until else None
+        if self._marks_due and time.monotonic() >= self._marks_deadline:
+            log.info("tab %s: %d end-of-operation marker(s) never reported; recording again", self.tab.tab_id,
+                     self._marks_due)
+            self._marks_due = 0
+        return PAUSED_BY_APP if self._app_depth or self._marks_due else None
 
     def app_started(self) -> None:
         self._app_depth += 1
@@ -154,7 +165,21 @@ class TabRecorder(QObject):
 
     def app_finished(self) -> None:
         self._app_depth = max(0, self._app_depth - 1)
-        self._quiet_until = time.monotonic() + APP_GRACE
+        if self._app_depth:
+            return
+        try:
+            InputDriver(self.tab).mark()  # behind the operation's last event: what follows is a person's
+        except InputError:  # no render widget (closed, crashed): nothing of the app's can still arrive
+            self._announce_pause()
+            return
+        self._marks_due += 1
+        self._marks_deadline = time.monotonic() + MARK_TIMEOUT
+        QTimer.singleShot(int(MARK_TIMEOUT * 1000) + 50, self, self._announce_pause)
+
+    def _marked(self) -> None:
+        """The page reported a marker: the app's events sent before it have all been reported."""
+        self._marks_due = max(0, self._marks_due - 1)
+        self._announce_pause()
 
     def _announce_pause(self) -> None:
         paused = self.paused is not None
@@ -181,7 +206,9 @@ class TabRecorder(QObject):
         except ValueError:
             log.warning("tab %s: unreadable recorder message", self.tab.tab_id)
             return True
-        if isinstance(raw, dict):
+        if isinstance(raw, dict) and raw.get("kind") == "mark":
+            self._marked()
+        elif isinstance(raw, dict):
             self._take(raw)
         return True
 
@@ -197,6 +224,7 @@ class TabRecorder(QObject):
         if not self.paused:
             self.attach(page, run_now=False)
             log.info("tab %s: the recording follows into a new tab", self.tab.tab_id)
+            self._take({"kind": "newTab"})  # the click that opened it: replay follows too
 
     def _on_download(self, request: QWebEngineDownloadRequest) -> None:
         if request.page() in self._pages:

@@ -109,11 +109,16 @@ class DragParams(ActingParams):
     y: float | None = None
     dx: float = Field(description="Horizontal distance in CSS pixels.")
     dy: float = Field(default=0, description="Vertical distance in CSS pixels.")
+    offset: ClickOffset | None = Field(default=None, description="With a locator: press at this point of the "
+                                                                "element ({x, y} fractions of its box, 0..1) "
+                                                                "instead of its centre.")
 
     @model_validator(mode="after")
     def _target(self) -> "DragParams":
         if self.locator is None and (self.x is None or self.y is None):
             raise ValueError("page_drag needs a locator or both x and y")
+        if self.offset is not None and self.locator is None:
+            raise ValueError("offset needs a locator (it is a point inside the element)")
         return self
 
 
@@ -290,8 +295,9 @@ async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
 @operation("page_drag", DragParams, needs_browser=True)
 async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
     """Press on an element (or point), move by dx/dy and release: sliders, drag handles."""
+    offset = (params.offset.x, params.offset.y) if params.offset is not None else None
     return await on_page(ctx, params, lambda p: p.drag(params.locator, params.x, params.y, params.dx, params.dy,
-                                                       params.timeout),
+                                                       params.timeout, offset=offset),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 

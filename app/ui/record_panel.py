@@ -23,6 +23,9 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 from app.browser.record import TabRecorder
 from app.browser.tab import BrowserTab
 from app.ui.op_runner import OpRunner
+from app.ui.run_inputs_dialog import RunInputsDialog
+from envs.store import EnvError
+from workflows.document import DocumentError, validate_document
 
 log = logging.getLogger("browserpilot.record")
 
@@ -292,15 +295,30 @@ class RecordPanel(QDockWidget):
 
         self._ops.run("record_stop", {"tabId": tab.tab_id, "name": name}, self, on_ok=saved)
 
-    def replay(self, result: dict[str, Any], tab: BrowserTab) -> None:
-        """Replay now, in the same tab: the start inputs are asked for first (secrets masked)."""
-        inputs: dict[str, str] = {}
-        start = result["workflow"]["workflow"]["graph"]["nodes"][0]["data"]
-        for variable in start.get("variables") or []:
-            echo = QLineEdit.EchoMode.Password if variable.get("type") == "secret" else QLineEdit.EchoMode.Normal
-            value, ok = QInputDialog.getText(self, f"Replay {result['name']}", f"{variable.get('label') or variable['variable']}:",
-                                             echo, str(variable.get("default") or ""))
-            if not ok:
-                return
-            inputs[variable["variable"]] = value
-        self._ops.run("workflow_run", {"name": result["name"], "tabId": tab.tab_id, "inputs": inputs}, self)
+    def replay(self, result: dict[str, Any], tab: BrowserTab) -> RunInputsDialog | None:
+        """Replay now, in the same tab: the start inputs are asked for first with the Workflows panel's run form
+        (secrets masked, the recorded defaults filled in); returns that dialog while it is open."""
+        name = result["name"]
+
+        def run(inputs: dict[str, Any]) -> None:
+            self._ops.run("workflow_run", {"name": name, "tabId": tab.tab_id, "inputs": inputs}, self)
+
+        try:
+            variables = validate_document(result["workflow"]).start_variables()
+        except DocumentError as exc:  # a saved recording always validates; say so plainly if it ever does not
+            log.warning("replay of %r: the recorded document is not valid: %s", name, exc)
+            return None
+        if not variables:
+            run({})
+            return None
+        try:
+            env_name = self._ops.ctx.envs.get(tab.env_id).name
+        except EnvError:
+            env_name = tab.env_id
+        dialog = RunInputsDialog(name, variables, [(tab.env_id, env_name)], env_id=tab.env_id, parent=self)
+        dialog.setObjectName("record-replay-inputs")
+        dialog.env.setEnabled(False)  # the replay runs in the recorded tab, so in its environment
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: run(dialog.inputs()))
+        dialog.open()
+        return dialog

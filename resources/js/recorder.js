@@ -13,9 +13,15 @@
  * generator (`__bpGen.locatorFor`). Values of secret fields (password, one-time-code, card numbers…) never
  * leave the page: only the fact that the field is secret and a name for its start variable.
  *
- * Raw steps: click {loc, desc, button, detail, control?, offset?, fallback?}, fill {loc, desc, value?,
- * secret?, variable, paste}, select {loc, desc, option}, press {shortcut, loc?}, scroll {direction,
- * distance}, blocked {why}. Every one carries `frame` (the frame's URL when not the top frame).
+ * Raw steps: click {loc, desc, button, detail, control?, offset?, fallback?}, drag {loc, desc, offset, dx,
+ * dy, fallback?}, fill {loc, desc, value?, secret?, variable, paste}, select {loc, desc, option}, press
+ * {shortcut, loc?}, scroll {direction, distance}, blocked {why}, and mark (the app's end-of-operation marker,
+ * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
+ * frame's URL when not the top frame).
+ *
+ * A drag: the left button pressed on anything but a text field, a slider or a select, moved more than
+ * DRAG_MIN_PX and released, with no text selected by it. The click the page gets after it is not a step, nor
+ * is the click after selecting text by dragging.
  */
 ((TOKEN) => {
   'use strict';
@@ -31,6 +37,8 @@
                   ArrowLeft: 'arrowleft', ArrowRight: 'arrowright', PageUp: 'pageup', PageDown: 'pagedown',
                   Home: 'home', End: 'end', Backspace: 'backspace', Delete: 'delete', ' ': 'space' };
   const SCROLL_DEBOUNCE_MS = 500;
+  const DRAG_MIN_PX = 6;
+  const MARK_KEY = 'F24';
   const frameUrl = window === window.top ? null : String(location.href);
 
   const send = (step) => {
@@ -103,10 +111,51 @@
     if (!el) return;
     pending = describeTarget(el);
     if (isTextField(el) && !fields.has(el)) fields.set(el, pending);
+    if (pending.loc) startDrag(event, el);
+  }
+
+  let drag = null;          // the left button is down: {el, t, x, y, moved}
+  let dragged = false;      // a drag just ended: the click that follows is part of it
+
+  function startDrag(event, el) {
+    drag = null;
+    dragged = false;
+    if (event.button !== 0 || el.localName === 'select' || (el.localName === 'input' && el.type === 'range')) return;
+    // Dragging in a text field selects text: neither that nor the click after it is a step.
+    drag = { el, t: pending, x: event.clientX, y: event.clientY, moved: false, text: isTextField(el) };
+  }
+
+  function onPointerMove(event) {
+    if (!drag || drag.moved || !event.isTrusted) return;
+    if (Math.abs(event.clientX - drag.x) > DRAG_MIN_PX || Math.abs(event.clientY - drag.y) > DRAG_MIN_PX) {
+      drag.moved = true;
+    }
+  }
+
+  function onPointerUp(event) {
+    const d = drag;
+    drag = null;
+    if (!d || !d.moved || !event.isTrusted || event.button !== 0) return;
+    dragged = true;
+    const selection = d.el.ownerDocument.getSelection();
+    if (d.text || (selection && !selection.isCollapsed && String(selection).trim())) return;  // selecting text
+    const step = { kind: 'drag', loc: d.t.loc, desc: d.t.desc, role: d.t.role, name: d.t.name,
+                   offset: offsetIn(d.el, d.x, d.y), dx: event.clientX - d.x, dy: event.clientY - d.y };
+    if (!d.t.loc.unique || !step.offset) {
+      const around = fallback(d.el, d.x, d.y);
+      if (!around) { send({ kind: 'blocked', why: `no locator finds ${d.t.desc} again` }); return; }
+      Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
+    }
+    send(step);
+  }
+
+  function onKeyUp(event) {
+    if (event.isTrusted && event.key === MARK_KEY) send({ kind: 'mark' });
   }
 
   function onClick(event) {
     if (!event.isTrusted) return;
+    if (dragged && event.type === 'click') { dragged = false; if (event.detail > 0) return; }  // a drag's end
     const gen = generator();
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
     const el = gen.interactive(target(event));
@@ -199,6 +248,9 @@
 
   const options = { capture: true, passive: true };
   window.addEventListener('pointerdown', flushing(onPointerDown), options);
+  window.addEventListener('pointermove', onPointerMove, options);
+  window.addEventListener('pointerup', onPointerUp, options);
+  window.addEventListener('keyup', onKeyUp, options);
   window.addEventListener('click', flushing(onClick), options);
   window.addEventListener('auxclick', flushing(onClick), options);
   window.addEventListener('keydown', flushing(onKeyDown), options);

@@ -456,3 +456,153 @@ def test_record_in_a_shadow_root_and_a_frame_loaded_before_the_start(qtbot: QtBo
     assert result["ok"], result
     qtbot.waitUntil(lambda: len(server.hits("/deep-hit")) == 4, timeout=10_000)
     assert [h.query for h in server.hits("/deep-hit")][2:] == [{"nick": ["zed"]}, {"code": ["4711"]}]
+
+
+# -- drags, the app's input next to a person's, new tabs, Replay now -----------------------------------------
+DRAG_PAGE = """<!doctype html><title>Drag</title><body style="margin:0;font:16px sans-serif">
+<p style="margin:20px"><input name=note value="select me by dragging across" style="width:300px"></p>
+<canvas id=pad width=400 height=200 style="margin:20px;display:block;background:#eee;touch-action:none"></canvas>
+<script>
+const pad = document.getElementById('pad');
+let path = null;
+pad.addEventListener('pointerdown', (e) => { path = [[e.offsetX, e.offsetY]]; pad.setPointerCapture(e.pointerId);
+  e.preventDefault(); });
+pad.addEventListener('pointermove', (e) => { if (path) path.push([e.offsetX, e.offsetY]); });
+pad.addEventListener('pointerup', (e) => {
+  if (!path) return;
+  path.push([e.offsetX, e.offsetY]);
+  const [x0, y0] = path[0], [x1, y1] = path[path.length - 1];
+  fetch(`/drag-hit?type=${e.pointerType}&x0=${x0}&y0=${y0}&x1=${x1}&y1=${y1}&n=${path.length}`);
+  path = null;
+});
+pad.addEventListener('click', () => fetch('/drag-click'));
+</script></body>"""
+
+
+def person_drags(qtbot: QtBot, tab: BrowserTab, start: QPoint, end: QPoint, steps: int = 8) -> None:
+    """Press, move in steps, release: the window system's (spontaneous) mouse events, as QTest makes them."""
+    proxy = tab.focusProxy()
+    QTest.mousePress(proxy, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    for i in range(1, steps + 1):
+        QTest.mouseMove(proxy, QPoint(start.x() + (end.x() - start.x()) * i // steps,
+                                      start.y() + (end.y() - start.y()) * i // steps))
+    QTest.mouseRelease(proxy, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+
+
+def test_a_drag_becomes_a_swipe_that_replays_the_drag(qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    server = site.server
+    server.route("/drag", DRAG_PAGE)
+    server.route("/drag-hit", "ok")
+    server.route("/drag-click", "ok")
+    tab = open_person_tab(qtbot, app, server.url("/drag"))
+    run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})
+    # Selecting text in a field by dragging is not a step.
+    person_drags(qtbot, tab, centre(qtbot, tab, "input", 0.1), centre(qtbot, tab, "input", 0.7))
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, "document.activeElement.selectionEnd - "
+                                               "document.activeElement.selectionStart") > 3, timeout=5_000)
+    person_drags(qtbot, tab, centre(qtbot, tab, "canvas", 0.25, 0.3), centre(qtbot, tab, "canvas", 0.75, 0.6))
+    qtbot.waitUntil(lambda: bool(server.hits("/drag-hit")), timeout=10_000)
+    recorded = server.hits("/drag-hit")[0].query
+    assert recorded["type"] == ["mouse"] and int(recorded["n"][0]) >= 3
+    steps = wait_steps(qtbot, app, tab, lambda steps: steps[-1]["type"] == "swipe")
+    assert [s["type"] for s in steps] == ["goto", "swipe"]  # no click after the drag, nothing for the text field
+    drag = steps[1]
+    assert drag["words"] == "Drag <canvas id=pad> by +200, +60 px" and drag["data"]["direction"] == "right"
+    assert drag["data"]["dx"] == pytest.approx(200, abs=2) and drag["data"]["dy"] == pytest.approx(60, abs=2)
+    assert drag["data"]["offset"] == {"x": pytest.approx(0.25, abs=0.01), "y": pytest.approx(0.3, abs=0.01)}
+    stopped = run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "Drag on the pad"})
+    assert validate_document(stopped["workflow"]).warnings == []
+    result = run_op(qtbot, app, "workflow_run", {"name": "Drag on the pad", "tabId": tab.tab_id}, timeout=60_000)
+    assert result["ok"], result
+    qtbot.waitUntil(lambda: len(server.hits("/drag-hit")) == 2, timeout=10_000)
+    replayed = server.hits("/drag-hit")[1].query
+    assert replayed["type"] == ["mouse"]
+    for key in ("x0", "y0", "x1", "y1"):  # the same path ends, to the pixel or so
+        assert abs(float(replayed[key][0]) - float(recorded[key][0])) <= 2, (key, recorded, replayed)
+
+
+TWO_BUTTONS = """<!doctype html><title>Two buttons</title><body style="margin:0;font:16px sans-serif">
+<p style="margin:20px"><button onclick="fetch('/ab?b=agent')">Agent's</button>
+<button onclick="fetch('/ab?b=person')">Person's</button></p></body>"""
+
+
+def test_a_persons_click_right_after_the_agents_is_recorded_and_the_agents_is_not(
+        qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    server = site.server
+    server.route("/ab", "ok")
+    server.route("/two", TWO_BUTTONS)
+    tab = open_person_tab(qtbot, app, server.url("/two"))
+    run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})
+    person = centre(qtbot, tab, "button + button")
+    for _ in range(3):
+        before = len(server.hits("/ab"))
+        clicked = run_op(qtbot, app, "page_click", {"tabId": tab.tab_id, "locator": {"selector": "button >> nth=0"}})
+        assert clicked["ok"], clicked
+        # at once: well inside the 0.4 s the recorder used to wait after an operation
+        QTest.mouseClick(tab.focusProxy(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, person)
+        qtbot.waitUntil(lambda: len(server.hits("/ab")) == before + 2, timeout=10_000)
+        assert [h.query["b"] for h in server.hits("/ab")[before:]] == [["agent"], ["person"]]
+    steps = wait_steps(qtbot, app, tab, lambda steps: len(steps) >= 4 and "paused" not in status(qtbot, app, tab))
+    assert [s["words"] for s in steps] == [f"Go to {server.url('/two')}"] + ["Click button 'Person's'"] * 3
+    run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "x", "save": False})
+
+
+OPENER = """<!doctype html><title>Opener</title><body style="margin:0;font:16px sans-serif">
+<p style="margin:20px"><a href="/newform" target="_blank">Open the form</a></p></body>"""
+NEW_FORM = """<!doctype html><title>New form</title><body style="margin:0;font:16px sans-serif">
+<form action="/newsubmit" style="margin:20px"><label for=who>Who</label> <input id=who name=who>
+<button>Send</button></form></body>"""
+
+
+def test_replay_follows_into_the_new_tab_and_replay_now_asks_with_the_run_form(
+        qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    from app.ui.run_inputs_dialog import RunInputsDialog
+
+    server = site.server
+    server.route("/opener", OPENER)
+    server.route("/newform", NEW_FORM)
+    server.route("/newsubmit", "<title>Got it</title>")
+    tab = open_person_tab(qtbot, app, server.url("/opener"))
+    window = app.windows["env-default"]
+    run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})
+    tabs_before = set(range(window.tabs.count()))
+    person_clicks(qtbot, tab, "a")
+
+    def new_tab() -> BrowserTab | None:
+        found = [window.tabs.widget(i) for i in range(window.tabs.count())
+                 if isinstance(window.tabs.widget(i), BrowserTab) and window.tabs.widget(i).url().path() == "/newform"]
+        return found[-1] if found else None
+
+    qtbot.waitUntil(lambda: new_tab() is not None, timeout=10_000)
+    opened = new_tab()
+    assert opened is not None and window.tabs.count() == len(tabs_before) + 1
+    window.tabs.setCurrentWidget(opened)
+    wait_loaded(qtbot, opened)
+    person_clicks(qtbot, opened, "input")
+    person_types(opened, "Zoe")
+    person_clicks(qtbot, opened, "button")
+    qtbot.waitUntil(lambda: bool(server.hits("/newsubmit")), timeout=10_000)
+    assert server.hits("/newsubmit")[-1].query == {"who": ["Zoe"]}
+    steps = wait_steps(qtbot, app, tab, lambda steps: len(steps) == 4)
+    assert [s["type"] for s in steps] == ["goto", "click", "fill", "click"]
+    assert steps[1]["data"]["followNewTab"] is True and steps[1]["words"].endswith("(opens a new tab)")
+    run_op(qtbot, app, "record_edit", {"tabId": tab.tab_id, "action": "make_input", "step": steps[2]["id"],
+                                       "name": "who"})
+    stopped = run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "Open and send"})
+    assert validate_document(stopped["workflow"]).warnings == []
+
+    window.tabs.setCurrentWidget(tab)
+    panel = window.record_panel
+    assert panel is not None
+    dialog = panel.replay(stopped, tab)  # Replay now: the Workflows panel's run form
+    assert isinstance(dialog, RunInputsDialog) and dialog.isVisible()
+    assert dialog.fields["who"].value() == "Zoe"  # the recorded value is the default
+    assert not dialog.env.isEnabled() and dialog.env_id() == tab.env_id
+    dialog.fields["who"].set_value("Yan")
+    dialog.accept()
+    qtbot.waitUntil(lambda: len(server.hits("/newsubmit")) == 2, timeout=30_000)
+    assert server.hits("/newsubmit")[-1].query == {"who": ["Yan"]}  # typed and sent in the replay's new tab
+    replayed = new_tab()
+    assert replayed is not None and replayed is not opened
+    qtbot.waitUntil(lambda: replayed.url().path() == "/newsubmit", timeout=10_000)
+    assert tab.url().path() == "/opener"  # the opener stayed where the click left it

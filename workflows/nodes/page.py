@@ -7,7 +7,9 @@ alternatives are tried in order (`RunContext.locate`). Pure Python: no Qt here.
 
 from __future__ import annotations
 
+import asyncio
 import math
+import time
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field
@@ -19,6 +21,7 @@ from workflows.nodes.values import FAILS, DocumentModel, NonEmptyText, NumberOrT
 OptionalLocator = Annotated[NodeLocator | None, BeforeValidator(optional_locator)]
 MouseButton = Literal["left", "right", "middle"]
 Direction = Literal["up", "down", "left", "right"]
+NEW_TAB_POLL = 0.05  # seconds between looks for the new tab of a `followNewTab` click
 
 
 def envelope_data(result: dict[str, Any]) -> dict[str, Any]:
@@ -78,6 +81,9 @@ class ClickData(PageNodeData):
     button: MouseButton | None = None
     count: PositiveInt | None = None
     offset: ClickOffset | None = None
+    followNewTab: bool | None = None
+    """Ours: the click opens a new tab and the rest of the run acts in it (the recorder sets it when the
+    recording followed into one); the run waits up to the node's timeout for the tab to open."""
 
     def lint(self) -> list[str]:
         given = [value for value in (self.x, self.y) if value not in (None, "")]
@@ -109,7 +115,19 @@ class ClickData(PageNodeData):
             params["button"] = self.button
         if self.count:
             params["clickCount"] = min(self.count, 3)
-        return envelope_data(await ctx.op("page_click", params))
+        result = await ctx.op("page_click", params)
+        if self.followNewTab:
+            # The engine moves the run to a tab an operation reports in `newTabs`; a tab the page opens a
+            # moment after the click shows up in the result of the next operation on this tab.
+            deadline = time.monotonic() + timeout_ms / 1000
+            opened = result.get("newTabs")
+            while not opened:
+                if time.monotonic() >= deadline:
+                    ctx.fail("the click was recorded opening a new tab, and none opened")
+                await asyncio.sleep(NEW_TAB_POLL)
+                opened = (await ctx.op("page_script", {"source": "return null"})).get("newTabs")
+            return {**envelope_data(result), "tabId": opened[-1]}
+        return envelope_data(result)
 
     async def _point(self, ctx: RunContext) -> dict[str, float]:
         x, y = _as_number(ctx, "x", self.x), _as_number(ctx, "y", self.y)
@@ -204,10 +222,34 @@ class ScrollData(_ScrollLike):
 
 
 class SwipeData(_ScrollLike):
-    """A touch swipe on the page (or the `locator`'s element), once or until `until` appears."""
+    """A touch swipe on the page (or the `locator`'s element), once or until `until` appears.
+
+    Ours, written by the recorder for a mouse drag: `dx`, `dy` (CSS px) replay it exactly as that drag — press
+    at `offset` of the element (fractions of its box; default its centre), move by (dx, dy), release
+    (`page_drag`). `direction` names the drag's main direction, so the original app swipes that way."""
 
     node_type: ClassVar[str] = "swipe"
     type: Literal["swipe"]
+    offset: ClickOffset | None = None
+    dx: Annotated[float, Field(ge=-100_000, le=100_000)] | None = None
+    dy: Annotated[float, Field(ge=-100_000, le=100_000)] | None = None
+
+    def lint(self) -> list[str]:
+        if (self.dx is not None or self.dy is not None or self.offset is not None) and self.locator is None:
+            return ["a drag (dx, dy or offset) needs a locator" + FAILS]
+        return []
+
+    async def run(self, ctx: RunContext) -> Any:
+        if self.dx is None and self.dy is None:
+            return await super().run(ctx)
+        if self.locator is None:
+            ctx.fail("a drag (dx, dy) needs a locator: the element it starts on")
+        timeout_ms = ctx.acting_timeout_ms()
+        params: dict[str, Any] = {"locator": await ctx.locate(self.locator, timeout_ms / 1000),
+                                  "dx": self.dx or 0.0, "dy": self.dy or 0.0, "timeoutMs": timeout_ms}
+        if self.offset is not None:
+            params["offset"] = {"x": self.offset.x, "y": self.offset.y}
+        return envelope_data(await ctx.op("page_drag", params))
 
 
 class UploadData(PageNodeData):

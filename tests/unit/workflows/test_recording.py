@@ -103,3 +103,45 @@ def test_a_scroll_with_no_target_keeps_its_recorded_distance() -> None:
     assert [(s.type, s.data) for s in recording.steps if s.type == "scroll"] == [
         ("scroll", {"direction": "down", "distance": 360}), ("scroll", {"direction": "up", "distance": 60})]
     assert validate_document(recording.document("Scrolls")).warnings == []
+
+
+def test_a_drag_is_a_swipe_in_its_main_direction_that_keeps_the_drag() -> None:
+    recording = Recording()
+    pad = loc("#pad")
+    recording.add({"kind": "drag", "loc": pad, "desc": "<canvas id=pad>", "offset": {"x": 0.25, "y": 0.5},
+                   "dx": -20.04, "dy": 130})
+    step = recording.steps[-1]
+    assert step.type == "swipe" and step.words() == "Drag <canvas id=pad> by -20, +130 px"
+    assert step.data == {"locator": {"selector": "#pad"}, "direction": "down", "dx": -20.0, "dy": 130.0,
+                         "offset": {"x": 0.25, "y": 0.5}}
+    node = validate_document(recording.document("Drag")).graph.nodes[1].data
+    assert node.lint() == [] and (node.dx, node.dy, node.offset.x) == (-20.0, 130.0, 0.25)
+    recording.add({"kind": "drag", "loc": pad, "dx": 90, "dy": -3})
+    assert recording.steps[-1].data["direction"] == "right" and "offset" not in recording.steps[-1].data
+
+
+def test_a_click_that_opened_the_new_tab_makes_replay_follow() -> None:
+    recording = Recording()
+    link = loc("a")
+    recording.add({"kind": "click", "loc": link, "detail": 1})
+    recording.add({"kind": "newTab"})
+    assert recording.steps[-1].data["followNewTab"] is True
+    assert recording.steps[-1].words() == "Click (opens a new tab)"
+    recording.add(fill("y"))
+    recording.add({"kind": "newTab"})  # reported before its click: the click that follows gets it
+    recording.add({"kind": "click", "loc": loc("button"), "detail": 1})
+    assert recording.steps[-1].data["followNewTab"] is True
+    recording.add({"kind": "newTab"})  # opened by the page with no click: nothing follows from it
+    recording.add(fill("x"))
+    recording.add({"kind": "click", "loc": loc("button"), "detail": 1})
+    assert "followNewTab" not in recording.steps[-1].data
+    doc = validate_document(recording.document("Tabs"))
+    assert [n.data.followNewTab for n in doc.graph.nodes if n.data.type == "click"] == [True, True, None]
+
+
+def test_a_drag_node_needs_its_element() -> None:
+    from workflows.nodes.page import SwipeData
+
+    assert SwipeData.model_validate({"type": "swipe", "dx": 10}).lint() == \
+        ["a drag (dx, dy or offset) needs a locator (a run fails if it reaches this node)"]
+    assert SwipeData.model_validate({"type": "swipe", "direction": "left"}).lint() == []
