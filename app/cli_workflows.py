@@ -12,8 +12,9 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from envs.datadir import DataDir
 
@@ -30,6 +31,8 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--concurrency", type=int, default=1, metavar="N", help="tabs at once for --rows")
     run.add_argument("--headless", dest="run_headless", action="store_true", help="no visible window")
     run.add_argument("--json", action="store_true", help="print the run record(s) as JSON")
+    run.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress bar on stderr for --rows (it only shows on a terminal anyway)")
     from app.distributed.cli import add_run_options
 
     add_run_options(run)
@@ -186,23 +189,58 @@ def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 
 class ProgressBar:
-    """One line on stderr, rewritten as rows finish (only on a terminal)."""
+    """A batch's progress on one line of stderr, rewritten as rows end:
 
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
+        [##########..........] 5/10  ok 4  failed 1  left 5  about 12 s left
+
+    Only on a terminal (off when stderr is a pipe or a file) and not with `--quiet`. The time left is the
+    time per row so far times the rows left."""
+
+    WIDTH = 24
+
+    def __init__(self, *, quiet: bool = False, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = not quiet and self.stream.isatty()
+        self._clock = clock
+        self._started = clock()
+        self._open = False  # a line is drawn and not ended yet
+
+    def line(self, progress: dict[str, Any]) -> str:
+        total, done = int(progress["total"]), int(progress["done"])
+        filled = int(self.WIDTH * done / total) if total else self.WIDTH
+        parts = [f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{total}", f"ok {progress['succeeded']}",
+                 f"failed {progress['failed']}"]
+        if "queued" in progress:  # the distributed batch counts its rows in flight
+            parts += [f"running {progress['running']}", f"queued {progress['queued']}"]
+        else:
+            parts.append(f"left {total - done}")
+        if 0 < done < total:
+            parts.append(f"about {format_seconds((self._clock() - self._started) / done * (total - done))} left")
+        return "  ".join(parts)
 
     def __call__(self, progress: dict[str, Any]) -> None:
         if not self.enabled:
             return
-        total, done = progress["total"], progress["done"]
-        width = 30
-        filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  ok {progress['succeeded']}  "
-                         f"failed {progress['failed']}"
-                         + (f"  running {progress['running']}  queued {progress['queued']}" if "queued" in progress else ""))
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+        self.stream.write("\r" + self.line(progress) + "\x1b[K")
+        self._open = int(progress["done"]) < int(progress["total"])
+        if not self._open:
+            self.stream.write("\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """End a line left open (a batch that stopped before its last row)."""
+        if self.enabled and self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
+
+
+def format_seconds(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def run_here_or_forward(data: DataDir, name: str, params: dict[str, Any], *, headless: bool,
@@ -239,7 +277,9 @@ def run_verb(args: argparse.Namespace, data: DataDir) -> int:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return EXIT_FAILED
     headless = args.run_headless or name == "workflow_distribute" or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
-    result = run_here_or_forward(data, name, params, headless=headless, progress=ProgressBar())
+    bar = ProgressBar(quiet=args.quiet)
+    result = run_here_or_forward(data, name, params, headless=headless, progress=bar)
+    bar.finish()
     if result is None:
         return EXIT_FAILED
     return show_run_result(args, name, result)

@@ -169,7 +169,8 @@ class RunManager:
                     concurrency: int, workflow_id: str | None = None,
                     on_progress: Progress | None = None) -> tuple[str, BatchProgress]:
         """One run per row, `concurrency` tabs at once, spread round-robin over `envs`; a failed row does
-        not stop the others."""
+        not stop the others. `on_progress` gets the counts (`BatchProgress.as_dict`) once at the start and
+        after each row that ends, whether it ran or could not start."""
         batch_id = f"batch-{secrets.token_hex(4)}"
         concurrency = max(1, min(concurrency, self.max_concurrency, len(rows) or 1))
         progress = BatchProgress(total=len(rows), records=[None] * len(rows))
@@ -195,6 +196,8 @@ class RunManager:
                         log.warning("batch %s row %s could not start: %s", batch_id, index, exc)
                         progress.failed += 1
                         progress.done += 1
+                        if on_progress is not None:
+                            on_progress(progress.as_dict())
                         continue
                     progress.records[index] = record
                     progress.done += 1
@@ -207,6 +210,8 @@ class RunManager:
             finally:
                 await ops("tab_close", {"tabId": tab})
 
+        if on_progress is not None:
+            on_progress(progress.as_dict())  # 0 of N: a progress bar can show the batch from its start
         workers = [asyncio.ensure_future(worker(next(env_cycle))) for _ in range(concurrency)]
         try:
             await asyncio.gather(*workers)

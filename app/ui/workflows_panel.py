@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -200,9 +201,6 @@ class JobRow(QFrame):
                 name=job.workflow_name, envs=job.env_names)
             self.counts.setText(job.run_id or "")
         else:
-            self.bar.setRange(0, job.total)
-            self.bar.setValue(job.done)
-            self.bar.setFormat(self.tr("{done}/{total}").format(done=job.done, total=job.total))
             failed = self.failed
             text = (self.tr("Batch of “{name}” in {envs}: {done} of {total} rows done, {ok} ok")
                     if job.env_names else self.tr("Batch of “{name}”: {done} of {total} rows done, {ok} ok")).format(
@@ -211,11 +209,17 @@ class JobRow(QFrame):
             parts = [self.tr("%n done", "", job.done), self.tr("%n failed", "", failed),
                      self.tr("%n left", "", job.total - job.done)]
             left = self.time_left()
-            if left is not None:
+            if left is not None and left < 60:
+                parts.append(self.tr("about %n s left", "", max(1, math.ceil(left))))
+            elif left is not None:
                 parts.append(self.tr("about {time} left").format(time=format_duration(left * 1000)))
             elif job.done < job.total:
                 parts.append(self.tr("estimating the time left…"))
             self.counts.setText(" · ".join(parts))
+            # The bar last: what it shows and the counts above agree whenever it changes.
+            self.bar.setRange(0, job.total)
+            self.bar.setFormat(self.tr("{done}/{total}").format(done=job.done, total=job.total))
+            self.bar.setValue(job.done)
         if job.cancelling:
             text = self.tr("Cancelling: {job}").format(job=text)
             self.cancel.setEnabled(False)
