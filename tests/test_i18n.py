@@ -13,6 +13,8 @@ from typing import Iterator
 
 import pytest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QTabWidget, QToolBar, QToolButton
+from PySide6.QtWebEngineCore import QWebEnginePage
+from PySide6.QtWebEngineWidgets import QWebEngineView
 from pytestqt.qtbot import QtBot
 
 from app.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, choose_language, install_translations
@@ -23,6 +25,8 @@ from workflows.nodes import StartVariable
 CHINESE_TS = I18N_DIR / f"browserpilot_{CHINESE}.ts"
 ENGLISH_TS = I18N_DIR / f"browserpilot_{ENGLISH}.ts"
 CJK = re.compile(r"[\u4e00-\u9fff]")
+PAGE_ACTIONS = (QWebEnginePage.WebAction.Back, QWebEnginePage.WebAction.Reload, QWebEnginePage.WebAction.Copy,
+                QWebEnginePage.WebAction.SavePage, QWebEnginePage.WebAction.InspectElement)
 UPDATE_COMMAND = ".venv/bin/python packaging/compile_translations.py --update"
 
 
@@ -143,7 +147,8 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 
 
 def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
-    """What a person reads first: the menus, the panels' tabs, the environment window's toolbar tooltips."""
+    """What a person reads first: the menus, the panels' tabs, the environment window's toolbar tooltips and
+    the page's context menu."""
     main = app.main_window  # type: ignore[attr-defined]
     window = app.show_environment("env-default")  # type: ignore[attr-defined]
     qtbot.waitUntil(lambda: window.isVisible() and bool(window.findChild(QToolBar, "navigation").actions()))
@@ -151,9 +156,11 @@ def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
     toolbar = window.findChild(QToolBar, "navigation")
     buttons = [toolbar.widgetForAction(action) for action in toolbar.actions() if action.isVisible()]
     tips = [button.toolTip() for button in buttons if isinstance(button, QToolButton)]  # not the address bar
+    page = window.findChild(QWebEngineView).page()  # its context menu's entries come from qtwebengine_zh_CN
+    actions = [page.action(action).text() for action in PAGE_ACTIONS]
     return {"menus": [action.text() for action in main.menuBar().actions() if action.text()],
             "panels": [panels.tabText(index) for index in range(panels.count())],
-            "tooltips": tips}
+            "tooltips": tips, "page menu": actions}
 
 
 def test_the_main_and_environment_windows_speak_chinese(qtbot: QtBot, qapp: QApplication, data_dir: Path,

@@ -58,6 +58,11 @@ def variable_label(variable: StartVariable) -> str:
     return variable.label or variable.variable
 
 
+def name_list(names: Sequence[str]) -> str:
+    """Names as the UI's language lists them: "a, b" in English, "a、b" in Chinese."""
+    return QCoreApplication.translate("RunInputsDialog", ", ", "between the names of a list").join(names)
+
+
 class NumberSpin(QDoubleSpinBox):
     """A spin box for any number: up to six decimals, shown without trailing zeros."""
 
@@ -269,7 +274,7 @@ class RunInputsDialog(QDialog):
 
     def _validate(self) -> None:
         missing = [variable_label(field.variable) for field in self.fields.values() if field.missing()]
-        problems = [self.tr("Required: {names}.").format(names=", ".join(missing))] if missing else []
+        problems = [self.tr("Required: {names}.").format(names=name_list(missing))] if missing else []
         if self.env.count() == 0:
             problems.append(self.tr("There is no environment to run in."))
         self.problem.setText("\n".join(problems))
@@ -336,6 +341,7 @@ class BatchDialog(QDialog):
         self.concurrency.setToolTip(self.tr("At most %n tab(s) at once (the batch setting)", "", max_concurrency))
         form = QFormLayout()
         form.addRow(self.tr("Rows &file:"), file_row)
+        form.labelForField(file_row).setBuddy(self.file)  # a row of widgets gets no buddy by itself: Alt+F
         form.addRow("", self.summary)
         form.addRow(self.tr("&Environments:"), self.envs)
         form.addRow(self.tr("&Tabs at once:"), self.concurrency)
@@ -392,12 +398,12 @@ class BatchDialog(QDialog):
         unknown = [column for column in columns if column not in names]
         if unknown and names:
             return self.tr("Column(s) {columns} are not inputs of this workflow (its inputs: {inputs}).").format(
-                columns=", ".join(unknown), inputs=", ".join(names))
+                columns=name_list(unknown), inputs=name_list(names))
         missing = [v.variable for v in self.variables if v.required and v.variable not in columns]
         if missing:
-            return self.tr("Missing column(s) for required inputs: {names}.").format(names=", ".join(missing))
+            return self.tr("Missing column(s) for required inputs: {names}.").format(names=name_list(missing))
         self.summary.setText(self.tr("%n row(s); columns: {columns}", "", len(rows)).format(
-            columns=", ".join(columns) or "—"))
+            columns=name_list(columns) or "—"))
         return ""
 
     def _add_workers_row(self, form: QFormLayout, broker: str) -> None:

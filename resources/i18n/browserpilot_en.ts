@@ -85,6 +85,13 @@
             <numerusform>%n left</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>about %n s left</source>
+        <translation>
+            <numerusform>about %n s left</numerusform>
+            <numerusform>about %n s left</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RecordPanel</name>

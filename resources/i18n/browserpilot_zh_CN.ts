@@ -393,6 +393,13 @@
     </message>
 </context>
 <context>
+    <name>BrowserPilotApp</name>
+    <message>
+        <source>Not saved yet: {problem}</source>
+        <translation>还没有保存：{problem}</translation>
+    </message>
+</context>
+<context>
     <name>ControlOverlay</name>
     <message>
         <source>BrowserPilot is operating this page</source>
@@ -1351,6 +1358,12 @@ Its window is closed and its cookies, logins and stored site data are removed. T
             <numerusform>剩余 %n</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>about %n s left</source>
+        <translation>
+            <numerusform>大约还剩 %n 秒</numerusform>
+        </translation>
+    </message>
     <message>
         <source>about {time} left</source>
         <translation>大约还要 {time}</translation>
@@ -2062,6 +2075,11 @@ New value:</source>
 </context>
 <context>
     <name>RunInputsDialog</name>
+    <message>
+        <source>, </source>
+        <comment>between the names of a list</comment>
+        <translation>、</translation>
+    </message>
     <message>
         <source>Input {name} ({kind})</source>
         <translation>参数 {name}（{kind}）</translation>
