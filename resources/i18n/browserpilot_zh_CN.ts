@@ -1343,19 +1343,19 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     <message numerus="yes">
         <source>%n done</source>
         <translation>
-            <numerusform>已完成 %n</numerusform>
+            <numerusform>已完成 %n 行</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n failed</source>
         <translation>
-            <numerusform>失败 %n</numerusform>
+            <numerusform>失败 %n 行</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n left</source>
         <translation>
-            <numerusform>剩余 %n</numerusform>
+            <numerusform>剩余 %n 行</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -2090,7 +2090,7 @@ New value:</source>
     </message>
     <message>
         <source>hidden</source>
-        <translation>已隐藏</translation>
+        <translation>输入时不显示</translation>
     </message>
     <message>
         <source>Secret: masked here, and stored as &lt;secret:{name}&gt; in the run record</source>
