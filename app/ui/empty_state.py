@@ -21,7 +21,7 @@ PANEL_STYLE = f"""
 QLabel[role="hint"] {{ color: palette(placeholder-text); font-size: {FONT_SIZES["font_small"]}px; }}
 QLabel[role="error"] {{ color: palette(bright-text); }}
 QLabel[role="note"] {{ color: palette(placeholder-text); }}
-QWidget#empty-state QLabel#empty-title {{ font-size: {FONT_SIZES["font_large"]}px; font-weight: 600; }}
+QWidget#empty-state QLabel#empty-title {{ font-size: {FONT_SIZES["font_title"]}px; font-weight: 600; }}
 QWidget#empty-state QLabel#empty-text {{ color: palette(placeholder-text); }}
 QWidget#empty-banner {{ background: palette(alternate-base); border: 1px solid palette(midlight);
                         border-radius: 8px; }}
@@ -80,7 +80,7 @@ class EmptyState(QWidget):
             layout.addLayout(row)
             return
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.text.setMaximumWidth(520)
+        self.text.setFixedWidth(480)  # a fixed width: the wrapped text gets the height it needs
         centred = QHBoxLayout()
         centred.addStretch(1)
         centred.addLayout(row)
@@ -90,7 +90,11 @@ class EmptyState(QWidget):
         layout.addStretch(1)
         layout.addWidget(self.picture, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addWidget(self.title, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addWidget(self.text, 0, Qt.AlignmentFlag.AlignHCenter)
+        words = QHBoxLayout()  # no alignment flag: the label then gets the height its wrapped lines need
+        words.addStretch(1)
+        words.addWidget(self.text)
+        words.addStretch(1)
+        layout.addLayout(words)
         layout.addSpacing(6)
         layout.addLayout(centred)
         layout.addStretch(2)

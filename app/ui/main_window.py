@@ -308,9 +308,9 @@ class MainWindow(QMainWindow):
         toolbar.addWidget(spacer)
         toolbar.addAction(self.actions_by_name["settings"])
         self.toolbar = toolbar
-        for action in (self.actions_by_name["run-workflow"], self.actions_by_name["batch-workflow"],
-                       self.actions_by_name["settings"]):
-            action.setToolTip(action.text().replace("&", ""))
+        # The less frequent ones show their icon only (their name is the tooltip).
+        for name in ("open-environment", "import-workflows", "batch-workflow", "settings"):
+            self.actions_by_name[name].setPriority(QAction.Priority.LowPriority)
 
     def _on_workflows(self, handler: Callable[[], object]) -> Callable[[], None]:
         """A Workflow-menu action: show the Workflows panel, then act on its selected workflow."""

@@ -375,7 +375,8 @@ class RunDetail(QWidget):
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(0, 8, 0, 0)
+        layout.setSpacing(6)
         layout.addWidget(self.title)
         layout.addWidget(splitter, 1)
         self.show_run(None)
@@ -538,8 +539,8 @@ class RunsPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
         self.empty = EmptyState(
             "runs", "history", self.tr("No runs yet"),
             self.tr("Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and "
@@ -600,7 +601,7 @@ class RunsPanel(QWidget):
             selected = self._selected_id
             self.model.set_rows(runs, names)
             self.stack.show_empty(not runs)
-            self.note.setText(self.tr("%n latest run(s)", "", len(runs)))
+            self.note.setText(self.tr("%n latest run(s)", "", len(runs)) if runs else "")
             if selected is not None and self.model.row_of(selected) >= 0:
                 self._select_row(self.model.row_of(selected))
             elif selected is not None:

@@ -162,7 +162,7 @@ class JobRow(QFrame):
         self.counts.setObjectName("job-counts")
         self.bar = QProgressBar(self)
         self.bar.setObjectName("job-progress")
-        self.bar.setMinimumWidth(220)
+        self.bar.setFixedWidth(260)
         self.cancel = QPushButton(self.tr("Cancel"), self)
         self.cancel.setObjectName("job-cancel")
         self.cancel.setIcon(theme_icon("square"))
@@ -177,7 +177,7 @@ class JobRow(QFrame):
         icon.setPixmap(theme_icon("loader").pixmap(16, 16))
         layout.addWidget(icon)
         layout.addLayout(text, 1)
-        layout.addWidget(self.bar, 1)
+        layout.addWidget(self.bar)
         layout.addWidget(self.cancel)
         self.update_progress()
 
