@@ -18,9 +18,10 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from pytestqt.qtbot import QtBot
 
 from app.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, choose_language, install_translations
+from app.ui.node_kinds import KIND_NAMES, kind_label, kind_with_name
 from app.ui.run_inputs_dialog import RunInputsDialog
 from tests.support.qt import running_app
-from workflows.nodes import StartVariable
+from workflows.nodes import NODE_TYPES, StartVariable
 
 CHINESE_TS = I18N_DIR / f"browserpilot_{CHINESE}.ts"
 ENGLISH_TS = I18N_DIR / f"browserpilot_{ENGLISH}.ts"
@@ -191,3 +192,10 @@ def test_a_dialog_and_qts_own_buttons_in_chinese(qtbot: QtBot, chinese: None) ->
     assert buttons.button(QDialogButtonBox.StandardButton.Cancel).text() == "取消"
     assert dialog.windowTitle() == "运行“Weather”"
     assert dialog.problem.text() == "必填：City。"
+
+
+def test_every_node_type_has_a_shown_name(chinese: None) -> None:
+    """A new node type must be listed in app/ui/node_kinds.py (and so get its Chinese name)."""
+    assert set(KIND_NAMES) == set(NODE_TYPES)
+    assert kind_label("if-else") == "判断" and kind_with_name("click") == "点击 click"
+    assert kind_label("no-such-type") == "no-such-type"

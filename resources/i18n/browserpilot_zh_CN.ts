@@ -1708,6 +1708,97 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
+    <name>NodeKind</name>
+    <message>
+        <source>start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>end</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>if-else</source>
+        <translation>判断</translation>
+    </message>
+    <message>
+        <source>loop</source>
+        <translation>循环</translation>
+    </message>
+    <message>
+        <source>goto</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>click</source>
+        <translation>点击</translation>
+    </message>
+    <message>
+        <source>fill</source>
+        <translation>填写</translation>
+    </message>
+    <message>
+        <source>select</source>
+        <translation>选择</translation>
+    </message>
+    <message>
+        <source>press</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>scroll</source>
+        <translation>滚动</translation>
+    </message>
+    <message>
+        <source>swipe</source>
+        <translation>滑动</translation>
+    </message>
+    <message>
+        <source>upload</source>
+        <translation>上传</translation>
+    </message>
+    <message>
+        <source>wait</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <source>extract</source>
+        <translation>提取</translation>
+    </message>
+    <message>
+        <source>export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>script</source>
+        <translation>页面脚本</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>cdp</source>
+        <translation>CDP</translation>
+    </message>
+    <message>
+        <source>http-request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>handoff</source>
+        <translation>交接</translation>
+    </message>
+    <message>
+        <source>captcha</source>
+        <translation>验证码</translation>
+    </message>
+</context>
+<context>
     <name>NodeMenu</name>
     <message>
         <source>Flow</source>

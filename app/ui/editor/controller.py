@@ -15,6 +15,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from app.ui.editor import commands, layout, rules
 from app.ui.editor.model import EditorModel, JsonDict, Level
+from app.ui.node_kinds import kind_label
 from workflows.nodes import NODE_TYPES
 
 log = logging.getLogger("browserpilot.editor")
@@ -99,7 +100,7 @@ class EditorController(QObject):
             data = {**default_data(kind), "nodes": starter_body(rules.new_node_id("code", self.model.all_ids() | {node_id}))}
         node = {"id": node_id, "data": data or default_data(kind),
                 "position": {"x": round(position[0]), "y": round(position[1])}}
-        with self._macro(self.tr("Add {kind}").format(kind=kind)):
+        with self._macro(self.tr("Add {kind}").format(kind=kind_label(kind))):
             self._pin(level)
             self._push(commands.AddNode(self.model, level, node))
             if after is not None:

@@ -22,6 +22,7 @@ from app.ui.editor.locator_editor import LocatorEditor
 from app.ui.editor.model import MISSING
 from app.ui.editor.structured import SPECS, RecordList, from_items, to_items
 from app.ui.editor.templates import TemplateCompleter, reachable_variables
+from app.ui.node_kinds import kind_label
 from workflows.nodes import NODE_TYPES, NodeLocator
 
 MULTILINE = {"source", "code", "body", "headers", "message", "params"}
@@ -89,7 +90,7 @@ class NodeForm(QWidget):
         kind = str(data.get("type"))
         node_model = NODE_TYPES.get(kind)
         layout = QVBoxLayout(self)
-        header = QLabel(f"<b>{node_id}</b> · {kind}", self)
+        header = QLabel(f"<b>{node_id}</b> · {kind_label(kind)}", self)
         header.setObjectName("node-form-header")
         layout.addWidget(header)
         if node_model is not None and node_model.__doc__:

@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor, QFocusEvent, QFont, QKeyEvent, QPainte
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsTextItem, QStyle, QStyleOptionGraphicsItem,
                                QWidget)
 
+from app.ui.node_kinds import kind_label
 from workflows.nodes import NODE_TYPES
 
 NODE_WIDTH = 190.0
@@ -99,8 +100,8 @@ class NodeItem(QGraphicsItem):
         self.kind = str(data.get("type") or "?")
         self.title = str(data.get("title") or self.node_id)
         inside = len(data.get("nodes") or [])
-        self.subtitle = self.kind + (" · " + QCoreApplication.translate("EditorCanvas", "%n inside", "", inside)
-                                     if self.kind == "loop" else "")
+        self.subtitle = kind_label(self.kind) + (
+            " · " + QCoreApplication.translate("EditorCanvas", "%n inside", "", inside) if self.kind == "loop" else "")
         handles = handles_of(data)
         for port in [*self.output_ports.values(), *([self.input_port] if self.input_port else [])]:
             port.setParentItem(None)

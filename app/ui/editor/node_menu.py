@@ -7,6 +7,7 @@ from PySide6.QtCore import QCoreApplication, QPoint, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from app.ui.node_kinds import kind_with_name
 from workflows.nodes import NODE_TYPES
 
 
@@ -37,7 +38,7 @@ class NodeMenu(QFrame):
             if kind == "start":
                 continue
             doc = (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else ""
-            item = QListWidgetItem(f"{kind}    — {group_name(model.category)}")
+            item = QListWidgetItem(f"{kind_with_name(kind)}    — {group_name(model.category)}")
             item.setData(Qt.ItemDataRole.UserRole, kind)
             item.setToolTip(doc)
             self.list.addItem(item)
