@@ -32,21 +32,24 @@ COLUMNS = (QT_TRANSLATE_NOOP("AgentRunTableModel", "Started"), QT_TRANSLATE_NOOP
            QT_TRANSLATE_NOOP("AgentRunTableModel", "Tokens"), QT_TRANSLATE_NOOP("AgentRunTableModel", "Cost"))
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("AgentRunsPanel", text)
-
 
 def answer_texts(record: dict[str, Any]) -> dict[str, str]:
     """The three answers as a person reads them: what the agent said, what the judge said, what the checks found."""
     report = record.get("selfReport")
     judge = record.get("judge")
     checks = record.get("checks") or []
+    if report:
+        said = (QCoreApplication.translate("AgentRunsPanel", "success") if report["success"]
+                else QCoreApplication.translate("AgentRunsPanel", "failure"))
+        said += f": {report['answer']}" if report.get("answer") else ""
+    else:
+        said = QCoreApplication.translate("AgentRunsPanel", "no report (no done call)")
     return {
-        "self": (_t("success") if report["success"] else _t("failure")) + (f": {report['answer']}" if report.get("answer")
-                                                                          else "") if report
-        else _t("no report (no done call)"),
-        "judge": f"{judge['verdict']}: {judge.get('reason', '')}" if judge else _t("not asked"),
-        "checks": "; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in checks) or _t("none"),
+        "self": said,
+        "judge": (f"{judge['verdict']}: {judge.get('reason', '')}" if judge
+                  else QCoreApplication.translate("AgentRunsPanel", "not asked")),
+        "checks": ("; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in checks)
+                   or QCoreApplication.translate("AgentRunsPanel", "none")),
     }
 
 
@@ -55,13 +58,18 @@ def steps_text(record: dict[str, Any]) -> str:
     lines: list[str] = []
     for number, step in enumerate(record.get("steps") or [], start=1):
         text = (step.get("text") or "").strip()
-        lines.append(_t("Step {n}").format(n=number) + (f": {text}" if text else ""))
+        lines.append(QCoreApplication.translate("AgentRunsPanel", "Step {n}").format(n=number)
+                     + (f": {text}" if text else ""))
         for call in step.get("calls") or step.get("toolCalls") or []:
-            outcome = (_t("skipped") if call.get("skipped") else
-                       (_t("ok") if call.get("ok") else _t("failed: {error}").format(error=call.get("error"))))
+            if call.get("skipped"):
+                outcome = QCoreApplication.translate("AgentRunsPanel", "skipped")
+            elif call.get("ok"):
+                outcome = QCoreApplication.translate("AgentRunsPanel", "ok")
+            else:
+                outcome = QCoreApplication.translate("AgentRunsPanel", "failed: {error}").format(error=call.get("error"))
             lines.append(f"  {call.get('name')} {json.dumps(call.get('input') or {}, ensure_ascii=False)[:200]} → "
                          f"{outcome}")
-    return "\n".join(lines) or _t("No steps.")
+    return "\n".join(lines) or QCoreApplication.translate("AgentRunsPanel", "No steps.")
 
 
 class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
@@ -89,7 +97,7 @@ class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
         cost = run.get("costUsd")
         return [
             local_time(run.get("startedAt")), run.get("task", ""), run.get("status", ""),
-            "—" if report is None else (_t("success") if report else _t("failure")), run.get("judge") or "—",
+            "—" if report is None else (self.tr("success") if report else self.tr("failure")), run.get("judge") or "—",
             f"{sum(checks)}/{len(checks)}" if checks else "—",
             f"{(run.get('inputTokens') or 0) + (run.get('outputTokens') or 0)}",
             f"${cost:.4f}" if isinstance(cost, (int, float)) else "—",
@@ -109,7 +117,8 @@ class AgentRunsPanel(QWidget):
         self.table = record_table(self, self.model, "agent-runs")
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._select(current.row()))
-        row, self.buttons = button_row(self, "agent-runs", [("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw")])
+        row, self.buttons = button_row(self, "agent-runs",
+                                       [("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw")])
         self.note = QLabel(self)
         self.note.setObjectName("agent-runs-note")
         row.addStretch(1)

@@ -235,8 +235,9 @@ class MainWindow(QMainWindow):
         action.triggered.connect(lambda _checked=False: handler())
         return action
 
-    def _add(self, menu_name: str, text: str, icon_name: str, shortcut: QKeySequence | str | QKeySequence.StandardKey | None,
-             handler: Callable[[], object], name: str) -> QAction:
+    def _add(self, menu_name: str, text: str, icon_name: str,
+             shortcut: QKeySequence | str | QKeySequence.StandardKey | None, handler: Callable[[], object],
+             name: str) -> QAction:
         action = self._action(text, icon_name, shortcut, handler, name)
         self._menus[menu_name].addAction(action)
         self.actions_by_name[name] = action

@@ -316,7 +316,8 @@ class RunDetail(QWidget):
                           ("env", self.tr("Environment:")), ("started", self.tr("Started:")),
                           ("ended", self.tr("Ended:")), ("duration", self.tr("Duration:")),
                           ("batch", self.tr("Batch:")), ("stopped", self.tr("Stopped at:")),
-                          ("error", self.tr("Error:")), ("har", self.tr("HAR:")), ("screenshot", self.tr("Screenshot:"))):
+                          ("error", self.tr("Error:")), ("har", self.tr("HAR:")),
+                          ("screenshot", self.tr("Screenshot:"))):
             label = _selectable(QLabel(self))
             label.setObjectName(f"run-{key}")
             self.labels[key] = label
@@ -686,7 +687,7 @@ class RunsPanel(QWidget):
     def _on_tick(self) -> None:
         self.model.tick()
         if self.detail.run and self.detail.run.get("status") == "running":
-            self.detail.labels["duration"].setText(self.detail.tr("{duration} so far").format(
+            self.detail.labels["duration"].setText(QCoreApplication.translate("RunDetail", "{duration} so far").format(
                 duration=format_duration(elapsed_ms(self.detail.run.get("startedAt")))))
 
     def _update_buttons(self) -> None:

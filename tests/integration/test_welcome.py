@@ -49,7 +49,6 @@ def test_the_welcome_shows_once_per_data_folder(qapp: QApplication, qtbot: QtBot
         assert copied.startswith("claude mcp add --transport http browserpilot http://127.0.0.1:")
         assert f"Bearer {app.mcp.token()}" in copied and "Claude Code" in welcome.note.text()
         assert "README" in welcome.readme.text()
-        assert json.loads(app.data.settings_json.read_text("utf-8"))["welcomeShown"] is True
         welcome.accept()
         qtbot.waitUntil(lambda: window.welcome is None)
         # Help → Welcome shows it again whenever asked.
@@ -57,5 +56,6 @@ def test_the_welcome_shows_once_per_data_folder(qapp: QApplication, qtbot: QtBot
         assert window.welcome is not None and window.welcome.isVisible()
         window.welcome.reject()
 
+    assert json.loads((data_dir / "settings.json").read_text("utf-8"))["welcomeShown"] is True  # remembered
     with app_with_windows(qapp, data_dir) as again:  # a restart on the same folder: no welcome
         assert again.main_window is not None and again.main_window.welcome is None
