@@ -197,5 +197,5 @@ def test_a_dialog_and_qts_own_buttons_in_chinese(qtbot: QtBot, chinese: None) ->
 def test_every_node_type_has_a_shown_name(chinese: None) -> None:
     """A new node type must be listed in app/ui/node_kinds.py (and so get its Chinese name)."""
     assert set(KIND_NAMES) == set(NODE_TYPES)
-    assert kind_label("if-else") == "判断" and kind_with_name("click") == "点击 click"
+    assert kind_label("if-else") == "判断" and kind_with_name("click") == "点击 click" and kind_with_name("cdp") == "CDP"
     assert kind_label("no-such-type") == "no-such-type"

@@ -33,6 +33,7 @@ def kind_label(kind: str) -> str:
 
 
 def kind_with_name(kind: str) -> str:
-    """The shown name with the type beside it when they differ ("点击 click"), so a search by either finds it."""
+    """The shown name with the type beside it when they differ ("点击 click", but "CDP"), so a search by either
+    finds it."""
     label = kind_label(kind)
-    return kind if label == kind else f"{label} {kind}"
+    return label if label.casefold() == kind.casefold() else f"{label} {kind}"
