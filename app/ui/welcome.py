@@ -47,7 +47,7 @@ class WelcomeDialog(QDialog):
         self.setObjectName("welcome")
         self.setWindowTitle(self.tr("Welcome to BrowserPilot"))
         self.setStyleSheet(PANEL_STYLE)
-        self.resize(640, 560)
+        self.resize(660, 620)
         title = QLabel(self.tr("Welcome to BrowserPilot"), self)
         title.setObjectName("welcome-title")
         intro = QLabel(self.tr("One shared browser for you and your AI agents: environments keep their own logins, "
