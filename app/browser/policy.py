@@ -305,7 +305,7 @@ def _valid(patterns: list[str], env_id: str, label: str) -> list[str]:
 _BLOCK_PAGE_JS = """(() => {
   const d = %s;
   if (!String(location.href).startsWith('chrome-error:')) return false;
-  document.title = 'Blocked: ' + (d.host || d.url);
+  document.title = d.title;
   const body = document.body || document.documentElement.appendChild(document.createElement('body'));
   document.querySelectorAll('style, link[rel=stylesheet]').forEach((e) => e.remove());
   body.replaceChildren();
@@ -314,12 +314,11 @@ _BLOCK_PAGE_JS = """(() => {
   body.id = 'browserpilot-blocked';
   const add = (tag, text, style) => { const e = document.createElement(tag); e.textContent = text;
     if (style) e.setAttribute('style', style); body.appendChild(e); return e; };
-  add('h1', 'Blocked by this environment\\u2019s network policy', 'font-size: 22px; font-weight: 600');
-  add('p', d.host ? d.host + ' is not allowed in ' + d.env + '.' : 'This address is not allowed in ' + d.env + '.');
-  add('p', 'Rule: ' + d.rule, 'font-family: monospace');
+  add('h1', d.heading, 'font-size: 22px; font-weight: 600');
+  add('p', d.message);
+  add('p', d.rule, 'font-family: monospace');
   add('p', d.url, 'font-family: monospace; color: #5f6368; word-break: break-all');
-  add('p', 'To open it, change the allowed or blocked domains in the environment\\u2019s settings '
-    + '(Environments \\u2192 Settings\\u2026), then reload.', 'color: #5f6368');
+  add('p', d.hint, 'color: #5f6368');
   return true;
 })()"""
 
@@ -376,13 +375,24 @@ class PageGuard(QObject):
     def _show_block_page(self, url: str, verdict: Verdict, attempts: int) -> None:
         if not shiboken6.isValid(self.page) or self.page.url().toString() != url:
             return
-        data = json.dumps({"env": self.env_id, "host": verdict.host, "rule": verdict.rule, "url": url})
+        data = json.dumps({"url": url, **self._block_texts(url, verdict)})
 
         def done(shown: object) -> None:
             if shown is not True and attempts > 1:  # the error page may not be committed yet
                 QTimer.singleShot(50, lambda: self._show_block_page(url, verdict, attempts - 1))
 
         self.page.runJavaScript(_BLOCK_PAGE_JS % data, 0, done)
+
+    def _block_texts(self, url: str, verdict: Verdict) -> dict[str, str]:
+        """The explanation's words, in the UI's language (the page shows them as plain text)."""
+        env = self.env_id
+        return {"title": self.tr("Blocked: {host}").format(host=verdict.host or url),
+                "heading": self.tr("Blocked by this environment’s network policy"),
+                "message": (self.tr("{host} is not allowed in {env}.").format(host=verdict.host, env=env)
+                            if verdict.host else self.tr("This address is not allowed in {env}.").format(env=env)),
+                "rule": self.tr("Rule: {rule}").format(rule=verdict.rule),
+                "hint": self.tr("To open it, change the allowed or blocked domains in the environment’s settings "
+                                "(Environments → Settings…), then reload.")}
 
     def block_reason(self, url: str, since: float) -> str | None:
         """`blocked by the policy of env-…: host (rule)` when the policy stopped a navigation of this page to

@@ -189,7 +189,8 @@ class InputField:
         layout.setContentsMargins(0, 0, 0, 0)
         use = QCheckBox(QCoreApplication.translate("RunInputsDialog", "Set"), row)
         use.setObjectName(f"input-{self.variable.variable}-set")
-        use.setToolTip(QCoreApplication.translate("RunInputsDialog", "Leave unchecked to run without this optional input"))
+        use.setToolTip(QCoreApplication.translate("RunInputsDialog",
+                                                  "Leave unchecked to run without this optional input"))
         editor.setParent(row)
         editor.setEnabled(False)
         use.toggled.connect(editor.setEnabled)

@@ -204,9 +204,57 @@
         <source>Cost</source>
         <translation>费用</translation>
     </message>
+    <message>
+        <source>success</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>失败</translation>
+    </message>
 </context>
 <context>
     <name>AgentRunsPanel</name>
+    <message>
+        <source>success</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>no report (no done call)</source>
+        <translation>没有自述（没有调用 done）</translation>
+    </message>
+    <message>
+        <source>not asked</source>
+        <translation>没有询问</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Step {n}</source>
+        <translation>第 {n} 步</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failed: {error}</source>
+        <translation>失败：{error}</translation>
+    </message>
+    <message>
+        <source>No steps.</source>
+        <translation>没有步骤。</translation>
+    </message>
     <message>
         <source>Re&amp;fresh</source>
         <translation>刷新(&amp;F)</translation>
@@ -1826,6 +1874,33 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
+    <name>PageGuard</name>
+    <message>
+        <source>Blocked: {host}</source>
+        <translation>已拦截：{host}</translation>
+    </message>
+    <message>
+        <source>Blocked by this environment’s network policy</source>
+        <translation>被这套环境的网络规则拦截了</translation>
+    </message>
+    <message>
+        <source>{host} is not allowed in {env}.</source>
+        <translation>{env} 里不允许访问 {host}。</translation>
+    </message>
+    <message>
+        <source>This address is not allowed in {env}.</source>
+        <translation>{env} 里不允许访问这个地址。</translation>
+    </message>
+    <message>
+        <source>Rule: {rule}</source>
+        <translation>规则：{rule}</translation>
+    </message>
+    <message>
+        <source>To open it, change the allowed or blocked domains in the environment’s settings (Environments → Settings…), then reload.</source>
+        <translation>要打开它，请在环境设置里（环境 → 设置…）修改允许或拦截的域名，然后刷新。</translation>
+    </message>
+</context>
+<context>
     <name>RecordList</name>
     <message>
         <source>condition</source>
@@ -2702,13 +2777,6 @@ Its past runs stay in the Runs panel. Export it first if you may want it back.</
     <message>
         <source>Stop BrowserPilot here and use this page yourself</source>
         <translation>让 BrowserPilot 停下，你自己来用这个页面</translation>
-    </message>
-</context>
-<context>
-    <name>self.detail</name>
-    <message>
-        <source>{duration} so far</source>
-        <translation>已用 {duration}</translation>
     </message>
 </context>
 </TS>
