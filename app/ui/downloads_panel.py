@@ -36,6 +36,7 @@ from app.ui.theme import icon
 log = logging.getLogger("browserpilot.ui")
 
 ICON_SIZE = QSize(16, 16)
+MAX_ROWS = 200  # the oldest finished downloads leave the list beyond this (their files stay)
 
 
 def file_icon_name(name: str) -> str:
@@ -240,6 +241,9 @@ class DownloadsPanel(QWidget):
         row = DownloadRow(record, request, self)
         self.rows.insert(0, row)
         self._list_layout.insertWidget(0, row)
+        for old in [old for old in self.rows[MAX_ROWS:] if old.record.state != "in progress"]:
+            self.rows.remove(old)
+            old.deleteLater()
         self._update_empty()
         self.changed.emit()
         return row

@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -202,6 +202,7 @@ class EnvWindow(QMainWindow):
         self._ops = ops
         self._tab_group: dict[str, str] = {}  # tab id -> group id
         self._load_progress: dict[str, int] = {}  # tab id -> last load progress
+        self._favicons: dict[str, tuple[str, QIcon]] = {}  # tab id -> (address, its last favicon)
         self.profile = profile
         self._search_url = search_url
         self._home_url = home_url
@@ -238,6 +239,7 @@ class EnvWindow(QMainWindow):
         self._spinner.setInterval(SPINNER_MS)
         self._spinner.timeout.connect(self._spin)
         self._spin_step = 0
+        self._spinner_frames: dict[tuple[int, float, int], QIcon] = {}
 
         self.address = AddressBar(self)
         self.address.setPlaceholderText(self.tr("Search or enter an address"))
@@ -254,6 +256,7 @@ class EnvWindow(QMainWindow):
         self._build_recording()
         self._build_downloads()
         self._build_menu()
+        self._built = True
 
     # -- building --------------------------------------------------------------------------------------
     def _action(self, text: str, shortcuts: list[QKeySequence | str], handler: Callable[[], object],
@@ -374,7 +377,7 @@ class EnvWindow(QMainWindow):
         tab.loadProgress.connect(lambda value, t=tab: self._on_load_progress(t, value))
         tab.loadFinished.connect(lambda ok, t=tab: self._on_load_progress(t, 100))
         tab.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
-        tab.destroyed.connect(lambda _obj=None, tab_id=tab.tab_id: self._load_progress.pop(tab_id, None))
+        tab.destroyed.connect(lambda _obj=None, tab_id=tab.tab_id: self._forget_tab(tab_id))
         current = self.tabs.currentIndex()
         index = self.tabs.insertTab(current + 1 if current >= 0 else 0, tab, self.tr("New Tab"))
         self._add_close_button(tab)
@@ -390,6 +393,10 @@ class EnvWindow(QMainWindow):
         if focus_address:
             self._focus_address()
         return tab
+
+    def _forget_tab(self, tab_id: str) -> None:
+        self._load_progress.pop(tab_id, None)
+        self._favicons.pop(tab_id, None)
 
     def _add_close_button(self, tab: BrowserTab) -> None:
         bar = self.tabs.tabBar()
@@ -538,16 +545,36 @@ class EnvWindow(QMainWindow):
         index = self.tabs.indexOf(tab)
         if index < 0:
             return
-        favicon = icon if icon is not None else tab.icon()
+        favicon = self._favicon(tab, icon if icon is not None else tab.icon())
         base = self._spinner_frame() if tab.loading else (favicon if not favicon.isNull() else self._fallback_icon)
         control = TabControl.of(tab)
         self.tabs.setTabIcon(index, state_icon(base, control.state, self.palette(), TAB_ICON) if control else base)
 
+    def _favicon(self, tab: BrowserTab, favicon: QIcon) -> QIcon:
+        """The page's favicon; QtWebEngine drops it when a link turns out to be a download (the page stays),
+        so the last one of the same address is kept."""
+        url = tab.url().toString()
+        if not favicon.isNull():
+            self._favicons[tab.tab_id] = (url, favicon)
+            return favicon
+        kept = self._favicons.get(tab.tab_id)
+        return kept[1] if kept is not None and kept[0] == url else favicon
+
     def _spinner_frame(self) -> QIcon:
-        """The loader icon turned to the spinner's current step, in the accent colour."""
+        """The loader icon turned to the spinner's current step, in the accent colour (one per step, kept)."""
         ratio = self.devicePixelRatioF()
+        colour = self.palette().color(self.palette().ColorRole.Highlight)
+        key = (self._spin_step, ratio, colour.rgba())
+        frame = self._spinner_frames.get(key)
+        if frame is None:
+            if len(self._spinner_frames) > 4 * SPINNER_STEPS:
+                self._spinner_frames.clear()
+            frame = self._spinner_frames[key] = self._draw_spinner_frame(ratio, colour)
+        return frame
+
+    def _draw_spinner_frame(self, ratio: float, colour: QColor) -> QIcon:
         side = round(TAB_ICON * ratio)
-        source = icon("loader-circle", color=self.palette().color(self.palette().ColorRole.Highlight))
+        source = icon("loader-circle", color=colour)
         pixmap = QPixmap(side, side)
         pixmap.fill(Qt.GlobalColor.transparent)
         painter = QPainter(pixmap)
@@ -775,6 +802,18 @@ class EnvWindow(QMainWindow):
         if visible:
             self._unseen_downloads = 0
             self.downloads_button.set_count(0)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802
+        """The theme changed (light/dark): redraw what was drawn in the old colours."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) \
+                and getattr(self, "_built", False):
+            for tab in self.tab_list():
+                self._set_tab_icon(tab)
+            current = self.current_tab()
+            if current is not None:
+                self._show_control_state(current)
+                self._show_recording(current)
 
     # -- closing ---------------------------------------------------------------------------------------
     def dispose_tabs(self) -> None:

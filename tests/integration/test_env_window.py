@@ -4,6 +4,7 @@ chip, and the Downloads list (real QtWebEngine offscreen, one app for the module
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -16,9 +17,11 @@ from pytestqt.qtbot import QtBot
 from app.browser.downloads import arm_download
 from app.shell import BrowserPilotApp
 from app.ui.control_overlay import HANDOFF_COLOR
+from app.ui import theme
 from app.ui.env_window import EnvWindow
 from tests.support.qt import running_app, wait_loaded
 from tests.support.server import LocalServer, Request, Response
+from tests.support.theme import restored  # noqa: F401  (fixture)
 
 PAYLOAD = bytes(range(256)) * 1200  # 300 KiB
 
@@ -128,6 +131,28 @@ def test_the_control_chip_follows_the_tabs_state(qtbot: QtBot, window: EnvWindow
     window.tabs.setCurrentWidget(tab)
     assert chip.text() == "Shared"
     window.close_tab(other)
+
+
+def test_a_theme_change_redraws_the_chip_and_the_toolbar_icons(window: EnvWindow, restored: QApplication) -> None:
+    tab = window.current_tab()
+    assert tab is not None
+    window.control_of(tab).set_state("shared")
+
+    def chip_colour() -> QColor:
+        image = window.control_label.grab().toImage()
+        return image.pixelColor(image.width() - 9, image.height() // 2)
+
+    def home_ink() -> QColor:
+        button = window.navigation.widgetForAction(window.home_action)
+        image = button.icon().pixmap(QSize(24, 24)).toImage()
+        return QColor(Counter(c.name() for c in opaque_colours(image)).most_common(1)[0][0])
+
+    theme.apply_theme(restored, scheme="dark")
+    assert close_to(chip_colour(), QColor(theme.DARK.hover), 6)
+    assert home_ink().lightness() > 180
+    theme.apply_theme(restored, scheme="light")
+    assert close_to(chip_colour(), QColor(theme.LIGHT.hover), 6)
+    assert home_ink().lightness() < 80
 
 
 def test_a_download_appears_in_the_list_with_its_size_and_opens_its_folder(qtbot: QtBot, app: BrowserPilotApp,

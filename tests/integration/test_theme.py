@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
 
 import pytest
 from PySide6.QtCore import QSize
@@ -11,17 +10,7 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from app.ui import theme
-
-
-@pytest.fixture
-def restored(qapp: QApplication) -> Iterator[QApplication]:
-    """The shared QApplication, put back as it was after the test (other tests expect the plain look)."""
-    palette, sheet, font = QPalette(qapp.palette()), qapp.styleSheet(), qapp.font()
-    yield qapp
-    qapp.setProperty("browserpilotTheme", None)
-    qapp.setStyleSheet(sheet)
-    qapp.setPalette(palette)
-    qapp.setFont(font)
+from tests.support.theme import restored  # noqa: F401  (fixture)
 
 
 def _drawn_colour(image: QImage) -> QColor:
