@@ -8,6 +8,9 @@
 #   3. PyInstaller with packaging/browserpilot.spec -> build/bundle/dist/browserpilot/
 #   4. icons (packaging/make_icons.py), the desktop entry and install.sh added; tar.gz written
 # Needs ./dev.sh setup done first (dev.sh package does it).
+#
+#   packaging/build_bundle.sh                     package the working tree as it is
+#   packaging/build_bundle.sh --from-commit REF   package a commit (git archive REF), e.g. HEAD for a release
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,9 +23,20 @@ PYINSTALLER_REQ="pyinstaller>=6.10,<7"
 version=$("$VENV/bin/python" -c "import tomllib; print(tomllib.load(open('pyproject.toml','rb'))['project']['version'])")
 name="browserpilot-$version-linux-x86_64"
 
+source=.
+if [ "${1:-}" = --from-commit ]; then
+  [ -n "${2:-}" ] || { echo "package: --from-commit needs a commit" >&2; exit 2; }
+  rm -rf build/source && mkdir -p build/source
+  git archive "$2" | tar -x -C build/source
+  source=build/source
+  echo "package: from commit $(git rev-parse --short "$2")"
+elif [ $# -gt 0 ]; then
+  echo "usage: packaging/build_bundle.sh [--from-commit REF]" >&2; exit 2
+fi
+
 echo "package: wheel"
 rm -rf build/wheel build/lib build/bdist.* && mkdir -p dist
-"$VENV/bin/python" -m pip wheel . --no-deps --no-build-isolation -q -w build/wheel
+"$VENV/bin/python" -m pip wheel "$source" --no-deps --no-build-isolation -q -w build/wheel
 wheel=$(ls build/wheel/browserpilot-"$version"-*.whl)
 cp "$wheel" dist/
 
