@@ -59,7 +59,8 @@ def _qt_app(headless: bool) -> Any:
     app.setQuitOnLastWindowClosed(not headless)
     app.setWindowIcon(QIcon(str(APP_ICON)))
     install_translations(app)  # Chinese for a Chinese locale, English otherwise (BROWSERPILOT_LANG overrides)
-    apply_theme(app)
+    if not headless:  # no one sees a headless app's widgets: skip the stylesheet's cost at start and per widget
+        apply_theme(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     return app, loop
