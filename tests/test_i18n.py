@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QTabWidget, QToolBar, QToolButton
+from PySide6.QtWidgets import (QApplication, QDialogButtonBox, QLabel, QPushButton, QTabWidget, QToolBar,
+                               QToolButton)
 from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from pytestqt.qtbot import QtBot
@@ -149,7 +150,7 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 
 def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
     """What a person reads first: the menus, the panels' tabs, the environment window's toolbar tooltips and
-    the page's context menu."""
+    the page's context menu, the overlay of a tab an agent drives."""
     main = app.main_window  # type: ignore[attr-defined]
     window = app.show_environment("env-default")  # type: ignore[attr-defined]
     qtbot.waitUntil(lambda: window.isVisible() and bool(window.findChild(QToolBar, "navigation").actions()))
@@ -159,9 +160,12 @@ def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
     tips = [button.toolTip() for button in buttons if isinstance(button, QToolButton)]  # not the address bar
     page = window.findChild(QWebEngineView).page()  # its context menu's entries come from qtwebengine_zh_CN
     actions = [page.action(action).text() for action in PAGE_ACTIONS]
+    agent_tab = app.open_url("env-default", "about:blank", control="agent")  # type: ignore[attr-defined]
+    overlay = [agent_tab.findChild(QLabel, "control-message"), agent_tab.findChild(QPushButton, "control-take-over")]
+    qtbot.waitUntil(lambda: all(widget is not None and widget.isVisible() for widget in overlay))
     return {"menus": [action.text() for action in main.menuBar().actions() if action.text()],
             "panels": [panels.tabText(index) for index in range(panels.count())],
-            "tooltips": tips, "page menu": actions}
+            "tooltips": tips, "page menu": actions, "agent overlay": [widget.text() for widget in overlay]}
 
 
 def test_the_main_and_environment_windows_speak_chinese(qtbot: QtBot, qapp: QApplication, data_dir: Path,

@@ -33,7 +33,7 @@ from enum import StrEnum
 from typing import Awaitable, Callable, Iterator, Literal
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QInputMethodQueryEvent, QPixmap
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QWidget
@@ -45,8 +45,10 @@ log = logging.getLogger("browserpilot.browser")
 CONTROL_OBJECT_NAME = "browserpilot-tab-control"
 MAX_HANDOFF_WAIT = 600.0  # seconds: an operation waits at most 10 minutes for the person
 HANDOFF_POLL = 0.25  # seconds between two checks for the operation's target
-DEFAULT_AGENT_MESSAGE = "BrowserPilot is operating this page"
-DEFAULT_HANDOFF_MESSAGE = "BrowserPilot handed this page to you. Click Done when you are finished."
+# Shown when the operation gave no message; translated when shown (the constants stay English).
+DEFAULT_AGENT_MESSAGE = QT_TRANSLATE_NOOP("TabControl", "BrowserPilot is operating this page")
+DEFAULT_HANDOFF_MESSAGE = QT_TRANSLATE_NOOP("TabControl",
+                                            "BrowserPilot handed this page to you. Click Done when you are finished.")
 
 
 class ControlState(StrEnum):
@@ -174,8 +176,8 @@ class TabControl(QObject):
 
     @staticmethod
     def _default_message(state: ControlState) -> str:
-        return {ControlState.AGENT: DEFAULT_AGENT_MESSAGE,
-                ControlState.HANDOFF: DEFAULT_HANDOFF_MESSAGE}.get(state, "")
+        text = {ControlState.AGENT: DEFAULT_AGENT_MESSAGE, ControlState.HANDOFF: DEFAULT_HANDOFF_MESSAGE}.get(state, "")
+        return QCoreApplication.translate("TabControl", text) if text else ""
 
     # -- handoff ---------------------------------------------------------------------------------------
     async def wait_handoff_end(self, target_present: Callable[[], Awaitable[bool]] | None = None,

@@ -2457,6 +2457,17 @@ New value:</source>
     </message>
 </context>
 <context>
+    <name>TabControl</name>
+    <message>
+        <source>BrowserPilot is operating this page</source>
+        <translation>BrowserPilot 正在操作这个页面</translation>
+    </message>
+    <message>
+        <source>BrowserPilot handed this page to you. Click Done when you are finished.</source>
+        <translation>BrowserPilot 把这个页面交接给你了。做完后点“完成”。</translation>
+    </message>
+</context>
+<context>
     <name>ValidationList</name>
     <message>
         <source>No problems.</source>
