@@ -78,6 +78,7 @@ ADDRESS_RADIUS = 14  # as QLineEdit#address's border-radius in app.qss
 PROGRESS_LINE = 3  # px: the load progress line in the address bar
 SPINNER_MS = 80
 SPINNER_STEPS = 12
+PANEL_ICONS = {"agent-dock": "bot"}  # docks that others add to the window, shown on the toolbar
 
 
 def window_title(env_name: str) -> str:
@@ -782,12 +783,21 @@ class EnvWindow(QMainWindow):
         self.downloads_button.setDefaultAction(self.downloads_action)
         self.downloads_button.setIconSize(TOOLBAR_ICON)
         self.downloads_button.setAutoRaise(True)
-        self.navigation.addWidget(self.downloads_button)
+        self._downloads_button_action = self.navigation.addWidget(self.downloads_button)
         self._menus[1].addAction(self.downloads_action)
         self._unseen_downloads = 0
         self.downloads_dock.visibilityChanged.connect(self._on_downloads_visibility)
         if isinstance(manager, DownloadManager):
             manager.download_started.connect(self._on_download_started)
+
+    def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget, *args: object) -> None:  # noqa: N802
+        """A panel docked from outside (the Agent panel) also gets a toolbar button: its toggle action."""
+        super().addDockWidget(area, dock, *args)  # type: ignore[call-overload]
+        icon_name = PANEL_ICONS.get(dock.objectName())
+        if icon_name is not None and hasattr(self, "_downloads_button_action"):
+            action = dock.toggleViewAction()
+            action.setIcon(icon(icon_name))
+            self.navigation.insertAction(self._downloads_button_action, action)
 
     def _on_download_started(self, record: DownloadRecord, request: QWebEngineDownloadRequest) -> None:
         if self.downloads_dock.isVisible():
