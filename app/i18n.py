@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -79,6 +80,14 @@ def choose_language(environ: Mapping[str, str] | None = None,
         if language is not None:
             return language
     return ENGLISH
+
+
+def button_text(text: str) -> str:
+    """A menu entry's text for a button beside its icon: no mnemonic, no trailing ellipsis. Qt strips the `&`
+    itself but leaves the `(R)` of a translated "运行(&R)…"; this gives "运行" (and "&Run…" gives "Run")."""
+    text = re.sub(r"\s*\(&[^&)]\)", "", text)
+    text = re.sub(r"&(.)", r"\1", text)
+    return re.sub(r"(…|\.\.\.)$", "", text).strip()
 
 
 def lrelease_program() -> Path:

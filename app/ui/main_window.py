@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.i18n import button_text
 from app.settings import SettingsStore
 from app.ui.empty_state import PANEL_STYLE
 from app.ui.env_panel import EnvironmentsPanel
@@ -303,7 +304,9 @@ class MainWindow(QMainWindow):
             if name is None:
                 toolbar.addSeparator()
             else:
-                toolbar.addAction(self.actions_by_name[name])
+                action = self.actions_by_name[name]
+                action.setIconText(button_text(action.text()))  # no "(R)" of a Chinese "运行(&R)" beside the icon
+                toolbar.addAction(action)
         spacer = QWidget(toolbar)
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         toolbar.addWidget(spacer)
