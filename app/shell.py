@@ -5,7 +5,9 @@
   channels (`CdpHub`) and per-tab network captures (`CaptureRegistry`);
 - the main window (environments panel) and one `EnvWindow` per open environment;
 - shutdown in order: windows and their pages first, then profiles (so cookies are flushed and no renderer
-  is left behind).
+  is left behind), last the save manager's flush (every store's newest state on disk);
+- the stores write through one `SaveManager` (envs/savemanager.py): off the Qt thread, debounced; partition
+  and run-folder removals go to its thread too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import signal
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import shiboken6
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.browser.cdp import CdpHub
@@ -34,10 +36,12 @@ from app.ui.main_window import MainWindow
 from app.ui.op_runner import OpRunner
 from envs.datadir import DataDir
 from envs.model import DEFAULT_ENV_ID
+from envs.savemanager import SaveManager, Saver
 from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.manager import RunManager
 from workflows.ports import Control, TabInfo
 from workflows.runs import RunRecord, RunStore
+from workflows.store import WorkflowStore
 
 log = logging.getLogger("browserpilot.app")
 
@@ -45,8 +49,8 @@ log = logging.getLogger("browserpilot.app")
 class _AnnouncingRunStore(RunStore):
     """The run store, telling the app each time it writes a record (when a run starts and when it ends)."""
 
-    def __init__(self, data: DataDir, announce: Callable[[RunRecord], None]) -> None:
-        super().__init__(data)
+    def __init__(self, data: DataDir, announce: Callable[[RunRecord], None], saver: Saver) -> None:
+        super().__init__(data, saver)
         self._announce = announce
 
     def save(self, record: RunRecord) -> RunRecord:
@@ -57,14 +61,17 @@ class _AnnouncingRunStore(RunStore):
 
 class BrowserPilotApp(QObject):
     run_saved = Signal(object)  # a RunRecord was written to runs.json: a run started or ended (GUI panels follow)
+    save_failed = Signal(str)  # a store's file could not be written (from the saver's thread; kept in memory)
 
     def __init__(self, data: DataDir, *, headless: bool) -> None:
         super().__init__()
         self.data = data
         self.headless = headless
         self.exit_status = 0
-        purge_trash(data)
-        self.envs = EnvStore(data)
+        # Every store writes through this one saver, on its own thread (never the Qt thread); flushed last.
+        self.saves = SaveManager(on_error=lambda _path, message: self.save_failed.emit(message))
+        purge_trash(data, self.saves)
+        self.envs = EnvStore(data, self.saves)
         self.settings = SettingsStore(data)
         self.policies = PolicyRegistry(self.envs, self)
         self.policies.tabs_of_env = lambda env_id: [(t.tab_id, t.page()) for t in self.tabs() if t.env_id == env_id]
@@ -76,7 +83,8 @@ class BrowserPilotApp(QObject):
         self._drivers: dict[str, TabDriver] = {}
         self.registry = build_registry()
         self.ctx = OpContext(data=data, envs=self.envs, browser=self,
-                             runs=_AnnouncingRunStore(data, self.run_saved.emit))
+                             runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
+                             workflows=WorkflowStore(data, self.saves))
         self.code_sandbox = CodeSandbox(self)
         self.ctx.runner = RunManager(self.ctx.runs, self._ops_for_run, self.code_sandbox, self.ctx.tab_holders,
                                      max_concurrency=self.settings.current.batch_concurrency)
@@ -94,6 +102,7 @@ class BrowserPilotApp(QObject):
         """Show the main window, then open each (environment id, URL) given on the command line."""
         self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit, mcp=self.mcp)
         self.run_saved.connect(self.main_window.run_saved)
+        self.save_failed.connect(self._report_save_problem, Qt.ConnectionType.QueuedConnection)
         self._start_editors()
         self.main_window.show()
         if not self.headless:
@@ -125,6 +134,13 @@ class BrowserPilotApp(QObject):
         self.main_window.workflows_panel.edit_requested.connect(self.editors.open)
         self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
         self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
+
+    def _report_save_problem(self, message: str) -> None:
+        """A store's file could not be written (a full disk): the change is kept in memory and written again
+        later; the main window's status bar says so meanwhile."""
+        if self.main_window is not None and shiboken6.isValid(self.main_window):
+            self.main_window.statusBar().showMessage(self.tr("Not saved yet: {problem}").format(problem=message),
+                                                     30_000)
 
     def _ops_for_run(self, run_id: str) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
         """The operations as a workflow run calls them: its own tab is not busy for it."""
@@ -171,7 +187,10 @@ class BrowserPilotApp(QObject):
         self.code_sandbox.close()
         self.policies.close()
         self.profiles.close_all()
-        log.info("shut down: pages and profiles released")
+        for path, problem in self.saves.close().items():  # last: whatever the steps above changed is saved too
+            log.error("not saved at exit: %s (%s)", path, problem)
+            self.exit_status = 1
+        log.info("shut down: pages and profiles released, stores saved")
 
     # -- windows ---------------------------------------------------------------------------------------
     def show_environment(self, env_id: str) -> EnvWindow:

@@ -3,6 +3,7 @@
 `envs.json`, `settings.json` and later `workflows.json` and `runs.json` all go through `JsonStore`:
 
 - the document is a pydantic model with a `schema_version` field, validated on every load;
+- `encode_json` is the one text form of every store (the save manager writes it from another thread);
 - writes are atomic: a temporary file in the same folder, flushed and fsync'ed, then `os.replace`d over the
   target and the folder fsync'ed, so a crash at any moment leaves either the old or the new file, never half;
 - a file that does not parse or validate is moved aside as `<name>.corrupt-<timestamp>`, the problem is
@@ -40,6 +41,11 @@ class StoreLoad(Generic[M]):
     document: M
     problem: str | None = None
     moved_to: Path | None = None
+
+
+def encode_json(data: object) -> bytes:
+    """A store's JSON text as written to disk: UTF-8, indented, a final newline."""
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -160,9 +166,14 @@ class JsonStore(Generic[M]):
             return f"invalid at {where}: {first['msg']}"
         return None
 
+    def dump(self, document: M) -> dict[str, object]:
+        """The document as JSON data (new containers: a snapshot that later changes to the model leave alone)."""
+        return document.model_dump(mode="json", by_alias=True)
+
     def save(self, document: M) -> None:
-        """Validate and write the document atomically."""
-        data = document.model_dump(mode="json", by_alias=True)
+        """Validate and write the document atomically, now, on this thread. (The stores of a running app write
+        through envs/savemanager.py instead: off the Qt thread, without validating again what their models
+        already hold.)"""
+        data = self.dump(document)
         self.model.model_validate(data)
-        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-        atomic_write_text(self.path, text)
+        atomic_write_bytes(self.path, encode_json(data))

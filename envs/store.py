@@ -4,6 +4,13 @@ Rules: `env-default` always exists (it can be renamed, never deleted); names are
 trimming and unique (ignoring case); other ids are `env-<hex>`; domain patterns are validated and stored in
 canonical form (envs/domains.py). Listeners are told about every change so views can follow the model
 instead of owning state (the browser applies a changed domain policy to the live profile at once).
+
+The document in memory is the truth. Each change builds a new document that shares the unchanged
+`Environment` records with the old one (a record is never changed in place once it is in a document, so a
+document handed to the saver stays as it was), and hands it to the store's saver (envs/savemanager.py): in
+the app a `SaveManager` writes it off the Qt thread, debounced; by default (`ImmediateSaver`, the command
+line) it is written at once and a failed write leaves the store unchanged. Deleting an environment renames
+its partition folder aside at once and leaves the slow removal of the tree to the saver.
 """
 
 from __future__ import annotations
@@ -13,11 +20,12 @@ import os
 import secrets
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Literal, Sequence
 
 from envs.datadir import DataDir
 from envs.domains import PatternError, normalize_patterns
-from envs.jsonstore import JsonStore
+from envs.jsonstore import JsonStore, encode_json
 from envs.model import (
     DEFAULT_ENV_ID,
     MAX_NAME_LENGTH,
@@ -29,6 +37,7 @@ from envs.model import (
     default_environment,
     utc_now,
 )
+from envs.savemanager import ImmediateSaver, Saver
 
 log = logging.getLogger("browserpilot.envs")
 
@@ -86,10 +95,11 @@ def domain_of(url: str) -> str | None:
 
 
 class EnvStore:
-    """Environments of one data folder. Every change is saved atomically before listeners hear of it."""
+    """Environments of one data folder. Every change is handed to the saver before listeners hear of it."""
 
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
         self.data = data
+        self._saver: Saver = saver or ImmediateSaver()
         self._file = JsonStore(data.envs_json, EnvsDocument, EnvsDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
@@ -112,10 +122,10 @@ class EnvStore:
 
     # -- reading ---------------------------------------------------------------------------------------
     def list(self) -> list[Environment]:
-        return [env.model_copy(deep=True) for env in self._doc.environments]
+        return [_copy(env) for env in self._doc.environments]
 
     def get(self, env_id: str) -> Environment:
-        return self._find(env_id).model_copy(deep=True)
+        return _copy(self._find(env_id))
 
     def exists(self, env_id: str) -> bool:
         return any(env.id == env_id for env in self._doc.environments)
@@ -143,7 +153,7 @@ class EnvStore:
         self._commit(lambda doc: doc.environments.append(env))
         log.info("created environment %s (%s)", env_id, name)
         self._emit("created", env_id)
-        return env.model_copy(deep=True)
+        return _copy(env)
 
     def update(self, env_id: str, *, name: str | None = None, remark: str | None = None,
                allowed_domains: Sequence[str] | None = None,
@@ -163,18 +173,20 @@ class EnvStore:
         self._replace(updated)
         log.info("updated environment %s", env_id)
         self._emit("updated", env_id)
-        return updated.model_copy(deep=True)
+        return _copy(updated)
 
     def delete(self, env_id: str) -> Environment:
-        """Remove the record and the partition folder. The browser must have released the profile first."""
+        """Remove the record and the partition folder (renamed aside now, removed by the saver: in the app on
+        its worker thread, so this returns before the files are gone). The browser must have released the
+        profile first."""
         if env_id == DEFAULT_ENV_ID:
             raise EnvError("the default environment (env-default) cannot be deleted; rename it instead")
         target = self._find(env_id)
         self._commit(lambda doc: doc.environments.remove(next(e for e in doc.environments if e.id == env_id)))
-        remove_partition(self.data, env_id)
+        remove_partition(self.data, env_id, self._saver)
         log.info("deleted environment %s (%s)", env_id, target.name)
         self._emit("deleted", env_id)
-        return target.model_copy(deep=True)
+        return _copy(target)
 
     def record_visit(self, env_id: str, url: str) -> bool:
         """Remember the URL's domain as visited now. Returns whether the record changed (and was saved)."""
@@ -201,29 +213,46 @@ class EnvStore:
         self._commit(apply)
 
     def _commit(self, change: Callable[[EnvsDocument], None]) -> None:
-        """Apply a change to a copy, save it, and only then make it the current document."""
-        candidate = self._doc.model_copy(deep=True)
+        """Apply a change to a new document (a new list; the records it keeps are shared, never changed in
+        place), hand it to the saver, and then make it the current document. The saver renders it later,
+        maybe on another thread: nothing here touches it again."""
+        candidate = self._doc.model_copy(update={"environments": list(self._doc.environments)})
         change(candidate)
-        self._file.save(candidate)
+        dump = self._file.dump
+        self._saver.save(self._file.path, lambda: encode_json(dump(candidate)))
         self._doc = candidate
 
-def remove_partition(data: DataDir, env_id: str) -> None:
-    """Delete an environment's browser data. The folder is first renamed into the trash (atomic), so a
-    half-deleted partition can never be picked up again; leftovers are purged by `purge_trash`."""
+
+def _copy(env: Environment) -> Environment:
+    """A caller's own copy of a record: its lists are new; the `Site` entries (never changed in place) are shared.
+    Much cheaper than a deep copy, which a panel refreshing on every visited site paid for every environment."""
+    return env.model_copy(update={"sites": list(env.sites), "allowed_domains": list(env.allowed_domains),
+                                  "blocked_domains": list(env.blocked_domains)})
+
+
+def remove_partition(data: DataDir, env_id: str, saver: Saver | None = None) -> None:
+    """Delete an environment's browser data. The folder is first renamed into the trash (atomic and quick),
+    so a half-deleted partition can never be picked up again; the saver removes the tree (in the app: on its
+    worker thread). Leftovers of a crash are purged by `purge_trash` at the next start."""
     folder = data.partition(env_id)
     if not folder.exists():
         return
     trash = data.partitions / f"{TRASH_PREFIX}{env_id}-{secrets.token_hex(3)}"
     os.replace(folder, trash)
+    (saver or ImmediateSaver()).run(lambda: _remove_tree(trash), f"remove {trash.name}")
+
+
+def _remove_tree(trash: Path) -> None:
     shutil.rmtree(trash, ignore_errors=True)
     if trash.exists():
         log.warning("could not remove all of %s yet; it will be purged at the next start", trash)
 
 
-def purge_trash(data: DataDir) -> None:
-    """Finish deletions that an earlier run could not complete."""
+def purge_trash(data: DataDir, saver: Saver | None = None) -> None:
+    """Finish deletions that an earlier run could not complete (with a saver: on its thread)."""
     if not data.partitions.is_dir():
         return
     for entry in data.partitions.iterdir():
         if entry.name.startswith(TRASH_PREFIX):
-            shutil.rmtree(entry, ignore_errors=True)
+            (saver or ImmediateSaver()).run(lambda entry=entry: shutil.rmtree(entry, ignore_errors=True),
+                                           f"purge {entry.name}")

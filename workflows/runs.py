@@ -3,6 +3,12 @@
 A record holds what a person needs to understand a run afterwards: status, where it stopped and why, the
 failure screenshot and HAR, outputs (large values live in the run folder, not inline), files, and a per-node
 trace. Secret inputs are stored as `<secret:name>`.
+
+The index lives in memory (the truth) together with each entry's JSON data, made once when the entry is
+saved: writing `runs.json` then only joins 200 ready entries, on the saver's thread (envs/savemanager.py; in the
+app off the Qt thread, debounced), with no dump or validation of the whole document on every run start and end.
+The newest whole records (with their traces) are kept in memory too, so `get` answers without the disk while
+their `record.json` is still being written. Evicted run folders are removed by the saver as well.
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, atomic_write_text
+from envs.jsonstore import JsonStore, encode_json
+from envs.savemanager import ImmediateSaver, Saver
 
 log = logging.getLogger("browserpilot.workflows")
 
 MAX_RUNS = 200
 INLINE_OUTPUT_BYTES = 16_000
+RECENT_FULL_RECORDS = 50  # whole records kept in memory for `get` (the rest are read from record.json)
 RunStatus = Literal["running", "ok", "failed", "cancelled", "taken_over"]
 
 
@@ -120,8 +128,9 @@ def redact(value: Any, secret_values: dict[str, str]) -> Any:
 class RunStore:
     """`runs.json` of a data folder, newest first."""
 
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
         self.data = data
+        self._saver: Saver = saver or ImmediateSaver()
         self._file = JsonStore(data.root / "runs.json", RunsDocument, RunsDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
@@ -132,25 +141,34 @@ class RunStore:
                 record.status = "failed"
                 record.error = record.error or "the app stopped while this run was in progress"
                 record.ended_at = record.ended_at or record.started_at
+        # Each index entry as JSON data, made once (here for what was loaded, in `save` for the rest).
+        self._entries: dict[str, dict[str, Any]] = {
+            record.id: record.model_dump(mode="json", by_alias=True) for record in self._doc.runs}
+        self._full: dict[str, bytes] = {}  # the newest whole records' JSON, by id (at most RECENT_FULL_RECORDS)
 
     def folder(self, run_id: str) -> Path:
         return self.data.runs / run_id
 
     def list(self, limit: int = 50, workflow: str | None = None) -> list[RunRecord]:
+        """The newest index entries, each the caller's own (made from the saved JSON data: much cheaper than a
+        deep copy, which the runs panel paid for 50 records at every run start and end)."""
         runs = [r for r in self._doc.runs if workflow is None or workflow in (r.workflow_name, r.workflow_id)]
-        return [r.model_copy(deep=True) for r in runs[:limit]]
+        return [RunRecord.model_validate(self._entries[r.id]) for r in runs[:limit]]
 
     def get(self, run_id: str) -> RunRecord:
         """The whole record: the run folder's `record.json` (with the trace) when there is one."""
         for record in self._doc.runs:
             if record.id == run_id:
+                recent = self._full.get(run_id)
+                if recent is not None:
+                    return RunRecord.model_validate_json(recent)
                 full = self.folder(run_id) / "record.json"
                 if full.exists():
                     try:
                         return RunRecord.model_validate_json(full.read_bytes())
                     except (OSError, ValueError) as exc:
                         log.warning("run %s: cannot read %s (%s); showing the index entry", run_id, full, exc)
-                return record.model_copy(deep=True)
+                return RunRecord.model_validate(self._entries[run_id])
         raise LookupError(f"there is no run with id {run_id!r}")
 
     def save(self, record: RunRecord) -> RunRecord:
@@ -158,9 +176,14 @@ class RunStore:
         large outputs moved out), so it stays small; a finished run's whole record is `runs/<id>/record.json`."""
         record = self._externalise(record)
         if record.trace:
-            atomic_write_text(self.folder(record.id) / "record.json",
-                              record.model_dump_json(by_alias=True, indent=1))
+            whole = record.model_dump_json(by_alias=True, indent=1).encode("utf-8")
+            self._saver.save(self.folder(record.id) / "record.json", lambda: whole)
+            self._full.pop(record.id, None)
+            self._full[record.id] = whole
+            while len(self._full) > RECENT_FULL_RECORDS:
+                del self._full[next(iter(self._full))]
         entry = record.model_copy(update={"trace": []})
+        entry_data = entry.model_dump(mode="json", by_alias=True)
         runs = [r for r in self._doc.runs if r.id != record.id]
         existing = next((i for i, r in enumerate(self._doc.runs) if r.id == record.id), None)
         if existing is None:
@@ -168,11 +191,19 @@ class RunStore:
         else:
             runs.insert(existing, entry)
         evicted = runs[MAX_RUNS:]
-        candidate = self._doc.model_copy(update={"runs": runs[:MAX_RUNS]})
-        self._file.save(candidate)
-        self._doc = candidate
+        kept = runs[:MAX_RUNS]
+        # The JSON data of the new index: ready-made entries (dicts nobody changes later), joined on the
+        # saver's thread. With the default saver a failed write raises here and the store stays as it was.
+        snapshot = {"schema_version": self._file.schema_version,
+                    "runs": [entry_data if r.id == record.id else self._entries[r.id] for r in kept]}
+        self._saver.save(self._file.path, lambda: encode_json(snapshot))
+        self._doc = self._doc.model_copy(update={"runs": kept})
+        self._entries[record.id] = entry_data
         for old in evicted:
-            shutil.rmtree(self.folder(old.id), ignore_errors=True)
+            self._entries.pop(old.id, None)
+            self._full.pop(old.id, None)
+            folder = self.folder(old.id)
+            self._saver.run(lambda folder=folder: shutil.rmtree(folder, ignore_errors=True), f"evict {old.id}")
             log.info("evicted run %s and its folder", old.id)
         return record
 
@@ -184,6 +215,7 @@ class RunStore:
                 outputs[key] = value
                 continue
             path = self.folder(record.id) / "outputs" / f"{key}.json"
-            atomic_write_text(path, text)
+            data = text.encode("utf-8")
+            self._saver.save(path, lambda data=data: data)
             outputs[key] = {"$file": str(path), "bytes": len(text.encode("utf-8"))}
         return record.model_copy(update={"outputs": outputs})

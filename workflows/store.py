@@ -1,5 +1,9 @@
 """`workflows.json`: saved workflows by name. Saving a workflow whose name exists replaces its graph and keeps
-its `wf-` id. Documents are stored in the 0.3.0 shape (`dump_document`), validated on the way in."""
+its `wf-` id. Documents are stored in the 0.3.0 shape (`dump_document`), validated on the way in.
+
+The workflows in memory are the truth; each one's JSON data is made once when it is saved, and the file is
+written by the store's saver (envs/savemanager.py: in the app off the Qt thread, debounced; by default at
+once, a failed write leaving the store as it was)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore
+from envs.jsonstore import JsonStore, encode_json
+from envs.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
 
 log = logging.getLogger("browserpilot.workflows")
@@ -38,11 +43,14 @@ class WorkflowsDocument(_Model):
 
 
 class WorkflowStore:
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+        self._saver: Saver = saver or ImmediateSaver()
         self._file = JsonStore(data.root / "workflows.json", WorkflowsDocument, WorkflowsDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self._doc = loaded.document
+        # Each workflow as JSON data, made once (a new dict when it changes; never changed in place).
+        self._entries: dict[str, dict[str, Any]] = {wf.id: self._dump(wf) for wf in self._doc.workflows}
         self._subscribers: list[Callable[[SavedWorkflow, bool], None]] = []
 
     def subscribe(self, callback: Callable[[SavedWorkflow, bool], None]) -> Callable[[], None]:
@@ -104,7 +112,16 @@ class WorkflowStore:
         self._announce(target, True)
         return target
 
+    @staticmethod
+    def _dump(workflow: SavedWorkflow) -> dict[str, Any]:
+        return workflow.model_dump(mode="json", by_alias=True)
+
     def _commit(self, workflows: list[SavedWorkflow]) -> None:
-        candidate = self._doc.model_copy(update={"workflows": workflows})
-        self._file.save(candidate)
-        self._doc = candidate
+        """Hand the new list to the saver (only changed workflows are dumped), then make it current."""
+        current = {wf.id: wf for wf in self._doc.workflows}
+        entries = {wf.id: (self._entries[wf.id] if current.get(wf.id) is wf and wf.id in self._entries
+                           else self._dump(wf)) for wf in workflows}
+        snapshot = {"schema_version": self._file.schema_version, "workflows": list(entries.values())}
+        self._saver.save(self._file.path, lambda: encode_json(snapshot))
+        self._doc = self._doc.model_copy(update={"workflows": workflows})
+        self._entries = entries

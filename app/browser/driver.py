@@ -30,10 +30,11 @@ from app.browser.health import ensure_responsive
 from app.browser.input import InputDriver
 from app.browser.js import MAIN_WORLD, NavigatedAway, PageTimeout, run_js, run_js_async
 from app.browser.navigation import navigate
-from app.browser.netcapture import CaptureError, NetServices, TabCapture
+from app.browser.netcapture import CaptureError, NetServices, TabCapture, write_har_file
 from app.browser.netmock import MockRule
 from app.browser.record import app_acting
 from app.browser.tab import BrowserTab, check_upload_paths, upload_files
+from envs.savemanager import in_thread
 from workflows.ports import Control, Direction, Locator, MouseButton, PageError, Paper, WaitUntil
 
 log = logging.getLogger("browserpilot.browser")
@@ -427,7 +428,8 @@ class TabDriver:
         recording = self._capture()
         await recording.settle(5.0)
         target = Path(path) if path else self._captures / capture_name("net", ".har")
-        result = recording.write_har(target, __version__, qWebEngineChromiumVersion(), redact)
+        har = recording.har(__version__, qWebEngineChromiumVersion(), redact)  # here: it reads the live capture
+        result = await in_thread(write_har_file, target, har, name="browserpilot-har")  # off the Qt thread
         result["capturing"] = recording.running
         return result
 

@@ -771,12 +771,17 @@ class TabCapture:
 
     def write_har(self, path: Path, creator_version: str, browser_version: str,
                   redact_secrets: Sequence[str] = ()) -> dict[str, Any]:
-        har = self.har(creator_version, browser_version, redact_secrets)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".part")
-        partial.write_text(json.dumps(har, ensure_ascii=False, indent=1), "utf-8")
-        partial.replace(path)
-        return {"path": str(path), "entries": len(har["log"]["entries"]), "pages": len(har["log"]["pages"])}
+        return write_har_file(path, self.har(creator_version, browser_version, redact_secrets))
+
+
+def write_har_file(path: Path, har: dict[str, Any]) -> dict[str, Any]:
+    """Write a HAR built by `TabCapture.har` (new containers only, so any thread may do it: the driver does
+    it off the Qt thread)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(json.dumps(har, ensure_ascii=False, indent=1), "utf-8")
+    partial.replace(path)
+    return {"path": str(path), "entries": len(har["log"]["entries"]), "pages": len(har["log"]["pages"])}
 
 
 _HANDLERS: dict[str, Callable[[TabCapture, dict[str, Any], str | None], None]] = {

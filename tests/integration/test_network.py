@@ -142,6 +142,7 @@ def test_an_allow_list_blocks_every_request_type_and_other_environments_are_unto
     strict = shell.envs.create("Strict")
     updated = ok(run_op(qtbot, shell, "env_update", {"env": strict.id, "allowedDomains": ["127.0.0.1"]}))
     assert updated["environment"]["allowedDomains"] == ["127.0.0.1"]
+    shell.saves.flush()  # the stores write off the Qt thread; the file catches up
     assert json.loads(shell.data.envs_json.read_text())["environments"][1]["allowedDomains"] == ["127.0.0.1"]
 
     tab = ok(run_op(qtbot, shell, "tab_open", {"env": strict.id}))["tabId"]

@@ -186,6 +186,7 @@ def test_import_run_through_the_inputs_form_and_see_it_in_the_runs_panel(
     assert [cell(runs.detail.trace, r, 4) for r in range(7)] == ["✓"] * 7
     assert runs.detail.labels["error"].text() == "" and runs.detail.labels["status"].text() == "ok"
     assert not runs.buttons["cancel"].isEnabled()
+    shell.saves.flush()  # the stores write off the Qt thread; the file catches up
     assert "hunter2" not in (data_dir / "runs.json").read_text("utf-8")
 
     # The Workflows panel shows the last run.

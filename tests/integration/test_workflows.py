@@ -136,6 +136,7 @@ def test_a_workflow_logs_in_pages_through_a_list_and_exports(qtbot: QtBot, shell
     assert csv_path.parent == data_dir / "runs" / run["id"]
     # The secret never reaches the run store or the logs.
     assert run["inputs"]["password"] == "<secret:password>"
+    shell.saves.flush()  # the stores write off the Qt thread; the file catches up
     assert "s3cret!" not in (data_dir / "runs.json").read_text("utf-8")
     assert "Scrape products ended ok" in caplog.text and "s3cret!" not in caplog.text  # nor do the logs
     listed = ok(run_op(qtbot, shell, "run_list", {}))["runs"]
