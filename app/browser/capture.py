@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import shiboken6
-from pypdf import PdfReader
 from PySide6.QtCore import QByteArray, QMarginsF, QRect
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPixmap
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineSettings
@@ -335,6 +334,8 @@ async def _print(page: QWebEnginePage, layout: QPageLayout, timeout: float) -> b
 
 
 def count_pdf_pages(data: bytes) -> int | None:
+    from pypdf import PdfReader  # here, not at the top: pypdf (with cryptography) is ~0.4 s of every start-up
+
     try:
         return len(PdfReader(io.BytesIO(data)).pages)
     except Exception:  # noqa: BLE001 - a count is a nicety; the PDF itself is what matters

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
-import httpx
 
 log = logging.getLogger("browserpilot.net")
 
@@ -61,6 +60,8 @@ async def send(method: str, url: str, headers: dict[str, str], body: str | None,
                blocked: PolicyCheck, cookies_for: CookiesFor,
                record: Callable[[Hop], None] | None = None) -> dict[str, object]:
     """Send the request, following redirects by the browser's rules; `{status, url, headers, body, hops}`."""
+    import httpx  # here, not at the top: ~0.1 s of every start-up for a node most workflows never use
+
     hops = 0
     with httpx.Client(timeout=timeout, follow_redirects=False) as client:
         while True:

@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+DEFAULT_QUEUE = "browserpilot"
+"""The Celery queue workers consume and submitters send to, unless told otherwise."""
 DEFAULT_FILE_LIMIT = 20 * 1024 * 1024
 """Bytes of files per row shipped back to the submitter; bigger ones stay on the worker."""
 DEFAULT_ROW_TIME_LIMIT = 600.0

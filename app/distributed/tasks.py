@@ -18,8 +18,9 @@ from typing import Any, Callable
 
 from celery import Celery
 
+from app.distributed.models import DEFAULT_QUEUE  # noqa: F401  (defined there: the CLI's parser needs no celery)
+
 TASK_NAME = "browserpilot.run_row"
-DEFAULT_QUEUE = "browserpilot"
 RESULT_EXPIRES = 7 * 24 * 3600
 
 
