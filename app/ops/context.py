@@ -13,7 +13,7 @@ from workflows.document import DocumentError
 from workflows.manager import RunError, RunManager
 from workflows.ports import BrowserPort, PageError
 from workflows.runs import RunStore
-from workflows.store import WorkflowStore
+from workflows.store import SavedWorkflow, WorkflowStore
 from workflows.template import VariableError
 
 
@@ -33,8 +33,9 @@ class OpContext:
     runner: RunManager | None = None
     # Long operations (batches) report progress here when a caller listens (the command line's bar).
     progress: Callable[[dict[str, Any]], None] | None = None
-    # Set by an app with a GUI: open a saved workflow (by id) in the editor; returns the window's title.
-    open_editor: Callable[[str], str] | None = None
+    # Set by an app with a GUI: open a saved workflow (a SavedWorkflow just found, or its id) in the editor;
+    # returns the window's title.
+    open_editor: Callable[[SavedWorkflow | str], str] | None = None
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
     groups: GroupStore = field(default=None)  # type: ignore[assignment]

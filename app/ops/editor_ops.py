@@ -21,7 +21,7 @@ async def editor_open(ctx: OpContext, params: EditorOpenParams) -> dict[str, Any
     if ctx.open_editor is None:
         raise OpError("this app has no editor windows")
     saved = ctx.workflows.find(params.name)
-    title = ctx.open_editor(saved.id)
+    title = ctx.open_editor(saved)  # the copy just found is the editor's (a big workflow is not copied twice)
     return {"id": saved.id, "name": saved.name, "title": title}
 
 

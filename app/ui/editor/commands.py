@@ -124,11 +124,10 @@ class MoveNodes(QUndoCommand):
         self.old: dict[str, tuple[float, float] | None] = {}
 
     def redo(self) -> None:
-        self.old = {node_id: self.model.set_position(node_id, pos) for node_id, pos in self.positions.items()}
+        self.old = self.model.set_positions(self.positions)
 
     def undo(self) -> None:
-        for node_id, pos in reversed(list(self.old.items())):
-            self.model.set_position(node_id, pos)
+        self.model.set_positions(dict(reversed(list(self.old.items()))))
 
 
 class SetAppField(QUndoCommand):

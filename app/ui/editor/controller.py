@@ -54,8 +54,15 @@ def starter_body(body_id: str) -> list[JsonDict]:
 
 def references_in(value: Any, node_id: str) -> bool:
     """Whether a node's data reads `node_id`'s output (a template or a value selector)."""
-    text = json.dumps(value, ensure_ascii=False)
-    return f"{{{{#{node_id}." in text or bool(re.search(r'\[\s*' + re.escape(json.dumps(node_id)) + r'\s*[,\]]', text))
+    return _reads(json.dumps(value, ensure_ascii=False), node_id)
+
+
+def _reads(text: str, node_id: str) -> bool:
+    """Whether a node's data, as JSON text, reads `node_id`'s output."""
+    quoted = json.dumps(node_id, ensure_ascii=False)
+    if quoted[1:-1] not in text:  # the id is not even mentioned (most nodes)
+        return False
+    return f"{{{{#{node_id}." in text or bool(re.search(r'\[\s*' + re.escape(quoted) + r'\s*[,\]]', text))
 
 
 class EditorController(QObject):
@@ -117,7 +124,8 @@ class EditorController(QObject):
                 kept.append(self.tr("the start node cannot be deleted"))
             else:
                 doomed.append(node_id)
-        node_edges = {str(e["id"]) for n in doomed for e in self.model.edges_of(level, n)}
+        going = set(doomed)
+        node_edges = {str(e["id"]) for e in self.model.edges(level) if e.get("source") in going or e.get("target") in going}
         edges = [e for e in edge_ids if e not in node_edges]
         if not (doomed or edges or note_ids):
             return kept
@@ -138,9 +146,8 @@ class EditorController(QObject):
             reader = str(node["id"])
             if reader in doomed:
                 continue
-            for node_id in node_ids:
-                if references_in(node.get("data"), node_id):
-                    out.append((node_id, reader))
+            text = json.dumps(node.get("data"), ensure_ascii=False)
+            out += [(node_id, reader) for node_id in node_ids if _reads(text, node_id)]
         return out
 
     def move(self, positions: dict[str, tuple[float, float]]) -> None:

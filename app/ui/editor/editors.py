@@ -6,9 +6,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from app.ui.editor.model import shape_problem
 from app.ui.editor.window import EditorWindow
 from app.ui.op_runner import OpRunner
 from workflows.document import validate_document
+from workflows.store import SavedWorkflow
 
 if TYPE_CHECKING:
     from app.shell import BrowserPilotApp
@@ -36,13 +38,18 @@ class Editors:
     def find(self, key: str) -> EditorWindow | None:
         return next((w for w in self.windows if key in (w.workflow_id, w.model.name)), None)
 
-    def open(self, name_or_id: str) -> EditorWindow:
-        """The editor of a saved workflow (LookupError when there is none)."""
-        saved = self.ops.ctx.workflows.find(name_or_id)
+    def open(self, workflow: SavedWorkflow | str) -> EditorWindow:
+        """The editor of a saved workflow, given as its name or id (LookupError when there is none) or as a
+        `SavedWorkflow` the caller has just found (a copy of its own, handed over to the editor)."""
+        saved = workflow if isinstance(workflow, SavedWorkflow) else self.ops.ctx.workflows.find(workflow)
         window = self.find(saved.id)
         if window is None:
-            data = validate_document(saved.document).to_data()
-            window = self._track(EditorWindow(self.ops, data, saved.id, self.shell))
+            # A stored workflow was validated when it was written: it is drawn as stored, and checked once,
+            # by the validation list, a moment after the window is drawn. Only a document the editor could
+            # not walk (a hand-edited store) is validated first, so its problems are said exactly.
+            data = saved.document if shape_problem(saved.document) is None else \
+                validate_document(saved.document).to_data()
+            window = self._track(EditorWindow(self.ops, data, saved.id, self.shell, owned=True))  # a copy: ours
             log.info("editor opened for %s (%s)", saved.id, saved.name)
         window.show()
         window.raise_()

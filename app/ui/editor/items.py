@@ -1,14 +1,20 @@
 """What the canvas draws: nodes (title, type, an input port, one output port per handle — each if-else case
-and `false` —, a run state), curved edges, ports and notes. Items only draw what the scene hands them."""
+and `false` —, a run state), curved edges and notes. Items only draw what the scene hands them.
+
+Built to stay light on big workflows: a node is one item (its ports are drawn by it and found by geometry,
+not items of their own), everything it draws is worked out when its data changes (never per paint), and it
+paints into a device-coordinate cache, so panning only copies pixmaps. Below `DETAIL_ZOOM` a node is drawn as
+a plain coloured box (no text, no ports): text that small cannot be read and would only cost time."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFocusEvent, QFont, QKeyEvent, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsTextItem, QStyle, QStyleOptionGraphicsItem,
-                               QWidget)
+from PySide6.QtGui import (QBrush, QColor, QFocusEvent, QFont, QFontMetricsF, QKeyEvent, QPainter, QPainterPath,
+                           QPen)
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsRectItem, QGraphicsSceneHoverEvent,
+                               QGraphicsTextItem, QStyle, QStyleOptionGraphicsItem, QWidget)
 
 from app.ui.node_kinds import kind_label
 from workflows.nodes import NODE_TYPES
@@ -17,6 +23,8 @@ NODE_WIDTH = 190.0
 NODE_HEIGHT = 54.0
 PORT_SPACING = 20.0
 PORT_RADIUS = 6.0
+PORT_GRIP = PORT_RADIUS + 3.0   # how near a port a press must be to take it
+DETAIL_ZOOM = 0.4               # below this zoom nodes are plain boxes
 CATEGORY_COLOURS = {"flow": "#7e57c2", "page": "#1e88e5", "wait & extract": "#00897b", "data & debug": "#f4511e",
                     "people": "#d81b60"}
 STATE_COLOURS = {"pending": "#9e9e9e", "running": "#1e88e5", "ok": "#43a047", "failed": "#e53935",
@@ -49,119 +57,173 @@ def handles_of(data: dict[str, Any]) -> list[str]:
     return ["source"]
 
 
-class PortItem(QGraphicsItem):
-    def __init__(self, node: "NodeItem", handle: str, output: bool) -> None:
-        super().__init__(node)
-        self.node, self.handle, self.output = node, handle, output
-        self.setAcceptHoverEvents(True)
-        self.setCursor(Qt.CursorShape.CrossCursor)
-        if not output:
-            self.setToolTip(QCoreApplication.translate("EditorCanvas", "Input"))
-        elif handle == "source":
-            self.setToolTip(QCoreApplication.translate(
-                "EditorCanvas", "Drag to connect, or drop on empty canvas to add the next step"))
-        else:
-            self.setToolTip(QCoreApplication.translate(
-                "EditorCanvas", "Drag to connect, or drop on empty canvas to add the next step ({handle})").format(
-                    handle=handle))
-
-    def boundingRect(self) -> QRectF:
-        r = PORT_RADIUS + 2
-        return QRectF(-r, -r, 2 * r, 2 * r)
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(QPen(QColor("#455a64"), 1.5))
-        painter.setBrush(QColor("#ffffff") if not self.output else QColor("#cfd8dc"))
-        painter.drawEllipse(QPointF(0, 0), PORT_RADIUS, PORT_RADIUS)
-
-    def anchor(self) -> QPointF:
-        return self.scenePos()
+def geometry(data: dict[str, Any]) -> tuple[float, QPointF | None, dict[str, QPointF]]:
+    """A node's height and where its ports sit, from its top-left corner: the input (None for the start
+    node) and each output by handle."""
+    handles = handles_of(data)
+    height = max(NODE_HEIGHT, 24 + PORT_SPACING * len(handles))
+    inputs = QPointF(0, height / 2) if data.get("type") != "start" else None
+    if len(handles) == 1:
+        return height, inputs, {handles[0]: QPointF(NODE_WIDTH, height / 2)}
+    return height, inputs, {handle: QPointF(NODE_WIDTH, 22 + index * PORT_SPACING) for index, handle in enumerate(handles)}
 
 
-class NodeItem(QGraphicsItem):
+class Port:
+    """An input (`target`) or output port of a node. The node draws it; the scene finds it by geometry."""
+
+    __slots__ = ("node", "handle", "output", "offset")
+
+    def __init__(self, node: "NodeItem", handle: str, output: bool, offset: QPointF) -> None:
+        self.node, self.handle, self.output, self.offset = node, handle, output, offset
+
+    def scenePos(self) -> QPointF:  # noqa: N802  (named like the Qt call it stands for)
+        return self.node.scenePos() + self.offset
+
+    def y(self) -> float:
+        return self.offset.y()
+
+    def tooltip(self) -> str:
+        if not self.output:
+            return QCoreApplication.translate("EditorCanvas", "Input")
+        if self.handle == "source":
+            return QCoreApplication.translate("EditorCanvas",
+                                              "Drag to connect, or drop on empty canvas to add the next step")
+        return QCoreApplication.translate(
+            "EditorCanvas", "Drag to connect, or drop on empty canvas to add the next step ({handle})").format(
+                handle=self.handle)
+
+
+class _Look:
+    """The fonts, metrics, pens and brushes every node shares (made once, on first use: they need the app)."""
+
+    made: "_Look | None" = None
+
+    def __init__(self) -> None:
+        self.bold = QFont()
+        self.bold.setBold(True)
+        self.plain = QFont()
+        self.bold_metrics = QFontMetricsF(self.bold)
+        self.title_pen = QPen(QColor("#212121"))
+        self.subtitle_pen = QPen(QColor("#616161"))
+        self.handle_pen = QPen(QColor("#455a64"))
+        self.problem_pen = QPen(QColor("#e65100"))
+        self.port_pen = QPen(QColor("#455a64"), 1.5)
+        self.input_brush = QBrush(QColor("#ffffff"))
+        self.output_brush = QBrush(QColor("#cfd8dc"))
+        self.white = QBrush(QColor("#ffffff"))
+        self.selected = QColor("#ffb300")
+
+    @classmethod
+    def get(cls) -> "_Look":
+        if cls.made is None:
+            cls.made = _Look()
+        return cls.made
+
+
+class NodeItem(QGraphicsRectItem):
+    """A node. A rect item underneath, so Qt asks for its bounds and shape without calling Python (its rect
+    is what it draws, ports and state line included; no pen or brush of its own)."""
+
     def __init__(self, node_id: str, data: dict[str, Any]) -> None:
         super().__init__()
+        self.setPen(Qt.PenStyle.NoPen)
         self.node_id = node_id
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsScenePositionChanges)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setAcceptHoverEvents(True)
         self.setZValue(1)
         self.edges: list["EdgeItem"] = []
         self.state: str | None = None
         self.state_text = ""
         self.problem = False
-        self.input_port: PortItem | None = None
-        self.output_ports: dict[str, PortItem] = {}
+        self.input_port: Port | None = None
+        self.output_ports: dict[str, Port] = {}
+        self.height = NODE_HEIGHT
         self.set_data(data)
 
     def set_data(self, data: dict[str, Any]) -> None:
-        self.prepareGeometryChange()
+        look = _Look.get()
         self.kind = str(data.get("type") or "?")
         self.title = str(data.get("title") or self.node_id)
         inside = len(data.get("nodes") or [])
         self.subtitle = kind_label(self.kind) + (
             " · " + QCoreApplication.translate("EditorCanvas", "%n inside", "", inside) if self.kind == "loop" else "")
-        handles = handles_of(data)
-        for port in [*self.output_ports.values(), *([self.input_port] if self.input_port else [])]:
-            port.setParentItem(None)
-            if port.scene() is not None:
-                port.scene().removeItem(port)
-        self.height = max(NODE_HEIGHT, 24 + PORT_SPACING * len(handles))
-        self.input_port = PortItem(self, "target", False) if self.kind != "start" else None
-        if self.input_port is not None:
-            self.input_port.setPos(0, self.height / 2)
-        self.output_ports = {}
-        for index, handle in enumerate(handles):
-            port = PortItem(self, handle, True)
-            y = self.height / 2 if len(handles) == 1 else 22 + index * PORT_SPACING
-            port.setPos(NODE_WIDTH, y)
-            self.output_ports[handle] = port
-        self.setToolTip(f"{self.title} ({self.node_id}, {self.kind})"
-                        + ("\n" + QCoreApplication.translate("EditorCanvas", "Double-click to open its body")
-                           if self.kind == "loop" else ""))
+        self.shown_title = look.bold_metrics.elidedText(self.title, Qt.TextElideMode.ElideRight, NODE_WIDTH - 24)
+        self.colour = QColor(CATEGORY_COLOURS.get(category_of(self.kind), "#757575"))
+        self.height, inputs, outputs = geometry(data)
+        self.setRect(QRectF(-PORT_GRIP, -4, NODE_WIDTH + 2 * PORT_GRIP, self.height + 22))
+        self.input_port = Port(self, "target", False, inputs) if inputs is not None else None
+        self.output_ports = {handle: Port(self, handle, True, offset) for handle, offset in outputs.items()}
+        self.node_tooltip = (f"{self.title} ({self.node_id}, {self.kind})"
+                             + ("\n" + QCoreApplication.translate("EditorCanvas", "Double-click to open its body")
+                                if self.kind == "loop" else ""))
+        self.setToolTip(self.node_tooltip)
         self.update()
+
+    def ports(self) -> list[Port]:
+        return [*([self.input_port] if self.input_port else []), *self.output_ports.values()]
+
+    def port_at(self, scene_pos: QPointF) -> Port | None:
+        """The port drawn under this scene point, if any."""
+        local = scene_pos - self.scenePos()
+        for port in self.ports():
+            if (local - port.offset).manhattanLength() <= PORT_GRIP * 1.4:
+                return port
+        return None
 
     def set_state(self, state: str | None, text: str = "") -> None:
-        self.state, self.state_text = state, text
-        self.update()
+        if (state, text) != (self.state, self.state_text):
+            self.state, self.state_text = state, text
+            self.update()
 
-    def boundingRect(self) -> QRectF:
-        return QRectF(-4, -4, NODE_WIDTH + 8, self.height + 22)
+    def hoverMoveEvent(self, event: QGraphicsSceneHoverEvent) -> None:
+        port = self.port_at(event.scenePos())
+        if port is not None:
+            self.setCursor(Qt.CursorShape.CrossCursor)
+            self.setToolTip(port.tooltip())
+        elif self.hasCursor():
+            self.unsetCursor()
+            self.setToolTip(self.node_tooltip)
+        super().hoverMoveEvent(event)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        look = _Look.get()
         rect = QRectF(0, 0, NODE_WIDTH, self.height)
-        colour = QColor(CATEGORY_COLOURS.get(category_of(self.kind), "#757575"))
-        border = QColor(STATE_COLOURS[self.state]) if self.state else colour.darker(130)
-        if self.isSelected():
-            border = QColor("#ffb300")
-        painter.setPen(QPen(border, 3 if (self.isSelected() or self.state) else 1.5))
-        fill = QColor("#ffffff")
+        selected = self.isSelected()
+        border = look.selected if selected else QColor(STATE_COLOURS[self.state]) if self.state else None
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < DETAIL_ZOOM:
+            # zoomed out: a box in the type's colour (the run state's when there is one), framed when selected
+            fill = QColor(STATE_COLOURS[self.state]) if self.state in ("ok", "failed", "running") else self.colour
+            painter.fillRect(rect, fill)
+            if selected:
+                frame = QPen(border, 2)
+                frame.setCosmetic(True)
+                painter.setPen(frame)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(rect)
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(border or self.colour.darker(130), 3 if (selected or self.state) else 1.5))
         if self.state in ("ok", "failed", "running"):
-            fill = QColor(STATE_COLOURS[self.state]).lighter(185)
-        painter.setBrush(QBrush(fill))
+            painter.setBrush(QBrush(QColor(STATE_COLOURS[self.state]).lighter(185)))
+        else:
+            painter.setBrush(look.white)
         painter.drawRoundedRect(rect, 8, 8)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(colour)
+        painter.setBrush(self.colour)
         painter.drawRoundedRect(QRectF(0, 0, 6, self.height), 3, 3)
         if self.kind == "loop":
-            painter.setPen(QPen(colour, 1, Qt.PenStyle.DashLine))
+            painter.setPen(QPen(self.colour, 1, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(rect.adjusted(4, 4, -4, -4), 6, 6)
-        font = QFont(painter.font())
-        font.setBold(True)
-        painter.setFont(font)
-        painter.setPen(QColor("#212121"))
-        metrics = painter.fontMetrics()
-        painter.drawText(QRectF(14, 6, NODE_WIDTH - 24, 18), Qt.AlignmentFlag.AlignLeft,
-                         metrics.elidedText(self.title, Qt.TextElideMode.ElideRight, int(NODE_WIDTH - 24)))
-        font.setBold(False)
-        painter.setFont(font)
-        painter.setPen(QColor("#616161"))
+        painter.setFont(look.bold)
+        painter.setPen(look.title_pen)
+        painter.drawText(QRectF(14, 6, NODE_WIDTH - 24, 18), Qt.AlignmentFlag.AlignLeft, self.shown_title)
+        painter.setFont(look.plain)
+        painter.setPen(look.subtitle_pen)
         painter.drawText(QRectF(14, 26, NODE_WIDTH - 24, 18), Qt.AlignmentFlag.AlignLeft, self.subtitle)
         if len(self.output_ports) > 1:
-            painter.setPen(QColor("#455a64"))
+            painter.setPen(look.handle_pen)
             for handle, port in self.output_ports.items():
                 painter.drawText(QRectF(NODE_WIDTH - 90, port.y() - 9, 80, 18),
                                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, handle)
@@ -170,25 +232,32 @@ class NodeItem(QGraphicsItem):
             painter.drawText(QRectF(0, self.height + 2, NODE_WIDTH, 16), Qt.AlignmentFlag.AlignLeft,
                              state_label(self.state) + (" · " + self.state_text if self.state_text else ""))
         elif self.problem:
-            painter.setPen(QColor("#e65100"))
+            painter.setPen(look.problem_pen)
             painter.drawText(QRectF(0, self.height + 2, NODE_WIDTH, 16), Qt.AlignmentFlag.AlignLeft,
                              "⚠ " + QCoreApplication.translate("EditorCanvas", "see problems"))
+        painter.setPen(look.port_pen)
+        for port in self.ports():
+            painter.setBrush(look.output_brush if port.output else look.input_brush)
+            painter.drawEllipse(port.offset, PORT_RADIUS, PORT_RADIUS)
 
-    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: Any) -> Any:
-        if change == QGraphicsItem.GraphicsItemChange.ItemScenePositionHasChanged:
-            for edge in self.edges:
-                edge.update_path()
-        return super().itemChange(change, value)
+
+EDGE_PEN = QPen(QColor("#78909c"), 2)
+TAKEN_PEN = QPen(QColor("#43a047"), 3.5)
+SELECTED_PEN = QPen(QColor("#ffb300"), 3.5)
 
 
 class EdgeItem(QGraphicsPathItem):
+    """A curve from an output port to an input port; Qt draws it (no Python per paint). Its pen shows
+    whether it is selected (the scene says so) or was taken by a run."""
+
     def __init__(self, edge_id: str, source: NodeItem, handle: str, target: NodeItem) -> None:
         super().__init__()
         self.edge_id, self.source, self.handle, self.target = edge_id, source, handle, target
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0)
         self.taken = False
-        self._pen()
+        self.shown_selected = False
+        self.setPen(EDGE_PEN)
         source.edges.append(self)
         target.edges.append(self)
         if handle != "source":
@@ -196,12 +265,17 @@ class EdgeItem(QGraphicsPathItem):
         self.update_path()
 
     def _pen(self) -> None:
-        colour = QColor("#43a047") if self.taken else QColor("#78909c")
-        self.setPen(QPen(colour, 3.5 if self.taken else 2))
+        self.setPen(SELECTED_PEN if self.shown_selected else TAKEN_PEN if self.taken else EDGE_PEN)
 
     def set_taken(self, taken: bool) -> None:
-        self.taken = taken
-        self._pen()
+        if taken != self.taken:
+            self.taken = taken
+            self._pen()
+
+    def show_selected(self, selected: bool) -> None:
+        if selected != self.shown_selected:
+            self.shown_selected = selected
+            self._pen()
 
     def detach(self) -> None:
         for end in (self.source, self.target):
@@ -213,13 +287,6 @@ class EdgeItem(QGraphicsPathItem):
         start = port.scenePos() if port is not None else self.source.scenePos() + QPointF(NODE_WIDTH, 20)
         end = self.target.input_port.scenePos() if self.target.input_port else self.target.scenePos()
         self.setPath(curve(start, end))
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        if self.isSelected():
-            painter.setPen(QPen(QColor("#ffb300"), 3.5))
-            painter.drawPath(self.path())
-            return
-        super().paint(painter, option, widget)
 
 
 def curve(start: QPointF, end: QPointF) -> QPainterPath:

@@ -1,21 +1,23 @@
 """A small overview of the whole level in the canvas's corner: every node as a box, the visible part as a
-frame; a click or drag there moves the view. It draws boxes itself (not the scene), so it stays cheap for
-big workflows."""
+frame; a click or drag there moves the view. It draws boxes itself (not the scene), and only when the level
+changes (a moment after a burst of edits, not in the edit's own frame): the boxes are kept in a pixmap, so a
+pan or a zoom only copies it and draws the frame."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
-from app.ui.editor.items import CATEGORY_COLOURS, NODE_WIDTH, NodeItem, category_of
+from app.ui.editor.items import PORT_GRIP
 
 if TYPE_CHECKING:
     from app.ui.editor.view import EditorView
 
 SIZE = (200, 130)
+REDRAW_MS = 150   # after the level changes, the boxes are drawn again this much later
 
 
 class Minimap(QWidget):
@@ -26,39 +28,78 @@ class Minimap(QWidget):
         self.resize(*SIZE)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(self.tr("Overview: click or drag to move the view"))
+        self._boxes: list[tuple[QRectF, QColor]] | None = None   # scene rect and colour of each node
+        self._nodes_bounds = QRectF()
+        self._pixmap: QPixmap | None = None
+        self._pixmap_key: tuple[float, ...] = ()
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_MS)
+        self._redraw.timeout.connect(self._forget_boxes)
 
     def place(self) -> None:
         viewport = self.view.viewport().geometry()
         self.move(viewport.right() - self.width() - 8, viewport.bottom() - self.height() - 8)
         self.raise_()
 
+    def level_changed(self) -> None:
+        """The nodes of the level moved, came or went: draw the boxes again in a moment."""
+        if self._boxes is not None:
+            self._redraw.start()
+
+    def level_shown(self) -> None:
+        """Another level (or a reload): draw its boxes at the next paint."""
+        self._redraw.stop()
+        self._forget_boxes()
+
+    def _forget_boxes(self) -> None:
+        self._boxes = None
+        self.update()
+
+    def _nodes(self) -> list[tuple[QRectF, QColor]]:
+        if self._boxes is None:
+            scene = self.view.scene()
+            self._boxes = scene.boxes() if scene is not None else []
+            bounds = QRectF()
+            for rect, _colour in self._boxes:
+                bounds = bounds.united(rect)
+            self._nodes_bounds = bounds.adjusted(-PORT_GRIP, -4, PORT_GRIP, 22)  # as far as a node draws
+        return self._boxes
+
     def _frame(self) -> tuple[QRectF, float, QPointF]:
-        scene = self.view.scene()
-        nodes = [i for i in scene.items() if isinstance(i, NodeItem)] if scene else []
-        bounds = QRectF()
-        for item in nodes:
-            bounds = bounds.united(item.sceneBoundingRect())
-        bounds = bounds.united(self.view.visible_scene_rect()) if not bounds.isEmpty() else self.view.visible_scene_rect()
+        self._nodes()
+        visible = self.view.visible_scene_rect()
+        bounds = self._nodes_bounds.united(visible) if not self._nodes_bounds.isEmpty() else visible
         scale = min((self.width() - 8) / max(bounds.width(), 1), (self.height() - 8) / max(bounds.height(), 1))
         offset = QPointF(4 - bounds.left() * scale, 4 - bounds.top() * scale)
         return bounds, scale, offset
+
+    def _boxes_pixmap(self, scale: float, offset: QPointF) -> QPixmap:
+        key = (scale, offset.x(), offset.y(), float(self.width()), float(self.height()))
+        if self._pixmap is None or key != self._pixmap_key:
+            ratio = self.devicePixelRatioF()
+            pixmap = QPixmap(int(self.width() * ratio), int(self.height() * ratio))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            painter.setPen(Qt.PenStyle.NoPen)
+            for rect, colour in self._nodes():
+                top_left = rect.topLeft() * scale + offset
+                painter.fillRect(QRectF(top_left.x(), top_left.y(), max(rect.width() * scale, 2),
+                                        max(rect.height() * scale, 2)), colour)
+            painter.end()
+            self._pixmap, self._pixmap_key = pixmap, key
+        return self._pixmap
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.fillRect(self.rect(), QColor(255, 255, 255, 220))
         painter.setPen(QPen(QColor("#b0bec5")))
         painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
-        scene = self.view.scene()
-        if scene is None:
+        if self.view.scene() is None:
             return
         _bounds, scale, offset = self._frame()
-        painter.setPen(Qt.PenStyle.NoPen)
-        for item in scene.items():
-            if isinstance(item, NodeItem):
-                pos = item.scenePos() * scale + offset
-                painter.setBrush(QColor(CATEGORY_COLOURS.get(category_of(item.kind), "#757575")))
-                painter.drawRect(QRectF(pos, QPointF(pos.x() + max(NODE_WIDTH * scale, 2),
-                                                     pos.y() + max(item.height * scale, 2))))
+        painter.drawPixmap(0, 0, self._boxes_pixmap(scale, offset))
         visible = self.view.visible_scene_rect()
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(QColor("#ffb300"), 1.5))

@@ -9,6 +9,7 @@ Only primitive changes live here; each emits a signal the canvas and the panels 
 from __future__ import annotations
 
 import copy
+import json
 import logging
 from typing import Any, Iterator
 
@@ -52,9 +53,10 @@ class EditorModel(QObject):
     reset = Signal()                     # the whole document was replaced (reload)
     changed = Signal()                   # after any of the above
 
-    def __init__(self, data: JsonDict, parent: QObject | None = None) -> None:
+    def __init__(self, data: JsonDict, parent: QObject | None = None, *, owned: bool = False) -> None:
+        """`owned`: the caller hands `data` over (a fresh copy of its own) instead of having it copied."""
         super().__init__(parent)
-        self._data = copy.deepcopy(data)
+        self._data = data if owned else json_copy(data)
         self._index: dict[str, tuple[Level, JsonDict]] | None = None
         self._layout_cache: dict[Level, dict[str, tuple[float, float]]] = {}
 
@@ -92,18 +94,27 @@ class EditorModel(QObject):
 
     def _build_index(self) -> dict[str, tuple[Level, JsonDict]]:
         if self._index is None:
-            index: dict[str, tuple[Level, JsonDict]] = {}
-
-            def walk(level: Level, holder: JsonDict) -> None:
-                for node in holder.get("nodes") or []:
-                    index.setdefault(str(node.get("id")), (level, node))
-                    data = node.get("data") or {}
-                    if data.get("type") == "loop" and isinstance(data.get("nodes"), list):
-                        walk(level + (str(node["id"]),), data)
-
-            walk((), self._data["workflow"]["graph"])
-            self._index = index
+            self._index = {}
+            _walk(self._index, (), self._data["workflow"]["graph"].get("nodes") or [])
         return self._index
+
+    def _indexed(self, level: Level, node: JsonDict) -> None:
+        """A node (and its body) came: the index follows without being made again."""
+        if self._index is not None:
+            _walk(self._index, level, [node])
+
+    def _unindexed(self, node: JsonDict) -> None:
+        """A node (and its body) went."""
+        if self._index is None:
+            return
+        gone: dict[str, tuple[Level, JsonDict]] = {}
+        _walk(gone, (), [node])
+        for node_id, (_level, removed) in gone.items():
+            if node_id in self._index and self._index[node_id][1] is removed:
+                del self._index[node_id]
+            else:
+                self._index = None  # an id met twice: made again on next use
+                return
 
     def node(self, node_id: str) -> JsonDict:
         return self._build_index()[node_id][1]
@@ -134,6 +145,10 @@ class EditorModel(QObject):
             return False
         return True
 
+    def laid_out(self, level: Level) -> bool:
+        """Whether the level is drawn by the auto-layout (a node of it has no position)."""
+        return not all(_has_position(n) for n in self.nodes(level))
+
     def display_positions(self, level: Level) -> dict[str, tuple[float, float]]:
         """Where each node of a level is drawn: its stored positions when every node has one, else a
         left-to-right layout of the level (nothing is written until a person moves or adds something)."""
@@ -150,13 +165,16 @@ class EditorModel(QObject):
         return dict(cached)
 
     # -- primitive changes (commands call these) ----------------------------------------------------------
-    def _touched(self) -> None:
-        self._index = None
+    def _touched(self, structure: bool = False) -> None:
+        """After a change: `structure` when nodes came or went (the id index is made again on next use)."""
+        if structure:
+            self._index = None
         self.changed.emit()
 
     def insert_node(self, level: Level, index: int, node: JsonDict) -> None:
-        self.nodes(level).insert(index, copy.deepcopy(node))
-        self._index = None
+        added = copy.deepcopy(node)
+        self.nodes(level).insert(index, added)
+        self._indexed(level, added)
         self.node_added.emit(level, str(node["id"]))
         self._touched()
 
@@ -164,7 +182,7 @@ class EditorModel(QObject):
         nodes = self.nodes(level)
         index = next(i for i, n in enumerate(nodes) if n.get("id") == node_id)
         node = nodes.pop(index)
-        self._index = None
+        self._unindexed(node)
         self.node_removed.emit(level, node_id)
         self._touched()
         return index, node
@@ -190,19 +208,28 @@ class EditorModel(QObject):
             data.pop(key, None)
         else:
             data[key] = copy.deepcopy(value)
+        if key == "nodes":
+            self._index = None  # a loop's body was replaced
         self.node_changed.emit(node_id)
-        self._touched()
+        self._touched(structure=key == "nodes")
         return old
 
     def set_position(self, node_id: str, position: tuple[float, float] | None) -> tuple[float, float] | None:
-        node = self.node(node_id)
-        old = (float(node["position"]["x"]), float(node["position"]["y"])) if _has_position(node) else None
-        if position is None:
-            node.pop("position", None)
-        else:
-            kept = node.get("position") if isinstance(node.get("position"), dict) else {}
-            node["position"] = {**kept, "x": _plain(position[0]), "y": _plain(position[1])}
-        self.node_moved.emit(node_id)
+        return self.set_positions({node_id: position})[node_id]
+
+    def set_positions(self, positions: dict[str, tuple[float, float] | None]) -> dict[str, tuple[float, float] | None]:
+        """Move nodes (None: back to the auto-layout); `node_moved` for each, then one `changed`. Returns
+        the old positions."""
+        old: dict[str, tuple[float, float] | None] = {}
+        for node_id, position in positions.items():
+            node = self.node(node_id)
+            old[node_id] = (float(node["position"]["x"]), float(node["position"]["y"])) if _has_position(node) else None
+            if position is None:
+                node.pop("position", None)
+            else:
+                kept = node.get("position") if isinstance(node.get("position"), dict) else {}
+                node["position"] = {**kept, "x": _plain(position[0]), "y": _plain(position[1])}
+            self.node_moved.emit(node_id)
         self._touched()
         return old
 
@@ -247,11 +274,49 @@ class EditorModel(QObject):
 
     def replace_all(self, data: JsonDict) -> None:
         """Load another version of the document (a reload); the undo stack is cleared by the owner."""
-        self._data = copy.deepcopy(data)
+        self._data = json_copy(data)
         self._index = None
         self._layout_cache.clear()
         self.reset.emit()
         self.changed.emit()
+
+
+def _walk(index: dict[str, tuple[Level, JsonDict]], level: Level, nodes: list[JsonDict]) -> None:
+    """Index nodes by id with their level, loop bodies included (the first of a repeated id wins)."""
+    for node in nodes:
+        index.setdefault(str(node.get("id")), (level, node))
+        data = node.get("data") or {}
+        if data.get("type") == "loop" and isinstance(data.get("nodes"), list):
+            _walk(index, level + (str(node["id"]),), data["nodes"])
+
+
+def json_copy(data: JsonDict) -> JsonDict:
+    """A deep copy of JSON data (several times faster than `copy.deepcopy` on a big document)."""
+    return json.loads(json.dumps(data, ensure_ascii=False))
+
+
+def shape_problem(data: Any) -> str | None:
+    """Why the editor could not walk this document (levels, nodes, edges, notes), or None. A stored
+    workflow was checked when it was written, so this is all the editor needs before it draws one; the
+    full check (`validate_document`) then fills the validation list."""
+    if not isinstance(data, dict) or not isinstance(data.get("workflow"), dict) \
+            or not isinstance(data["workflow"].get("graph"), dict):
+        return "the document has no workflow graph"
+    levels = [data["workflow"]["graph"]]
+    while levels:
+        holder = levels.pop()
+        nodes, edges, notes = holder.get("nodes", []), holder.get("edges", []), holder.get("notes", [])
+        if not isinstance(nodes, list) or not isinstance(edges, list) or not isinstance(notes, list):
+            return "a level's nodes, edges or notes are not lists"
+        for node in nodes:
+            if not isinstance(node, dict) or not isinstance(node.get("data"), dict) or "id" not in node:
+                return "a node is not an object with an id and data"
+            if node["data"].get("type") == "loop":
+                levels.append(node["data"])
+        if any(not isinstance(e, dict) or "id" not in e or "source" not in e or "target" not in e for e in edges) \
+                or any(not isinstance(n, dict) or "id" not in n for n in notes):
+            return "an edge or a note is not an object with its ids"
+    return None
 
 
 def _has_position(node: JsonDict) -> bool:

@@ -57,26 +57,30 @@ def connection_problem(level_nodes: list[JsonDict], edges: list[JsonDict], sourc
                        target: str) -> str | None:
     nodes = {str(n.get("id")): n for n in level_nodes}
     if source not in nodes or target not in nodes:
-        return QCoreApplication.translate("EditorRules", "both ends must be nodes of the same level (an edge cannot cross into or out of a loop body)")
+        return QCoreApplication.translate("EditorRules", "both ends must be nodes of the same level (an edge cannot "
+                                                         "cross into or out of a loop body)")
     if source == target:
         return QCoreApplication.translate("EditorRules", "a node cannot be connected to itself")
     if any(str(e.get("source")) == source and str(e.get("target")) == target and _handle(e) == handle
            for e in edges):
-        return QCoreApplication.translate("EditorRules", '"{source}" is already connected to "{target}" there').format(source=source, target=target)
+        return QCoreApplication.translate("EditorRules", '"{source}" is already connected to "{target}" there').format(
+            source=source, target=target)
     if (nodes[target].get("data") or {}).get("type") == "start":
         return QCoreApplication.translate("EditorRules", "nothing can lead into the start node")
     if source in reachable(edges, target):
-        return QCoreApplication.translate("EditorRules", 'connecting "{source}" to "{target}" would make a cycle (a run fails when it reaches a '
-                                          'node twice)').format(source=source, target=target)
+        return QCoreApplication.translate("EditorRules", 'connecting "{source}" to "{target}" would make a cycle (a '
+                                                         'run fails when it reaches a node twice)').format(
+            source=source, target=target)
     inputs = {str(e.get("source")) for e in edges if str(e.get("target")) == target}
     source_is_branch = (nodes[source].get("data") or {}).get("type") == "if-else"
     for other in inputs:
         if other == source and source_is_branch:
             continue  # another case of the same if-else: only one of them is taken
         if other == source or not _exclusive(nodes, edges, other, source):
-            return QCoreApplication.translate("EditorRules", '"{target}" already has an input from "{other}": a second one is only '
-                                              "allowed from another branch of an if-else (otherwise a run reaches it "
-                                              "twice)").format(target=target, other=other)
+            return QCoreApplication.translate("EditorRules", '"{target}" already has an input from "{other}": a '
+                                                             "second one is only allowed from another branch of an "
+                                                             "if-else (otherwise a run reaches it twice)").format(
+                target=target, other=other)
     return None
 
 

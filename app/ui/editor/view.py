@@ -22,7 +22,9 @@ class EditorView(QGraphicsView):
         self.setObjectName("editor-view")
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
+        # items keep their antialiased strokes inside their bounds and restore what they change
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
+                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -51,7 +53,7 @@ class EditorView(QGraphicsView):
         scene = self.scene()
         if scene is None:
             return
-        bounds = scene.itemsBoundingRect()
+        bounds = scene.content_rect() if hasattr(scene, "content_rect") else scene.itemsBoundingRect()
         if bounds.isEmpty():
             return
         self.fitInView(bounds.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)

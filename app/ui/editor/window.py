@@ -12,7 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QMouseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QMouseEvent, QShowEvent
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QScrollArea, QSplitter, QToolBar,
                                QVBoxLayout, QWidget)
 
@@ -47,15 +47,16 @@ class EditorWindow(QMainWindow):
     closed = Signal(str)       # workflow id or "" for a never saved one
 
     def __init__(self, ops: OpRunner, document: dict[str, Any], workflow_id: str | None = None,
-                 shell: "BrowserPilotApp | None" = None, parent: QWidget | None = None) -> None:
+                 shell: "BrowserPilotApp | None" = None, parent: QWidget | None = None, *, owned: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("editor-window")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.ops, self.shell, self.workflow_id = ops, shell, workflow_id
-        self.model = EditorModel(document, self)
+        self.model = EditorModel(document, self, owned=owned)
         self.controller = EditorController(self.model, self)
         self.stack = self.controller.stack
         self.level: Level = ()
+        self._fit_pending = False
         self._written: dict[str, Any] | None = None   # what this window last saved (its own echo is ignored)
         self._outside: QMessageBox | None = None
         self._unsubscribe: list[Callable[[], None]] = []
@@ -103,7 +104,6 @@ class EditorWindow(QMainWindow):
         self.show_level(())
         self._update_title()
         self._follow_store()
-        QTimer.singleShot(0, self.view.fit)
 
     # -- building -------------------------------------------------------------------------------------
     def _action(self, name: str, text: str, keys: list[QKeySequence | str], handler: Callable[[], object],
@@ -157,6 +157,10 @@ class EditorWindow(QMainWindow):
         self.stack.cleanChanged.connect(lambda _clean: self._update_title())
         self.model.app_changed.connect(self._update_title)
         self.model.changed.connect(self._model_changed)
+        self.model.changed.connect(self.view.minimap.level_changed)
+        self.scene.rebuilt.connect(self.view.minimap.level_shown)
+        self.scene.sketched.connect(self.view.minimap.level_shown)
+        self.scene.boxes_changed.connect(self.view.minimap.level_changed)
         self.scene.selectionChanged.connect(self._selection_changed)
         self.scene.connect_requested.connect(self._connect)
         self.scene.add_next_requested.connect(lambda s, h, at: self.open_menu(at, (s, h)))
@@ -188,7 +192,18 @@ class EditorWindow(QMainWindow):
             f'<a href="{i + 1}">{html.escape(loop_id)}</a>' for i, loop_id in enumerate(level)]
         self.breadcrumb.setText(" › ".join(crumbs) + ("   " + self.tr("(a loop body: Alt+Up goes back out)") if level else ""))
         self._show_form(None)
-        QTimer.singleShot(0, self.view.fit)
+        self._fit_pending = True
+        QTimer.singleShot(0, self._fit_if_pending)
+
+    def _fit_if_pending(self) -> None:
+        if self._fit_pending:
+            self._fit_pending = False
+            self.view.fit()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The first paint already shows the level fitted (not a frame at zoom 1 first)."""
+        super().showEvent(event)
+        self._fit_if_pending()
 
     def select_node(self, node_id: str) -> None:
         if not self.model.has_node(node_id):
@@ -200,9 +215,7 @@ class EditorWindow(QMainWindow):
         self.view.centerOn(self.scene.nodes[node_id])
 
     def select_all(self) -> None:
-        for item in self.scene.items():
-            if item.flags() & item.GraphicsItemFlag.ItemIsSelectable:
-                item.setSelected(True)
+        self.scene.select_all()
 
     def _selection_changed(self) -> None:
         chosen = self.scene.selected_node_ids()
@@ -271,7 +284,9 @@ class EditorWindow(QMainWindow):
                          for node, reader in readers[:8]) + (" …" if len(readers) > 8 else "")
         if readers and not self.confirm(self.tr("Delete"), self.tr("Still used: {uses}. Delete anyway?").format(uses=uses)):
             return
-        kept = self.controller.delete(self.level, nodes, self.scene.selected_edge_ids(), self.scene.selected_note_ids())
+        edges, notes = self.scene.selected_edge_ids(), self.scene.selected_note_ids()
+        self.scene.clearSelection()  # one selection change, not one per deleted item
+        kept = self.controller.delete(self.level, nodes, edges, notes)
         if kept:
             self.say(kept[0])
 
@@ -285,7 +300,9 @@ class EditorWindow(QMainWindow):
 
     def cut_selected(self) -> None:
         self.copy_selected()
-        self.controller.cut(self.level, self.scene.selected_node_ids())
+        chosen = self.scene.selected_node_ids()
+        self.scene.clearSelection()  # one selection change, not one per cut node
+        self.controller.cut(self.level, chosen)
 
     def paste(self) -> None:
         try:
