@@ -571,3 +571,90 @@ def test_pick_and_test_in_the_locator_editor_work_on_a_real_page(qtbot: QtBot, s
     qtbot.waitUntil(lambda: "1 match " in locator.result.text())
     key(qtbot, window.view, "Ctrl+Z")
     assert window.model.node("buy")["data"]["locator"] == {"selector": ".item", "note": "kept"}
+
+
+def chain_document(name: str, count: int) -> dict[str, Any]:
+    """start → count clicks → end, without positions (laid out on open, like a file made by an agent)."""
+    nodes = [{"id": "start", "data": {"type": "start"}}]
+    nodes += [{"id": f"c{i}", "data": {"type": "click", "locator": {"selector": f"#b{i}"}}} for i in range(count)]
+    nodes.append({"id": "end", "data": {"type": "end", "outputs": []}})
+    edges = [{"id": f"e{i}", "source": a["id"], "target": b["id"]} for i, (a, b) in enumerate(zip(nodes, nodes[1:]))]
+    return {"kind": "app", "version": "0.3.0", "app": {"name": name}, "workflow": {"graph": {"nodes": nodes, "edges": edges}}}
+
+
+def colour_share(window: EditorWindow, colour: str) -> float:
+    """The share of the canvas's pixels that are exactly this colour."""
+    from PySide6.QtGui import QColor
+
+    image = window.view.viewport().grab().toImage()
+    wanted = QColor(colour).rgb()
+    step = 2
+    points = [(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)]
+    return sum(1 for x, y in points if image.pixel(x, y) == wanted) / len(points)
+
+
+def test_a_big_workflow_is_drawn_at_once_and_its_items_follow(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                              editors: Editors) -> None:
+    from app.ui.editor.items import CATEGORY_COLOURS
+    from app.ui.editor.scene import EAGER_NODES
+
+    count = EAGER_NODES + 50
+    assert run_op(qtbot, shell, "workflow_write", {"workflow": chain_document("Long chain", count)})["ok"]
+    window = editors.open("Long chain")
+    # drawn before its items exist: every node as a box in its type's colour (clicks are page nodes)
+    assert window.scene.building and not window.scene._nodes
+    window.view.set_zoom(0.3)
+    window.view.centerOn(QPointF(0, 0))
+    sketched = colour_share(window, CATEGORY_COLOURS["page"])
+    assert sketched > 0.002
+    qtbot.waitUntil(lambda: not window.scene.building)
+    assert len(window.scene.nodes) == count + 2 and len(window.scene.edges) == count + 1
+    drawn = colour_share(window, CATEGORY_COLOURS["page"])
+    assert abs(drawn - sketched) < 0.2 * sketched  # the items draw the same boxes
+    # every edit works on it as on a small one: select all, delete, undo
+    key(qtbot, window.view, "Ctrl+A")
+    key(qtbot, window.view, "Delete")
+    qtbot.waitUntil(lambda: window.scene.settled)
+    assert list(window.scene.nodes) == ["start"] and not window.scene.edges
+    key(qtbot, window.view, "Ctrl+Z")
+    qtbot.waitUntil(lambda: window.scene.settled)
+    assert len(window.scene.nodes) == count + 2 and len(window.scene.edges) == count + 1
+    start, first = window.scene.nodes["start"], window.scene.nodes["c0"]
+    assert first.x() > start.x()  # laid out again, left to right
+
+
+def test_zoomed_out_nodes_are_boxes_and_zoomed_in_nodes_show_their_text(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                       editors: Editors) -> None:
+    from PySide6.QtGui import QColor
+
+    from app.ui.editor.items import CATEGORY_COLOURS, DETAIL_ZOOM
+
+    window = open_line(qtbot, shell, editors)
+    node = window.scene.nodes["open"]  # a goto: a page node
+    inside = node.scenePos() + QPointF(120, 30)  # right of its short title and subtitle, away from its ports
+
+    def colour_at(zoom: float) -> str:
+        window.view.set_zoom(zoom)
+        window.view.centerOn(inside)
+        image = window.view.viewport().grab().toImage()
+        ratio = image.devicePixelRatio()
+        point = window.view.mapFromScene(inside)
+        return QColor(image.pixel(int(point.x() * ratio), int(point.y() * ratio))).name()
+
+    assert colour_at(DETAIL_ZOOM * 0.6) == CATEGORY_COLOURS["page"]  # a plain box in its type's colour
+    assert colour_share(window, "#212121") == 0  # no title text
+    assert colour_at(1.0) == "#ffffff"  # a white card with its text
+    assert colour_share(window, "#212121") > 0
+
+
+def test_the_problems_list_follows_the_edits(qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811
+    window = open_line(qtbot, shell, editors)
+    problems = window.problems
+    qtbot.waitUntil(lambda: not problems.checking)
+    assert [problems.item(i).text() for i in range(problems.count())] == ["No problems."]
+    window.controller.set_field("open", "url", MISSING)
+    qtbot.waitUntil(lambda: not problems.checking)
+    assert problems.problem_nodes() == {"open"} and "url is required" in problems.item(0).text()
+    key(qtbot, window.view, "Ctrl+Z")
+    qtbot.waitUntil(lambda: not problems.checking)
+    assert [problems.item(i).text() for i in range(problems.count())] == ["No problems."]
