@@ -300,7 +300,7 @@ def test_the_apps_own_operations_are_not_recorded(qtbot: QtBot, app: BrowserPilo
     person_clicks(qtbot, tab, "input[name=username]")
     person_presses(tab, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     person_types(tab, "bob")
-    steps = wait_steps(qtbot, app, tab, lambda steps: len(steps) >= 2)
+    steps = wait_steps(qtbot, app, tab, lambda steps: steps[-1]["words"] == "Type 'bob' into textbox 'Username'")
     assert [s["words"] for s in steps] == [f"Go to {site.server.url('/login')}", "Type 'bob' into textbox 'Username'"]
     # edits, as the panel makes them
     fill = steps[1]["id"]
@@ -498,8 +498,8 @@ def test_a_drag_becomes_a_swipe_that_replays_the_drag(qtbot: QtBot, app: Browser
     run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})
     # Selecting text in a field by dragging is not a step.
     person_drags(qtbot, tab, centre(qtbot, tab, "input", 0.1), centre(qtbot, tab, "input", 0.7))
-    qtbot.waitUntil(lambda: run_js(qtbot, tab, "document.activeElement.selectionEnd - "
-                                               "document.activeElement.selectionStart") > 3, timeout=5_000)
+    selected = "(document.activeElement.selectionEnd || 0) - (document.activeElement.selectionStart || 0)"
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, selected) > 3, timeout=5_000)
     person_drags(qtbot, tab, centre(qtbot, tab, "canvas", 0.25, 0.3), centre(qtbot, tab, "canvas", 0.75, 0.6))
     qtbot.waitUntil(lambda: bool(server.hits("/drag-hit")), timeout=10_000)
     recorded = server.hits("/drag-hit")[0].query
