@@ -266,6 +266,9 @@ class SaveManager:
             return False
         with self._cond:
             self._last_write[path] = started
+            if len(self._last_write) > 256:  # one entry a run folder's file: forget what the debounce no longer needs
+                horizon = started - self.delay
+                self._last_write = {p: t for p, t in self._last_write.items() if t >= horizon}
             if self._problems.pop(path, None) is not None:
                 log.info("%s is written again", path)
         return True
