@@ -263,8 +263,11 @@ def prefetch_sdk(data: DataDir) -> None:
 
     def load() -> None:
         try:
-            import mcp.server  # noqa: F401
+            # uvicorn first: mcp.server reaches sse_starlette, which imports uvicorn.main at module level; taking
+            # uvicorn.main before the package while the server thread imports the package is a lock cycle that
+            # hands that thread a half-initialised uvicorn.main ("cannot import name 'Server'").
             import uvicorn  # noqa: F401
+            import mcp.server  # noqa: F401
         except Exception as exc:  # noqa: BLE001 - the server's own start reports real problems
             log.debug("prefetching the MCP SDK failed: %s", exc)
 
