@@ -126,10 +126,9 @@ class JsonStore(Generic[M]):
             return StoreLoad(self._empty())
         except OSError as exc:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
-        problem = self._problem_with(raw)
-        if problem is None:
-            data = json.loads(raw.decode("utf-8-sig"))
-            return StoreLoad(self.model.model_validate(data))
+        document, problem = self._parse(raw)
+        if document is not None:
+            return StoreLoad(document)
         try:
             moved = move_aside(self.path)
         except OSError as exc:
@@ -146,25 +145,25 @@ class JsonStore(Generic[M]):
             except OSError:
                 pass
 
-    def _problem_with(self, raw: bytes) -> str | None:
+    def _parse(self, raw: bytes) -> tuple[M | None, str]:
+        """The validated document (parsed and validated once), or None and what is wrong with the file."""
         try:
             data = json.loads(raw.decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return f"not valid JSON: {exc}"
+            return None, f"not valid JSON: {exc}"
         if not isinstance(data, dict):
-            return "not a JSON object"
+            return None, "not a JSON object"
         version = data.get("schema_version")
         if not isinstance(version, int):
-            return "no schema_version"
+            return None, "no schema_version"
         if version > self.schema_version:
-            return f"schema_version {version} is newer than this app understands ({self.schema_version})"
+            return None, f"schema_version {version} is newer than this app understands ({self.schema_version})"
         try:
-            self.model.model_validate(data)
+            return self.model.model_validate(data), ""
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "document"
-            return f"invalid at {where}: {first['msg']}"
-        return None
+            return None, f"invalid at {where}: {first['msg']}"
 
     def dump(self, document: M) -> dict[str, object]:
         """The document as JSON data (new containers: a snapshot that later changes to the model leave alone)."""
