@@ -57,15 +57,14 @@ def handles_of(data: dict[str, Any]) -> list[str]:
     return ["source"]
 
 
-def geometry(data: dict[str, Any]) -> tuple[float, QPointF | None, dict[str, QPointF]]:
-    """A node's height and where its ports sit, from its top-left corner: the input (None for the start
-    node) and each output by handle."""
+def geometry(data: dict[str, Any]) -> tuple[float, dict[str, float]]:
+    """A node's height and how far down its ports sit: the input at half the height (on the left, none on
+    the start node), the outputs by handle (on the right)."""
     handles = handles_of(data)
     height = max(NODE_HEIGHT, 24 + PORT_SPACING * len(handles))
-    inputs = QPointF(0, height / 2) if data.get("type") != "start" else None
     if len(handles) == 1:
-        return height, inputs, {handles[0]: QPointF(NODE_WIDTH, height / 2)}
-    return height, inputs, {handle: QPointF(NODE_WIDTH, 22 + index * PORT_SPACING) for index, handle in enumerate(handles)}
+        return height, {handles[0]: height / 2}
+    return height, {handle: 22 + index * PORT_SPACING for index, handle in enumerate(handles)}
 
 
 class Port:
@@ -150,10 +149,10 @@ class NodeItem(QGraphicsRectItem):
             " · " + QCoreApplication.translate("EditorCanvas", "%n inside", "", inside) if self.kind == "loop" else "")
         self.shown_title = look.bold_metrics.elidedText(self.title, Qt.TextElideMode.ElideRight, NODE_WIDTH - 24)
         self.colour = QColor(CATEGORY_COLOURS.get(category_of(self.kind), "#757575"))
-        self.height, inputs, outputs = geometry(data)
+        self.height, outputs = geometry(data)
         self.setRect(QRectF(-PORT_GRIP, -4, NODE_WIDTH + 2 * PORT_GRIP, self.height + 22))
-        self.input_port = Port(self, "target", False, inputs) if inputs is not None else None
-        self.output_ports = {handle: Port(self, handle, True, offset) for handle, offset in outputs.items()}
+        self.input_port = Port(self, "target", False, QPointF(0, self.height / 2)) if self.kind != "start" else None
+        self.output_ports = {handle: Port(self, handle, True, QPointF(NODE_WIDTH, y)) for handle, y in outputs.items()}
         self.node_tooltip = (f"{self.title} ({self.node_id}, {self.kind})"
                              + ("\n" + QCoreApplication.translate("EditorCanvas", "Double-click to open its body")
                                 if self.kind == "loop" else ""))

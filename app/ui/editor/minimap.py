@@ -29,6 +29,7 @@ class Minimap(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip(self.tr("Overview: click or drag to move the view"))
         self._boxes: list[tuple[QRectF, QColor]] | None = None   # scene rect and colour of each node
+        self._by_colour: dict[str, list[QRectF]] = {}
         self._nodes_bounds = QRectF()
         self._pixmap: QPixmap | None = None
         self._pixmap_key: tuple[float, ...] = ()
@@ -60,9 +61,11 @@ class Minimap(QWidget):
         if self._boxes is None:
             scene = self.view.scene()
             self._boxes = scene.boxes() if scene is not None else []
+            self._by_colour = {}
             bounds = QRectF()
-            for rect, _colour in self._boxes:
+            for rect, colour in self._boxes:
                 bounds = bounds.united(rect)
+                self._by_colour.setdefault(colour.name(), []).append(rect)
             self._nodes_bounds = bounds.adjusted(-PORT_GRIP, -4, PORT_GRIP, 22)  # as far as a node draws
         return self._boxes
 
@@ -82,11 +85,15 @@ class Minimap(QWidget):
             pixmap.setDevicePixelRatio(ratio)
             pixmap.fill(Qt.GlobalColor.transparent)
             painter = QPainter(pixmap)
-            painter.setPen(Qt.PenStyle.NoPen)
-            for rect, colour in self._nodes():
-                top_left = rect.topLeft() * scale + offset
-                painter.fillRect(QRectF(top_left.x(), top_left.y(), max(rect.width() * scale, 2),
-                                        max(rect.height() * scale, 2)), colour)
+            painter.translate(offset)
+            painter.scale(scale, scale)
+            self._nodes()
+            for name, rects in self._by_colour.items():
+                outline = QPen(QColor(name), 2)  # in pixels: a node stays visible however small the scale
+                outline.setCosmetic(True)
+                painter.setPen(outline)
+                painter.setBrush(QColor(name))
+                painter.drawRects(rects)
             painter.end()
             self._pixmap, self._pixmap_key = pixmap, key
         return self._pixmap

@@ -36,7 +36,7 @@ class _Sketch:
         self.items: list[QGraphicsPathItem] = []
         colours: dict[str, QColor] = {}
         areas: dict[str, QPainterPath] = {}
-        anchors: dict[str, tuple[float, float, float, dict[str, QPointF]]] = {}   # x, top, input's y, outputs
+        anchors: dict[str, tuple[float, float, float, dict[str, float]]] = {}   # x, top, input's y, outputs' dy
         for node in model.nodes(level):
             node_id, data = str(node["id"]), node.get("data") or {}
             x, y = positions.get(node_id, (0.0, 0.0))
@@ -44,7 +44,7 @@ class _Sketch:
             colour = colours.get(kind)
             if colour is None:
                 colour = colours[kind] = QColor(CATEGORY_COLOURS.get(category_of(kind), "#757575"))
-            height, _inputs, outputs = geometry(data)
+            height, outputs = geometry(data)
             box = QRectF(x, y, NODE_WIDTH, height)
             self.boxes.append((box, colour))
             areas.setdefault(kind, QPainterPath()).addRect(box)
@@ -54,8 +54,8 @@ class _Sketch:
             source, target = anchors.get(str(edge.get("source"))), anchors.get(str(edge.get("target")))
             if source is None or target is None or not source[3]:
                 continue
-            offset = source[3].get(str(edge.get("sourceHandle") or "source")) or next(iter(source[3].values()))
-            x0, y0, x1, y1 = source[0] + offset.x(), source[1] + offset.y(), target[0], target[2]
+            dy = source[3].get(str(edge.get("sourceHandle") or "source"), next(iter(source[3].values())))
+            x0, y0, x1, y1 = source[0] + NODE_WIDTH, source[1] + dy, target[0], target[2]
             dx = max(60.0, abs(x1 - x0) / 2)
             curves.moveTo(x0, y0)
             curves.cubicTo(x0 + dx, y0, x1 - dx, y1, x1, y1)
