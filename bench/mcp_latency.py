@@ -26,8 +26,9 @@ Connect to first call (5 repetitions each, medians):
 - ours, cold: from spawning `browserpilot mcp --data-dir <new folder>` (the stdio bridge, which starts the
   app headless because none runs there) to the first successful `page_navigate`; the app is stopped after.
 
-Headline ratios, ours / Playwright MCP at its faster setting: per-call median (target at most 0.25x) and
-connect-to-first-call median (target at most 0.5x). Absolute times drift 10-30% between runs on these shared
+Headline ratios, ours / Playwright MCP at its faster setting: per-call median (target at most 0.25x),
+connect-to-first-call median (target at most 0.5x) and the cold start, `browserpilot mcp` with no app running
+against Playwright MCP's spawn (target at most 1.0x). Absolute times drift 10-30% between runs on these shared
 machines; the ratios are what count.
 
 Run: `.venv/bin/python bench/mcp_latency.py [--clicks N] [--connects N]`.
@@ -364,9 +365,11 @@ async def run(clicks: int, connects: int) -> int:
           f"{ratio(per_call['ours'].median, per_call['pw'].median)}; with until "
           f"{ratio(per_call['ours+until'].median, fastest.median)})   target <= 0.25x: "
           f"{'met' if click_ratio <= 0.25 else 'NOT met'}")
-    print(f"  connect-to-first-call {ratio(connect['ours'].median, fastest_connect.median)}  (cold bridge "
-          f"{ratio(connect['cold'].median, fastest_connect.median)})   target <= 0.5x: "
-          f"{'met' if connect_ratio <= 0.5 else 'NOT met'}")
+    cold_ratio = connect["cold"].median / fastest_connect.median
+    print(f"  connect-to-first-call {ratio(connect['ours'].median, fastest_connect.median)}  (to the running app)"
+          f"   target <= 0.5x: {'met' if connect_ratio <= 0.5 else 'NOT met'}")
+    print(f"  cold start           {ratio(connect['cold'].median, fastest_connect.median)}  (`browserpilot mcp` "
+          f"starting the app, vs Playwright MCP's spawn)   target <= 1.0x: {'met' if cold_ratio <= 1.0 else 'NOT met'}")
     return 0
 
 

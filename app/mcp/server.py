@@ -249,7 +249,7 @@ class McpHttpServer:
         self._tokens: TokenSource | None = None
         self._quit = asyncio.Event()  # set (on the server loop) when stopping: in-flight calls answer at once
         self._server_loop: asyncio.AbstractEventLoop | None = None
-        self._stopper: threading.Thread | None = None
+        self._stopped: threading.Event | None = None  # set once the last stop() has finished
 
     @property
     def url(self) -> str | None:
@@ -416,22 +416,20 @@ class McpHttpServer:
             server.should_exit = True
         self._started.clear()
         self._thread = None
-        stopper = threading.Thread(target=self._finish_stop, args=(thread, server, was_started, timeout),
+        stopped = self._stopped = threading.Event()
+        stopper = threading.Thread(target=self._finish_stop, args=(thread, server, was_started, timeout, stopped),
                                    name="browserpilot-mcp-stop", daemon=False)
-        self._stopper = stopper
         stopper.start()
         if wait:
-            stopper.join()
+            stopped.wait()
 
     def wait_stopped(self, timeout: float | None = None) -> bool:
-        """Until the last `stop()` has finished (the port is closed, `mcp.json` updated)."""
-        stopper = self._stopper
-        if stopper is not None:
-            stopper.join(timeout)
-            return not stopper.is_alive()
-        return True
+        """Until the last `stop()` has finished (the port is closed, `mcp.json` updated); True when it has."""
+        stopped = self._stopped
+        return stopped.wait(timeout) if stopped is not None else True
 
-    def _finish_stop(self, thread: threading.Thread | None, server: Any, was_started: bool, timeout: float) -> None:
+    def _finish_stop(self, thread: threading.Thread | None, server: Any, was_started: bool, timeout: float,
+                     stopped: threading.Event) -> None:
         """The stopper thread: wait for the server thread, then say in `mcp.json` that nobody serves it."""
         if thread is not None:
             thread.join(timeout)
@@ -450,6 +448,7 @@ class McpHttpServer:
                 log.warning("could not update mcp.json: %s", exc)
         if was_started:
             log.info("MCP server stopped")
+        stopped.set()
         self._notify()
 
 __all__ = ["Guard", "McpHttpServer", "McpStartError", "TokenSource", "bind_loopback", "is_local_host",

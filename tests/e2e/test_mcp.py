@@ -441,6 +441,10 @@ def test_command_line_verbs_go_through_the_running_app(app_dir: Path) -> None:
     assert deleted.returncode == 0 and deleted.stdout.startswith(f"deleted {env['id']}")
     status = run_cli(app_dir, "mcp", "status")
     assert status.returncode == 0 and status.stdout.startswith("running\thttp://127.0.0.1:")
+    lines = dict(line.split("\t", 1) for line in status.stdout.splitlines())
+    # Started by a person (AppProcess is not a bridge): it never quits by itself.
+    assert lines["started by"] == "a person (headless)"
+    assert lines["stops"] == "not by itself: started by a person: it never quits by itself"
 
 
 def test_switched_off_nothing_listens_and_commands_say_why(tmp_path: Path) -> None:
