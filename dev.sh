@@ -37,6 +37,7 @@ install_system_packages() {
   done
   "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=("python3-venv")
   command -v redis-server >/dev/null || missing+=("redis-server")  # distributed batches: tests start their own
+  command -v desktop-file-validate >/dev/null || missing+=("desktop-file-utils")  # tests/test_packaging_desktop.py
   if [ ${#missing[@]} -gt 0 ]; then
     echo "dev.sh: installing system packages: ${missing[*]}"
     as_root apt-get update -qq

@@ -7,7 +7,8 @@ only this client (the MCP SDK's stdio client and a local page server) uses the c
   1. `browserpilot mcp` spawned by the client, which starts the bundle's app headless; time to the first
      successful call (env_list) is the start-up time reported;
   2. a page action that needs the injected JavaScript (tab_open, page_click on `text=Greet`, page_script);
-  3. the running app's memory maps: nothing from the checkout or a venv is loaded;
+  3. the running app's memory maps: nothing from the checkout or a venv is loaded; the programs it starts get
+     the bundle's xdg-open stand-in first on PATH (packaging/rthook_launchers.py);
   4. `browserpilot run FILE --json` (the CLI forwards the workflow, a click needing the JS, to the running app);
   5. with --reference EXE: the same cold first call with another installation (the checkout's venv), for a ratio
      under the same machine load;
@@ -96,6 +97,16 @@ def foreign_mappings(pid: int) -> list[str]:
     return sorted(p for p in paths if "/.venv/" in p or "site-packages" in p or p.startswith("/work/"))
 
 
+def child_path(pid: int) -> str:
+    """PATH as the app hands it to the programs it starts (read from a QtWebEngineProcess child)."""
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        environ = Path(f"/proc/{child}/environ").read_bytes().split(b"\0")
+        for item in environ:
+            if item.startswith(b"PATH="):
+                return item[5:].decode()
+    raise SystemExit(f"smoke: the app (pid {pid}) has no child process to read PATH from")
+
+
 def stop(pid: int) -> None:
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 30
@@ -149,6 +160,8 @@ def headless_part(exe: Path, work: Path, url: str) -> dict[str, Any]:
     foreign = foreign_mappings(pid)
     if foreign:
         raise SystemExit(f"smoke: the bundle loaded files from outside itself: {foreign[:5]}")
+    if not child_path(pid).startswith(str(exe.parent / "_internal" / "launchers") + ":"):
+        raise SystemExit(f"smoke: the app's children do not get the launcher stand-ins first on PATH: {child_path(pid)}")
     file = work / "smoke.json"
     file.write_text(json.dumps(workflow(url)), "utf-8")
     started = time.monotonic()
@@ -196,6 +209,17 @@ def gui_part(exe: Path, work: Path, url: str, display: str, shot: Path) -> dict[
             app.wait()
 
 
+def stop_leftovers(work: Path) -> None:
+    """After a failure: end the apps this smoke test started (each data folder's mcp.json names its pid)."""
+    for mcp_file in work.glob("data-*/mcp.json"):
+        try:
+            pid = json.loads(mcp_file.read_text("utf-8")).get("pid")
+            if pid:
+                os.kill(int(pid), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="drive an unpacked BrowserPilot bundle")
     parser.add_argument("bundle", type=Path)
@@ -206,12 +230,17 @@ def main() -> int:
     args = parser.parse_args()
     exe = args.bundle / "browserpilot"
     url = serve_page()
-    report: dict[str, Any] = {"headless": headless_part(exe, args.work, url)}
-    if args.reference:
-        report["reference"] = reference_part(args.reference, args.work)
-        report["first_call_ratio"] = round(report["headless"]["first_call_s"] / report["reference"]["first_call_s"], 2)
-    if args.display:
-        report["gui"] = gui_part(exe, args.work, url, args.display, args.shot or args.work / "screen.png")
+    try:
+        report: dict[str, Any] = {"headless": headless_part(exe, args.work, url)}
+        if args.reference:
+            report["reference"] = reference_part(args.reference, args.work)
+            report["first_call_ratio"] = round(
+                report["headless"]["first_call_s"] / report["reference"]["first_call_s"], 2)
+        if args.display:
+            report["gui"] = gui_part(exe, args.work, url, args.display, args.shot or args.work / "screen.png")
+    except BaseException:
+        stop_leftovers(args.work)
+        raise
     print(json.dumps(report))
     return 0
 

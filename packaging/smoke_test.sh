@@ -45,6 +45,15 @@ qm_count=$(find "$bundle/_internal/app/assets" -path "*/i18n/*.qm" | wc -l)
 [ "$qm_count" -ge "$ts_count" ] || { echo "smoke: $ts_count .ts but only $qm_count .qm in the bundle" >&2; exit 1; }
 echo "smoke: QtWebEngine parts, resources and $qm_count compiled translation(s) present"
 
+# The xdg-open stand-in hands the real one the library path from before the bundle started (here: none).
+mkdir -p "$work/fakebin"
+printf '#!/bin/sh\necho "LD_LIBRARY_PATH=${LD_LIBRARY_PATH-unset} $*"\n' > "$work/fakebin/xdg-open"
+chmod +x "$work/fakebin/xdg-open"
+opened=$(env -i PATH="$bundle/_internal/launchers:$work/fakebin:/usr/bin:/bin" LD_LIBRARY_PATH="$bundle/_internal" \
+  "$bundle/_internal/launchers/xdg-open" /tmp)
+[ "$opened" = "LD_LIBRARY_PATH=unset /tmp" ] || { echo "smoke: the xdg-open stand-in passed on: $opened" >&2; exit 1; }
+echo "smoke: xdg-open stand-in restores the system's library path"
+
 display_args=()
 if command -v Xvfb >/dev/null && command -v xdotool >/dev/null && command -v import >/dev/null; then
   display=":$((90 + RANDOM % 400))"

@@ -1,0 +1,12 @@
+"""PyInstaller runtime hook: put the bundle's launcher stand-ins (packaging/launchers/) first on PATH.
+
+Qt opens folders and files through `xdg-open`; the stand-in starts the real one with the system's library path
+instead of the bundle's (see packaging/launchers/xdg-open). Runs before the app's own code, only in the bundle.
+"""
+
+import os
+import sys
+
+_launchers = os.path.join(getattr(sys, "_MEIPASS", ""), "launchers")
+if os.path.isdir(_launchers):
+    os.environ["PATH"] = _launchers + os.pathsep + os.environ.get("PATH", os.defpath)
