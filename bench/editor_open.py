@@ -2,15 +2,22 @@
 
 In one app process (offscreen, a temporary data folder), for each size: the workflow is saved with
 `workflow_write`, then the `editor_open` operation (what `browserpilot edit NAME` sends) is called through the
-registry, and the time is taken from that call to the end of the first paint of the canvas (the window is
-shown, the level laid out, every node and edge drawn). Then 60 pan steps and 60 zoom steps, each painted
-synchronously (`viewport().repaint()`), give the frame times (median and worst). Finally one edit (add a
-node after another, through the controller) and its undo are timed.
+registry, and the time is taken from that call to the end of the first paint of the canvas (the window shown,
+the level fitted and drawn), as the median of several opens; also to the moment every item of the level is
+made (a big level is drawn from the model first, its items follow in slices). Then frames: pan steps at zoom 1,
+zoom steps around 1, pan steps at zoom 0.3 (nodes drawn as boxes), a zoom sweep from 0.1 to 1.2 and pan steps
+with the whole level fitted, each step followed by a whole frame painted at once (`repaint()` of the canvas and
+of the minimap). Then edits through the controller at zoom 1, each timed until the canvas is settled and
+painted: add (which first pins the laid-out positions), undo, redo, move, select (the side panel builds the
+node's form), delete by the Delete key's path; and, fitted, select all / delete all / undo on every node.
+
+Every figure is given twice: wall time, and the Qt thread's CPU time (`time.thread_time`), because on a shared
+machine the wall time carries the other processes' load.
 
 The 500-node workflow is a chain with an if-else every 10 nodes (branches rejoin) and no positions, so it is
 laid out on open, like a file made by hand or by an agent.
 
-Run: `.venv/bin/python bench/editor_open.py [--json]`.
+Run: `.venv/bin/python bench/editor_open.py [--opens N] [--json]`.
 """
 
 from __future__ import annotations
@@ -199,6 +206,8 @@ def measure(app: QApplication, shell: Any, size: int, opens: int) -> dict[str, A
     fit = frames(app, view, lambda i: scroll.setValue(scroll.value() + (5 if i % 2 else -5)), 20)
     controller, scene = window.controller, window.scene
     last = next(n for n in reversed(window.model.nodes(())) if n["data"]["type"] == "click")["id"]
+    view.set_zoom(1.0)  # edits where one edits: zoomed in on them (the fitted frame is measured above)
+    view.centerOn(scene.nodes[last])
     edits = {
         "add": timed_edit(app, window, lambda: controller.add_node((), "press", (0, 400))),  # pins the layout too
         "undo add": timed_edit(app, window, window.stack.undo),
@@ -206,10 +215,11 @@ def measure(app: QApplication, shell: Any, size: int, opens: int) -> dict[str, A
         "add again": timed_edit(app, window, lambda: controller.add_node((), "press", (300, 400))),
         "move": timed_edit(app, window, lambda: controller.move({last: (120.0, 640.0)})),
         "undo move": timed_edit(app, window, window.stack.undo),
-        "delete (Delete key)": timed_edit(app, window, lambda: (scene.select_nodes([last]), window.delete_selected())),
-        "undo delete": timed_edit(app, window, window.stack.undo),
         "select (its form is built)": timed_edit(app, window, lambda: scene.select_nodes([last])),
+        "delete (Delete key)": timed_edit(app, window, window.delete_selected),
+        "undo delete": timed_edit(app, window, window.stack.undo),
     }
+    view.fit()
     bulk = {
         "select all": timed_edit(app, window, window.select_all),
         "delete all": timed_edit(app, window, window.delete_selected),

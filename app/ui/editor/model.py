@@ -43,7 +43,7 @@ class EditorModel(QObject):
     node_added = Signal(tuple, str)      # level, node id
     node_removed = Signal(tuple, str)
     node_changed = Signal(str)           # node id: a data field changed
-    node_moved = Signal(str)
+    nodes_moved = Signal(list)           # node ids (one signal for a move of many)
     edge_added = Signal(tuple, str)      # level, edge id
     edge_removed = Signal(tuple, str)
     note_added = Signal(tuple, str)
@@ -214,12 +214,9 @@ class EditorModel(QObject):
         self._touched(structure=key == "nodes")
         return old
 
-    def set_position(self, node_id: str, position: tuple[float, float] | None) -> tuple[float, float] | None:
-        return self.set_positions({node_id: position})[node_id]
-
     def set_positions(self, positions: dict[str, tuple[float, float] | None]) -> dict[str, tuple[float, float] | None]:
-        """Move nodes (None: back to the auto-layout); `node_moved` for each, then one `changed`. Returns
-        the old positions."""
+        """Move nodes (None: back to the auto-layout); one `nodes_moved`, then one `changed`. Returns the
+        old positions."""
         old: dict[str, tuple[float, float] | None] = {}
         for node_id, position in positions.items():
             node = self.node(node_id)
@@ -229,7 +226,7 @@ class EditorModel(QObject):
             else:
                 kept = node.get("position") if isinstance(node.get("position"), dict) else {}
                 node["position"] = {**kept, "x": _plain(position[0]), "y": _plain(position[1])}
-            self.node_moved.emit(node_id)
+        self.nodes_moved.emit(list(positions))
         self._touched()
         return old
 

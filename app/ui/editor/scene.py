@@ -108,7 +108,7 @@ class EditorScene(QGraphicsScene):
         model.node_added.connect(self._node_added)
         model.node_removed.connect(self._node_removed)
         model.node_changed.connect(self._node_changed)
-        model.node_moved.connect(self._node_moved)
+        model.nodes_moved.connect(self._nodes_moved)
         model.edge_added.connect(self._edge_added)
         model.edge_removed.connect(self._edge_removed)
         model.note_added.connect(self._note_added)
@@ -340,19 +340,23 @@ class EditorScene(QGraphicsScene):
         for edge in item.edges:
             edge.update_path()
 
-    def _node_moved(self, node_id: str) -> None:
+    def _nodes_moved(self, node_ids: list[str]) -> None:
         self._complete()
-        item = self.nodes.get(node_id)
-        if item is None:
-            return
-        position = self.model.node(node_id).get("position")
-        if not isinstance(position, dict):
-            self.schedule_place()  # back to the auto-layout
-            return
-        x, y = float(position.get("x", 0)), float(position.get("y", 0))
-        if item.x() != x or item.y() != y:
-            item.setPos(x, y)
-            self._follow([item])
+        moved: list[NodeItem] = []
+        for node_id in node_ids:
+            item = self._nodes.get(node_id)
+            if item is None:
+                continue
+            position = self.model.node(node_id).get("position")
+            if not isinstance(position, dict):
+                self.schedule_place()  # back to the auto-layout
+                continue
+            x, y = float(position.get("x", 0)), float(position.get("y", 0))
+            if item.x() != x or item.y() != y:
+                item.setPos(x, y)
+                moved.append(item)
+        if moved:
+            self._follow(moved)
             if not self._place_pending:
                 self._grow_rect()
 
@@ -459,7 +463,7 @@ class EditorScene(QGraphicsScene):
             self._drag_line.setPath(curve(self._drag_port.scenePos(), event.scenePos()))
             return
         super().mouseMoveEvent(event)
-        if event.buttons() & Qt.MouseButton.LeftButton and isinstance(self.mouseGrabberItem(), NodeItem):
+        if event.buttons() & Qt.MouseButton.LeftButton and self.mouseGrabberItem() is not None:
             self._follow([item for item in self.selectedItems() if isinstance(item, NodeItem)])
 
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
@@ -480,6 +484,7 @@ class EditorScene(QGraphicsScene):
         self._press_positions = {}
         notes = {k: v for k, v in moved.items() if k.startswith("note:")}
         nodes = {k: v for k, v in moved.items() if not k.startswith("note:")}
+        self._follow([self.nodes[node_id] for node_id in nodes])  # whatever item the drag held
         for key, pos in notes.items():
             self.note_moved.emit(key[5:], pos)
         if len(nodes) == 1:
