@@ -93,7 +93,8 @@ class Port:
 
 
 class _Look:
-    """The fonts, metrics, pens and brushes every node shares (made once, on first use: they need the app)."""
+    """The fonts, metrics, pens and brushes every node draws with: made once, on first use (they need the
+    app), and never changed: a cache of drawing resources, not state."""
 
     made: "_Look | None" = None
 

@@ -71,12 +71,6 @@ class ValidationList(QListWidget):
         """Whether a check is due or running (the list may not show the document as it is)."""
         return self._timer.isActive() or self._shown != self._generation
 
-    def check(self) -> None:
-        """Check the document now, on this thread."""
-        self._timer.stop()
-        self._generation += 1
-        self._show(self._generation, *problems_of(self.model.data))
-
     def check_soon(self) -> None:
         """Check a copy of the document in the worker thread; the list follows when it is done."""
         self._timer.stop()
