@@ -82,7 +82,7 @@ class Saver(Protocol):
 
     def save(self, path: Path, render: Render) -> None: ...
 
-    def run(self, job: Job, label: str = "") -> None: ...
+    def run(self, job: Job, label: str = "", *, after: float = 0.0) -> None: ...
 
 
 class ImmediateSaver:
@@ -91,8 +91,8 @@ class ImmediateSaver:
     def save(self, path: Path, render: Render) -> None:
         atomic_write_bytes(path, render())
 
-    def run(self, job: Job, label: str = "") -> None:
-        job()
+    def run(self, job: Job, label: str = "", *, after: float = 0.0) -> None:
+        job()  # now: a short-lived process has nothing to wait for
 
 
 @dataclass
@@ -113,7 +113,7 @@ class SaveManager:
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()  # held by whoever is writing (the worker or a flush)
         self._pending: dict[Path, _Pending] = {}
-        self._jobs: deque[tuple[str, Job]] = deque()
+        self._jobs: deque[tuple[float, str, Job]] = deque()  # (due, label, job), in the order queued
         self._last_write: dict[Path, float] = {}
         self._problems: dict[Path, str] = {}
         self._thread: threading.Thread | None = None
@@ -137,12 +137,13 @@ class SaveManager:
             with self._write_lock:
                 atomic_write_bytes(path, render())
 
-    def run(self, job: Job, label: str = "") -> None:
-        """Queue slow work (deleting a folder) for the worker thread; it runs after the due writes."""
+    def run(self, job: Job, label: str = "", *, after: float = 0.0) -> None:
+        """Queue slow work (deleting a folder) for the worker thread, to run after the due writes and, with
+        `after`, not before that many seconds (a flush runs it at once)."""
         with self._cond:
             closed = self._closed
             if not closed:
-                self._jobs.append((label, job))
+                self._jobs.append((time.monotonic() + after, label, job))
                 self._start()
                 self._cond.notify_all()
         if closed:
@@ -193,9 +194,8 @@ class SaveManager:
             self._thread.start()
 
     def _next_due(self) -> float | None:
-        if not self._pending:
-            return None
-        return min(p.due for p in self._pending.values())
+        dues = [p.due for p in self._pending.values()] + [job[0] for job in self._jobs]
+        return min(dues) if dues else None
 
     def _work(self) -> None:
         while True:
@@ -203,8 +203,6 @@ class SaveManager:
                 while True:
                     if self._closed:
                         return
-                    if self._jobs:
-                        break
                     due = self._next_due()
                     now = time.monotonic()
                     if due is not None and due <= now:
@@ -213,18 +211,22 @@ class SaveManager:
             with self._write_lock:  # a flush may have taken the work meanwhile: look again
                 with self._cond:
                     now = time.monotonic()
-                    work = self._take(lambda _path, item: item.due <= now)
+                    work = self._take(lambda _path, item: item.due <= now, now)
                 if work is not None:
                     self._do(work, retry=True)
 
-    def _take(self, ready: Callable[[Path, _Pending], bool]) -> tuple[Path, _Pending] | tuple[str, Job] | None:
-        """(The condition held.) The next work: the earliest due of the ready writes, else the oldest job."""
+    def _take(self, ready: Callable[[Path, _Pending], bool],
+              now: float = float("inf")) -> tuple[Path, _Pending] | tuple[str, Job] | None:
+        """(The condition held.) The next work: the earliest due of the ready writes, else the oldest job due
+        by `now` (every job, for a flush)."""
         writes = [path for path, item in self._pending.items() if ready(path, item)]
         if writes:
             path = min(writes, key=lambda p: self._pending[p].due)
             return path, self._pending.pop(path)
-        if self._jobs:
-            return self._jobs.popleft()
+        for index, (due, label, job) in enumerate(self._jobs):
+            if due <= now:
+                del self._jobs[index]
+                return label, job
         return None
 
     def _do(self, work: tuple[Path, _Pending] | tuple[str, Job], *, retry: bool) -> None:

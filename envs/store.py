@@ -43,6 +43,7 @@ log = logging.getLogger("browserpilot.envs")
 
 TRASH_PREFIX = ".trash-"
 SITE_REFRESH_SECONDS = 60
+SWEEP_AFTER = (0.3, 1.0, 3.0)  # seconds after a deletion at which its partition's old place is checked again
 
 
 class EnvError(Exception):
@@ -234,12 +235,25 @@ def remove_partition(data: DataDir, env_id: str, saver: Saver | None = None) -> 
     """Delete an environment's browser data. The folder is first renamed into the trash (atomic and quick),
     so a half-deleted partition can never be picked up again; the saver removes the tree (in the app: on its
     worker thread). Leftovers of a crash are purged by `purge_trash` at the next start."""
+    if not data.partition(env_id).exists():
+        return
+    saver = saver or ImmediateSaver()
+    _move_to_trash(data, env_id, saver)
+    # Chromium finishes tearing a profile down on its own threads and may write a few files (its prefs, the
+    # cache index) after the folder was moved: whatever comes back at the old place goes too.
+    for after in SWEEP_AFTER:
+        saver.run(lambda: _move_to_trash(data, env_id, saver, swept=True), f"sweep {env_id}", after=after)
+
+
+def _move_to_trash(data: DataDir, env_id: str, saver: Saver, swept: bool = False) -> None:
     folder = data.partition(env_id)
     if not folder.exists():
         return
     trash = data.partitions / f"{TRASH_PREFIX}{env_id}-{secrets.token_hex(3)}"
     os.replace(folder, trash)
-    (saver or ImmediateSaver()).run(lambda: _remove_tree(trash), f"remove {trash.name}")
+    if swept:
+        log.info("removed what the browser wrote into %s after it was deleted", folder)
+    saver.run(lambda: _remove_tree(trash), f"remove {trash.name}")
 
 
 def _remove_tree(trash: Path) -> None:

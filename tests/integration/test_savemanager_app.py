@@ -42,13 +42,17 @@ def test_deleting_an_environment_returns_before_its_profile_is_gone(qtbot: QtBot
         result = run_op(qtbot, shell, "env_delete", {"env": env.id})
         assert result["ok"], result
         qtbot.waitUntil(lambda: not shiboken6.isValid(window))
-        assert not partition.exists()  # renamed aside at once: the next environment can never pick it up
         trash = [p for p in (data_dir / "partitions").iterdir() if p.name.startswith(".trash-")]
-        assert len(trash) == 1 and any(trash[0].iterdir())  # the profile's files are still there ...
+        assert len(trash) == 1 and (trash[0] / "Cookies").exists()  # renamed aside at once, still there ...
         assert env.id not in [e["id"] for e in run_op(qtbot, shell, "env_list", {})["environments"]]
     finally:
         release.set()
-    qtbot.waitUntil(lambda: not trash[0].exists(), timeout=20_000)  # ... until the saver's thread removed them
+
+    def gone() -> bool:  # ... until the saver's thread removed it (and whatever Chromium wrote back late)
+        return not partition.exists() and not any(p.name.startswith(".trash-")
+                                                  for p in (data_dir / "partitions").iterdir())
+
+    qtbot.waitUntil(gone, timeout=20_000)
 
 
 def test_a_change_waiting_out_the_debounce_is_saved_at_shutdown(qapp: QApplication, qtbot: QtBot,

@@ -174,8 +174,12 @@ def test_deleting_an_environment_returns_before_its_partition_is_gone(tmp_path: 
     trash = [p for p in data.partitions.iterdir() if p.name.startswith(".trash-")]
     assert len(trash) == 1 and (trash[0] / "Cache" / "blob").exists()  # the removal waits for the worker
     assert not store.exists(env.id)
+    partition.mkdir()  # as Chromium does, tearing the profile down: a few files written back at the old place
+    (partition / "user_prefs.json").write_text("{}")
     gate.open()
     wait_until(lambda: not trash[0].exists())
+    saves.flush()  # the sweeps (due within seconds) run now
+    assert not partition.exists() and not any(data.partitions.iterdir())
     saves.close()
 
 
