@@ -200,9 +200,18 @@ def gui_part(exe: Path, work: Path, url: str, display: str, shot: Path) -> dict[
         windows = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "."], env={"DISPLAY": display},
                                  capture_output=True, text=True).stdout.split()
         subprocess.run(["import", "-window", "root", str(shot)], env={"DISPLAY": display}, check=True, timeout=60)
+        names = []
+        for number, window_id in enumerate(windows):  # each window raised and taken on its own as well
+            x = {"DISPLAY": display}
+            names.append(subprocess.run(["xdotool", "getwindowname", window_id], env=x, capture_output=True,
+                                        text=True).stdout.strip())
+            subprocess.run(["xdotool", "windowraise", window_id], env=x, check=True)
+            subprocess.run(["xdotool", "sync"], env=x, capture_output=True)  # harmless where the verb is unknown
+            subprocess.run(["import", "-window", window_id, str(shot.with_name(f"window-{number}.png"))], env=x,
+                           check=True, timeout=60)
         app.send_signal(signal.SIGTERM)
         app.wait(30)
-        return {"first_window_s": round(window, 2), "visible_windows": len(windows), "screenshot": str(shot)}
+        return {"first_window_s": round(window, 2), "windows": names, "screenshot": str(shot)}
     finally:
         if app.poll() is None:
             app.kill()
