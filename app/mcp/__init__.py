@@ -6,7 +6,8 @@
   handed to the app's main loop;
 - `service`: the server as the app and its settings dialog see it (on/off, status, token);
 - `client`: reaching a running app from another process (CLI forwarding, the bridge), starting it headless;
-- `bridge`: `browserpilot mcp`, a stdio server that forwards to the running app.
+- `bridge`: `browserpilot mcp`, a stdio server that forwards to the running app;
+- `idle`: the idle exit of an app the bridge started (who started it, its bridge clients, when it quits).
 
-Only `config`, `service` and `client` load without the `mcp` SDK; the others import it.
+Only `config`, `idle`, `service` and `client` load without the `mcp` SDK; the others import it.
 """

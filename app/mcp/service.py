@@ -208,8 +208,11 @@ class McpService:
 
         def look() -> None:
             self._idle_timer = None
-            if self.idle.tick():
-                return
+            try:
+                if self.idle.tick():
+                    return
+            except Exception:  # a bug in a look must not end the watch (the app would then never quit)
+                log.exception("the idle exit's look failed")
             self._idle_timer = loop.call_later(self.idle.poll_interval(), look)
 
         self._idle_timer = loop.call_later(self.idle.poll_interval(), look)
