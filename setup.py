@@ -44,8 +44,14 @@ class BuildWithTranslations(build_py):
         if lrelease is None:
             self.warn(f"no pyside6-lrelease found: {len(sources)} translation(s) left uncompiled (set BROWSERPILOT_LRELEASE)")
             return
+        # pyside6-lrelease is a Python script of the venv it comes from: without the isolated build's PYTHON*
+        # variables, so that it sees its own PySide6.
+        env = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
         for ts in sources:
-            subprocess.run([lrelease, "-silent", str(ts), "-qm", str(ts.with_suffix(".qm"))], check=True)
+            done = subprocess.run([lrelease, "-silent", str(ts), "-qm", str(ts.with_suffix(".qm"))], env=env,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"{lrelease} could not compile {ts.name}: {(done.stderr or done.stdout).strip()}")
 
 
 # Every folder of resources/ (js, styles, icons/…, i18n) is a data package under app.assets; all its files go in.
