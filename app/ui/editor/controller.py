@@ -125,12 +125,13 @@ class EditorController(QObject):
             else:
                 doomed.append(node_id)
         going = set(doomed)
-        node_edges = {str(e["id"]) for e in self.model.edges(level) if e.get("source") in going or e.get("target") in going}
-        edges = [e for e in edge_ids if e not in node_edges]
+        # the nodes' edges go first, found in one pass (a node deleted alone would look its edges up itself)
+        incident = [str(e["id"]) for e in self.model.edges(level) if e.get("source") in going or e.get("target") in going]
+        edges = [e for e in edge_ids if e not in set(incident)]
         if not (doomed or edges or note_ids):
             return kept
         with self._macro(self.tr("Delete")):
-            for edge_id in edges:
+            for edge_id in [*edges, *incident]:
                 self._push(commands.RemoveEdge(self.model, level, edge_id))
             for node_id in doomed:
                 self._push(commands.RemoveNode(self.model, level, node_id))

@@ -99,6 +99,12 @@ class EditorScene(QGraphicsScene):
         self._slicer.setSingleShot(True)
         self._slicer.setInterval(0)
         self._slicer.timeout.connect(self._build_slice)
+        self._burst = 0                 # nodes that came or went since the event loop last ran
+        self._rebuild_due = False       # a big burst: the level is built again once it is over
+        self._burst_end = QTimer(self)
+        self._burst_end.setSingleShot(True)
+        self._burst_end.setInterval(0)
+        self._burst_end.timeout.connect(self._end_burst)
         self._drag_line: QGraphicsPathItem | None = None
         self._drag_port: Port | None = None
         self._press_positions: dict[str, QPointF] = {}
@@ -130,7 +136,7 @@ class EditorScene(QGraphicsScene):
             QTimer.singleShot(0, self._place_now)
 
     def _place_now(self) -> None:
-        if not self._place_pending:
+        if not self._place_pending or self._rebuild_due:
             return
         self._place_pending = False
         if not self.model.laid_out(self.level):  # every node where it was put: nothing moves
@@ -149,9 +155,38 @@ class EditorScene(QGraphicsScene):
         self.boxes_changed.emit()
 
     @property
+    def drawn(self) -> bool:
+        """Whether the canvas shows the model as it is now (its items, or a big level's sketch while they
+        are being made): no re-placing or rebuilding due."""
+        return not self._place_pending and not self._rebuild_due
+
+    @property
     def settled(self) -> bool:
-        """Whether the items show the model as it is now (no re-placing due, every item made)."""
-        return not self._place_pending and not self.building
+        """Drawn, and every item made."""
+        return self.drawn and not self.building
+
+    def _follows(self) -> bool:
+        """Whether a model change is applied to the items as it comes (not during a big burst, after which
+        the level is built again); an unfinished build is finished first."""
+        if self._rebuild_due:
+            return False
+        self._complete()
+        return True
+
+    def _big_burst(self) -> bool:
+        """Count a node that comes or goes; past `EAGER_NODES` in one burst (deleting or undoing a whole
+        big level), the rest of the burst is not followed item by item: the level is built again at its end
+        (drawn at once, its items made in slices)."""
+        self._burst += 1
+        self._burst_end.start()
+        if self._burst > EAGER_NODES:
+            self._rebuild_due = True
+        return self._rebuild_due
+
+    def _end_burst(self) -> None:
+        self._burst = 0
+        if self._rebuild_due:
+            self.rebuild()
 
     def _follow(self, moved: list[NodeItem]) -> None:
         """Redraw the edges of nodes that moved."""
@@ -169,6 +204,8 @@ class EditorScene(QGraphicsScene):
         boxes and curves from the model (what a zoomed-out canvas shows anyway), and its items are made in
         slices between frames; reading `nodes` or `edges`, a gesture or a model change finishes them first."""
         self._place_pending = False
+        self._burst, self._rebuild_due = 0, False
+        self._burst_end.stop()
         self.clearSelection()
         self.clear()
         self._nodes, self._edges, self.notes = {}, {}, {}
@@ -199,14 +236,19 @@ class EditorScene(QGraphicsScene):
 
     @property
     def nodes(self) -> dict[str, NodeItem]:
-        """The node items of the level, by id (all of them: an unfinished build is finished first)."""
-        self._complete()
+        """The node items of the level, by id (all of them: a due or unfinished build is finished first)."""
+        self._catch_up()
         return self._nodes
 
     @property
     def edges(self) -> dict[str, EdgeItem]:
-        self._complete()
+        self._catch_up()
         return self._edges
+
+    def _catch_up(self) -> None:
+        if self._rebuild_due:
+            self.rebuild()
+        self._complete()
 
     def _build_slice(self) -> None:
         if not self.building:
@@ -298,8 +340,7 @@ class EditorScene(QGraphicsScene):
 
     # -- following the model --------------------------------------------------------------------------
     def _node_added(self, level: Level, node_id: str) -> None:
-        self._complete()
-        if level == self.level:
+        if level == self.level and self._follows() and not self._big_burst():
             node = self.model.node(node_id)
             position = node.get("position") if isinstance(node.get("position"), dict) else {}
             self._make_node(node_id, {node_id: (float(position.get("x", 0)), float(position.get("y", 0)))})
@@ -307,15 +348,16 @@ class EditorScene(QGraphicsScene):
         self._refresh_owner(level)
 
     def _node_removed(self, level: Level, node_id: str) -> None:
-        self._complete()
         if level == self.level:
+            if not self._follows() or self._big_burst():
+                return
             item = self.nodes.pop(node_id, None)
             if item is not None:
                 for edge in list(item.edges):
                     self.edges.pop(edge.edge_id, None)
                     edge.detach()
+                    self._styled_edges.discard(edge)
                     self.removeItem(edge)
-                self._styled_edges.difference_update(item.edges)
                 self.removeItem(item)
             self.schedule_place()
         elif self.level[:len(level) + 1] == (*level, node_id):
@@ -324,11 +366,12 @@ class EditorScene(QGraphicsScene):
 
     def _refresh_owner(self, level: Level) -> None:
         """A body changed: the loop node drawn at this level shows its size."""
-        if level and level[:-1] == self.level and level[-1] in self.nodes:
-            self.nodes[level[-1]].set_data(self.model.node(level[-1])["data"])
+        if level and level[:-1] == self.level and level[-1] in self._nodes and not self._rebuild_due:
+            self._nodes[level[-1]].set_data(self.model.node(level[-1])["data"])
 
     def _node_changed(self, node_id: str) -> None:
-        self._complete()
+        if not self._follows():
+            return
         item = self.nodes.get(node_id)
         if item is None:
             return
@@ -341,7 +384,8 @@ class EditorScene(QGraphicsScene):
             edge.update_path()
 
     def _nodes_moved(self, node_ids: list[str]) -> None:
-        self._complete()
+        if not self._follows():
+            return
         moved: list[NodeItem] = []
         for node_id in node_ids:
             item = self._nodes.get(node_id)
@@ -361,12 +405,14 @@ class EditorScene(QGraphicsScene):
                 self._grow_rect()
 
     def _edge_added(self, level: Level, edge_id: str) -> None:
-        self._complete()
+        if not self._follows():
+            return
         if level == self.level:
             self._make_edge(self.model.edge(level, edge_id))
 
     def _edge_removed(self, level: Level, edge_id: str) -> None:
-        self._complete()
+        if not self._follows():
+            return
         if level == self.level:
             item = self.edges.pop(edge_id, None)
             if item is not None:
@@ -375,19 +421,22 @@ class EditorScene(QGraphicsScene):
                 self.removeItem(item)
 
     def _note_added(self, level: Level, note_id: str) -> None:
-        self._complete()
+        if not self._follows():
+            return
         if level == self.level:
             self._make_note(next(n for n in self.model.notes(level) if n.get("id") == note_id))
 
     def _note_removed(self, level: Level, note_id: str) -> None:
-        self._complete()
+        if not self._follows():
+            return
         if level == self.level:
             item = self.notes.pop(note_id, None)
             if item is not None:
                 self.removeItem(item)
 
     def _note_changed(self, level: Level, note_id: str) -> None:
-        self._complete()
+        if not self._follows():
+            return
         if level != self.level or note_id not in self.notes:
             return
         note = next(n for n in self.model.notes(level) if n.get("id") == note_id)
@@ -417,7 +466,7 @@ class EditorScene(QGraphicsScene):
 
     def select_all(self) -> None:
         """Select every node, edge and note of the level (one selection change, not one per item)."""
-        self._complete()
+        self._catch_up()
         area = QPainterPath()
         area.addRect(self.sceneRect().united(self.itemsBoundingRect()))
         self.setSelectionArea(area, Qt.ItemSelectionOperation.ReplaceSelection,
@@ -442,7 +491,7 @@ class EditorScene(QGraphicsScene):
         return None
 
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        self._complete()
+        self._catch_up()
         if event.button() == Qt.MouseButton.LeftButton:
             port = self._port_at(event.scenePos())
             if port is not None and port.output:
@@ -508,7 +557,7 @@ class EditorScene(QGraphicsScene):
         return None
 
     def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
-        self._complete()
+        self._catch_up()
         node = self._node_at(event.scenePos())
         if node is not None and node.kind == "loop":
             self.open_loop_requested.emit(node.node_id)
