@@ -19,7 +19,12 @@ client_python=${SMOKE_PYTHON:-.venv/bin/python}
 
 work=$(mktemp -d /tmp/browserpilot-smoke.XXXXXX)
 xvfb_pid=
-cleanup() { [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true; }
+# The unpacked bundle (~535 MB) goes at the end unless SMOKE_KEEP=1; the screenshots and logs stay.
+cleanup() {
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null
+  [ "${SMOKE_KEEP:-0}" = 1 ] || rm -rf "$work"/browserpilot-*/
+  true
+}
 trap cleanup EXIT
 
 start=$(date +%s%N)
