@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout,
                                QHeaderView,
-                               QLabel, QLineEdit, QMainWindow, QPlainTextEdit, QPushButton, QSpinBox,
+                               QLabel, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
@@ -313,8 +313,8 @@ def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegi
     action.setShortcut("Ctrl+Shift+A")
     action.setIcon(icon("bot"))
     window.addAction(action)
-    view_names = ("&View", QCoreApplication.translate("EnvWindow", "&View"))  # the env window's View menu
-    for menu_action in window.menuBar().actions():
-        if menu_action.text() in view_names and menu_action.menu() is not None:
-            menu_action.menu().addAction(action)
+    view_menu = window.findChild(QMenu, "view-menu")  # the env window's View menu, whatever its language
+    if view_menu is not None:
+        view_menu.addAction(action)
+    dock.hide()
     return dock

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import pytest
 from PySide6.QtCore import QLocale, QSize, Qt, QUrl
 from PySide6.QtGui import QColor, QImage, QPalette
-from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit, QToolButton
+from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit, QMenu, QToolButton
 from pytestqt.qtbot import QtBot
 
 from app.browser.downloads import arm_download
@@ -73,6 +73,9 @@ def test_every_toolbar_button_has_an_icon(window: EnvWindow) -> None:
     assert len(tool_buttons) >= 10  # back, forward, reload, stop, home, chip, record, agent, downloads, menu
     agent = window.findChild(QDockWidget, "agent-dock")
     assert agent is not None and agent.toggleViewAction() in window.navigation.actions()
+    view_menu = window.findChild(QMenu, "view-menu")
+    assert view_menu is not None and agent.toggleViewAction() in view_menu.actions()
+    assert not agent.isVisible()  # the Agent panel waits until the person opens it
     for button in tool_buttons:
         drawn = button.icon().pixmap(QSize(18, 18)).toImage()
         assert opaque_colours(drawn), f"{button.objectName() or button.text()} has no icon"
