@@ -3,6 +3,7 @@ placeholder, that it covers every string of the code, and that the real windows 
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import shutil
@@ -211,3 +212,45 @@ def test_every_node_type_has_a_shown_name(chinese: None) -> None:
                                               ("&Run…", "Run"), ("Ask an &Agent", "Ask an Agent"), ("Plain", "Plain")])
 def test_a_menu_entry_on_a_button_loses_its_mnemonic(menu: str, button: str) -> None:
     assert button_text(menu) == button
+
+
+def _tr_calls(folder: Path) -> list[tuple[str, str, str]]:
+    """(context, source, where) of every `self.tr("…")`, `QCoreApplication.translate("Ctx", "…")` and
+    `QT_TRANSLATE_NOOP("Ctx", "…")` with literal text under `folder`, the context as Qt looks it up."""
+    found: list[tuple[str, str, str]] = []
+    for path in sorted(folder.rglob("*.py")):
+        classes: list[str] = []
+
+        def visit(node: ast.AST) -> None:
+            if isinstance(node, ast.ClassDef):
+                classes.append(node.name)
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+                texts = [arg.value for arg in node.args[:2]
+                         if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+                where = f"{path.relative_to(folder.parent)}:{node.lineno}"
+                is_self = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id == "self"
+                if name == "tr" and is_self and classes and texts and isinstance(node.args[0], ast.Constant):
+                    found.append((classes[-1], texts[0], where))
+                elif name in ("translate", "QT_TRANSLATE_NOOP") and len(texts) == 2 and len(node.args) >= 2:
+                    found.append((texts[0], texts[1], where))
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+            if isinstance(node, ast.ClassDef):
+                classes.pop()
+
+        visit(ast.parse(path.read_text("utf-8")))
+    return found
+
+
+def test_lupdate_sees_every_translated_string_of_the_code() -> None:
+    """pyside6-lupdate skips tr() inside an f-string (and the catalogue then lacks it): every literal tr/translate
+    call of app/ must be in the catalogue under the context Qt looks it up in."""
+    committed = {(context, source) for context, source, _message in _messages(CHINESE_TS)}
+    calls = _tr_calls(Path(__file__).resolve().parents[1] / "app")
+    assert len(calls) > 100
+    missing = [f"{where}: {context}: {source!r}" for context, source, where in calls
+               if (context, source) not in committed]
+    assert not missing, ("not in the catalogue (a tr() inside an f-string? move it out, then run "
+                         f"`{UPDATE_COMMAND}`):\n" + "\n".join(missing))

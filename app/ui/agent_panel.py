@@ -269,8 +269,8 @@ class AgentPanel(QWidget):
         elif kind == "workflow":
             saved = value.get("saved")
             head = self.tr("Workflow {name}:").format(name=value.get("name"))
-            self.view.append(f"<p><b>{html.escape(head)}</b> "
-                             f"{html.escape(self.tr('saved') if saved else str(value.get('error')))}</p>")
+            outcome = self.tr("saved") if saved else str(value.get("error"))
+            self.view.append(f"<p><b>{html.escape(head)}</b> {html.escape(outcome)}</p>")
 
     @staticmethod
     def _note(text: str) -> str:
@@ -280,9 +280,11 @@ class AgentPanel(QWidget):
         args = html.escape(json.dumps(call.input, ensure_ascii=False)[:200])
         colours = current_scheme()  # the theme's colours, light or dark
         if call.skipped:
-            state = f"<span style='color:{colours.muted}'>{html.escape(self.tr('not run (the page changed)'))}</span>"
+            skipped = self.tr("not run (the page changed)")
+            state = f"<span style='color:{colours.muted}'>{html.escape(skipped)}</span>"
         elif call.ok:
-            state = (f"<span style='color:{colours.success}'>{html.escape(self.tr('ok'))}</span>"
+            ok = self.tr("ok")
+            state = (f"<span style='color:{colours.success}'>{html.escape(ok)}</span>"
                      + (html.escape(self.tr(" (retried after a stale ref)")) if call.retried else ""))
         else:
             failed = self.tr("failed: {error}").format(error=str(call.error)[:200])
@@ -292,15 +294,18 @@ class AgentPanel(QWidget):
 
     def show_answers(self, record: AgentRecord) -> None:
         report = record.self_report
-        said = (f"{html.escape(self.tr('success') if report.success else self.tr('failure'))}: "
-                f"{html.escape(report.answer)}" if report else "—")
+        outcome = self.tr("success") if report is not None and report.success else self.tr("failure")
+        said = f"{html.escape(outcome)}: {html.escape(report.answer)}" if report else "—"
         judged = f"{record.judge.verdict}: {html.escape(record.judge.reason)}" if record.judge else "—"
         checks = ", ".join(f"{html.escape(c.locator)} {'✓' if c.ok else '✗'}" for c in record.checks) or "—"
-        error = f"<br><b>{html.escape(self.tr('Ended:'))}</b> {html.escape(record.error)}" if record.error else ""
-        self.answers.setText(f"<table><tr><td><b>{html.escape(self.tr('Agent says'))}</b></td><td>{said}</td></tr>"
-                             f"<tr><td><b>{html.escape(self.tr('Judge'))}</b></td><td>{judged}</td></tr>"
-                             f"<tr><td><b>{html.escape(self.tr('Checks'))}</b></td><td>{checks}</td></tr></table>"
-                             f"<b>{html.escape(self.tr('Status:'))}</b> {record.status}{error}")
+        label = {key: html.escape(text) for key, text in (  # outside the f-strings, where lupdate finds them
+            ("ended", self.tr("Ended:")), ("says", self.tr("Agent says")), ("judge", self.tr("Judge")),
+            ("checks", self.tr("Checks")), ("status", self.tr("Status:")))}
+        error = f"<br><b>{label['ended']}</b> {html.escape(record.error)}" if record.error else ""
+        self.answers.setText(f"<table><tr><td><b>{label['says']}</b></td><td>{said}</td></tr>"
+                             f"<tr><td><b>{label['judge']}</b></td><td>{judged}</td></tr>"
+                             f"<tr><td><b>{label['checks']}</b></td><td>{checks}</td></tr></table>"
+                             f"<b>{label['status']}</b> {record.status}{error}")
 
 
 def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> QDockWidget:

@@ -752,7 +752,8 @@ class EnvWindow(QMainWindow):
         self.record_action.setChecked(recording)
         self.record_action.setText(self.tr("Stop recording") if recording else self.tr("Record"))
         self.record_action.setIcon(icon("square" if recording else "circle-dot", color=RECORDING_RED))
-        self.record_label.setText(f'<span style="color:{RECORDING_RED}">●</span> <b>{self.tr("Recording")}</b>')
+        recording_text = self.tr("Recording")  # outside the f-string, where lupdate finds it
+        self.record_label.setText(f'<span style="color:{RECORDING_RED}">●</span> <b>{recording_text}</b>')
         self.record_label.setVisible(recording)
         if self.record_panel is not None:
             self.record_panel.show_tab(tab)

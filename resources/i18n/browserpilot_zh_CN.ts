@@ -158,12 +158,48 @@
         <translation>工作流 {name}：</translation>
     </message>
     <message>
+        <source>saved</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>not run (the page changed)</source>
+        <translation>没有执行（页面变了）</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
         <source> (retried after a stale ref)</source>
         <translation>（引用失效后重试过）</translation>
     </message>
     <message>
         <source>failed: {error}</source>
         <translation>失败：{error}</translation>
+    </message>
+    <message>
+        <source>success</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Ended:</source>
+        <translation>结束原因：</translation>
+    </message>
+    <message>
+        <source>Agent says</source>
+        <translation>Agent 的说法</translation>
+    </message>
+    <message>
+        <source>Judge</source>
+        <translation>评审</translation>
+    </message>
+    <message>
+        <source>Status:</source>
+        <translation>状态：</translation>
     </message>
     <message>
         <source>Agent</source>
@@ -1225,6 +1261,10 @@ Files this environment downloads appear here.</source>
     <message>
         <source>Stop recording</source>
         <translation>停止录制</translation>
+    </message>
+    <message>
+        <source>Recording</source>
+        <translation>录制中</translation>
     </message>
     <message>
         <source>Downloads</source>
