@@ -250,6 +250,14 @@ class CdpHub(QObject):
     def attached_count(self) -> int:
         return sum(1 for channel in self._channels.values() if channel.attached)
 
+    def frontend_count(self) -> int:
+        """Front-end pages alive now (each is a renderer process); 0 while no channel is attached."""
+        return sum(1 for frontend in self._frontends if shiboken6.isValid(frontend))
+
+    def frontend_pids(self) -> list[int]:
+        """The renderer process ids of the front-end pages alive now."""
+        return [frontend.renderProcessPid() for frontend in self._frontends if shiboken6.isValid(frontend)]
+
     def close_all(self) -> None:
         """Detach every channel and delete the front-end pages, then their profile (app shutdown: pages
         must go before their profile)."""
