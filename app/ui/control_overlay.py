@@ -37,6 +37,7 @@ from app.ui.theme import current_scheme, icon
 log = logging.getLogger("browserpilot.ui")
 
 CARD_MARGIN = 20  # px between the overlay's card and the bottom of the view
+FRAME_WIDTH = 3  # px of the overlay's frame in the highlight colour
 NUDGE_MS = 700
 HANDOFF_COLOR = QColor("#e0a100")  # amber: the person is asked to act (no palette role says "attention")
 
@@ -46,6 +47,7 @@ _SWALLOWED = frozenset({
     QEvent.Type.TouchUpdate, QEvent.Type.TouchEnd, QEvent.Type.TabletPress, QEvent.Type.TabletMove,
     QEvent.Type.TabletRelease, QEvent.Type.NativeGesture,
 })
+_RECOLOUR = frozenset({QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.StyleChange})
 
 
 def mix(a: QColor, b: QColor, amount: float) -> QColor:
@@ -146,20 +148,34 @@ class _Card(QFrame):
         layout.addWidget(self.message)
         layout.addWidget(self.button)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self._cache: QPixmap | None = None
+        self._cache_key: tuple[object, ...] = ()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        # The card lies over the page, so every frame the page paints repaints it: draw it once into a
+        # pixmap per size, nudge and palette, and copy that pixmap on each repaint.
         palette = self.palette()
         highlight = palette.color(QPalette.ColorRole.Highlight)
         border = highlight if self.nudged else palette.color(QPalette.ColorRole.Mid)
-        painter.setPen(QPen(border, 2.0 if self.nudged else 1.0))
-        painter.setBrush(palette.color(QPalette.ColorRole.Window))
-        painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 10, 10)
-        dot = QRectF(self._dot.geometry())
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(highlight)
-        painter.drawEllipse(dot)
+        window = palette.color(QPalette.ColorRole.Window)
+        ratio = self.devicePixelRatioF()
+        key = (self.width(), self.height(), ratio, self.nudged, highlight.rgba(), border.rgba(), window.rgba(),
+               self._dot.geometry().getRect())
+        if key != self._cache_key or self._cache is None:
+            pixmap = QPixmap(QSize(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))))
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(border, 2.0 if self.nudged else 1.0))
+            painter.setBrush(window)
+            painter.drawRoundedRect(QRectF(self.rect()).adjusted(1, 1, -1, -1), 10, 10)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(highlight)
+            painter.drawEllipse(QRectF(self._dot.geometry()))
+            painter.end()
+            self._cache, self._cache_key = pixmap, key
+        QPainter(self).drawPixmap(0, 0, self._cache)
 
 
 class ControlOverlay(QWidget):
@@ -171,6 +187,14 @@ class ControlOverlay(QWidget):
         self.setAccessibleName(self.tr("BrowserPilot is operating this page"))
         self.setAcceptDrops(False)  # drags go on to the view, where the control's filter refuses them
         self.setAttribute(Qt.WidgetAttribute.WA_AcceptTouchEvents, True)
+        # The tint and the frame are plain widgets that fill their background (drawn by Qt, no Python), so the
+        # page's frames below, which repaint whatever covers them, cost no paint code of ours.
+        self._tint = QWidget(self)
+        self._edges = [QWidget(self) for _ in range(4)]
+        for part in (self._tint, *self._edges):
+            part.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+            part.setAutoFillBackground(True)
+        self._recolour()
         self.card = _Card(self)
         self.card.button.clicked.connect(lambda: self._take_over(control))
         self._unnudge = QTimer(self)
@@ -201,19 +225,27 @@ class ControlOverlay(QWidget):
         self.card.nudged = nudged
         self.card.update()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._place_card()
-
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
-        painter = QPainter(self)
+    def _recolour(self) -> None:
+        """The tint and frame in the palette's highlight colour (again when the palette or theme changes)."""
         highlight = self.palette().color(QPalette.ColorRole.Highlight)
         tint = QColor(highlight)
         tint.setAlpha(18)
-        painter.fillRect(self.rect(), tint)
-        painter.setPen(QPen(highlight, 3))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(QRectF(self.rect()).adjusted(1.5, 1.5, -1.5, -1.5))
+        for part, colour in ((self._tint, tint), *((edge, highlight) for edge in self._edges)):
+            palette = part.palette()
+            if palette.color(QPalette.ColorRole.Window) != colour:
+                palette.setColor(QPalette.ColorRole.Window, colour)
+                part.setPalette(palette)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        width, height = self.width(), self.height()
+        self._tint.setGeometry(0, 0, width, height)
+        top, bottom, left, right = self._edges
+        top.setGeometry(0, 0, width, FRAME_WIDTH)
+        bottom.setGeometry(0, height - FRAME_WIDTH, width, FRAME_WIDTH)
+        left.setGeometry(0, FRAME_WIDTH, FRAME_WIDTH, max(0, height - 2 * FRAME_WIDTH))
+        right.setGeometry(width - FRAME_WIDTH, FRAME_WIDTH, FRAME_WIDTH, max(0, height - 2 * FRAME_WIDTH))
+        self._place_card()
 
     def event(self, event: QEvent) -> bool:
         kind = event.type()
@@ -223,6 +255,8 @@ class ControlOverlay(QWidget):
                 self._unnudge.start()
             event.accept()  # stop here: do not propagate to the view
             return True
+        if kind in _RECOLOUR and hasattr(self, "_edges"):
+            self._recolour()
         return super().event(event)
 
 

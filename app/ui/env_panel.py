@@ -50,12 +50,32 @@ class EnvTableModel(RowsTableModel[Any]):
         super().__init__(parent)
         self.store = store
         self._rows: list[Environment] = store.list()
+        self._shown: dict[str, tuple[str, str, str, str, str]] = {}
         self._unsubscribe = store.subscribe(self._on_store_event)
 
     def _on_store_event(self, event: EnvEvent) -> None:
+        """An environment changed: only its row is read again and redrawn (a batch records a visit per page
+        load, on the Qt thread); an environment made or deleted reads the whole list."""
+        row = self.row_of(event.env_id) if event.kind == "updated" else -1
+        if row >= 0 and self.store.exists(event.env_id):
+            self._rows[row] = self.store.get(event.env_id)
+            self._shown.pop(event.env_id, None)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.columns) - 1))
+            return
         self.beginResetModel()
         self._rows = self.store.list()
+        self._shown.clear()
         self.endResetModel()
+
+    def _texts(self, env: Environment) -> tuple[str, str, str, str, str]:
+        """The row's five cells, made once per change of the environment (a repaint asks for each often)."""
+        shown = self._shown.get(env.id)
+        if shown is None:
+            shown = (env.name + (self.tr("  (default)") if env.is_default else ""),
+                     env.remark.splitlines()[0] if env.remark else "",
+                     ", ".join(site.domain for site in env.sites[:5]), local_time(env.created_at), env.id)
+            self._shown[env.id] = shown
+        return shown
 
     def detach(self) -> None:
         self._unsubscribe()
@@ -72,15 +92,7 @@ class EnvTableModel(RowsTableModel[Any]):
             return None
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if column == 0:
-                return env.name + (self.tr("  (default)") if env.is_default else "")
-            if column == 1:
-                return env.remark.splitlines()[0] if env.remark else ""
-            if column == 2:
-                return ", ".join(site.domain for site in env.sites[:5])
-            if column == 3:
-                return local_time(env.created_at)
-            return env.id
+            return self._texts(env)[column] if 0 <= column < len(self.columns) else None
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 1:
                 return env.remark or None

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -45,6 +46,7 @@ from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, record_table
 from app.ui.theme import current_scheme, icon
+from envs.store import EnvEvent
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -198,10 +200,12 @@ class RunTableModel(RowsTableModel[Any]):
         self._env_names: dict[str, str] = {}
 
     def set_rows(self, rows: list[dict[str, Any]], env_names: dict[str, str]) -> None:
-        self.beginResetModel()
-        self._rows = group_batches(rows)  # a batch's rows together, in row order
-        self._env_names = env_names
-        self.endResetModel()
+        grouped = group_batches(rows)  # a batch's rows together, in row order
+        if env_names != self._env_names:
+            self._env_names = dict(env_names)
+            self._reset(grouped)
+        else:
+            self.replace_rows(grouped, key=lambda run: run["id"])  # only new, gone and changed rows
 
     def run_at(self, row: int) -> dict[str, Any] | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
@@ -511,6 +515,7 @@ class RunsPanel(QWidget):
     workflows_requested = Signal()   # the empty state's Go to Workflows
 
     REFRESH_DELAY_MS = 120
+    REFRESH_GAP_MS = 1000  # while records keep coming (a batch), the list is read at most once a second
 
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -556,6 +561,11 @@ class RunsPanel(QWidget):
 
         self._selected_id: str | None = None
         self._list_generation = 0
+        self._refreshed_at = 0.0  # time.monotonic() of the latest read of the list
+        self._env_names: dict[str, str] | None = None  # None: list them at the next refresh
+        self._stale_names: set[str] = set()
+        unsubscribe = ops.ctx.envs.subscribe(self._on_env_event)
+        self.destroyed.connect(lambda *_: unsubscribe())
         self._detail_generation = 0
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
@@ -576,16 +586,40 @@ class RunsPanel(QWidget):
     def on_run_saved(self, record: Any) -> None:
         """A run record was written (a run started or ended): read the list again, and the detail if it is
         the selected run."""
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+        self._schedule_refresh()
         if getattr(record, "id", None) == self._selected_id:
             self._detail_timer.start()
+
+    def _schedule_refresh(self) -> None:
+        """REFRESH_DELAY_MS after the first change; while changes keep coming, at most once per REFRESH_GAP_MS."""
+        if not self._refresh_timer.isActive():
+            since = (time.monotonic() - self._refreshed_at) * 1000
+            self._refresh_timer.start(max(self.REFRESH_DELAY_MS, int(self.REFRESH_GAP_MS - since)))
+
+    def _on_env_event(self, event: EnvEvent) -> None:
+        """Environment names are kept here, not listed (every environment's sites) at each refresh."""
+        if event.kind == "updated" and self._env_names is not None:
+            self._stale_names.add(event.env_id)
+        else:
+            self._env_names = None
+
+    def env_names(self) -> dict[str, str]:
+        envs = self.ops.ctx.envs
+        if self._env_names is None:
+            self._env_names = {env.id: env.name for env in envs.list()}
+            self._stale_names.clear()
+        for env_id in self._stale_names:
+            if envs.exists(env_id):
+                self._env_names[env_id] = envs.get(env_id).name
+        self._stale_names.clear()
+        return self._env_names
 
     def _refresh_if_shown(self) -> None:
         if self.window().isVisible():  # a closed window (the app quitting) reads nothing; showing it reads again
             self.refresh()
 
     def refresh(self) -> None:
+        self._refreshed_at = time.monotonic()
         self._list_generation += 1
         generation = self._list_generation
 
@@ -593,12 +627,12 @@ class RunsPanel(QWidget):
             if not result["ok"]:
                 self.note.setText(self.tr("Cannot list runs: {error}").format(error=result.get("error")))
                 return
-            self.calls.start("env_list", {}, lambda envs: shown(result["runs"], envs))
+            shown(result["runs"])
 
-        def shown(runs: list[dict[str, Any]], envs: Envelope) -> None:
+        def shown(runs: list[dict[str, Any]]) -> None:
             if generation != self._list_generation:
                 return  # a newer refresh is on its way
-            names = {env["id"]: env["name"] for env in envs.get("environments", [])} if envs["ok"] else {}
+            names = self.env_names()
             selected = self._selected_id
             self.model.set_rows(runs, names)
             self.stack.show_empty(not runs)

@@ -24,6 +24,49 @@ class RowsTableModel(QAbstractTableModel, Generic[Row]):
 
     _rows: list[Row]
 
+    def replace_rows(self, rows: list[Row], key: Callable[[Row], object]) -> None:
+        """Show `rows` instead, telling the view only what changed: rows gone are removed, new rows inserted
+        where they belong and changed rows redrawn, so the view keeps its selection and scroll position and
+        does not lay out every row again; only a change of order resets the model."""
+        old_keys = [key(row) for row in self._rows]
+        new_keys = [key(row) for row in rows]
+        wanted = set(new_keys)
+        if len(wanted) != len(new_keys) or len(set(old_keys)) != len(old_keys):
+            self._reset(rows)
+            return
+        kept = [k for k in old_keys if k in wanted]
+        if kept != [k for k in new_keys if k in set(kept)]:
+            self._reset(rows)  # the order changed
+            return
+        for index in range(len(old_keys) - 1, -1, -1):  # removals, bottom up
+            if old_keys[index] not in wanted:
+                self.beginRemoveRows(QModelIndex(), index, index)
+                del self._rows[index]
+                del old_keys[index]
+                self.endRemoveRows()
+        for index, new_key in enumerate(new_keys):  # insertions, top down: old_keys becomes new_keys
+            if index >= len(old_keys) or old_keys[index] != new_key:
+                self.beginInsertRows(QModelIndex(), index, index)
+                self._rows.insert(index, rows[index])
+                old_keys.insert(index, new_key)
+                self.endInsertRows()
+        last = len(self.columns) - 1
+        for index, row in enumerate(rows):
+            if self._rows[index] is not row:
+                changed = self._rows[index] != row
+                self._rows[index] = row
+                if changed:
+                    self.changed_row(index)
+                    self.dataChanged.emit(self.index(index, 0), self.index(index, last))
+
+    def changed_row(self, row: int) -> None:
+        """Called before a row that changed is redrawn (a model caching its cells drops them here)."""
+
+    def _reset(self, rows: list[Row]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
     def row_at(self, row: int) -> Row | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 

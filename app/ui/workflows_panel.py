@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -73,9 +74,7 @@ class WorkflowTableModel(RowsTableModel[Any]):
         self._rows: list[dict[str, Any]] = []
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.beginResetModel()
-        self._rows = sorted(rows, key=lambda wf: str(wf["name"]).casefold())
-        self.endResetModel()
+        self.replace_rows(sorted(rows, key=lambda wf: str(wf["name"]).casefold()), key=lambda wf: wf["id"])
 
     def workflow_at(self, row: int) -> dict[str, Any] | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
@@ -237,6 +236,7 @@ class WorkflowsPanel(QWidget):
     agent_requested = Signal()        # the empty state's Ask an Agent: an environment window's Agent panel
 
     REFRESH_DELAY_MS = 150
+    REFRESH_GAP_MS = 1000
 
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -293,6 +293,7 @@ class WorkflowsPanel(QWidget):
         self._seen_ids: set[str] = set()  # every run and batch id a record was written for
         self._generation = 0
         self._select_after: str | None = None
+        self._refreshed_at = 0.0  # time.monotonic() of the latest read of the list
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(self.REFRESH_DELAY_MS)
@@ -332,6 +333,7 @@ class WorkflowsPanel(QWidget):
             self.refresh()
 
     def refresh(self) -> None:
+        self._refreshed_at = time.monotonic()
         self._generation += 1
         generation = self._generation
 
@@ -366,10 +368,13 @@ class WorkflowsPanel(QWidget):
             self.buttons[key].setEnabled(chosen)
 
     def _schedule_refresh(self, select: str | None = None) -> None:
+        """Read the list soon: REFRESH_DELAY_MS after the first change, and while changes keep coming (a batch
+        saves a record at every row's start and end) at most once per REFRESH_GAP_MS."""
         if select is not None:
             self._select_after = select
         if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+            since = (time.monotonic() - self._refreshed_at) * 1000
+            self._refresh_timer.start(max(self.REFRESH_DELAY_MS, int(self.REFRESH_GAP_MS - since)))
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
