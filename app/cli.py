@@ -243,7 +243,8 @@ def run_mcp_verb(args: argparse.Namespace, data: DataDir) -> int:
         return EXIT_OK
     from app.mcp.client import live_endpoint, mcp_switched_off, running_pid
 
-    endpoint = live_endpoint(data)
+    # The bridge endpoint is up first (an app a bridge started loads the SDK after its first call).
+    endpoint = live_endpoint(data) or live_endpoint(data, quick=True)
     if endpoint is not None:
         return _print_app_status(args, data, endpoint.url, endpoint.pid)
     if getattr(args, "json", False):
@@ -268,6 +269,7 @@ def _print_app_status(args: argparse.Namespace, data: DataDir, url: str, pid: in
         return EXIT_FAILED
     if not state.get("ok"):  # an app of an older version: no app_status
         state = {}
+    url = (state.get("mcp") or {}).get("url") or url  # the HTTP URL, also while the SDK server is starting
     if getattr(args, "json", False):
         print(json.dumps({"running": True, "pid": pid, "url": url,
                           **{k: v for k, v in state.items() if k not in ("ok", "control")}}, indent=2))

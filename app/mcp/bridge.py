@@ -1,7 +1,9 @@
 """`browserpilot mcp`: a stdio MCP server for clients that only speak stdio (Claude Desktop, for one).
 
 It owns no browser. Every `tools/list` and `tools/call` is forwarded to the app running on the same data
-folder, through that app's streamable HTTP endpoint with the token from `mcp.json`; when no app runs, the
+folder, through that app's private bridge endpoint (`app.mcp.quick`: one JSON line each way, the same tool
+listing, calls and results as its streamable HTTP server, but up before the app has loaded the MCP SDK) with
+the token from `mcp.json`; when no app runs, the
 bridge starts one headless (detached: it stays up after the bridge ends, with its logins, until no bridge has
 used it for the idle timeout: `app.mcp.idle`; each request names this bridge's pid) and waits until
 `mcp.json`'s URL answers. One client session is reused across requests (the tool listing is fetched once
@@ -9,8 +11,8 @@ per session, not per call) and replaced when `mcp.json` names another app, port 
 fails, so a bridge outlives app restarts and token regenerations. A call that fails mid-way is reported, never
 repeated (it may have acted). Nothing but protocol goes to stdout.
 
-Requests to the app use the 2026-07-28 protocol (stateless: no HTTP session that could expire); both ends
-are this installation's SDK, so no version probe is needed.
+The MCP protocol (every version the SDK supports) is spoken on stdio only, by the SDK's own server; towards
+the app, the bridge endpoint has no sessions that could expire and needs no version probe.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from app import __version__
-from app.mcp.client import APP_START_TIMEOUT, Endpoint, EndpointUnavailable, connect, ensure_app, reason
+from app.mcp.client import APP_START_TIMEOUT, Endpoint, EndpointUnavailable, connect_quick, ensure_app, reason
 from app.mcp.config import SERVER_INSTRUCTIONS, SERVER_NAME, read_mcp_file
 from envs.datadir import DataDir
 
@@ -68,8 +70,8 @@ class RemoteApp:
             async for request in self._incoming:
                 try:
                     endpoint = await anyio.to_thread.run_sync(ensure_app, self.data, APP_START_TIMEOUT,
-                                                              self._started)
-                    async with connect(endpoint, role="bridge") as client:
+                                                              self._started, True)
+                    async with connect_quick(endpoint, role="bridge") as client:
                         request.connection = _Connection(endpoint, client)
                         log.info("bridge connected to %s (pid %d)", endpoint.url, endpoint.pid)
                         request.done.set()
@@ -85,8 +87,8 @@ class RemoteApp:
         if connection.closed.is_set():
             return False
         content = read_mcp_file(self.data)
-        return (content is not None and content.url == connection.endpoint.url
-                and content.token == connection.endpoint.token and content.pid == connection.endpoint.pid)
+        return (content is not None and content.quick_port == connection.endpoint.quick_port
+                and content.token == connection.endpoint.token and content.quick_pid == connection.endpoint.pid)
 
     async def client(self) -> Any:
         async with self._lock:

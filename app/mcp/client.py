@@ -7,6 +7,8 @@
   app is told who started it (`app.mcp.idle`), so it quits by itself once its bridge clients have gone.
 - `connect(endpoint, role)`: an `mcp.Client` session over streamable HTTP with the bearer token; every request
   names its sender (`X-BrowserPilot-Client: bridge|cli <pid>`), so the app knows which bridges use it.
+- `connect_quick(endpoint, role)`: the same calls over the app's private bridge endpoint (`app.mcp.quick`),
+  which is up before the app has loaded the SDK; the stdio bridge uses it (`ensure_app(..., quick=True)`).
 - `forward_operation(data, name, params)`: one operation as a tool call; returns the envelope, so a command
   prints and exits exactly as if it had run the operation itself.
 
@@ -50,6 +52,7 @@ class Endpoint:
     url: str
     token: str
     pid: int
+    quick_port: int | None = None  # set: the bridge endpoint (`app.mcp.quick`) rather than streamable HTTP
 
 
 def _lock_pid(data: DataDir) -> int | None:
@@ -95,9 +98,19 @@ def mcp_switched_off(data: DataDir) -> bool:
     return isinstance(settings, dict) and settings.get("mcpEnabled") is False
 
 
-def live_endpoint(data: DataDir) -> Endpoint | None:
-    """The endpoint when `mcp.json` names the server of the app that holds the lock and its port answers."""
+def live_endpoint(data: DataDir, quick: bool = False) -> Endpoint | None:
+    """The endpoint when `mcp.json` names the server of the app that holds the lock and its port answers.
+    `quick`: the app's bridge endpoint (up first), else its streamable HTTP server."""
     content: McpFile | None = read_mcp_file(data)
+    if quick:
+        if content is None or content.quick_port is None or content.quick_pid is None:
+            return None
+        if content.quick_pid != _lock_pid(data) or not pid_alive(content.quick_pid):
+            return None
+        if not _port_answers(content.quick_port):
+            return None
+        return Endpoint(f"tcp://127.0.0.1:{content.quick_port}", content.token, content.quick_pid,
+                        content.quick_port)
     if content is None or content.url is None or content.pid is None or content.port is None:
         return None
     if content.pid != _lock_pid(data) or not pid_alive(content.pid):
@@ -108,11 +121,12 @@ def live_endpoint(data: DataDir) -> Endpoint | None:
 
 
 def wait_for_endpoint(data: DataDir, timeout: float = FORWARD_WAIT, child: subprocess.Popen[bytes] | None = None,
-                      ) -> Endpoint:
-    """Wait until the running app's MCP server answers; raise `EndpointUnavailable` with the reason."""
+                      quick: bool = False) -> Endpoint:
+    """Wait until the running app's MCP server (`quick`: its bridge endpoint) answers; raise
+    `EndpointUnavailable` with the reason."""
     deadline = time.monotonic() + timeout
     while True:
-        endpoint = live_endpoint(data)
+        endpoint = live_endpoint(data, quick)
         if endpoint is not None:
             return endpoint
         pid = running_pid(data)
@@ -156,19 +170,20 @@ def start_app_if_needed(data: DataDir) -> subprocess.Popen[bytes] | None:
 
 
 def ensure_app(data: DataDir, timeout: float = APP_START_TIMEOUT,
-               started: subprocess.Popen[bytes] | None = None) -> Endpoint:
-    """The running app's endpoint, starting the app headless first when none runs on this data folder.
+               started: subprocess.Popen[bytes] | None = None, quick: bool = False) -> Endpoint:
+    """The running app's endpoint (`quick`: its bridge endpoint), starting the app headless first when none
+    runs on this data folder.
 
     `started` is an app this process already started (and that may not hold the lock yet): it is waited for
     rather than started a second time.
     """
-    endpoint = live_endpoint(data)
+    endpoint = live_endpoint(data, quick)
     if endpoint is not None:
         return endpoint
     child = started if started is not None and started.poll() is None else None
     if child is None and running_pid(data) is None:
         child = start_app_headless(data)
-    return wait_for_endpoint(data, timeout, child)
+    return wait_for_endpoint(data, timeout, child, quick)
 
 
 @asynccontextmanager
@@ -192,8 +207,52 @@ async def connect(endpoint: Endpoint, *, read_timeout: float = 660.0, role: str 
             yield client
 
 
+class QuickClient:
+    """`list_tools` and `call_tool` over the app's bridge endpoint, answering the SDK's own result models (so
+    the bridge treats it like an `mcp.Client`). Each request is a connection of its own: calls may overlap."""
+
+    def __init__(self, endpoint: Endpoint, role: str) -> None:
+        assert endpoint.quick_port is not None
+        self.endpoint = endpoint
+        self._sender = next(iter(client_header(role).values()))
+
+    def _message(self, method: str, **fields: Any) -> dict[str, Any]:
+        return {"token": self.endpoint.token, "client": self._sender, "method": method, **fields}
+
+    async def list_tools(self) -> Any:
+        import mcp_types as types
+
+        from app.mcp.quick import request
+
+        assert self.endpoint.quick_port is not None
+        result = await request(self.endpoint.quick_port, self._message("tools/list"), timeout=30.0)
+        return types.ListToolsResult.model_validate(result)
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        import mcp_types as types
+
+        return types.CallToolResult.model_validate(await self.call_json(name, arguments))
+
+    async def call_json(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The `CallToolResult` as the JSON dict it travels as (no SDK needed)."""
+        from app.mcp.quick import request
+
+        assert self.endpoint.quick_port is not None
+        return await request(self.endpoint.quick_port, self._message("tools/call", name=name, arguments=arguments))
+
+
+@asynccontextmanager
+async def connect_quick(endpoint: Endpoint, *, role: str = "bridge") -> AsyncIterator[QuickClient]:
+    """A `QuickClient` on the endpoint (nothing to open or close: a context for symmetry with `connect`)."""
+    yield QuickClient(endpoint, role)
+
+
 def envelope_of(result: Any) -> dict[str, Any]:
     """The operation's envelope from a tool result (structured content, else the JSON text)."""
+    if isinstance(result, dict):  # a result as JSON, from the bridge endpoint
+        structured = result.get("structuredContent")
+        return structured if isinstance(structured, dict) else {"ok": False, "control": None,
+                                                                "error": "the app answered without a result"}
     structured = getattr(result, "structured_content", None)
     if isinstance(structured, dict):
         return structured
@@ -216,10 +275,13 @@ async def call_operation(endpoint: Endpoint, name: str, params: dict[str, Any]) 
 
 def forward_operation(data: DataDir, name: str, params: dict[str, Any], timeout: float = FORWARD_WAIT
                       ) -> dict[str, Any]:
-    """Run one operation in the app that holds this data folder, through its MCP endpoint."""
-    endpoint = wait_for_endpoint(data, timeout)
+    """Run one operation in the app that holds this data folder, through its bridge endpoint when it is up
+    (no SDK to import), else its MCP endpoint."""
+    endpoint = live_endpoint(data, quick=True) or wait_for_endpoint(data, timeout)
     log.info("forwarding %s to the running app (pid %d)", name, endpoint.pid)
     try:
+        if endpoint.quick_port is not None:
+            return envelope_of(asyncio.run(QuickClient(endpoint, "cli").call_json(name, params)))
         return asyncio.run(call_operation(endpoint, name, params))
     except Exception as exc:  # transport failures arrive wrapped in exception groups; say what happened
         raise EndpointUnavailable(f"the running app's MCP endpoint {endpoint.url} failed: {reason(exc)}") from exc

@@ -8,6 +8,8 @@
   (`browserpilot mcp token --regenerate` or the settings dialog), whether or not the app runs.
 - `pid` is the process that serves `url` right now; it is cleared when the server stops, so a reader can tell
   a live endpoint from the address of the last run.
+- `quickPort`/`quickPid`: the app's private line-JSON endpoint for the stdio bridge (`app.mcp.quick`), up
+  before the MCP SDK has loaded; cleared like `pid`.
 - The file is private to the user: written atomically (temp file, fsync, rename) with mode 0600 from the
   start (mkstemp), and chmod'ed again after the rename in case the folder's umask or an old file said
   otherwise.
@@ -80,10 +82,13 @@ class McpFile:
     url: str | None = None
     port: int | None = None
     pid: int | None = None
+    # The app's private endpoint for the stdio bridge (`app.mcp.quick`): its port and the process serving it.
+    quick_port: int | None = None
+    quick_pid: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "url": self.url, "port": self.port, "token": self.token,
-                "pid": self.pid}
+                "pid": self.pid, "quickPort": self.quick_port, "quickPid": self.quick_pid}
 
 
 def read_mcp_file(data: DataDir) -> McpFile | None:
@@ -97,7 +102,9 @@ def read_mcp_file(data: DataDir) -> McpFile | None:
     url = raw.get("url") if isinstance(raw.get("url"), str) else None
     port = raw.get("port") if isinstance(raw.get("port"), int) else None
     pid = raw.get("pid") if isinstance(raw.get("pid"), int) else None
-    return McpFile(token=raw["token"], url=url, port=port, pid=pid)
+    quick_port = raw.get("quickPort") if isinstance(raw.get("quickPort"), int) else None
+    quick_pid = raw.get("quickPid") if isinstance(raw.get("quickPid"), int) else None
+    return McpFile(token=raw["token"], url=url, port=port, pid=pid, quick_port=quick_port, quick_pid=quick_pid)
 
 
 def write_mcp_file(data: DataDir, content: McpFile) -> None:

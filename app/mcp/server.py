@@ -12,6 +12,10 @@ client --HTTP--> guard (Host/Origin: 403, bearer token: 401) --> mcp streamable 
 - Tools are the registry's operations (`app.mcp.tools.ToolCatalog`), listed afresh on every `tools/list`.
 - Each call is handed to the app's main (Qt + asyncio) loop and awaited a little longer than the operation's
   own timeout; concurrent calls simply become concurrent tasks there.
+- Beside it, on a second loopback port, the private endpoint of the stdio bridge (`app.mcp.quick`): it needs
+  no SDK, so it is up at once. With `sdk_delay`, the SDK (about 1.5 s of CPU) is imported only after that
+  endpoint has answered its first call or after `sdk_delay` seconds, so the bridge's first call does not
+  share the CPU with it (an app `browserpilot mcp` started for an agent client uses this).
 
 We use the SDK's low-level `mcp.server.Server` (same package, same transport) rather than `MCPServer`:
 `MCPServer` builds each tool's schema and argument model from a Python function signature, which would be a
@@ -47,6 +51,7 @@ from app.mcp.config import (
     update_mcp_file,
 )
 from app.mcp.idle import CLIENT_HEADER, BridgeClients
+from app.mcp.quick import QuickServer
 from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, OperationRegistry, failure
 from envs.datadir import DataDir
@@ -247,9 +252,23 @@ class McpHttpServer:
         self._thread: threading.Thread | None = None
         self._uvicorn: Any = None
         self._tokens: TokenSource | None = None
-        self._quit = asyncio.Event()  # set (on the server loop) when stopping: in-flight calls answer at once
+        # One per loop that answers calls (the HTTP server's, the bridge endpoint's), set when stopping: in-flight
+        # calls answer at once.
+        self._quits: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
+        self._quits_lock = threading.Lock()
         self._server_loop: asyncio.AbstractEventLoop | None = None
+        self._quick: QuickServer | None = None
+        self._file_lock = threading.Lock()  # mcp.json is updated from the server, bridge endpoint and stopper threads
+        self._go = threading.Event()  # the HTTP server thread may import the SDK now
         self._stopped: threading.Event | None = None  # set once the last stop() has finished
+
+    @property
+    def tokens(self) -> TokenSource | None:
+        return self._tokens
+
+    @property
+    def quick_port(self) -> int | None:
+        return self._quick.port if self._quick is not None else None
 
     @property
     def url(self) -> str | None:
@@ -270,7 +289,8 @@ class McpHttpServer:
         return load_or_create(self.data).token
 
     def regenerate_token(self) -> str:
-        content = regenerate_token(self.data)
+        with self._file_lock:
+            content = regenerate_token(self.data)
         if self._tokens is not None:
             self._tokens.set(content.token)
         log.info("MCP token regenerated")
@@ -292,16 +312,31 @@ class McpHttpServer:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> "CallToolResult":
         """Run one operation on the main loop and turn its envelope into a tool result."""
+        return tool_result(name, await self.call_envelope(name, arguments), self.data.root)
+
+    def _quit_event(self) -> asyncio.Event:
+        loop = asyncio.get_running_loop()
+        with self._quits_lock:
+            event = self._quits.get(loop)
+            if event is None:
+                event = self._quits[loop] = asyncio.Event()
+                if self._stopping.is_set():
+                    event.set()
+            return event
+
+    async def call_envelope(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run one operation on the main loop (from any other loop) and return its envelope: the one way both
+        the HTTP server and the bridge endpoint call operations."""
         started = time.perf_counter()
         if self._stopping.is_set():  # stopping: never hand a call to a main loop that is shutting down
-            return tool_result(name, failure(f"BrowserPilot is quitting; {name} was not run"), self.data.root)
+            return failure(f"BrowserPilot is quitting; {name} was not run")
         self.in_flight[name] = self.in_flight.get(name, 0) + 1
         op = self.registry.operations.get(name)
         timeout = call_timeout(op, arguments)
         future: Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(
             self.registry.call(self.ctx, name, arguments), self.main_loop)
         wrapped: asyncio.Future[Any] = asyncio.wrap_future(future)
-        quitting: asyncio.Future[Any] = asyncio.ensure_future(self._quit.wait())
+        quitting: asyncio.Future[Any] = asyncio.ensure_future(self._quit_event().wait())
         try:
             done, _pending = await asyncio.wait({wrapped, quitting}, timeout=timeout,
                                                 return_when=asyncio.FIRST_COMPLETED)
@@ -324,11 +359,13 @@ class McpHttpServer:
                 del self.in_flight[name]
         log.debug("%s answered in %.1f ms (ok=%s)", name, (time.perf_counter() - started) * 1000,
                   envelope.get("ok"))
-        return tool_result(name, envelope, self.data.root)
+        return envelope
 
     # -- the server thread ---------------------------------------------------------------------------------
-    def _serve(self, sock: socket.socket) -> None:
+    def _serve(self, sock: socket.socket, sdk_delay: float) -> None:
         try:
+            if sdk_delay > 0:
+                self._go.wait(sdk_delay)
             asyncio.run(self._main(sock))
         except BaseException as exc:  # noqa: BLE001 - reported through `error` and the log
             self.error = f"the MCP server stopped: {type(exc).__name__}: {exc}"
@@ -355,7 +392,8 @@ class McpHttpServer:
         while not server.started and not serving.done():
             await asyncio.sleep(0.005)
         if server.started and not self._stopping.is_set():
-            update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid())
+            with self._file_lock:
+                update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid())
             self._started.set()
             log.info("MCP server listening on %s", self.url)
             self._notify()
@@ -369,10 +407,11 @@ class McpHttpServer:
                 pass
 
     # -- start and stop (main thread) --------------------------------------------------------------------
-    def start(self) -> str:
+    def start(self, sdk_delay: float = 0.0) -> str:
         """Bind a port on 127.0.0.1 and start serving on it in the server thread; return the URL.
 
-        Raises `McpStartError` when no port is free. `mcp.json` names the URL once requests are answered.
+        Raises `McpStartError` when no port is free. `mcp.json` names the URL once requests are answered, and
+        the bridge endpoint's port at once. `sdk_delay`: see the module's notes.
         """
         if self._thread is not None and self._thread.is_alive():
             assert self.url is not None
@@ -389,10 +428,25 @@ class McpHttpServer:
         self._tokens = TokenSource(self.data, content.token)
         self._started.clear()
         self._stopping.clear()
-        self._thread = threading.Thread(target=self._serve, args=(sock,), name="browserpilot-mcp", daemon=True)
+        self._go.clear()
+        with self._quits_lock:
+            self._quits.clear()
+        quick_sock = bind_loopback([0])
+        self._quick = QuickServer(self, quick_sock, self._publish_quick, self._go.set)
+        self._quick.start()
+        self._thread = threading.Thread(target=self._serve, args=(sock, sdk_delay), name="browserpilot-mcp",
+                                        daemon=True)
         self._thread.start()
         assert self.url is not None
         return self.url
+
+    def _publish_quick(self) -> None:
+        """The bridge endpoint listens (its thread): name it in `mcp.json`."""
+        if self._quick is None or self._stopping.is_set():
+            return
+        with self._file_lock:
+            update_mcp_file(self.data, quick_port=self._quick.port, quick_pid=os.getpid())
+        log.info("bridge endpoint listening on 127.0.0.1:%d", self._quick.port)
 
     def wait_started(self, timeout: float = START_TIMEOUT) -> bool:
         return self._started.wait(timeout)
@@ -405,19 +459,26 @@ class McpHttpServer:
         thread, was_started = self._thread, self._started.is_set()
         self._stopping.set()
         _STOPPING.set()
-        server_loop = self._server_loop
-        if server_loop is not None and not server_loop.is_closed():
-            try:
-                server_loop.call_soon_threadsafe(self._quit.set)
-            except RuntimeError:  # the loop closed meanwhile
-                pass
+        self._go.set()  # a server thread still waiting to import the SDK goes on, and finds it is stopping
+        with self._quits_lock:
+            quits = list(self._quits.items())
+        for loop, event in quits:
+            if not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(event.set)
+                except RuntimeError:  # the loop closed meanwhile
+                    pass
+        quick, self._quick = self._quick, None
+        if quick is not None:
+            quick.stop()
         server = self._uvicorn
         if server is not None:
             server.should_exit = True
         self._started.clear()
         self._thread = None
         stopped = self._stopped = threading.Event()
-        stopper = threading.Thread(target=self._finish_stop, args=(thread, server, was_started, timeout, stopped),
+        stopper = threading.Thread(target=self._finish_stop,
+                                   args=(thread, server, was_started, timeout, stopped, quick),
                                    name="browserpilot-mcp-stop", daemon=False)
         stopper.start()
         if wait:
@@ -429,8 +490,19 @@ class McpHttpServer:
         return stopped.wait(timeout) if stopped is not None else True
 
     def _finish_stop(self, thread: threading.Thread | None, server: Any, was_started: bool, timeout: float,
-                     stopped: threading.Event) -> None:
+                     stopped: threading.Event, quick: QuickServer | None = None) -> None:
         """The stopper thread: wait for the server thread, then say in `mcp.json` that nobody serves it."""
+        if quick is not None:
+            quick.thread.join(timeout)
+            if not self.superseded:
+                try:
+                    with self._file_lock:
+                        current = read_mcp_file(self.data)
+                        if (current is not None and current.quick_pid == os.getpid()
+                                and current.quick_port == quick.port):
+                            update_mcp_file(self.data, quick_port=None, quick_pid=None)
+                except Exception as exc:  # noqa: BLE001 - shutting down: log, never raise
+                    log.warning("could not update mcp.json: %s", exc)
         if thread is not None:
             thread.join(timeout)
             if thread.is_alive() and server is not None:
@@ -441,9 +513,10 @@ class McpHttpServer:
         _STOPPING.clear()
         if was_started and not self.superseded:
             try:
-                current = read_mcp_file(self.data)
-                if current is not None and current.pid == os.getpid() and current.url == self.url:
-                    update_mcp_file(self.data, pid=None)
+                with self._file_lock:
+                    current = read_mcp_file(self.data)
+                    if current is not None and current.pid == os.getpid() and current.url == self.url:
+                        update_mcp_file(self.data, pid=None)
             except Exception as exc:  # noqa: BLE001 - shutting down: log, never raise
                 log.warning("could not update mcp.json: %s", exc)
         if was_started:

@@ -37,6 +37,8 @@ log = logging.getLogger("browserpilot.mcp")
 
 Status = Literal["running", "starting", "off", "failed"]
 
+SDK_DELAY = 3.0  # seconds a bridge-started app waits for its first call before it imports the MCP SDK anyway
+
 
 class McpService:
     def __init__(self, data: DataDir, registry: OperationRegistry, ctx: OpContext, settings: "SettingsStore") -> None:
@@ -48,6 +50,7 @@ class McpService:
         self._server: McpHttpServer | None = None
         self._stopping: McpHttpServer | None = None  # the previous server, until its port is free
         self._start_pending = False
+        self._started_once = False
         self._listeners: list[Callable[[], None]] = []
         self.clients = BridgeClients()
         browser: Any = ctx.browser
@@ -127,7 +130,10 @@ class McpService:
                                port=self.settings.current.mcp_port, on_change=self._server_changed,
                                clients=self.clients)
         try:
-            server.start()
+            # An app a bridge started serves that bridge's first call from the bridge endpoint, without the SDK;
+            # the SDK loads after that call (or after SDK_DELAY), not in competition with it.
+            server.start(sdk_delay=SDK_DELAY if self.idle.armed and not self._started_once else 0.0)
+            self._started_once = True
         except (McpStartError, StoreError, OSError) as exc:
             self.error = str(exc)
             self._server = None
@@ -260,9 +266,10 @@ def prefetch_sdk(data: DataDir) -> None:
     """Start importing the MCP SDK and uvicorn on a worker thread (about a second of imports), so that they
     load while Qt and QtWebEngine start instead of after; skipped when the server is switched off."""
     from app.mcp.client import mcp_switched_off
+    from app.mcp.idle import STARTER_ENV
 
-    if mcp_switched_off(data):
-        return
+    if mcp_switched_off(data) or os.environ.get(STARTER_ENV):
+        return  # off, or started by a bridge: its first call needs no SDK, which loads after it (`SDK_DELAY`)
 
     def load() -> None:
         try:

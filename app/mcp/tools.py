@@ -11,6 +11,11 @@ later (workflow_*, run_*, net_*) become tools without touching this module.
 A result is the operation's envelope as structured content, the same envelope as JSON text (for clients
 that only read text), and, when the envelope points at a screenshot (`page_screenshot`'s `path`, any
 `errorShot`), that PNG as image content so the model can look at it.
+
+Listings and results are made as plain JSON-ready dicts (`ToolCatalog.listing`, `result_json`), which the
+private endpoint (`app.mcp.quick`) sends as they are; `tools()` and `tool_result` validate the same dicts into
+the SDK's models. So this module does not import the SDK (`mcp_types`, ~0.6 s of pydantic) until those are
+called, and a bridge-started app answers its first call without it.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ import inspect
 import json
 import logging
 from pathlib import Path
-from typing import Any
-
-from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, Tool, ToolAnnotations
+from typing import TYPE_CHECKING, Any
 
 from app.mcp.config import SERVER_INSTRUCTIONS
 from app.ops.compat import original_forms
 from app.ops.registry import Operation, OperationRegistry
+
+if TYPE_CHECKING:
+    from mcp_types import CallToolResult, Tool
 
 log = logging.getLogger("browserpilot.mcp")
 
@@ -107,12 +113,16 @@ def _without_titles(node: Any) -> Any:
     return node
 
 
-def tool_annotations(op: Operation[Any]) -> ToolAnnotations:
-    return ToolAnnotations(
-        title=op.name.replace("_", " ").capitalize(),
-        read_only_hint=op.read_only,
-        destructive_hint=op.destructive if not op.read_only else False,
-    )
+def tool_annotations(op: Operation[Any]) -> dict[str, Any]:
+    """The MCP `ToolAnnotations` of an operation, by alias."""
+    return {"title": op.name.replace("_", " ").capitalize(), "readOnlyHint": op.read_only,
+            "destructiveHint": op.destructive if not op.read_only else False}
+
+
+def tool_entry(op: Operation[Any]) -> dict[str, Any]:
+    """One MCP `Tool` of the listing, by alias (JSON-ready)."""
+    return {"name": op.name, "description": tool_description(op), "inputSchema": input_schema(op),
+            "annotations": tool_annotations(op)}
 
 
 class ToolCatalog:
@@ -121,25 +131,30 @@ class ToolCatalog:
     def __init__(self, registry: OperationRegistry) -> None:
         self.registry = registry
         self._key: tuple[int, ...] = ()
-        self._tools: list[Tool] = []
+        self._entries: list[dict[str, Any]] = []
+        self._tools: list[Tool] | None = None
         self._schemas: dict[str, dict[str, Any]] = {}
 
     def _refresh(self) -> None:
         key = tuple(id(op) for op in self.registry.operations.values())
         if key == self._key:
             return
-        tools: list[Tool] = []
-        schemas: dict[str, dict[str, Any]] = {}
-        for name in self.registry.names():
-            op = self.registry.get(name)
-            schema = input_schema(op)
-            schemas[name] = schema
-            tools.append(Tool(name=name, description=tool_description(op), input_schema=schema,
-                              annotations=tool_annotations(op)))
-        self._tools, self._schemas, self._key = tools, schemas, key
+        entries = [tool_entry(self.registry.get(name)) for name in self.registry.names()]
+        self._entries, self._tools, self._key = entries, None, key
+        self._schemas = {entry["name"]: entry["inputSchema"] for entry in entries}
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The tools as JSON-ready dicts (what `tools/list` sends)."""
+        self._refresh()
+        return list(self._entries)
 
     def tools(self) -> list[Tool]:
+        """The same listing as the SDK's `Tool` models."""
         self._refresh()
+        if self._tools is None:
+            from mcp_types import Tool
+
+            self._tools = [Tool.model_validate(entry) for entry in self._entries]
         return list(self._tools)
 
     def schema(self, name: str) -> dict[str, Any] | None:
@@ -189,10 +204,11 @@ def _png(path_value: object, data_root: Path) -> bytes | None:
     return blob if blob.startswith(PNG_MAGIC) else None
 
 
-def tool_result(name: str, envelope: dict[str, Any], data_root: Path) -> CallToolResult:
-    """The MCP result of one call: envelope as structured content and JSON text, screenshots as images."""
+def result_json(name: str, envelope: dict[str, Any], data_root: Path) -> dict[str, Any]:
+    """The MCP `CallToolResult` of one call, by alias (JSON-ready): envelope as structured content and JSON
+    text, screenshots as images."""
     envelope = json.loads(json.dumps(envelope, ensure_ascii=False, default=str))
-    content: list[ContentBlock] = [TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))]
+    content: list[dict[str, Any]] = [{"type": "text", "text": json.dumps(envelope, ensure_ascii=False)}]
     candidates: list[object] = []
     if name == "page_screenshot" and envelope.get("ok"):
         candidates.append(envelope.get("path"))
@@ -200,6 +216,13 @@ def tool_result(name: str, envelope: dict[str, Any], data_root: Path) -> CallToo
     for candidate in candidates:
         blob = _png(candidate, data_root)
         if blob is not None:
-            content.append(ImageContent(type="image", data=base64.b64encode(blob).decode("ascii"),
-                                        mime_type="image/png"))
-    return CallToolResult(content=content, structured_content=envelope, is_error=not envelope.get("ok", False))
+            content.append({"type": "image", "data": base64.b64encode(blob).decode("ascii"),
+                            "mimeType": "image/png"})
+    return {"content": content, "structuredContent": envelope, "isError": not envelope.get("ok", False)}
+
+
+def tool_result(name: str, envelope: dict[str, Any], data_root: Path) -> CallToolResult:
+    """`result_json` as the SDK's `CallToolResult`."""
+    from mcp_types import CallToolResult
+
+    return CallToolResult.model_validate(result_json(name, envelope, data_root))

@@ -25,8 +25,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Tool
 
 from app.mcp.client import Endpoint, wait_for_endpoint
+from app.mcp.quick import request as quick_request
 from app.ops import build_registry
 from envs.datadir import DataDir
 from tests.support.app_process import AppProcess, app_command, app_env, run_cli
@@ -375,10 +377,50 @@ def test_nothing_listens_beyond_loopback(app_dir: Path) -> None:
     found = endpoint(app_dir)
     port = int(found.url.rsplit(":", 1)[1].split("/")[0])
     assert _listeners(port) == ["0100007F"]  # 127.0.0.1, little-endian hex; no 0.0.0.0, no IPv6
+    # The stdio bridge's private endpoint (named in mcp.json) is on loopback only too.
+    quick = json.loads((app_dir / "mcp.json").read_text())["quickPort"]
+    assert isinstance(quick, int) and _listeners(quick) == ["0100007F"]
     # And the app opens no other listening socket (no DevTools port, nothing on all interfaces).
     app = psutil.Process(found.pid)
     listening = [c.laddr for c in app.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN]
-    assert [(addr.ip, addr.port) for addr in listening] == [("127.0.0.1", port)]
+    assert sorted((addr.ip, addr.port) for addr in listening) == sorted([("127.0.0.1", port), ("127.0.0.1", quick)])
+
+
+def test_the_bridge_endpoint_answers_as_http_does_and_only_with_the_token(app_dir: Path, site: LocalServer) -> None:
+    found = endpoint(app_dir)
+    quick = json.loads((app_dir / "mcp.json").read_text())["quickPort"]
+
+    def message(method: str, token: str = found.token, **fields: Any) -> dict[str, Any]:
+        return {"token": token, "client": "cli 1", "method": method, **fields}
+
+    async def refusal(request: dict[str, Any]) -> str:
+        with pytest.raises(ConnectionError) as refused:
+            await quick_request(quick, request)
+        return str(refused.value)
+
+    async def scenario() -> tuple[list[str], dict[str, Any], dict[str, Any], dict[str, Any], list[Any],
+                                  dict[str, Any]]:
+        refused = [await refusal(message("tools/list", token="not-the-token")),
+                   await refusal(message("tools/call", name="page_navigate", arguments="https://example.com")),
+                   await refusal(message("resources/list"))]
+        listing = await quick_request(quick, message("tools/list"))
+        called = await quick_request(quick, message("tools/call", name="page_navigate",
+                                                    arguments={"url": site.url("/counter")}))
+        unknown = await quick_request(quick, message("tools/call", name="page_nonsense", arguments={}))
+        async with mcp_client(app_dir) as client:
+            tools = (await client.list_tools()).tools
+            over_http = await ok(client, "page_script", tabId=called["structuredContent"]["tabId"],
+                                 source="return document.title")
+        return refused, listing, called, unknown, tools, over_http
+
+    refused, listing, called, unknown, tools, over_http = asyncio.run(scenario())
+    assert "unauthorized" in refused[0] and "arguments object" in refused[1] and "unknown method" in refused[2]
+    # The same listing as the SDK server's, tool for tool, and calls in the same envelope on the same tabs.
+    assert [Tool.model_validate(entry) for entry in listing["tools"]] == tools
+    assert called["isError"] is False and called["structuredContent"]["title"] == "Counter"
+    assert json.loads(called["content"][0]["text"]) == called["structuredContent"]
+    assert over_http["value"] == "Counter"
+    assert unknown["isError"] is True and "page_nonsense" in unknown["structuredContent"]["error"]
 
 
 # -- clients -------------------------------------------------------------------------------------------------
@@ -424,7 +466,8 @@ def test_stdio_bridge_starts_the_app_and_forwards(tmp_path: Path) -> None:
     assert "--headless" in app.cmdline()
     os.kill(pid, signal.SIGTERM)
     app.wait(30)
-    assert json.loads((data_dir / "mcp.json").read_text())["pid"] is None
+    content = json.loads((data_dir / "mcp.json").read_text())
+    assert content["pid"] is None and content["quickPid"] is None and content["quickPort"] is None
 
 
 def test_command_line_verbs_go_through_the_running_app(app_dir: Path) -> None:
