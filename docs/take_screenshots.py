@@ -1,11 +1,18 @@
-"""Take the README screenshots of the real app on a virtual X display (Xvfb).
+"""Take the README screenshots from the real app, in light and dark (and a few in Chinese).
 
-    .venv/bin/python docs/take_screenshots.py
+    .venv/bin/python docs/take_screenshots.py            # everything (about 4 minutes)
+    .venv/bin/python docs/take_screenshots.py light      # only some of: light dark zh_CN
 
-Starts Xvfb, serves a small demo page on 127.0.0.1, runs `browserpilot` (the GUI, not headless) on a
-temporary data folder three times — showing the main window, an environment window open on the demo page,
-and the workflow editor (opened with `browserpilot edit` on a demo workflow with an if-else and a loop) —
-and grabs the X screen with Qt. Needs Debian's `xvfb` package.
+Needs `Xvfb`, `xdotool` and ImageMagick's `import` (apt-get install xvfb xdotool imagemagick; `pngquant` and
+`optipng`, when installed, shrink the PNGs). When there is no DISPLAY, a virtual one (Xvfb, 1280x800) is
+started and stopped again.
+
+For each theme it makes a scratch data folder (three environments, four workflows), serves the demo shop in
+docs/screenshot_site/ on 127.0.0.1 (nothing leaves the machine) and a local stand-in of the Messages API
+(tests/support/fake_anthropic.py, named by ANTHROPIC_BASE_URL) for the agent, starts the `browserpilot`
+executable of this venv with BROWSERPILOT_THEME (and BROWSERPILOT_LANG) set, and drives it the way an agent
+does: operations through its MCP endpoint (app.mcp.client.forward_operation), keys and clicks through xdotool.
+Each window is captured with `import -window` into docs/screenshots/<window>-<state>-<theme>.png.
 """
 
 from __future__ import annotations
@@ -21,110 +28,364 @@ import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from app.mcp.client import forward_operation, wait_for_endpoint  # noqa: E402  (plain Python, no Qt)
+from envs.datadir import DataDir  # noqa: E402
+from tests.support.fake_anthropic import FakeAnthropic, Reply, text, tool  # noqa: E402
+
 OUT = ROOT / "docs" / "screenshots"
-DISPLAY = ":97"
-DEMO = """<!doctype html><html><head><meta charset="utf-8"><title>Acme Store — Sign in</title><style>
-body{font-family:sans-serif;background:#f4f6fb;margin:0}
-header{background:#1e40af;color:#fff;padding:18px 32px;font-size:22px}
-main{max-width:420px;margin:48px auto;background:#fff;padding:28px 32px;border-radius:12px;
-box-shadow:0 4px 18px rgba(0,0,0,.08)} label{display:block;margin:14px 0 6px;color:#334}
-input{width:100%;padding:10px;border:1px solid #ccd;border-radius:6px;box-sizing:border-box}
-button{margin-top:20px;width:100%;padding:12px;background:#1e40af;color:#fff;border:0;border-radius:6px;font-size:16px}
-</style></head><body><header>Acme Store</header><main><h2>Sign in</h2>
-<label>Email</label><input value="alice@example.com"><label>Password</label><input type=password value="secret">
-<button>Sign in</button></main></body></html>"""
-EDITOR_DEMO = {"kind": "app", "version": "0.3.0", "app": {"name": "Export shop orders", "mode": "workflow"},
-               "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {"nodes": [
-                   {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
-                       {"variable": "email", "label": "Email", "type": "text-input"}]}},
-                   {"id": "signed_in", "data": {"type": "if-else", "title": "Signed in?", "cases": [
-                       {"case_id": "yes", "conditions": [{"comparison_operator": "contains",
-                                                          "variable_selector": ["sys", "url"], "value": "/account"}]}]}},
-                   {"id": "sign_in", "data": {"type": "fill", "title": "Sign in", "locator": {"selector": "#email"},
-                                              "text": "{{#input.email#}}"}},
-                   {"id": "orders", "data": {"type": "goto", "title": "Orders page", "url": "https://shop.example/orders"}},
-                   {"id": "pages", "data": {"type": "loop", "title": "Every page", "mode": "until", "max": 20,
-                                            "until": {"comparison_operator": "locator", "value": "a.next[disabled]"},
-                                            "nodes": [{"id": "rows", "data": {"type": "extract", "title": "Rows",
-                                                                             "variable_selector": ["sys", "title"],
-                                                                             "pattern": ".+"}}], "edges": []}},
-                   {"id": "end", "data": {"type": "end", "title": "End", "outputs": [
-                       {"variable": "rows", "value_selector": ["pages", "output"]}]}}],
-                   "edges": [{"source": "start", "target": "signed_in"},
-                             {"source": "signed_in", "sourceHandle": "yes", "target": "orders"},
-                             {"source": "signed_in", "sourceHandle": "false", "target": "sign_in"},
-                             {"source": "sign_in", "target": "orders"}, {"source": "orders", "target": "pages"},
-                             {"source": "pages", "target": "end"}]}}}
-for _node, (_x, _y) in zip(EDITOR_DEMO["workflow"]["graph"]["nodes"],  # type: ignore[index]
-                           [(0, 0), (230, 0), (460, 110), (690, 0), (920, 0), (1150, 0)]):
-    _node["position"] = {"x": _x, "y": _y}  # close together, so the window shows the nodes at a readable size
+SITE = ROOT / "docs" / "screenshot_site"
+BIN = Path(sys.executable).with_name("browserpilot")
+SIZE = (1280, 800)
+WIDE = (1280, 760)
 
 
-def grab(path: Path, width: int, height: int) -> None:
-    """Grab the top-left `width` x `height` of the X screen (windows open there: there is no window manager)."""
-    code = ("import sys; from PySide6.QtWidgets import QApplication; app = QApplication([]); "
-            "app.primaryScreen().grabWindow(0, 0, 0, int(sys.argv[2]), int(sys.argv[3])).save(sys.argv[1])")
-    subprocess.run([sys.executable, "-c", code, str(path), str(width), str(height)], check=True,
-                   env={**os.environ, "DISPLAY": DISPLAY, "QT_QPA_PLATFORM": "xcb"})
+def node(id_: str, x: int, y: int, **data: Any) -> dict[str, Any]:
+    return {"id": id_, "position": {"x": x, "y": y}, "data": data}
 
 
-def run_app(data: Path, *args: str, settle: float = 6.0, edit: str = "") -> None:
-    """The app on the virtual display; after `settle` seconds (and `browserpilot edit <edit>`, when given),
-    the screen is grabbed."""
-    env = {**os.environ, "DISPLAY": DISPLAY}
-    env.pop("QT_QPA_PLATFORM", None)
-    command = [str(Path(sys.executable).with_name("browserpilot")), "--data-dir", str(data)]
-    app = subprocess.Popen([*command, *args], env=env)
-    try:
-        time.sleep(settle)
-        if edit:
-            subprocess.run([*command, "edit", edit], check=True, capture_output=True, env=env)
-            time.sleep(2.0)
-            path, size = OUT / "workflow-editor.png", (1260, 760)
-        elif args:
-            path, size = OUT / "environment-window.png", (1200, 800)
-        else:
-            path, size = OUT / "main-window.png", (980, 620)
-        grab(path, *size)
-        print("wrote", path)
-    finally:
-        app.terminate()
-        app.wait(20)
+def workflow(name: str, nodes: list[dict[str, Any]], edges: list[tuple[str, str]] | None = None,
+             description: str = "") -> dict[str, Any]:
+    """A 0.3.0 workflow document; edges default to a chain through the nodes in order."""
+    pairs = edges or [(a["id"], b["id"]) for a, b in zip(nodes, nodes[1:])]
+    return {"kind": "app", "version": "0.3.0", "app": {"name": name, "mode": "workflow", "description": description},
+            "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {
+                "nodes": nodes, "edges": [{"source": s, "target": t} for s, t in pairs]}}}
 
 
-def main() -> None:
-    if shutil.which("Xvfb") is None:
-        sys.exit("Xvfb is missing: apt-get install xvfb libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1")
+def demo_workflows(site: str) -> list[dict[str, Any]]:
+    """The demo shop's workflows: the first waits for the slow orders table, so a run can be caught mid-way."""
+    export = workflow("Export shop orders", [
+        node("start", 0, 0, type="start", title="Start"),
+        node("orders", 230, 0, type="goto", title="Orders page", url=f"{site}/orders.html"),
+        node("table", 460, 0, type="wait", title="Wait for the table", locator={"selector": "#orders"},
+             state="appear", timeout=30),
+        node("rows", 700, 0, type="extract", title="Order numbers", variable_selector=["sys", "title"],
+             pattern="Orders"),
+        node("csv", 940, 0, type="click", title="Export CSV", locator={"selector": "#export"}),
+        node("end", 1180, 0, type="end", title="End", outputs=[{"variable": "page", "value_selector": ["rows", "value"]}]),
+    ], [("start", "orders"), ("orders", "table"), ("table", "rows"), ("rows", "csv"), ("csv", "end")],
+        "Waits for the orders table, reads it, exports the CSV")
+    sign_in = workflow("Sign in to the shop", [
+        node("start", 0, 0, type="start", title="Start", variables=[{"variable": "email", "label": "Email",
+                                                                      "type": "text-input"}]),
+        node("open", 240, 0, type="goto", title="Sign-in page", url=f"{site}/index.html"),
+        node("email", 480, 0, type="fill", title="Email", locator={"selector": "#email"}, text="{{#input.email#}}"),
+        node("password", 720, 0, type="fill", title="Password", locator={"selector": "#password"}, text="secret"),
+        node("end", 960, 0, type="end", title="End"),
+    ], description="Fills the sign-in form of the demo shop")
+    prices = workflow("Check product prices", [
+        node("start", 0, 0, type="start", title="Start"),
+        node("open", 240, 0, type="goto", title="Products", url=f"{site}/products.html"),
+        node("price", 480, 0, type="extract", title="First price", variable_selector=["sys", "title"],
+             pattern="Products"),
+        node("end", 720, 0, type="end", title="End", outputs=[{"variable": "price", "value_selector": ["price", "value"]}]),
+    ], description="Reads the first price on the products page")
+    broken = workflow("Find the basket", [
+        node("start", 0, 0, type="start", title="Start"),
+        node("open", 240, 0, type="goto", title="Products", url=f"{site}/products.html"),
+        node("basket", 480, 0, type="wait", title="Basket button", locator={"selector": "#basket"}, state="appear",
+             timeout=2),
+        node("end", 720, 0, type="end", title="End"),
+    ], description="Fails on purpose: the demo shop has no basket")
+    return [export, sign_in, prices, broken]
+
+
+# -- X display and windows --------------------------------------------------------------------------------
+def x(*args: str, check: bool = True) -> str:
+    done = subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"xdotool {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def find_window(name: str, timeout: float = 30.0, required: bool = True) -> str:
+    """The newest visible window whose title matches the regular expression `name` ("" when not `required`)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ids = x("search", "--onlyvisible", "--name", name, check=False).split()
+        if ids:
+            return ids[-1]
+        time.sleep(0.3)
+    if not required:
+        return ""
+    titles = [x("getwindowname", w, check=False) for w in x("search", "--onlyvisible", "--name", ".", check=False).split()]
+    raise RuntimeError(f"no window named {name!r}; visible: {titles}")
+
+
+def show(window: str, size: tuple[int, int] | None = SIZE) -> None:
+    """Bring the window to the top-left, at `size`, with the keyboard focus (there is no window manager)."""
+    x("windowmove", window, "0", "0")
+    if size:
+        x("windowsize", window, str(size[0]), str(size[1]))
+    x("windowraise", window)
+    x("windowfocus", "--sync", window, check=False)
+
+
+def click(window: str, px: int, py: int) -> None:
+    x("mousemove", "--window", window, str(px), str(py))
+    x("click", "1")
+
+
+def keys(window: str, *combo: str) -> None:
+    x("windowfocus", "--sync", window, check=False)
+    for key in combo:
+        x("key", "--clearmodifiers", key)
+
+
+def capture(window: str, name: str, settle: float = 1.2) -> Path:
+    """Save the window (after `settle` seconds for paint and animations) as docs/screenshots/<name>.png."""
+    time.sleep(settle)
+    path = OUT / f"{name}.png"
+    subprocess.run(["import", "-window", window, str(path)], check=True)
+    print("wrote", path.relative_to(ROOT), flush=True)
+    return path
+
+
+def optimise(paths: list[Path]) -> None:
+    if shutil.which("pngquant"):
+        subprocess.run(["pngquant", "--force", "--skip-if-larger", "--ext", ".png", "--quality", "70-95",
+                        *map(str, paths)], check=False)
+    if shutil.which("optipng"):
+        subprocess.run(["optipng", "-quiet", "-o2", *map(str, paths)], check=False)
+
+
+# -- one app session --------------------------------------------------------------------------------------
+class Session:
+    """The real app on a scratch data folder, in one theme and language."""
+
+    def __init__(self, theme: str, lang: str, site: str, agent_url: str) -> None:
+        self.theme, self.lang, self.site = theme, lang, site
+        self.suffix = theme if lang == "en" else f"{lang}-{theme}"
+        self.root = Path(tempfile.mkdtemp(prefix="browserpilot-demo-"))
+        self.data = DataDir(self.root / "data")
+        self.env = {**os.environ, "BROWSERPILOT_THEME": theme, "BROWSERPILOT_LANG": lang,
+                    "ANTHROPIC_BASE_URL": agent_url, "ANTHROPIC_API_KEY": "stand-in", "QTWEBENGINE_DISABLE_SANDBOX": "1"}
+        self.env.pop("QT_QPA_PLATFORM", None)
+        self.app: subprocess.Popen[bytes] | None = None
+        self.shots: list[Path] = []
+
+    def cli(self, *args: str) -> None:
+        subprocess.run([str(BIN), "--data-dir", str(self.data.root), *args], check=True, capture_output=True,
+                       env=self.env)
+
+    def seed(self) -> None:
+        self.cli("env", "rename", "env-default", "Personal")
+        self.cli("env", "create", "Work (Alice)", "--remark", "alice@example.com — shop admin")
+        self.cli("env", "create", "Shop test account", "--remark", "QA; resets nightly")
+        for document in demo_workflows(self.site):
+            path = self.root / f"{document['app']['name']}.json"
+            path.write_text(json.dumps(document), "utf-8")
+            self.cli("workflow", "import", str(path))
+
+    def start(self) -> None:
+        log = open(self.root / "app.log", "wb")
+        self.app = subprocess.Popen([str(BIN), "--data-dir", str(self.data.root)], env=self.env, stdout=log,
+                                    stderr=subprocess.STDOUT)
+        wait_for_endpoint(self.data, 90)
+
+    def stop(self) -> None:
+        if self.app is not None:
+            if self.app.poll() is not None:
+                print(f"the app had ended by itself (exit status {self.app.returncode}); see {self.root}/app.log")
+            self.app.terminate()
+            try:
+                self.app.wait(30)
+            except subprocess.TimeoutExpired:
+                self.app.kill()
+                self.app.wait(10)
+
+    def op(self, name: str, /, **params: Any) -> dict[str, Any]:
+        result = forward_operation(self.data, name, params, timeout=60)
+        if not result.get("ok", False) and name not in ("workflow_run", "agent_run"):
+            raise RuntimeError(f"{name} failed: {result}")
+        return result
+
+    def shot(self, window: str, name: str, settle: float = 1.2) -> None:
+        self.shots.append(capture(window, f"{name}-{self.suffix}", settle))
+
+    def env_id(self, name: str) -> str:
+        envs = self.op("env_list")["environments"]
+        return next(e["id"] for e in envs if e["name"] == name)
+
+    def in_background(self, name: str, /, **params: Any) -> threading.Thread:
+        thread = threading.Thread(target=lambda: self.op(name, **params), daemon=True)
+        thread.start()
+        return thread
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+MAIN = "^BrowserPilot$|^BrowserPilot 浏览器$|^BrowserPilot$"
+PANEL_TABS = {"environments": 0, "workflows": 1, "runs": 2, "agent-runs": 3}
+
+
+def main_window(s: Session) -> str:
+    window = find_window("^BrowserPilot$")
+    show(window)
+    return window
+
+
+def panel(s: Session, window: str, index: int) -> None:
+    """Switch the main window's panels with the keyboard: focus the tab bar's first tab, then Right."""
+    click(window, TAB_X[index], TAB_Y)
+
+
+TAB_X = [70, 210, 315, 425]
+TAB_Y = 78
+ROW_Y = [185, 215, 245, 275]
+AGENT_TASK, AGENT_URL, AGENT_START = (1000, 130), (1000, 201), (825, 236)
+EDITOR_WAIT_NODE = (360, 390)
+SIGN_IN_EMAIL, SIGN_IN_PASSWORD = (380, 313), (380, 391)
+
+
+def scenes(s: Session, full: bool) -> None:
+    s.seed()
+    s.start()
+    welcome = find_window("Welcome|欢迎")
+    show(welcome, None)
+    s.shot(welcome, "welcome")
+    keys(welcome, "Escape")
+
+    personal, work = "env-default", s.env_id("Work (Alice)")
+    if not full:
+        main = main_window(s)
+        s.shot(main, "main-environments")
+        tab = s.op("tab_open", env=work)["tabId"]
+        s.op("page_navigate", tabId=tab, url=f"{s.site}/products.html")
+        window = find_window("Work \\(Alice\\)")
+        show(window)
+        s.shot(window, "env-window-agent")
+        return
+
+    for name in ("Sign in to the shop", "Check product prices", "Find the basket"):
+        s.op("workflow_run", name=name, inputs={"email": "alice@example.com"} if "Sign" in name else {})
+    s.op("agent_run", task="Find the most expensive product", url=f"{s.site}/products.html")
+
+    main = main_window(s)
+    panel(s, main, PANEL_TABS["environments"])
+    s.shot(main, "main-environments")
+    panel(s, main, PANEL_TABS["runs"])
+    click(main, 300, ROW_Y[0])
+    s.shot(main, "main-runs")
+    panel(s, main, PANEL_TABS["agent-runs"])
+    s.shot(main, "main-agent-runs")
+
+    # A run started from the Workflows panel shows its progress strip there (Run… on the selected row).
+    main = main_window(s)
+    panel(s, main, PANEL_TABS["workflows"])
+    click(main, 80, ROW_Y[1])  # "Export shop orders" (the rows are sorted by name)
+    click(main, 280, 116)
+    dialog = find_window("Run “|运行“", timeout=3.0, required=False)
+    if dialog:
+        keys(dialog, "Return")
+    s.shot(main, "main-workflows", settle=3.0)
+    wait_for(lambda: not any(r["status"] == "running" for r in s.op("run_list")["runs"]), 60, "the run to end")
+
+    # An environment window: a tab under agent control, then a handoff, then shared.
+    tab = s.op("tab_open", env=work)["tabId"]
+    s.op("page_navigate", tabId=tab, url=f"{s.site}/products.html")
+    window = find_window("Work \\(Alice\\)")
+    show(window)
+    s.shot(window, "env-window-agent")
+    s.op("page_handoff", tabId=tab, message="Please sign in with your security key, then press Done")
+    s.shot(window, "env-window-handoff")
+    s.op("page_unlock", tabId=tab)
+    s.op("page_navigate", tabId=tab, url=f"{s.site}/orders.html?fast")
+    s.shot(window, "env-window-shared", settle=2.0)
+
+    # The downloads list, after a download.
+    s.op("page_download", tabId=tab, locator={"selector": "#export"})
+    keys(window, "ctrl+shift+y")
+    s.shot(window, "env-window-downloads")
+    keys(window, "ctrl+shift+y")
+
+    # The agent panel, with a task the stand-in model answers (its steps appear as they come).
+    keys(window, "ctrl+shift+a")
+    time.sleep(1.0)
+    click(window, *AGENT_TASK)
+    x("type", "--delay", "20", "Find the most expensive product")
+    click(window, *AGENT_URL)
+    x("type", "--delay", "10", f"{s.site}/products.html")
+    click(window, *AGENT_START)
+    wait_for(lambda: len(s.op("agent_list")["runs"]) >= 2, 60, "the agent panel's run to end")
+    s.shot(window, "env-window-agent-panel", settle=2.0)
+    keys(window, "ctrl+shift+a")
+
+    # The recorder's side panel with a few steps recorded from real input (xdotool clicks and keys).
+    rec = s.op("tab_open", env=work)["tabId"]
+    s.op("page_navigate", tabId=rec, url=f"{s.site}/index.html")
+    s.op("page_unlock", tabId=rec)
+    s.op("record_start", tabId=rec)
+    show(window)
+    for field, words in ((SIGN_IN_EMAIL, "alice@example.com"), (SIGN_IN_PASSWORD, "secret")):
+        click(window, *field)
+        x("type", "--delay", "30", words)
+    click(window, *SIGN_IN_EMAIL)  # leaving the password field records it
+    wait_for(lambda: len(s.op("record_status", tabId=rec).get("steps", [])) >= 3, 20, "three recorded steps")
+    s.shot(window, "env-window-recording")
+    s.op("record_stop", tabId=rec, name="Sign in (recorded)", save=False)
+
+    # The editor with a running workflow: the goto is done, the wait for the table is running.
+    s.op("editor_open", name="Export shop orders")
+    editor = find_window("workflow editor|工作流编辑器")
+    show(editor)
+    click(editor, *EDITOR_WAIT_NODE)  # its settings show on the right
+    keys(editor, "F5")
+    keys(find_window("Run “|运行“"), "Return")  # the run dialog: no inputs, environment Personal
+    time.sleep(3.0)  # the goto is done, the wait for the slow table runs (9 s)
+    show(editor)
+    s.shot(editor, "editor-running")
+
+
+def main(argv: list[str]) -> None:
+    for tool_name in ("xdotool", "import"):
+        if shutil.which(tool_name) is None:
+            sys.exit(f"{tool_name} is missing: apt-get install xvfb xdotool imagemagick")
+    wanted = argv or ["light", "dark", "zh_CN"]
     OUT.mkdir(parents=True, exist_ok=True)
-    site = Path(tempfile.mkdtemp())
-    (site / "index.html").write_text(DEMO, "utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(site)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(SITE)))
+    server.RequestHandlerClass.log_message = lambda *a: None  # type: ignore[method-assign]
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1280x860x24", "-nolisten", "tcp"])
-    data = Path(tempfile.mkdtemp()) / "data"
-    try:
+    site = f"http://127.0.0.1:{server.server_address[1]}"
+    xvfb = None
+    if not os.environ.get("DISPLAY"):
+        if shutil.which("Xvfb") is None:
+            sys.exit("Xvfb is missing: apt-get install xvfb libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1")
+        os.environ["DISPLAY"] = ":97"
+        xvfb = subprocess.Popen(["Xvfb", ":97", "-screen", "0", f"{SIZE[0]}x{SIZE[1]}x24", "-nolisten", "tcp"])
         time.sleep(1.0)
-        cli = [str(Path(sys.executable).with_name("browserpilot")), "--data-dir", str(data), "env"]
-        subprocess.run([*cli, "rename", "env-default", "Personal"], check=True, capture_output=True)
-        subprocess.run([*cli, "create", "Work (Alice)", "--remark", "alice@example.com — shop admin"], check=True,
-                       capture_output=True)
-        subprocess.run([*cli, "create", "Shop test account", "--remark", "QA; resets nightly"], check=True,
-                       capture_output=True)
-        url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
-        # A first visit so the environments list shows recent sites.
-        run_app(data, "--env", "env-default", "--open", url, settle=5.0)
-        run_app(data, settle=4.0)
-        demo = Path(tempfile.mkdtemp()) / "export-shop-orders.json"
-        demo.write_text(json.dumps(EDITOR_DEMO), "utf-8")
-        subprocess.run([str(Path(sys.executable).with_name("browserpilot")), "--data-dir", str(data), "workflow",
-                        "import", str(demo)], check=True, capture_output=True)
-        run_app(data, settle=4.0, edit=str(EDITOR_DEMO["app"]["name"]))  # type: ignore[index]
+    script = [Reply([text("I'll look at the products first."), tool("page_snapshot")]),
+              Reply([text("The rain jacket is the most expensive, at € 139.00."),
+                     tool("done", success=True, answer="Rain jacket, € 139.00")])]
+    shots: list[Path] = []
+    try:
+        for which in wanted:
+            theme, lang = ("light", "zh_CN") if which == "zh_CN" else (which, "en")
+            with FakeAnthropic(list(script) * 2) as fake:
+                session = Session(theme, lang, site, fake.url)
+                try:
+                    scenes(session, full=lang == "en")
+                finally:
+                    session.stop()
+                    shots += session.shots
+        optimise(shots)
     finally:
-        xvfb.terminate()
         server.shutdown()
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(10)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
