@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import signal
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -32,7 +32,6 @@ from app.mcp.service import McpService
 from app.ops import OpContext, build_registry
 from app.settings import SettingsStore
 from app.ui.env_window import EnvWindow
-from app.ui.main_window import MainWindow
 from app.ui.op_runner import OpRunner
 from envs.datadir import DataDir
 from envs.model import DEFAULT_ENV_ID
@@ -42,6 +41,9 @@ from workflows.manager import RunManager
 from workflows.ports import Control, TabInfo
 from workflows.runs import RunRecord, RunStore
 from workflows.store import WorkflowStore
+
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
 
 log = logging.getLogger("browserpilot.app")
 
@@ -99,14 +101,16 @@ class BrowserPilotApp(QObject):
 
     # -- start and stop --------------------------------------------------------------------------------
     def start(self, open_urls: list[tuple[str, str]]) -> None:
-        """Show the main window, then open each (environment id, URL) given on the command line."""
-        self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit, mcp=self.mcp)
-        self.run_saved.connect(self.main_window.run_saved)
+        """Show the main window, then open each (environment id, URL) given on the command line.
+
+        An app `browserpilot mcp` started headless for an agent client builds its (unseen) main window only once
+        the bridge's first call has been answered (or a few seconds later): that call does not need it."""
         self.save_failed.connect(self._report_save_problem, Qt.ConnectionType.QueuedConnection)
         self._start_editors()
-        self.main_window.show()
-        if not self.headless:
-            self.main_window.show_welcome_if_first_run()  # once per data folder
+        if self.headless and self.mcp.idle.armed:
+            self.mcp.after_first_call(self._build_main_window)
+        else:
+            self._build_main_window()
         problems = [p for p in (self.envs.load_problem, self.settings.load_problem, self.ctx.workflows.load_problem,
                                 self.ctx.runs.load_problem) if p]
         for problem in problems:
@@ -121,19 +125,29 @@ class BrowserPilotApp(QObject):
             self.open_url(env_id, url)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
 
+    def _build_main_window(self) -> None:
+        from app.ui.main_window import MainWindow
+
+        if self._shut_down or self.main_window is not None:
+            return
+        self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit, mcp=self.mcp)
+        self.run_saved.connect(self.main_window.run_saved)
+        self.main_window.workflows_panel.edit_requested.connect(self.editors.open)
+        self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
+        self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
+        self.main_window.show()
+        if not self.headless:
+            self.main_window.show_welcome_if_first_run()  # once per data folder
+
     def _start_editors(self) -> None:
         """The node-graph editor: opened from the Workflows panel, File → New Workflow and `editor_open`."""
         from app.ops import editor_ops
         from app.ui.editor.editors import Editors
 
-        assert self.main_window is not None
         self.editors = Editors(self.ops, self)
         if "editor_open" not in self.registry.operations:
             self.registry.add(*editor_ops.OPERATIONS)
         self.ctx.open_editor = lambda workflow_id: self.editors.open(workflow_id).windowTitle()
-        self.main_window.workflows_panel.edit_requested.connect(self.editors.open)
-        self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
-        self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
 
     def _report_save_problem(self, message: str) -> None:
         """A store's file could not be written (a full disk): the change is kept in memory and written again

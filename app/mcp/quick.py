@@ -27,8 +27,6 @@ import socket
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
-from app.mcp.tools import result_json
-
 if TYPE_CHECKING:
     from app.mcp.server import McpHttpServer
 
@@ -121,6 +119,8 @@ class QuickServer:
             name, arguments = request.get("name"), request.get("arguments") or {}
             if not isinstance(name, str) or not isinstance(arguments, dict):
                 return {"error": "bad request: tools/call needs a name and an arguments object"}
+            from app.mcp.tools import result_json  # here: the bridge imports `request` without the registry
+
             envelope = await owner.call_envelope(name, arguments)
             self._on_first_call()
             return {"result": result_json(name, envelope, owner.data.root)}

@@ -234,7 +234,8 @@ class McpHttpServer:
 
     def __init__(self, data: DataDir, registry: OperationRegistry, ctx: OpContext,
                  main_loop: asyncio.AbstractEventLoop, *, port: int = DEFAULT_PORT,
-                 on_change: Callable[[], None] | None = None, clients: BridgeClients | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, clients: BridgeClients | None = None,
+                 on_first_call: Callable[[], None] | None = None) -> None:
         self.data = data
         self.registry = registry
         self.ctx = ctx
@@ -242,6 +243,7 @@ class McpHttpServer:
         self.port_setting = port
         self.on_change = on_change
         self.clients = clients
+        self.on_first_call = on_first_call  # called (on the bridge endpoint's thread) after each of its calls
         self.in_flight: dict[str, int] = {}  # tool calls being answered now, by name (read by the idle exit)
         self.superseded = False  # a newer server of this app owns mcp.json: a late stop must not clear it
         self.catalog = ToolCatalog(registry)
@@ -432,13 +434,19 @@ class McpHttpServer:
         with self._quits_lock:
             self._quits.clear()
         quick_sock = bind_loopback([0])
-        self._quick = QuickServer(self, quick_sock, self._publish_quick, self._go.set)
+        self._quick = QuickServer(self, quick_sock, self._publish_quick, self._call_answered)
         self._quick.start()
         self._thread = threading.Thread(target=self._serve, args=(sock, sdk_delay), name="browserpilot-mcp",
                                         daemon=True)
         self._thread.start()
         assert self.url is not None
         return self.url
+
+    def _call_answered(self) -> None:
+        """The bridge endpoint answered a call (its thread): the SDK may load now."""
+        self._go.set()
+        if self.on_first_call is not None:
+            self.on_first_call()
 
     def _publish_quick(self) -> None:
         """The bridge endpoint listens (its thread): name it in `mcp.json`."""

@@ -51,6 +51,7 @@ class McpService:
         self._stopping: McpHttpServer | None = None  # the previous server, until its port is free
         self._start_pending = False
         self._started_once = False
+        self._after_first_call: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
         self._listeners: list[Callable[[], None]] = []
         self.clients = BridgeClients()
         browser: Any = ctx.browser
@@ -97,6 +98,30 @@ class McpService:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    def after_first_call(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once on the main loop, when the bridge endpoint has answered its first call or
+        `SDK_DELAY` seconds from now, whichever comes first (what a bridge-started app defers past that call)."""
+        loop = asyncio.get_event_loop()
+        done = False
+
+        def once() -> None:
+            nonlocal done
+            if not done:
+                done = True
+                callback()
+
+        self._after_first_call.append((loop, once))
+        loop.call_later(SDK_DELAY, once)
+
+    def _first_call_answered(self) -> None:
+        """The bridge endpoint answered a call (its thread)."""
+        callbacks, self._after_first_call = self._after_first_call, []
+        for loop, callback in callbacks:
+            try:
+                loop.call_soon_threadsafe(callback)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
     def _changed(self) -> None:
         for listener in list(self._listeners):
             listener()
@@ -128,7 +153,7 @@ class McpService:
             self._stopping = None
         server = McpHttpServer(self.data, self.registry, self.ctx, asyncio.get_event_loop(),
                                port=self.settings.current.mcp_port, on_change=self._server_changed,
-                               clients=self.clients)
+                               clients=self.clients, on_first_call=self._first_call_answered)
         try:
             # An app a bridge started serves that bridge's first call from the bridge endpoint, without the SDK;
             # the SDK loads after that call (or after SDK_DELAY), not in competition with it.
