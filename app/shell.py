@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Sequence
@@ -124,6 +125,9 @@ class BrowserPilotApp(QObject):
                 continue
             self.open_url(env_id, url)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
+        # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
+        # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py).
+        gc.freeze()
 
     def _build_main_window(self) -> None:
         from app.ui.main_window import MainWindow

@@ -11,7 +11,7 @@ from app.ui.theme import icon
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 Row = TypeVar("Row")
-RESIZE_PRECISION_ROWS = 40
+RESIZE_PRECISION_ROWS = 0  # QHeaderView.resizeContentsPrecision: the rows in view
 
 
 class RowsTableModel(QAbstractTableModel, Generic[Row]):
@@ -97,9 +97,9 @@ def record_table(parent: QWidget, model: QAbstractTableModel, name: str) -> QTab
     table.setShowGrid(False)
     table.verticalHeader().setDefaultSectionSize(30)
     table.horizontalHeader().setHighlightSections(False)
-    # Columns sized to their contents measure this many rows (those in view first), not all of them: a panel's
-    # header measures its columns again after every change of the model, and a list of 200 runs asked each
-    # cell for each role (in Python) several times a second while a batch ran.
+    # Columns sized to their contents measure the rows in view (0), not all of them: a panel's header measures
+    # its columns again after every change of the model, also while the panel is not shown, and a list of
+    # 200 runs asked each cell for each role (in Python) several times a second while a batch ran.
     table.horizontalHeader().setResizeContentsPrecision(RESIZE_PRECISION_ROWS)
     table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     return table
