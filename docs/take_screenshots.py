@@ -1,6 +1,6 @@
 """Take the README screenshots from the real app, in light and dark (and a few in Chinese).
 
-    .venv/bin/python docs/take_screenshots.py            # everything (about 4 minutes)
+    .venv/bin/python docs/take_screenshots.py            # everything (about 3 minutes)
     .venv/bin/python docs/take_screenshots.py light      # only some of: light dark zh_CN
 
 Needs `Xvfb`, `xdotool` and ImageMagick's `import` (apt-get install xvfb xdotool imagemagick; `pngquant` and
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,6 +125,7 @@ def show(window: str, size: tuple[int, int] | None = SIZE) -> None:
         x("windowsize", window, str(size[0]), str(size[1]))
     x("windowraise", window)
     x("windowfocus", "--sync", window, check=False)
+    time.sleep(0.5)  # let the raise and a resize settle before input arrives
 
 
 def click(window: str, px: int, py: int) -> None:
@@ -174,9 +176,10 @@ class Session:
                        env=self.env)
 
     def seed(self) -> None:
-        self.cli("env", "rename", "env-default", "Personal")
-        self.cli("env", "create", "Work (Alice)", "--remark", "alice@example.com — shop admin")
-        self.cli("env", "create", "Shop test account", "--remark", "QA; resets nightly")
+        names = ENV_NAMES[self.lang]
+        self.cli("env", "rename", "env-default", names[0][0])
+        for name, remark in names[1:]:
+            self.cli("env", "create", name, "--remark", remark)
         for document in demo_workflows(self.site):
             path = self.root / f"{document['app']['name']}.json"
             path.write_text(json.dumps(document), "utf-8")
@@ -226,7 +229,9 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "
         time.sleep(0.2)
 
 
-MAIN = "^BrowserPilot$|^BrowserPilot 浏览器$|^BrowserPilot$"
+ENV_NAMES = {"en": [("Personal", ""), ("Work (Alice)", "alice@example.com — shop admin"),
+                    ("Shop test account", "QA; resets nightly")],
+             "zh_CN": [("个人", ""), ("工作 (Alice)", "alice@example.com — 店铺管理员"), ("商店测试账号", "QA；每晚重置")]}
 PANEL_TABS = {"environments": 0, "workflows": 1, "runs": 2, "agent-runs": 3}
 
 
@@ -237,8 +242,9 @@ def main_window(s: Session) -> str:
 
 
 def panel(s: Session, window: str, index: int) -> None:
-    """Switch the main window's panels with the keyboard: focus the tab bar's first tab, then Right."""
+    """Switch the main window's panels: a click on the panel's tab."""
     click(window, TAB_X[index], TAB_Y)
+    time.sleep(0.3)
 
 
 TAB_X = [70, 210, 315, 425]
@@ -257,19 +263,23 @@ def scenes(s: Session, full: bool) -> None:
     s.shot(welcome, "welcome")
     keys(welcome, "Escape")
 
-    personal, work = "env-default", s.env_id("Work (Alice)")
-    if not full:
-        main = main_window(s)
-        s.shot(main, "main-environments")
+    work_name = ENV_NAMES[s.lang][1][0]
+    personal, work = "env-default", s.env_id(work_name)
+    if not full:  # Chinese: the environment window (agent, handoff) and the main window
         tab = s.op("tab_open", env=work)["tabId"]
         s.op("page_navigate", tabId=tab, url=f"{s.site}/products.html")
-        window = find_window("Work \\(Alice\\)")
+        window = find_window(re.escape(work_name))
         show(window)
         s.shot(window, "env-window-agent")
+        s.op("page_handoff", tabId=tab, message="请用你的安全密钥登录，然后点击完成")
+        s.shot(window, "env-window-handoff")
+        main = main_window(s)
+        s.shot(main, "main-environments")
         return
 
     for name in ("Sign in to the shop", "Check product prices", "Find the basket"):
-        s.op("workflow_run", name=name, inputs={"email": "alice@example.com"} if "Sign" in name else {})
+        s.op("workflow_run", name=name, inputs={"email": "alice@example.com"} if "Sign" in name else {},
+             env=work if "prices" in name else personal)
     s.op("agent_run", task="Find the most expensive product", url=f"{s.site}/products.html")
 
     main = main_window(s)
@@ -295,7 +305,7 @@ def scenes(s: Session, full: bool) -> None:
     # An environment window: a tab under agent control, then a handoff, then shared.
     tab = s.op("tab_open", env=work)["tabId"]
     s.op("page_navigate", tabId=tab, url=f"{s.site}/products.html")
-    window = find_window("Work \\(Alice\\)")
+    window = find_window(re.escape(work_name))
     show(window)
     s.shot(window, "env-window-agent")
     s.op("page_handoff", tabId=tab, message="Please sign in with your security key, then press Done")
