@@ -31,7 +31,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from app import __version__
-from app.mcp.client import APP_START_TIMEOUT, Endpoint, EndpointUnavailable, connect_quick, ensure_app, reason
+from app.mcp.client import (APP_START_TIMEOUT, Endpoint, EndpointUnavailable, connect, connect_quick, ensure_app,
+                            reason)
 from app.mcp.config import SERVER_INSTRUCTIONS, SERVER_NAME, read_mcp_file
 from envs.datadir import DataDir
 
@@ -71,7 +72,9 @@ class RemoteApp:
                 try:
                     endpoint = await anyio.to_thread.run_sync(ensure_app, self.data, APP_START_TIMEOUT,
                                                               self._started, True)
-                    async with connect_quick(endpoint, role="bridge") as client:
+                    # An app of an older version has no bridge endpoint: its MCP server then.
+                    opened = connect_quick if endpoint.quick_port is not None else connect
+                    async with opened(endpoint, role="bridge") as client:
                         request.connection = _Connection(endpoint, client)
                         log.info("bridge connected to %s (pid %d)", endpoint.url, endpoint.pid)
                         request.done.set()
@@ -87,8 +90,12 @@ class RemoteApp:
         if connection.closed.is_set():
             return False
         content = read_mcp_file(self.data)
-        return (content is not None and content.quick_port == connection.endpoint.quick_port
-                and content.token == connection.endpoint.token and content.quick_pid == connection.endpoint.pid)
+        endpoint = connection.endpoint
+        if content is None or content.token != endpoint.token:
+            return False
+        if endpoint.quick_port is None:
+            return content.url == endpoint.url and content.pid == endpoint.pid
+        return content.quick_port == endpoint.quick_port and content.quick_pid == endpoint.pid
 
     async def client(self) -> Any:
         async with self._lock:

@@ -122,11 +122,11 @@ def live_endpoint(data: DataDir, quick: bool = False) -> Endpoint | None:
 
 def wait_for_endpoint(data: DataDir, timeout: float = FORWARD_WAIT, child: subprocess.Popen[bytes] | None = None,
                       quick: bool = False) -> Endpoint:
-    """Wait until the running app's MCP server (`quick`: its bridge endpoint) answers; raise
-    `EndpointUnavailable` with the reason."""
+    """Wait until the running app's MCP server (`quick`: its bridge endpoint, or its MCP server when that app
+    has no bridge endpoint: an older version) answers; raise `EndpointUnavailable` with the reason."""
     deadline = time.monotonic() + timeout
     while True:
-        endpoint = live_endpoint(data, quick)
+        endpoint = live_endpoint(data, quick) or (live_endpoint(data) if quick else None)
         if endpoint is not None:
             return endpoint
         pid = running_pid(data)
@@ -177,7 +177,7 @@ def ensure_app(data: DataDir, timeout: float = APP_START_TIMEOUT,
     `started` is an app this process already started (and that may not hold the lock yet): it is waited for
     rather than started a second time.
     """
-    endpoint = live_endpoint(data, quick)
+    endpoint = live_endpoint(data, quick) or (live_endpoint(data) if quick else None)
     if endpoint is not None:
         return endpoint
     child = started if started is not None and started.poll() is None else None

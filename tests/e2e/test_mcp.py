@@ -470,6 +470,29 @@ def test_stdio_bridge_starts_the_app_and_forwards(tmp_path: Path) -> None:
     assert content["pid"] is None and content["quickPid"] is None and content["quickPort"] is None
 
 
+def test_the_bridge_talks_http_to_an_app_without_a_bridge_endpoint(app_dir: Path) -> None:
+    """An app of an older version (mcp.json names no bridge endpoint): the bridge uses its MCP server."""
+    mcp_file = app_dir / "mcp.json"
+    original = mcp_file.read_text()
+    content = json.loads(original)
+    assert content["quickPid"] == content["pid"]
+    params = StdioServerParameters(command=app_command()[0], args=[*app_command()[1:], "mcp", "--data-dir",
+                                                                    str(app_dir)], env=app_env())
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(params) as client:
+            return await ok(client, "env_list")
+
+    try:
+        mcp_file.write_text(json.dumps({**content, "quickPort": None, "quickPid": None}))
+        listing = asyncio.run(scenario())
+    finally:
+        mcp_file.write_text(original)
+    assert "Default" in [env["name"] for env in listing["environments"]]
+    log = (app_dir / "logs" / "browserpilot.log").read_text("utf-8")
+    assert f"bridge connected to {content['url']} (pid {content['pid']})" in log
+
+
 def test_command_line_verbs_go_through_the_running_app(app_dir: Path) -> None:
     created = run_cli(app_dir, "env", "create", "From the CLI", "--remark", "forwarded", "--json")
     assert created.returncode == 0, created.stderr
