@@ -4,10 +4,13 @@
 - `tools`: operations as MCP tools (schemas from the pydantic models, descriptions, annotations, results);
 - `server`: streamable HTTP on 127.0.0.1 in its own thread, Host/Origin and bearer-token checks, calls
   handed to the app's main loop;
+- `quick`: the private line-JSON endpoint the stdio bridge (and CLI forwarding) use: the same tools, calls and
+  results, up before the SDK has loaded (an app the bridge started answers its first call without the SDK);
 - `service`: the server as the app and its settings dialog see it (on/off, status, token);
 - `client`: reaching a running app from another process (CLI forwarding, the bridge), starting it headless;
 - `bridge`: `browserpilot mcp`, a stdio server that forwards to the running app;
 - `idle`: the idle exit of an app the bridge started (who started it, its bridge clients, when it quits).
 
-Only `config`, `idle`, `service` and `client` load without the `mcp` SDK; the others import it.
+Only `bridge` imports the `mcp` SDK when it loads; the others import it when they first need its types (the
+HTTP server's thread, `ToolCatalog.tools`, `tool_result`, the client's HTTP sessions).
 """
