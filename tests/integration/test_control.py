@@ -355,11 +355,15 @@ def test_overlay_follows_the_view_and_stays_out_of_captures(qtbot: QtBot, shell:
     card = overlay.card.geometry()
     assert overlay.rect().contains(card) and abs(card.center().x() - overlay.rect().center().x()) <= 1
     # view.grab() paints child widgets, so the overlay's frame shows in a plain grab ...
-    assert tab.grab().toImage().pixelColor(1, 1).name() != "#ffffff"
+    grabbed = tab.grab().toImage()
+    assert grabbed.pixelColor(1, 1).name() != "#ffffff"
+    # ... and its tint over the white page (a widget filling its background, no paint code of ours).
+    middle = QPoint(tab.width() // 2, tab.height() // 3)
+    assert grabbed.pixelColor(middle).name() not in ("#ffffff", grabbed.pixelColor(1, 1).name())
     # ... and not inside hidden_for_capture(), which puts the overlay back afterwards.
     with control.hidden_for_capture():
         image = tab.grab().toImage()
-    assert image.pixelColor(1, 1).name() == "#ffffff"
+    assert image.pixelColor(1, 1).name() == image.pixelColor(middle).name() == "#ffffff"
     assert overlay.isVisible()
     # grab_page: the page's own pixels and coordinates, also below a handoff banner.
     assert control.grab_page().toImage().pixelColor(1, 1).name() == "#ffffff"
