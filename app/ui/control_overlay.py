@@ -47,6 +47,11 @@ _SWALLOWED = frozenset({
     QEvent.Type.TouchUpdate, QEvent.Type.TouchEnd, QEvent.Type.TabletPress, QEvent.Type.TabletMove,
     QEvent.Type.TabletRelease, QEvent.Type.NativeGesture,
 })
+# The tab icons with their state's dot, by (icon, colours, size): a loading tab's spinner asks for one per
+# step (80 ms) and per tab; a handful of icons, so a small cache that is cleared when full.
+STATE_ICONS_KEPT = 256
+_STATE_ICONS: dict[tuple[int, int, int, int], QIcon] = {}
+
 _RECOLOUR = frozenset({QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange, QEvent.Type.StyleChange})
 
 
@@ -104,6 +109,17 @@ def state_icon(favicon: QIcon, state: ControlState | str, palette: QPalette, siz
     color = state_color(state, palette)
     if color is None:
         return favicon
+    base = palette.color(QPalette.ColorRole.Base)
+    key = (favicon.cacheKey(), color.rgba(), base.rgba(), size)
+    made = _STATE_ICONS.get(key)
+    if made is None:
+        if len(_STATE_ICONS) >= STATE_ICONS_KEPT:
+            _STATE_ICONS.clear()
+        made = _STATE_ICONS[key] = _draw_state_icon(favicon, color, base, size)
+    return made
+
+
+def _draw_state_icon(favicon: QIcon, color: QColor, base: QColor, size: int) -> QIcon:
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
@@ -112,7 +128,7 @@ def state_icon(favicon: QIcon, state: ControlState | str, palette: QPalette, siz
         painter.drawPixmap(0, 0, favicon.pixmap(size, size))
     radius = size * 0.28
     centre = QPoint(int(size - radius - 1), int(size - radius - 1))
-    painter.setPen(QPen(palette.color(QPalette.ColorRole.Base), 1.5))
+    painter.setPen(QPen(base, 1.5))
     painter.setBrush(color)
     painter.drawEllipse(centre, int(radius), int(radius))
     painter.end()
