@@ -358,14 +358,20 @@ def scenes(s: Session, full: bool) -> None:
     s.shot(editor, "editor-running")
 
 
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Serves docs/screenshot_site/ without a log line per request."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
 def main(argv: list[str]) -> None:
     for tool_name in ("xdotool", "import"):
         if shutil.which(tool_name) is None:
             sys.exit(f"{tool_name} is missing: apt-get install xvfb xdotool imagemagick")
     wanted = argv or ["light", "dark", "zh_CN"]
     OUT.mkdir(parents=True, exist_ok=True)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(SITE)))
-    server.RequestHandlerClass.log_message = lambda *a: None  # type: ignore[method-assign]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(SITE)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     site = f"http://127.0.0.1:{server.server_address[1]}"
     xvfb = None
@@ -389,6 +395,7 @@ def main(argv: list[str]) -> None:
                 finally:
                     session.stop()
                     shots += session.shots
+                shutil.rmtree(session.root, ignore_errors=True)  # kept (with its app.log) when a scene failed
         optimise(shots)
     finally:
         server.shutdown()
