@@ -22,7 +22,7 @@ from app import __version__
 from app.instance import AlreadyRunningError, InstanceLock
 from app.logsetup import setup_logging
 from envs.datadir import DataDir, resolve_data_dir
-from envs.jsonstore import StoreError
+from envs.errors import StoreError
 
 log = logging.getLogger("browserpilot.cli")
 

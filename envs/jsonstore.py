@@ -26,13 +26,11 @@ from typing import Callable, Generic, TypeVar
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
+from envs.errors import StoreError
+
 log = logging.getLogger("browserpilot.store")
 
 M = TypeVar("M", bound=BaseModel)
-
-
-class StoreError(Exception):
-    """A store could not be read or written; the message names the file and the reason."""
 
 
 @dataclass(frozen=True)
