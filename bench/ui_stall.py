@@ -458,6 +458,12 @@ def main() -> int:
         print(f"ratio after/before: p50 {a['p50'] / b['p50']:.2f}x   p99 {a['p99'] / b['p99']:.2f}x   "
               f"worst {a['worst'] / b['worst']:.2f}x   main-thread CPU {a['mainCpuS'] / b['mainCpuS']:.2f}x")
     print(verdict(merged["after"]))
+    for label, _root in sides:  # the spread between reps says how much of a difference the machine's load makes
+        reps = merged[label]["reps"]
+        p99s = ", ".join(f"{r['p99']:.0f}" for r in reps)
+        worsts = ", ".join(f"{r['worst']:.0f}" for r in reps)
+        print(f"{label:<8} per rep: p99 {p99s} ms; worst {worsts} ms")
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.where:
         for label, _root in sides:
             print(f"\nwhere the main thread was while an answer was late ({label}; ms sampled, all reps):")
