@@ -627,9 +627,10 @@ def test_zoomed_out_nodes_are_boxes_and_zoomed_in_nodes_show_their_text(qtbot: Q
                                                                        editors: Editors) -> None:
     from PySide6.QtGui import QColor
 
-    from app.ui.editor.items import CATEGORY_COLOURS, DETAIL_ZOOM
+    from app.ui.editor.items import CATEGORY_COLOURS, DETAIL_ZOOM, editor_colours
 
     window = open_line(qtbot, shell, editors)
+    ink, card = editor_colours().title, editor_colours().body   # the scheme in use (light here)
     node = window.scene.nodes["open"]  # a goto: a page node
     inside = node.scenePos() + QPointF(120, 30)  # right of its short title and subtitle, away from its ports
 
@@ -642,9 +643,9 @@ def test_zoomed_out_nodes_are_boxes_and_zoomed_in_nodes_show_their_text(qtbot: Q
         return QColor(image.pixel(int(point.x() * ratio), int(point.y() * ratio))).name()
 
     assert colour_at(DETAIL_ZOOM * 0.6) == CATEGORY_COLOURS["page"]  # a plain box in its type's colour
-    assert colour_share(window, "#212121") == 0  # no title text
-    assert colour_at(1.0) == "#ffffff"  # a white card with its text
-    assert colour_share(window, "#212121") > 0
+    assert colour_share(window, ink) == 0  # no title text
+    assert colour_at(1.0) == card == "#ffffff"  # a white card with its text
+    assert colour_share(window, ink) > 0
 
 
 def test_the_problems_list_follows_the_edits(qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811

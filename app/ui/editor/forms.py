@@ -14,20 +14,25 @@ from typing import Any, Callable, Literal, Union
 
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout,
                                QWidget)
 
 from app.ui.editor.controller import EditorController
 from app.ui.editor.locator_editor import LocatorEditor
 from app.ui.editor.model import MISSING
+from app.ui.editor.narrow import narrow_combo, narrow_form
 from app.ui.editor.structured import SPECS, RecordList, from_items, to_items
 from app.ui.editor.templates import TemplateCompleter, reachable_variables
 from app.ui.node_kinds import kind_label
+from app.ui.theme import current_scheme
 from workflows.nodes import NODE_TYPES, NodeLocator
 
 MULTILINE = {"source", "code", "body", "headers", "message", "params"}
 SKIPPED = {"type", "nodes", "edges"}
-INVALID_STYLE = "border: 1px solid #e53935"
+def invalid_style() -> str:
+    """The frame of a JSON field whose text is not valid JSON, in the scheme's danger colour."""
+    return f"border: 1px solid {current_scheme().danger}"
 
 
 def field_kind(annotation: Any) -> tuple[str, tuple[Any, ...]]:
@@ -92,18 +97,22 @@ class NodeForm(QWidget):
         layout = QVBoxLayout(self)
         header = QLabel(f"<b>{node_id}</b> · {kind_label(kind)}", self)
         header.setObjectName("node-form-header")
+        header.setWordWrap(True)
         layout.addWidget(header)
         if node_model is not None and node_model.__doc__:
             about = QLabel(node_model.__doc__.strip().split("\n\n")[0], self)
             about.setWordWrap(True)
-            about.setStyleSheet("color: palette(mid)")
+            about.setObjectName("node-form-about")
+            about.setForegroundRole(QPalette.ColorRole.PlaceholderText)   # secondary text, in either scheme
             layout.addWidget(about)
-        form = QFormLayout()
+        form = narrow_form(QFormLayout())
         layout.addLayout(form)
         known: set[str] = set()
         if node_model is None:
-            form.addRow(QLabel(self.tr("The type {kind} is not known here: its fields are kept as they are.").format(
-                kind=repr(kind)), self))
+            unknown_type = QLabel(self.tr("The type {kind} is not known here: its fields are kept as they are.").format(
+                kind=repr(kind)), self)
+            unknown_type.setWordWrap(True)
+            form.addRow(unknown_type)
         else:
             for name, field in node_model.model_fields.items():
                 known.add(name)
@@ -143,7 +152,7 @@ class NodeForm(QWidget):
             editor.toggled.connect(lambda on, n=name: self._apply(n, on))
             self._setters[name] = lambda value, e=editor: e.setChecked(bool(value))
         elif kind == "choice":
-            editor = QComboBox(self)
+            editor = narrow_combo(QComboBox(self))
             editor.addItem("" if default is None else self.tr("(default: {value})").format(value=default), MISSING)
             for choice in choices:
                 editor.addItem(str(choice), choice)
@@ -224,7 +233,7 @@ class NodeForm(QWidget):
         try:
             value = json.loads(text)
         except ValueError:
-            editor.setStyleSheet(INVALID_STYLE)
+            editor.setStyleSheet(invalid_style())
             return
         editor.setStyleSheet("")
         self._apply(name, value)

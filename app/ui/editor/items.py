@@ -4,10 +4,14 @@ and `false` —, a run state), curved edges and notes. Items only draw what the 
 Built to stay light on big workflows: a node is one item (its ports are drawn by it and found by geometry,
 not items of their own), everything it draws is worked out when its data changes (never per paint), and it
 paints into a device-coordinate cache, so panning only copies pixmaps. Below `DETAIL_ZOOM` a node is drawn as
-a plain coloured box (no text, no ports): text that small cannot be read and would only cost time."""
+a plain coloured box (no text, no ports): text that small cannot be read and would only cost time.
+
+Colours come from the theme's scheme (`editor_colours`: one small table per scheme, taken from the palette's
+colours); the scene switches the `Look` and repaints its items when the scheme changes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
@@ -17,6 +21,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsRectIt
                                QGraphicsTextItem, QStyle, QStyleOptionGraphicsItem, QWidget)
 
 from app.ui.node_kinds import kind_label
+from app.ui.theme import Scheme, current_scheme
 from workflows.nodes import NODE_TYPES
 
 NODE_WIDTH = 190.0
@@ -27,8 +32,6 @@ PORT_GRIP = PORT_RADIUS + 3.0   # how near a port a press must be to take it
 DETAIL_ZOOM = 0.4               # below this zoom nodes are plain boxes
 CATEGORY_COLOURS = {"flow": "#7e57c2", "page": "#1e88e5", "wait & extract": "#00897b", "data & debug": "#f4511e",
                     "people": "#d81b60"}
-STATE_COLOURS = {"pending": "#9e9e9e", "running": "#1e88e5", "ok": "#43a047", "failed": "#e53935",
-                 "skipped": "#bdbdbd"}
 
 
 def category_of(kind: str) -> str:
@@ -92,32 +95,105 @@ class Port:
                 handle=self.handle)
 
 
-class _Look:
-    """The fonts, metrics, pens and brushes every node draws with: made once, on first use (they need the
-    app), and never changed: a cache of drawing resources, not state."""
+@dataclass(frozen=True)
+class EditorColours:
+    """The editor's colours in one scheme, taken from the theme's (`app.ui.theme.Scheme`): the canvas, node
+    bodies, text, ports, edges, notes, the minimap and the run states. Category colours stay the same in both
+    schemes (they are saturated enough for either background)."""
 
-    made: "_Look | None" = None
+    scheme: str
+    canvas: str
+    body: str
+    title: str
+    subtitle: str
+    problem: str
+    port: str
+    port_in: str
+    port_out: str
+    edge: str
+    selected: str
+    drag: str
+    note: str
+    note_border: str
+    note_text: str
+    minimap: str
+    minimap_border: str
+    states: dict[str, str]
+    state_tint: float      # how much of the state colour tints a node body
+    state_text_lighter: bool
 
-    def __init__(self) -> None:
+
+def editor_colours(scheme: Scheme | None = None) -> EditorColours:
+    """The editor's colours for `scheme` (the one in use when not given)."""
+    scheme = scheme or current_scheme()
+    dark = scheme.name == "dark"
+    return EditorColours(
+        scheme=scheme.name, canvas=scheme.window, body=scheme.base, title=scheme.text, subtitle=scheme.muted,
+        problem=scheme.warning, port=scheme.muted, port_in=scheme.base, port_out=scheme.border_strong,
+        edge="#7d8590" if dark else "#78909c", selected="#ffb300", drag=scheme.accent,
+        note="#3b3524" if dark else "#fff9c4", note_border="#8a7726" if dark else "#fbc02d",
+        note_text="#eadfb8" if dark else "#5d4037",
+        minimap=scheme.base, minimap_border=scheme.border_strong,
+        states={"pending": scheme.muted, "running": scheme.accent, "ok": scheme.success, "failed": scheme.danger,
+                "skipped": scheme.border_strong},
+        state_tint=0.32 if dark else 0.38, state_text_lighter=dark)
+
+
+def _mix(under: QColor, over: QColor, share: float) -> QColor:
+    return QColor.fromRgbF(under.redF() + (over.redF() - under.redF()) * share,
+                           under.greenF() + (over.greenF() - under.greenF()) * share,
+                           under.blueF() + (over.blueF() - under.blueF()) * share)
+
+
+class Look:
+    """The fonts, metrics, pens and brushes every item draws with, for one scheme: made once per scheme (they
+    need the app) and never changed: a cache of drawing resources, not state. `use(scheme)` picks the one
+    items draw with; the scene calls it when the scheme changes and then repaints its items."""
+
+    made: dict[str, "Look"] = {}
+    active: "Look | None" = None
+
+    def __init__(self, colours: EditorColours) -> None:
+        self.colours = colours
         self.bold = QFont()
         self.bold.setBold(True)
         self.plain = QFont()
         self.bold_metrics = QFontMetricsF(self.bold)
-        self.title_pen = QPen(QColor("#212121"))
-        self.subtitle_pen = QPen(QColor("#616161"))
-        self.handle_pen = QPen(QColor("#455a64"))
-        self.problem_pen = QPen(QColor("#e65100"))
-        self.port_pen = QPen(QColor("#455a64"), 1.5)
-        self.input_brush = QBrush(QColor("#ffffff"))
-        self.output_brush = QBrush(QColor("#cfd8dc"))
-        self.white = QBrush(QColor("#ffffff"))
-        self.selected = QColor("#ffb300")
+        self.title_pen = QPen(QColor(colours.title))
+        self.subtitle_pen = QPen(QColor(colours.subtitle))
+        self.handle_pen = QPen(QColor(colours.subtitle))
+        self.problem_pen = QPen(QColor(colours.problem))
+        self.port_pen = QPen(QColor(colours.port), 1.5)
+        self.input_brush = QBrush(QColor(colours.port_in))
+        self.output_brush = QBrush(QColor(colours.port_out))
+        self.body = QBrush(QColor(colours.body))
+        self.selected = QColor(colours.selected)
+        self.state = {state: QColor(colour) for state, colour in colours.states.items()}
+        body = QColor(colours.body)
+        self.state_fill = {state: QBrush(_mix(body, colour, colours.state_tint)) for state, colour in self.state.items()}
+        self.state_pen = {state: QPen(colour.lighter(125) if colours.state_text_lighter else colour.darker(120))
+                          for state, colour in self.state.items()}
+        self.edge_pen = QPen(QColor(colours.edge), 2)
+        self.taken_pen = QPen(self.state["ok"], 3.5)
+        self.selected_pen = QPen(self.selected, 3.5)
+        self.note_brush = QBrush(QColor(colours.note))
+        self.note_pen = QPen(QColor(colours.note_border), 1)
+        self.note_selected_pen = QPen(self.selected, 1)
+        self.note_text = QColor(colours.note_text)
 
     @classmethod
-    def get(cls) -> "_Look":
-        if cls.made is None:
-            cls.made = _Look()
-        return cls.made
+    def use(cls, scheme: Scheme | None = None) -> "Look":
+        """The look of `scheme` (the one in use when not given), from now on the one items draw with."""
+        colours = editor_colours(scheme)
+        look = cls.made.get(colours.scheme)
+        if look is None:
+            look = cls.made[colours.scheme] = Look(colours)
+        cls.active = look
+        return look
+
+    @classmethod
+    def get(cls) -> "Look":
+        return cls.active if cls.active is not None else cls.use()
 
 
 class NodeItem(QGraphicsRectItem):
@@ -142,7 +218,7 @@ class NodeItem(QGraphicsRectItem):
         self.set_data(data)
 
     def set_data(self, data: dict[str, Any]) -> None:
-        look = _Look.get()
+        look = Look.get()
         self.kind = str(data.get("type") or "?")
         self.title = str(data.get("title") or self.node_id)
         inside = len(data.get("nodes") or [])
@@ -187,13 +263,13 @@ class NodeItem(QGraphicsRectItem):
         super().hoverMoveEvent(event)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        look = _Look.get()
+        look = Look.get()
         rect = QRectF(0, 0, NODE_WIDTH, self.height)
         selected = self.isSelected()
-        border = look.selected if selected else QColor(STATE_COLOURS[self.state]) if self.state else None
+        border = look.selected if selected else look.state.get(self.state) if self.state else None
         if option.levelOfDetailFromTransform(painter.worldTransform()) < DETAIL_ZOOM:
             # zoomed out: a box in the type's colour (the run state's when there is one), framed when selected
-            fill = QColor(STATE_COLOURS[self.state]) if self.state in ("ok", "failed", "running") else self.colour
+            fill = look.state[self.state] if self.state in ("ok", "failed", "running") else self.colour
             painter.fillRect(rect, fill)
             if selected:
                 frame = QPen(border, 2)
@@ -205,9 +281,9 @@ class NodeItem(QGraphicsRectItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(border or self.colour.darker(130), 3 if (selected or self.state) else 1.5))
         if self.state in ("ok", "failed", "running"):
-            painter.setBrush(QBrush(QColor(STATE_COLOURS[self.state]).lighter(185)))
+            painter.setBrush(look.state_fill[self.state])
         else:
-            painter.setBrush(look.white)
+            painter.setBrush(look.body)
         painter.drawRoundedRect(rect, 8, 8)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.colour)
@@ -228,7 +304,7 @@ class NodeItem(QGraphicsRectItem):
                 painter.drawText(QRectF(NODE_WIDTH - 90, port.y() - 9, 80, 18),
                                  Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, handle)
         if self.state:
-            painter.setPen(QColor(STATE_COLOURS[self.state]).darker(120))
+            painter.setPen(look.state_pen.get(self.state, look.subtitle_pen))
             painter.drawText(QRectF(0, self.height + 2, NODE_WIDTH, 16), Qt.AlignmentFlag.AlignLeft,
                              state_label(self.state) + (" · " + self.state_text if self.state_text else ""))
         elif self.problem:
@@ -239,11 +315,6 @@ class NodeItem(QGraphicsRectItem):
         for port in self.ports():
             painter.setBrush(look.output_brush if port.output else look.input_brush)
             painter.drawEllipse(port.offset, PORT_RADIUS, PORT_RADIUS)
-
-
-EDGE_PEN = QPen(QColor("#78909c"), 2)
-TAKEN_PEN = QPen(QColor("#43a047"), 3.5)
-SELECTED_PEN = QPen(QColor("#ffb300"), 3.5)
 
 
 class EdgeItem(QGraphicsPathItem):
@@ -257,7 +328,7 @@ class EdgeItem(QGraphicsPathItem):
         self.setZValue(0)
         self.taken = False
         self.shown_selected = False
-        self.setPen(EDGE_PEN)
+        self.setPen(Look.get().edge_pen)
         source.edges.append(self)
         target.edges.append(self)
         if handle != "source":
@@ -265,7 +336,12 @@ class EdgeItem(QGraphicsPathItem):
         self.update_path()
 
     def _pen(self) -> None:
-        self.setPen(SELECTED_PEN if self.shown_selected else TAKEN_PEN if self.taken else EDGE_PEN)
+        look = Look.get()
+        self.setPen(look.selected_pen if self.shown_selected else look.taken_pen if self.taken else look.edge_pen)
+
+    def recolour(self) -> None:
+        """The scheme changed: the pen of the new look."""
+        self._pen()
 
     def set_taken(self, taken: bool) -> None:
         if taken != self.taken:
@@ -297,7 +373,7 @@ def curve(start: QPointF, end: QPointF) -> QPainterPath:
 
 
 class NoteItem(QGraphicsTextItem):
-    """A canvas note: yellow, movable, its text edited in place: a double-click starts editing, Escape or a
+    """A canvas note: yellow (a dim yellow in the dark scheme), movable, its text edited in place: a double-click starts editing, Escape or a
     click elsewhere ends it, and the scene's `note_edited` then carries the new text (one command)."""
 
     def __init__(self, note_id: str, text: str) -> None:
@@ -307,11 +383,17 @@ class NoteItem(QGraphicsTextItem):
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
         self.setTextWidth(180)
         self.setZValue(-1)
-        self.setDefaultTextColor(QColor("#5d4037"))
+        self.recolour()
+
+    def recolour(self) -> None:
+        """The text in the current look's note colour (the paper follows at the next paint)."""
+        self.setDefaultTextColor(Look.get().note_text)
+        self.update()
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        painter.setPen(QPen(QColor("#ffb300") if self.isSelected() else QColor("#fbc02d"), 1))
-        painter.setBrush(QColor("#fff9c4"))
+        look = Look.get()
+        painter.setPen(look.note_selected_pen if self.isSelected() else look.note_pen)
+        painter.setBrush(look.note_brush)
         painter.drawRect(self.boundingRect())
         option.state &= ~QStyle.StateFlag.State_Selected
         super().paint(painter, option, widget)

@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QPushButton, QVBoxLayout, QWidget)
 
+from app.ui.editor.narrow import narrow_combo, narrow_form
+
 ALTERNATIVE_KINDS = ("role", "testid", "label", "text", "placeholder", "selector", "xpath", "name")
 
 
@@ -45,8 +47,10 @@ class LocatorEditor(QWidget):
         self.alternatives = QListWidget(self)
         self.alternatives.setObjectName("locator-alternatives")
         self.alternatives.setMaximumHeight(96)
+        self.alternatives.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.alternatives.setTextElideMode(Qt.TextElideMode.ElideMiddle)   # a long one shown in full as a tooltip
         self.alternatives.setToolTip(self.tr("Tried in this order when the selector and XPath do not find the element"))
-        self.new_kind = QComboBox(self)
+        self.new_kind = narrow_combo(QComboBox(self))
         self.new_kind.addItems(ALTERNATIVE_KINDS[:-1])
         self.new_value = QLineEdit(self)
         self.new_value.setPlaceholderText(self.tr("value of a new alternative"))
@@ -68,14 +72,16 @@ class LocatorEditor(QWidget):
         self.result = QLabel(self)
         self.result.setObjectName("locator-result")
         self.result.setWordWrap(True)
-        form = QFormLayout()
+        form = narrow_form(QFormLayout())
         form.addRow(self.tr("Selector:"), self.selector)
         form.addRow(self.tr("XPath:"), self.xpath)
-        adding = QHBoxLayout()
+        adding = QHBoxLayout()   # the new alternative's kind and value; under them, Add and Remove
         adding.addWidget(self.new_kind)
-        adding.addWidget(self.new_value, 1)
-        adding.addWidget(add)
-        adding.addWidget(remove)
+        adding.addWidget(self.new_value, 2)
+        editing = QHBoxLayout()
+        editing.addWidget(add)
+        editing.addWidget(remove)
+        editing.addStretch(1)
         buttons = QHBoxLayout()
         buttons.addWidget(self.pick_button)
         buttons.addWidget(self.test_button)
@@ -86,6 +92,7 @@ class LocatorEditor(QWidget):
         layout.addWidget(QLabel(self.tr("Alternatives:"), self))
         layout.addWidget(self.alternatives)
         layout.addLayout(adding)
+        layout.addLayout(editing)
         layout.addLayout(buttons)
         self.selector.textChanged.connect(lambda text: self._edit("selector", text))
         self.xpath.textChanged.connect(lambda text: self._edit("xpath", text))
@@ -101,6 +108,7 @@ class LocatorEditor(QWidget):
         self.alternatives.clear()
         for alternative in self.value.get("alternatives") or []:
             item = QListWidgetItem(alternative_label(alternative) if isinstance(alternative, dict) else str(alternative))
+            item.setToolTip(item.text())
             self.alternatives.addItem(item)
         self._loading = False
 

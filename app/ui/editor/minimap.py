@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
-from app.ui.editor.items import PORT_GRIP
+from app.ui.editor.items import PORT_GRIP, Look
 
 if TYPE_CHECKING:
     from app.ui.editor.view import EditorView
@@ -99,9 +99,12 @@ class Minimap(QWidget):
         return self._pixmap
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        colours = Look.get().colours
         painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor(255, 255, 255, 220))
-        painter.setPen(QPen(QColor("#b0bec5")))
+        background = QColor(colours.minimap)
+        background.setAlpha(220)
+        painter.fillRect(self.rect(), background)
+        painter.setPen(QPen(QColor(colours.minimap_border)))
         painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
         if self.view.scene() is None:
             return
@@ -109,7 +112,7 @@ class Minimap(QWidget):
         painter.drawPixmap(0, 0, self._boxes_pixmap(scale, offset))
         visible = self.view.visible_scene_rect()
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(QPen(QColor("#ffb300"), 1.5))
+        painter.setPen(QPen(QColor(colours.selected), 1.5))
         painter.drawRect(QRectF(visible.topLeft() * scale + offset, visible.bottomRight() * scale + offset))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneMouseEvent
 
-from app.ui.editor.items import (CATEGORY_COLOURS, EDGE_PEN, NODE_WIDTH, PORT_GRIP, EdgeItem, NodeItem, NoteItem, Port,
+from app.ui.editor.items import (CATEGORY_COLOURS, NODE_WIDTH, PORT_GRIP, EdgeItem, Look, NodeItem, NoteItem, Port,
                                  category_of, curve, geometry)
 from app.ui.editor.model import EditorModel, Level
 
@@ -59,9 +59,9 @@ class _Sketch:
             dx = max(60.0, abs(x1 - x0) / 2)
             curves.moveTo(x0, y0)
             curves.cubicTo(x0 + dx, y0, x1 - dx, y1, x1, y1)
-        lines = QGraphicsPathItem(curves)
-        lines.setPen(QPen(EDGE_PEN.color(), 0))  # a hairline: Qt bounds it by its points, without stroking each curve
-        self.items.append(lines)
+        self.lines = QGraphicsPathItem(curves)
+        self.recolour()
+        self.items.append(self.lines)
         for kind, area in areas.items():
             item = QGraphicsPathItem(area)
             item.setPen(Qt.PenStyle.NoPen)
@@ -69,6 +69,11 @@ class _Sketch:
             self.items.append(item)
         for item in self.items:
             item.setZValue(-2)
+
+    def recolour(self) -> None:
+        """The curves in the current look's edge colour (the boxes keep their type's colour)."""
+        self.lines.setPen(QPen(Look.get().edge_pen.color(), 0))  # a hairline: Qt bounds it by its points,
+        # without stroking each curve
 
 
 class EditorScene(QGraphicsScene):
@@ -110,7 +115,8 @@ class EditorScene(QGraphicsScene):
         self._press_positions: dict[str, QPointF] = {}
         self._place_pending = False
         self._styled_edges: set[EdgeItem] = set()
-        self.setBackgroundBrush(QColor("#f5f6f8"))
+        self.scheme = ""
+        self.recolour()
         model.node_added.connect(self._node_added)
         model.node_removed.connect(self._node_removed)
         model.node_changed.connect(self._node_changed)
@@ -122,6 +128,29 @@ class EditorScene(QGraphicsScene):
         model.note_changed.connect(self._note_changed)
         model.reset.connect(self._reset)
         self.selectionChanged.connect(self._style_edges)
+
+    # -- colours ----------------------------------------------------------------------------------------
+    def recolour(self) -> bool:
+        """Follow the theme's scheme (light or dark): the canvas, and every item redrawn in the new look (their
+        device-coordinate caches are dropped by `update`). Nothing happens (False) when the scheme is the same."""
+        look = Look.use()
+        if look.colours.scheme == self.scheme:
+            return False
+        first = not self.scheme
+        self.scheme = look.colours.scheme
+        self.setBackgroundBrush(QColor(look.colours.canvas))
+        if first:
+            return True
+        for node in self._nodes.values():
+            node.update()
+        for edge in self._edges.values():
+            edge.recolour()
+        for note in self.notes.values():
+            note.recolour()
+        if self._sketch is not None:
+            self._sketch.recolour()
+        log.debug("editor canvas: %s colours", self.scheme)
+        return True
 
     # -- building ---------------------------------------------------------------------------------------
     def show_level(self, level: Level) -> None:
@@ -497,7 +526,7 @@ class EditorScene(QGraphicsScene):
             if port is not None and port.output:
                 self._drag_port = port
                 self._drag_line = QGraphicsPathItem()
-                self._drag_line.setPen(QPen(QColor("#1e88e5"), 2, Qt.PenStyle.DashLine))
+                self._drag_line.setPen(QPen(QColor(Look.get().colours.drag), 2, Qt.PenStyle.DashLine))
                 self.addItem(self._drag_line)
                 event.accept()
                 return

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
                                QVBoxLayout, QWidget)
 
 from app.ui.editor.locator_editor import LocatorEditor
+from app.ui.editor.narrow import narrow_combo, narrow_form
 from workflows.nodes.conditions import KNOWN_OPERATORS, TEXT_OPERATORS
 
 OPERATORS = sorted(TEXT_OPERATORS) + sorted(KNOWN_OPERATORS - TEXT_OPERATORS)
@@ -113,6 +114,7 @@ class SelectorPicker(QComboBox):
 
     def __init__(self, variables: Callable[[], list[str]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        narrow_combo(self)
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.addItems(variables())
@@ -171,7 +173,7 @@ class RecordList(QWidget):
         frame = QFrame(self)
         frame.setFrameShape(QFrame.Shape.StyledPanel)
         frame.setObjectName(f"{self.objectName()}-{index}")
-        form = QFormLayout(frame)
+        form = narrow_form(QFormLayout(frame), labels_above=True)
         editors: dict[str, QWidget] = {}
         for sub in self.spec.subs:
             editor = self._sub_editor(index, sub, item, frame)
@@ -196,7 +198,7 @@ class RecordList(QWidget):
             box.toggled.connect(lambda on, i=index, s=sub: self._set(i, s, on))
             return box
         if sub.kind == "choice":
-            combo = QComboBox(parent)
+            combo = narrow_combo(QComboBox(parent))
             combo.setEditable(True)
             combo.addItems(list(sub.choices))
             combo.setEditText("" if value is None else str(value))

@@ -12,11 +12,12 @@ import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from app.ui.editor.model import EditorModel, json_copy
+from app.ui.theme import current_scheme
 from workflows.document import DocumentError, validate_document
 
 NODE_ID = re.compile(r'\(id "((?:[^"\\]|\\.)*)"')
@@ -90,13 +91,20 @@ class ValidationList(QListWidget):
         self._shown = generation
         self.errors, self.warnings = errors, warnings
         self.clear()
-        for text, colour in [*((t, "#c62828") for t in self.errors), *((t, "#e65100") for t in self.warnings)]:
-            item = QListWidgetItem(("⛔ " if colour == "#c62828" else "⚠ ") + text)
-            item.setForeground(QColor(colour))
+        scheme = current_scheme()
+        for text, error in [*((t, True) for t in self.errors), *((t, False) for t in self.warnings)]:
+            item = QListWidgetItem(("⛔ " if error else "⚠ ") + text)
+            item.setForeground(QColor(scheme.danger if error else scheme.warning))
             item.setData(Qt.ItemDataRole.UserRole, node_of(text))
             self.addItem(item)
         if not self.count():
             self.addItem(QListWidgetItem(self.tr("No problems.")))
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Another palette (the scheme changed): the problems in the new scheme's colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and (getattr(self, "errors", None) or getattr(self, "warnings", None)):
+            self._show(self._shown, self.errors, self.warnings)
 
     def problem_nodes(self) -> set[str]:
         return {n for n in (node_of(t) for t in self.errors + self.warnings) if n}

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QMouseEvent, QShowEvent
-from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QScrollArea, QSplitter, QToolBar,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialogButtonBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QScrollArea,
+                               QSplitter, QToolBar, QVBoxLayout, QWidget)
 
 from app.ui.editor.controller import CLIPBOARD_KIND, EditorController, EditRefused
 from app.ui.editor.forms import NodeForm
@@ -25,6 +25,7 @@ from app.ui.editor.scene import EditorScene
 from app.ui.editor.validation import ValidationList
 from app.ui.editor.view import EditorView
 from app.ui.op_runner import OpRunner
+from app.ui.theme import icon
 from workflows.document import DocumentError, validate_document
 from workflows.io import dump_document
 
@@ -76,6 +77,8 @@ class EditorWindow(QMainWindow):
         self.side.setObjectName("editor-side")
         self.side.setWidgetResizable(True)
         self.side.setMinimumWidth(320)
+        # the form fits the panel's width (it wraps and elides): it scrolls only up and down
+        self.side.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.details = QPlainTextEdit(self)
         self.details.setObjectName("editor-run-details")
         self.details.setReadOnly(True)
@@ -100,6 +103,8 @@ class EditorWindow(QMainWindow):
         self.setCentralWidget(split)
         self._build_actions()
         self._wire()
+        # the system's light/dark switch (apply_theme re-applies on it first; then the palette change arrives)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._follow_theme)
         self.resize(1260, 760)
         self.show_level(())
         self._update_title()
@@ -107,9 +112,12 @@ class EditorWindow(QMainWindow):
 
     # -- building -------------------------------------------------------------------------------------
     def _action(self, name: str, text: str, keys: list[QKeySequence | str], handler: Callable[[], object],
-                canvas: bool = False) -> QAction:
-        """An action named `name` (its object name, the same in every language) showing `text`."""
+                canvas: bool = False, icon_name: str = "") -> QAction:
+        """An action named `name` (its object name, the same in every language) showing `text`, with the
+        Lucide icon `icon_name`."""
         action = QAction(text, self)
+        if icon_name:
+            action.setIcon(icon(icon_name))
         action.setObjectName(name)
         action.setShortcuts([QKeySequence(k) for k in keys])
         action.triggered.connect(lambda _checked=False: handler())
@@ -122,32 +130,43 @@ class EditorWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         undo = self.stack.createUndoAction(self, self.tr("Undo"))
+        undo.setObjectName("undo")
+        undo.setIcon(icon("undo-2"))
         undo.setShortcuts([QKeySequence("Ctrl+Z")])
         redo = self.stack.createRedoAction(self, self.tr("Redo"))
+        redo.setObjectName("redo")
+        redo.setIcon(icon("redo-2"))
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.addAction(undo)
         self.addAction(redo)
         self.undo_action, self.redo_action = undo, redo
-        self.save_action = self._action("save", self.tr("Save"), ["Ctrl+S"], self.save)
-        self.run_action = self._action("run", self.tr("Run"), ["F5"], self.run)
-        self.cancel_action = self._action("cancel-run", self.tr("Cancel run"), ["Shift+F5"], self.cancel_run)
+        self.save_action = self._action("save", self.tr("Save"), ["Ctrl+S"], self.save, icon_name="save")
+        self.run_action = self._action("run", self.tr("Run"), ["F5"], self.run, icon_name="play")
+        self.cancel_action = self._action("cancel-run", self.tr("Cancel run"), ["Shift+F5"], self.cancel_run,
+                                          icon_name="circle-stop")
         self.cancel_action.setEnabled(False)
-        self._action("delete", self.tr("Delete"), ["Delete", "Backspace"], self.delete_selected, canvas=True)
+        self._action("delete", self.tr("Delete"), ["Delete", "Backspace"], self.delete_selected, canvas=True,
+                     icon_name="trash-2")
         self._action("select-all", self.tr("Select all"), ["Ctrl+A"], self.select_all, canvas=True)
-        self._action("copy", self.tr("Copy"), ["Ctrl+C"], self.copy_selected, canvas=True)
+        self._action("copy", self.tr("Copy"), ["Ctrl+C"], self.copy_selected, canvas=True, icon_name="copy")
         self._action("cut", self.tr("Cut"), ["Ctrl+X"], self.cut_selected, canvas=True)
-        self._action("paste", self.tr("Paste"), ["Ctrl+V"], self.paste, canvas=True)
+        self._action("paste", self.tr("Paste"), ["Ctrl+V"], self.paste, canvas=True, icon_name="clipboard-paste")
         self._action("duplicate", self.tr("Duplicate"), ["Ctrl+D"], self.duplicate_selected, canvas=True)
-        self._action("fit", self.tr("Fit"), ["Ctrl+0"], self.view.fit, canvas=True)
+        self._action("fit", self.tr("Fit"), ["Ctrl+0"], self.view.fit, canvas=True, icon_name="maximize")
         self._action("up-a-level", self.tr("Up a level"), ["Alt+Up"], lambda: self.show_level(self.level[:-1]),
-                     canvas=True)
-        arrange = self._action("arrange", self.tr("Arrange"), [], lambda: self.controller.arrange(self.level))
-        note = self._action("add-note", self.tr("Add note"), [], self.add_note)
-        into = self._action("move-into-loop", self.tr("Move into loop…"), [], self.move_into_loop)
-        out = self._action("move-out-of-loop", self.tr("Move out of loop"), [], self.move_out_of_loop)
-        self.overlay_action = self._action("clear-run", self.tr("Clear run"), [], self.overlay.clear)
+                     canvas=True, icon_name="arrow-up")
+        arrange = self._action("arrange", self.tr("Arrange"), [], lambda: self.controller.arrange(self.level),
+                               icon_name="layout-grid")
+        note = self._action("add-note", self.tr("Add note"), [], self.add_note, icon_name="message-square")
+        into = self._action("move-into-loop", self.tr("Move into loop…"), [], self.move_into_loop,
+                            icon_name="log-in")
+        out = self._action("move-out-of-loop", self.tr("Move out of loop"), [], self.move_out_of_loop,
+                           icon_name="log-out")
+        self.overlay_action = self._action("clear-run", self.tr("Clear run"), [], self.overlay.clear,
+                                           icon_name="x")
         bar = QToolBar(self.tr("Editor"), self)
         bar.setObjectName("editor-toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in (self.save_action, undo, redo, None, arrange, note, into, out, None, self.run_action,
                        self.cancel_action, self.overlay_action):
             bar.addSeparator() if action is None else bar.addAction(action)
@@ -199,6 +218,19 @@ class EditorWindow(QMainWindow):
         if self._fit_pending:
             self._fit_pending = False
             self.view.fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """apply_theme set another palette (the scheme changed): the canvas and its overview follow."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange,
+                            QEvent.Type.StyleChange):
+            self._follow_theme()
+
+    def _follow_theme(self) -> None:
+        if not hasattr(self, "view"):   # a change event while the window is being made
+            return
+        if self.scene.recolour():
+            self.view.minimap.update()
 
     def showEvent(self, event: QShowEvent) -> None:
         """The first paint already shows the level fitted (not a frame at zoom 1 first)."""
@@ -416,6 +448,8 @@ class EditorWindow(QMainWindow):
 
             dialog = RunInputsDialog(doc.name, variables, envs, parent=self)
             dialog.setObjectName("editor-run-inputs")
+            dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).setIcon(icon("play"))
+            dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel).setIcon(icon("x"))
             dialog.accepted.connect(lambda: self._start(doc.to_data(), dialog.inputs(), dialog.env_id()))
             dialog.open()
             return
