@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
-from app.resources import RESOURCES_DIR
+from app.resources import FROM_CHECKOUT, RESOURCES_DIR
 
 log = logging.getLogger("browserpilot.i18n")
 
@@ -123,12 +123,15 @@ def compile_all(folder: Path = I18N_DIR) -> list[Path]:
     return [compile_catalog(ts_file) for ts_file in sorted(folder.glob("*.ts"))]
 
 
-def app_catalog(language: str, folder: Path = I18N_DIR) -> Path | None:
-    """The compiled translation of the app's strings for `language`, compiled first when its `.ts` is newer
-    (a checkout where someone edited it). None when there is none."""
+def app_catalog(language: str, folder: Path = I18N_DIR, from_checkout: bool = FROM_CHECKOUT) -> Path | None:
+    """The compiled translation of the app's strings for `language`, compiled first when it is missing or,
+    in a source checkout, when its `.ts` is newer (someone edited it). An installed wheel or bundle is never
+    recompiled: pip gives extracted files their extraction time, which says nothing about which is newer.
+    None when there is none."""
     ts_file = folder / f"{APP_CATALOG}_{language}.ts"
     qm_file = folder / f"{APP_CATALOG}_{language}.qm"
-    stale = ts_file.exists() and (not qm_file.exists() or qm_file.stat().st_mtime < ts_file.stat().st_mtime)
+    edited = from_checkout and qm_file.exists() and qm_file.stat().st_mtime < ts_file.stat().st_mtime
+    stale = ts_file.exists() and (not qm_file.exists() or edited)
     if stale:
         try:
             compile_catalog(ts_file, qm_file)

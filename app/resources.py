@@ -27,6 +27,8 @@ def find_resources_dir() -> Path:
 
 
 RESOURCES_DIR = find_resources_dir()
+# Resources read from a source checkout (editable install or none), where a developer may edit them.
+FROM_CHECKOUT = (RESOURCES_DIR.parent / "pyproject.toml").is_file()
 JS_DIR = RESOURCES_DIR / "js"
 APP_ICON = RESOURCES_DIR / "icons" / "browserpilot.svg"
 APP_STYLE = RESOURCES_DIR / "styles" / "app.qss"

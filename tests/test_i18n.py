@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -138,6 +139,20 @@ def test_a_catalogue_edited_in_a_checkout_is_compiled_on_start(tmp_path: Path) -
     compiled = app_catalog(ENGLISH, tmp_path)
     assert compiled == tmp_path / "browserpilot_en.qm" and compiled.stat().st_size > 0
     assert app_catalog(CHINESE, tmp_path) is None  # no catalogue: None, the UI stays English
+
+
+def test_an_installed_catalogue_is_not_recompiled_for_its_extraction_times(tmp_path: Path) -> None:
+    ts_file = tmp_path / ENGLISH_TS.name
+    shutil.copy(ENGLISH_TS, ts_file)
+    qm_file = app_catalog(ENGLISH, tmp_path, from_checkout=False)  # missing: compiled even when installed
+    assert qm_file is not None
+    compiled_bytes = qm_file.read_bytes()
+    qm_file.write_bytes(compiled_bytes + b"installed")  # what the wheel shipped
+    os.utime(qm_file, (1_000_000, 1_000_000))  # pip extracted the .qm before the .ts
+    assert app_catalog(ENGLISH, tmp_path, from_checkout=False) == qm_file
+    assert qm_file.read_bytes().endswith(b"installed")  # left as shipped: site-packages may be read-only
+    assert app_catalog(ENGLISH, tmp_path, from_checkout=True) == qm_file
+    assert qm_file.read_bytes() == compiled_bytes  # in a checkout, the edited .ts wins
 
 
 # -- the real windows ---------------------------------------------------------------------------------------
