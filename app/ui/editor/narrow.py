@@ -4,16 +4,15 @@ and nested forms put their labels above their fields."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFormLayout, QSizePolicy
+from PySide6.QtWidgets import QComboBox, QFormLayout
 
 COMBO_CHARACTERS = 8   # the width, in characters, a combo box asks for at least
 
 
 def narrow_combo(combo: QComboBox) -> QComboBox:
-    """`combo` asks for a few characters' width (not its longest item's) and takes whatever width it gets."""
+    """`combo` asks for a few characters' width (not its longest item's); a form row still widens it."""
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     combo.setMinimumContentsLength(COMBO_CHARACTERS)
-    combo.setSizePolicy(QSizePolicy.Policy.Expanding, combo.sizePolicy().verticalPolicy())
     return combo
 
 
