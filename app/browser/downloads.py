@@ -12,6 +12,11 @@ safe, de-duplicated name inside its folder.
   or raises `DownloadError` (interrupted, cancelled) / `PageTimeout` (none started, or not finished).
   `expect_download(page, trigger, …)` arms, runs the trigger (a click, `page.download(url)`, …), waits.
 - Downloads nobody waited for are recorded on their page too (`drain_downloads(page)`).
+- Pages are deleted through `delete_pages` / `DownloadManager.delete_later`: Qt hands a download over to
+  the profile in a queued call that holds a raw pointer to the page that started it
+  (`QWebEngineProfilePrivate::downloadRequested`), so a page deleted between that call being queued and run
+  crashes the app (a batch closing its row's tab right after a click on a download link did). Both first
+  deliver the queued calls, then delete, with no event loop turn in between.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEnginePage
 
 from envs.filenames import safe_file_name, unique_safe_path
@@ -198,6 +204,15 @@ def drain_downloads(page: QWebEnginePage) -> list[dict[str, Any]]:
     return drained
 
 
+def delete_pages(*holders: QObject) -> None:
+    """Delete pages (or the tabs holding them) now, after Qt's queued download hand-overs, which may point
+    at them, have run. Never call it from a signal of one of `holders` (use `DownloadManager.delete_later`)."""
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.MetaCall.value)
+    for holder in holders:
+        if shiboken6.isValid(holder):
+            shiboken6.delete(holder)
+
+
 class DownloadManager(QObject):
     """Accepts and tracks every download of one profile."""
 
@@ -208,6 +223,23 @@ class DownloadManager(QObject):
         super().__init__(parent)
         self.default_folder = default_folder
         self.active: dict[int, DownloadRecord] = {}
+        self._doomed: list[QObject] = []  # closed tabs/pages waiting for `delete_doomed`
+
+    def delete_later(self, holder: QObject) -> None:
+        """Delete a closed tab (or page) of this profile on the next turn of the event loop, the safe way
+        (`delete_pages`). Until then the manager holds it, hidden and without a parent, so a window that
+        goes first does not take it along unsafely."""
+        if isinstance(holder, QWidget):
+            holder.hide()
+        holder.setParent(None)
+        self._doomed.append(holder)
+        QTimer.singleShot(0, self, self.delete_doomed)
+
+    def delete_doomed(self) -> None:
+        """Delete the closed tabs now (before the profile goes, or on the loop's next turn)."""
+        doomed, self._doomed = self._doomed, []
+        if doomed:
+            delete_pages(*doomed)
 
     def handle(self, request: QWebEngineDownloadRequest) -> None:
         """`downloadRequested`: pick a folder and a name, reserve the path, accept, track."""

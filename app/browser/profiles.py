@@ -71,7 +71,9 @@ class ProfileRegistry(QObject):
         """Forget an environment's profile: drop its cookies, then delete it. Its pages must already be
         deleted. The disk cache and storage go with the partition folder, which the caller removes."""
         profile = self._profiles.pop(env_id, None)
-        self._downloads.pop(env_id, None)
+        manager = self._downloads.pop(env_id, None)
+        if manager is not None:
+            manager.delete_doomed()  # closed tabs not deleted yet: pages before their profile
         if profile is None:
             return
         if self.policies is not None:
@@ -82,7 +84,9 @@ class ProfileRegistry(QObject):
     def close_all(self) -> None:
         for env_id in list(self._profiles):
             profile = self._profiles.pop(env_id)
-            self._downloads.pop(env_id, None)
+            manager = self._downloads.pop(env_id, None)
+            if manager is not None:
+                manager.delete_doomed()  # closed tabs not deleted yet: pages before their profile
             if self.policies is not None:
                 self.policies.detach_profile(env_id)
             shiboken6.delete(profile)

@@ -99,9 +99,11 @@ class DownloadRow(QFrame):
             buttons.addWidget(button)
         layout.addLayout(buttons, 0, 2, 3, 1, Qt.AlignmentFlag.AlignVCenter)
         layout.setColumnStretch(1, 1)
+        # Bound methods only: Qt drops these connections when the row goes (the window closed, Clear
+        # finished), while the request (the profile's) lives on; a lambda would outlive the row.
         request.receivedBytesChanged.connect(self.refresh)
         request.totalBytesChanged.connect(self.refresh)
-        request.stateChanged.connect(lambda _state: self.refresh())
+        request.stateChanged.connect(self._on_state)
         request.destroyed.connect(self._forget_request)
         self.refresh()
 
@@ -114,6 +116,9 @@ class DownloadRow(QFrame):
         button.setAutoRaise(True)
         button.clicked.connect(lambda _checked=False: handler())
         return button
+
+    def _on_state(self, _state: QWebEngineDownloadRequest.DownloadState) -> None:
+        self.refresh()
 
     def _forget_request(self, *_args: object) -> None:
         self._request = None

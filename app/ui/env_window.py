@@ -58,7 +58,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.browser.control import ControlState, TabControl
-from app.browser.downloads import DownloadManager, DownloadRecord
+from app.browser.downloads import DownloadManager, DownloadRecord, delete_pages
 from app.browser.record import TabRecorder
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.urls import address_to_url
@@ -433,7 +433,7 @@ class EnvWindow(QMainWindow):
         if index < 0:
             return
         self.tabs.removeTab(index)
-        tab.deleteLater()
+        self._delete_tab_later(tab)
         if self._tab_group.pop(tab.tab_id, None) is not None:
             self.refresh_groups()
         if self.tabs.count() == 0:
@@ -827,15 +827,23 @@ class EnvWindow(QMainWindow):
                 self._show_recording(current)
 
     # -- closing ---------------------------------------------------------------------------------------
-    def dispose_tabs(self) -> None:
-        """Delete every page now (pages must go before their profile)."""
-        import shiboken6
+    def _delete_tab_later(self, tab: BrowserTab) -> None:
+        """A closed tab goes on the loop's next turn, after Qt's queued download hand-overs that may point
+        at its page (app/browser/downloads.py); not with this window, which may go first."""
+        manager = self.profile.findChild(DownloadManager)
+        if isinstance(manager, DownloadManager):
+            manager.delete_later(tab)
+        else:  # a profile without a manager (not one of ProfileRegistry's): no downloads to wait for
+            tab.deleteLater()
 
+    def dispose_tabs(self) -> None:
+        """Delete every page now (pages must go before their profile), after Qt's queued download
+        hand-overs that may point at them."""
+        tabs = []
         while self.tabs.count():
-            tab = self.tabs.widget(0)
+            tabs.append(self.tabs.widget(0))
             self.tabs.removeTab(0)
-            if shiboken6.isValid(tab):
-                shiboken6.delete(tab)
+        delete_pages(*tabs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.dispose_tabs()
