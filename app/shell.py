@@ -192,15 +192,21 @@ class BrowserPilotApp(QObject):
             return
         self._shut_down = True
         self.mcp.stop()  # first: no agent call may reach a page that is being deleted
+        # Windows are deleted here, not left to deleteLater (the loop may not turn again) or to Python's
+        # teardown, which can free them after the QApplication (a SIGTERM once crashed in libQt6Gui).
         for window in list(self.windows.values()):
             window.dispose_tabs()
             window.close()
+            if shiboken6.isValid(window):
+                shiboken6.delete(window)
         self.windows.clear()
         if getattr(self, "editors", None) is not None:
             self.editors.close_all()
         if self.main_window is not None and shiboken6.isValid(self.main_window):
             self.main_window.environments.model.detach()
             self.main_window.close()
+            shiboken6.delete(self.main_window)
+        self.main_window = None
         self.cdp.close_all()  # DevTools front-end pages before any profile
         self.code_sandbox.close()
         self.policies.close()

@@ -11,12 +11,13 @@ from typing import Any, Iterator
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
 from app.ui.downloads_panel import DownloadsPanel
+from app.ui.env_window import EnvWindow
 from tests.support.qt import run_op, running_app, wait_loaded
 
 ROWS = ("north", "south", "east")
@@ -180,3 +181,28 @@ def test_a_closed_tab_outlives_download_handovers_queued_after_it_closed(qtbot: 
     assert keep in app.windows["env-default"].tab_list()
 
 
+
+
+def test_shutdown_deletes_its_windows_before_the_qt_application_goes(qtbot: QtBot, qapp: QApplication,
+                                                                     tmp_path: Path,
+                                                                     site: HeldDownloadServer) -> None:
+    """After shutdown no window of the app is left for Python's teardown to free after the QApplication
+    (a SIGTERM once crashed in libQt6Gui): environment windows with pages and downloads are gone at once."""
+    def env_windows() -> int:
+        return sum(1 for widget in qapp.topLevelWidgets() if isinstance(widget, EnvWindow))
+
+    before = env_windows()  # the module's app keeps its own
+    with running_app(qapp, tmp_path / "data") as other:
+        tab = other.open_url("env-default", site.url("/orders?row=bye"))
+        wait_loaded(qtbot, tab)
+        window = other.windows["env-default"]
+        site.release.set()
+        manager = other.profiles.downloads("env-default")
+        done: list[str] = []
+        manager.download_finished.connect(lambda record: done.append(record.state))
+        tab.browser_page.download(QUrl(site.url("/export.csv?row=bye")))
+        qtbot.waitUntil(lambda: done == ["completed"], timeout=20_000)
+        assert window.downloads_panel.row_for("orders-bye.csv") is not None
+        assert env_windows() == before + 1
+    assert not shiboken6.isValid(window) and not shiboken6.isValid(tab)
+    assert env_windows() == before
