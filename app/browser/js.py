@@ -77,7 +77,8 @@ async def run_js(page: QWebEnginePage, expression: str, timeout: float = 10.0, w
 
 
 _STACK_LINE = re.compile(r"<anonymous>:(\d+):\d+")
-# `new AsyncFunction("args", body)` puts two lines before the body: "async function anonymous(args" and ") {".
+# `new AsyncFunction("args", body)` and `new Function("args", body)` put two lines before the body:
+# "[async] function anonymous(args" and ") {".
 _FUNCTION_HEADER_LINES = 2
 
 
@@ -91,12 +92,28 @@ async def run_js_async(page: QWebEnginePage, body: str, args: Any = None, timeou
     starter = f"""(() => {{
   const box = (window.__bpRuns = window.__bpRuns || {{}});
   box[{json.dumps(token)}] = {{done: false}};
+  const body = {json.dumps(body)};
   let fn;
-  try {{
-    fn = new (Object.getPrototypeOf(async function(){{}}).constructor)("args", {json.dumps(body)});
-  }} catch (e) {{
-    box[{json.dumps(token)}] = {{done: true, error: String(e && e.message || e), stack: ""}};
-    return true;
+  if (!/\\bawait\\b/.test(body)) {{
+    // No await: run it now and answer at once, so a script that navigates (location.href = …; return {{}})
+    // still delivers its value before the old document goes. A returned promise is awaited as below.
+    let value;
+    delete box[{json.dumps(token)}];
+    try {{ value = new Function("args", body).call(window, {json.dumps(args)}); }}
+    catch (e) {{ return {{done: true, error: String(e && e.message || e), stack: String(e && e.stack || "")}}; }}
+    if (!(value && typeof value.then === "function")) {{
+      try {{ return {{done: true, value: JSON.stringify(value === undefined ? null : value)}}; }}
+      catch (e) {{ return {{done: true, error: "the return value is not JSON: " + e.message}}; }}
+    }}
+    box[{json.dumps(token)}] = {{done: false}};
+    fn = () => value;
+  }} else {{
+    try {{
+      fn = new (Object.getPrototypeOf(async function(){{}}).constructor)("args", body);
+    }} catch (e) {{
+      box[{json.dumps(token)}] = {{done: true, error: String(e && e.message || e), stack: ""}};
+      return true;
+    }}
   }}
   Promise.resolve().then(() => fn.call(window, {json.dumps(args)})).then(
     (value) => {{
@@ -108,7 +125,9 @@ async def run_js_async(page: QWebEnginePage, body: str, args: Any = None, timeou
     (e) => {{ box[{json.dumps(token)}] = {{done: true, error: String(e && e.message || e), stack: String(e && e.stack || "")}}; }});
   return true;
 }})()"""
-    await run_js(page, starter, timeout=min(timeout, 10.0), world=world)
+    started = await run_js(page, starter, timeout=min(timeout, 10.0), world=world)
+    if isinstance(started, dict):  # it ran to its end at once
+        return _finished(started)
     deadline = asyncio.get_running_loop().time() + timeout
     delay = 0.002
     probe = f"(() => {{ const r = (window.__bpRuns || {{}})[{json.dumps(token)}]; if (r && r.done) " \
@@ -121,13 +140,18 @@ async def run_js_async(page: QWebEnginePage, body: str, args: Any = None, timeou
         if state is None:
             raise NavigatedAway("the page navigated away or reloaded while the script was running")
         if state.get("done"):
-            if "error" in state:
-                match = _STACK_LINE.search(state.get("stack") or "")
-                line = int(match.group(1)) - _FUNCTION_HEADER_LINES if match else None
-                raise ScriptError(state["error"], line if line and line > 0 else None)
-            return json.loads(state["value"])
+            return _finished(state)
         await asyncio.sleep(delay)
         delay = min(delay * 2, 0.02)
+
+
+def _finished(state: dict[str, Any]) -> Any:
+    """The value of a finished script run, or its error as `ScriptError` with the line in the body."""
+    if "error" in state:
+        match = _STACK_LINE.search(state.get("stack") or "")
+        line = int(match.group(1)) - _FUNCTION_HEADER_LINES if match else None
+        raise ScriptError(state["error"], line if line and line > 0 else None)
+    return json.loads(state["value"])
 
 
 def install_helper_scripts(profile: QWebEngineProfile) -> None:

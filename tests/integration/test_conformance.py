@@ -296,6 +296,11 @@ def test_code_and_script_must_return_objects_and_a_script_navigation_settles(qtb
              node("go", "script", source=f"location.href = {json.dumps(site.url('/posts'))}; return {{}}"),
              node("title", "script", source="return {t: document.title}")]
     assert run(qtbot, app, document("Script navigates", nodes))["outputs"] == {"t": "Posts"}
+    # The navigating script's own value survives its navigation (it is read before the old document goes).
+    went = [node("start", "start"), node("open", "goto", url=site.url("/blank")),
+            node("go", "script", source=f"location.href = {json.dumps(site.url('/posts'))}; return {{went: 1}}")]
+    for _ in range(3):
+        assert run(qtbot, app, document("Script navigates", went))["outputs"] == {"went": 1}
 
 
 def test_http_request_in_the_page_sends_what_the_original_sends(qtbot: QtBot, app: BrowserPilotApp,
