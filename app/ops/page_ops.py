@@ -390,7 +390,9 @@ async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
 
 
 # Runs the caller's source in the page (or a same-origin frame): first as an expression, and when that does not
-# parse, as an async function body. Compiling with the frame's own AsyncFunction makes `document` the frame's.
+# parse, as a function body -- an async one when it uses `await`; without, a plain one, which answers in the call
+# that starts it (so a source that navigates still returns its value); a returned promise is awaited either way.
+# Compiling with the frame's own Function makes `document` the frame's.
 SCRIPT_RUNNER = """
 const frame = args.frame;
 let win = window;
@@ -409,12 +411,14 @@ if (frame) {
   try { win = el.contentWindow; void win.document.documentElement; }
   catch (e) { throw new Error('that frame is cross-origin; page_script runs only in same-origin frames'); }
 }
-const AsyncFunction = win.eval('Object.getPrototypeOf(async function () {}).constructor');
+const Fn = /\\bawait\\b/.test(args.source)
+  ? win.eval('Object.getPrototypeOf(async function () {}).constructor') : win.Function;
 let fn, kind = 'expression';
-try { fn = new AsyncFunction('args', 'return (' + args.source + '\\n)'); }
-catch (e) { kind = 'function body'; fn = new AsyncFunction('args', args.source); }
-const value = await fn.call(win, args.args);
-return {kind, value: value === undefined ? null : value};
+try { fn = new Fn('args', 'return (' + args.source + '\\n)'); }
+catch (e) { kind = 'function body'; fn = new Fn('args', args.source); }
+const value = fn.call(win, args.args);
+const answer = (v) => ({kind, value: v === undefined ? null : v});
+return value && typeof value.then === 'function' ? value.then(answer) : answer(value);
 """
 
 

@@ -110,7 +110,10 @@ class ScriptData(_CodeLike):
             ctx.fail("the script has no source")
         inputs = code_inputs(self.variables, ctx.variables)
         timeout = float(self.timeout) if self.timeout else SCRIPT_TIMEOUT
-        body = "const inputs = args;\nreturn await (async () => {\n" + self.source + "\n})();"
+        # A source without `await` runs as a plain function: the page answers in the call that starts it, so a
+        # script that navigates (location.href = …) still returns its value. Either way two lines come first.
+        wrapper = "return await (async () => {\n" if "await" in self.source else "return (() => {\n"
+        body = "const inputs = args;\n" + wrapper + self.source + "\n})();"
         result = await ctx.op("page_script", {"source": body, "args": inputs, "timeoutMs": int(timeout * 1000)})
         value = checked_result(ctx, "script", result.get("value"), self.outputs)
         # Wait for a navigation the script started (the operation settles a load in progress first).
