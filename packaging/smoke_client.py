@@ -87,7 +87,9 @@ async def page_action(client: Client, url: str) -> str:
 
 
 def app_pid(data: Path) -> int:
-    return int(json.loads((data / "mcp.json").read_text("utf-8"))["pid"])
+    """The app's pid from `mcp.json`: its bridge endpoint's (up first) or its HTTP server's."""
+    state = json.loads((data / "mcp.json").read_text("utf-8"))
+    return int(state.get("quickPid") or state["pid"])
 
 
 def foreign_mappings(pid: int) -> list[str]:
