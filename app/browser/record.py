@@ -94,6 +94,7 @@ class TabRecorder(QObject):
         self.recording = Recording(start_url=url if url and url != "about:blank" else None)
         self.events = 0  # raw steps received from the page (recorded or not)
         self._app_depth = 0
+        self._paused_since = 0.0  # when the app began acting (epoch ms): typing reported later but done before
         self._marks_due = 0  # markers sent at the end of operations, not reported by the page yet
         self._marks_deadline = 0.0
         self._was_paused = False
@@ -160,6 +161,8 @@ class TabRecorder(QObject):
         return PAUSED_BY_APP if self._app_depth or self._marks_due else None
 
     def app_started(self) -> None:
+        if self.paused is None:
+            self._paused_since = time.time() * 1000  # wall-clock ms, the clock of the page's `at`
         self._app_depth += 1
         self._announce_pause()
 
@@ -190,12 +193,18 @@ class TabRecorder(QObject):
     def _take(self, raw: dict[str, Any]) -> None:
         self.events += 1
         self._announce_pause()
-        if self.paused:
+        if self.paused and not self._typed_before_pause(raw):
             log.debug("tab %s: dropped the app's %s", self.tab.tab_id, raw.get("kind"))
             return
         step = self.recording.add(raw)
         log.debug("tab %s: %s -> %s", self.tab.tab_id, raw.get("kind"), step.type if step else "(merged)")
         self.changed.emit()
+
+    def _typed_before_pause(self, raw: dict[str, Any]) -> bool:
+        """A field's fill reported during a pause whose last key the person typed before the app began acting
+        (the page sends a typing burst's fill when it ends, which may be after an operation started)."""
+        at = raw.get("at")
+        return raw.get("kind") == "fill" and isinstance(at, (int, float)) and at < self._paused_since
 
     # -- what the page and the tab report ----------------------------------------------------------------
     def _on_console(self, message: str) -> bool:

@@ -150,7 +150,7 @@
   }
 
   function onKeyUp(event) {
-    if (event.isTrusted && event.key === MARK_KEY) send({ kind: 'mark' });
+    if (event.isTrusted && event.key === MARK_KEY) { flushFill(); send({ kind: 'mark' }); }  // typing before it too
   }
 
   function onClick(event) {
@@ -197,21 +197,54 @@
     send({ kind: 'press', shortcut });
   }
 
-  function onInput(event) {
-    if (!event.isTrusted) return;
-    const el = target(event);
-    if (!isTextField(el)) return;
+  // Typing into one field is one message per burst, not per key: the field's fill is sent when something
+  // else happens (a non-typing key, a pointer-down, a click, a change, the page hiding) or FILL_IDLE_MS after
+  // the last key. A paste is sent at once (it is its own step).
+  const FILL_IDLE_MS = 150;
+  let typed = null;          // {el, paste, timer}: a field typed into whose fill is not sent yet
+
+  function flushFill() {
+    if (!typed) return;
+    const { el, paste, at } = typed;
+    clearTimeout(typed.timer);
+    typed = null;
+    sendFill(el, paste, at);
+  }
+
+  /** The field's fill step; `at`: when its last input happened (epoch ms), for telling the person's typing
+   * from the app's when the message arrives after an operation began. */
+  function sendFill(el, paste, at) {
     const gen = generator();
-    if (!gen) { send({ kind: 'blocked', why: 'typing in a cross-origin frame cannot be recorded' }); return; }
+    if (!gen) return;
     let t = fields.get(el);
     if (!t) { t = describeTarget(el); fields.set(el, t); }
-    const step = { kind: 'fill', loc: t.loc, desc: t.desc, role: t.role, name: t.name,
-                   paste: event.inputType === 'insertFromPaste', variable: variableName(el, gen) };
+    const step = { kind: 'fill', loc: t.loc, desc: t.desc, role: t.role, name: t.name, paste,
+                   variable: variableName(el, gen), at };
     if (isSecret(el)) step.secret = true;
     else step.value = el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea'
       ? el.innerText : el.value;
     send(step);
   }
+
+  function onInput(event) {
+    if (!event.isTrusted) return;
+    const el = target(event);
+    if (!isTextField(el)) return;
+    if (!generator()) { send({ kind: 'blocked', why: 'typing in a cross-origin frame cannot be recorded' }); return; }
+    const paste = event.inputType === 'insertFromPaste';
+    if (typed && (typed.el !== el || typed.paste !== paste || paste)) flushFill();
+    const at = performance.timeOrigin + event.timeStamp;
+    if (paste) { sendFill(el, true, at); return; }
+    if (!typed) typed = { el, paste: false, timer: 0, at };
+    typed.at = at;
+    clearTimeout(typed.timer);
+    typed.timer = setTimeout(flushFill, FILL_IDLE_MS);
+  }
+
+  /** A key that goes on typing into the field being typed into (its fill can wait). */
+  const typing = (event) => !!typed && target(event) === typed.el && !event.ctrlKey && !event.altKey &&
+    !event.metaKey && (event.key.length === 1 || EDIT_KEYS.has(event.key) ||
+                       ['Shift', 'CapsLock', 'AltGraph'].includes(event.key));
 
   function onChange(event) {
     if (!event.isTrusted) return;
@@ -244,7 +277,13 @@
     wheel = null;
   }
   // A pending scroll belongs before the next action.
-  const flushing = (handler) => (event) => { if (event.isTrusted && event.type !== 'wheel') flushWheel(); handler(event); };
+  const flushing = (handler) => (event) => {
+    if (event.isTrusted && event.type !== 'wheel') {
+      if (!(event.type === 'keydown' && typing(event))) flushFill();
+      flushWheel();
+    }
+    handler(event);
+  };
 
   const options = { capture: true, passive: true };
   window.addEventListener('pointerdown', flushing(onPointerDown), options);
@@ -255,6 +294,8 @@
   window.addEventListener('auxclick', flushing(onClick), options);
   window.addEventListener('keydown', flushing(onKeyDown), options);
   window.addEventListener('input', onInput, options);
-  window.addEventListener('change', onChange, options);
+  window.addEventListener('change', flushing(onChange), options);
+  window.addEventListener('pagehide', flushFill, options);
+  window.addEventListener('blur', (event) => { if (typed && event.target === typed.el) flushFill(); }, options);
   window.addEventListener('wheel', onWheel, options);
 })

@@ -24,7 +24,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from app.browser.record import app_acting
+from app.browser.record import TabRecorder, app_acting
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op, running_app, wait_loaded
@@ -333,6 +333,29 @@ def test_the_apps_own_operations_are_not_recorded(qtbot: QtBot, app: BrowserPilo
     assert primary and {k: fill_locator[k] for k in primary} == primary and fill_locator["prefer"] == plain
     assert NodeLocator.model_validate(fill_locator).labeled_candidates()[0].source == f"alternatives[{plain}]"
     assert "Draft" not in [w["name"] for w in run_op(qtbot, app, "workflow_list", {})["workflows"]]
+
+
+def test_a_typing_burst_is_one_message_and_survives_an_operation_that_starts_before_it_is_sent(
+        qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    site.wraps = 0
+    tab = open_person_tab(qtbot, app, site.server.url("/login"))
+    recorder_before = run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})
+    assert recorder_before["ok"]
+    person_clicks(qtbot, tab, "input[name=username]")
+    person_types(tab, "carol")
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, "document.querySelector('input[name=username]').value") == "carol",
+                    timeout=5_000)
+    # The page holds the burst's fill until the typing ends; the agent acts at once, before that.
+    assert run_op(qtbot, app, "page_type", {"tabId": tab.tab_id, "locator": {"selector": "input[name=password]"},
+                                            "text": "agent-secret"})["ok"]
+    qtbot.waitUntil(lambda: "paused" not in status(qtbot, app, tab), timeout=5_000)
+    person_clicks(qtbot, tab, "button")
+    steps = wait_steps(qtbot, app, tab, lambda steps: steps[-1]["type"] == "click")
+    assert [s["words"] for s in steps] == [f"Go to {site.server.url('/login')}", "Type 'carol' into textbox 'Username'",
+                                           "Click button 'Sign in'"], steps
+    recorder = TabRecorder.of(tab)
+    assert recorder is not None and recorder.events < 10, recorder.events  # per key it would be 17 or more
+    run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "Burst", "save": False})
 
 
 def test_the_recorder_leaves_no_trace_in_the_page(qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
