@@ -3,38 +3,18 @@ MCP configuration for each client with a Copy button, the README link), and not 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 from pathlib import Path
-from typing import Iterator
 
-import qasync
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
-from envs.datadir import DataDir
+from tests.support.qt import running_app
 
-
-@contextlib.contextmanager
-def app_with_windows(qapp: QApplication, folder: Path) -> Iterator[BrowserPilotApp]:
-    """The app as a person starts it (not headless), in this process, offscreen."""
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    asyncio.events._set_running_loop(loop)
-    app = BrowserPilotApp(DataDir(folder), headless=False)
-    app.start([])
-    try:
-        yield app
-    finally:
-        app.shutdown()
-        asyncio.events._set_running_loop(None)
-        asyncio.set_event_loop(None)
 
 
 def test_the_welcome_shows_once_per_data_folder(qapp: QApplication, qtbot: QtBot, data_dir: Path) -> None:
-    with app_with_windows(qapp, data_dir) as app:
+    with running_app(qapp, data_dir, headless=False) as app:
         window = app.main_window
         assert window is not None
         welcome = window.welcome
@@ -57,5 +37,5 @@ def test_the_welcome_shows_once_per_data_folder(qapp: QApplication, qtbot: QtBot
         window.welcome.reject()
 
     assert json.loads((data_dir / "settings.json").read_text("utf-8"))["welcomeShown"] is True  # remembered
-    with app_with_windows(qapp, data_dir) as again:  # a restart on the same folder: no welcome
+    with running_app(qapp, data_dir, headless=False) as again:  # a restart on the same folder: no welcome
         assert again.main_window is not None and again.main_window.welcome is None

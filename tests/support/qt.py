@@ -48,13 +48,14 @@ def click_element(qtbot: QtBot, tab: BrowserTab, selector: str) -> None:
 
 
 @contextlib.contextmanager
-def running_app(qapp: QApplication, folder: Path) -> Iterator[BrowserPilotApp]:
-    """The app in this process. As in production, asyncio runs inside Qt's event processing: the loop is
-    marked running, and qtbot's waits (which process Qt events) drive coroutines."""
+def running_app(qapp: QApplication, folder: Path, headless: bool = True) -> Iterator[BrowserPilotApp]:
+    """The app in this process (`headless=False`: as a person starts it, with its windows, offscreen). As in
+    production, asyncio runs inside Qt's event processing: the loop is marked running, and qtbot's waits
+    (which process Qt events) drive coroutines."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
-    app = BrowserPilotApp(DataDir(folder), headless=True)
+    app = BrowserPilotApp(DataDir(folder), headless=headless)
     app.start([])
     try:
         yield app
