@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import pty
 from typing import Iterator
 
@@ -26,7 +27,11 @@ def terminal() -> Iterator[tuple[io.TextIOWrapper, int]]:
 
 
 def read_all(master: int) -> str:
-    return os.read(master, 65536).decode("utf-8")
+    """Everything written to the terminal so far: one read of a pty may return only part of it."""
+    chunks = []
+    while select.select([master], [], [], 0)[0]:
+        chunks.append(os.read(master, 65536))
+    return b"".join(chunks).decode("utf-8")
 
 
 def counts(done: int, ok: int, failed: int, total: int = 4) -> dict[str, int]:
