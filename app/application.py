@@ -6,6 +6,7 @@ Nothing imports Qt before `prepare_qt_environment` has run, because QtWebEngine 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -21,6 +22,7 @@ log = logging.getLogger("browserpilot.app")
 
 def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], debug: bool = False) -> int:
     """Start the GUI (or the windowless app) on a data folder; return the process exit status."""
+    gc.disable()  # until the app has started (`BrowserPilotApp.start` freezes what it made and enables it)
     try:
         prepare_qt_environment(headless)
     except NoDisplayError as exc:
@@ -42,8 +44,15 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
 
 
 def _qt_app(headless: bool) -> Any:
-    """The QApplication with the app's identity, and asyncio running on its loop (qasync)."""
+    """The QApplication with the app's identity, and asyncio running on its loop (qasync); Chromium started.
+
+    Made before the app's own modules are imported: Chromium's start (its browser threads, and the zygote
+    process renderers are forked from) then runs on the other cores while this thread imports them (~0.5 s),
+    instead of when the first page is made; a cold `browserpilot mcp`'s first call waited for both
+    (bench/mcp_latency.py)."""
+    import PySide6.QtWebEngineWidgets  # noqa: F401 (QtWebEngine must be loaded before the QApplication exists)
     import qasync
+    from PySide6.QtWebEngineCore import QWebEngineProfile
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -63,6 +72,7 @@ def _qt_app(headless: bool) -> Any:
         apply_theme(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    QWebEngineProfile.defaultProfile()  # starts Chromium; off the record, it keeps nothing on disk
     return app, loop
 
 
@@ -73,9 +83,9 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
     Raises NoDisplayError, AlreadyRunningError or StoreError."""
     prepare_qt_environment(headless)
     with InstanceLock(data.lock_file):
+        app, loop = _qt_app(headless)
         from app.shell import BrowserPilotApp
 
-        app, loop = _qt_app(headless)
         shell = BrowserPilotApp(data, headless=headless)
         shell.ctx.progress = progress
         task = loop.create_task(shell.registry.call(shell.ctx, name, params))
@@ -113,12 +123,12 @@ def _wakeup_timer() -> Any:
 
 
 def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
+    app, loop = _qt_app(headless)
     from app.mcp.service import prefetch_sdk
 
-    prefetch_sdk(data)  # the MCP SDK loads on a worker thread while Qt starts (it takes about a second)
+    prefetch_sdk(data)  # the MCP SDK loads on a worker thread while the app is built (it takes about a second)
     from app.shell import BrowserPilotApp
 
-    app, loop = _qt_app(headless)
     shell = BrowserPilotApp(data, headless=headless)
     shell.install_quit_signals()
     app.aboutToQuit.connect(shell.shutdown)

@@ -12,7 +12,6 @@ says whether the app serves MCP, who started it, its bridge clients and when it 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import sys
@@ -192,6 +191,8 @@ def execute_operation(data: DataDir, name: str, params: dict[str, Any]) -> dict[
 
     try:
         with InstanceLock(data.lock_file):
+            import asyncio
+
             return asyncio.run(build_registry().call(local_context(data), name, params))
     except AlreadyRunningError:
         from app.mcp.client import EndpointUnavailable, forward_operation

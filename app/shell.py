@@ -126,8 +126,10 @@ class BrowserPilotApp(QObject):
             self.open_url(env_id, url)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
         # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
-        # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py).
+        # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py). The collector was off while the
+        # app started (`run_app`: start-up makes few cycles, and passes over ~100k new objects cost ~50 ms).
         gc.freeze()
+        gc.enable()
 
     def _build_main_window(self) -> None:
         from app.ui.main_window import MainWindow

@@ -26,6 +26,10 @@ Connect to first call (5 repetitions each, medians):
 - ours, cold: from spawning `browserpilot mcp --data-dir <new folder>` (the stdio bridge, which starts the
   app headless because none runs there) to the first successful `page_navigate`; the app is stopped after.
 
+Each of these starts once the browser processes of the one before have exited (Playwright MCP's Chromium
+outlives its session by 1-2 s; a cold start's app and renderers are stopped and waited for likewise), so no
+side is measured while another's browser is still tearing down.
+
 Headline ratios, ours / Playwright MCP at its faster setting: per-call median (target at most 0.25x),
 connect-to-first-call median (target at most 0.5x) and the cold start, `browserpilot mcp` with no app running
 against Playwright MCP's spawn (target at most 1.0x). Absolute times drift 10-30% between runs on these shared
@@ -198,6 +202,7 @@ async def ours_connect(data_dir: Path, url: str) -> float:
 
 async def ours_cold_bridge(url: str) -> float:
     folder = Path(tempfile.mkdtemp(prefix="bp-bench-cold-"))
+    spawned_after = time.time()
     try:
         command = browserpilot()
         params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp", "--data-dir", str(folder)],
@@ -207,6 +212,7 @@ async def ours_cold_bridge(url: str) -> float:
             check(await client.call_tool("page_navigate", {"url": url}), "page_navigate (cold bridge)")
             elapsed = (time.perf_counter() - started) * 1000
         stop_app(folder)
+        await asyncio.to_thread(wait_for_browsers_exit, spawned_after)
         return elapsed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -299,9 +305,36 @@ async def playwright_clicks(settle: int | None, url: str, clicks: int, work: Pat
 
 async def playwright_connect(settle: int | None, url: str, work: Path) -> float:
     started = time.perf_counter()
-    async with Client(playwright_params(settle, work)) as client:
-        check(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate")
-        return (time.perf_counter() - started) * 1000
+    spawned_after = time.time()
+    try:
+        async with Client(playwright_params(settle, work)) as client:
+            check(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate")
+            return (time.perf_counter() - started) * 1000
+    finally:
+        await asyncio.to_thread(wait_for_browsers_exit, spawned_after)
+
+
+BROWSER_PROCESSES = ("chromium", "chrome", "QtWebEngineProcess")
+
+
+def wait_for_browsers_exit(spawned_after: float, timeout: float = 15.0) -> None:
+    """Wait until the browser processes (Chromium's, or QtWebEngine's renderers and zygotes) that a session
+    started have exited. Playwright MCP's Chromium outlives its session by 1-2 s (measured here), and a
+    measurement started meanwhile would share the machine with its teardown; every side gets this wait."""
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for proc in psutil.process_iter(["name", "create_time"]):
+            try:
+                if proc.info["name"] in BROWSER_PROCESSES and proc.info["create_time"] >= spawned_after - 1:
+                    alive.append(proc)
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+        if not alive:
+            return
+        psutil.wait_procs(alive, timeout=0.2)
 
 
 # -- the run -------------------------------------------------------------------------------------------------
@@ -335,7 +368,8 @@ async def run(clicks: int, connects: int) -> int:
             ("cold", "ours: cold `browserpilot mcp` (starts the app)"),
             ("pw0", "Playwright MCP spawn (--timeout-settle 0)"),
             ("pw", "Playwright MCP spawn (default settle)"))}
-        for _ in range(connects):  # interleaved, so drift hits every side alike
+        # Interleaved, so drift hits every side alike; each starts once the previous one's processes are gone.
+        for _ in range(connects):
             connect["ours"].ms.append(await ours_connect(data_dir, page.url))
             connect["pw0"].ms.append(await playwright_connect(0, page.url, work))
             connect["pw"].ms.append(await playwright_connect(None, page.url, work))

@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Generic, TypeVar
@@ -26,6 +23,7 @@ from typing import Callable, Generic, TypeVar
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
+from envs.atomic import atomic_write_bytes, atomic_write_text, move_aside  # noqa: F401 (the stores' writers)
 from envs.errors import StoreError
 
 log = logging.getLogger("browserpilot.store")
@@ -50,55 +48,6 @@ def encode_json(data: object) -> bytes:
     pure-Python encoder, and the save manager's thread held the GIL the Qt thread was waiting for meanwhile
     (runs.json at 200 records: 31 ms against 5 ms)."""
     return pydantic_core.to_json(data, indent=2, inf_nan_mode="constants") + b"\n"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically (same-folder temp file, fsync, os.replace, fsync of the folder)."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` atomically (same-folder temp file, fsync, os.replace, fsync of the folder)."""
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp_name)
-        except OSError:
-            pass
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    try:
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
-
-
-def move_aside(path: Path) -> Path:
-    """Rename an unusable store to `<name>.corrupt-<UTC timestamp>` and return the new path."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    counter = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
-        counter += 1
-    os.replace(path, target)
-    return target
 
 
 class JsonStore(Generic[M]):

@@ -34,7 +34,8 @@ def new_agent_run_id() -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore",
+                              defer_build=True)  # built when first used, not at start-up
 
 
 class ToolCall(_Model):

@@ -64,7 +64,15 @@ class TabDriver:
         self._downloads = downloads
         self._tab_id_of_page = tab_id_of_page
         self._net = net
-        self.input = InputDriver(tab)
+        self._input: InputDriver | None = None
+
+    @property
+    def input(self) -> InputDriver:
+        """The tab's trusted input, made on first use: its first use in the app loads Qt's key and event enums
+        (~0.1 s), which a cold app's first call (a navigation, typically) does not need."""
+        if self._input is None:
+            self._input = InputDriver(self.tab)
+        return self._input
 
     # -- control and reporting ---------------------------------------------------------------------------
     @property

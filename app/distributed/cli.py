@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.distributed.models import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
+from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
 from envs.datadir import DataDir
 
 

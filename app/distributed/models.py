@@ -14,16 +14,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-DEFAULT_QUEUE = "browserpilot"
-"""The Celery queue workers consume and submitters send to, unless told otherwise."""
-DEFAULT_FILE_LIMIT = 20 * 1024 * 1024
-"""Bytes of files per row shipped back to the submitter; bigger ones stay on the worker."""
-DEFAULT_ROW_TIME_LIMIT = 600.0
-"""Seconds a row may take before the worker gives up on it (and recovers its tab)."""
+from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT  # noqa: F401 (re-exported)
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore",
+                              defer_build=True)  # built when first used, not at start-up
 
 
 class RowTask(_Model):

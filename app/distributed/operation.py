@@ -24,7 +24,7 @@ from pydantic import Field, model_validator
 
 from app.distributed.models import DEFAULT_FILE_LIMIT, DEFAULT_ROW_TIME_LIMIT, BatchCounts, RowTask
 from app.distributed.shipping import land_files, relocate
-from app.distributed.tasks import DEFAULT_QUEUE
+from app.distributed.defaults import DEFAULT_QUEUE
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, operation
 from app.ops.workflow_ops import WorkflowRunParams, _resolve, read_rows
@@ -131,7 +131,8 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
             submitter.run()
         except BaseException as exc:  # tell the loop, whatever happened
             log.exception("batch %s: the submitter stopped", batch_id)
-            loop.call_soon_threadsafe(lambda: finished.done() or finished.set_exception(OpError(str(exc))))
+            failure = OpError(str(exc))  # bound now: `exc` is unset once this block ends, before the loop runs
+            loop.call_soon_threadsafe(lambda: finished.done() or finished.set_exception(failure))
         else:
             loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))
 

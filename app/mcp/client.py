@@ -40,7 +40,7 @@ log = logging.getLogger("browserpilot.mcp")
 
 APP_START_TIMEOUT = 90.0   # a cold start on a busy 2-core machine takes a few seconds; leave room
 FORWARD_WAIT = 20.0        # an app that holds the lock but is still starting its server
-POLL = 0.05
+POLL = 0.01        # how often a starting app is looked for (reading mcp.json and one connect: cheap)
 
 
 class EndpointUnavailable(RuntimeError):
@@ -222,11 +222,14 @@ class QuickClient:
     async def list_tools(self) -> Any:
         import mcp_types as types
 
+        return types.ListToolsResult.model_validate(await self.list_json())
+
+    async def list_json(self) -> dict[str, Any]:
+        """The `ListToolsResult` as the JSON dict it travels as (no SDK needed)."""
         from app.mcp.quick import request
 
         assert self.endpoint.quick_port is not None
-        result = await request(self.endpoint.quick_port, self._message("tools/list"), timeout=30.0)
-        return types.ListToolsResult.model_validate(result)
+        return await request(self.endpoint.quick_port, self._message("tools/list"), timeout=30.0)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         import mcp_types as types

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from envs.datadir import DataDir
-from envs.jsonstore import StoreError, atomic_write_text
+from envs.atomic import atomic_write_text
+from envs.errors import StoreError
 
 log = logging.getLogger("browserpilot.mcp")
 

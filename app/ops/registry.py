@@ -27,7 +27,9 @@ P = TypeVar("P", bound="Params")
 class Params(BaseModel):
     """Base of every parameter model: camelCase names outside, unknown names refused."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # defer_build: an operation's validator is built on its first call or listing, not at start-up (the app
+    # answers its first call sooner; bench/mcp_latency.py, cold start).
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True)
     # Set by the registry when x/y were given as pixels on a screenshot (the original's shotWidth/...).
     _shot: compat.Shot | None = PrivateAttr(default=None)
 

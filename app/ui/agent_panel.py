@@ -308,11 +308,30 @@ class AgentPanel(QWidget):
                              f"<b>{label['status']}</b> {record.status}{error}")
 
 
+class AgentDock(QDockWidget):
+    """The Agent dock. Its panel (which reads the agent's settings and runs from disk) is made the first time
+    the dock shows: most windows (every one of a headless app, a batch's) never show it."""
+
+    def __init__(self, window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> None:
+        super().__init__(QCoreApplication.translate("AgentPanel", "Agent"), window)
+        self.setObjectName("agent-dock")
+        self._make = lambda: AgentPanel(env_id, registry, ctx, self)
+
+    def panel(self) -> AgentPanel:
+        widget = self.widget()
+        if not isinstance(widget, AgentPanel):
+            widget = self._make()
+            self.setWidget(widget)
+        return widget
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
+        self.panel()
+        super().showEvent(event)
+
+
 def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> QDockWidget:
     """The Agent dock on the right of an environment window (hidden until the person opens it)."""
-    dock = QDockWidget(QCoreApplication.translate("AgentPanel", "Agent"), window)
-    dock.setObjectName("agent-dock")
-    dock.setWidget(AgentPanel(env_id, registry, ctx, dock))
+    dock = AgentDock(window, env_id, registry, ctx)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     action = dock.toggleViewAction()
     action.setShortcut("Ctrl+Shift+A")

@@ -470,6 +470,26 @@ def test_stdio_bridge_starts_the_app_and_forwards(tmp_path: Path) -> None:
     assert content["pid"] is None and content["quickPid"] is None and content["quickPort"] is None
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_the_bridge_serves_handshake_and_2026_clients(app_dir: Path, mode: str) -> None:
+    """The real `mcp` client through the real bridge, in the initialize handshake (every client before the
+    2026-07-28 protocol) and in the SDK's default mode (which discovers and takes 2026-07-28)."""
+    params = StdioServerParameters(command=app_command()[0], args=[*app_command()[1:], "mcp", "--data-dir",
+                                                                    str(app_dir)], env=app_env())
+
+    async def scenario() -> tuple[dict[str, Any], set[str], Any]:
+        async with Client(params, mode=mode) as client:
+            listing = await ok(client, "env_list")
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            failed = await client.call_tool("no_such_tool", {})
+        return listing, tools, failed
+
+    listing, tools, failed = asyncio.run(scenario())
+    assert "Default" in [env["name"] for env in listing["environments"]]
+    assert {"page_click", "page_navigate", "workflow_run"} <= tools
+    assert failed.is_error and "unknown operation 'no_such_tool'" in failed.content[0].text
+
+
 def test_the_bridge_talks_http_to_an_app_without_a_bridge_endpoint(app_dir: Path) -> None:
     """An app of an older version (mcp.json names no bridge endpoint): the bridge uses its MCP server."""
     mcp_file = app_dir / "mcp.json"

@@ -247,11 +247,17 @@ def test_take_over_pauses_the_agent_until_done(qtbot: QtBot, app: BrowserPilotAp
 
 def test_the_agent_panel_runs_a_task_and_shows_the_three_answers(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QDockWidget
+
     from app.ui.agent_panel import AgentPanel
 
     window = app.show_environment("env-default")
+    assert window.findChild(AgentPanel, "agent-panel") is None  # made when the person first opens the dock
+    dock = window.findChild(QDockWidget, "agent-dock")
+    assert dock is not None
+    dock.show()
     panel = window.findChild(AgentPanel, "agent-panel")
-    assert panel is not None
+    assert panel is not None and panel.isVisible()
     script = [Reply([text("Looking at the page."), tool("page_snapshot")]),
               Reply([tool("done", success=True, answer="It says Static")])]
     with FakeAnthropic(script, forbidden=["s3cr3t-value"]) as fake:

@@ -27,7 +27,7 @@ class DocumentModel(BaseModel):
     """Base of every document model: unknown keys are kept; `always_dumped` fields are written even when
     they hold their default, so every file we write has the same shape."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)  # built when first used
     always_dumped: ClassVar[tuple[str, ...]] = ()
 
     def model_post_init(self, context: Any, /) -> None:

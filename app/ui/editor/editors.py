@@ -6,14 +6,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from app.ui.editor.model import shape_problem
-from app.ui.editor.window import EditorWindow
 from app.ui.op_runner import OpRunner
 from workflows.document import validate_document
 from workflows.store import SavedWorkflow
 
 if TYPE_CHECKING:
     from app.shell import BrowserPilotApp
+    from app.ui.editor.window import EditorWindow
 
 log = logging.getLogger("browserpilot.editor")
 
@@ -47,6 +46,9 @@ class Editors:
             # A stored workflow was validated when it was written: it is drawn as stored, and checked once,
             # by the validation list, a moment after the window is drawn. Only a document the editor could
             # not walk (a hand-edited store) is validated first, so its problems are said exactly.
+            from app.ui.editor.model import shape_problem
+            from app.ui.editor.window import EditorWindow
+
             data = saved.document if shape_problem(saved.document) is None else \
                 validate_document(saved.document).to_data()
             window = self._track(EditorWindow(self.ops, data, saved.id, self.shell, owned=True))  # a copy: ours
@@ -61,6 +63,8 @@ class Editors:
         taken = [wf.name for wf in self.ops.ctx.workflows.list()]
         if name in taken:
             raise ValueError(f"a workflow named {name!r} exists already")
+        from app.ui.editor.window import EditorWindow  # the editor's widgets load with its first window
+
         window = self._track(EditorWindow(self.ops, new_document(name), None, self.shell))
         window.stack.resetClean()  # never saved: unsaved from the start
         window.show()

@@ -72,7 +72,7 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     def full_disk(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("envs.jsonstore.os.replace", full_disk)
+    monkeypatch.setattr("envs.atomic.os.replace", full_disk)
     with pytest.raises(StoreError, match="No space left"):
         s.save(Doc(items=["new"]))
     monkeypatch.undo()
