@@ -180,9 +180,12 @@ class RunManager:
         env_cycle = itertools.cycle(envs)
         self._batches[batch_id] = []
 
-        async def worker(env_id: str) -> None:
+        async def worker(env_id: str, started: asyncio.Event) -> None:
             ops = self._ops_for_run(batch_id)
-            opened = await ops("tab_open", {"env": env_id})
+            try:
+                opened = await ops("tab_open", {"env": env_id})
+            finally:
+                started.set()
             if not opened.get("ok"):
                 raise RunError(str(opened.get("error")))
             tab = str(opened["tabId"])
@@ -212,8 +215,14 @@ class RunManager:
 
         if on_progress is not None:
             on_progress(progress.as_dict())  # 0 of N: a progress bar can show the batch from its start
-        workers = [asyncio.ensure_future(worker(next(env_cycle))) for _ in range(concurrency)]
+        workers: list[asyncio.Future[None]] = []
         try:
+            # One worker's tab (and maybe its window) is made at a time, with the loop free in between: made
+            # together, they held the Qt thread for ~150 ms at the start of a 3-wide batch (bench/ui_stall.py).
+            for _ in range(concurrency):
+                started = asyncio.Event()
+                workers.append(asyncio.ensure_future(worker(next(env_cycle), started)))
+                await started.wait()
             await asyncio.gather(*workers)
         except BaseException:
             for task in workers:
