@@ -403,20 +403,28 @@ class _Wire:
     this process or a child prints can reach the protocol stream (as the SDK's stdio transport does)."""
 
     def __init__(self) -> None:
-        self._in = os.fdopen(os.dup(0), "rb", buffering=0)
+        self._in = os.fdopen(os.dup(0), "rb")  # buffered: a line of megabytes is read in large chunks
         self._out = os.fdopen(os.dup(1), "wb", buffering=0)
         self._write_lock = threading.Lock()
+        self._client_gone = False
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
         os.dup2(2, 1)
 
     def write(self, data: bytes) -> None:
+        """Send one line; once the client has closed its end, answers are dropped (its stdin ends next)."""
         with self._write_lock:
+            if self._client_gone:
+                return
             view = memoryview(data)
-            while view:
-                written = self._out.write(view)
-                view = view[written or 0:]
+            try:
+                while view:
+                    written = self._out.write(view)
+                    view = view[written or 0:]
+            except OSError as exc:  # the client closed the pipe (it quit or was killed)
+                self._client_gone = True
+                log.info("bridge: the client stopped reading (%s); answers are dropped", exc)
 
     async def lines(self) -> AsyncIterator[bytes]:
         """stdin's lines until it closes, read on a thread (stdin may be a pipe, a file or a socket)."""

@@ -490,6 +490,39 @@ def test_the_bridge_serves_handshake_and_2026_clients(app_dir: Path, mode: str) 
     assert failed.is_error and "unknown operation 'no_such_tool'" in failed.content[0].text
 
 
+def test_the_bridge_reads_a_line_of_megabytes_whole_and_outlives_a_client_that_stops_reading(app_dir: Path) -> None:
+    """Raw JSON-RPC over the bridge's pipes: a 4 MB request line (a screenshot-sized argument) is read whole and
+    answered; a client that closes its reading end gets no crash, and the bridge ends cleanly with stdin."""
+    import subprocess
+
+    bridge = subprocess.Popen([*app_command(), "mcp", "--data-dir", str(app_dir)], env=app_env(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert bridge.stdin is not None and bridge.stdout is not None
+    try:
+        def send(message: dict[str, Any]) -> None:
+            assert bridge.stdin is not None
+            bridge.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+            bridge.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        assert json.loads(bridge.stdout.readline())["result"]["protocolVersion"] == "2025-06-18"
+        padding = "x" * 4_000_000
+        # An environment that does not exist: the app reads the whole remark and changes nothing.
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "env_update", "arguments": {"env": "env-00000000", "remark": padding}}})
+        answer = json.loads(bridge.stdout.readline())
+        assert answer["id"] == 2 and answer["result"]["isError"] is True, answer
+        assert "env-00000000" in answer["result"]["structuredContent"]["error"]
+        bridge.stdout.close()  # the client stops reading; what the bridge still answers goes nowhere
+        send({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        bridge.stdin.close()
+        assert bridge.wait(30) == 0
+    finally:
+        if bridge.poll() is None:
+            bridge.kill()
+
+
 def test_the_bridge_talks_http_to_an_app_without_a_bridge_endpoint(app_dir: Path) -> None:
     """An app of an older version (mcp.json names no bridge endpoint): the bridge uses its MCP server."""
     mcp_file = app_dir / "mcp.json"
