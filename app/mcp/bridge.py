@@ -228,6 +228,16 @@ def initialize_result(requested: Any) -> dict[str, Any]:
             "protocolVersion": version, "serverInfo": dict(SERVER_INFO)}
 
 
+def is_initialize_params(params: Any) -> bool:
+    """`initialize`'s required parameters are there: a version string, the client's capabilities and its name
+    and version."""
+    if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
+        return False
+    info = params.get("clientInfo")
+    return (isinstance(params.get("capabilities"), dict) and isinstance(info, dict)
+            and isinstance(info.get("name"), str) and isinstance(info.get("version"), str))
+
+
 def discover_result() -> dict[str, Any]:
     """The answer to a 2026-07-28 `server/discover`."""
     return {"capabilities": {"tools": {"listChanged": False}}, "instructions": SERVER_INSTRUCTIONS,
@@ -273,8 +283,8 @@ class StdioRelay:
     """Answers one stdio session's JSON-RPC messages, in the protocol era its first request opens (as the
     SDK's dual-era server decides it: a request other than `initialize` that carries the 2026-07-28
     envelope opens a modern session, anything else a handshake one; a later request of the other era is
-    refused). Handshake era: `initialize` (answered in order, before what follows it), `ping`, `tools/list`,
-    `tools/call`. Modern era: `server/discover`, `tools/list`, `tools/call`, each envelope checked. Tool
+    refused). Handshake era: `initialize` (answered in order, before what follows it; tool requests before it
+    are refused, as the SDK refuses them), `ping`, `tools/list`, `tools/call`. Modern era: `server/discover`, `tools/list`, `tools/call`, each envelope checked. Tool
     requests run in tasks of their own, so calls overlap; `notifications/cancelled` stops one, which then
     gets no answer. `write` sends one encoded line."""
 
@@ -283,6 +293,7 @@ class StdioRelay:
         self._write = write
         self._running: dict[Any, anyio.CancelScope] = {}
         self.modern: bool | None = None  # the session's era, once its first request has set it
+        self.initialized = False  # a handshake session answers tool requests only after `initialize`
 
     def send(self, message: dict[str, Any]) -> None:
         self._write(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
@@ -344,10 +355,14 @@ class StdioRelay:
             raise RpcError(INVALID_REQUEST, "this connection serves the handshake protocol era; requests carrying "
                                             "the 2026-07-28 envelope are not accepted on it")
         if method == "initialize":
-            requested = params.get("protocolVersion") if isinstance(params, dict) else None
-            self.answer(request_id, initialize_result(requested))
+            if not is_initialize_params(params):
+                raise RpcError(INVALID_PARAMS, "Invalid request parameters", "")
+            self.answer(request_id, initialize_result(params["protocolVersion"]))
+            self.initialized = True
         elif method == "ping":
             self.answer(request_id, {})
+        elif not self.initialized:
+            raise RpcError(INVALID_PARAMS, "Invalid request parameters", "")  # the SDK's answer before initialize
         elif method in ("tools/list", "tools/call"):
             self._start(request_id, method, params, tasks)
         else:

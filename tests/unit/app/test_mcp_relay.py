@@ -155,6 +155,18 @@ def handshake_session(version: str) -> list[str]:
     ]
 
 
+EARLY_AND_MALFORMED = [
+    request(1, "tools/list"),  # before initialize
+    request(2, "ping"),
+    request(3, "initialize", {"protocolVersion": 5}),  # not a version, no client info
+    request(4, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}),
+    request(5, "tools/call", {"name": "page_click", "arguments": {}}),  # still not initialised
+    request(6, "initialize", initialize("2025-06-18")),
+    request(7, "tools/list"),
+    json.dumps({"jsonrpc": "2.0", "id": "eight", "method": "tools/call", "params": {"name": "page_click"}}),
+    request(9, "logging/setLevel", {"level": "info"}),
+]
+
 MODERN_SESSION = [
     request(1, "server/discover", envelope()),
     request(2, "tools/list", envelope()),
@@ -173,6 +185,7 @@ MODERN_SESSION = [
 
 SESSIONS = {f"handshake {version}": handshake_session(version) for version in HANDSHAKE_PROTOCOL_VERSIONS}
 SESSIONS["2026-07-28"] = MODERN_SESSION
+SESSIONS["early and malformed"] = EARLY_AND_MALFORMED
 
 
 def by_id(answers: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
