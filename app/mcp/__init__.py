@@ -8,9 +8,11 @@
   results, up before the SDK has loaded (an app the bridge started answers its first call without the SDK);
 - `service`: the server as the app and its settings dialog see it (on/off, status, token);
 - `client`: reaching a running app from another process (CLI forwarding, the bridge), starting it headless;
-- `bridge`: `browserpilot mcp`, a stdio server that forwards to the running app;
+- `bridge`: `browserpilot mcp`, a stdio server (plain JSON-RPC, the SDK server's answers) that forwards to the
+  running app;
 - `idle`: the idle exit of an app the bridge started (who started it, its bridge clients, when it quits).
 
-Only `bridge` imports the `mcp` SDK when it loads; the others import it when they first need its types (the
-HTTP server's thread, `ToolCatalog.tools`, `tool_result`, the client's HTTP sessions).
+None of them imports the `mcp` SDK when it loads; each imports it when it first needs its types (the HTTP
+server's thread, `ToolCatalog.tools`, `tool_result`, the client's HTTP sessions, a bridge talking to an older
+app without the private endpoint).
 """

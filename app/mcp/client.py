@@ -3,7 +3,7 @@
 - `running_pid(data)`: is an app running on this data folder (it holds the instance lock), and which pid.
 - `wait_for_endpoint(data)`: until `mcp.json` names a live server of that app and its port answers.
 - `ensure_app(data)`: the same, starting `browserpilot --headless --data-dir …` (detached) when no app runs
-  (`start_app_if_needed` only starts it, so the bridge can boot the app while it imports the SDK); the started
+  (`start_app_if_needed` only starts it, so the bridge starts the app before anything else); the started
   app is told who started it (`app.mcp.idle`), so it quits by itself once its bridge clients have gone.
 - `connect(endpoint, role)`: an `mcp.Client` session over streamable HTTP with the bearer token; every request
   names its sender (`X-BrowserPilot-Client: bridge|cli <pid>`), so the app knows which bridges use it.
