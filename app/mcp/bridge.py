@@ -283,10 +283,15 @@ class StdioRelay:
     """Answers one stdio session's JSON-RPC messages, in the protocol era its first request opens (as the
     SDK's dual-era server decides it: a request other than `initialize` that carries the 2026-07-28
     envelope opens a modern session, anything else a handshake one; a later request of the other era is
-    refused). Handshake era: `initialize` (answered in order, before what follows it; tool requests before it
-    are refused, as the SDK refuses them), `ping`, `tools/list`, `tools/call`. Modern era: `server/discover`, `tools/list`, `tools/call`, each envelope checked. Tool
-    requests run in tasks of their own, so calls overlap; `notifications/cancelled` stops one, which then
-    gets no answer. `write` sends one encoded line."""
+    refused).
+
+    - Handshake era: `initialize` (answered in order, before what follows it; tool requests before it are
+      refused, as the SDK refuses them), `ping`, `tools/list`, `tools/call`.
+    - Modern era: `server/discover`, `tools/list`, `tools/call`, each request's envelope checked.
+
+    Tool requests run in tasks of their own, so calls overlap; `notifications/cancelled` stops one, which then
+    gets no answer. A request that is not JSON-RPC 2.0 is answered -32600 (the SDK drops it). `write` sends
+    one encoded line."""
 
     def __init__(self, remote: RemoteApp, write: Callable[[bytes], None]) -> None:
         self.remote = remote
