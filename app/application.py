@@ -56,6 +56,7 @@ def _qt_app(headless: bool) -> Any:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    from app import rendering
     from app.i18n import install_translations
     from app.qtlog import install_qt_message_handler
     from app.resources import APP_ICON
@@ -72,6 +73,7 @@ def _qt_app(headless: bool) -> Any:
         apply_theme(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    rendering.choose(headless)  # GPU or software drawing, before Chromium and any Qt Quick window start
     QWebEngineProfile.defaultProfile()  # starts Chromium; off the record, it keeps nothing on disk
     return app, loop
 

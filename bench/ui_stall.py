@@ -28,7 +28,11 @@ the stores' disk and JSON code (envs/jsonstore.py, envs/store.py, workflows/runs
 shutil, the HAR writer). Latencies on a shared 2-core machine swing with its load (printed): compare the
 sides of one run, not runs of different hours.
 
-Run: `.venv/bin/python bench/ui_stall.py [--rows 40] [--reps 1] [--against DIR] [--where] [--json]`.
+`--windows` measures the app as a person runs it: not headless, its windows shown on the X server in DISPLAY
+(`xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python bench/ui_stall.py --windows`), so Qt draws what a
+person would see.
+
+Run: `.venv/bin/python bench/ui_stall.py [--rows 40] [--reps 1] [--against DIR] [--windows] [--where] [--json]`.
 Exit status: 0 when every row of every batch was ok (whether or not the targets are met), 1 otherwise.
 """
 
@@ -339,11 +343,12 @@ def serve(count: int) -> None:
     os._exit(0)  # daemon server threads: nothing to shut down one by one
 
 
-def run_here(rows: int) -> dict[str, Any]:
-    """One measurement in this process, on the code at sys.path[0]."""
+def run_here(rows: int, windows: bool = False) -> dict[str, Any]:
+    """One measurement in this process, on the code at sys.path[0]; `windows`: the app as a person runs it, its
+    windows shown on the X server in DISPLAY (under `xvfb-run`), instead of headless."""
     from app.runtime import prepare_qt_environment
 
-    prepare_qt_environment(headless=True)
+    prepare_qt_environment(headless=not windows)
     import PySide6.QtWebEngineWidgets  # noqa: F401  (before the QApplication exists)
     import qasync
     from PySide6.QtWidgets import QApplication
@@ -352,6 +357,12 @@ def run_here(rows: int) -> dict[str, Any]:
     from envs.datadir import DataDir
 
     qt_app = QApplication.instance() or QApplication([sys.argv[0]])
+    try:  # how the app itself decides between GPU and software drawing (a checkout without it: Qt's default)
+        from app import rendering
+    except ImportError:
+        rendering = None  # type: ignore[assignment]
+    if rendering is not None:
+        rendering.choose(headless=not windows)
     loop = qasync.QEventLoop(qt_app)
     asyncio.set_event_loop(loop)
     work = Path(tempfile.mkdtemp(prefix="bench-ui-stall-"))
@@ -361,7 +372,7 @@ def run_here(rows: int) -> dict[str, Any]:
     hosts: list[str] = json.loads(server.stdout.readline())
     try:
         fill_data_folder(work)
-        shell = BrowserPilotApp(DataDir(work), headless=True)
+        shell = BrowserPilotApp(DataDir(work), headless=not windows)
         shell.start([])
         try:
             with loop:
@@ -377,9 +388,9 @@ def run_here(rows: int) -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def spawn(code_root: Path, rows: int) -> dict[str, Any]:
+def spawn(code_root: Path, rows: int, windows: bool = False) -> dict[str, Any]:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--code-root", str(code_root),
-               "--rows", str(rows)]
+               "--rows", str(rows)] + (["--windows"] if windows else [])
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=str(code_root))
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
@@ -410,6 +421,9 @@ def main() -> int:
     parser.add_argument("--code-root", type=Path, help="measure the code of this checkout")
     parser.add_argument("--where", action="store_true", help="print where the main thread was when late")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--windows", action="store_true",
+                        help="the app with its windows on the X server in DISPLAY (run under xvfb-run), as a person "
+                             "sees it, instead of headless")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -420,21 +434,22 @@ def main() -> int:
     if args.child:
         sys.path.insert(0, str(code_root))
         try:
-            print(json.dumps(run_here(args.rows)))
+            print(json.dumps(run_here(args.rows, args.windows)))
         except BenchError as exc:
             print(f"ui_stall: {exc}", file=sys.stderr)
             return 1
         return 0
     sides = [("after", code_root)] + ([("before", args.against.resolve())] if args.against else [])
     results: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in sides}
-    print(f"{args.rows}-row batch at concurrency 3, a probe every {INTERVAL * 1000:.0f} ms; load average "
+    print(f"{args.rows}-row batch at concurrency 3, {'windows shown' if args.windows else 'headless'}, a probe every "
+          f"{INTERVAL * 1000:.0f} ms; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs", file=sys.stderr, flush=True)
     try:
         for rep in range(args.reps):
             order = sides if rep % 2 == 0 else list(reversed(sides))
             for label, root in order:
                 print(f"rep {rep + 1}: {label} ({root}) ...", file=sys.stderr, flush=True)
-                results[label].append(spawn(root, args.rows))
+                results[label].append(spawn(root, args.rows, args.windows))
     except (BenchError, subprocess.TimeoutExpired) as exc:
         print(f"ui_stall: {exc}", file=sys.stderr)
         return 1
