@@ -200,7 +200,7 @@ async def ours_connect(data_dir: Path, url: str) -> float:
         return (time.perf_counter() - started) * 1000
 
 
-async def ours_cold_bridge(url: str) -> float:
+async def ours_cold_bridge(url: str, warm_app: int | None = None) -> float:
     folder = Path(tempfile.mkdtemp(prefix="bp-bench-cold-"))
     spawned_after = time.time()
     try:
@@ -212,7 +212,7 @@ async def ours_cold_bridge(url: str) -> float:
             check(await client.call_tool("page_navigate", {"url": url}), "page_navigate (cold bridge)")
             elapsed = (time.perf_counter() - started) * 1000
         stop_app(folder)
-        await asyncio.to_thread(wait_for_browsers_exit, spawned_after)
+        await asyncio.to_thread(wait_for_browsers_exit, spawned_after, warm_app)
         return elapsed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -303,7 +303,7 @@ async def playwright_clicks(settle: int | None, url: str, clicks: int, work: Pat
     return series
 
 
-async def playwright_connect(settle: int | None, url: str, work: Path) -> float:
+async def playwright_connect(settle: int | None, url: str, work: Path, warm_app: int | None = None) -> float:
     started = time.perf_counter()
     spawned_after = time.time()
     try:
@@ -311,16 +311,18 @@ async def playwright_connect(settle: int | None, url: str, work: Path) -> float:
             check(await client.call_tool("browser_navigate", {"url": url}), "browser_navigate")
             return (time.perf_counter() - started) * 1000
     finally:
-        await asyncio.to_thread(wait_for_browsers_exit, spawned_after)
+        await asyncio.to_thread(wait_for_browsers_exit, spawned_after, warm_app)
 
 
 BROWSER_PROCESSES = ("chromium", "chrome", "QtWebEngineProcess")
 
 
-def wait_for_browsers_exit(spawned_after: float, timeout: float = 15.0) -> None:
+def wait_for_browsers_exit(spawned_after: float, warm_app: int | None, timeout: float = 15.0) -> None:
     """Wait until the browser processes (Chromium's, or QtWebEngine's renderers and zygotes) that a session
     started have exited. Playwright MCP's Chromium outlives its session by 1-2 s (measured here), and a
-    measurement started meanwhile would share the machine with its teardown; every side gets this wait."""
+    measurement started meanwhile would share the machine with its teardown; every side gets this wait. The
+    renderers of `warm_app` (the app this bench keeps running for the per-call and warm measurements) are not
+    waited for: they stay."""
     import psutil
 
     deadline = time.monotonic() + timeout
@@ -328,8 +330,11 @@ def wait_for_browsers_exit(spawned_after: float, timeout: float = 15.0) -> None:
         alive = []
         for proc in psutil.process_iter(["name", "create_time"]):
             try:
-                if proc.info["name"] in BROWSER_PROCESSES and proc.info["create_time"] >= spawned_after - 1:
-                    alive.append(proc)
+                if proc.info["name"] not in BROWSER_PROCESSES or proc.info["create_time"] < spawned_after - 0.05:
+                    continue
+                if warm_app is not None and any(parent.pid == warm_app for parent in proc.parents()):
+                    continue
+                alive.append(proc)
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
         if not alive:
@@ -371,9 +376,9 @@ async def run(clicks: int, connects: int) -> int:
         # Interleaved, so drift hits every side alike; each starts once the previous one's processes are gone.
         for _ in range(connects):
             connect["ours"].ms.append(await ours_connect(data_dir, page.url))
-            connect["pw0"].ms.append(await playwright_connect(0, page.url, work))
-            connect["pw"].ms.append(await playwright_connect(None, page.url, work))
-            connect["cold"].ms.append(await ours_cold_bridge(page.url))
+            connect["pw0"].ms.append(await playwright_connect(0, page.url, work, app.pid))
+            connect["pw"].ms.append(await playwright_connect(None, page.url, work, app.pid))
+            connect["cold"].ms.append(await ours_cold_bridge(page.url, app.pid))
     except Failed as exc:
         print(f"mcp_latency: verification failed: {exc}", file=sys.stderr)
         return 1

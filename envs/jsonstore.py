@@ -23,7 +23,7 @@ from typing import Callable, Generic, TypeVar
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from envs.atomic import atomic_write_bytes, atomic_write_text, move_aside  # noqa: F401 (the stores' writers)
+from envs.atomic import atomic_write_bytes, move_aside
 from envs.errors import StoreError
 
 log = logging.getLogger("browserpilot.store")

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, TypeVar
 
-from envs.jsonstore import StoreError, atomic_write_bytes
+from envs.atomic import atomic_write_bytes
+from envs.errors import StoreError
 
 log = logging.getLogger("browserpilot.store")
 

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from envs.jsonstore import atomic_write_text
+from envs.atomic import atomic_write_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 from workflows.recorder import import_recording, looks_like_recording
 

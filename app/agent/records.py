@@ -19,8 +19,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs.atomic import atomic_write_text
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, atomic_write_text
+from envs.jsonstore import JsonStore
 from workflows.runs import now
 
 log = logging.getLogger("browserpilot.agent")

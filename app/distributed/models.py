@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT  # noqa: F401 (re-exported)
+from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_ROW_TIME_LIMIT
 
 
 class _Model(BaseModel):

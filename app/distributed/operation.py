@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from app.distributed.models import DEFAULT_FILE_LIMIT, DEFAULT_ROW_TIME_LIMIT, BatchCounts, RowTask
+from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
+from app.distributed.models import BatchCounts, RowTask
 from app.distributed.shipping import land_files, relocate
-from app.distributed.defaults import DEFAULT_QUEUE
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, operation
 from app.ops.workflow_ops import WorkflowRunParams, _resolve, read_rows

@@ -21,7 +21,7 @@ from typing import Any
 
 from app.distributed.models import RowResult, RowTask
 from app.distributed.shipping import collect_files
-from envs.jsonstore import atomic_write_text
+from envs.atomic import atomic_write_text
 from workflows.document import validate_document
 
 log = logging.getLogger("browserpilot.distributed")

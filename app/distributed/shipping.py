@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.distributed.models import ShippedFile
-from envs.jsonstore import atomic_write_bytes
+from envs.atomic import atomic_write_bytes
 
 log = logging.getLogger("browserpilot.distributed")
 

@@ -16,8 +16,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from app.distributed.defaults import DEFAULT_QUEUE
 from app.distributed.models import BatchCounts, RowResult, RowTask
-from app.distributed.tasks import DEFAULT_QUEUE, TASK_NAME, make_celery, result_reader
+from app.distributed.tasks import TASK_NAME, make_celery, result_reader
 
 log = logging.getLogger("browserpilot.distributed")
 

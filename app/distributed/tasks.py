@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from celery import Celery
 
-from app.distributed.models import DEFAULT_QUEUE  # noqa: F401  (defined there: the CLI's parser needs no celery)
+from app.distributed.defaults import DEFAULT_QUEUE
 
 TASK_NAME = "browserpilot.run_row"
 RESULT_EXPIRES = 7 * 24 * 3600

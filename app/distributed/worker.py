@@ -26,9 +26,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from app.distributed.defaults import DEFAULT_QUEUE
 from app.distributed.models import RowTask
 from app.distributed.rows import AppFault, RowRunner
-from app.distributed.tasks import DEFAULT_QUEUE, make_celery, visibility_timeout
+from app.distributed.tasks import make_celery, visibility_timeout
 from envs.datadir import DataDir
 
 log = logging.getLogger("browserpilot.distributed")

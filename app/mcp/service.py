@@ -289,7 +289,7 @@ def _status_operation(service: McpService) -> Operation[Any]:
 
 def prefetch_sdk(data: DataDir) -> None:
     """Start importing the MCP SDK and uvicorn on a worker thread (about a second of imports), so that they
-    load while Qt and QtWebEngine start instead of after; skipped when the server is switched off."""
+    load while the app builds its shell and windows instead of after; skipped when the server is switched off."""
     from app.mcp.client import mcp_switched_off
     from app.mcp.idle import STARTER_ENV
 

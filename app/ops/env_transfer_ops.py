@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from envs.jsonstore import atomic_write_text
+from envs.atomic import atomic_write_text
 from envs.store import EnvError
 
 log = logging.getLogger("browserpilot.ops")

@@ -19,6 +19,7 @@ from app.shell import BrowserPilotApp
 from app.ui.downloads_panel import DownloadsPanel
 from app.ui.env_window import EnvWindow
 from tests.support.qt import run_op, running_app, wait_loaded
+from tests.support.raw_server import RawServer
 
 ROWS = ("north", "south", "east")
 
@@ -27,7 +28,7 @@ def body_for(row: str) -> bytes:
     return (f"order,{row}\n".encode() + bytes(range(256))) * 400  # ~100 KiB, different per row
 
 
-class HeldDownloadServer:
+class HeldDownloadServer(RawServer):
     """Serves `/orders?row=R` (a page with an Export link) and `/export.csv?row=R` (an attachment): the
     download's headers and first chunk go out at once, the rest only once `release` is set, so the batch's
     tabs close while their downloads are still running."""
@@ -35,46 +36,31 @@ class HeldDownloadServer:
     def __init__(self) -> None:
         self.release = threading.Event()
         self.hold_headers = False
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
-
-    def _answer(self, conn: socket.socket) -> None:
-        with conn:
-            head = conn.recv(65536).decode("latin-1")
-            target = head.split(" ", 2)[1] if " " in head else "/"
-            row = target.partition("row=")[2] or "none"
-            if target.startswith("/export.csv"):
-                body = body_for(row)
-                if self.hold_headers:
-                    self.release.wait(60)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nConnection: close\r\n"
-                             + f"Content-Length: {len(body)}\r\n".encode()
-                             + f'Content-Disposition: attachment; filename="orders-{row}.csv"\r\n\r\n'.encode()
-                             + body[:4096])
+    def answer(self, conn: socket.socket) -> None:
+        head = conn.recv(65536).decode("latin-1")
+        target = head.split(" ", 2)[1] if " " in head else "/"
+        row = target.partition("row=")[2] or "none"
+        if target.startswith("/export.csv"):
+            body = body_for(row)
+            if self.hold_headers:
                 self.release.wait(60)
-                conn.sendall(body[4096:])
-            else:
-                page = (f'<!doctype html><title>Orders {row}</title><h1>Orders</h1>'
-                        f'<a id=export href="/export.csv?row={row}" download>Export CSV</a>').encode()
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n"
-                             + f"Content-Length: {len(page)}\r\n\r\n".encode() + page)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nConnection: close\r\n"
+                         + f"Content-Length: {len(body)}\r\n".encode()
+                         + f'Content-Disposition: attachment; filename="orders-{row}.csv"\r\n\r\n'.encode()
+                         + body[:4096])
+            self.release.wait(60)
+            conn.sendall(body[4096:])
+        else:
+            page = (f'<!doctype html><title>Orders {row}</title><h1>Orders</h1>'
+                    f'<a id=export href="/export.csv?row={row}" download>Export CSV</a>').encode()
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n"
+                         + f"Content-Length: {len(page)}\r\n\r\n".encode() + page)
 
     def close(self) -> None:
         self.release.set()
-        self.sock.close()
+        super().close()
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from app.browser.js import PageTimeout, run_js as page_js
 from app.browser.tab import BrowserPage, BrowserTab, UploadError, upload_files
 from app.shell import BrowserPilotApp
 from tests.support.qt import click_element, run_js, wait_loaded
+from tests.support.raw_server import RawServer
 from tests.support.server import LocalServer, Request, Response
 
 T = TypeVar("T")
@@ -208,31 +209,22 @@ def test_download_names_stay_inside_their_folder(qtbot: QtBot, shell: BrowserPil
     assert not (tmp_path / "etc").exists() and not (data_dir / "evil.txt").exists()
 
 
-class BrokenDownloadServer:
+class BrokenDownloadServer(RawServer):
     """Announces 2 MB as an attachment, sends 64 KB, then hangs up (`/broken.zip`) or stalls (`/stall.zip`)."""
 
     def __init__(self) -> None:
         self.stop = threading.Event()
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                stall = b"/stall.zip" in conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 2097152\r\n"
-                             b"Content-Disposition: attachment; filename=\"broken.zip\"\r\n\r\n" + b"x" * 65536)
-                self.stop.wait(10 if stall else 0.2)
+    def answer(self, conn: socket.socket) -> None:
+        stall = b"/stall.zip" in conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 2097152\r\n"
+                     b"Content-Disposition: attachment; filename=\"broken.zip\"\r\n\r\n" + b"x" * 65536)
+        self.stop.wait(10 if stall else 0.2)
 
     def close(self) -> None:
         self.stop.set()
-        self.sock.close()
+        super().close()
 
 
 @pytest.fixture

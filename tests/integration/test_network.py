@@ -12,7 +12,6 @@ import json
 import os
 import socket
 import struct
-import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,6 +23,7 @@ from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op
+from tests.support.raw_server import RawServer
 from tests.support.server import LocalServer, Response
 
 HAR_SCHEMA = json.loads((Path(__file__).with_name("har_schema.json")).read_text("utf-8"))
@@ -35,47 +35,23 @@ def ok(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-class WebSocketEcho:
+class WebSocketEcho(RawServer):
     """A minimal WebSocket server (RFC 6455 handshake, one text frame "hello" sent on connect)."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self.sock = socket.create_server((host, 0))
-        self.host = host
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = False
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        self.sock.settimeout(0.2)
-        while not self._stop:
-            try:
-                conn, _addr = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-
-    def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(4096)
-                if not chunk:
-                    return
-                data += chunk
-            key = next(line.split(b":", 1)[1].strip() for line in data.split(b"\r\n")
-                       if line.lower().startswith(b"sec-websocket-key:"))
-            accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
-            conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                         b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
-            conn.sendall(struct.pack("!BB", 0x81, 5) + b"hello")
-            time.sleep(1.0)
-
-    def close(self) -> None:
-        self._stop = True
-        self.sock.close()
+    def answer(self, conn: socket.socket) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return
+            data += chunk
+        key = next(line.split(b":", 1)[1].strip() for line in data.split(b"\r\n")
+                   if line.lower().startswith(b"sec-websocket-key:"))
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        conn.sendall(struct.pack("!BB", 0x81, 5) + b"hello")
+        time.sleep(1.0)
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from envs.jsonstore import JsonStore, StoreError, atomic_write_text
+from envs.atomic import atomic_write_text
+from envs.jsonstore import JsonStore, StoreError
 
 
 class Doc(BaseModel):
