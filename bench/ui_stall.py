@@ -11,7 +11,8 @@ The batch: `workflow_batch`, 40 rows at concurrency 3 over three environments (e
 the run, so each tab is the front tab of its own window, as in bench/replay.py) (start, goto, fill, click, wait, script,
 end; every row checked: status ok and the page's answer). While it runs, a side task does what a person or an
 agent also does: creates an environment, loads a page with 40 images in it with network capture on, exports
-the HAR (`net_export`), and deletes the environment again (its Chromium profile goes).
+the HAR (`net_export`), types a ~500-character note into the page key by key (checked), and deletes the
+environment again (its Chromium profile goes).
 
 The probe: a thread posts a trivial callback to the main loop (`loop.call_soon_threadsafe`) every 20 ms and
 waits for it to run; the latency is post to run. While an answer is late (over 30 ms) the probe samples the
@@ -54,7 +55,7 @@ from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -64,6 +65,7 @@ SAMPLE_EVERY = 0.005
 TARGET_P99_MS = 25.0
 TARGET_WORST_MS = 100.0
 IMAGES = 40
+NOTE = "A longer note typed key by key into the gallery's text box. " * 8  # ~500 characters
 
 
 class BenchError(Exception):
@@ -90,7 +92,7 @@ PIXEL = bytes.fromhex("89504e470d0a1a0a0000000d494844520000000100000001080600000
 
 def gallery() -> str:
     images = "".join(f'<img src="/img/{i}.png" width="8" height="8">' for i in range(IMAGES))
-    return f"<!doctype html><title>Gallery</title><h1>Gallery</h1>{images}"
+    return f"<!doctype html><title>Gallery</title><h1>Gallery</h1>{images}<textarea id=\"note\"></textarea>"
 
 
 class Site:
@@ -296,6 +298,10 @@ async def measure(shell: Any, hosts: list[str], rows: int) -> dict[str, Any]:
         await op("net_start", {"tabId": tab})
         await op("page_navigate", {"tabId": tab, "url": f"http://{hosts[0]}/gallery"})
         har = await op("net_export", {"tabId": tab})
+        await op("page_type", {"tabId": tab, "locator": {"selector": "#note"}, "text": NOTE})
+        typed = await op("page_script", {"tabId": tab, "source": "return document.getElementById('note').value"})
+        if typed.get("value") != NOTE:
+            raise BenchError(f"the note typed into the gallery page reads {str(typed.get('value'))[:80]!r}")
         await op("env_delete", {"env": env_id})
         return {"harEntries": float(har.get("entries", 0))}
 

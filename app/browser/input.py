@@ -200,6 +200,10 @@ class _Clock:
         return self.last_press
 
 
+# Keys are sent for at most this long (seconds) before the Qt thread is let go for one loop turn: each key is
+# three synchronous events into Chromium, and a long text sent in one go held the window (bench/ui_stall.py).
+TYPING_SLICE = 0.004
+
 _CLOCK = _Clock()
 _TOUCH_CLOCK = _Clock()  # real time only: QtWebEngine maps touch timestamps to Chromium's clock once
 
@@ -756,7 +760,7 @@ class InputDriver:
         if not text:
             return
         await self.ready()
-        started = time.perf_counter()
+        started = slice_began = time.perf_counter()
         for cluster in _graphemes(text):
             proxy = self.target()
             if cluster in ("\n", "\r", "\r\n"):
@@ -770,6 +774,9 @@ class InputDriver:
                 self._commit(proxy, cluster)
             if delay > 0:
                 await asyncio.sleep(delay)
+            elif time.perf_counter() - slice_began > TYPING_SLICE:
+                await asyncio.sleep(0)  # the window (and every other run) gets a turn between keys
+                slice_began = time.perf_counter()
         log.debug("typed %d characters in %.1f ms", len(text), (time.perf_counter() - started) * 1000)
 
     def _commit(self, proxy: QWidget, text: str) -> None:

@@ -237,6 +237,38 @@ def test_typing_into_textarea_with_newlines(qtbot: QtBot, shell: BrowserPilotApp
     assert len(enters) == 3 and all(e["code"] == "Enter" and e["trusted"] for e in enters)
 
 
+def test_a_long_text_lets_the_window_work_between_keys(qtbot: QtBot, shell: BrowserPilotApp,
+                                                       server: LocalServer) -> None:
+    """Typing 1,200 characters (~1 s of keys) gives the loop turns as it goes, so the window and other runs
+    are not held until the last key; the text still arrives whole and in order."""
+    tab, driver = open_page(qtbot, shell, server, "<textarea id=t rows=8 cols=60></textarea>")
+    focus_field(qtbot, tab, driver, "#t")
+    text = "".join(f"line {n:03d}: the quick brown fox. " for n in range(40))
+
+    async def typing_with_a_ticker() -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0)
+                ticks += 1
+
+        ticking = asyncio.ensure_future(ticker())
+        await asyncio.sleep(0)  # the ticker has started
+        before = ticks
+        try:
+            await driver.type_text(text)
+            return ticks - before
+        finally:
+            ticking.cancel()
+
+    turns_while_typing = call(qtbot, typing_with_a_ticker(), timeout=60_000)
+    wait_js(qtbot, tab, "document.querySelector('#t').value", text)
+    assert turns_while_typing >= 10  # one turn per slice of keys (input.TYPING_SLICE); before, none at all
+    assert len(events(qtbot, tab, "keydown")) == len(text)
+
+
 def test_contenteditable_typing_and_paste(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
     tab, driver = open_page(qtbot, shell, server,
                             "<div id=c contenteditable style='width:400px;min-height:60px;border:1px solid'></div>")
