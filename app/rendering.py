@@ -26,6 +26,7 @@ RENDERING_ENV = "BROWSERPILOT_RENDERING"
 MODES = ("auto", "gpu", "software")
 SOFTWARE_RASTERIZERS = ("llvmpipe", "softpipe", "swrast", "swiftshader", "software rasterizer")
 GL_RENDERER = 0x1F01
+QUICK_BACKEND_ENV = "QT_QUICK_BACKEND"
 
 
 def is_software_renderer(renderer: str | None) -> bool:
@@ -83,10 +84,10 @@ def choose(headless: bool) -> str:
     if mode == "auto" and not is_software_renderer(renderer):
         log.info("rendering on the GPU (%s)", renderer)
         return "gpu"
-    from PySide6.QtQuick import QQuickWindow, QSGRendererInterface
-
     add_chromium_flag("--disable-gpu")
-    QQuickWindow.setGraphicsApi(QSGRendererInterface.GraphicsApi.Software)
+    # Read when the first Qt Quick window (a web view's) is made. The environment variable rather than
+    # QQuickWindow.setGraphicsApi: the bundle leaves the PySide6.QtQuick bindings out (packaging/).
+    os.environ[QUICK_BACKEND_ENV] = "software"
     log.info("rendering in software (%s)", f"{RENDERING_ENV}=software" if mode == "software" else
              f"the OpenGL renderer is {renderer}" if renderer else "no OpenGL")
     return "software"

@@ -14,21 +14,23 @@ import pytest
 
 from app.rendering import is_software_renderer
 
+# "quick": what Qt Quick reads when the first web view's window is made (QT_QUICK_BACKEND); that it takes effect
+# when set after the QApplication was verified under Xvfb, where Qt Quick otherwise picks llvmpipe's OpenGL.
 CHOOSE = """
 import json, os, sys
 from PySide6.QtWidgets import QApplication
-from PySide6.QtQuick import QQuickWindow
 from app import rendering
 app = QApplication([])
 chosen = rendering.choose(headless=False)
 print(json.dumps({"chosen": chosen, "flags": os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""),
-                  "quick": QQuickWindow.sceneGraphBackend() == "software"}))
+                  "quick": os.environ.get("QT_QUICK_BACKEND") == "software"}))
 """
 
 
 def choose_in_fresh_process(rendering: str | None) -> dict[str, object]:
     env = {key: value for key, value in os.environ.items() if key not in ("BROWSERPILOT_RENDERING",
-                                                                         "QTWEBENGINE_CHROMIUM_FLAGS")}
+                                                                         "QTWEBENGINE_CHROMIUM_FLAGS",
+                                                                         "QT_QUICK_BACKEND")}
     env["QT_QPA_PLATFORM"] = "offscreen"  # no display, hence no OpenGL
     if rendering is not None:
         env["BROWSERPILOT_RENDERING"] = rendering
