@@ -1,10 +1,16 @@
-"""A work-around for a PySide6 6.12 bug on Python 3.11, applied once at start-up.
+"""Work-arounds for PySide6 6.12, applied once at start-up (`app.runtime.prepare_qt_environment`).
 
-Every call of a PySide6 6.12 method that returns nothing (setTimestamp, accept, setCommitString, and also
-QWebEnginePage.runJavaScript and the timers qasync starts) drops one reference to `None`. From Python 3.12
-`None` is immortal (PEP 683) and this is harmless; on 3.11 the process dies ("none_dealloc: deallocating
-None") after some tens of thousands of such calls -- typing a long text makes four per character. Where the
-bug is present we do by hand what 3.12 does: give `None` so many references that it never reaches zero.
+- `protect_none`: every call of a PySide6 6.12 method that returns nothing (setTimestamp, accept,
+  setCommitString, and also QWebEnginePage.runJavaScript and the timers qasync starts) drops one reference to
+  `None`. From Python 3.12 `None` is immortal (PEP 683) and this is harmless; on 3.11 the process dies
+  ("none_dealloc: deallocating None") after some tens of thousands of such calls -- typing a long text makes
+  four per character. Where the bug is present we do by hand what 3.12 does: give `None` so many references
+  that it never reaches zero.
+- `skip_feature_scan`: once PySide6 is loaded, its `__feature__` import hook reads the whole source of every
+  module imported afterwards (`inspect.getsource`, to look for the word "PySide6") and `linecache` keeps it:
+  ~8 MB of source lines for the app's lifetime, and 110-140 ms of reading while the app's modules load (~550
+  of them, measured). The answer only matters to a module that turns on a feature (`from __feature__ import
+  snake_case`), which nothing here does, so every module is marked "ignore" without reading it.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import sys
 
 log = logging.getLogger("browserpilot.app")
 _applied = False
+FEATURE_MODULE = "shibokensupport.feature"  # PySide6's __feature__ machinery
 
 
 def protect_none() -> bool:
@@ -36,3 +43,24 @@ def protect_none() -> bool:
     _applied = True
     log.debug("PySide6 drops references to None on this Python: None made immortal")
     return True
+
+
+def skip_feature_scan() -> bool:
+    """Stop PySide6's import hook from reading each new module's source; return whether it was switched off
+    (False: this PySide6 has no such scan, or it works differently; nothing is changed then)."""
+    import PySide6  # noqa: F401  (loads the feature machinery)
+
+    feature = sys.modules.get(FEATURE_MODULE)
+    scan = getattr(feature, "_mod_uses_pyside", None)
+    if feature is None or not callable(scan) or not callable(getattr(feature, "feature_imported", None)):
+        log.debug("PySide6 has no __feature__ source scan to switch off")
+        return False
+    if getattr(scan, "__name__", "") == _never_uses_features.__name__:
+        return True
+    feature._mod_uses_pyside = _never_uses_features
+    return True
+
+
+def _never_uses_features(module: object) -> bool:
+    """`_mod_uses_pyside` without reading the module: "does not take part in feature switching"."""
+    return False
