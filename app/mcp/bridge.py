@@ -10,17 +10,20 @@ requests and replaced when `mcp.json` names another app, port or token, or when 
 outlives app restarts and token regenerations. A call that fails mid-way is reported, never repeated (it may
 have acted). Nothing but protocol goes to stdout.
 
-Two ways of speaking MCP on stdio, chosen by the client's first message:
+MCP on stdio is spoken by `StdioRelay`: plain JSON-RPC over lines, with no SDK, in the era the client's first
+request opens:
 
-- A client that begins with `initialize` (every protocol version up to 2025-11-25, which is every client
-  in use) is answered by `StdioRelay`: plain JSON-RPC over lines, with no SDK. The bridge's own work is then
-  a JSON relay, and it starts in ~0.1 s instead of the ~1.2 s of CPU the SDK takes to import (pydantic
-  building the protocol types), which on a 2-core machine competed with the app it had just started. The
-  answers are the SDK server's own: the same negotiation (`HANDSHAKE_VERSIONS`, the latest for an unknown
-  version), capabilities, server info and instructions, the same errors, and results in the 2025-11-25
-  shape that the SDK serves to every handshake version (a test holds the relay to the SDK's serializer).
-- A client of the 2026-07-28 protocol (no `initialize`: a `server/discover` or a request carrying the
-  version in `_meta`) is handed, from its first line on, to the SDK's own server (`build_bridge`).
+- a client that begins with `initialize` (every protocol version up to 2025-11-25, which is every client in
+  use) gets the handshake era: the same negotiation as the SDK's server (`HANDSHAKE_VERSIONS`, the latest for
+  an unknown version), capabilities, server info and instructions, the same errors, and results in the
+  2025-11-25 shape the SDK serves to every handshake version;
+- a client of the 2026-07-28 protocol (no `initialize`: a `server/discover`, or a request carrying the version
+  in `_meta`) gets that era: each request's envelope checked, results with `resultType`, cache hints and the
+  server's identity.
+
+tests/unit/app/test_mcp_relay.py holds the relay to the SDK's own server, answer by answer. The bridge's own
+work is a JSON relay, so it starts in ~0.1 s instead of the ~1.2 s of CPU the SDK takes to import (pydantic
+building the protocol types), which on a 2-core machine competed with the app it had just started.
 """
 
 from __future__ import annotations
@@ -253,7 +256,8 @@ def modern_envelope_problem(params: Any) -> RpcError | None:
                                         f"{MODERN_VERSION_META!r} and {MODERN_CAPABILITIES_META!r} envelope keys")
     missing = [key for key in (MODERN_VERSION_META, MODERN_CAPABILITIES_META) if key not in meta]
     if missing:
-        return RpcError(INVALID_PARAMS, f"params._meta is missing the required envelope key(s): {', '.join(missing)}")
+        return RpcError(INVALID_PARAMS,
+                        f"params._meta is missing the required envelope key(s): {', '.join(missing)}")
     version = meta[MODERN_VERSION_META]
     if not isinstance(version, str):
         return RpcError(INVALID_PARAMS, "the protocol-version envelope value must be a string")
