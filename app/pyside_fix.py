@@ -55,9 +55,7 @@ def skip_feature_scan() -> bool:
     if feature is None or not callable(scan) or not callable(getattr(feature, "feature_imported", None)):
         log.debug("PySide6 has no __feature__ source scan to switch off")
         return False
-    if getattr(scan, "__name__", "") == _never_uses_features.__name__:
-        return True
-    feature._mod_uses_pyside = _never_uses_features
+    feature._mod_uses_pyside = _never_uses_features  # applying it twice changes nothing
     return True
 
 
