@@ -126,9 +126,6 @@ def _wakeup_timer() -> Any:
 
 def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
     app, loop = _qt_app(headless)
-    from app.mcp.service import prefetch_sdk
-
-    prefetch_sdk(data)  # the MCP SDK loads on a worker thread while the app is built (it takes about a second)
     from app.shell import BrowserPilotApp
 
     shell = BrowserPilotApp(data, headless=headless)

@@ -244,8 +244,8 @@ def run_mcp_verb(args: argparse.Namespace, data: DataDir) -> int:
         return EXIT_OK
     from app.mcp.client import live_endpoint, mcp_switched_off, running_pid
 
-    # The bridge endpoint is up first (an app a bridge started loads the SDK after its first call).
-    endpoint = live_endpoint(data) or live_endpoint(data, quick=True)
+    # The bridge endpoint first: probing the HTTP port would make the app load the SDK for nothing.
+    endpoint = live_endpoint(data, quick=True) or live_endpoint(data)
     if endpoint is not None:
         return _print_app_status(args, data, endpoint.url, endpoint.pid)
     if getattr(args, "json", False):
@@ -278,6 +278,8 @@ def _print_app_status(args: argparse.Namespace, data: DataDir, url: str, pid: in
     print(f"running\t{url}\tpid {pid}")
     if not state:
         return EXIT_OK
+    if not (state.get("mcp") or {}).get("sdkLoaded", True):
+        print("HTTP\tlistening; the MCP SDK loads when the first HTTP client connects (about a second)")
     starter = state.get("startedBy")
     mode = "headless" if state.get("headless") else "with windows"
     if starter is None:

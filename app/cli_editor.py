@@ -8,7 +8,7 @@ import argparse
 import subprocess
 import sys
 
-from app.mcp.client import APP_START_TIMEOUT, EndpointUnavailable, app_command, forward_operation, live_endpoint, \
+from app.mcp.client import APP_START_TIMEOUT, EndpointUnavailable, app_command, forward_operation, \
     running_pid, wait_for_endpoint
 from envs.datadir import DataDir
 
@@ -29,7 +29,7 @@ def start_gui(data: DataDir) -> subprocess.Popen[bytes]:
 
 def edit_verb(args: argparse.Namespace, data: DataDir) -> int:
     try:
-        if live_endpoint(data) is None and running_pid(data) is None:
+        if running_pid(data) is None:
             wait_for_endpoint(data, APP_START_TIMEOUT, start_gui(data))
         result = forward_operation(data, "editor_open", {"name": args.workflow})
     except EndpointUnavailable as exc:

@@ -164,7 +164,7 @@ def start_app_headless(data: DataDir) -> subprocess.Popen[bytes]:
 
 def start_app_if_needed(data: DataDir) -> subprocess.Popen[bytes] | None:
     """Start the app headless when none runs on this data folder; the started process, else None."""
-    if live_endpoint(data) is not None or running_pid(data) is not None:
+    if running_pid(data) is not None:  # an app holds the data folder (asked without touching its ports)
         return None
     return start_app_headless(data)
 
@@ -280,7 +280,7 @@ def forward_operation(data: DataDir, name: str, params: dict[str, Any], timeout:
                       ) -> dict[str, Any]:
     """Run one operation in the app that holds this data folder, through its bridge endpoint when it is up
     (no SDK to import), else its MCP endpoint."""
-    endpoint = live_endpoint(data, quick=True) or wait_for_endpoint(data, timeout)
+    endpoint = wait_for_endpoint(data, timeout, quick=True)
     log.info("forwarding %s to the running app (pid %d)", name, endpoint.pid)
     try:
         if endpoint.quick_port is not None:

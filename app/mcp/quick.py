@@ -48,6 +48,7 @@ class QuickServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._done: asyncio.Event | None = None
         self._ready = threading.Event()
+        self.listening = threading.Event()  # set once `on_listening` has run without an error
         self.thread = threading.Thread(target=self._serve, name="browserpilot-mcp-quick", daemon=True)
 
     def start(self) -> None:
@@ -80,6 +81,8 @@ class QuickServer:
             self._on_listening()
         except Exception:  # noqa: BLE001 - without mcp.json naming it nobody comes, but HTTP still works
             log.exception("could not publish the bridge endpoint")
+        else:
+            self.listening.set()
         async with server:
             await self._done.wait()
         log.debug("bridge endpoint stopped")

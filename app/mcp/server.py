@@ -13,9 +13,11 @@ client --HTTP--> guard (Host/Origin: 403, bearer token: 401) --> mcp streamable 
 - Each call is handed to the app's main (Qt + asyncio) loop and awaited a little longer than the operation's
   own timeout; concurrent calls simply become concurrent tasks there.
 - Beside it, on a second loopback port, the private endpoint of the stdio bridge (`app.mcp.quick`): it needs
-  no SDK, so it is up at once. With `sdk_delay`, the SDK (about 1.5 s of CPU) is imported only after that
-  endpoint has answered its first call or after `sdk_delay` seconds, so the bridge's first call does not
-  share the CPU with it (an app `browserpilot mcp` started for an agent client uses this).
+  no SDK, so it is up at once. Both ports listen from `start()` on, and `mcp.json` names them together.
+- The SDK and uvicorn (about 1.5 s of CPU to import, and ~30 MB that stay in the process) are loaded only when
+  the first client connects to the HTTP port: until then that connection waits in the socket's backlog, and is
+  answered once they have loaded. The stdio bridge and the command line talk to the bridge endpoint, so an
+  app that only they use never loads them.
 
 We use the SDK's low-level `mcp.server.Server` (same package, same transport) rather than `MCPServer`:
 `MCPServer` builds each tool's schema and argument model from a Python function signature, which would be a
@@ -31,6 +33,7 @@ import asyncio
 import hmac
 import logging
 import os
+import select
 import socket
 import threading
 import time
@@ -64,6 +67,7 @@ log = logging.getLogger("browserpilot.mcp")
 PORT_ATTEMPTS = 50
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 START_TIMEOUT = 15.0
+QUICK_WAIT = 2.0  # seconds the HTTP endpoint waits for the bridge endpoint to listen before naming itself alone
 
 
 class McpStartError(RuntimeError):
@@ -261,7 +265,8 @@ class McpHttpServer:
         self._server_loop: asyncio.AbstractEventLoop | None = None
         self._quick: QuickServer | None = None
         self._file_lock = threading.Lock()  # mcp.json is updated from the server, bridge endpoint and stopper threads
-        self._go = threading.Event()  # the HTTP server thread may import the SDK now
+        self._wake: tuple[socket.socket, socket.socket] | None = None  # stop() wakes the wait for a first client
+        self._sdk_loaded = threading.Event()
         self._stopped: threading.Event | None = None  # set once the last stop() has finished
 
     @property
@@ -280,6 +285,11 @@ class McpHttpServer:
     def running(self) -> bool:
         """Serving requests now."""
         return self._started.is_set() and self._thread is not None and self._thread.is_alive()
+
+    @property
+    def sdk_loaded(self) -> bool:
+        """The SDK serves the HTTP port (a client has connected); until then connections wait for it."""
+        return self._sdk_loaded.is_set()
 
     @property
     def starting(self) -> bool:
@@ -364,19 +374,34 @@ class McpHttpServer:
         return envelope
 
     # -- the server thread ---------------------------------------------------------------------------------
-    def _serve(self, sock: socket.socket, sdk_delay: float) -> None:
+    def _serve(self, sock: socket.socket, wake: socket.socket) -> None:
         try:
-            if sdk_delay > 0:
-                self._go.wait(sdk_delay)
-            asyncio.run(self._main(sock))
+            # mcp.json names both endpoints in one write once the bridge endpoint listens (`_publish`), so a
+            # bridge never finds the HTTP URL without the bridge endpoint beside it; alone if that one failed.
+            quick = self._quick
+            if quick is not None and not quick.listening.wait(QUICK_WAIT):
+                self._publish(with_quick=False)
+            if self._wait_for_first_client(sock, wake):
+                asyncio.run(self._main(sock))
         except BaseException as exc:  # noqa: BLE001 - reported through `error` and the log
             self.error = f"the MCP server stopped: {type(exc).__name__}: {exc}"
             log.exception("the MCP server stopped with an error")
         finally:
             sock.close()
+            wake.close()
             self._notify()
 
+    def _wait_for_first_client(self, sock: socket.socket, wake: socket.socket) -> bool:
+        """Until a client connects to the HTTP port (True: its connection stays queued for uvicorn) or the
+        server stops (False). A listening socket is readable once a connection is pending."""
+        while not self._stopping.is_set():
+            readable, _, _ = select.select([sock, wake], [], [])
+            if sock in readable and not self._stopping.is_set():
+                return True
+        return False
+
     async def _main(self, sock: socket.socket) -> None:
+        began = time.perf_counter()
         import uvicorn
 
         assert self._tokens is not None
@@ -394,10 +419,8 @@ class McpHttpServer:
         while not server.started and not serving.done():
             await asyncio.sleep(0.005)
         if server.started and not self._stopping.is_set():
-            with self._file_lock:
-                update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid())
-            self._started.set()
-            log.info("MCP server listening on %s", self.url)
+            self._sdk_loaded.set()
+            log.info("the first HTTP client connected: the MCP SDK loaded in %.2f s", time.perf_counter() - began)
             self._notify()
         await serving
 
@@ -409,11 +432,12 @@ class McpHttpServer:
                 pass
 
     # -- start and stop (main thread) --------------------------------------------------------------------
-    def start(self, sdk_delay: float = 0.0) -> str:
-        """Bind a port on 127.0.0.1 and start serving on it in the server thread; return the URL.
+    def start(self) -> str:
+        """Bind the HTTP port and the bridge endpoint's on 127.0.0.1 and serve them on threads of their own;
+        return the URL at once.
 
-        Raises `McpStartError` when no port is free. `mcp.json` names the URL once requests are answered, and
-        the bridge endpoint's port at once. `sdk_delay`: see the module's notes.
+        Raises `McpStartError` when no port is free. `mcp.json` names both once they listen (see the module's
+        notes on when the SDK loads).
         """
         if self._thread is not None and self._thread.is_alive():
             assert self.url is not None
@@ -430,31 +454,41 @@ class McpHttpServer:
         self._tokens = TokenSource(self.data, content.token)
         self._started.clear()
         self._stopping.clear()
-        self._go.clear()
+        self._sdk_loaded.clear()
         with self._quits_lock:
             self._quits.clear()
         quick_sock = bind_loopback([0])
-        self._quick = QuickServer(self, quick_sock, self._publish_quick, self._call_answered)
+        self._quick = QuickServer(self, quick_sock, lambda: self._publish(with_quick=True), self._call_answered)
         self._quick.start()
-        self._thread = threading.Thread(target=self._serve, args=(sock, sdk_delay), name="browserpilot-mcp",
+        wake = self._wake = socket.socketpair()
+        self._thread = threading.Thread(target=self._serve, args=(sock, wake[0]), name="browserpilot-mcp",
                                         daemon=True)
         self._thread.start()
         assert self.url is not None
         return self.url
 
     def _call_answered(self) -> None:
-        """The bridge endpoint answered a call (its thread): the SDK may load now."""
-        self._go.set()
+        """The bridge endpoint answered a call (its thread)."""
         if self.on_first_call is not None:
             self.on_first_call()
 
-    def _publish_quick(self) -> None:
-        """The bridge endpoint listens (its thread): name it in `mcp.json`."""
-        if self._quick is None or self._stopping.is_set():
+    def _publish(self, *, with_quick: bool) -> None:
+        """Both ports listen (the bridge endpoint's thread, or the server thread when that endpoint failed):
+        name them in `mcp.json`; from now on requests are answered."""
+        quick = self._quick
+        if self._stopping.is_set() or (with_quick and quick is None):
             return
         with self._file_lock:
-            update_mcp_file(self.data, quick_port=self._quick.port, quick_pid=os.getpid())
-        log.info("bridge endpoint listening on 127.0.0.1:%d", self._quick.port)
+            if with_quick and quick is not None:
+                update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid(), quick_port=quick.port,
+                                quick_pid=os.getpid())
+            else:
+                update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid())
+        self._started.set()
+        if with_quick and quick is not None:
+            log.info("bridge endpoint listening on 127.0.0.1:%d", quick.port)
+        log.info("MCP server listening on %s (the SDK loads when the first HTTP client connects)", self.url)
+        self._notify()
 
     def wait_started(self, timeout: float = START_TIMEOUT) -> bool:
         return self._started.wait(timeout)
@@ -467,7 +501,13 @@ class McpHttpServer:
         thread, was_started = self._thread, self._started.is_set()
         self._stopping.set()
         _STOPPING.set()
-        self._go.set()  # a server thread still waiting to import the SDK goes on, and finds it is stopping
+        wake, self._wake = self._wake, None
+        if wake is not None:
+            try:
+                wake[1].send(b"x")  # a server thread still waiting for its first client goes on, and finds it is stopping
+            except OSError:  # it has closed its end already
+                pass
+            wake[1].close()
         with self._quits_lock:
             quits = list(self._quits.items())
         for loop, event in quits:

@@ -3,8 +3,8 @@
 `McpService` is what the shell and the settings dialog hold. It follows the `mcpEnabled` setting (default
 on), starts the HTTP server (`app.mcp.server`) on the app's main loop, and reports its state for the
 dialog: `running` with the URL, `starting`, `off`, or `failed` with the reason (the app itself keeps
-running). The SDK is imported on the server thread (or ahead of time by `prefetch_sdk`, which the entry point
-calls before Qt starts), so an in-process test that never serves MCP does not load it.
+running). The SDK is imported on the server thread when the first HTTP client connects, so an app that only
+the stdio bridge and the command line use never loads it.
 
 Stopping never blocks the Qt thread: the server stops on a thread of its own, and switching the server back on
 meanwhile starts the new one as soon as the old one has let go of its port (status `starting` until then).
@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
@@ -37,7 +36,7 @@ log = logging.getLogger("browserpilot.mcp")
 
 Status = Literal["running", "starting", "off", "failed"]
 
-SDK_DELAY = 3.0  # seconds a bridge-started app waits for its first call before it imports the MCP SDK anyway
+FIRST_CALL_WAIT = 3.0  # seconds a bridge-started app defers work past its first call at most (`after_first_call`)
 
 
 class McpService:
@@ -50,7 +49,6 @@ class McpService:
         self._server: McpHttpServer | None = None
         self._stopping: McpHttpServer | None = None  # the previous server, until its port is free
         self._start_pending = False
-        self._started_once = False
         self._after_first_call: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
         self._listeners: list[Callable[[], None]] = []
         self.clients = BridgeClients()
@@ -85,6 +83,11 @@ class McpService:
         server = self._server
         return server.url if server is not None and (server.running or server.starting) else None
 
+    @property
+    def sdk_loaded(self) -> bool:
+        """The HTTP endpoint has had a client, so the SDK serves it (it loads on the first connection)."""
+        return self._server is not None and self._server.sdk_loaded
+
     def token(self) -> str:
         return self._server.token() if self._server is not None else load_or_create(self.data).token
 
@@ -100,7 +103,7 @@ class McpService:
 
     def after_first_call(self, callback: Callable[[], None]) -> None:
         """Call `callback` once on the main loop, when the bridge endpoint has answered its first call or
-        `SDK_DELAY` seconds from now, whichever comes first (what a bridge-started app defers past that call)."""
+        `FIRST_CALL_WAIT` seconds from now, whichever comes first (what a bridge-started app defers past that call)."""
         loop = asyncio.get_event_loop()
         done = False
 
@@ -111,7 +114,7 @@ class McpService:
                 callback()
 
         self._after_first_call.append((loop, once))
-        loop.call_later(SDK_DELAY, once)
+        loop.call_later(FIRST_CALL_WAIT, once)
 
     def _first_call_answered(self) -> None:
         """The bridge endpoint answered a call (its thread)."""
@@ -155,10 +158,7 @@ class McpService:
                                port=self.settings.current.mcp_port, on_change=self._server_changed,
                                clients=self.clients, on_first_call=self._first_call_answered)
         try:
-            # An app a bridge started serves that bridge's first call from the bridge endpoint, without the SDK;
-            # the SDK loads after that call (or after SDK_DELAY), not in competition with it.
-            server.start(sdk_delay=SDK_DELAY if self.idle.armed and not self._started_once else 0.0)
-            self._started_once = True
+            server.start()
         except (McpStartError, StoreError, OSError) as exc:
             self.error = str(exc)
             self._server = None
@@ -282,28 +282,7 @@ def _status_operation(service: McpService) -> Operation[Any]:
     async def app_status(ctx: OpContext, params: AppStatusParams) -> dict[str, Any]:
         """Who started this app (a person, or `browserpilot mcp` for an agent client; headless or not), the
         stdio bridges using it, and when it will quit by itself (or why it won't)."""
-        return {"mcp": {"status": service.status, "url": service.url}, **service.idle.state()}
+        return {"mcp": {"status": service.status, "url": service.url, "sdkLoaded": service.sdk_loaded},
+                **service.idle.state()}
 
     return app_status
-
-
-def prefetch_sdk(data: DataDir) -> None:
-    """Start importing the MCP SDK and uvicorn on a worker thread (about a second of imports), so that they
-    load while the app builds its shell and windows instead of after; skipped when the server is switched off."""
-    from app.mcp.client import mcp_switched_off
-    from app.mcp.idle import STARTER_ENV
-
-    if mcp_switched_off(data) or os.environ.get(STARTER_ENV):
-        return  # off, or started by a bridge: its first call needs no SDK, which loads after it (`SDK_DELAY`)
-
-    def load() -> None:
-        try:
-            # uvicorn first: mcp.server reaches sse_starlette, which imports uvicorn.main at module level; taking
-            # uvicorn.main before the package while the server thread imports the package is a lock cycle that
-            # hands that thread a half-initialised uvicorn.main ("cannot import name 'Server'").
-            import uvicorn  # noqa: F401
-            import mcp.server  # noqa: F401
-        except Exception as exc:  # noqa: BLE001 - the server's own start reports real problems
-            log.debug("prefetching the MCP SDK failed: %s", exc)
-
-    threading.Thread(target=load, name="browserpilot-mcp-import", daemon=True).start()

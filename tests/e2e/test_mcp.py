@@ -460,6 +460,25 @@ def test_stdio_bridge_starts_the_app_and_forwards(tmp_path: Path) -> None:
     assert created["environment"]["name"] == "Made over stdio"
     assert [env["name"] for env in listing["environments"]] == ["Default", "Made over stdio"]
     assert "page_click" in tools
+    # Only the bridge and the command line have used it, through the bridge endpoint: the MCP SDK (~30 MB that
+    # would stay in the process) has not loaded, yet the HTTP endpoint is named and listening.
+    before = run_cli(data_dir, "mcp", "status", "--json")
+    assert before.returncode == 0, before.stderr
+    assert json.loads(before.stdout)["mcp"] == {"status": "running", "url": endpoint(data_dir).url,
+                                                "sdkLoaded": False}
+    human = run_cli(data_dir, "mcp", "status").stdout.splitlines()
+    assert "HTTP\tlistening; the MCP SDK loads when the first HTTP client connects (about a second)" in human
+    # The first HTTP client waits for it to load, and is answered.
+
+    async def over_http() -> dict[str, Any]:
+        async with mcp_client(data_dir) as client:
+            return await ok(client, "env_list")
+
+    assert [env["name"] for env in asyncio.run(over_http())["environments"]] == ["Default", "Made over stdio"]
+    after = json.loads(run_cli(data_dir, "mcp", "status", "--json").stdout)
+    assert after["mcp"]["sdkLoaded"] is True
+    assert "the first HTTP client connected: the MCP SDK loaded in" in \
+        (data_dir / "logs" / "browserpilot.log").read_text("utf-8")
     # The bridge started the app headless, detached: it keeps serving after the bridge ended.
     pid = endpoint(data_dir).pid
     app = psutil.Process(pid)
