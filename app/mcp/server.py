@@ -393,10 +393,14 @@ class McpHttpServer:
 
     def _wait_for_first_client(self, sock: socket.socket, wake: socket.socket) -> bool:
         """Until a client connects to the HTTP port (True: its connection stays queued for uvicorn) or the
-        server stops (False). A listening socket is readable once a connection is pending."""
+        server stops (False). A listening socket is readable once a connection is pending. `poll`, not
+        `select`: the app may hold more than 1024 descriptors by the time the server is switched back on."""
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        poller.register(wake, select.POLLIN)
         while not self._stopping.is_set():
-            readable, _, _ = select.select([sock, wake], [], [])
-            if sock in readable and not self._stopping.is_set():
+            ready = {fd for fd, _events in poller.poll()}
+            if sock.fileno() in ready and not self._stopping.is_set():
                 return True
         return False
 

@@ -7,6 +7,8 @@ import asyncio
 import base64
 import json
 import os
+import resource
+import socket
 import stat
 import threading
 from pathlib import Path
@@ -204,22 +206,73 @@ def test_local_origin(origin: str | None, local: bool) -> None:
 
 
 # -- the HTTP server, with a plain asyncio loop as the "main loop" ----------------------------------------------
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[McpHttpServer, DataDir]]:
-    data = DataDir(tmp_path)
+def _start_server(data: DataDir) -> tuple[McpHttpServer, asyncio.AbstractEventLoop, threading.Thread]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     server = McpHttpServer(data, build_registry(), OpContext(data=data, envs=EnvStore(data)), loop, port=0)
     server.start()
     assert server.wait_started(20)
+    return server, loop, thread
+
+
+def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+    loop.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[McpHttpServer, DataDir]]:
+    data = DataDir(tmp_path)
+    server, loop, thread = _start_server(data)
     try:
         yield server, data
     finally:
         server.stop()
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
-        loop.close()
+        _end_loop(loop, thread)
+
+
+def test_the_sdk_loads_for_the_first_http_client_even_beyond_1024_descriptors(tmp_path: Path) -> None:
+    """The HTTP port listens at once; the SDK loads when a client connects. The wait for that client must
+    not be `select`, which fails on descriptors above 1024 (an app with many tabs has that many)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this machine allows only {hard} open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        data = DataDir(tmp_path)
+        server, loop, thread = _start_server(data)
+        try:
+            content = config.read_mcp_file(data)
+            assert content is not None and content.url == server.url and content.quick_port is not None
+            assert not server.sdk_loaded  # listening, named in mcp.json, not loaded
+            assert _post(server.url or "", {"Authorization": f"Bearer {content.token}"}).status_code == 200
+            assert server.sdk_loaded
+        finally:
+            server.stop(wait=True)
+            _end_loop(loop, thread)
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_server_stopped_before_any_http_client_lets_go_of_its_port(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    server, loop, thread = _start_server(data)
+    port = server.port
+    try:
+        server.stop()
+        assert server.wait_stopped(10)
+        assert not server.sdk_loaded
+        stopped = config.read_mcp_file(data)
+        assert stopped is not None and stopped.pid is None and stopped.quick_port is None
+        with socket.socket() as probe:  # nobody listens there any more
+            assert probe.connect_ex(("127.0.0.1", port or 0)) != 0
+    finally:
+        _end_loop(loop, thread)
 
 
 def _post(url: str, headers: dict[str, str]) -> httpx.Response:
