@@ -508,7 +508,8 @@ class McpHttpServer:
         wake, self._wake = self._wake, None
         if wake is not None:
             try:
-                wake[1].send(b"x")  # a server thread still waiting for its first client goes on, and finds it is stopping
+                # A server thread still waiting for its first client goes on, and finds it is stopping.
+                wake[1].send(b"x")
             except OSError:  # it has closed its end already
                 pass
             wake[1].close()

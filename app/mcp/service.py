@@ -103,7 +103,8 @@ class McpService:
 
     def after_first_call(self, callback: Callable[[], None]) -> None:
         """Call `callback` once on the main loop, when the bridge endpoint has answered its first call or
-        `FIRST_CALL_WAIT` seconds from now, whichever comes first (what a bridge-started app defers past that call)."""
+        `FIRST_CALL_WAIT` seconds from now, whichever comes first (what a bridge-started app defers past that
+        call)."""
         loop = asyncio.get_event_loop()
         done = False
 
