@@ -263,8 +263,10 @@ class TabControl(QObject):
     @contextlib.contextmanager
     def hidden_for_capture(self) -> Iterator[None]:
         """Hide the overlay and banner while grabbing the view (`view.grab()` paints child widgets).
-        Grab synchronously inside the block: no events are processed, so the person never sees a change."""
-        hidden = [d for d in self._decorations if _valid(d) and d.isVisible()]
+        Grab synchronously inside the block: no events are processed, so the person never sees a change.
+        Shown means shown within the view: a background tab's overlay is not `isVisible()`, yet `view.grab()`
+        paints it."""
+        hidden = [d for d in self._decorations if _valid(d) and d.isVisibleTo(self.view)]
         focus = QApplication.focusWidget()
         for widget in hidden:
             widget.setVisible(False)

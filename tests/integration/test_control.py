@@ -344,6 +344,23 @@ def test_the_lock_survives_render_widget_swaps(qtbot: QtBot, shell: BrowserPilot
     qtbot.waitUntil(lambda: seen(qtbot, tab)["trusted"] == 1)
 
 
+def test_a_background_tabs_capture_leaves_its_overlay_out_too(qtbot: QtBot, shell: BrowserPilotApp,
+                                                              server: LocalServer) -> None:
+    """A tab the agent drives behind the one in front: its overlay is not visible on screen, but a grab of the
+    view would still paint it (the page's picture is kept while the tab is behind)."""
+    tab, control = open_page(qtbot, shell, server)
+    control.set_state("agent")
+    front, _ = open_page(qtbot, shell, server, "/front")
+    window = tab.window()
+    window.tabs.setCurrentWidget(front)
+    qtbot.waitUntil(lambda: not tab.isVisible())
+    page = control.grab_page().toImage()
+    for point in (QPoint(1, 1), QPoint(page.width() // 2, page.height() // 3)):
+        assert page.pixelColor(point).name() == "#ffffff", point
+    assert overlay_of(tab).isVisibleTo(tab)  # put back afterwards
+    window.close_tab(front)
+
+
 def test_overlay_follows_the_view_and_stays_out_of_captures(qtbot: QtBot, shell: BrowserPilotApp,
                                                             server: LocalServer) -> None:
     tab, control = open_page(qtbot, shell, server)
