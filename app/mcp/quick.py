@@ -36,23 +36,26 @@ LINE_LIMIT = 256 * 1024 * 1024  # a full-page screenshot travels inline (base64)
 
 
 class QuickServer:
-    """Serves `sock` on a thread of its own until `stop()`; `on_listening` runs on that thread first."""
+    """Serves `sock` on a thread of its own until `stop()`."""
 
-    def __init__(self, owner: "McpHttpServer", sock: socket.socket, on_listening: Callable[[], None],
-                 on_first_call: Callable[[], None]) -> None:
+    def __init__(self, owner: "McpHttpServer", sock: socket.socket, on_first_call: Callable[[], None]) -> None:
         self.owner = owner
         self.sock = sock
         self.port: int = sock.getsockname()[1]
-        self._on_listening = on_listening
         self._on_first_call = on_first_call
         self._loop: asyncio.AbstractEventLoop | None = None
         self._done: asyncio.Event | None = None
-        self._ready = threading.Event()
-        self.listening = threading.Event()  # set once `on_listening` has run without an error
+        self._ready = threading.Event()  # it listens, or it has failed to
+        self._listening = False
         self.thread = threading.Thread(target=self._serve, name="browserpilot-mcp-quick", daemon=True)
 
     def start(self) -> None:
         self.thread.start()
+
+    def wait_listening(self, timeout: float) -> bool:
+        """Until the endpoint listens (True) or has failed to (False), for at most `timeout` seconds."""
+        self._ready.wait(timeout)
+        return self._listening
 
     def stop(self) -> None:
         self._ready.wait(2)
@@ -76,13 +79,8 @@ class QuickServer:
         self._loop = asyncio.get_running_loop()
         self._done = asyncio.Event()
         server = await asyncio.start_server(self._handle, sock=self.sock, limit=LINE_LIMIT)
+        self._listening = True
         self._ready.set()
-        try:
-            self._on_listening()
-        except Exception:  # noqa: BLE001 - without mcp.json naming it nobody comes, but HTTP still works
-            log.exception("could not publish the bridge endpoint")
-        else:
-            self.listening.set()
         async with server:
             await self._done.wait()
         log.debug("bridge endpoint stopped")

@@ -67,7 +67,7 @@ log = logging.getLogger("browserpilot.mcp")
 PORT_ATTEMPTS = 50
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 START_TIMEOUT = 15.0
-QUICK_WAIT = 2.0  # seconds the HTTP endpoint waits for the bridge endpoint to listen before naming itself alone
+QUICK_WAIT = 2.0  # at most this long (seconds) the HTTP endpoint waits for the bridge endpoint to listen or fail
 
 
 class McpStartError(RuntimeError):
@@ -376,11 +376,10 @@ class McpHttpServer:
     # -- the server thread ---------------------------------------------------------------------------------
     def _serve(self, sock: socket.socket, wake: socket.socket) -> None:
         try:
-            # mcp.json names both endpoints in one write once the bridge endpoint listens (`_publish`), so a
-            # bridge never finds the HTTP URL without the bridge endpoint beside it; alone if that one failed.
+            # mcp.json names both endpoints in one write once the bridge endpoint listens, so a bridge never
+            # finds the HTTP URL without the bridge endpoint beside it (the HTTP one alone if that one failed).
             quick = self._quick
-            if quick is not None and not quick.listening.wait(QUICK_WAIT):
-                self._publish(with_quick=False)
+            self._publish(quick if quick is not None and quick.wait_listening(QUICK_WAIT) else None)
             if self._wait_for_first_client(sock, wake):
                 asyncio.run(self._main(sock))
         except BaseException as exc:  # noqa: BLE001 - reported through `error` and the log
@@ -397,12 +396,9 @@ class McpHttpServer:
         `select`: the app may hold more than 1024 descriptors by the time the server is switched back on."""
         poller = select.poll()
         poller.register(sock, select.POLLIN)
-        poller.register(wake, select.POLLIN)
-        while not self._stopping.is_set():
-            ready = {fd for fd, _events in poller.poll()}
-            if sock.fileno() in ready and not self._stopping.is_set():
-                return True
-        return False
+        poller.register(wake, select.POLLIN)  # written to by stop()
+        ready = {fd for fd, _events in poller.poll()}
+        return sock.fileno() in ready and not self._stopping.is_set()
 
     async def _main(self, sock: socket.socket) -> None:
         began = time.perf_counter()
@@ -462,7 +458,7 @@ class McpHttpServer:
         with self._quits_lock:
             self._quits.clear()
         quick_sock = bind_loopback([0])
-        self._quick = QuickServer(self, quick_sock, lambda: self._publish(with_quick=True), self._call_answered)
+        self._quick = QuickServer(self, quick_sock, self._call_answered)
         self._quick.start()
         wake = self._wake = socket.socketpair()
         self._thread = threading.Thread(target=self._serve, args=(sock, wake[0]), name="browserpilot-mcp",
@@ -476,20 +472,16 @@ class McpHttpServer:
         if self.on_first_call is not None:
             self.on_first_call()
 
-    def _publish(self, *, with_quick: bool) -> None:
-        """Both ports listen (the bridge endpoint's thread, or the server thread when that endpoint failed):
-        name them in `mcp.json`; from now on requests are answered."""
-        quick = self._quick
-        if self._stopping.is_set() or (with_quick and quick is None):
+    def _publish(self, quick: QuickServer | None) -> None:
+        """The HTTP port listens, and the bridge endpoint `quick` (None: it failed): name them in `mcp.json`
+        (server thread); from now on requests are answered."""
+        if self._stopping.is_set():
             return
+        bridge = {"quick_port": quick.port, "quick_pid": os.getpid()} if quick is not None else {}
         with self._file_lock:
-            if with_quick and quick is not None:
-                update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid(), quick_port=quick.port,
-                                quick_pid=os.getpid())
-            else:
-                update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid())
+            update_mcp_file(self.data, url=self.url, port=self.port, pid=os.getpid(), **bridge)
         self._started.set()
-        if with_quick and quick is not None:
+        if quick is not None:
             log.info("bridge endpoint listening on 127.0.0.1:%d", quick.port)
         log.info("MCP server listening on %s (the SDK loads when the first HTTP client connects)", self.url)
         self._notify()
