@@ -23,6 +23,15 @@ Before and after: `--against DIR` runs the same measurement on another checkout 
 `git worktree add /tmp/before <commit>`) in a separate process, sides alternating, and prints both with the
 ratios. `--code-root DIR` (used by --against) measures the code of DIR instead of this checkout.
 
+Where the late answers come from: `--variant NAME` measures the same with one part left out or moved, and
+`--breakdown` measures every variant of this checkout in one run and prints them as one table:
+`one-site` (every row on the same site, so no row needs a renderer process of its own), `no-side` (the batch
+alone), `one-site-no-side`, `batch-elsewhere` (the batch runs through `browserpilot run --rows` in a second app
+process on a data folder of its own, in one environment; the probe and the side task stay here) and
+`batch-elsewhere-no-side` (this app runs nothing but the probe while the other batches). Each late answer is
+also put down to the side task's operation that was running when it was asked for ("(no side operation)":
+none was, only the batch).
+
 Also printed, being less at the mercy of a loaded machine than latencies: the main thread's own CPU time
 during the batch (`time.thread_time()`), and for how long (sampled) late answers found the main thread inside
 the stores' disk and JSON code (envs/jsonstore.py, envs/store.py, workflows/runs.py, workflows/store.py,
@@ -33,7 +42,8 @@ sides of one run, not runs of different hours.
 (`xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python bench/ui_stall.py --windows`), so Qt draws what a
 person would see.
 
-Run: `.venv/bin/python bench/ui_stall.py [--rows 40] [--reps 1] [--against DIR] [--windows] [--where] [--json]`.
+Run: `.venv/bin/python bench/ui_stall.py [--rows 40] [--reps 1] [--against DIR | --breakdown] [--variant NAME]
+[--windows] [--where] [--json]`.
 Exit status: 0 when every row of every batch was ok (whether or not the targets are met), 1 otherwise.
 """
 
@@ -51,6 +61,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -199,6 +210,7 @@ class Probe:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.latencies: list[float] = []
+        self.late: list[tuple[float, float]] = []  # (asked at, ms) of every answer over 25 ms
         self.where: Counter[str] = Counter()
         self.store_samples = 0  # samples with the stores' disk or JSON work on the main thread's stack
         self._stop = threading.Event()
@@ -229,7 +241,10 @@ class Probe:
                     if self._stop.is_set():
                         return  # the main thread is joining this thread: its answer cannot come
                     self._sample()
-            self.latencies.append((answered[0] - sent) * 1000)
+            latency = (answered[0] - sent) * 1000
+            self.latencies.append(latency)
+            if latency > TARGET_P99_MS:
+                self.late.append((sent, latency))
             next_at += INTERVAL
             pause = next_at - time.perf_counter()
             if pause > 0:
@@ -273,9 +288,70 @@ def percentile(values: list[float], q: float) -> float:
 
 
 # -- one measurement --------------------------------------------------------------------------------------------
-async def measure(shell: Any, hosts: list[str], rows: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Variant:
+    """What runs while the probe asks: the target's configuration, or one part of it left out or moved, to
+    show which part the late answers come from (`--breakdown`)."""
+
+    title: str
+    new_sites: bool = True     # every row on a site (a host) of its own; else all rows on one site
+    side: bool = True          # the side task runs in the app meanwhile
+    batch_here: bool = True    # the batch runs in the app; else in another app process, on its own data folder
+
+
+VARIANTS = {
+    "as-specified": Variant("as specified (the target)"),
+    "one-site": Variant("every row on one site", new_sites=False),
+    "no-side": Variant("the batch alone (no side task)", side=False),
+    "one-site-no-side": Variant("one site, the batch alone", new_sites=False, side=False),
+    "batch-elsewhere": Variant("the batch in another app process, the side task here", batch_here=False),
+    "batch-elsewhere-no-side": Variant("the batch in another app process, nothing here", batch_here=False,
+                                       side=False),
+}
+BATCH_ALONE = "(no side operation)"
+
+
+def late_by_operation(late: list[tuple[float, float]], spans: list[tuple[str, float, float]]) -> list[list[Any]]:
+    """Each late answer put down to the side task's operation that was running when it was asked for
+    (`BATCH_ALONE` when none was): [[operation, late answers, worst ms], ...], the most first."""
+    count: Counter[str] = Counter()
+    worst: dict[str, float] = {}
+    for asked, ms in late:
+        running = [name for name, began, ended in spans if began <= asked <= ended]
+        name = running[-1] if running else BATCH_ALONE
+        count[name] += 1
+        worst[name] = max(worst.get(name, 0.0), ms)
+    return [[name, n, worst[name]] for name, n in count.most_common()]
+
+
+async def batch_elsewhere(document: dict[str, Any], rows: list[dict[str, str]], folder: Path) -> dict[str, Any]:
+    """The batch through `browserpilot run --rows` (headless, concurrency 3, env-default) on a data folder of its
+    own, so a second app process runs it; its envelope, as `workflow_batch` gives it."""
+    folder.mkdir(parents=True)
+    (folder / "workflow.json").write_text(json.dumps(document), "utf-8")
+    (folder / "rows.json").write_text(json.dumps(rows), "utf-8")
+    code_root = Path(sys.path[0])  # `-m app.cli` from there: the code measured
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "app.cli", "--data-dir", str(folder / "data"), "run", str(folder / "workflow.json"),
+        "--rows", str(folder / "rows.json"), "--concurrency", "3", "--headless", "--quiet", "--json",
+        cwd=str(code_root), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await process.communicate()
+    try:
+        return json.loads(out)
+    except ValueError:
+        raise BenchError(f"browserpilot run --rows in another process: exit {process.returncode}: "
+                         f"{err.decode(errors='replace')[-800:]}") from None
+
+
+async def measure(shell: Any, hosts: list[str], rows: int, variant: Variant, work: Path) -> dict[str, Any]:
+    spans: list[tuple[str, float, float]] = []  # (operation, began, ended) of every operation called here
+
     async def op(name: str, params: dict[str, Any]) -> dict[str, Any]:
-        envelope = await shell.registry.call(shell.ctx, name, params)
+        began = time.perf_counter()
+        try:
+            envelope = await shell.registry.call(shell.ctx, name, params)
+        finally:
+            spans.append((name, began, time.perf_counter()))
         if not envelope.get("ok"):
             raise BenchError(f"{name}: {envelope.get('error')}")
         return envelope
@@ -288,10 +364,12 @@ async def measure(shell: Any, hosts: list[str], rows: int) -> dict[str, Any]:
     stamp = time.strftime("%H%M%S")
     # Three environments, so each of the three tabs is the front tab of its own window (as bench/replay.py).
     envs = ["env-default"] + [(await op("env_create", {"name": f"Batch {k} {stamp}"}))["env"] for k in (1, 2)]
-    batch_rows = [{"host": hosts[1 + i], "who": f"Person {i}"} for i in range(rows)]
+    batch_rows = [{"host": hosts[1 + i if variant.new_sites else 1], "who": f"Person {i}"} for i in range(rows)]
 
     async def side() -> dict[str, float]:
         """What else happens meanwhile: an environment made, a captured page, its HAR, the environment deleted."""
+        if not variant.side:
+            return {"harEntries": 0.0}
         await asyncio.sleep(1.0)
         env_id = (await op("env_create", {"name": f"Side {stamp}"}))["env"]
         tab = (await op("tab_open", {"env": env_id}))["tabId"]
@@ -313,30 +391,36 @@ async def measure(shell: Any, hosts: list[str], rows: int) -> dict[str, Any]:
     probe.start()
     began = time.perf_counter()
     cpu_began = time.thread_time()  # the main thread's own CPU time (the probe runs in another thread)
+    spans.clear()
     side_task = asyncio.ensure_future(side())
     try:
-        result = await op("workflow_batch", {"workflow": "Stall probe", "rows": batch_rows, "concurrency": 3,
-                                                "envs": envs})
+        if variant.batch_here:
+            result = await op("workflow_batch", {"workflow": "Stall probe", "rows": batch_rows, "concurrency": 3,
+                                                    "envs": envs})
+        else:
+            result = await batch_elsewhere(document, batch_rows, work / "elsewhere")
         side_result = await side_task
     finally:
         elapsed = time.perf_counter() - began
         main_cpu = time.thread_time() - cpu_began
         probe.stop()
-    results = result["results"]
+    results = result.get("results") or []
     statuses = Counter(r["status"] for r in results)
     if statuses.get("ok") != rows:
-        errors = [r.get("error") for r in results if r["status"] != "ok"]
+        errors = [r.get("error") for r in results if r["status"] != "ok"] or [result.get("error")]
         raise BenchError(f"batch: {dict(statuses)} of {rows} rows; errors: {errors[:3]}")
-    said = {r["outputs"].get("said") for r in results}
+    said = {(r.get("outputs") or {}).get("said") for r in results}
     expected = {f"Thanks Person {i}" for i in range(rows)}
     if said != expected:
         raise BenchError(f"rows answered wrongly: {sorted(map(str, said ^ expected))[:5]}")
     lat = probe.latencies
+    side_spans = [span for span in spans if span[0] != "workflow_batch"]
     return {"rows": rows, "seconds": elapsed, "idleP50": percentile(idle.latencies, 0.5),
             "idleWorst": max(idle.latencies), "samples": len(lat), "p50": percentile(lat, 0.5),
             "p99": percentile(lat, 0.99), "worst": max(lat), "over25": sum(1 for x in lat if x > 25),
             "over100": sum(1 for x in lat if x > 100), "harEntries": side_result["harEntries"],
             "mainCpuS": main_cpu, "storeMs": probe.store_samples * SAMPLE_EVERY * 1000,
+            "lateBy": late_by_operation(probe.late, side_spans),
             "where": [[key, count * SAMPLE_EVERY * 1000] for key, count in probe.where.most_common(12)]}
 
 
@@ -349,9 +433,10 @@ def serve(count: int) -> None:
     os._exit(0)  # daemon server threads: nothing to shut down one by one
 
 
-def run_here(rows: int, windows: bool = False) -> dict[str, Any]:
+def run_here(rows: int, windows: bool = False, variant: str = "as-specified") -> dict[str, Any]:
     """One measurement in this process, on the code at sys.path[0]; `windows`: the app as a person runs it, its
-    windows shown on the X server in DISPLAY (under `xvfb-run`), instead of headless."""
+    windows shown on the X server in DISPLAY (under `xvfb-run`), instead of headless; `variant`: a key of
+    VARIANTS."""
     from app.runtime import prepare_qt_environment
 
     prepare_qt_environment(headless=not windows)
@@ -382,7 +467,7 @@ def run_here(rows: int, windows: bool = False) -> dict[str, Any]:
         shell.start([])
         try:
             with loop:
-                return loop.run_until_complete(measure(shell, hosts, rows))
+                return loop.run_until_complete(measure(shell, hosts, rows, VARIANTS[variant], work))
         finally:
             shell.shutdown()
     finally:
@@ -394,9 +479,9 @@ def run_here(rows: int, windows: bool = False) -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def spawn(code_root: Path, rows: int, windows: bool = False) -> dict[str, Any]:
+def spawn(code_root: Path, rows: int, windows: bool = False, variant: str = "as-specified") -> dict[str, Any]:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--code-root", str(code_root),
-               "--rows", str(rows)] + (["--windows"] if windows else [])
+               "--rows", str(rows), "--variant", variant] + (["--windows"] if windows else [])
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=str(code_root))
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
@@ -419,6 +504,59 @@ def verdict(r: dict[str, Any]) -> str:
             f"worst <= {TARGET_WORST_MS:.0f} ms: {'met' if worst_ok else 'MISSED'}")
 
 
+def merge(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reps of one side (or variant) as one result: medians, the worst of all, counts summed."""
+    late: Counter[str] = Counter()
+    late_worst: dict[str, float] = {}
+    for r in items:
+        for name, count, worst in r["lateBy"]:
+            late[name] += count
+            late_worst[name] = max(late_worst.get(name, 0.0), worst)
+    return {"p50": statistics.median(r["p50"] for r in items), "p99": statistics.median(r["p99"] for r in items),
+            "worst": max(r["worst"] for r in items), "over25": sum(r["over25"] for r in items),
+            "over100": sum(r["over100"] for r in items), "samples": sum(r["samples"] for r in items),
+            "seconds": statistics.median(r["seconds"] for r in items),
+            "idleP50": statistics.median(r["idleP50"] for r in items),
+            "mainCpuS": statistics.median(r["mainCpuS"] for r in items),
+            "storeMs": statistics.median(r["storeMs"] for r in items),
+            "lateBy": [[name, count, late_worst[name]] for name, count in late.most_common()], "reps": items}
+
+
+def fmt_late(r: dict[str, Any]) -> str:
+    """Late answers put down to the side task's operation running then: "env_delete 1 (249 ms), ..."."""
+    return ", ".join(f"{name} {count} ({worst:.0f} ms)" for name, count, worst in r["lateBy"]) or "none"
+
+
+def breakdown(code_root: Path, rows: int, reps: int, windows: bool, as_json: bool) -> int:
+    """Every variant on this checkout, `reps` times each (variants interleaved), as one table."""
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in VARIANTS}
+    try:
+        for rep in range(reps):
+            for name in VARIANTS:
+                print(f"rep {rep + 1}: {name} ...", file=sys.stderr, flush=True)
+                results[name].append(spawn(code_root, rows, windows, name))
+    except (BenchError, subprocess.TimeoutExpired) as exc:
+        print(f"ui_stall: {exc}", file=sys.stderr)
+        return 1
+    merged = {name: merge(items) for name, items in results.items()}
+    if as_json:
+        print(json.dumps(merged, indent=1))
+        return 0
+    print(f"{'configuration':<56} {'p50':>6} {'p99':>6} {'worst':>6} {'>25 ms':>6}  {'main CPU':>8}  {'batch':>6}")
+    for name, variant in VARIANTS.items():
+        r = merged[name]
+        print(f"{variant.title:<56} {r['p50']:6.1f} {r['p99']:6.1f} {r['worst']:6.1f} {r['over25']:6d}  "
+              f"{r['mainCpuS']:7.2f}s  {r['seconds']:5.1f}s")
+    print(f"(ms; p50 and p99 medians of {reps} rep(s), worst and >25 ms over all; main CPU: the app's main thread "
+          "during the batch)")
+    print("\nlate answers (> 25 ms) by the side task's operation that was running when each was asked for "
+          "(count, worst):")
+    for name, variant in VARIANTS.items():
+        print(f"  {variant.title:<54} {fmt_late(merged[name])}")
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=40)
@@ -430,6 +568,10 @@ def main() -> int:
     parser.add_argument("--windows", action="store_true",
                         help="the app with its windows on the X server in DISPLAY (run under xvfb-run), as a person "
                              "sees it, instead of headless")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="as-specified",
+                        help="measure one part of the configuration left out or moved (default: as specified)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="measure every variant on this checkout and print them as one table")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -440,38 +582,35 @@ def main() -> int:
     if args.child:
         sys.path.insert(0, str(code_root))
         try:
-            print(json.dumps(run_here(args.rows, args.windows)))
+            print(json.dumps(run_here(args.rows, args.windows, args.variant)))
         except BenchError as exc:
             print(f"ui_stall: {exc}", file=sys.stderr)
             return 1
         return 0
-    sides = [("after", code_root)] + ([("before", args.against.resolve())] if args.against else [])
-    results: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in sides}
     print(f"{args.rows}-row batch at concurrency 3, {'windows shown' if args.windows else 'headless'}, a probe every "
           f"{INTERVAL * 1000:.0f} ms; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs", file=sys.stderr, flush=True)
+    if args.breakdown:
+        if args.against:
+            parser.error("--breakdown measures one checkout: leave out --against")
+        return breakdown(code_root, args.rows, args.reps, args.windows, args.json)
+    sides = [("after", code_root)] + ([("before", args.against.resolve())] if args.against else [])
+    results: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in sides}
     try:
         for rep in range(args.reps):
             order = sides if rep % 2 == 0 else list(reversed(sides))
             for label, root in order:
                 print(f"rep {rep + 1}: {label} ({root}) ...", file=sys.stderr, flush=True)
-                results[label].append(spawn(root, args.rows, args.windows))
+                results[label].append(spawn(root, args.rows, args.windows, args.variant))
     except (BenchError, subprocess.TimeoutExpired) as exc:
         print(f"ui_stall: {exc}", file=sys.stderr)
         return 1
-    merged: dict[str, dict[str, Any]] = {}
-    for label, items in results.items():
-        lat_p99 = statistics.median(r["p99"] for r in items)
-        merged[label] = {"p50": statistics.median(r["p50"] for r in items), "p99": lat_p99,
-                         "worst": max(r["worst"] for r in items), "over25": sum(r["over25"] for r in items),
-                         "over100": sum(r["over100"] for r in items), "samples": sum(r["samples"] for r in items),
-                         "seconds": statistics.median(r["seconds"] for r in items),
-                         "idleP50": statistics.median(r["idleP50"] for r in items),
-                         "mainCpuS": statistics.median(r["mainCpuS"] for r in items),
-                         "storeMs": statistics.median(r["storeMs"] for r in items), "reps": items}
+    merged = {label: merge(items) for label, items in results.items()}
     if args.json:
         print(json.dumps(merged, indent=1))
         return 0
+    if args.variant != "as-specified":
+        print(f"variant: {VARIANTS[args.variant].title}")
     for label, _root in sides:
         print(fmt_side(label, merged[label]))
     if "before" in merged:
@@ -484,6 +623,7 @@ def main() -> int:
         p99s = ", ".join(f"{r['p99']:.0f}" for r in reps)
         worsts = ", ".join(f"{r['worst']:.0f}" for r in reps)
         print(f"{label:<8} per rep: p99 {p99s} ms; worst {worsts} ms")
+        print(f"{'':<8} late answers by the side task's operation running then: {fmt_late(merged[label])}")
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.where:
         for label, _root in sides:
