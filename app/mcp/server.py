@@ -25,6 +25,12 @@ second definition of every parameter model, and it silently drops argument names
 (checked with mcp 2.3.0: `{"name": "a", "colour": "red"}` reaches the function as `name="a"`), so the registry
 could never refuse them with the list of valid ones. The low-level server takes our schemas and arguments as
 they are; the streamable HTTP transport, sessions and protocol versions are the SDK's own.
+
+Each tool call is answered as one `application/json` response (`json_response=True`) rather than a one-event
+SSE stream: the server sends nothing else while a tool runs (no progress, logging or sampling), and the SSE
+framing cost 1-2 ms per call on the server (an `app_status` round trip 3.4-4.9 ms with it, 2.3-3.0 ms without,
+measured over a raw keep-alive connection). Streamable HTTP clients accept both kinds of answer (the spec
+requires it); the standalone GET stream for server notifications is unchanged.
 """
 
 from __future__ import annotations
@@ -407,8 +413,8 @@ class McpHttpServer:
         assert self._tokens is not None
         self._server_loop = asyncio.get_running_loop()
         sdk = self._build_sdk_server()
-        app = Guard(sdk.streamable_http_app(streamable_http_path=MCP_PATH, host="127.0.0.1"), self._tokens,
-                    self.clients)
+        http_app = sdk.streamable_http_app(streamable_http_path=MCP_PATH, host="127.0.0.1", json_response=True)
+        app = Guard(http_app, self._tokens, self.clients)
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", log_level="warning",
                                 timeout_graceful_shutdown=1, ws="none", http="h11")
         server = uvicorn.Server(config)
