@@ -56,6 +56,14 @@ What we found, and why the code does what it does (QtWebEngine 6.12, Chromium 14
   the time between them.
 - **Wheel**: QtWebEngine ignores `pixelDelta` and scrolls `angleDelta / 120 * wheelScrollLines * 20` DIPs;
   `wheel()` computes `angleDelta` from the wanted CSS pixels (times zoom). Scrolling is not animated here.
+- **The fence** (`fence()`, after every action): input and `runJavaScript` reach the renderer on different
+  channels, so a read right after an action could see the page as it was before. The fence sends a trusted
+  Shift key-up behind the action's events; our isolated world counts such key-ups and reports each count on
+  its console (a random token per app and document, `BrowserPage.console_listeners`), which arrives 0.5-1 ms
+  after the key-up was handled. The count of the current document is remembered from those reports, so a
+  fence on a document it has seen needs no JavaScript round trip at all; a round trip right after a click
+  took 2-3 ms here, as long as the rest of the click. Polling (every `FENCE_POLL`) still ends a fence whose
+  document was replaced meanwhile.
 - **PySide6 6.12 on Python 3.11** drops a reference to None on every call of a method returning nothing; see
   `app/pyside_fix.py` (applied at start-up).
 
@@ -71,7 +79,9 @@ here do not drive; pinch zoom; the popup of a `<select>` (use the keyboard on th
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import secrets
 import time
 import unicodedata
 from collections import deque
@@ -161,14 +171,29 @@ HIDDEN_GRACE = 0.5  # seconds a background tab gets to show that it takes input
 FRAME = 1 / 60  # seconds between touch moves
 SETTLE = 2 * FRAME  # after a new page first takes input
 MARK_KEY = _K.Key_F24  # `mark()`: the end of the app's own input, for the recorder
+# Our isolated world counts trusted Shift key-ups (the probe of `ready()` and `fence()`) and reports each count
+# as a console message: this app's token, the document's probe id, the count. Both scripts answer
+# [probe id, count]; the read answers -1 on a document without the probe (a new one).
+PROBE_TOKEN = f"\x01browserpilot-input-{secrets.token_hex(8)}:"
 _PROBE_INSTALL = """(() => {
   if (!window.__bpInputProbe) {
-    const box = window.__bpInputProbe = {n: 0};
-    window.addEventListener('keyup', (e) => { if (e.isTrusted && e.key === 'Shift') box.n += 1; }, true);
+    const box = window.__bpInputProbe = {id: Math.random().toString(36).slice(2), n: 0};
+    window.addEventListener('keyup', (e) => {
+      if (e.isTrusted && e.key === 'Shift') { box.n += 1; console.debug(%s + box.id + ':' + box.n); }
+    }, true);
   }
-  return window.__bpInputProbe.n;
-})()"""
-_PROBE_READ = "(window.__bpInputProbe ? window.__bpInputProbe.n : -1)"
+  return [window.__bpInputProbe.id, window.__bpInputProbe.n];
+})()""" % json.dumps(PROBE_TOKEN)
+_PROBE_READ = "(window.__bpInputProbe ? [window.__bpInputProbe.id, window.__bpInputProbe.n] : -1)"
+FENCE_POLL = 0.01  # seconds between reads while a fence waits for its report (a replaced document sends none)
+
+
+def _probe_count(value: object) -> tuple[str, int] | None:
+    """[probe id, count] as the probe scripts answer it, or None (no probe: -1, or not an answer of ours)."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and \
+            isinstance(value[1], (int, float)):
+        return value[0], int(value[1])
+    return None
 
 
 class InputError(PageError):
@@ -367,6 +392,10 @@ class _ViewInput(QObject):
         self.sending = False
         self.stamps: deque[int] = deque(maxlen=512)
         self._watched: set[int] = set()
+        # The probe count of one document, from its reports: (document key, probe id, count).
+        self.probe: tuple[tuple[int, int], str, int] | None = None
+        self._waiters: list[tuple[str, int, asyncio.Future[None]]] = []  # (probe id, count to pass, future)
+        self._reporting: object | None = None  # the page whose console reports reach `_on_console`
         view.loadStarted.connect(self._new_document)
         view.loadFinished.connect(self._new_document)
         view.renderProcessTerminated.connect(self._new_document)
@@ -378,6 +407,42 @@ class _ViewInput(QObject):
 
     def _new_document(self, *_args: object) -> None:
         self.generation += 1
+        self.probe = None
+
+    # -- the probe's reports -----------------------------------------------------------------------------
+    def listen(self) -> bool:
+        """Take the probe's reports from the view's page's console; False: this page has no console listeners
+        (not a `BrowserPage`), so fences poll."""
+        page = self.view.page()
+        listeners = getattr(page, "console_listeners", None)
+        if listeners is None:
+            return False
+        if self._reporting is not page:
+            listeners.append(self._on_console)
+            self._reporting = page
+        return True
+
+    def _on_console(self, message: str) -> bool:
+        if not message.startswith(PROBE_TOKEN):
+            return False
+        probe_id, _sep, count_text = message[len(PROBE_TOKEN):].rpartition(":")
+        if not count_text.isdigit():
+            return True
+        count = int(count_text)
+        if self.probe is not None and self.probe[1] == probe_id:
+            self.probe = (self.probe[0], probe_id, max(count, self.probe[2]))
+        for waiter in list(self._waiters):
+            if waiter[0] == probe_id and count > waiter[1] and not waiter[2].done():
+                waiter[2].set_result(None)
+        return True
+
+    def wait_for_probe(self, probe_id: str, passing: int) -> asyncio.Future[None]:
+        """A future that is done once the document `probe_id` reports a count above `passing`."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter = (probe_id, passing, future)
+        self._waiters.append(waiter)
+        future.add_done_callback(lambda _f: self._waiters.remove(waiter) if waiter in self._waiters else None)
+        return future
 
     def watch(self, widget: QWidget | None) -> None:
         if widget is None or not shiboken6.isValid(widget):
@@ -463,7 +528,7 @@ class InputDriver:
 
         while True:
             try:
-                before = await js(_PROBE_INSTALL)
+                before = _probe_count(await js(_PROBE_INSTALL))
                 proxy = self.target()
                 key = self._doc_key(proxy)
                 self._send_key(proxy, _T.KeyRelease, _K.Key_Shift, _NO_MODS, "")
@@ -472,8 +537,8 @@ class InputDriver:
                 # times before sending another, so that the page normally sees a single probe.
                 probe_end = loop.time() + 0.1
                 while loop.time() < probe_end:
-                    after = await js(_PROBE_READ)
-                    if isinstance(after, (int, float)) and isinstance(before, (int, float)) and after > before:
+                    after = _probe_count(await js(_PROBE_READ))
+                    if after is not None and before is not None and after[0] == before[0] and after[1] > before[1]:
                         if self._doc_key(self.target()) == key:
                             # Keys and clicks are taken now, but a wheel event sent in the same moment was
                             # still lost now and then (1 in 30 to 50): `wheel` waits two more frames.
@@ -483,7 +548,7 @@ class InputDriver:
                                       (loop.time() - started) * 1000, probes)
                             return
                         break
-                    if after == -1:
+                    if after is None or (before is not None and after[0] != before[0]):
                         break  # the document was replaced
                     await asyncio.sleep(0.01)
             except PageTimeout:
@@ -539,22 +604,49 @@ class InputDriver:
 
         Input events and `runJavaScript` reach the renderer on different channels, so a read right after an
         action could see the page as it was before it. A trusted Shift key-up travels behind the earlier
-        events on the input channel; once our isolated-world listener has counted it, they have all been
-        handled. Gives up quietly when the document is replaced (a navigation) or after `timeout`."""
+        events on the input channel; once our isolated-world listener has counted it (its report arrives on
+        the console), they have all been handled. The count to pass is the one the document last reported;
+        on a document not seen yet, the probe is installed first (one JavaScript round trip). Gives up quietly
+        when the document is replaced (a navigation) or after `timeout`.
+
+        A person's own Shift key-up counts too (in a shared tab): one handled just before ours can end the
+        fence a moment early."""
         page = self.view.page()
         loop = asyncio.get_running_loop()
+        state = self._state
+        reports = state.listen()
+        waiter: asyncio.Future[None] | None = None
         try:
-            before = await run_js(page, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD)
+            key = self._doc_key(self.target())
+            if reports and state.probe is not None and state.probe[0] == key:
+                _key, probe_id, before = state.probe
+            else:
+                found = _probe_count(await run_js(page, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD))
+                if found is None:
+                    return
+                probe_id, before = found
+                if self._doc_key(self.target()) == key:
+                    state.probe = (key, probe_id, before)
+            waiter = state.wait_for_probe(probe_id, before) if reports else None
             self._send_key(self.target(), _T.KeyRelease, _K.Key_Shift, _NO_MODS, "")
             deadline = loop.time() + timeout
             while loop.time() < deadline:
-                after = await run_js(page, _PROBE_READ, timeout=timeout, world=APP_WORLD)
-                if not isinstance(after, (int, float)) or not isinstance(before, (int, float)) or after == -1 \
-                        or after > before:
-                    return
-                await asyncio.sleep(0.002)
-        except PageError:
+                if waiter is not None:
+                    try:
+                        await asyncio.wait_for(asyncio.shield(waiter), FENCE_POLL)
+                        return
+                    except asyncio.TimeoutError:
+                        pass
+                else:
+                    await asyncio.sleep(0.002)
+                after = _probe_count(await run_js(page, _PROBE_READ, timeout=timeout, world=APP_WORLD))
+                if after is None or after[0] != probe_id or after[1] > before:
+                    return  # handled, or the document was replaced
+        except PageError:  # InputError too: the render widget is gone
             return  # the document is changing: what it did with the input no longer matters
+        finally:
+            if waiter is not None and not waiter.done():
+                waiter.cancel()
 
     def mark(self) -> None:
         """Send a lone trusted key-up of F24 (a key keyboards do not have; pages do not act on a key-up alone)

@@ -18,8 +18,10 @@ import pytest
 from PySide6.QtCore import QEvent, QObject
 from pytestqt.qtbot import QtBot
 
+from app.browser import input as input_module
 from app.browser.control import TabControl
 from app.browser.input import InputDriver, InputError, parse_shortcut
+from app.browser.js import MAIN_WORLD
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from tests.support.qt import run_js, wait_loaded
@@ -562,6 +564,39 @@ def test_new_render_widget_after_cross_site_navigation(qtbot: QtBot, shell: Brow
     assert tab.focusProxy() is not before  # QtWebEngine replaced the render widget
     call(qtbot, driver.click(*center(qtbot, tab, "#b")))
     wait_js(qtbot, tab, "window.n", 1)
+
+
+def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_document(
+        qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The handler holds the page's main thread for 80 ms: what it writes must be there when the fence ends.
+    body = """<button id=b style='width:200px;height:50px' onclick="const end = performance.now() + 80;
+        while (performance.now() < end) {} window.n = (window.n || 0) + 1">b</button>"""
+    tab, driver = open_page(qtbot, shell, server, body)
+    point = center(qtbot, tab, "#b")
+    installs: list[str] = []
+    real_run_js = input_module.run_js
+
+    async def counting_run_js(page: Any, source: str, *args: Any, **kwargs: Any) -> Any:
+        if source == input_module._PROBE_INSTALL:
+            installs.append(source)
+        return await real_run_js(page, source, *args, **kwargs)
+
+    monkeypatch.setattr(input_module, "run_js", counting_run_js)
+
+    async def click_and_read() -> object:
+        await driver.click(*point)
+        await driver.fence()
+        return await real_run_js(tab.page(), "window.n", world=MAIN_WORLD)  # right after the fence
+
+    assert call(qtbot, click_and_read()) == 1
+    first = len(installs)  # ready() and the fence's first look at this document
+    assert call(qtbot, click_and_read()) == 2 and call(qtbot, click_and_read()) == 3
+    # Later fences count from the probe's own reports: no install round trip before the key-up.
+    assert len(installs) == first
+    tab.reload()  # a new document: its probe is installed again, and the fence still holds
+    wait_loaded(qtbot, tab)
+    assert call(qtbot, click_and_read()) == 1
+    assert len(installs) > first
 
 
 def test_background_tabs(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
