@@ -506,6 +506,7 @@ class InputDriver:
         key = self._doc_key(proxy)
         if self._state.ready_for == key:
             return
+        self._state.listen()  # the probe's reports are ours: none reaches the log
         loop = asyncio.get_running_loop()
         started = loop.time()
         deadline = started + timeout

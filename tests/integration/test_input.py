@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -567,7 +568,9 @@ def test_new_render_widget_after_cross_site_navigation(qtbot: QtBot, shell: Brow
 
 
 def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_document(
-        qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="browserpilot.page")  # where the page's console goes
     # The handler holds the page's main thread for 80 ms: what it writes must be there when the fence ends.
     body = """<button id=b style='width:200px;height:50px' onclick="const end = performance.now() + 80;
         while (performance.now() < end) {} window.n = (window.n || 0) + 1">b</button>"""
@@ -597,6 +600,8 @@ def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_docum
     wait_loaded(qtbot, tab)
     assert call(qtbot, click_and_read()) == 1
     assert len(installs) > first
+    # The probe's reports (of ready() and of the fences) are taken by the driver, not logged as console.
+    assert not [r for r in caplog.records if input_module.PROBE_TOKEN in r.getMessage()]
 
 
 def test_background_tabs(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
