@@ -421,14 +421,12 @@ class McpHttpServer:
         self._uvicorn = server
         if self._stopping.is_set():
             return
-        serving = asyncio.ensure_future(server.serve(sockets=[sock]))
-        while not server.started and not serving.done():
-            await asyncio.sleep(0.005)
-        if server.started and not self._stopping.is_set():
-            self._sdk_loaded.set()
-            log.info("the first HTTP client connected: the MCP SDK loaded in %.2f s", time.perf_counter() - began)
-            self._notify()
-        await serving
+        # Loaded before uvicorn accepts: the first client's answer can go out before this coroutine runs
+        # again, and whoever asks after that answer must see the SDK loaded.
+        self._sdk_loaded.set()
+        log.info("the first HTTP client connected: the MCP SDK loaded in %.2f s", time.perf_counter() - began)
+        self._notify()
+        await server.serve(sockets=[sock])
 
     def _notify(self) -> None:
         if self.on_change is not None and not self.main_loop.is_closed():
