@@ -115,7 +115,8 @@ class SaveManager:
         self._write_lock = threading.Lock()  # held by whoever is writing (the worker or a flush)
         self._pending: dict[Path, _Pending] = {}
         self._jobs: deque[tuple[float, str, Job]] = deque()  # (due, label, job), in the order queued
-        self._last_write: dict[Path, float] = {}
+        self._last_write: dict[Path, float] = {}  # when each file's latest write was taken in hand
+        self._writing: set[Path] = set()  # taken from `_pending`, not yet on disk
         self._problems: dict[Path, str] = {}
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -156,8 +157,9 @@ class SaveManager:
             return dict(self._problems)
 
     def dirty(self) -> set[Path]:
+        """Files whose newest state is not on disk yet: waiting, or being written right now."""
         with self._cond:
-            return set(self._pending)
+            return set(self._pending) | self._writing
 
     # -- flushing ----------------------------------------------------------------------------------------
     def flush(self) -> dict[Path, str]:
@@ -223,6 +225,10 @@ class SaveManager:
         writes = [path for path, item in self._pending.items() if ready(path, item)]
         if writes:
             path = min(writes, key=lambda p: self._pending[p].due)
+            # The debounce counts from now: a save that comes while this write is in hand waits its turn
+            # rather than finding the file idle and writing it again at once.
+            self._last_write[path] = time.monotonic()
+            self._writing.add(path)
             return path, self._pending.pop(path)
         for index, (due, label, job) in enumerate(self._jobs):
             if due <= now:
@@ -252,6 +258,7 @@ class SaveManager:
             message = str(exc) if isinstance(exc, StoreError) else f"cannot write {path}: {exc}"
             failures = pending.failures + 1
             with self._cond:
+                self._writing.discard(path)
                 self._problems[path] = message
                 if path not in self._pending:
                     wait = min(RETRY_MAX, RETRY_FIRST * 2 ** (failures - 1))
@@ -268,7 +275,7 @@ class SaveManager:
                     log.exception("the save error callback failed")
             return False
         with self._cond:
-            self._last_write[path] = started
+            self._writing.discard(path)
             if len(self._last_write) > 256:  # one entry a run folder's file: forget what the debounce no longer needs
                 horizon = started - self.delay
                 self._last_write = {p: t for p, t in self._last_write.items() if t >= horizon}

@@ -73,6 +73,33 @@ def test_a_burst_is_written_first_at_once_then_once_with_the_newest_state(tmp_pa
     saves.close()
 
 
+def test_a_file_being_written_is_still_dirty_and_a_save_meanwhile_waits_its_turn(tmp_path: Path) -> None:
+    """While the worker writes a file, `dirty()` still names it, and a save that comes then is debounced like
+    any other: the file was not idle, so it is not written again at once."""
+    saves = SaveManager(delay=3600)
+    target = tmp_path / "doc.json"
+    rendering, release = threading.Event(), threading.Event()
+    rendered: list[int] = []
+
+    def slow_first() -> bytes:
+        rendering.set()
+        assert release.wait(10)
+        rendered.append(0)
+        return b'{"n": 0}'
+
+    saves.save(target, slow_first)
+    assert rendering.wait(10)
+    assert saves.dirty() == {target}  # taken in hand, not on disk yet
+    saves.save(target, lambda: (rendered.append(1), b'{"n": 1}')[1])
+    release.set()
+    wait_until(target.exists)
+    assert saves.dirty() == {target}  # the second state waits out the debounce
+    assert json.loads(target.read_text()) == {"n": 0} and rendered == [0]
+    assert saves.flush() == {}
+    assert json.loads(target.read_text()) == {"n": 1} and rendered == [0, 1] and saves.dirty() == set()
+    saves.close()
+
+
 def test_writes_are_in_order_and_never_two_at_once(tmp_path: Path) -> None:
     saves = SaveManager(delay=0.002)
     files = [tmp_path / f"f{i}.json" for i in range(3)]
@@ -116,9 +143,9 @@ def test_writes_are_in_order_and_never_two_at_once(tmp_path: Path) -> None:
 def test_close_flushes_and_a_second_process_sees_the_file(tmp_path: Path) -> None:
     saves = SaveManager(delay=3600)
     store = EnvStore(DataDir(tmp_path), saves)
-    store.create("First")   # written at once (the file was idle)
-    wait_until(lambda: saves.dirty() == set())
-    store.create("Second")  # waits out the debounce (an hour here)
+    store.create("First")
+    assert saves.flush() == {} and saves.dirty() == set()  # "Default" and "First" are on disk
+    store.create("Second")  # the file was just written: this waits out the debounce (an hour here)
     reader = [sys.executable, "-c", "import sys, json; from envs.datadir import DataDir; from envs.store import "
               "EnvStore; print(json.dumps([e.name for e in EnvStore(DataDir(__import__('pathlib').Path(sys.argv[1])))"
               ".list()]))", str(tmp_path)]
