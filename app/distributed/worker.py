@@ -101,12 +101,18 @@ class CeleryConsumer:
                 self.on_done()
 
     def stop(self) -> None:
-        """Warm shutdown, from any thread: finish the rows in hand, put back what was not started."""
-        controller = self._controller
-        if controller is not None:
-            threading.Thread(target=controller.stop, kwargs={"in_sighandler": False}, daemon=True,
-                             name="browserpilot-celery-stop").start()
-        else:
+        """Warm shutdown, from any thread: finish the rows in hand, put back what was not started.
+
+        As Celery's own signal handlers do, this only raises the worker's shutdown flag; the consumer's thread
+        sees it at its next turn of the event loop (or of a connection retry, at most a second away) and
+        stops there. Calling `WorkController.stop` from another thread closed the broker's sockets under the
+        loop that polls them: the loop could then block for good in a read on a pub/sub socket (seen in CI).
+        """
+        from celery.platforms import EX_OK
+        from celery.worker import state as worker_state
+
+        worker_state.should_stop = EX_OK
+        if not self._thread.is_alive():  # never started, or already ended: nothing will report the end
             self.done.set()
             if self.on_done is not None:
                 self.on_done()

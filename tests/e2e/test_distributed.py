@@ -1,7 +1,8 @@
 """Distributed batches as a person runs them: a real redis-server, two `browserpilot worker` processes on two
 data folders, a submitter (`browserpilot run … --broker`), rows going to a local page whose server records
 them. One worker is SIGKILLed mid-row: every row still reaches the server, and the submitter holds one ok
-record per row. And a broker that is down at first: both sides say so, retry, and lose nothing.
+record per row. A worker stopped by SIGTERM finishes its row in hand and leaves the rest to another. And a
+broker that is down at first: both sides say so, retry, and lose nothing.
 """
 
 from __future__ import annotations
@@ -185,3 +186,30 @@ def test_a_broker_down_at_first_loses_nothing(tmp_path: Path, row_site: LocalSer
     assert result["succeeded"] == 2
     assert {request.arg("who") for request in row_site.hits("/done")} == {"ann", "bob"}
     assert sorted(r.row_index for r in batch_records(tmp_path / "submitter")) == [0, 1]
+
+
+def test_sigterm_mid_row_finishes_that_row_and_leaves_the_rest_to_another_worker(
+        tmp_path: Path, row_site: LocalServer, workers: list[Worker]) -> None:
+    names = ["ann", "bob", "cy"]
+    (tmp_path / "rows.json").write_text(json.dumps([{"who": name} for name in names]))
+    (tmp_path / "row.json").write_text(json.dumps(workflow(row_site.url("/row"))))
+    with RedisServer(tmp_path / "redis") as redis:
+        first = Worker(tmp_path / "w1", redis.url, "w1", tmp_path / "w1.log")
+        workers.append(first)
+        first.wait_for("ready")
+        submitter = submit(tmp_path / "submitter", tmp_path / "row.json", tmp_path / "rows.json", redis.url)
+        in_hand = until(lambda: first.running_rows(), 60, "worker w1 starting a row")[0]
+        assert first.stop() == 0, first.output()  # SIGTERM: a warm shutdown
+        assert "worker w1 stopped" in first.output()
+        second = Worker(tmp_path / "w2", redis.url, "w2", tmp_path / "w2.log")
+        workers.append(second)
+        out, err = submitter.communicate(timeout=120)
+        assert submitter.returncode == 0, err
+        assert second.stop() == 0, second.output()
+    result = json.loads(out)
+    assert result["succeeded"] == 3 and result["failed"] == 0
+    assert sorted(request.arg("who") for request in row_site.hits("/done")) == sorted(names)  # each row once
+    by_row = {r.row_index: r for r in batch_records(tmp_path / "submitter") if r.batch_id == result["batchId"]}
+    assert sorted(by_row) == [0, 1, 2] and all(r.status == "ok" for r in by_row.values())
+    assert by_row[in_hand].worker == "w1"  # the row in hand was finished, not handed on
+    assert {r.worker for i, r in by_row.items() if i != in_hand} == {"w2"}
