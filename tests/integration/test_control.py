@@ -24,6 +24,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.browser.capture import settle_frame
 from app.browser.control import ControlState, HandoffTimeout, TabClosed, TabControl
 from app.browser.js import run_js as page_js
 from app.browser.tab import BrowserTab
@@ -391,6 +392,9 @@ def test_overlay_follows_the_view_and_stays_out_of_captures(qtbot: QtBot, shell:
     control.set_state("handoff")
     banner = banner_of(tab)
     qtbot.waitUntil(lambda: tab.focusProxy().geometry().top() == banner.height() > 0)
+    # The banner shrank the page's area: as a screenshot does, wait until Qt's picture is the page at the new
+    # size (CI once grabbed an all-white picture here, before the page's frame had come).
+    run(qtbot, settle_frame(tab))
     page = control.grab_page()
     assert (page.width(), page.height()) == (tab.width(), tab.height() - banner.height())
     assert page.toImage().pixelColor(1, 1).name() == "#ffffff"
