@@ -545,6 +545,7 @@ class InputDriver:
                             # still lost now and then (1 in 30 to 50): `wheel` waits two more frames.
                             self._state.wheel_ready_at = loop.time() + SETTLE
                             self._state.ready_for = key
+                            self._state.probe = (key, after[0], after[1])  # the first fence reads no count
                             log.debug("page takes input after %.0f ms (%d probes)",
                                       (loop.time() - started) * 1000, probes)
                             return

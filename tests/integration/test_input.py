@@ -592,7 +592,8 @@ def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_docum
         return await real_run_js(tab.page(), "window.n", world=MAIN_WORLD)  # right after the fence
 
     assert call(qtbot, click_and_read()) == 1
-    first = len(installs)  # ready() and the fence's first look at this document
+    assert len(installs) == 1  # ready()'s: the fences on this document start from the count it read
+    first = len(installs)
     assert call(qtbot, click_and_read()) == 2 and call(qtbot, click_and_read()) == 3
     # Later fences count from the probe's own reports: no install round trip before the key-up.
     assert len(installs) == first
