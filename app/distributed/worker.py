@@ -68,7 +68,6 @@ class CeleryConsumer:
         # app of their own); a worker process has this one app only.
         self.celery.set_default()
         self.on_done: Any = None
-        self._controller: Any = None
         self._thread = threading.Thread(target=self._main, name="browserpilot-celery", daemon=True)
         self.done = threading.Event()
 
@@ -87,11 +86,11 @@ class CeleryConsumer:
                             consumer.options.env_id, consumer.options.row_time_limit)
 
         try:
-            self._controller = Controller(
+            controller = Controller(
                 app=self.celery, hostname=self.options.hostname(), pool_cls="threads",
                 concurrency=self.options.concurrency, queues=[self.options.queue], without_gossip=True,
                 without_mingle=True, optimization="fair", prefetch_multiplier=1)
-            self._controller.start()
+            controller.start()
         except BaseException as exc:  # the consumer's thread must tell the app why it stopped
             log.exception("the Celery consumer stopped")
             self.error = exc
