@@ -90,7 +90,17 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
 
         shell = BrowserPilotApp(data, headless=headless)
         shell.ctx.progress = progress
-        task = loop.create_task(shell.registry.call(shell.ctx, name, params))
+
+        async def operation_then_settle() -> dict[str, Any]:
+            result = await shell.registry.call(shell.ctx, name, params)
+            # Before the process ends: what the last action started (an agent's click that posted an order)
+            # lands, at most the settle time. A workflow run has waited for its own tabs already.
+            pending = await shell.settle_all()
+            if pending:
+                result.setdefault("pendingAtExit", pending)
+            return result
+
+        task = loop.create_task(operation_then_settle())
 
         def interrupt(signum: int, frame: object) -> None:
             log.info("signal %s: cancelling %s", signum, name)

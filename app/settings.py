@@ -23,6 +23,10 @@ class Settings(BaseModel):
                           description="Preferred MCP port; the next free one is used when it is taken.")
     workers_broker: str = Field(default="", description="The Redis broker of the batch dialog's Run on workers.")
     welcome_shown: bool = Field(default=False, description="The first-run welcome was shown on this data folder.")
+    settle_seconds: float = Field(default=10.0, ge=0, le=300,
+                                  description="When a run ends, a tab is closed by an operation or the app quits, "
+                                              "what the page still has in flight (a form post, a fetch, a beacon) "
+                                              "may finish for at most this long.")
     idle_exit_minutes: int = Field(default=10, ge=0, le=10080,
                                    description="An app that `browserpilot mcp` started headless quits this long after "
                                                "its last bridge client has gone (0: never).")

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import signal
@@ -89,8 +90,10 @@ class BrowserPilotApp(QObject):
                              runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
                              workflows=WorkflowStore(data, self.saves))
         self.code_sandbox = CodeSandbox(self)
+        self.ctx.settle_seconds = lambda: self.settings.current.settle_seconds
         self.ctx.runner = RunManager(self.ctx.runs, self._ops_for_run, self.code_sandbox, self.ctx.tab_holders,
-                                     max_concurrency=self.settings.current.batch_concurrency)
+                                     max_concurrency=self.settings.current.batch_concurrency,
+                                     settle_seconds=self.ctx.settle_seconds)
         self.ops = OpRunner(self.registry, self.ctx)
         # The MCP server: started by the entry point (`start_mcp`), switched on and off in the settings.
         self.mcp = McpService(data, self.registry, self.ctx, self.settings)
@@ -98,6 +101,7 @@ class BrowserPilotApp(QObject):
         self.ctx.groups.subscribe(self._on_groups_changed)
         self.main_window: MainWindow | None = None
         self._shut_down = False
+        self._quitting = False
         self._signal_timer: QTimer | None = None
 
     # -- start and stop --------------------------------------------------------------------------------
@@ -186,7 +190,23 @@ class BrowserPilotApp(QObject):
         self._signal_timer.start(250)
 
     def quit(self) -> None:
-        QApplication.quit()
+        """End the app, once what the tabs it acted on still have in flight (the order an agent's last click
+        posted) has landed, at most the settle time. Asked again meanwhile, it ends at once."""
+        if self._quitting:
+            QApplication.quit()
+            return
+        self._quitting = True
+
+        async def settle_then_quit() -> None:
+            try:
+                pending = await self.settle_all()
+                if pending:
+                    log.warning("quitting with %d request(s) still in flight: %s", len(pending),
+                                ", ".join(f"{item['method']} {item['url']}" for item in pending[:5]))
+            finally:
+                QApplication.quit()
+
+        asyncio.ensure_future(settle_then_quit())
 
     def shutdown(self) -> None:
         """Delete every page, then every profile. Safe to call more than once."""
@@ -321,6 +341,21 @@ class BrowserPilotApp(QObject):
     async def close_tab(self, tab_id: str) -> None:
         window, tab = self.find_tab(tab_id)
         window.close_tab(tab)
+
+    async def settle_tabs(self, tab_ids: Sequence[str], timeout: float) -> list[dict[str, Any]]:
+        drivers = [self._drivers[tab_id] for tab_id in tab_ids if tab_id in self._drivers]
+        results = await asyncio.gather(*(driver.settle(timeout) for driver in drivers), return_exceptions=True)
+        pending: list[dict[str, Any]] = []
+        for driver, result in zip(drivers, results):
+            if isinstance(result, BaseException):
+                log.info("could not wait for %s: %s", driver.tab_id, result)
+                continue
+            pending.extend({"tabId": driver.tab_id, **item} for item in result["pending"])
+        return pending
+
+    async def settle_all(self) -> list[dict[str, Any]]:
+        """Before the app ends: what the tabs it acted on still have in flight lands (at most the settle time)."""
+        return await self.settle_tabs(list(self._drivers), self.settings.current.settle_seconds)
 
     async def activate_tab(self, tab_id: str) -> None:
         window, tab = self.find_tab(tab_id)

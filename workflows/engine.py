@@ -40,6 +40,7 @@ from workflows.template import Variables, VariableError, js_text
 log = logging.getLogger("browserpilot.workflows")
 
 DEFAULT_TIMEOUT = 10.0
+SETTLE_TIMEOUT = 10.0
 HANDOFF_TIMEOUT = 600.0
 PRESENCE_POLL = 0.1
 PAUSE_MESSAGE = "The workflow is paused because you took over. Click Done to resume it from where it stopped."
@@ -75,6 +76,7 @@ class RunSettings:
     folder: Path
     default_timeout: float = DEFAULT_TIMEOUT
     secret_values: dict[str, str] = field(default_factory=dict)
+    settle_timeout: float = SETTLE_TIMEOUT  # what the run's tabs have in flight at its end may land this long
 
 
 @dataclass
@@ -100,6 +102,7 @@ class Executor:
         self.record = record
         self.on_progress = on_progress
         self.variables = Variables()
+        self.tabs_used = [settings.tab_id]  # the run's tab, then any tab a node followed into
 
     # -- the run -----------------------------------------------------------------------------------------
     async def run(self, inputs: dict[str, Any]) -> RunRecord:
@@ -111,31 +114,38 @@ class Executor:
             "env": self.doc.env_values(),
         })
         try:
-            self.variables.set("input", self._check_inputs(inputs))
-            await self._sync_sys()
-            top = _Level(self.doc.graph)
-            await self._walk(top, self.doc.graph.start_node().id, set())
-            record.outputs = top.outputs or self._produced_output(top)
-            record.status = "ok"
-        except NodeFailed as failure:
-            record.status = "failed"
-            record.stopped_at = failure.node.id
-            record.error = f"{_node_label(failure.node)}: {failure}"
-            record.screenshot = failure.screenshot or await self._screenshot()
-            record.har = await self._export_har()
-        except RunTakenOver as exc:
-            record.status = "taken_over"
-            record.error = str(exc)
-        except asyncio.CancelledError:
-            record.status = "cancelled"
-            record.error = "the run was cancelled"
-        except VariableError as exc:  # an input problem before any node ran
-            record.status = "failed"
-            record.error = str(exc)
-        except Exception as exc:  # a defect of ours: still end the run with a record that says so
-            log.exception("run %s failed unexpectedly", record.id)
-            record.status = "failed"
-            record.error = f"internal error: {type(exc).__name__}: {exc}"
+            try:
+                self.variables.set("input", self._check_inputs(inputs))
+                await self._sync_sys()
+                top = _Level(self.doc.graph)
+                await self._walk(top, self.doc.graph.start_node().id, set())
+                record.outputs = top.outputs or self._produced_output(top)
+                record.status = "ok"
+            except NodeFailed as failure:
+                record.status = "failed"
+                record.stopped_at = failure.node.id
+                record.error = f"{_node_label(failure.node)}: {failure}"
+                record.screenshot = failure.screenshot or await self._screenshot()
+                record.har = await self._export_har()
+            except RunTakenOver as exc:
+                record.status = "taken_over"
+                record.error = str(exc)
+            except asyncio.CancelledError:
+                record.status = "cancelled"
+                record.error = "the run was cancelled"
+            except VariableError as exc:  # an input problem before any node ran
+                record.status = "failed"
+                record.error = str(exc)
+            except Exception as exc:  # a defect of ours: still end the run with a record that says so
+                log.exception("run %s failed unexpectedly", record.id)
+                record.status = "failed"
+                record.error = f"internal error: {type(exc).__name__}: {exc}"
+            if record.status != "cancelled":
+                try:
+                    await self._settle()
+                except asyncio.CancelledError:
+                    record.status = "cancelled"
+                    record.error = "the run was cancelled while its last requests were still in flight"
         finally:
             record.ended_at = now()
             record.duration_ms = round((time.perf_counter() - started) * 1000, 1)
@@ -144,7 +154,24 @@ class Executor:
             record.error = redact(record.error, self.settings.secret_values)
             for entry in record.trace:
                 entry.error = redact(entry.error, self.settings.secret_values)
+            record.pending_at_end = redact(record.pending_at_end, self.settings.secret_values)
         return record
+
+    async def _settle(self) -> None:
+        """Let what the run's tabs still have in flight (the navigation or `fetch` the last click started, a
+        beacon) land before anyone closes them or the process ends; what is cut off at the bound is listed in
+        the record (`pendingAtEnd`)."""
+        for tab_id in dict.fromkeys(self.tabs_used):
+            result = await self.ops("page_settle", {"tabId": tab_id,
+                                                    "timeoutMs": int(self.settings.settle_timeout * 1000)})
+            if not result.get("ok"):
+                log.info("run %s: could not wait for tab %s: %s", self.record.id, tab_id, result.get("error"))
+                continue
+            for item in result.get("pending") or []:
+                self.record.pending_at_end.append({"tabId": tab_id, **item})
+        if self.record.pending_at_end:
+            self.record.notes.append(f"{len(self.record.pending_at_end)} request(s) were still in flight when the "
+                                     f"run ended, after waiting {self.settings.settle_timeout:g} s (pendingAtEnd)")
 
     def _produced_output(self, level: _Level) -> dict[str, Any]:
         if level.produced is None:
@@ -269,6 +296,7 @@ class Executor:
         """The node's click opened a tab: the rest of the run acts in it (as the recording did)."""
         log.info("run %s follows %s into the new tab %s", self.record.id, node.id, tab_id)
         self.settings.tab_id = tab_id
+        self.tabs_used.append(tab_id)
         found, values = self.variables.namespace("sys")
         if found:
             values["tabId"] = tab_id

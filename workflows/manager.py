@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from workflows.document import WorkflowDocument
-from workflows.engine import CodePort, Executor, OperationsPort, RunSettings
+from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, OperationsPort, RunSettings
 from workflows.events import RunEvents
 from workflows.runs import RunRecord, RunStore, new_run_id
 
@@ -44,12 +44,13 @@ class BatchProgress:
 
 class RunManager:
     def __init__(self, runs: RunStore, ops_for_run: OpsForRun, code: CodePort, tab_holders: dict[str, str],
-                 max_concurrency: int = 3) -> None:
+                 max_concurrency: int = 3, settle_seconds: Callable[[], float] = lambda: SETTLE_TIMEOUT) -> None:
         self.runs = runs
         self._ops_for_run = ops_for_run
         self._code = code
         self._tab_holders = tab_holders
         self.max_concurrency = max_concurrency
+        self._settle_seconds = settle_seconds
         self._active: dict[str, asyncio.Task[RunRecord]] = {}
         self._tasks: dict[str, asyncio.Task[RunRecord]] = {}
         self._batches: dict[str, list[str]] = {}
@@ -129,7 +130,8 @@ class RunManager:
         except BaseException:
             self._tab_holders.pop(tab, None)
             raise
-        settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id), secret_values=secret_values)
+        settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id), secret_values=secret_values,
+                               settle_timeout=self._settle_seconds())
         task = asyncio.ensure_future(self._drive(doc, inputs, record, ops, settings, on_progress))
         self._active[run_id] = task
         self._tasks[run_id] = task

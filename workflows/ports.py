@@ -112,6 +112,10 @@ class PagePort(Protocol):
     async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]: ...
     async def set_control(self, control: Control, message: str | None = None) -> None: ...
 
+    async def settle(self, timeout: float) -> dict[str, Any]:
+        """Let what the tab still has in flight (a navigation, a form post, fetch/XHR, beacons the last actions
+        started) land, at most `timeout` seconds: `{pending: [{kind, method, url, ms}], settled}`."""
+
     async def wait_handoff_done(self, timeout: float) -> str:
         """Wait while the tab is handed to the person; returns how it ended ("done", "changed")."""
 
@@ -170,6 +174,10 @@ class BrowserPort(Protocol):
     def list_tabs(self, env_id: str | None = None) -> list[TabInfo]: ...
 
     async def close_tab(self, tab_id: str) -> None: ...
+
+    async def settle_tabs(self, tab_ids: Sequence[str], timeout: float) -> list[dict[str, Any]]:
+        """Let what these tabs still have in flight land (tabs the app never acted on have nothing counted), at
+        most `timeout` seconds in all; returns what was cut off (`{tabId, kind, method, url, ms}`)."""
 
     async def activate_tab(self, tab_id: str) -> None: ...
 

@@ -82,6 +82,9 @@ class RunRecord(_Model):
     taken_over: bool = False
     title: str | None = None
     notes: list[str] = Field(default_factory=list)
+    # What the run's tabs still had in flight when the run ended and the wait for it ran out (a request
+    # that may not have reached its server): {tabId, kind, method, url, ms}.
+    pending_at_end: list[dict[str, Any]] = Field(default_factory=list)
     # A row run by a remote worker (app/distributed): the worker's name, and timings and files left there.
     worker: str | None = None
     remote: dict[str, Any] | None = None

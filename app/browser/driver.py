@@ -22,18 +22,19 @@ from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 
 from app import __version__
 
-from app.browser import capture, direct, inspect, locators, media
+from app.browser import capture, direct, inflight, inspect, locators, media
 from app.browser.cdp import refusal
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import expect_download
 from app.browser.health import ensure_responsive
 from app.browser.input import InputDriver
 from app.browser.js import MAIN_WORLD, NavigatedAway, PageTimeout, run_js, run_js_async
-from app.browser.navigation import navigate
+from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, committed, document_now, navigate
 from app.browser.netcapture import CaptureError, NetServices, TabCapture, write_har_file
 from app.browser.netmock import MockRule
 from app.browser.record import app_acting
 from app.browser.tab import BrowserTab, check_upload_paths, upload_files
+from app.browser.urls import as_address
 from envs.savemanager import in_thread
 from workflows.ports import Control, Direction, Locator, MouseButton, PageError, Paper, WaitUntil
 
@@ -65,6 +66,7 @@ class TabDriver:
         self._tab_id_of_page = tab_id_of_page
         self._net = net
         self._input: InputDriver | None = None
+        inflight.track(self.page)  # from the app's first operation on it, the tab's requests are counted
 
     @property
     def input(self) -> InputDriver:
@@ -141,7 +143,13 @@ class TabDriver:
 
     # -- navigation --------------------------------------------------------------------------------------
     async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]:
-        return await self._guarded(navigate(self.page, lambda: self.tab.open(url), wait_until, timeout))
+        """Load `url`, made an address the way the address bar makes one (`127.0.0.1:8765/x` is http://…);
+        text that is no address is an error naming it, never a blank page reported as loaded."""
+        address = as_address(url)
+        if address is None:
+            raise PageError(f"{url!r} is not an address to load (give a URL such as https://example.com/page)")
+        return await self._guarded(navigate(self.page, lambda: self.tab.open(address), wait_until, timeout,
+                                            url=address))
 
     async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
                       timeout: float) -> dict[str, Any]:
@@ -153,20 +161,23 @@ class TabDriver:
         return await self._guarded(navigate(self.page, getattr(self.tab, action), wait_until, timeout))
 
     # -- acting ------------------------------------------------------------------------------------------
-    async def _acting(self, act: Callable[[], Awaitable[None]], timeout: float) -> None:
-        """Send input, wait until the page has handled it, and when it started a navigation (a link, a form
-        submit) wait for that load to finish, so the next step sees the new page."""
-        started: list[bool] = []
-        mark = lambda: started.append(True)  # noqa: E731
-        self.tab.loadStarted.connect(mark)
-        try:
+    async def _acting(self, act: Callable[[], Awaitable[None]], timeout: float) -> bool:
+        """Send input and wait until the page has handled it. When it started a navigation (a link, a form
+        submission, Enter in a form, a script the click ran), wait until that navigation has committed
+        (failing with its reason: a network error, the domain policy, the page stopping it), then for its
+        load to finish, so the next step sees the new page. Returns whether a navigation happened."""
+        with NavigationWatch(self.page) as watch:
             await act()
-            await self.input.fence()
-            await asyncio.sleep(0)
-        finally:
-            self.tab.loadStarted.disconnect(mark)
-        if started or self.tab.loading:
-            await self._settled(max(timeout, 30.0))
+            fenced = await self.input.fence()
+            return await self._after_navigation(watch, fenced.document, fenced.navigation, timeout)
+
+    async def _after_navigation(self, watch: NavigationWatch, document: str | None, navigating: bool,
+                                timeout: float) -> bool:
+        wait = max(timeout, NAVIGATION_TIMEOUT)
+        if not await self._guarded(committed(self.page, watch, document, navigating, wait)):
+            return False
+        await self._settled(wait)
+        return True
 
     async def _point(self, locator: Locator | None, x: float | None, y: float | None, timeout: float,
                      **checks: bool) -> tuple[float, float, str | None]:
@@ -234,9 +245,13 @@ class TabDriver:
         if delta == 0:
             return result
         await self._guarded(locators.focus(self.page, locator, timeout))
-        for _ in range(abs(delta)):
-            await self.input.key("arrowdown" if delta > 0 else "arrowup")
-        await self.input.fence()
+
+        async def arrows() -> None:
+            for _ in range(abs(delta)):
+                await self.input.key("arrowdown" if delta > 0 else "arrowup")
+
+        if await self._acting(arrows, timeout):
+            return result  # the choice navigated (an onchange that loads another page): nothing left to check
         now = await self._guarded(locators.find_option(self.page, locator, option, timeout))
         if now.previous_index != wanted.index:
             log.info("select %s: keyboard landed on option %s, not %s; setting it", self.tab_id,
@@ -363,6 +378,12 @@ class TabDriver:
         path = self._captures / capture_name("page", ".pdf")
         return await capture.pdf(self.page, path, paper, landscape, background, header_footer)
 
+    async def settle(self, timeout: float) -> dict[str, Any]:
+        """Let what the tab still has in flight (a navigation, a form post, fetch/XHR, beacons) land, at most
+        `timeout` seconds: `{pending}` lists what had not (empty: everything landed)."""
+        pending = await inflight.settle(self.page, timeout, lambda: self.tab.loading or self.page.isLoading())
+        return {"pending": pending, "settled": not pending}
+
     async def _settled(self, timeout: float = 30.0) -> None:
         """Wait for a load in progress (e.g. started by the click before) to finish."""
         loop = asyncio.get_running_loop()
@@ -371,15 +392,20 @@ class TabDriver:
             await asyncio.sleep(0.01)
 
     async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
+        """Run the script; when it started a navigation (`form.submit()`, `location = …`), wait until that
+        navigation has committed, as after a click."""
         await self._settled()
-        try:
-            value = await self._guarded(run_js_async(self.page, source, args, timeout))
-        except NavigatedAway:
-            # A navigation started just as the script did (a link clicked by the step before): run it on the
-            # new document instead.
-            await asyncio.sleep(0.05)
-            await self._settled()
-            value = await self._guarded(run_js_async(self.page, source, args, timeout))
+        with NavigationWatch(self.page) as watch:
+            try:
+                value = await self._guarded(run_js_async(self.page, source, args, timeout))
+            except NavigatedAway:
+                # A navigation started just as the script did (a link clicked by the step before): run it on the
+                # new document instead.
+                await asyncio.sleep(0.05)
+                await self._settled()
+                value = await self._guarded(run_js_async(self.page, source, args, timeout))
+            document, navigating = await document_now(self.page)
+            await self._after_navigation(watch, document, navigating, NAVIGATION_TIMEOUT)
         return {"value": value}
 
     # -- DevTools protocol and network capture -----------------------------------------------------------

@@ -87,6 +87,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Literal
 
 import shiboken6
@@ -172,19 +173,32 @@ FRAME = 1 / 60  # seconds between touch moves
 SETTLE = 2 * FRAME  # after a new page first takes input
 MARK_KEY = _K.Key_F24  # `mark()`: the end of the app's own input, for the recorder
 # Our isolated world counts trusted Shift key-ups (the probe of `ready()` and `fence()`) and reports each count
-# as a console message: this app's token, the document's probe id, the count. Both scripts answer
-# [probe id, count]; the read answers -1 on a document without the probe (a new one).
+# as a console message: this app's token, the document's probe id (its `__bpDocumentId`), the count, and 1 when a navigation this
+# document started is on its way (resources/js/document.js), else 0. The report is sent from a task posted
+# when the key-up is handled: a form submission that the action before planned (the page runs it as a task of
+# its own, after the click) has then started, so the report can say so. Both scripts answer [probe id, count];
+# the read answers -1 on a document without the probe (a new one).
 PROBE_TOKEN = f"\x01browserpilot-input-{secrets.token_hex(8)}:"
 _PROBE_INSTALL = """(() => {
   if (!window.__bpInputProbe) {
-    const box = window.__bpInputProbe = {id: Math.random().toString(36).slice(2), n: 0};
+    const box = window.__bpInputProbe = {id: window.__bpDocumentId || Math.random().toString(36).slice(2), n: 0};
+    const report = (n) => {
+      const nav = window.__bpNavigations;
+      console.debug(%s + box.id + ':' + n + ':' + (nav && nav.pending && nav.pending() ? 1 : 0));
+    };
     window.addEventListener('keyup', (e) => {
-      if (e.isTrusted && e.key === 'Shift') { box.n += 1; console.debug(%s + box.id + ':' + box.n); }
+      if (e.isTrusted && e.key === 'Shift') {
+        const n = box.n += 1;
+        const channel = new MessageChannel();  // a task after those the page has queued (no timer throttling)
+        channel.port1.onmessage = () => report(n);
+        channel.port2.postMessage(0);
+      }
     }, true);
   }
   return [window.__bpInputProbe.id, window.__bpInputProbe.n];
 })()""" % json.dumps(PROBE_TOKEN)
 _PROBE_READ = "(window.__bpInputProbe ? [window.__bpInputProbe.id, window.__bpInputProbe.n] : -1)"
+_NAVIGATING = "!!(window.__bpNavigations && window.__bpNavigations.pending())"
 FENCE_POLL = 0.01  # seconds between reads while a fence waits for its report (a replaced document sends none)
 
 
@@ -198,6 +212,21 @@ def _probe_count(value: object) -> tuple[str, int] | None:
 
 class InputError(PageError):
     """Input cannot be delivered (no render widget, the page does not take input)."""
+
+
+@dataclass(frozen=True)
+class Fenced:
+    """What a fence saw: the document (its probe id) that handled the input, whether a navigation that document
+    started was on its way, and whether the document was replaced before the fence could tell."""
+
+    document: str | None
+    navigating: bool = False
+    replaced: bool = False
+
+    @property
+    def navigation(self) -> bool:
+        """The action may have started a navigation that is not over yet."""
+        return self.navigating or self.replaced
 
 
 # -- timestamps ----------------------------------------------------------------------------------------
@@ -394,7 +423,7 @@ class _ViewInput(QObject):
         self._watched: set[int] = set()
         # The probe count of one document, from its reports: (document key, probe id, count).
         self.probe: tuple[tuple[int, int], str, int] | None = None
-        self._waiters: list[tuple[str, int, asyncio.Future[None]]] = []  # (probe id, count to pass, future)
+        self._waiters: list[tuple[str, int, asyncio.Future[bool]]] = []  # (probe id, count to pass, future)
         self._reporting: object | None = None  # the page whose console reports reach `_on_console`
         view.loadStarted.connect(self._new_document)
         view.loadFinished.connect(self._new_document)
@@ -425,20 +454,21 @@ class _ViewInput(QObject):
     def _on_console(self, message: str) -> bool:
         if not message.startswith(PROBE_TOKEN):
             return False
-        probe_id, _sep, count_text = message[len(PROBE_TOKEN):].rpartition(":")
-        if not count_text.isdigit():
+        parts = message[len(PROBE_TOKEN):].split(":")
+        if len(parts) != 3 or not parts[1].isdigit():
             return True
-        count = int(count_text)
+        probe_id, count, navigating = parts[0], int(parts[1]), parts[2] == "1"
         if self.probe is not None and self.probe[1] == probe_id:
             self.probe = (self.probe[0], probe_id, max(count, self.probe[2]))
         for waiter in list(self._waiters):
             if waiter[0] == probe_id and count > waiter[1] and not waiter[2].done():
-                waiter[2].set_result(None)
+                waiter[2].set_result(navigating)
         return True
 
-    def wait_for_probe(self, probe_id: str, passing: int) -> asyncio.Future[None]:
-        """A future that is done once the document `probe_id` reports a count above `passing`."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    def wait_for_probe(self, probe_id: str, passing: int) -> asyncio.Future[bool]:
+        """A future that is done once the document `probe_id` reports a count above `passing`; its value says
+        whether a navigation that document started was on its way at that moment."""
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         waiter = (probe_id, passing, future)
         self._waiters.append(waiter)
         future.add_done_callback(lambda _f: self._waiters.remove(waiter) if waiter in self._waiters else None)
@@ -601,8 +631,8 @@ class InputDriver:
                 self._send_key(proxy, _T.KeyRelease, key, flags, "")
                 flags &= ~flag
 
-    async def fence(self, timeout: float = 1.0) -> None:
-        """Wait until the page has handled every input event sent before this call.
+    async def fence(self, timeout: float = 1.0) -> Fenced:
+        """Wait until the page has handled every input event sent before this call, and say what it saw.
 
         Input events and `runJavaScript` reach the renderer on different channels, so a read right after an
         action could see the page as it was before it. A trusted Shift key-up travels behind the earlier
@@ -611,13 +641,18 @@ class InputDriver:
         on a document not seen yet, the probe is installed first (one JavaScript round trip). Gives up quietly
         when the document is replaced (a navigation) or after `timeout`.
 
+        The result names the document that handled the input and whether a navigation it started was on its
+        way then (`navigating`), or that the document was replaced meanwhile (`replaced`): an action waits for
+        such a navigation to commit (app/browser/navigation.py).
+
         A person's own Shift key-up counts too (in a shared tab): one handled just before ours can end the
         fence a moment early."""
         page = self.view.page()
         loop = asyncio.get_running_loop()
         state = self._state
         reports = state.listen()
-        waiter: asyncio.Future[None] | None = None
+        waiter: asyncio.Future[bool] | None = None
+        probe_id: str | None = None
         try:
             key = self._doc_key(self.target())
             if reports and state.probe is not None and state.probe[0] == key:
@@ -625,7 +660,7 @@ class InputDriver:
             else:
                 found = _probe_count(await run_js(page, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD))
                 if found is None:
-                    return
+                    return Fenced(None, replaced=True)
                 probe_id, before = found
                 if self._doc_key(self.target()) == key:
                     state.probe = (key, probe_id, before)
@@ -635,20 +670,24 @@ class InputDriver:
             while loop.time() < deadline:
                 if waiter is not None:
                     try:
-                        await asyncio.wait_for(asyncio.shield(waiter), FENCE_POLL)
-                        return
+                        navigating = await asyncio.wait_for(asyncio.shield(waiter), FENCE_POLL)
+                        return Fenced(probe_id, navigating=navigating)
                     except asyncio.TimeoutError:
                         pass
                 else:
                     await asyncio.sleep(0.002)
                 after = _probe_count(await run_js(page, _PROBE_READ, timeout=timeout, world=APP_WORLD))
-                if after is None or after[0] != probe_id or after[1] > before:
-                    return  # handled, or the document was replaced
+                if after is None or after[0] != probe_id:
+                    return Fenced(probe_id, replaced=True)
+                if after[1] > before:  # handled; no report to read (a page without console listeners)
+                    return Fenced(probe_id, navigating=bool(await run_js(page, _NAVIGATING, timeout=timeout,
+                                                                         world=APP_WORLD)))
         except PageError:  # InputError too: the render widget is gone
-            return  # the document is changing: what it did with the input no longer matters
+            return Fenced(probe_id, replaced=True)  # the document is changing
         finally:
             if waiter is not None and not waiter.done():
                 waiter.cancel()
+        return Fenced(probe_id)
 
     def mark(self) -> None:
         """Send a lone trusted key-up of F24 (a key keyboards do not have; pages do not act on a key-up alone)

@@ -19,7 +19,7 @@ import re
 import secrets
 from typing import Any
 
-from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
+from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage, QWebEngineProfile, QWebEngineScript
 
 from app.resources import JS_DIR
 from workflows.ports import PageError
@@ -154,17 +154,30 @@ def _finished(state: dict[str, Any]) -> Any:
     return json.loads(state["value"])
 
 
+def document_script(name: str, source: str, world: int, sub_frames: bool = True) -> QWebEngineScript:
+    """A named script that runs at the creation of every document (of every frame, with `sub_frames`) in
+    `world`; insert it into a page's or a profile's `scripts()`."""
+    script = QWebEngineScript()
+    script.setName(name)
+    script.setSourceCode(source)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setWorldId(world)
+    script.setRunsOnSubFrames(sub_frames)
+    return script
+
+
+def run_in_every_frame(frame: QWebEngineFrame, source: str, world: int) -> None:
+    """Run `source` in `world` of `frame` and of every frame under it (the documents shown now, which a
+    `document_script` inserted now does not reach)."""
+    frame.runJavaScript(source, world)
+    for child in frame.children():
+        run_in_every_frame(child, source, world)
+
+
 def install_helper_scripts(profile: QWebEngineProfile) -> None:
     """Inject our helper scripts into every frame of every page of the profile, in `APP_WORLD`."""
     collection = profile.scripts()
     for name in HELPER_SCRIPTS:
         path = JS_DIR / name
-        if not path.exists():
-            continue
-        script = QWebEngineScript()
-        script.setName(f"browserpilot-{name}")
-        script.setSourceCode(path.read_text("utf-8"))
-        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
-        script.setWorldId(APP_WORLD)
-        script.setRunsOnSubFrames(True)
-        collection.insert(script)
+        if path.exists():
+            collection.insert(document_script(f"browserpilot-{name}", path.read_text("utf-8"), APP_WORLD))

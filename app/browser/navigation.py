@@ -5,6 +5,13 @@ waits for `load` (the load finished), `domcontentloaded` (the new document is pa
 started). The result carries the final URL, the title and the HTTP status where known; a failed load
 raises `NavigationError` naming the reason (DNS, refused, blocked, certificate, HTTP 5xx); a navigation the
 environment's domain policy stopped says so: `blocked by the policy of env-…: host (rule)`.
+
+`NavigationWatch` is what an action (a click, Enter in a form, a script calling `form.submit()`) uses to
+wait for the navigation it started: the page's own `navigate` event (resources/js/document.js) says that a
+cross-document navigation is on its way, even before the browser has heard of it (a form submission is a
+task the page runs after the click), and the browser's loading signals say how it ends. `committed()`
+returns once the new document exists (HTTP error pages included: they are documents), and raises
+`NavigationError` when the navigation failed (network error, the domain policy, stopped by the page).
 """
 
 from __future__ import annotations
@@ -15,9 +22,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Literal
 
+from PySide6.QtCore import QUrl
 from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEnginePage
 
-from app.browser.js import MAIN_WORLD, PageError, run_js
+from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, run_js, run_js_async
 from app.browser.policy import block_reason
 
 log = logging.getLogger("browserpilot.browser")
@@ -78,19 +86,21 @@ def describe_failure(outcome: LoadOutcome) -> str:
 
 
 class _LoadWatcher:
-    """Collects the next load's start and end from `loadingChanged`."""
+    """Collects the next load's start and end from `loadingChanged`; with `url`, only a load of that address
+    counts as the start (a load another navigation began meanwhile is not ours)."""
 
-    def __init__(self, page: QWebEnginePage) -> None:
+    def __init__(self, page: QWebEnginePage, url: str | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.started: asyncio.Future[str] = loop.create_future()
         self.finished: asyncio.Future[LoadOutcome] = loop.create_future()
         self._page = page
+        self._url = _comparable(url) if url else None  # None: any load is ours
         page.loadingChanged.connect(self._on_loading_changed)
 
     def _on_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
         status = info.status()
         if status == Status.LoadStartedStatus:
-            if not self.started.done():
+            if not self.started.done() and (self._url is None or _comparable(info.url().toString()) == self._url):
                 self.started.set_result(info.url().toString())
             return
         if not self.started.done():
@@ -129,9 +139,25 @@ async def http_status(page: QWebEnginePage) -> int | None:
     return int(value) if isinstance(value, (int, float)) and value else None
 
 
+def _comparable(url: str) -> str | None:
+    """An http(s) URL as Chromium reports a load of it: lower-case scheme and host, no default port, `/` for
+    an empty path, no fragment. None for other schemes (any load counts for them)."""
+    parsed = QUrl(url)
+    scheme = parsed.scheme().lower()
+    if scheme not in ("http", "https"):
+        return None
+    port = parsed.port()
+    host = parsed.host().lower() + (f":{port}" if port not in (-1, 80 if scheme == "http" else 443) else "")
+    path = parsed.path(QUrl.ComponentFormattingOption.FullyEncoded) or "/"
+    query = parsed.query(QUrl.ComponentFormattingOption.FullyEncoded)
+    return f"{scheme}://{host}{path}" + (f"?{query}" if parsed.hasQuery() else "")
+
+
 async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: WaitUntil = "load",
-                   timeout: float = 30.0) -> dict[str, object]:
-    """Start a navigation with `start()` and wait as asked; return `{url, title, status}`."""
+                   timeout: float = 30.0, url: str | None = None) -> dict[str, object]:
+    """Start a navigation with `start()` and wait as asked; return `{url, title, status}`. With `url` (the
+    address `start` loads), only a load of that address is this navigation's: one that another navigation
+    began meanwhile (a form the step before submitted) is not mistaken for it."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     old_document: str | None = None
@@ -140,7 +166,7 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
             old_document = await run_js(page, "window.__bpDocumentId || null", timeout=1.0)
         except PageError:
             old_document = None
-    watcher = _LoadWatcher(page)
+    watcher = _LoadWatcher(page, url)
     started = time.time()
     try:
         start()
@@ -161,7 +187,9 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
                 _check(watcher.finished.result(), page, started)
         else:
             try:
-                outcome = await asyncio.wait_for(asyncio.shield(watcher.finished), timeout=timeout)
+                await asyncio.wait_for(asyncio.shield(watcher.started), timeout=timeout)
+                outcome = await asyncio.wait_for(asyncio.shield(watcher.finished),
+                                                 timeout=max(0.0, deadline - loop.time()))
             except asyncio.TimeoutError:
                 raise NavigationError(f"the page did not finish loading within {timeout:g} s",
                                       page.url().toString()) from None
@@ -187,3 +215,140 @@ def _check(outcome: LoadOutcome, page: QWebEnginePage, started: float) -> None:
     if code is not None and code < 500:
         return  # 4xx pages are pages; the status is reported with the result
     raise NavigationError(f"could not load {outcome.url}: {describe_failure(outcome)}", outcome.url, code)
+
+
+# -- navigations that an action started ----------------------------------------------------------------
+NAVIGATION_TIMEOUT = 30.0  # an action waits at least this long for the navigation it started to commit
+START_GRACE = 3.0  # seconds the browser gets to begin loading a navigation the page started
+_COMMIT_POLL = 0.01
+# The document now: its id (resources/js/document.js), whether a navigation it started is on its way (and how
+# long ago it started, ms), and whether it is Chromium's error page.
+_DOCUMENT_STATE = ("[window.__bpDocumentId || null, "
+                   "!!(window.__bpNavigations && window.__bpNavigations.pending()), location.protocol, "
+                   "window.__bpNavigations ? window.__bpNavigations.age() : 0]")
+_CLEAR = "(window.__bpNavigations && window.__bpNavigations.clear(), true)"
+
+
+class NavigationWatch:
+    """The main frame's loads from the moment an action starts: which began, and how the latest one ended
+    (or that it became a download). Use as a context manager around the action and the wait."""
+
+    def __init__(self, page: QWebEnginePage) -> None:
+        self.page = page
+        self.since = time.time()
+        self.started: list[str] = []
+        self.outcome: LoadOutcome | None = None
+        self.download = False
+        self.cancelled = False  # the page's leave-page question was answered "stay"
+        page.loadingChanged.connect(self._on_loading_changed)
+        cancelled = getattr(page, "navigation_cancelled", None)
+        self._cancelled_signal = cancelled
+        if cancelled is not None:
+            cancelled.connect(self._on_cancelled)
+
+    def __enter__(self) -> "NavigationWatch":
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _on_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
+        status = info.status()
+        if status == Status.LoadStartedStatus:
+            self.started.append(info.url().toString())
+            self.outcome = None
+            return
+        if not self.started:
+            return  # the end of a load that began before the action
+        self.download = self.download or info.isDownload()
+        self.outcome = LoadOutcome(status, info.url().toString(), info.errorDomain(), info.errorCode(),
+                                   info.errorString(), info.isErrorPage())
+
+    def _on_cancelled(self) -> None:
+        self.cancelled = True
+
+    def close(self) -> None:
+        for signal, slot in ((self.page.loadingChanged, self._on_loading_changed),
+                             (self._cancelled_signal, self._on_cancelled)):
+            if signal is None:
+                continue
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+
+    def failure(self) -> str | None:
+        """Why the latest load failed, or None (it succeeded, is an HTTP error page, or became a download)."""
+        outcome = self.outcome
+        if outcome is None or outcome.status == Status.LoadSucceededStatus or self.download:
+            return None
+        blocked = block_reason(self.page, outcome.url, self.since)
+        if blocked is not None:
+            return blocked
+        if outcome.domain == Domain.HttpStatusCodeDomain:
+            return None  # the server answered with an error page: a document, committed
+        if outcome.status == Status.LoadStoppedStatus:
+            return f"loading {outcome.url} was stopped"
+        return f"could not load {outcome.url}: {describe_failure(outcome)}"
+
+
+async def committed(page: QWebEnginePage, watch: NavigationWatch, document: str | None, navigating: bool,
+                    timeout: float) -> bool:
+    """After an action: when it started a navigation (the page said one was on its way, `navigating`, or the
+    browser began a load), wait until that navigation has committed (a new document exists; an HTTP error
+    page is one) and return True; False when there was none. `document` is the id of the document that
+    handled the action (`__bpDocumentId`, which the input probe uses as its id). Raises `NavigationError` when the navigation failed or did not commit in `timeout`."""
+    if not (navigating or watch.started or page.isLoading()):
+        return False
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    target = lambda: watch.started[-1] if watch.started else page.url().toString()  # noqa: E731
+    while True:
+        if watch.cancelled:
+            raise NavigationError(f"the page asked to stay (its leave-page question was answered \"stay\"), so "
+                                  f"the navigation to {target()} did not happen", target())
+        if watch.outcome is not None:
+            await _forget_started(page)  # a download or a failure leaves the document: not on its way any more
+            reason = watch.failure()
+            if reason is not None:
+                raise NavigationError(reason, watch.outcome.url)
+            return True
+        try:
+            probe, pending, protocol, age = await run_js(page, _DOCUMENT_STATE,
+                                                         timeout=max(0.2, min(2.0, deadline - loop.time())),
+                                                         world=APP_WORLD)
+        except PageError:  # between two documents, or busy
+            probe, pending, protocol, age = document, True, "", 0
+        if protocol != "chrome-error:":  # an error page: its load's end (just behind) says why
+            if probe != document:
+                return True  # a new document: committed
+            loading = bool(watch.started) or page.isLoading()
+            if not loading and (not pending or age > START_GRACE * 1000):
+                # Cancelled by the page, made a same-document one, or never begun by the browser: none to wait for.
+                return False
+        if loop.time() >= deadline:
+            raise NavigationError(f"the navigation to {target()} that this action started did not commit within "
+                                  f"{timeout:g} s", target())
+        await asyncio.sleep(_COMMIT_POLL)
+
+
+async def _forget_started(page: QWebEnginePage) -> None:
+    try:
+        await run_js(page, _CLEAR, timeout=1.0, world=APP_WORLD)
+    except PageError:
+        pass
+
+
+async def document_now(page: QWebEnginePage) -> tuple[str | None, bool]:
+    """The document's id and whether a navigation it started is on its way, asked after the tasks the page has
+    queued have run (a `form.submit()` in a script plans its navigation as a task of its own). `(None, True)`
+    when the document went meanwhile."""
+    try:
+        found = await run_js_async(page, "await new Promise((done) => { const c = new MessageChannel(); "
+                                         "c.port1.onmessage = done; c.port2.postMessage(0); }); "
+                                         "return [window.__bpDocumentId || null, "
+                                         "!!(window.__bpNavigations && window.__bpNavigations.pending())];",
+                                   None, 5.0, world=APP_WORLD)
+    except PageError:
+        return None, True
+    return (found[0], bool(found[1])) if isinstance(found, list) and len(found) == 2 else (None, True)

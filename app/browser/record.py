@@ -35,11 +35,10 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWebEngineCore import (QWebEngineDownloadRequest, QWebEngineFrame, QWebEngineNavigationRequest,
-                                     QWebEngineScript)
+from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigationRequest
 
 from app.browser.input import InputDriver, InputError
-from app.browser.js import HELPER_SCRIPTS
+from app.browser.js import HELPER_SCRIPTS, document_script, run_in_every_frame
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
 from app.resources import JS_DIR
 from workflows.recording import Recording, new_session_token
@@ -66,14 +65,6 @@ def _recorder_source() -> str:
 def recorder_script(token: str) -> str:
     """The whole source the recorder's world runs: the locator engines, the generator, the recorder."""
     return f"{_library()}\n;\n({_recorder_source()})({json.dumps(token)});"
-
-
-def _run_in_every_frame(frame: QWebEngineFrame, source: str) -> None:
-    """Run `source` in the recorder's world of `frame` and of every frame under it (the documents already
-    shown when recording starts; the named script covers the documents to come)."""
-    frame.runJavaScript(source, RECORD_WORLD)
-    for child in frame.children():
-        _run_in_every_frame(child, source)
 
 
 class RecorderError(Exception):
@@ -113,15 +104,9 @@ class TabRecorder(QObject):
     def attach(self, page: BrowserPage, run_now: bool) -> None:
         """Record `page` too: its future documents get the script, and (`run_now`) its current one."""
         source = recorder_script(self.token)
-        script = QWebEngineScript()
-        script.setName(SCRIPT_NAME)
-        script.setSourceCode(source)
-        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
-        script.setWorldId(RECORD_WORLD)
-        script.setRunsOnSubFrames(True)
-        page.scripts().insert(script)
-        if run_now:
-            _run_in_every_frame(page.mainFrame(), source)
+        page.scripts().insert(document_script(SCRIPT_NAME, source, RECORD_WORLD))
+        if run_now:  # the documents already shown when recording starts
+            run_in_every_frame(page.mainFrame(), source, RECORD_WORLD)
         page.console_listeners.append(self._on_console)
         page.file_chooser_answered.connect(self._on_files)
         page.navigationRequested.connect(self._on_navigation)

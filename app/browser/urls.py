@@ -19,9 +19,10 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def address_to_url(text: str, search_url: str) -> str:
-    """`example.com` -> https://example.com, `localhost:8000` -> http://localhost:8000, anything that is
-    not an address -> the search URL with `{query}` filled in."""
+def as_address(text: str) -> str | None:
+    """What the address bar makes of `text` when it is an address: `example.com` -> https://example.com,
+    `localhost:8000` and `127.0.0.1:8765/products` -> http://…, a URL with a scheme as it is; None when it is
+    not an address (the address bar searches for it)."""
     text = text.strip()
     if not text:
         return "about:blank"
@@ -39,4 +40,11 @@ def address_to_url(text: str, search_url: str) -> str:
                 return f"https://{text}"
         if _SCHEME.match(text) and "." in text and "://" in text:
             return text
-    return search_url.replace("{query}", quote_plus(text))
+    return None
+
+
+def address_to_url(text: str, search_url: str) -> str:
+    """`example.com` -> https://example.com, `localhost:8000` -> http://localhost:8000, anything that is
+    not an address -> the search URL with `{query}` filled in."""
+    address = as_address(text)
+    return address if address is not None else search_url.replace("{query}", quote_plus(text.strip()))

@@ -36,6 +36,8 @@ class OpContext:
     # Set by an app with a GUI: open a saved workflow (a SavedWorkflow just found, or its id) in the editor;
     # returns the window's title.
     open_editor: Callable[[SavedWorkflow | str], str] | None = None
+    # Seconds what a tab has in flight may take to land before an operation closes the tab (Settings).
+    settle_seconds: Callable[[], float] = lambda: 10.0
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
     groups: GroupStore = field(default=None)  # type: ignore[assignment]

@@ -93,6 +93,8 @@ async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
     record. env-default cannot be deleted."""
     env = ctx.envs.get(params.env)
     if not env.is_default and ctx.browser is not None:
+        # What its tabs still have in flight (the order the last click posted) lands before they close.
+        await ctx.browser.settle_tabs([tab.id for tab in ctx.browser.list_tabs(env.id)], ctx.settle_seconds())
         await ctx.browser.release_environment(env.id)
     return env_result(ctx.envs.delete(env.id))
 

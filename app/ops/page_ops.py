@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from app.ops.context import OpContext
-from app.ops.page_session import ActingParams, TabParams, on_page
+from app.ops.page_session import MAX_TIMEOUT_MS, ActingParams, TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
 from workflows.ports import Direction, Locator, MouseButton, PagePort, Paper, WaitUntil
 
@@ -490,9 +490,23 @@ async def page_handoff(ctx: OpContext, params: HandoffParams) -> dict[str, Any]:
                                                              params.timeout_ms if params.wait else None))
 
 
+class SettleParams(TabParams):
+    timeout_ms: int | None = Field(default=None, ge=0, le=MAX_TIMEOUT_MS,
+                                   description="Wait at most this long (ms); default: the app's setting (10 s).")
+
+
+@operation("page_settle", SettleParams, needs_browser=True, read_only=True)
+async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
+    """Wait until what the tab still has in flight has landed: a navigation, a form post, fetch/XHR requests
+    and beacons the last actions started (e.g. before closing a tab). Returns {settled, pending: [{kind,
+    method, url, ms}]}: what was still waiting at the bound."""
+    timeout = params.timeout_ms / 1000 if params.timeout_ms is not None else ctx.settle_seconds()
+    return await on_page(ctx, params, lambda p: p.settle(timeout))
+
+
 OPERATIONS: tuple[Operation[Any], ...] = (
     page_navigate, page_back, page_forward, page_reload, page_click, page_type, page_paste, page_select,
     page_key, page_scroll, page_swipe, page_drag, page_upload, page_download, page_wait, page_query,
     page_snapshot, page_source, page_screenshot, page_pdf, page_script, page_lock, page_unlock, page_handoff,
-    page_cdp,
+    page_cdp, page_settle,
 )

@@ -49,11 +49,14 @@ async def tab_list(ctx: OpContext, params: TabListParams) -> dict[str, Any]:
 
 @operation("tab_close", TabRefParams, needs_browser=True, destructive=True)
 async def tab_close(ctx: OpContext, params: TabRefParams) -> dict[str, Any]:
-    """Close a tab. Closing the last tab of a window closes the window; the environment's login stays."""
+    """Close a tab, once what it still has in flight (the form post or request the last action started) has
+    landed, at most the app's settle time (10 s). Closing the last tab of a window closes the window; the
+    environment's login stays. `pending` lists what was cut off."""
     assert ctx.browser is not None
     ctx.check_tab_free(params.tab_id)
+    pending = await ctx.browser.settle_tabs([params.tab_id], ctx.settle_seconds())
     await ctx.browser.close_tab(params.tab_id)
-    return {"tabId": params.tab_id}
+    return {"tabId": params.tab_id, **({"pending": pending} if pending else {})}
 
 
 @operation("tab_activate", TabRefParams, needs_browser=True)

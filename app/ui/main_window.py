@@ -175,10 +175,10 @@ class AboutDialog(QDialog):
         if self.mcp_section is not None:
             layout.addWidget(self.mcp_section)
             self.finished.connect(lambda _result: self.mcp_section.detach() if self.mcp_section else None)
-            from app.ui.settings_dialog import IdleExitSection
+            from app.ui.settings_dialog import UnattendedSection
 
-            self.idle_exit = IdleExitSection(self.mcp_section.mcp.settings, self)
-            layout.addWidget(self.idle_exit)
+            self.unattended = UnattendedSection(self.mcp_section.mcp.settings, self)
+            layout.addWidget(self.unattended)
         layout.addWidget(buttons)
 
 

@@ -1370,10 +1370,26 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
-    <name>IdleExitSection</name>
+    <name>UnattendedSection</name>
     <message>
-        <source>When an agent starts the app</source>
-        <translation>Agent 启动应用时</translation>
+        <source>Runs and agents</source>
+        <translation>运行与 Agent</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Don't wait</source>
+        <translation>不等待</translation>
+    </message>
+    <message>
+        <source>Wait for unfinished requests:</source>
+        <translation>等待未完成的请求：</translation>
+    </message>
+    <message>
+        <source>When a run ends, an agent closes a tab or the app quits, what the page still has in flight (the order the last click posted, a fetch, a beacon) may finish for this long. A run lists what was cut off.</source>
+        <translation>运行结束、Agent 关闭标签页或应用退出时，页面仍在发送的请求（最后一次点击提交的订单、fetch、beacon）最多再等这么久完成。运行记录会列出被中断的请求。</translation>
     </message>
     <message>
         <source> min</source>

@@ -96,4 +96,12 @@ def test_settings_dialog_sets_the_idle_exit_of_an_app_started_for_agents(qtbot: 
     assert minutes.text() == "Never" and shell.settings.current.idle_exit_minutes == 0
     assert shell.mcp.idle.state()["idleExit"]["timeoutSeconds"] is None
     minutes.setValue(10)
+
+    settle = dialog.findChild(QSpinBox, "settle-seconds")
+    assert settle is not None and settle.value() == 10 and settle.isVisibleTo(dialog)
+    settle.setValue(3)
+    assert json.loads(shell.data.settings_json.read_text())["settleSeconds"] == 3
+    assert shell.ctx.settle_seconds() == 3
+    settle.setValue(0)
+    assert settle.text() == "Don't wait"
     dialog.done(0)

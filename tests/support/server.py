@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import select
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,9 +19,21 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    connection: socket.socket | None = field(default=None, repr=False, compare=False)
 
     def arg(self, name: str, default: str = "") -> str:
         return self.query.get(name, [default])[0]
+
+    def client_waiting(self) -> bool:
+        """Whether the client still waits for the answer (its end of the connection is open), as a server that
+        rolls back what a request did when its client goes away would ask before committing."""
+        if self.connection is None:
+            return True
+        try:
+            readable, _w, _x = select.select([self.connection], [], [], 0)
+            return not readable or self.connection.recv(1, socket.MSG_PEEK) != b""
+        except OSError:
+            return False
 
 
 @dataclass
@@ -50,7 +64,8 @@ class LocalServer:
                 parts = urlsplit(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
                 request = Request(self.command, parts.path, parse_qs(parts.query),
-                                  {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length))
+                                  {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length),
+                                  self.connection)
                 with server._lock:
                     server.requests.append(request)
                 route = server.routes.get(parts.path)

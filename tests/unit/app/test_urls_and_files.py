@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from envs.filenames import safe_file_name, unique_safe_path
-from app.browser.urls import address_to_url
+from app.browser.urls import address_to_url, as_address
 
 SEARCH = "https://search.example/?q={query}"
 
@@ -26,6 +26,17 @@ SEARCH = "https://search.example/?q={query}"
 ])
 def test_address_to_url(typed: str, url: str) -> None:
     assert address_to_url(typed, SEARCH) == url
+
+
+@pytest.mark.parametrize("typed, address", [
+    ("127.0.0.1:8765/products", "http://127.0.0.1:8765/products"),  # the original's 打开网页 example
+    ("shop.example.com/cart", "https://shop.example.com/cart"),
+    ("https://example.com/", "https://example.com/"),
+    ("how to bake bread", None),
+    ("python", None),
+])
+def test_a_goto_address_is_made_as_the_address_bar_makes_it(typed: str, address: str | None) -> None:
+    assert as_address(typed) == address
 
 
 @pytest.mark.parametrize("proposed, safe", [
