@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from pathlib import Path
 from typing import Any, Iterator
@@ -17,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from app.agent.records import AgentRunStore
 from app.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
-from tests.support.fake_anthropic import FakeAnthropic, Reply, last_results, result_json, result_text, text, tool
+from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, ref_of, result_json, result_text, text,
+                                          tool)
 from tests.support.qt import run_op, running_app
 from tests.support.server import LocalServer, Request, Response
 
@@ -53,12 +53,6 @@ def site() -> Iterator[LocalServer]:
 def model_env(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-
-
-def ref_of(snapshot: str, role: str, name: str) -> str:
-    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
-    assert match, snapshot
-    return match.group(1)
 
 
 def agent(qtbot: QtBot, app: BrowserPilotApp, params: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:
@@ -115,15 +109,16 @@ def test_fills_a_form_with_a_secret_and_keeps_it_as_a_workflow(qtbot: QtBot, app
     folder = Path(app.data.root) / "agent_runs" / record["id"]
     assert SECRET not in (folder / "record.json").read_text("utf-8")
     assert AgentRunStore(app.data).get(record["id"]).status == "succeeded"
-    # Saved as a workflow after a replay without the model.
+    # Saved as a workflow, ending with the check, and not replayed: the server got one sign-in.
     assert record["workflow"]["saved"], record["workflow"]
     saved = run_op(qtbot, app, "workflow_read", {"name": "Sign in (agent)"})
     nodes = saved["workflow"]["workflow"]["graph"]["nodes"]
-    assert [n["data"]["type"] for n in nodes] == ["start", "goto", "fill", "fill", "click", "end"]
+    assert [n["data"]["type"] for n in nodes] == ["start", "goto", "fill", "fill", "click", "wait", "end"]
     assert nodes[0]["data"]["variables"][0]["type"] == "secret"
     assert nodes[3]["data"]["text"] == "{{#input.code#}}"
     assert nodes[4]["data"]["locator"]["alternatives"]
-    assert len(site.received) == 2  # the replay
+    assert nodes[5]["data"]["locator"] == {"selector": "#welcome"} and nodes[5]["data"]["state"] == "appear"
+    assert len(site.received) == 1
 
 
 def test_saved_workflow_replays_with_no_model_configured(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
@@ -275,3 +270,4 @@ def test_the_agent_panel_runs_a_task_and_shows_the_three_answers(qtbot: QtBot, a
     assert "It says Static" in shown and "pass" in shown and "#b ✓" in shown
     assert "Looking at the page." in panel.view.toPlainText() and "page_snapshot" in panel.view.toPlainText()
     assert "cached" in panel.usage.text()
+
