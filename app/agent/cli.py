@@ -2,8 +2,9 @@
 
 Like `run`, it goes to the running app when there is one (forwarded as the `agent_run` operation), otherwise
 it starts the app for the run (headless with `--headless` or without a display) and stops it afterwards.
-Exit status 0 only when the agent reported success (and every `--expect` held), 1 otherwise, 2 on a usage
-error. `--json` prints the agent record. Secret values never appear in the output.
+Exit status 0 only when the agent reported success (and every `--expect` held, and a `--save-workflow` was
+saved, and a `--replay-after-save` replay passed), 1 otherwise, 2 on a usage error. `--json` prints the agent
+record. Secret values never appear in the output.
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
                        help="must be on the final page: CSS, text=…, role=…, or an XPath (repeatable)")
     agent.add_argument("--max-steps", type=int, metavar="N", help="model requests at most (default 40)")
     agent.add_argument("--model", metavar="NAME", help="model name (default: the saved setting)")
-    agent.add_argument("--save-workflow", metavar="NAME", help="save what worked as a workflow (after a replay "
-                                                               "without the model passes)")
+    agent.add_argument("--save-workflow", metavar="NAME", help="save what worked as a workflow that ends with "
+                                                               "the --expect checks (nothing is replayed)")
     agent.add_argument("--typed-as-inputs", action="store_true", help="with --save-workflow: the values the "
                                                                     "agent typed become start inputs")
+    agent.add_argument("--replay-after-save", action="store_true", help="with --save-workflow: then replay it "
+                                                                      "once (repeating what the task did)")
     agent.add_argument("--headless", dest="agent_headless", action="store_true", help="no visible window")
     agent.add_argument("--json", action="store_true", help="print the agent record as JSON")
 
@@ -48,6 +51,8 @@ def agent_params(args: argparse.Namespace) -> dict[str, Any]:
             params[key] = value
     if args.typed_as_inputs:
         params["typedAsInputs"] = True
+    if args.replay_after_save:
+        params["replayAfterSave"] = True
     return params
 
 
@@ -64,9 +69,14 @@ def print_record(record: dict[str, Any]) -> None:
     cost = usage.get("costUsd")
     print(f"tokens: {usage.get('inputTokens', 0)} in, {usage.get('cacheReadInputTokens', 0)} cached, "
           f"{usage.get('outputTokens', 0)} out" + (f", ${cost:.4f}" if cost is not None else ""))
-    if record.get("workflow"):
-        print(f"workflow: {record['workflow'].get('name')}: "
-              f"{'saved' if record['workflow'].get('saved') else record['workflow'].get('error')}")
+    saved = record.get("workflow")
+    if saved:
+        print(f"workflow: {saved.get('name')}: {'saved' if saved.get('saved') else saved.get('error')}")
+        for note in saved.get("notes") or []:
+            print(f"  note: {note}")
+        replay = saved.get("replay")
+        if replay:
+            print(f"replay: {replay.get('runId')}: {'ok' if replay.get('ok') else replay.get('error')}")
     if record.get("error"):
         print(f"error: {record['error']}")
 
@@ -79,6 +89,9 @@ def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
         params = agent_params(args)
     except SecretError as exc:
         print(f"browserpilot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.replay_after_save and not args.save_workflow:
+        print("browserpilot: --replay-after-save needs --save-workflow NAME", file=sys.stderr)
         return EXIT_USAGE
     headless = args.agent_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
     result = run_here_or_forward(data, "agent_run", params, headless=headless)

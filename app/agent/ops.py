@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from app.agent.records import AgentRecord, AgentRunStore
 from app.agent.settings import AgentSettingsStore
@@ -22,15 +22,25 @@ class AgentRunParams(Params):
     expect: list[str] = Field(default_factory=list, description="Locators that must be on the final page.")
     max_steps: int | None = Field(default=None, ge=1, le=500)
     model: str | None = Field(default=None, description="Model name (default: the saved setting).")
-    save_workflow: str | None = Field(default=None, description="Save what worked as this workflow (after a "
-                                                                "replay without the model passes).")
+    save_workflow: str | None = Field(default=None, description="Save what worked as this workflow, ending with "
+                                                                "the expect checks; nothing is replayed to save it.")
     typed_as_inputs: bool = Field(default=False, description="With saveWorkflow: typed values become start inputs.")
+    replay_after_save: bool = Field(default=False, description="With saveWorkflow: then run the saved workflow "
+                                                               "once (it repeats what the task did, e.g. an order).")
+
+    @model_validator(mode="after")
+    def _replay_needs_save(self) -> "AgentRunParams":
+        if self.replay_after_save and not self.save_workflow:
+            raise ValueError("replayAfterSave needs saveWorkflow (the workflow to replay)")
+        return self
 
 
 @operation("agent_run", AgentRunParams, needs_browser=True)
 async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     """Let the built-in agent do a task in a tab of its own and return its record: selfReport, judge, checks,
-    steps, usage. Fails (ok false, record included) unless the agent reported success and every check held."""
+    steps, usage. Fails (ok false, record included) unless the agent reported success and every check held.
+    saveWorkflow saves the steps as a workflow that ends with the checks, without running it again;
+    replayAfterSave then runs it once (it fails when that replay fails)."""
     from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
     from app.ops import build_registry
 
@@ -44,13 +54,21 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     registry = build_registry()
     env = ctx.envs.get(params.env or "env-default").id
     task = AgentTask(task=params.task, env=env, url=params.url, secrets=params.secrets, expect=params.expect,
-                     save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs)
+                     save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs,
+                     replay_after_save=params.replay_after_save)
     run = AgentRun(task, settings, registry, lambda name, raw: registry.call(ctx, name, raw),
                    AgentRunStore(ctx.data), ctx.data.root)
     record = await run.run()
     view = record.view()
     if not record.success:
         raise OpError(record.error or f"the agent run ended {record.status}", record=view, success=False)
+    saved = record.workflow or {}
+    if params.save_workflow and not saved.get("saved"):
+        raise OpError(f"the agent succeeded, but {saved.get('error')}", record=view, success=True)
+    replay = saved.get("replay") or {}
+    if params.replay_after_save and not replay.get("ok"):
+        raise OpError(f"the agent succeeded and the workflow was saved, but its replay failed: {replay.get('error')}",
+                      record=view, success=True)
     return {"record": view, "success": True}
 
 

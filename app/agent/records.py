@@ -78,9 +78,15 @@ class Judgement(_Model):
 
 
 class Check(_Model):
-    locator: str
+    locator: str  # as the person typed it (see `check_locator`)
     ok: bool
     detail: str | None = None
+
+
+def check_locator(text: str) -> dict[str, str]:
+    """A check's locator as typed: an XPath when it starts with `/`, else a selector (CSS, text=…, role=…)."""
+    text = text.strip()
+    return {"xpath": text} if text.startswith("/") else {"selector": text}
 
 
 class Usage(_Model):
@@ -125,7 +131,9 @@ class AgentRecord(_Model):
     final_screenshot: str | None = None
     secrets: list[str] = Field(default_factory=list)  # names only
     taken_over: bool = False
-    workflow: dict[str, Any] | None = None  # {id, name} when saved, or {error} when the replay failed
+    # Save as workflow: {name, notes, checks, id, saved} or {name, notes, error}; after a replay the person asked
+    # for, also `replay` {runId, ok, error?, node?}.
+    workflow: dict[str, Any] | None = None
 
     @property
     def success(self) -> bool:

@@ -5,6 +5,11 @@ through the registry (`call`), never a page directly. The three answers stay apa
 agent's own report (from `done`), the judge's verdict, and the person's checks (`expect` locators tested
 on the final page with page_query). While the run lasts, every log line passes through the secrets'
 redaction as well.
+
+Saving as a workflow runs nothing: a replay repeats every effect of the task (an order, a message, a
+payment), so it happens only when the person asks for it (`replay_workflow`: the panel's Replay now,
+`--replay-after-save`). What the saved workflow is worth is settled by what happened while the agent acted
+(`to_workflow`) and by the task's checks, which end it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any, Awaitable, Callable, Iterator
 from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
 from app.agent.model import ModelClient
-from app.agent.records import AgentRecord, AgentRunStore, Check, now
+from app.agent.records import AgentRecord, AgentRunStore, Check, check_locator, now
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings
 from app.agent.to_workflow import to_workflow
@@ -41,12 +46,7 @@ class AgentTask:
     expect: list[str] = field(default_factory=list)
     save_workflow: str | None = None
     typed_as_inputs: bool = False
-
-
-def parse_locator(text: str) -> dict[str, str]:
-    """A check's locator as typed: an XPath when it starts with `/`, else a selector (CSS, text=…, role=…)."""
-    text = text.strip()
-    return {"xpath": text} if text.startswith("/") else {"selector": text}
+    replay_after_save: bool = False
 
 
 class _Redacting(logging.Filter):
@@ -163,7 +163,9 @@ class AgentRun:
             model.close()
         await self._call("page_unlock", {"tabId": tab_id})
         if self.task.save_workflow and record.success:
-            await self.save_workflow(self.task.save_workflow, self.task.typed_as_inputs)
+            saved = await self.save_workflow(self.task.save_workflow, self.task.typed_as_inputs)
+            if self.task.replay_after_save and saved.get("saved"):
+                await self.replay_workflow(dict(self.task.secrets))
 
     async def _finish(self, model: ModelClient, tab_id: str) -> None:
         record = self.record
@@ -177,7 +179,7 @@ class AgentRun:
             shutil.move(str(shot["path"]), target)
             record.final_screenshot = str(target)
         for text in self.task.expect:
-            found = await self._call("page_query", {"tabId": tab_id, "locator": parse_locator(text)})
+            found = await self._call("page_query", {"tabId": tab_id, "locator": check_locator(text)})
             count = int(found.get("count") or 0) if found.get("ok") else 0
             visible = any(e.get("visible") for e in found.get("elements") or [])
             record.checks.append(Check(locator=text, ok=bool(found.get("ok")) and count > 0 and visible,
@@ -195,25 +197,37 @@ class AgentRun:
                 c.locator for c in record.checks if not c.ok)
 
     async def save_workflow(self, name: str, typed_as_inputs: bool = False) -> dict[str, Any]:
-        """Convert (typed values as start inputs on request), replay once without the model, and save only if
-        that replay passed."""
+        """Convert (typed values as start inputs on request) and save. Nothing is replayed here: the notes say
+        which steps were left out, and the task's checks end the workflow."""
         record = self.record
         conversion = to_workflow(record, name, typed_as_inputs=typed_as_inputs)
-        replay = await self._call("workflow_run", {"workflow": conversion.document, "env": self.task.env,
-                                                   "inputs": dict(self.task.secrets)})
-        run = replay.get("run") or {}
-        outcome: dict[str, Any] = {"name": name, "notes": conversion.notes, "replayRun": run.get("id")}
-        if not replay.get("ok"):
-            outcome["error"] = self.secrets.redact(f"the replay without the model failed, so the workflow was not "
-                                                   f"saved: {replay.get('error')}")
+        outcome: dict[str, Any] = {"name": name, "notes": conversion.notes, "checks": len(record.checks)}
+        written = await self._call("workflow_write", {"workflow": conversion.document})
+        if written.get("ok"):
+            outcome["id"] = (written.get("workflow") or {}).get("id")
+            outcome["saved"] = True
         else:
-            written = await self._call("workflow_write", {"workflow": conversion.document})
-            if written.get("ok"):
-                outcome["id"] = (written.get("workflow") or {}).get("id")
-                outcome["saved"] = True
-            else:
-                outcome["error"] = f"could not save the workflow: {written.get('error')}"
+            outcome["error"] = f"could not save the workflow: {written.get('error')}"
         record.workflow = outcome
         self.store.save(record)
         self._emit("workflow", outcome)
         return outcome
+
+    async def replay_workflow(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Run the saved workflow once, with no model, in the task's environment, and keep the outcome in the
+        record (`workflow.replay`). Only on the person's request: it repeats what the task did."""
+        record = self.record
+        saved = record.workflow or {}
+        if not saved.get("saved"):
+            replay: dict[str, Any] = {"ok": False, "error": "there is no saved workflow to replay"}
+        else:
+            ran = await self._call("workflow_run", {"name": saved["id"], "env": self.task.env, "inputs": inputs})
+            run = ran.get("run") or {}
+            replay = {"runId": run.get("id"), "ok": bool(ran.get("ok"))}
+            if not ran.get("ok"):
+                replay["error"] = self.secrets.redact(str(ran.get("error")))
+                replay["node"] = run.get("stoppedAt")
+            saved["replay"] = replay
+            self.store.save(record)
+        self._emit("replay", replay)
+        return replay

@@ -1,12 +1,18 @@
 """Turning what the agent did into a workflow (a BrowserPilot 0.3.0 document), to replay with no model.
 
+Nothing is run to make it: the steps are judged by what happened while the agent acted, and the task's checks
+end the workflow, so each replay confirms the outcome the task promised (and fails when it did not happen).
+
 Kept: the calls that succeeded and acted (navigate, click, type/paste, select, key, scroll, swipe, upload,
 download, wait, handoff); back/forward/reload become a goto of the URL they reached. Dropped: failed and
 skipped calls (a call retried after a stale ref is kept as retried, with its second locator), reads that did
 not change the page (snapshot, query, inspect, screenshot, source, tab_list, …), `done`, and scripts (a
-script's effect is not known to be repeatable). A ref becomes the stable locator with alternatives that
-`page_inspect` computed for that element just before the call (`ToolCall.locator`); a call with a ref and
-no computed locator cannot be kept and is named in the notes. Typed `<secret:name>` becomes the start
+script's effect is not known to be repeatable). A step on an element is kept when its locator found exactly
+that one element when the agent acted: the locator `page_inspect` computed for it just before the call
+(`ToolCall.locator`: a primary and ranked alternatives, each verified to find only that element), with the
+agent's own selector as one more alternative (the action found exactly one element with it: actions are
+strict). A ref with no such computed locator cannot be kept and is named in the notes. The task's checks
+(`expect`) become `wait` nodes (state appear) after the last step. Typed `<secret:name>` becomes the start
 variable `name` of type `secret`, used as `{{#input.name#}}`. On request, the other typed values become start
 inputs too (`{{#input.value1#}}`, …) with the typed value as each input's default. Pure Python.
 """
@@ -16,11 +22,13 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from app.agent.records import AgentRecord, ToolCall
+from app.agent.records import AgentRecord, ToolCall, check_locator
 from app.agent.secrets import PLACEHOLDER
+from workflows.recording import plain_locator
 
 FORMAT_VERSION = "0.3.0"
 REPLAYED_AS_GOTO = {"page_back", "page_forward", "page_reload"}
+WAIT_TIMEOUT_S = 10  # seconds a wait or a check waits for its element on replay (the wait node's default)
 
 
 class Conversion(NamedTuple):
@@ -29,12 +37,19 @@ class Conversion(NamedTuple):
 
 
 def _locator(call: ToolCall, key: str = "locator") -> dict[str, Any] | None:
+    """What found the call's element alone when the agent acted (see the module's docstring), or None."""
     given = call.input.get(key)
     if not isinstance(given, dict):
         return None
-    if given.get("ref"):
-        return call.locator if key == "locator" else None
-    return {k: v for k, v in given.items() if k in ("selector", "xpath") and v} or None
+    own = {k: v for k, v in given.items() if k in ("selector", "xpath") and v} or None
+    computed = plain_locator(call.locator) if key == "locator" and call.locator else {}
+    if not computed:  # no locator was computed, or none found the element alone
+        return own
+    primary = {k: computed[k] for k in ("selector", "xpath") if k in computed}
+    alternatives = computed.get("alternatives") or []
+    if own is not None and own != primary and own not in alternatives:
+        computed["alternatives"] = [*alternatives, own]
+    return computed
 
 
 def _template(text: str, secrets: set[str]) -> str:
@@ -109,21 +124,30 @@ def _node(call: ToolCall, secrets: set[str], notes: list[str]) -> dict[str, Any]
             return {"type": "download", "url": str(args["url"])}
         return {"type": "download", "locator": locator} if locator else _no_locator(call, notes)
     if name == "page_wait":
-        found = _locator(call)
-        return {"type": "wait", "locator": found, "state": args.get("state", "appear"), "timeout": 10} \
-            if found else None
+        return {"type": "wait", "locator": locator, "state": args.get("state", "appear"),
+                "timeout": WAIT_TIMEOUT_S} if locator else _no_locator(call, notes)
     return None
 
 
 def _no_locator(call: ToolCall, notes: list[str]) -> None:
-    notes.append(f"{call.name} {call.input.get('locator')}: no stable locator was computed for it; left out")
+    notes.append(f"{call.name} {call.input.get('locator')}: no locator found only that element when the agent "
+                 f"acted; left out")
     return None
+
+
+def _checks(record: AgentRecord, notes: list[str]) -> list[dict[str, Any]]:
+    """The task's checks as the workflow's last nodes: each waits for its element to be on the page."""
+    if not record.checks:
+        notes.append("the task had no checks, so a replay cannot confirm its outcome: give checks (--expect, the "
+                     "Agent panel's Checks) to end the workflow with them")
+    return [{"type": "wait", "title": f"Check {check.locator}"[:80], "locator": check_locator(check.locator),
+             "state": "appear", "timeout": WAIT_TIMEOUT_S} for check in record.checks]
 
 
 def to_workflow(record: AgentRecord, name: str, description: str | None = None, *,
                 typed_as_inputs: bool = False) -> Conversion:
-    """The workflow of a record's successful steps (start -> steps in order -> end); with `typed_as_inputs`, the
-    values the agent typed become start inputs (their typed values the defaults)."""
+    """The workflow of a record's successful steps and its checks (start -> steps in order -> checks -> end);
+    with `typed_as_inputs`, the values the agent typed become start inputs (their typed values the defaults)."""
     notes: list[str] = []
     secrets: set[str] = set()
     nodes: list[dict[str, Any]] = []
@@ -137,15 +161,17 @@ def to_workflow(record: AgentRecord, name: str, description: str | None = None, 
             if data is not None:
                 nodes.append(data)
     typed = _as_inputs(nodes) if typed_as_inputs else []
+    numbered = [(f"{data['type']}{index}", {"title": f"{data['type']} {index}", **data})
+                for index, data in enumerate(nodes, 1)]
+    numbered += [(f"check{index}", data) for index, data in enumerate(_checks(record, notes), 1)]
     start = {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
         {"variable": secret, "label": secret, "type": "secret", "required": True} for secret in sorted(secrets)]
         + typed}, "position": {"x": 0, "y": 0}}
     graph_nodes = [start]
-    for index, data in enumerate(nodes, 1):
-        graph_nodes.append({"id": f"{data['type']}{index}", "data": {"title": f"{data['type']} {index}", **data},
-                            "position": {"x": 260 * index, "y": 0}})
+    for index, (node_id, data) in enumerate(numbered, 1):
+        graph_nodes.append({"id": node_id, "data": data, "position": {"x": 260 * index, "y": 0}})
     graph_nodes.append({"id": "end", "data": {"type": "end", "title": "End", "outputs": []},
-                        "position": {"x": 260 * (len(nodes) + 1), "y": 0}})
+                        "position": {"x": 260 * (len(numbered) + 1), "y": 0}})
     edges = [{"id": f"e{i}-{a['id']}-{b['id']}", "source": a["id"], "target": b["id"]}
              for i, (a, b) in enumerate(zip(graph_nodes, graph_nodes[1:]))]
     document = {"kind": "app", "version": FORMAT_VERSION,

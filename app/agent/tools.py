@@ -160,6 +160,7 @@ class ToolRunner:
 
     async def _run_with_locator(self, name: str, params: dict[str, Any], record: ToolCall) -> dict[str, Any]:
         locator = params.get("locator")
+        record.locator = None  # only what this attempt's inspection found (a retry inspects again)
         if name in LOCATING and isinstance(locator, dict):
             inspected = await self._call("page_inspect", {"tabId": params.get("tabId", self.tab_id),
                                                           "locator": locator})

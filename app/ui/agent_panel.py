@@ -4,8 +4,10 @@ A task box, Start / Pause / Stop, the model and its key (Settings…: saved in `
 `ANTHROPIC_API_KEY`), a Secrets list (the task names them `<secret:name>`; values are masked and never sent to
 the model), Checks (locators that must be on the final page), a live view of each step (the model's words as
 they stream, each tool call and its result, a thumbnail when a screenshot was taken), tokens and cost so far,
-the three answers side by side, and Save as workflow. The run itself is `app.agent.runner.AgentRun`, calling
-the registry like everything else.
+the three answers side by side, Save as workflow (nothing is replayed to save it; the checks end the workflow)
+and Replay now (the person's choice, since a replay repeats what the task did: it asks for the start inputs with
+the run form, the task's secrets filled in). The run itself is `app.agent.runner.AgentRun`, calling the
+registry like everything else.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 
 from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
 from app.agent.settings import AgentSettingsStore
+from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
 from app.ui.theme import current_scheme, icon
 
 if TYPE_CHECKING:
@@ -78,6 +81,7 @@ class AgentPanel(QWidget):
         self.store = AgentRunStore(ctx.data)
         self.run: AgentRun | None = None
         self._task: asyncio.Task[AgentRecord] | None = None
+        self._busy: asyncio.Future[Any] | None = None  # saving or replaying
         self._streaming = ""
 
         self.task_box = QPlainTextEdit()
@@ -138,10 +142,16 @@ class AgentPanel(QWidget):
         self.typed_as_inputs.setObjectName("agent-typed-as-inputs")
         self.typed_as_inputs.setToolTip(self.tr("The values the agent typed become start inputs of the workflow "
                                                 "(with what it typed as their defaults)"))
+        self.replay_button = QPushButton(icon("play"), self.tr("Replay now"))
+        self.replay_button.setObjectName("agent-replay")
+        self.replay_button.setToolTip(self.tr("Run the saved workflow once, with no model. It does again what the "
+                                              "task did (an order, a message, a payment): saving never replays."))
+        self.replay_button.clicked.connect(self.replay_now)
         save_row = QHBoxLayout()
         save_row.addWidget(self.save_name)
         save_row.addWidget(self.typed_as_inputs)
         save_row.addWidget(self.save_button)
+        save_row.addWidget(self.replay_button)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self._heading(self.tr("Task")))
@@ -196,13 +206,17 @@ class AgentPanel(QWidget):
 
     def _refresh(self) -> None:
         running = self._task is not None and not self._task.done()
+        busy = self._busy is not None and not self._busy.done()  # saving or replaying
         current = self.settings.current
         self.model_label.setText(self.tr("Model {model} · key: {source}").format(model=current.model,
                                                                                 source=current.key_source()))
-        self.start_button.setEnabled(not running)
+        self.start_button.setEnabled(not running and not busy)
         self.pause_button.setEnabled(running)
         self.stop_button.setEnabled(running)
-        self.save_button.setEnabled(not running and self.run is not None and self.run.record.success)
+        ended = self.run is not None and not running and not busy
+        self.save_button.setEnabled(ended and self.run is not None and self.run.record.success)
+        saved = (self.run.record.workflow or {}) if self.run is not None else {}
+        self.replay_button.setEnabled(ended and bool(saved.get("saved")))
 
     # -- the run ------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -238,10 +252,33 @@ class AgentPanel(QWidget):
         if self.run is None:
             return
         name = self.save_name.text().strip() or self.tr("Agent: {task}").format(task=self.run.record.task[:40])
-        self.save_button.setEnabled(False)
-        self.view.append(self._note(self.tr("Replaying without the model before saving…")))
-        future = asyncio.ensure_future(self.run.save_workflow(name, self.typed_as_inputs.isChecked()))
-        future.add_done_callback(lambda _f: self._refresh())
+        self._start(self.run.save_workflow(name, self.typed_as_inputs.isChecked()))
+
+    def replay_now(self) -> RunInputsDialog | None:
+        """Replay the saved workflow once: its start inputs are asked for first with the run form (the task's
+        secrets filled in); returns that dialog while it is open."""
+        run = self.run
+        saved = (run.record.workflow or {}) if run is not None else {}
+        if run is None or not saved.get("saved"):
+            return None
+        try:
+            document = self.ctx.workflows.find(str(saved["id"])).document
+        except LookupError as exc:  # deleted since it was saved
+            self.view.append(self._note(str(exc)))
+            return None
+
+        def replay(inputs: dict[str, Any]) -> None:
+            self.view.append(self._note(self.tr("Replaying the saved workflow, with no model…")))
+            self._start(run.replay_workflow(inputs))
+
+        return ask_replay_inputs(str(saved["name"]), document, run.task.env, self.ctx.envs, self, replay,
+                                 "agent-replay-inputs", run.task.secrets)
+
+    def _start(self, work: Any) -> None:
+        """Save or replay, one at a time; the buttons wait for it."""
+        self._busy = asyncio.ensure_future(work)
+        self._busy.add_done_callback(lambda _f: self._refresh())
+        self._refresh()
 
     # -- what the run tells ---------------------------------------------------------------------------------
     def _on_event(self, kind: str, value: Any) -> None:
@@ -270,6 +307,15 @@ class AgentPanel(QWidget):
             saved = value.get("saved")
             head = self.tr("Workflow {name}:").format(name=value.get("name"))
             outcome = self.tr("saved") if saved else str(value.get("error"))
+            self.view.append(f"<p><b>{html.escape(head)}</b> {html.escape(outcome)}</p>")
+            for note in value.get("notes") or []:
+                self.view.append(self._note(note))
+            if saved:
+                self.view.append(self._note(self.tr("It was not replayed: Replay now runs it once, doing again "
+                                                    "what the task did.")))
+        elif kind == "replay":
+            head = self.tr("Replay:")
+            outcome = self.tr("passed") if value.get("ok") else str(value.get("error"))
             self.view.append(f"<p><b>{html.escape(head)}</b> {html.escape(outcome)}</p>")
 
     @staticmethod

@@ -3,8 +3,9 @@
 The table (started, task, status, the agent's self-report, the judge's verdict, the person's checks, tokens,
 cost) is read with `agent_list` when the panel is shown and on Refresh. The detail reads the whole record
 with `agent_read`: the three answers side by side (they are kept apart: the self-report, the judge, the
-checks), the steps (the model's words and each tool call with its result), the files and the saved workflow.
-Everything goes through operations on the asyncio loop; nothing here blocks.
+checks), the steps (the model's words and each tool call with its result), the files, the saved workflow and
+its replay when the person asked for one. Everything goes through operations on the asyncio loop; nothing
+here blocks.
 """
 
 from __future__ import annotations
@@ -208,10 +209,14 @@ class AgentRunsPanel(QWidget):
             duration=format_duration(record.get("durationMs")))]
         if record.get("error"):
             parts.append(self.tr("Error: {error}").format(error=record["error"]))
-        if saved.get("name"):
+        if saved.get("saved"):
             parts.append(self.tr("Saved as the workflow “{name}”").format(name=saved["name"]))
         elif saved.get("error"):
             parts.append(self.tr("Not saved as a workflow: {error}").format(error=saved["error"]))
+        replay = saved.get("replay")
+        if replay:
+            parts.append(self.tr("Replayed once on request: passed") if replay.get("ok") else
+                         self.tr("Replayed once on request: failed: {error}").format(error=replay.get("error")))
         if record.get("files"):
             parts.append(self.tr("Files: {files}").format(files=", ".join(record["files"])))
         self.summary.setText("\n".join(parts))

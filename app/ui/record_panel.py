@@ -10,7 +10,6 @@ unless it is replayed.
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Callable
 
 import shiboken6
@@ -23,11 +22,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 from app.browser.record import TabRecorder
 from app.browser.tab import BrowserTab
 from app.ui.op_runner import OpRunner
-from app.ui.run_inputs_dialog import RunInputsDialog
-from envs.store import EnvError
-from workflows.document import DocumentError, validate_document
-
-log = logging.getLogger("browserpilot.record")
+from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
 
 RECORDING_RED = "#d93025"
 
@@ -303,22 +298,5 @@ class RecordPanel(QDockWidget):
         def run(inputs: dict[str, Any]) -> None:
             self._ops.run("workflow_run", {"name": name, "tabId": tab.tab_id, "inputs": inputs}, self)
 
-        try:
-            variables = validate_document(result["workflow"]).start_variables()
-        except DocumentError as exc:  # a saved recording always validates; say so plainly if it ever does not
-            log.warning("replay of %r: the recorded document is not valid: %s", name, exc)
-            return None
-        if not variables:
-            run({})
-            return None
-        try:
-            env_name = self._ops.ctx.envs.get(tab.env_id).name
-        except EnvError:
-            env_name = tab.env_id
-        dialog = RunInputsDialog(name, variables, [(tab.env_id, env_name)], env_id=tab.env_id, parent=self)
-        dialog.setObjectName("record-replay-inputs")
-        dialog.env.setEnabled(False)  # the replay runs in the recorded tab, so in its environment
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: run(dialog.inputs()))
-        dialog.open()
-        return dialog
+        return ask_replay_inputs(name, result["workflow"], tab.env_id, self._ops.ctx.envs, self, run,
+                                 "record-replay-inputs")

@@ -6,6 +6,9 @@ box (number), a combo box (select), a group of radio buttons (radio), a check bo
 (time) and a masked line edit (secret). Run stays disabled until every required field has a value; optional
 numbers and times have a "set" box, so leaving them out is possible.
 
+`ask_replay_inputs`: Replay now (the recorder's and the agent's): that form for a workflow just made, in the
+environment where its steps were made, then the replay.
+
 `BatchDialog`: a CSV (or JSON) file of rows, one run each, checked against the start variables as soon as it is
 chosen; the environment(s) to spread the runs over; how many tabs at once (1 to the batch setting).
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 import csv
 import logging
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt, QTime
 from PySide6.QtWidgets import (
@@ -44,7 +47,8 @@ from PySide6.QtWidgets import (
 
 from app.ops.registry import OpError
 from app.ops.workflow_ops import read_rows  # the operation's own reader, so the dialog agrees with it
-from workflows.document import DocumentError
+from envs.store import EnvError, EnvStore
+from workflows.document import DocumentError, validate_document
 from workflows.nodes import StartVariable
 
 log = logging.getLogger("browserpilot.ui")
@@ -292,6 +296,36 @@ class RunInputsDialog(QDialog):
 
     def env_id(self) -> str:
         return str(self.env.currentData())
+
+
+def ask_replay_inputs(name: str, document: dict[str, Any], env_id: str, envs: EnvStore, parent: QWidget,
+                      run: Callable[[dict[str, Any]], None], object_name: str,
+                      values: Mapping[str, Any] | None = None) -> RunInputsDialog | None:
+    """Replay now: the start inputs asked for with the run form (secrets masked, the defaults filled in, then
+    `values` the person gave already), in `env_id` only (a replay runs where its steps were made), then
+    `run(inputs)`. With no start variables it runs at once. Returns the dialog while it is open."""
+    try:
+        variables = validate_document(document).start_variables()
+    except DocumentError as exc:  # a workflow we just made always validates; say so plainly if it ever does not
+        log.warning("replay of %r: the document is not valid: %s", name, exc)
+        return None
+    if not variables:
+        run({})
+        return None
+    try:
+        env_name = envs.get(env_id).name
+    except EnvError:
+        env_name = env_id
+    dialog = RunInputsDialog(name, variables, [(env_id, env_name)], env_id=env_id, parent=parent)
+    dialog.setObjectName(object_name)
+    dialog.env.setEnabled(False)
+    for variable, value in (values or {}).items():
+        if variable in dialog.fields:
+            dialog.fields[variable].set_value(value)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.accepted.connect(lambda: run(dialog.inputs()))
+    dialog.open()
+    return dialog
 
 
 def read_row_file(path: str) -> list[dict[str, Any]]:

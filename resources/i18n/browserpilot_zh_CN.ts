@@ -98,6 +98,14 @@
         <translation>Agent 输入的值变成工作流的开始参数（它输入的内容作为默认值）</translation>
     </message>
     <message>
+        <source>Replay now</source>
+        <translation>马上回放</translation>
+    </message>
+    <message>
+        <source>Run the saved workflow once, with no model. It does again what the task did (an order, a message, a payment): saving never replays.</source>
+        <translation>不用模型，把保存的工作流运行一次。任务做过的事（下单、发消息、付款）会再做一遍：保存时从不回放。</translation>
+    </message>
+    <message>
         <source>Task</source>
         <translation>任务</translation>
     </message>
@@ -130,8 +138,8 @@
         <translation>Agent：{task}</translation>
     </message>
     <message>
-        <source>Replaying without the model before saving…</source>
-        <translation>保存前不用模型回放一遍…</translation>
+        <source>Replaying the saved workflow, with no model…</source>
+        <translation>正在不用模型回放保存的工作流…</translation>
     </message>
     <message>
         <source>Step {n}</source>
@@ -160,6 +168,18 @@
     <message>
         <source>saved</source>
         <translation>已保存</translation>
+    </message>
+    <message>
+        <source>It was not replayed: Replay now runs it once, doing again what the task did.</source>
+        <translation>没有回放：“马上回放”会运行一次，把任务做过的事再做一遍。</translation>
+    </message>
+    <message>
+        <source>Replay:</source>
+        <translation>回放：</translation>
+    </message>
+    <message>
+        <source>passed</source>
+        <translation>通过</translation>
     </message>
     <message>
         <source>not run (the page changed)</source>
@@ -340,6 +360,14 @@
     <message>
         <source>Not saved as a workflow: {error}</source>
         <translation>没有保存为工作流：{error}</translation>
+    </message>
+    <message>
+        <source>Replayed once on request: passed</source>
+        <translation>按要求回放了一次：通过</translation>
+    </message>
+    <message>
+        <source>Replayed once on request: failed: {error}</source>
+        <translation>按要求回放了一次：失败：{error}</translation>
     </message>
     <message>
         <source>Files: {files}</source>

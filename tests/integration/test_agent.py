@@ -5,23 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.agent.records import AgentRunStore
 from app.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
-from tests.support.fake_anthropic import FakeAnthropic, Reply, last_results, result_json, result_text, text, tool
+from tests.support.agent_shop import CHECK, Shop, order_script
+from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, ref_of, result_json, result_text, text,
+                                          tool)
 from tests.support.qt import run_op, running_app
 from tests.support.server import LocalServer, Request, Response
 
 SECRET = "hunter2&Ü s3cret"
+CARD = "4111 1111 1111 1111"
 FORM = """<title>Sign in</title><h1>Sign in</h1>
 <form method="post" action="/submit"><label>User <input name="user"></label>
 <label>Code <input name="code"></label><button type="submit">Sign in</button></form>"""
@@ -53,12 +56,6 @@ def site() -> Iterator[LocalServer]:
 def model_env(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-
-
-def ref_of(snapshot: str, role: str, name: str) -> str:
-    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
-    assert match, snapshot
-    return match.group(1)
 
 
 def agent(qtbot: QtBot, app: BrowserPilotApp, params: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:
@@ -115,15 +112,16 @@ def test_fills_a_form_with_a_secret_and_keeps_it_as_a_workflow(qtbot: QtBot, app
     folder = Path(app.data.root) / "agent_runs" / record["id"]
     assert SECRET not in (folder / "record.json").read_text("utf-8")
     assert AgentRunStore(app.data).get(record["id"]).status == "succeeded"
-    # Saved as a workflow after a replay without the model.
+    # Saved as a workflow, ending with the check, and not replayed: the server got one sign-in.
     assert record["workflow"]["saved"], record["workflow"]
     saved = run_op(qtbot, app, "workflow_read", {"name": "Sign in (agent)"})
     nodes = saved["workflow"]["workflow"]["graph"]["nodes"]
-    assert [n["data"]["type"] for n in nodes] == ["start", "goto", "fill", "fill", "click", "end"]
+    assert [n["data"]["type"] for n in nodes] == ["start", "goto", "fill", "fill", "click", "wait", "end"]
     assert nodes[0]["data"]["variables"][0]["type"] == "secret"
     assert nodes[3]["data"]["text"] == "{{#input.code#}}"
     assert nodes[4]["data"]["locator"]["alternatives"]
-    assert len(site.received) == 2  # the replay
+    assert nodes[5]["data"]["locator"] == {"selector": "#welcome"} and nodes[5]["data"]["state"] == "appear"
+    assert len(site.received) == 1
 
 
 def test_saved_workflow_replays_with_no_model_configured(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
@@ -275,3 +273,55 @@ def test_the_agent_panel_runs_a_task_and_shows_the_three_answers(qtbot: QtBot, a
     assert "It says Static" in shown and "pass" in shown and "#b ✓" in shown
     assert "Looking at the page." in panel.view.toPlainText() and "page_snapshot" in panel.view.toPlainText()
     assert "cached" in panel.usage.text()
+
+
+def test_the_agent_panel_saves_without_replaying_and_replay_now_asks_with_the_run_form(
+        qtbot: QtBot, app: BrowserPilotApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox, QDockWidget
+
+    from app.ui.agent_panel import AgentPanel
+    from app.ui.run_inputs_dialog import RunInputsDialog
+
+    window = app.show_environment("env-default")
+    dock = window.findChild(QDockWidget, "agent-dock")
+    assert dock is not None
+    dock.show()
+    panel = window.findChild(AgentPanel, "agent-panel")
+    assert panel is not None
+    left = Qt.MouseButton.LeftButton
+    with LocalServer() as server:
+        shop = Shop(server)
+        with FakeAnthropic(order_script("Ada", "<secret:card>"), forbidden=[CARD]) as fake:
+            model_env(monkeypatch, fake)
+            panel.task_box.setPlainText("Order a blue widget for Ada, paying with <secret:card>")
+            panel.url.setText(shop.url)
+            panel.add_secret("card", CARD)
+            panel.checks.setText(CHECK)
+            qtbot.mouseClick(panel.start_button, left)
+            qtbot.waitUntil(panel.save_button.isEnabled, timeout=60_000)
+            assert fake.problems == []
+        assert shop.orders == [{"name": ["Ada"], "card": [CARD]}]
+        assert not panel.replay_button.isEnabled()  # nothing saved yet
+
+        panel.save_name.setText("Widget (panel)")
+        panel.typed_as_inputs.setChecked(True)
+        qtbot.mouseClick(panel.save_button, left)
+        qtbot.waitUntil(panel.replay_button.isEnabled, timeout=30_000)
+        assert "Workflow Widget (panel): saved" in panel.view.toPlainText()
+        assert len(shop.orders) == 1  # saving replayed nothing
+
+        qtbot.mouseClick(panel.replay_button, left)
+        dialog = panel.findChild(RunInputsDialog, "agent-replay-inputs")
+        assert dialog is not None and dialog.isVisible() and not dialog.env.isEnabled()
+        assert dialog.fields["card"].value() == CARD  # the task's secret, filled in
+        assert dialog.fields["value1"].value() == "Ada"  # what the agent typed is the default
+        name = dialog.fields["value1"].editor
+        name.setFocus()
+        qtbot.keyClick(name, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(name, "Zoe")
+        qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), left)
+        qtbot.waitUntil(lambda: "Replay:" in panel.view.toPlainText(), timeout=60_000)
+        assert "Replay: passed" in panel.view.toPlainText(), panel.view.toPlainText()
+        assert shop.orders[1:] == [{"name": ["Zoe"], "card": [CARD]}]  # exactly one more, with the input typed
+        assert panel.run is not None and panel.run.record.workflow is not None
+        assert panel.run.record.workflow["replay"]["ok"]

@@ -11,6 +11,7 @@ anywhere in the body, at most four `cache_control` breakpoints, every `tool_use`
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +53,13 @@ def result_text(block: dict[str, Any]) -> str:
 
 def result_json(block: dict[str, Any]) -> dict[str, Any]:
     return json.loads(block["content"][0]["text"])
+
+
+def ref_of(snapshot: str, role: str, name: str) -> str:
+    """The ref of the element with this role and name in a page_snapshot's outline."""
+    match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)
+    assert match, snapshot
+    return match.group(1)
 
 
 class FakeAnthropic:
