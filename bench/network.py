@@ -215,7 +215,7 @@ async def main(rounds: int, raw: bool = False) -> int:
 
     try:
         tab = (await op("tab_open", {}))["tabId"]
-        driver = await shell.page(tab, None)
+        driver = await shell.service.tab(tab, None)
         loads: dict[str, list[float]] = {mode: [] for mode in MODES}
         timings: dict[str, list[float]] = {mode: [] for mode in MODES}
         spent: dict[str, tuple[int, float]] = {"allow50": (0, 0.0), "block50": (0, 0.0)}
@@ -278,7 +278,7 @@ async def main(rounds: int, raw: bool = False) -> int:
         # 2. the CDP channel
         print("\n2. Port-less CDP channel (one tab)")
         await op("page_navigate", {"tabId": tab, "url": server.url("cdp")})
-        channel = shell.cdp.channel(driver.page)
+        channel = shell.service.cdp.channel(driver.page)
         channel.close("bench: start detached")
         tree_deltas: list[float] = []
         detached_deltas: list[float] = []

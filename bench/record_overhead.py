@@ -68,7 +68,7 @@ async def measure(reps: int) -> int:
     enters: list[float] = []  # when the recorder took each batch's closing Enter
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        tab = shell.open_url("env-default", url)
+        tab = shell.service.new_tab("env-default", url, control="shared").view
         while tab.loading:
             await asyncio.sleep(0.02)
         driver = InputDriver(tab)

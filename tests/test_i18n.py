@@ -23,7 +23,7 @@ from pytestqt.qtbot import QtBot
 from app.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, button_text, choose_language, install_translations
 from app.ui.node_kinds import KIND_NAMES, kind_label, kind_with_name
 from app.ui.run_inputs_dialog import RunInputsDialog
-from tests.support.qt import running_app
+from tests.support.qt import open_view, running_app
 from workflows.nodes import NODE_TYPES, StartVariable
 
 CHINESE_TS = I18N_DIR / f"browserpilot_{CHINESE}.ts"
@@ -177,7 +177,7 @@ def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
     tips = [button.toolTip() for button in buttons if isinstance(button, QToolButton)]  # not the address bar
     page = window.findChild(QWebEngineView).page()  # its context menu's entries come from qtwebengine_zh_CN
     actions = [page.action(action).text() for action in PAGE_ACTIONS]
-    agent_tab = app.open_url("env-default", "about:blank", control="agent")  # type: ignore[attr-defined]
+    agent_tab = open_view(app, "env-default", "about:blank", control="agent")  # type: ignore[attr-defined]
     overlay = [agent_tab.findChild(QLabel, "control-message"), agent_tab.findChild(QPushButton, "control-take-over")]
     qtbot.waitUntil(lambda: all(widget is not None and widget.isVisible() for widget in overlay))
     return {"menus": [action.text() for action in main.menuBar().actions() if action.text()],
@@ -187,7 +187,7 @@ def _window_texts(app: object, qtbot: QtBot) -> dict[str, list[str]]:
 
 def test_the_main_and_environment_windows_speak_chinese(qtbot: QtBot, qapp: QApplication, data_dir: Path,
                                                          chinese: None) -> None:
-    with running_app(qapp, data_dir) as app:
+    with running_app(qapp, data_dir, windows=True) as app:
         texts = _window_texts(app, qtbot)
     for part, shown in texts.items():
         assert shown and all(CJK.search(text) or text in KEPT_IN_LATIN for text in shown), \
@@ -196,7 +196,7 @@ def test_the_main_and_environment_windows_speak_chinese(qtbot: QtBot, qapp: QApp
 
 
 def test_the_same_windows_speak_english_by_default(qtbot: QtBot, qapp: QApplication, data_dir: Path) -> None:
-    with running_app(qapp, data_dir) as app:
+    with running_app(qapp, data_dir, windows=True) as app:
         texts = _window_texts(app, qtbot)
     for part, shown in texts.items():
         assert shown and not any(CJK.search(text) for text in shown), f"{part} not in English: {shown}"

@@ -54,6 +54,10 @@ class OperationsPort(Protocol):
     async def __call__(self, name: str, params: dict[str, Any]) -> dict[str, Any]: ...
 
 
+TabState = Callable[[str], "tuple[str, str] | None"]
+"""A tab's address and title now, by tab id (None when it is gone): the browser's `tab_state`."""
+
+
 class CodePort(Protocol):
     """Runs a `code` node's JavaScript in an isolated engine (no network, no page, no app) with a time
     limit that also stops `while (true) {}`; returns the JSON value of the body's `return`."""
@@ -91,10 +95,11 @@ class _Level:
 class Executor:
     """Runs one workflow document on one tab and fills in its run record."""
 
-    def __init__(self, doc: WorkflowDocument, ops: OperationsPort, code: CodePort, settings: RunSettings,
-                 record: RunRecord, on_progress: Callable[[RunRecord], None] | None = None,
+    def __init__(self, doc: WorkflowDocument, ops: OperationsPort, code: CodePort, tab_state: TabState,
+                 settings: RunSettings, record: RunRecord, on_progress: Callable[[RunRecord], None] | None = None,
                  on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.doc = doc
+        self.tab_state = tab_state
         self.on_event = on_event
         self.ops = ops
         self.code = code
@@ -116,7 +121,7 @@ class Executor:
         try:
             try:
                 self.variables.set("input", self._check_inputs(inputs))
-                await self._sync_sys()
+                self._sync_sys()
                 top = _Level(self.doc.graph)
                 await self._walk(top, self.doc.graph.start_node().id, set())
                 record.outputs = top.outputs or self._produced_output(top)
@@ -239,7 +244,7 @@ class Executor:
                 level.produced = node.id
             entry.ok = True
             if not isinstance(node.data, EndData):
-                await self._sync_sys()
+                self._sync_sys()
             return context.handle
         except NodeFailed as failure:
             entry.error = str(failure)
@@ -268,15 +273,15 @@ class Executor:
             await self._walk(level, entry.id, set())
         return level.outputs or self._produced_output(level)
 
-    async def _sync_sys(self) -> None:
+    def _sync_sys(self) -> None:
+        """`sys.url` and `sys.title` as the run's tab shows them now (read from the browser, not asked of the
+        page: no operation per node)."""
         found, values = self.variables.namespace("sys")
         if not found:
             return
-        listed = await self.ops("tab_list", {"env": self.settings.env_id})
-        for tab in listed.get("tabs") or [] if listed.get("ok") else []:
-            if tab.get("id") == self.settings.tab_id:
-                values["url"] = tab.get("url") or ""
-                values["title"] = tab.get("title") or ""
+        state = self.tab_state(self.settings.tab_id)
+        if state is not None:
+            values["url"], values["title"] = state
 
     # -- calling operations ------------------------------------------------------------------------------
     async def call(self, node: Node, name: str, params: dict[str, Any], *, resumable: bool = True) -> dict[str, Any]:

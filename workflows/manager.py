@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from workflows.document import WorkflowDocument
-from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, OperationsPort, RunSettings
+from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, OperationsPort, RunSettings, TabState
 from workflows.events import RunEvents
 from workflows.runs import RunRecord, RunStore, new_run_id
 
@@ -43,14 +43,16 @@ class BatchProgress:
 
 
 class RunManager:
-    def __init__(self, runs: RunStore, ops_for_run: OpsForRun, code: CodePort, tab_holders: dict[str, str],
-                 max_concurrency: int = 3, settle_seconds: Callable[[], float] = lambda: SETTLE_TIMEOUT) -> None:
+    def __init__(self, runs: RunStore, ops_for_run: OpsForRun, code: CodePort, tab_state: TabState,
+                 tab_holders: dict[str, str], max_concurrency: int = 3,
+                 settle_seconds: Callable[[], float] = lambda: SETTLE_TIMEOUT) -> None:
         self.runs = runs
         self._ops_for_run = ops_for_run
         self._code = code
         self._tab_holders = tab_holders
         self.max_concurrency = max_concurrency
         self._settle_seconds = settle_seconds
+        self._tab_state = tab_state
         self._active: dict[str, asyncio.Task[RunRecord]] = {}
         self._tasks: dict[str, asyncio.Task[RunRecord]] = {}
         self._batches: dict[str, list[str]] = {}
@@ -145,7 +147,7 @@ class RunManager:
         self.events.emit(run_id, "run_started", record=record.view())
         try:
             await ops("page_lock", {"tabId": tab})
-            executor = Executor(doc, ops, self._code, settings, record, on_progress,
+            executor = Executor(doc, ops, self._code, self._tab_state, settings, record, on_progress,
                                 on_event=lambda kind, fields: self.events.emit(run_id, kind, **fields))
             record = await executor.run(inputs)
         finally:
@@ -185,7 +187,7 @@ class RunManager:
         async def worker(env_id: str, started: asyncio.Event) -> None:
             ops = self._ops_for_run(batch_id)
             try:
-                opened = await ops("tab_open", {"env": env_id})
+                opened = await ops("tab_open", {"env": env_id, "show": False})  # a row needs no window
             finally:
                 started.set()
             if not opened.get("ok"):

@@ -1,8 +1,14 @@
-"""The browser port: what the operations and the workflow engine need from a browser (no Qt here).
+"""The browser port: what the operations need from a browser, as small protocols (no Qt here).
 
-`app/browser` implements it over QtWebEngine. Everything above it talks to pages only through it. A
-locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=`, `role=`, `label=`,
-`placeholder=`, `testid=`), `xpath` starts with `/`, `ref` comes from a page snapshot.
+`app/browser` implements it over QtWebEngine: a browser service owns the environments' profiles and every
+tab (app/browser/service.py), and each tab is made of parts (app/browser/parts/): `control`, `navigation`,
+`input`, `reading`, `capture`, `network` and `recording`, each with its protocol below. The operations
+(app/ops) are the one door to them for the GUI, MCP, the command line, the agent and the workflow engine; the
+engine itself never holds a tab: it calls operations by name (workflows/engine.py, `OperationsPort`).
+
+A locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=`, `role=`, `label=`,
+`placeholder=`, `testid=`), `xpath` starts with `/`, `ref` comes from a page snapshot. Failures are
+`PageError`s with a `code`.
 """
 
 from __future__ import annotations
@@ -12,11 +18,24 @@ from typing import Any, Literal, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from workflows.recording import Recording
+
 Control = Literal["agent", "handoff", "shared"]
 
 
 class PageError(Exception):
-    """A page operation failed; the message is one line a person or a model can act on."""
+    """A page operation failed; the message is one line a person or a model can act on, and `code` says what
+    kind of failure it is, for callers that decide what to do next (they never read the message).
+
+    Subclasses set their own `code`; a raise may give a more precise one (`PageError(msg, code="blocked")`).
+    """
+
+    code: str = "page_error"
+
+    def __init__(self, message: str = "", code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
 
 
 class Locator(BaseModel):
@@ -60,15 +79,13 @@ MouseButton = Literal["left", "right", "middle"]
 Paper = Literal["A4", "Letter", "Legal", "A3"]
 
 
-class PagePort(Protocol):
-    """One tab's capabilities. Acting methods wait for their target to be actionable (up to `timeout`
-    seconds) and raise an error whose message a person can act on; reading methods never change control."""
-
-    tab_id: str
-    env_id: str
+class ControlPart(Protocol):
+    """Who acts on the tab (agent, handoff, shared) and what an operation reports besides its own result:
+    `takenOver` when a person took over, the dialogs answered and tabs opened meanwhile, a screenshot for a
+    failure. Operations enter `app_acting` around every call and `before_acting` before acting."""
 
     @property
-    def control(self) -> Control: ...
+    def state(self) -> Control: ...
 
     def consume_taken_over(self) -> bool: ...
 
@@ -79,16 +96,32 @@ class PagePort(Protocol):
     async def error_shot(self) -> str | None:
         """A screenshot of the tab now, for a failure report; None if it cannot be taken."""
 
-    async def before_acting(self, target: Locator | None, timeout: float) -> None:
-        """Control rules for an acting operation: in handoff, wait for the target (or Done), then lock."""
-
     def app_acting(self) -> AbstractContextManager[None]:
         """Entered around every operation on the tab: a recording of the tab pauses meanwhile (only a
         person's input is recorded)."""
 
+    async def before_acting(self, target: Locator | None, timeout: float) -> None:
+        """Control rules for an acting operation: in handoff, wait for the target (or Done), then lock."""
+
+    async def set_state(self, control: Control, message: str | None = None) -> None: ...
+
+    async def wait_handoff_done(self, timeout: float) -> str:
+        """Wait while the tab is handed to the person; returns how it ended ("done", "changed")."""
+
+
+class NavigationPart(Protocol):
+    """Loading addresses and moving through the tab's history; a failed load raises a `PageError` naming
+    its reason (code `navigation_failed`, or `blocked` for the domain policy)."""
+
     async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]: ...
     async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
                       timeout: float) -> dict[str, Any]: ...
+
+
+class InputPart(Protocol):
+    """Acting as a person does, with trusted input. Each call waits for its target to be actionable (up to
+    `timeout` seconds) and, when the action starts a navigation, until that navigation has committed."""
+
     async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
                     count: int, until: Locator | None, timeout: float,
                     offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
@@ -101,33 +134,59 @@ class PagePort(Protocol):
     async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
                    timeout: float, offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
     async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]: ...
-    async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
-                       timeout: float) -> dict[str, Any]: ...
+
+
+class ReadingPart(Protocol):
+    """Looking at the page without changing who controls it."""
+
     async def wait(self, locator: Locator, state: Literal["appear", "gone"], timeout: float) -> dict[str, Any]: ...
     async def query(self, locator: Locator) -> dict[str, Any]: ...
     async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]: ...
     async def source(self) -> dict[str, Any]: ...
+
+    async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
+        """Run JavaScript in the page; a navigation it starts is waited for, as after a click."""
+
+    async def inspect(self, locator: Locator) -> dict[str, Any]:
+        """Tag, attributes, box, computed visibility and the locator alternatives a recording keeps."""
+
+    async def hit(self, x: float, y: float) -> dict[str, Any]:
+        """What `inspect` says of the element at a viewport point (CSS px)."""
+
+    async def watch(self, locator: Locator, timeout: float, interval: float,
+                    stop_on_change: bool) -> dict[str, Any]: ...
+
+
+class CapturePart(Protocol):
+    """Pictures, documents and files out of the tab."""
+
     async def screenshot(self, full_page: bool, locator: Locator | None) -> dict[str, Any]: ...
     async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]: ...
-    async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]: ...
-    async def set_control(self, control: Control, message: str | None = None) -> None: ...
+    async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
+                       timeout: float) -> dict[str, Any]: ...
+
+    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
+        """Save an img/video/audio/source element's current source: `{path, name, bytes, mime}`."""
+
+
+class NetworkPart(Protocol):
+    """The tab's traffic: what is still in flight, the DevTools protocol (a port-less channel attached only
+    while needed), capture as HAR, requests sent by the app for the tab, and request mocks."""
 
     async def settle(self, timeout: float) -> dict[str, Any]:
         """Let what the tab still has in flight (a navigation, a form post, fetch/XHR, beacons the last actions
         started) land, at most `timeout` seconds: `{pending: [{kind, method, url, ms}], settled}`."""
 
-    async def wait_handoff_done(self, timeout: float) -> str:
-        """Wait while the tab is handed to the person; returns how it ended ("done", "changed")."""
-
-    # DevTools protocol and network capture (a port-less CDP channel attached only while needed).
     async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
         """Send one Chrome DevTools Protocol command to the tab: `{result}`. Commands that would break the
         app's control of the tab or reach other environments are refused with an error."""
 
+    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]: ...
     async def net_start(self) -> dict[str, Any]: ...
     async def net_stop(self) -> dict[str, Any]: ...
     async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]: ...
     async def net_get(self, request_id: str) -> dict[str, Any]: ...
+
     async def net_export(self, path: str | None = None,
                          redact: Sequence[str] | Mapping[str, str] = ()) -> dict[str, Any]:
         """Write the capture as HAR 1.2 (`path`, default the environment's captures folder), with every
@@ -139,37 +198,65 @@ class PagePort(Protocol):
         every hop, only the cookies the browser would send to each hop's URL, each hop in the tab's capture;
         `{status, url, headers, body, hops}`."""
 
-    # Reading one element closely, media, request mocks (the original's page_inspect, page_hit, ...).
-    async def inspect(self, locator: Locator) -> dict[str, Any]:
-        """Tag, attributes, box, computed visibility and the locator alternatives a recording keeps."""
-
-    async def hit(self, x: float, y: float) -> dict[str, Any]:
-        """What `inspect` says of the element at a viewport point (CSS px)."""
-
-    async def watch(self, locator: Locator, timeout: float, interval: float,
-                    stop_on_change: bool) -> dict[str, Any]: ...
-    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]: ...
-
-    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
-        """Save an img/video/audio/source element's current source: `{path, name, bytes, mime}`."""
-
     async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Answer the tab's requests whose URL contains a rule's `url_contains` with its `status`, `headers`
         and `body`, after the domain policy; replaces earlier rules."""
+
     async def mock_stop(self) -> dict[str, Any]: ...
 
 
+class RecordingPart(Protocol):
+    """Recording a person's actions in the tab as a workflow (one recording per tab at a time)."""
+
+    @property
+    def active(self) -> bool: ...
+
+    def start(self) -> dict[str, Any]:
+        """Start recording (a `PageError` with code `already_recording` when it is); returns the status."""
+
+    def status(self) -> dict[str, Any]:
+        """The steps so far, in words and as nodes, whether the recording is paused (the app acts), notes."""
+
+    def recording(self) -> Recording:
+        """The recording itself, to edit (a `PageError` with code `not_recording` when there is none)."""
+
+    def edited(self) -> None:
+        """Say that the recording was edited (the Recording panel follows)."""
+
+    def stop(self) -> Recording:
+        """Stop listening; the recording stays readable in the result."""
+
+
+class TabPort(Protocol):
+    """One tab: its ids and its parts. Operations take the part they need (`tab.input.click(...)`)."""
+
+    tab_id: str
+    env_id: str
+    control: ControlPart
+    navigation: NavigationPart
+    input: InputPart
+    reading: ReadingPart
+    capture: CapturePart
+    network: NetworkPart
+    recording: RecordingPart
+
+
 class BrowserPort(Protocol):
-    """The browser as the operations see it: environments' windows and their tabs."""
+    """The browser as the operations see it: environments (their profiles) and their tabs, whether or not a
+    window shows them."""
 
     async def open_environment(self, env_id: str) -> None:
-        """Open (or raise) the environment's window."""
+        """Open (or raise) the environment's window with a tab; a headless app makes sure the environment has a
+        tab."""
 
     async def release_environment(self, env_id: str) -> None:
-        """Close the environment's window and free its profile so its partition folder can be deleted."""
+        """Close the environment's tabs (and window) and free its profile so its partition folder can be
+        deleted."""
 
-    async def open_tab(self, env_id: str, url: str, control: Control = "agent") -> str:
-        """Open `url` in a new tab of the environment's window; return the tab id."""
+    async def open_tab(self, env_id: str, url: str, control: Control = "agent", show: bool = True) -> str:
+        """Open `url` in a new tab of the environment; return the tab id. `show`: in the environment's window
+        when the app has windows; otherwise (and always in a headless app) the tab has no window, until a
+        person is needed on it (a handoff)."""
 
     def list_tabs(self, env_id: str | None = None) -> list[TabInfo]: ...
 
@@ -181,9 +268,15 @@ class BrowserPort(Protocol):
 
     async def activate_tab(self, tab_id: str) -> None: ...
 
-    async def page(self, tab_id: str | None, env_id: str | None) -> PagePort:
-        """The tab to act on: `tab_id`, else the active tab of `env_id` (default env-default), opening the
-        environment's window when needed. Raises an error naming an unknown tab or environment."""
+    async def tab(self, tab_id: str | None, env_id: str | None) -> TabPort:
+        """The tab to act on: `tab_id`, else the active tab of `env_id` (default env-default), opening one when
+        the environment has none. Raises `LookupError` naming an unknown tab or environment."""
+
+    def tab_state(self, tab_id: str) -> tuple[str, str] | None:
+        """The tab's address and title now (None when it is gone); no page is asked."""
+
+    def recording_tabs(self) -> list[str]:
+        """The tabs a person's actions are being recorded in."""
 
     def net_blocked(self, env_id: str | None = None, tab_id: str | None = None,
                     limit: int = 500) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ MAY_CHANGE = {"page_click", "page_key", "page_select", "page_drag", "page_script
 LOCATING = {"page_click", "page_type", "page_paste", "page_select", "page_upload", "page_download",
             "page_scroll", "page_swipe", "page_drag", "page_save_media"}
 MAX_RESULT_CHARS = 30_000
-STALE = "is stale or unknown"
+STALE = "stale_ref"  # the error code of a ref from an older snapshot
 SNAPSHOT_LINE = re.compile(r'^\s*- (?P<role>[\w-]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?.*\[ref=(?P<ref>e\d+)\]', re.M)
 PAUSE_MESSAGE = "The agent is paused because you took over. Click Done to let it continue from here."
 HANDOFF_WAIT_MS = 600_000
@@ -130,7 +130,7 @@ class ToolRunner:
             return self._failed(record, str(exc), started)
         before = await self.url()
         envelope = await self._run_with_locator(name, params, record)
-        if not envelope.get("ok") and STALE in str(envelope.get("error")) and self._ref(params):
+        if not envelope.get("ok") and envelope.get("code") == STALE and self._ref(params):
             envelope = await self._retry_stale(name, params, record, envelope)
         if envelope.get("takenOver"):
             await self.pause_for_person()
@@ -166,7 +166,7 @@ class ToolRunner:
                                                           "locator": locator})
             if inspected.get("ok"):
                 record.locator = self.secrets.redact(inspected.get("locator"))
-            elif STALE in str(inspected.get("error")):
+            elif inspected.get("code") == STALE:
                 return inspected
         op = self.registry.get(name)
         try:

@@ -61,6 +61,8 @@ HEADER_FOOTER_MARGINS_MM = QMarginsF(10, 16, 10, 16)
 class CaptureError(PageError):
     """A screenshot or PDF could not be made."""
 
+    code = "capture_failed"
+
 
 # -- frames --------------------------------------------------------------------------------------------
 _MARKER_ID = "bp-frame-fence"

@@ -61,18 +61,24 @@ Listener = Callable[[str, dict[str, Any], str | None], None]  # method, params, 
 class CdpError(PageError):
     """The browser answered a command with an error."""
 
+    code = "cdp_error"
+
     def __init__(self, method: str, message: str, code: int | None = None) -> None:
         super().__init__(f"CDP {method} failed: {message}" + (f" (code {code})" if code is not None else ""))
         self.method = method
-        self.code = code
+        self.cdp_code = code  # the protocol's own error code
 
 
 class CdpRefused(PageError):
     """A command BrowserPilot does not send on a caller's behalf."""
 
+    code = "cdp_refused"
+
 
 class CdpClosed(PageError):
     """The channel closed while a command was waiting (tab closed, front-end crashed, detached)."""
+
+    code = "cdp_closed"
 
 
 # -- what page_cdp refuses -------------------------------------------------------------------------------

@@ -43,6 +43,8 @@ SANDBOX_HTML = ("<!doctype html><meta charset=utf-8><meta http-equiv=Content-Sec
 class CodeTimeout(PageError):
     """The code did not finish within its time limit and was stopped."""
 
+    code = "code_timeout"
+
 
 class _BlockEverything(QWebEngineUrlRequestInterceptor):
     def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:  # noqa: N802 (Qt's name)

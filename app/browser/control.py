@@ -63,9 +63,13 @@ HandoffEnd = Literal["done", "target", "changed", "not_in_handoff"]
 class HandoffTimeout(PageTimeout):
     """The person neither finished the handoff nor produced the operation's target in time."""
 
+    code = "handoff_timeout"
+
 
 class TabClosed(PageError):
     """The tab was closed while an operation waited for it."""
+
+    code = "tab_closed"
 
 
 _T = QEvent.Type

@@ -49,6 +49,8 @@ OPENER_HOPS = 3  # a download that opened a new tab belongs to the page that ope
 class DownloadError(PageError):
     """A download failed, was cancelled, or could not be saved."""
 
+    code = "download_failed"
+
 
 @dataclass
 class DownloadRecord:

@@ -50,6 +50,8 @@ _STATUS_TEXT = {
 class PageCrashed(PageError):
     """The page's renderer died while an operation was using it."""
 
+    code = "page_crashed"
+
 
 class PageHealth(QObject):
     """Crash state of one page; created by `BrowserPage` (or `PageHealth.of(page)` for any page)."""

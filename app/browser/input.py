@@ -213,6 +213,8 @@ def _probe_count(value: object) -> tuple[str, int] | None:
 class InputError(PageError):
     """Input cannot be delivered (no render widget, the page does not take input)."""
 
+    code = "input_failed"
+
 
 @dataclass(frozen=True)
 class Fenced:

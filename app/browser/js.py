@@ -34,13 +34,19 @@ HELPER_SCRIPTS = ("document.js", "locator.js", "locator_gen.js")
 class PageTimeout(PageError):
     """The page did not answer in time (hung renderer, endless script, or a slow condition)."""
 
+    code = "timeout"
+
 
 class NavigatedAway(PageError):
     """The document changed under a running script (a navigation or reload)."""
 
+    code = "navigated_away"
+
 
 class ScriptError(PageError):
     """A script threw; `line` is the line in the caller's source when known."""
+
+    code = "script_error"
 
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(f"{message} (line {line})" if line else message)

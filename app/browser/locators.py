@@ -63,21 +63,31 @@ MAX_CALL = 10.0        # longest single run_js round trip we wait for
 class LocatorError(PageError):
     """A locator did not lead to one element that can be acted on; the message says why."""
 
+    code = "locator_failed"
+
 
 class InvalidSelector(LocatorError):
     """The selector or XPath cannot be parsed."""
+
+    code = "invalid_locator"
 
 
 class StaleRef(LocatorError):
     """A ref from an older snapshot or document."""
 
+    code = "stale_ref"
+
 
 class NoMatch(LocatorError):
     """No element matches."""
 
+    code = "no_match"
+
 
 class AmbiguousMatch(LocatorError):
     """Several elements match an operation that needs one."""
+
+    code = "ambiguous"
 
     def __init__(self, message: str, count: int, descriptions: list[str]) -> None:
         super().__init__(message)
@@ -87,6 +97,8 @@ class AmbiguousMatch(LocatorError):
 
 class NotActionable(LocatorError):
     """The one matching element cannot be acted on yet; `description` names it."""
+
+    code = "not_actionable"
 
     def __init__(self, message: str, description: str) -> None:
         super().__init__(message)
@@ -129,6 +141,8 @@ class NoSuchOption(NotActionable):
 
 class HelperMissing(LocatorError):
     """The page has no helper script (still loading, an error page, or not a web page)."""
+
+    code = "helper_missing"
 
 
 class WaitTimeout(LocatorError, PageTimeout):

@@ -22,7 +22,8 @@ from envs.filenames import unique_safe_path
 MAX_BLOB_BYTES = 200 * 1024 * 1024
 
 _READ_BLOB = """
-const response = await fetch(args.url).catch((e) => { throw new Error('unreadable: ' + e.message); });
+let response;
+try { response = await fetch(args.url); } catch (e) { return {unreadable: String(e && e.message || e)}; }
 const blob = await response.blob();
 if (blob.size > args.max) throw new Error('too large: ' + blob.size + ' bytes');
 const data = await new Promise((resolve, reject) => {
@@ -55,11 +56,11 @@ async def read_blob(page: QWebEnginePage, url: str, timeout: float) -> tuple[str
     try:
         result = await run_js_async(page, _READ_BLOB, {"url": url, "max": MAX_BLOB_BYTES}, timeout, world=MAIN_WORLD)
     except PageError as exc:
-        text = str(exc)
-        if "unreadable" in text:
-            raise PageError(f"{url} cannot be read: a blob: URL of a MediaSource (streamed video) holds no "
-                            f"file; the element's segments come from the network (see net_start / net_list)") from None
-        raise PageError(f"{url} could not be saved: {text}") from None
+        raise PageError(f"{url} could not be saved: {exc}", code="media_unreadable") from None
+    if "unreadable" in result:  # the page could not fetch its own blob: URL
+        raise PageError(f"{url} cannot be read: a blob: URL of a MediaSource (streamed video) holds no "
+                        f"file; the element's segments come from the network (see net_start / net_list)",
+                        code="media_stream")
     return str(result.get("mime") or "application/octet-stream"), base64.b64decode(result.get("data") or "")
 
 

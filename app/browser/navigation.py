@@ -56,8 +56,12 @@ _REASONS = {
 
 
 class NavigationError(PageError):
-    def __init__(self, message: str, url: str = "", status: int | None = None) -> None:
-        super().__init__(message)
+    """A navigation failed (code `navigation_failed`), or the domain policy stopped it (code `blocked`)."""
+
+    code = "navigation_failed"
+
+    def __init__(self, message: str, url: str = "", status: int | None = None, code: str | None = None) -> None:
+        super().__init__(message, code)
         self.url = url
         self.status = status
 
@@ -102,9 +106,15 @@ class _LoadWatcher:
         if status == Status.LoadStartedStatus:
             if not self.started.done() and (self._url is None or _comparable(info.url().toString()) == self._url):
                 self.started.set_result(info.url().toString())
+            elif not self.started.done():
+                log.debug("a load of %s started, not of %s: not this navigation's", info.url().toString(), self._url)
             return
         if not self.started.done():
-            return  # the end of a load that began before ours
+            if self._url is None or _comparable(info.url().toString()) != self._url:
+                return  # the end of a load that began before ours
+            # Our address loaded without a start of its own: Chromium tells one start for loads that follow each
+            # other while the page is loading (an error page still finishing, say).
+            self.started.set_result(info.url().toString())
         if not self.finished.done():
             self.finished.set_result(LoadOutcome(status, info.url().toString(), info.errorDomain(),
                                                  info.errorCode(), info.errorString(), info.isErrorPage()))
@@ -208,7 +218,7 @@ def _check(outcome: LoadOutcome, page: QWebEnginePage, started: float) -> None:
         return
     blocked = block_reason(page, outcome.url, started)
     if blocked is not None:
-        raise NavigationError(blocked, outcome.url)
+        raise NavigationError(blocked, outcome.url, code="blocked")
     if outcome.status == Status.LoadStoppedStatus:
         raise NavigationError(f"loading {outcome.url} was stopped", outcome.url)
     code = outcome.code if outcome.domain == Domain.HttpStatusCodeDomain else None
@@ -311,7 +321,8 @@ async def committed(page: QWebEnginePage, watch: NavigationWatch, document: str 
             await _forget_started(page)  # a download or a failure leaves the document: not on its way any more
             reason = watch.failure()
             if reason is not None:
-                raise NavigationError(reason, watch.outcome.url)
+                raise NavigationError(reason, watch.outcome.url,
+                                      code="blocked" if block_reason(page, watch.outcome.url, watch.since) else None)
             return True
         try:
             probe, pending, protocol, age = await run_js(page, _DOCUMENT_STATE,

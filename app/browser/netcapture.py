@@ -50,6 +50,8 @@ _HTTP_VERSIONS = {"http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "H
 class CaptureError(LookupError):
     """There is no capture (never started on the tab) or no such captured request."""
 
+    code = "not_capturing"
+
 
 def iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

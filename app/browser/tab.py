@@ -53,6 +53,8 @@ def new_tab_id() -> str:
 class UploadError(PageError):
     """Files cannot be uploaded (missing, unreadable, a folder, or the page asked for something else)."""
 
+    code = "upload_failed"
+
 
 def check_upload_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     """Absolute paths of readable regular files, or `UploadError` naming every problem.

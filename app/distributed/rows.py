@@ -84,8 +84,7 @@ class RowRunner:
     async def _run_in_tab(self, row: RowTask, env_id: str) -> Any:
         doc = validate_document(row.document)
         tab = str((await self._call("tab_open", {"env": env_id}))["tabId"])
-        _window, browser_tab = self.shell.find_tab(tab)
-        health = browser_tab.health
+        health = self.shell.service.get(tab).view.health
         crashes = health.crash_count
         runner = self.shell.ctx.runner
         run = asyncio.ensure_future(runner.run(doc, row.inputs, env_id=env_id, tab_id=tab, workflow_id=row.workflow_id,

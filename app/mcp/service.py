@@ -40,7 +40,9 @@ FIRST_CALL_WAIT = 3.0  # seconds a bridge-started app defers work past its first
 
 
 class McpService:
-    def __init__(self, data: DataDir, registry: OperationRegistry, ctx: OpContext, settings: "SettingsStore") -> None:
+    def __init__(self, data: DataDir, registry: OperationRegistry, ctx: OpContext, settings: "SettingsStore", *,
+                 headless: bool = False, quit_app: Callable[[], None] = lambda: None,
+                 editors_open: Callable[[], bool] = lambda: False) -> None:
         self.data = data
         self.registry = registry
         self.ctx = ctx
@@ -52,9 +54,9 @@ class McpService:
         self._after_first_call: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
         self._listeners: list[Callable[[], None]] = []
         self.clients = BridgeClients()
-        browser: Any = ctx.browser
-        self.idle = IdleWatch(Starter.take_from(os.environ), bool(getattr(browser, "headless", False)),
-                              self.clients, self._idle_timeout, self.busy_reason, self._quit_app)
+        self.editors_open = editors_open  # a workflow editor is open: a person's window
+        self.idle = IdleWatch(Starter.take_from(os.environ), headless, self.clients, self._idle_timeout,
+                              self.busy_reason, quit_app)
         self._idle_timer: asyncio.TimerHandle | None = None
         if "app_status" not in registry.operations:
             registry.add(_status_operation(self))
@@ -212,22 +214,17 @@ class McpService:
         calls = [name for name in (server.in_flight if server is not None else {}) if name != "app_status"]
         if calls:
             return f"a tool call is in progress ({', '.join(sorted(calls)[:3])})"
-        browser: Any = self.ctx.browser
+        browser = self.ctx.browser
         if browser is None:
             return None
-        tabs = browser.tabs() if hasattr(browser, "tabs") else []
-        if tabs:
-            from app.browser.record import TabRecorder
-
-            recording = [tab.tab_id for tab in tabs if TabRecorder.of(tab) is not None]
-            if recording:
-                return f"a recording is in progress (tab {recording[0]})"
+        recording = browser.recording_tabs()
+        if recording:
+            return f"a recording is in progress (tab {recording[0]})"
         # A tab only an agent drives is not a person's; a shared tab, or one handed over to a person, is.
         personal = [info for info in browser.list_tabs() if info.control != "agent"]
         if personal:
             return f"a person's window is open (tab {personal[0].id} is {personal[0].control})"
-        editors = getattr(getattr(browser, "editors", None), "windows", None) or []
-        if editors:
+        if self.editors_open():
             return "a person's window is open (the workflow editor)"
         return None
 
@@ -248,11 +245,6 @@ class McpService:
             self._idle_timer = loop.call_later(self.idle.poll_interval(), look)
 
         self._idle_timer = loop.call_later(self.idle.poll_interval(), look)
-
-    def _quit_app(self) -> None:
-        browser: Any = self.ctx.browser
-        if browser is not None and hasattr(browser, "quit"):
-            browser.quit()
 
     def set_enabled(self, enabled: bool) -> None:
         """Persist the switch and apply it at once."""

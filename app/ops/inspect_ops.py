@@ -1,7 +1,7 @@
 """Reading one element closely, batches of DevTools commands, saving media: page_inspect, page_hit,
 page_watch, page_cdp_batch, page_save_media (tools of the original BrowserPilot, over our page layer).
 
-page_save_media and page_download share one path for media elements (TabDriver._save_source): the
+page_save_media and page_download share one path for media elements (app/browser/parts/capture.py): the
 element's current source is saved through the environment's own network (its cookies, its domain policy);
 `data:` URLs are decoded, `blob:` URLs of files read in the page (a MediaSource stream holds no file).
 """
@@ -59,14 +59,14 @@ async def page_inspect(ctx: OpContext, params: InspectParams) -> dict[str, Any]:
     """One element: tag, all attributes, text, rect, visible, computed style (display, visibility, opacity,
     pointerEvents), src of media, and `locator`: the CSS/XPath and alternatives (role+name, testid, label,
     text) a recording would keep, each checked to find only this element."""
-    return await on_page(ctx, params, lambda p: p.inspect(params.locator))
+    return await on_page(ctx, params, lambda p: p.reading.inspect(params.locator))
 
 
 @operation("page_hit", HitParams, needs_browser=True, read_only=True)
 async def page_hit(ctx: OpContext, params: HitParams) -> dict[str, Any]:
     """The element at a viewport point (through open shadow roots and same-origin frames), described as by
     page_inspect, with a locator for it."""
-    return await on_page(ctx, params, lambda p: p.hit(params.x, params.y))
+    return await on_page(ctx, params, lambda p: p.reading.hit(params.x, params.y))
 
 
 @operation("page_watch", WatchParams, needs_browser=True, read_only=True)
@@ -74,7 +74,7 @@ async def page_watch(ctx: OpContext, params: WatchParams) -> dict[str, Any]:
     """Watch an element's text, value, attributes, visibility and match count every intervalMs until
     timeoutMs (default 30 s): {changed, changes: [{atMs, text?, attributes?, ...: {before, after}}], before,
     after}."""
-    return await on_page(ctx, params, lambda p: p.watch(params.locator, params.timeout_ms / 1000,
+    return await on_page(ctx, params, lambda p: p.reading.watch(params.locator, params.timeout_ms / 1000,
                                                         params.interval_ms / 1000, params.stop_on_change))
 
 
@@ -83,7 +83,7 @@ async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, An
     """Several DevTools commands in order on one session, with page_cdp's rules (a refused command: nothing
     is sent). Stops at the first failure. Returns {results: [{method, ok, result | error}], completed}."""
     commands = [command.model_dump() for command in params.commands]
-    return await on_page(ctx, params, lambda p: p.cdp_batch(commands, params.timeout_ms / 1000))
+    return await on_page(ctx, params, lambda p: p.network.cdp_batch(commands, params.timeout_ms / 1000))
 
 
 @operation("page_save_media", SaveMediaParams, needs_browser=True)
@@ -91,7 +91,7 @@ async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> dict[str, 
     """Save an image, video or audio element's current source as a file, through the environment's own
     network (cookies and domain policy apply); data: URLs are decoded, blob: files read in the page (a
     streamed MediaSource has no file). Returns {path, name, bytes, mime}."""
-    return await on_page(ctx, params, lambda p: p.save_media(params.locator, params.save_path, params.timeout),
+    return await on_page(ctx, params, lambda p: p.capture.save_media(params.locator, params.save_path, params.timeout),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 

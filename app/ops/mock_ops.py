@@ -30,13 +30,13 @@ async def net_mock(ctx: OpContext, params: MockParams) -> dict[str, Any]:
     URL contains a rule's urlContains with its status (default 200), headers and body (default {}); others
     go out unchanged. Blocked domains stay blocked. Replaces earlier rules; net_mock_off ends it."""
     rules = [rule.model_dump() for rule in params.rules]
-    return await on_page(ctx, params, lambda p: p.mock_start(rules))
+    return await on_page(ctx, params, lambda p: p.network.mock_start(rules))
 
 
 @operation("net_mock_off", TabParams, needs_browser=True)
 async def net_mock_off(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """End the tab's net_mock: {answered, passed, refused} counts of requests."""
-    return await on_page(ctx, params, lambda p: p.mock_stop())
+    return await on_page(ctx, params, lambda p: p.network.mock_stop())
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (net_mock, net_mock_off)

@@ -36,20 +36,20 @@ class NetBlockedParams(Params):
 async def net_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Start capturing the tab's network requests (a fresh capture: earlier entries are dropped). Keeps the
     request and response headers, status, timing, and the bodies of text/JSON responses up to 1 MB."""
-    return await on_page(ctx, params, lambda p: p.net_start())
+    return await on_page(ctx, params, lambda p: p.network.net_start())
 
 
 @operation("net_stop", TabParams, needs_browser=True)
 async def net_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Stop capturing on the tab; what was captured stays readable (net_list, net_get, net_export)."""
-    return await on_page(ctx, params, lambda p: p.net_stop())
+    return await on_page(ctx, params, lambda p: p.network.net_stop())
 
 
 @operation("net_list", NetListParams, needs_browser=True, read_only=True)
 async def net_list(ctx: OpContext, params: NetListParams) -> dict[str, Any]:
     """Captured requests of the tab, oldest first: {id, method, url, status, type, mimeType, size, timeMs,
     state (done | pending | failed), error?}."""
-    return await on_page(ctx, params, lambda p: p.net_list(params.url_contains, params.limit))
+    return await on_page(ctx, params, lambda p: p.network.net_list(params.url_contains, params.limit))
 
 
 @operation("net_get", NetGetParams, needs_browser=True, read_only=True)
@@ -57,7 +57,7 @@ async def net_get(ctx: OpContext, params: NetGetParams) -> dict[str, Any]:
     """One captured request: request and response headers, post data, status, timing, and the response body
     (text/JSON up to 1 MB; larger or binary bodies are omitted with a bodyNote)."""
     tab_id = params.req_id.rsplit(".", 1)[0]
-    return await on_page(ctx, TabParams(tab_id=tab_id), lambda p: p.net_get(params.req_id))
+    return await on_page(ctx, TabParams(tab_id=tab_id), lambda p: p.network.net_get(params.req_id))
 
 
 class NetExportParams(TabParams):
@@ -83,7 +83,7 @@ async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
         assert ctx.browser is not None and params.tab_id is not None
         written = await ctx.browser.export_har(params.tab_id, path or "", params.redact) if path else None
         return {"path": written}
-    return await on_page(ctx, params, lambda p: p.net_export(path, params.redact))
+    return await on_page(ctx, params, lambda p: p.network.net_export(path, params.redact))
 
 
 class NetRequestParams(TabParams):
@@ -101,7 +101,7 @@ async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any
     on every hop, only the cookies the browser would send to each URL, each hop in the tab's capture (HAR).
     No CORS: for APIs a page's fetch cannot reach. Returns {status, url, headers, body, hops}."""
     method = params.method.strip().upper() or "GET"
-    return await on_page(ctx, params, lambda p: p.direct_request(method, params.url, params.headers, params.body,
+    return await on_page(ctx, params, lambda p: p.network.direct_request(method, params.url, params.headers, params.body,
                                                                 params.timeout_ms / 1000))
 
 

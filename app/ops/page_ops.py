@@ -16,7 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from app.ops.context import OpContext
 from app.ops.page_session import MAX_TIMEOUT_MS, ActingParams, TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from workflows.ports import Direction, Locator, MouseButton, PagePort, Paper, WaitUntil
+from workflows.ports import Direction, Locator, MouseButton, Paper, TabPort, WaitUntil
 
 # The original BrowserPilot's page_upload without a locator: the page's first file input.
 FIRST_FILE_INPUT = Locator(xpath="(//input[@type='file'])[1]")
@@ -207,12 +207,12 @@ class HandoffParams(TabParams):
 async def page_navigate(ctx: OpContext, params: NavigateParams) -> dict[str, Any]:
     """Load a URL in the tab and wait (load | domcontentloaded | none). Returns {url, title, status}; a failed
     load is an error naming the reason (DNS, refused, blocked, HTTP 5xx)."""
-    return await on_page(ctx, params, lambda p: p.navigate(params.url, params.wait_until, params.timeout))
+    return await on_page(ctx, params, lambda p: p.navigation.navigate(params.url, params.wait_until, params.timeout))
 
 
 def _history(action: Literal["back", "forward", "reload"]):  # type: ignore[no-untyped-def]
     async def run(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
-        return await on_page(ctx, params, lambda p: p.history(action, params.wait_until, params.timeout))
+        return await on_page(ctx, params, lambda p: p.navigation.history(action, params.wait_until, params.timeout))
 
     run.__doc__ = {"back": "Go back in the tab's history and wait for the load.",
                    "forward": "Go forward in the tab's history and wait for the load.",
@@ -231,17 +231,17 @@ async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
     element is visible, enabled, stable and not covered. With `until`, retries up to 3 times until that
     element appears."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
-    return await on_page(ctx, params, lambda p: p.click(params.locator, params.x, params.y, params.button,
+    return await on_page(ctx, params, lambda p: p.input.click(params.locator, params.x, params.y, params.button,
                                                         params.click_count, params.until, params.timeout,
                                                         offset=offset),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-async def _type(page: PagePort, params: TypeParams, paste: bool) -> dict[str, Any]:
+async def _type(tab: TabPort, params: TypeParams, paste: bool) -> dict[str, Any]:
     point: dict[str, Any] = {}
     if params.x is not None and params.y is not None:
-        point = await page.click(None, params.x, params.y, "left", 1, None, params.timeout)
-    typed = await page.type_text(params.text, params.locator, paste, params.timeout, params.replace)
+        point = await tab.input.click(None, params.x, params.y, "left", 1, None, params.timeout)
+    typed = await tab.input.type_text(params.text, params.locator, paste, params.timeout, params.replace)
     return {**point, **typed}
 
 
@@ -264,21 +264,21 @@ async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
 @operation("page_select", SelectParams, needs_browser=True)
 async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
     """Choose an option of a <select> by its visible text or its value."""
-    return await on_page(ctx, params, lambda p: p.select(params.option, params.locator, params.timeout),
+    return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
 @operation("page_key", KeyParams, needs_browser=True)
 async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
     """Press a key or chord in the focused element: enter, esc, tab, shift+tab, ctrl+a, arrows, f1-f12."""
-    return await on_page(ctx, params, lambda p: p.key(params.shortcut), acting=True, timeout=params.timeout)
+    return await on_page(ctx, params, lambda p: p.input.key(params.shortcut), acting=True, timeout=params.timeout)
 
 
 @operation("page_scroll", ScrollParams, needs_browser=True)
 async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
     """Scroll the page (or an element) with the mouse wheel, down by default; with `until`, keep going (at
     most 16 steps) until that element is visible."""
-    return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, False,
+    return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, False,
                                                          params.timeout, params.distance),
                          acting=True, timeout=params.timeout)
 
@@ -287,7 +287,7 @@ async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
 async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
     """Swipe (press, move, release) over the page or an element, up by default; with `until`, repeat (at most
     20 times) until that element is visible. For carousels and swipe-driven lists."""
-    return await on_page(ctx, params, lambda p: p.scroll(params.direction, params.locator, params.until, True,
+    return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, True,
                                                          params.timeout, params.distance),
                          acting=True, timeout=params.timeout)
 
@@ -296,7 +296,7 @@ async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
 async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
     """Press on an element (or point), move by dx/dy and release: sliders, drag handles."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
-    return await on_page(ctx, params, lambda p: p.drag(params.locator, params.x, params.y, params.dx, params.dy,
+    return await on_page(ctx, params, lambda p: p.input.drag(params.locator, params.x, params.y, params.dx, params.dy,
                                                        params.timeout, offset=offset),
                          acting=True, target=params.locator, timeout=params.timeout)
 
@@ -307,8 +307,8 @@ async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
     missing or unreadable file is an error before anything is clicked."""
     target = params.locator or FIRST_FILE_INPUT
 
-    async def upload(page: PagePort) -> dict[str, Any]:
-        result = await page.upload(params.paths, target, params.timeout)
+    async def upload(tab: TabPort) -> dict[str, Any]:
+        result = await tab.input.upload(params.paths, target, params.timeout)
         if params.locator is None:
             result["notes"] = ["no locator: used the page's first file input"]
         return result
@@ -320,7 +320,7 @@ async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
 async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any]:
     """Download by clicking a link/button or from a URL; waits until the file is complete. Returns {path, name,
     bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name."""
-    return await on_page(ctx, params, lambda p: p.download(params.locator, params.url, params.save_as,
+    return await on_page(ctx, params, lambda p: p.capture.download(params.locator, params.url, params.save_as,
                                                            params.timeout),
                          acting=True, target=params.locator, timeout=params.timeout)
 
@@ -328,7 +328,7 @@ async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any
 @operation("page_wait", WaitParams, needs_browser=True, read_only=True)
 async def page_wait(ctx: OpContext, params: WaitParams) -> dict[str, Any]:
     """Wait until an element appears (is visible) or is gone, at most timeoutMs (default 10 s, max 60 s)."""
-    return await on_page(ctx, params, lambda p: p.wait(params.locator, params.state, params.timeout_ms / 1000))
+    return await on_page(ctx, params, lambda p: p.reading.wait(params.locator, params.state, params.timeout_ms / 1000))
 
 
 @operation("page_query", QueryParams, needs_browser=True, read_only=True)
@@ -336,8 +336,8 @@ async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
     """Every element matching a locator: tag, text, key attributes, rect, visible, hittable. Returns {count,
     elements} (also as total and matches, the original's names)."""
 
-    async def query(page: PagePort) -> dict[str, Any]:
-        found = await page.query(params.locator)
+    async def query(tab: TabPort) -> dict[str, Any]:
+        found = await tab.reading.query(params.locator)
         return {**found, "total": found.get("count"), "matches": found.get("elements")}
 
     return await on_page(ctx, params, query)
@@ -357,7 +357,7 @@ async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> dict[str, Any
     """The page's accessibility tree, one line per node: landmarks, headings, text, lists, tables, images,
     and controls with a ref (e.g. e12) that later operations accept as {ref} until the page changes. Long runs
     of similar items are folded to a line naming the page_snapshot call (locator + start) that shows more."""
-    return await on_page(ctx, params, lambda p: p.snapshot(params.locator, params.start, params.items))
+    return await on_page(ctx, params, lambda p: p.reading.snapshot(params.locator, params.start, params.items))
 
 
 @operation("page_source", SourceParams, needs_browser=True, read_only=True)
@@ -365,27 +365,27 @@ async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
     """The page's current HTML (the live DOM, serialised) as {html}, or with kind text its visible text as
     {text}."""
     if params.kind == "text":
-        async def text(page: PagePort) -> dict[str, Any]:
-            read = await page.script("return document.body ? document.body.innerText : ''", None, 30.0)
+        async def text(tab: TabPort) -> dict[str, Any]:
+            read = await tab.reading.script("return document.body ? document.body.innerText : ''", None, 30.0)
             return {"kind": "text", "url": None, "text": read["value"]}
         return await on_page(ctx, params, text)
 
-    async def html(page: PagePort) -> dict[str, Any]:
-        return {"kind": params.kind, **(await page.source())}
+    async def html(tab: TabPort) -> dict[str, Any]:
+        return {"kind": params.kind, **(await tab.reading.source())}
     return await on_page(ctx, params, html)
 
 
 @operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True)
 async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> dict[str, Any]:
     """A PNG of the viewport, the full page, or one element. Returns {path}."""
-    return await on_page(ctx, params, lambda p: p.screenshot(params.full_page, params.locator))
+    return await on_page(ctx, params, lambda p: p.capture.screenshot(params.full_page, params.locator))
 
 
 @operation("page_pdf", PdfParams, needs_browser=True, read_only=True)
 async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
     """Print the page to PDF (A4, Letter, Legal or A3; landscape; backgrounds; optional header and footer with
     title, URL and 'n / total' page numbers). Returns {path}."""
-    return await on_page(ctx, params, lambda p: p.pdf(params.paper, params.landscape, params.background,
+    return await on_page(ctx, params, lambda p: p.capture.pdf(params.paper, params.landscape, params.background,
                                                       params.header_footer))
 
 
@@ -435,8 +435,8 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     elif params.frame:
         frame = {"url": params.frame}
 
-    async def run(page: PagePort) -> dict[str, Any]:
-        ran = await page.script(SCRIPT_RUNNER, {"source": params.source, "frame": frame, "args": params.args},
+    async def run(tab: TabPort) -> dict[str, Any]:
+        ran = await tab.reading.script(SCRIPT_RUNNER, {"source": params.source, "frame": frame, "args": params.args},
                                 params.timeout_ms / 1000)
         return {"value": ran["value"]["value"], "sourceKind": ran["value"]["kind"]}
 
@@ -451,8 +451,8 @@ async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
     Inspector.*, Fetch.*, Debugger.*, Page.close, Page.setDownloadBehavior, ...) are refused with the reason.
     The answer is under result and, as in the original, value."""
 
-    async def send(page: PagePort) -> dict[str, Any]:
-        sent = await page.cdp(params.method, params.params, params.timeout_ms / 1000)
+    async def send(tab: TabPort) -> dict[str, Any]:
+        sent = await tab.network.cdp(params.method, params.params, params.timeout_ms / 1000)
         if params.session_id:
             sent["notes"] = [f"sessionId {params.session_id} was ignored: commands go to the tab's page session"]
         return {**sent, "value": sent.get("result")}
@@ -460,12 +460,12 @@ async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
     return await on_page(ctx, params, send)
 
 
-async def _set_control(page: PagePort, control: Literal["agent", "shared", "handoff"],
+async def _set_control(tab: TabPort, control: Literal["agent", "shared", "handoff"],
                        message: str | None = None, wait_ms: int | None = None) -> dict[str, Any]:
-    await page.set_control(control, message)
+    await tab.control.set_state(control, message)
     if wait_ms is not None:
-        ended = await page.wait_handoff_done(wait_ms / 1000)
-        return {"control": page.control, "ended": ended}
+        ended = await tab.control.wait_handoff_done(wait_ms / 1000)
+        return {"control": tab.control.state, "ended": ended}
     return {"control": control}
 
 
@@ -501,7 +501,7 @@ async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
     and beacons the last actions started (e.g. before closing a tab). Returns {settled, pending: [{kind,
     method, url, ms}]}: what was still waiting at the bound."""
     timeout = params.timeout_ms / 1000 if params.timeout_ms is not None else ctx.settle_seconds()
-    return await on_page(ctx, params, lambda p: p.settle(timeout))
+    return await on_page(ctx, params, lambda p: p.network.settle(timeout))
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (

@@ -1,9 +1,10 @@
 """The envelope rules shared by every operation that touches a tab.
 
 `on_page` resolves the tab (default: the active tab of env-default), applies the control rules for acting
-operations (wait out a handoff, then lock), runs the action, and builds the envelope: `control` of the tab,
-`takenOver` when a person took over since the last result, `dialogs` and `newTabs` seen meanwhile, and on
-failure `error` with `errorShot` (a screenshot taken at that moment). When `x`/`y` were given as pixels on a
+operations (wait out a handoff, then lock), runs the action on the tab's parts, and builds the envelope:
+`control` of the tab, `takenOver` when a person took over since the last result, `dialogs` and `newTabs` seen
+meanwhile, and on failure `error` with its `code` (`PageError.code`) and `errorShot` (a screenshot taken at
+that moment). When `x`/`y` were given as pixels on a
 screenshot (the original's `shotWidth`/`shotHeight`, see `app.ops.compat`), they are mapped to the viewport
 here, before the action, and the result notes the mapping.
 """
@@ -18,7 +19,7 @@ from pydantic import Field
 from app.ops.compat import CompatError
 from app.ops.context import OpContext
 from app.ops.registry import OpError, Params
-from workflows.ports import Locator, PageError, PagePort
+from workflows.ports import Locator, PageError, TabPort
 
 log = logging.getLogger("browserpilot.ops")
 
@@ -40,29 +41,30 @@ class ActingParams(TabParams):
         return self.timeout_ms / 1000
 
 
-PageAction = Callable[[PagePort], Awaitable[dict[str, Any]]]
+PageAction = Callable[[TabPort], Awaitable[dict[str, Any]]]
 
 
 async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acting: bool = False,
                   target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000) -> dict[str, Any]:
     """Run `action` on the tab named by `params` and return the envelope data (without `ok`)."""
     assert ctx.browser is not None
-    page = await ctx.browser.page(params.tab_id, params.env)
-    ctx.check_tab_free(page.tab_id)
+    tab = await ctx.browser.tab(params.tab_id, params.env)
+    ctx.check_tab_free(tab.tab_id)
+    control = tab.control
     notes: list[str] = []
     try:
-        with page.app_acting():
+        with control.app_acting():
             if params.shot is not None:
-                notes.append(await _map_shot_point(page, params))
+                notes.append(await _map_shot_point(tab, params))
             if acting:
-                await page.before_acting(target, timeout)
-            data = await action(page)
+                await control.before_acting(target, timeout)
+            data = await action(tab)
     except ctx.page_errors as exc:
-        shot = await page.error_shot()
-        extra: dict[str, Any] = {"control": page.control, "tabId": page.tab_id}
-        if page.consume_taken_over():
+        shot = await control.error_shot()
+        extra: dict[str, Any] = {"control": control.state, "tabId": tab.tab_id, "code": exc.code}
+        if control.consume_taken_over():
             extra["takenOver"] = True
-        extra.update(page.drain_events())
+        extra.update(control.drain_events())
         if shot:
             extra["errorShot"] = shot
         for key in ("url", "status"):
@@ -70,25 +72,25 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
             if value:
                 extra[key] = value
         raise OpError(str(exc), **extra) from None
-    envelope: dict[str, Any] = {"control": page.control, "tabId": page.tab_id}
-    if page.consume_taken_over():
+    envelope: dict[str, Any] = {"control": control.state, "tabId": tab.tab_id}
+    if control.consume_taken_over():
         envelope["takenOver"] = True
-    envelope.update(page.drain_events())
+    envelope.update(control.drain_events())
     envelope.update(data)
     if notes:
         envelope["notes"] = notes + list(envelope.get("notes") or [])
     return envelope
 
 
-async def _map_shot_point(page: PagePort, params: TabParams) -> str:
+async def _map_shot_point(tab: TabPort, params: TabParams) -> str:
     """Turn `params.x`/`params.y` from screenshot pixels into viewport CSS pixels (in place)."""
     assert params.shot is not None
     x, y = getattr(params, "x"), getattr(params, "y")
-    size = (await page.script("return [innerWidth, innerHeight]", None, 10.0))["value"]
+    size = (await tab.reading.script("return [innerWidth, innerHeight]", None, 10.0))["value"]
     try:
         px, py = params.shot.to_viewport(float(x), float(y), float(size[0]), float(size[1]))
     except CompatError as exc:
-        raise PageError(str(exc)) from None
+        raise PageError(str(exc), code="invalid_argument") from None
     setattr(params, "x", px)
     setattr(params, "y", py)
     return f"x/y ({x:g}, {y:g}) on the screenshot are ({px:.1f}, {py:.1f}) in the viewport"

@@ -1,7 +1,7 @@
 """Recording a person's actions as a workflow (issue 11): record_start, record_status, record_edit, record_stop.
 
 One implementation for the GUI's Record button and Recording panel, agents (MCP) and tests. One recording per
-tab at a time (`TabRecorder.of(tab)`); the recording itself lives on the tab and goes when the tab closes.
+tab at a time (the tab's recording part); the recording itself lives on the tab and goes when the tab closes.
 `record_stop` builds the BrowserPilot 0.3.0 document (checked with `validate_document`, no warnings) and saves
 it in workflows.json by name unless `save: false`.
 """
@@ -13,13 +13,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.browser.record import RecorderError, TabRecorder
-from app.browser.tab import BrowserTab
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams
 from app.ops.registry import Operation, OpError, operation
 from workflows.document import validate_document
 from workflows.io import dump_document
+from workflows.ports import TabPort
 from workflows.recording import Recording, RecordingError
 
 
@@ -43,34 +42,9 @@ class RecordEditParams(TabParams):
     message: str | None = Field(default=None, description="insert handoff: the message for the person.")
 
 
-async def _tab(ctx: OpContext, params: TabParams) -> BrowserTab:
+async def _tab(ctx: OpContext, params: TabParams) -> TabPort:
     assert ctx.browser is not None
-    driver = await ctx.browser.page(params.tab_id, params.env)
-    tab = getattr(driver, "tab", None)
-    if not isinstance(tab, BrowserTab):
-        raise OpError("this browser cannot record")
-    return tab
-
-
-def _recorder(tab: BrowserTab) -> TabRecorder:
-    recorder = TabRecorder.of(tab)
-    if recorder is None:
-        raise OpError(f"tab {tab.tab_id} is not being recorded; start with record_start")
-    return recorder
-
-
-def status(recorder: TabRecorder) -> dict[str, Any]:
-    """What record_status answers: the steps so far, in words and as nodes, and the recording's state."""
-    recording = recorder.recording
-    out: dict[str, Any] = {"tabId": recorder.tab.tab_id, "recording": True,
-                           "steps": [step.as_dict() for step in recording.steps], "events": recorder.events}
-    if recorder.paused:
-        out["paused"] = recorder.paused
-    if recording.notes:
-        out["notes"] = list(recording.notes)
-    if recording.picking:
-        out["picking"] = recording.picking
-    return out
+    return await ctx.browser.tab(params.tab_id, params.env)
 
 
 def build_document(recording: Recording, name: str, description: str | None = None) -> dict[str, Any]:
@@ -88,31 +62,22 @@ def build_document(recording: Recording, name: str, description: str | None = No
 async def record_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Start recording a person's actions in the tab (one recording per tab). The page shown becomes the
     first step (goto). Only trusted input of a person is recorded, never the app's own operations."""
-    tab = await _tab(ctx, params)
-    try:
-        recorder = TabRecorder(tab)
-    except RecorderError as exc:
-        raise OpError(str(exc)) from None
-    return status(recorder)
+    return (await _tab(ctx, params)).recording.start()
 
 
 @operation("record_status", TabParams, needs_browser=True, read_only=True)
 async def record_status(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """The steps recorded so far in the tab: [{id, type, words, locator, alternatives?, data, note?}], and
     `paused` while the app itself acts on the tab."""
-    tab = await _tab(ctx, params)
-    recorder = TabRecorder.of(tab)
-    if recorder is None:
-        return {"tabId": tab.tab_id, "recording": False, "steps": []}
-    return status(recorder)
+    return (await _tab(ctx, params)).recording.status()
 
 
 @operation("record_edit", RecordEditParams, needs_browser=True)
 async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any]:
     """Edit the running recording: delete a step, set its value, make a typed value a start input, switch
     its locator to another recorded alternative, or insert handoff / captcha / wait / capture / check."""
-    recorder = _recorder(await _tab(ctx, params))
-    recording = recorder.recording
+    part = (await _tab(ctx, params)).recording
+    recording = part.recording()
 
     def need(value: Any, what: str) -> Any:
         if value is None:
@@ -132,8 +97,8 @@ async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any
             recording.insert(need(params.kind, "kind"), params.step, params.message or "", params.name or "")
     except RecordingError as exc:
         raise OpError(str(exc)) from None
-    recorder.changed.emit()
-    return status(recorder)
+    part.edited()
+    return part.status()
 
 
 @operation("record_stop", RecordStopParams, needs_browser=True)
@@ -141,8 +106,7 @@ async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any
     """Stop recording the tab and return {name, workflow: <document>}; saved in workflows.json (by name)
     unless save is false. A document that would not check is an error, and the recording goes on."""
     tab = await _tab(ctx, params)
-    recorder = _recorder(tab)
-    document = build_document(recorder.recording, params.name, params.description)
+    document = build_document(tab.recording.recording(), params.name, params.description)
     out: dict[str, Any] = {"tabId": tab.tab_id, "name": document["app"]["name"], "workflow": document,
                            "saved": False}
     if params.save:
@@ -150,7 +114,7 @@ async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any
         saved, replaced = ctx.workflows.save(document["app"]["name"], document["app"].get("description") or "",
                                              document, nodes)
         out.update(saved=True, id=saved.id, replaced=replaced)
-    recorder.stop()
+    tab.recording.stop()
     return out
 
 

@@ -120,25 +120,33 @@ class OperationRegistry:
         """Run one operation and return its envelope. Never raises for a caller's mistake."""
         op = self.operations.get(name)
         if op is None:
-            return failure(f"unknown operation {name!r}; known operations: {', '.join(self.names())}")
+            return failure(f"unknown operation {name!r}; known operations: {', '.join(self.names())}",
+                           code="unknown_operation")
         try:
             accepted = compat.accept(op.params, raw or {})
             params = op.params.model_validate(accepted.params)
         except compat.CompatError as exc:
-            return failure(f"invalid parameters for {op.name}: {exc}")
+            return failure(f"invalid parameters for {op.name}: {exc}", code="invalid_parameters")
         except ValidationError as exc:
-            return failure(describe_validation_error(op, exc))
+            return failure(describe_validation_error(op, exc), code="invalid_parameters")
         params._shot = accepted.shot
         if op.needs_browser and ctx.browser is None:
-            return failure(f"{name} needs the running app with its browser; start `browserpilot` first")
+            return failure(f"{name} needs the running app with its browser; start `browserpilot` first",
+                           code="no_browser")
         try:
             data = await op.func(ctx, params)
         except OpError as exc:
             log.info("%s failed: %s", name, exc)
-            return _with_notes(failure(str(exc), **exc.data), accepted.notes)
+            return _with_notes(failure(str(exc), **{"code": "failed", **exc.data}), accepted.notes)
+        except ctx.page_errors as exc:  # a page error outside `on_page` (a recording's, say)
+            log.info("%s failed: %s", name, exc)
+            return _with_notes(failure(str(exc), code=getattr(exc, "code", "page_error")), accepted.notes)
         except ctx.expected_errors as exc:
             log.info("%s failed: %s", name, exc)
-            return _with_notes(failure(str(exc)), accepted.notes)
+            problems = getattr(exc, "problems", None)  # a document's: every problem, each naming its place
+            return _with_notes(failure(str(exc), code=expected_error_code(exc),
+                                       **({"problems": list(problems)} if isinstance(problems, list) else {})),
+                               accepted.notes)
         envelope: dict[str, Any] = {"ok": True, "control": None}
         envelope.update(data)
         return _with_notes(envelope, accepted.notes)
@@ -150,6 +158,18 @@ def _with_notes(envelope: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     if merged:
         envelope["notes"] = merged
     return envelope
+
+
+def expected_error_code(exc: Exception) -> str:
+    """The `code` of a caller's or the disk's mistake: what kind of thing was wrong."""
+    own = getattr(exc, "code", None)
+    if isinstance(own, str):
+        return own
+    if isinstance(exc, LookupError):
+        return "not_found"
+    return {"EnvError": "invalid_environment", "StoreError": "store_error", "TabBusyError": "tab_busy",
+            "DocumentError": "invalid_document", "RunError": "run_not_started", "VariableError": "invalid_input",
+            "GroupError": "invalid_group"}.get(type(exc).__name__, "failed")
 
 
 def failure(message: str, **data: Any) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from envs.model import DEFAULT_ENV_ID
 class TabOpenParams(Params):
     url: str = Field(default="about:blank", description="Address to open in the new tab.")
     env: str | None = Field(default=None, description="Environment id; default env-default.")
+    show: bool = Field(default=True, description="Show it in the environment's window (an app with windows); "
+                                                 "false: no window, until a person is needed on it (a handoff).")
 
 
 class TabListParams(Params):
@@ -26,12 +28,12 @@ class TabRefParams(Params):
 
 @operation("tab_open", TabOpenParams, needs_browser=True)
 async def tab_open(ctx: OpContext, params: TabOpenParams) -> dict[str, Any]:
-    """Open a new tab in an environment's window (opening the window when needed). Tabs opened this way
-    start under agent control: a person sees an overlay and can press Take over. Returns {tabId}; the page
-    keeps loading in the background (use page_navigate to wait for a load)."""
+    """Open a new tab in an environment (in its window, opened when needed, unless show is false or the app
+    has no windows). Tabs opened this way start under agent control: a person sees an overlay and can press
+    Take over. Returns {tabId}; the page keeps loading in the background (use page_navigate to wait)."""
     assert ctx.browser is not None
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
-    tab_id = await ctx.browser.open_tab(env_id, params.url, "agent")
+    tab_id = await ctx.browser.open_tab(env_id, params.url, "agent", show=params.show)
     return {"tabId": tab_id, "env": env_id, "control": "agent"}
 
 

@@ -6,18 +6,21 @@ favicons (a spinning loader while a tab loads, a globe where a site has no icon)
 is a thin accent line along the bottom of the address bar, not a separate bar. Icons come from `app.ui.theme`
 and follow the light or dark theme.
 
-Every tab of the window uses the environment's profile, so all tabs share its login. Pages that open a new
-window (`target=_blank`, `window.open`) open as tabs of this window. Closing the last tab closes the window;
-closing the window deletes its pages (the profile and its login stay).
+The window only shows tabs: the browser service (app/browser/service.py) makes, keeps and closes them, and hands
+this window the ones of its environment to show (`add_tab`; app/ui/env_windows.py routes them). All of them use
+the environment's profile, so they share its login. Pages that open a new window (`target=_blank`,
+`window.open`) open as tabs beside their opener. Closing a tab or the window asks the service to close the
+tabs; the window closes with its last tab (the profile and its login stay).
 
-Every tab has a `TabControl` (app/browser/control.py: agent / handoff / shared) with its overlay and banner
-(app/ui/control_overlay.py). Tabs start `shared` unless opened with `control="agent"`; a popup starts locked
-if its opener is. The tab's icon gets a coloured dot and its tooltip a line for the state, and the toolbar's
-chip shows the current tab's state (Agent in the accent colour, Your turn in amber, Shared in grey).
+Every tab has a `TabControl` (app/browser/control.py: agent / handoff / shared); the window gives the tabs it
+shows their overlay and banner (app/ui/control_overlay.py). The tab's icon gets a coloured dot and its tooltip a
+line for the state, and the toolbar's chip shows the current tab's state (Agent in the accent colour, Your turn
+in amber, Shared in grey).
 
-Tabs can be grouped (groups of envs/groups.py, shown by `GroupedTabBar`): a group's tabs sit together,
-each underlined in the group's colour, the first one with a chip bearing the group's name. A person groups
-tabs by right-clicking a tab; agents with tab_group. Both go through the operations registry.
+Tabs can be grouped (groups of envs/groups.py, kept by the browser service, shown by `GroupedTabBar`): a
+group's tabs sit together, each underlined in the group's colour, the first one with a chip bearing the group's
+name. A person groups tabs by right-clicking a tab; agents with tab_group. Both go through the operations
+registry.
 
 Downloads (app/ui/downloads_panel.py) is a dock listing the environment's downloads; the toolbar button's
 badge counts the ones not seen yet, and a download a person starts opens the list.
@@ -41,7 +44,7 @@ from PySide6.QtGui import (
     QPixmap,
     QResizeEvent,
 )
-from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineProfile
+from PySide6.QtWebEngineCore import QWebEngineDownloadRequest
 from PySide6.QtWidgets import (
     QDockWidget,
     QInputDialog,
@@ -58,11 +61,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.browser.control import ControlState, TabControl
-from app.browser.downloads import DownloadManager, DownloadRecord, delete_pages
+from app.browser.downloads import DownloadRecord
+from app.browser.parts.tab import Tab
 from app.browser.record import TabRecorder
-from app.browser.tab import BrowserPage, BrowserTab
+from app.browser.service import BrowserService
+from app.browser.tab import BrowserTab
 from app.browser.urls import address_to_url
-from app.ui.control_overlay import attach_control_ui, state_chip, state_icon, state_text
+from app.ui.control_overlay import ControlDecorations, attach_control_ui, state_chip, state_icon, state_text
 from app.ui.downloads_panel import DownloadsPanel
 from app.ui.op_runner import OpRunner
 from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
@@ -191,20 +196,18 @@ class BadgeButton(QToolButton):
 class EnvWindow(QMainWindow):
     closed = Signal(str)  # env id
     tab_opened = Signal(object)  # BrowserTab
-    page_visited = Signal(str, str)  # env id, url
 
-    def __init__(self, env_id: str, env_name: str, profile: QWebEngineProfile,
+    def __init__(self, env_id: str, env_name: str, service: BrowserService,
                  search_url: Callable[[], str], home_url: Callable[[], str],
                  show_main_window: Callable[[], None], parent: QWidget | None = None,
                  groups: GroupStore | None = None, ops: OpRunner | None = None) -> None:
         super().__init__(parent)
         self.env_id = env_id
+        self.service = service
         self._groups = groups
         self._ops = ops
-        self._tab_group: dict[str, str] = {}  # tab id -> group id
         self._load_progress: dict[str, int] = {}  # tab id -> last load progress
         self._favicons: dict[str, tuple[str, QIcon]] = {}  # tab id -> (address, its last favicon)
-        self.profile = profile
         self._search_url = search_url
         self._home_url = home_url
         self.setObjectName(f"env-window-{env_id}")
@@ -362,38 +365,50 @@ class EnvWindow(QMainWindow):
         widget = self.tabs.currentWidget()
         return widget if isinstance(widget, BrowserTab) else None
 
-    def new_tab(self, url: str | None = None, page: BrowserPage | None = None, activate: bool = True,
-                focus_address: bool = False, control: ControlState | str = ControlState.SHARED) -> BrowserTab:
-        """Open a tab; `control="agent"` for tabs the agent opens (locked from the start)."""
-        tab = BrowserTab(self.env_id, self.profile, page=page, parent=self.tabs)
-        tab_control = TabControl(tab, control)
-        attach_control_ui(tab_control)
-        tab_control.state_changed.connect(lambda _state, t=tab: self._on_control_state(t))
-        tab.browser_page.popup_requested.connect(lambda popup, t=tab: self._on_popup(popup, t))
-        tab.browser_page.windowCloseRequested.connect(lambda t=tab: self.close_tab(t))
-        tab.titleChanged.connect(lambda title, t=tab: self._on_title(t, title))
-        tab.iconChanged.connect(lambda icon, t=tab: self._set_tab_icon(t, icon))
-        tab.urlChanged.connect(lambda qurl, t=tab: self._on_url(t, qurl))
-        tab.loadStarted.connect(lambda t=tab: self._on_load_progress(t, 0))
-        tab.loadProgress.connect(lambda value, t=tab: self._on_load_progress(t, value))
-        tab.loadFinished.connect(lambda ok, t=tab: self._on_load_progress(t, 100))
-        tab.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
-        tab.destroyed.connect(lambda _obj=None, tab_id=tab.tab_id: self._forget_tab(tab_id))
-        current = self.tabs.currentIndex()
-        index = self.tabs.insertTab(current + 1 if current >= 0 else 0, tab, self.tr("New Tab"))
-        self._add_close_button(tab)
-        self._on_control_state(tab)
-        if activate:
-            self.tabs.setCurrentIndex(index)
-        target = url or self._home_url()
-        if page is None and target != "about:blank":
-            # A new view is already blank; loading about:blank anyway would race with the first navigation
-            # an operation starts right after (its load events could be taken for the operation's).
-            tab.open(target)
-        self.tab_opened.emit(tab)
+    def new_tab(self, url: str | None = None, focus_address: bool = False) -> BrowserTab:
+        """A person's new tab (Ctrl+T, the + button): shared, in front; the browser service makes it and this
+        window shows it (`add_tab`)."""
+        tab = self.service.new_tab(self.env_id, url, control=ControlState.SHARED, show=True)
         if focus_address:
             self._focus_address()
-        return tab
+        return tab.view
+
+    def add_tab(self, tab: Tab, activate: bool = True) -> None:
+        """Show a tab the browser service made (or one it had kept without a window) in this window."""
+        view = tab.view
+        tab_control = tab.tab_control
+        if view.findChild(ControlDecorations) is None:
+            attach_control_ui(tab_control)
+            tab_control.state_changed.connect(lambda _state, t=view: self._on_control_state(t))
+            view.titleChanged.connect(lambda title, t=view: self._on_title(t, title))
+            view.iconChanged.connect(lambda icon, t=view: self._set_tab_icon(t, icon))
+            view.urlChanged.connect(lambda qurl, t=view: self._on_url(t, qurl))
+            view.loadStarted.connect(lambda t=view: self._on_load_progress(t, 0))
+            view.loadProgress.connect(lambda value, t=view: self._on_load_progress(t, value))
+            view.loadFinished.connect(lambda ok, t=view: self._on_load_progress(t, 100))
+            view.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
+            view.destroyed.connect(lambda _obj=None, tab_id=view.tab_id: self._forget_tab(tab_id))
+        current = self.tabs.currentIndex()
+        index = self.tabs.insertTab(current + 1 if current >= 0 else 0, view, self.tr("New Tab"))
+        self._add_close_button(view)
+        self._on_title(view, view.title())
+        self._on_control_state(view)
+        if activate:
+            self.tabs.setCurrentIndex(index)
+        self.tab_opened.emit(view)
+
+    def remove_tab(self, tab_id: str) -> None:
+        """The browser service closed the tab: take it out of this window (the service deletes it); the window
+        closes with its last tab."""
+        view = next((t for t in self.tab_list() if t.tab_id == tab_id), None)
+        if view is None:
+            return
+        self.tabs.removeTab(self.tabs.indexOf(view))
+        view.hide()
+        view.setParent(None)
+        self.refresh_groups()
+        if self.tabs.count() == 0:
+            self.close()
 
     def _forget_tab(self, tab_id: str) -> None:
         self._load_progress.pop(tab_id, None)
@@ -412,11 +427,6 @@ class EnvWindow(QMainWindow):
         button.clicked.connect(lambda _checked=False, t=tab: self.tabs.tabCloseRequested.emit(self.tabs.indexOf(t)))
         bar.setTabButton(self.tabs.indexOf(tab), QTabBar.ButtonPosition.RightSide, button)
 
-    def _on_popup(self, page: BrowserPage, opener: BrowserTab) -> None:
-        opener_control = TabControl.of(opener)
-        locked = opener_control is not None and opener_control.state is ControlState.AGENT
-        self.new_tab(page=page, activate=True, control=ControlState.AGENT if locked else ControlState.SHARED)
-
     @staticmethod
     def control_of(tab: BrowserTab) -> TabControl:
         control = TabControl.of(tab)
@@ -429,15 +439,9 @@ class EnvWindow(QMainWindow):
             self.close_tab(widget)
 
     def close_tab(self, tab: BrowserTab) -> None:
-        index = self.tabs.indexOf(tab)
-        if index < 0:
-            return
-        self.tabs.removeTab(index)
-        self._delete_tab_later(tab)
-        if self._tab_group.pop(tab.tab_id, None) is not None:
-            self.refresh_groups()
-        if self.tabs.count() == 0:
-            self.close()
+        """A person closes a tab: the browser service closes it (and `remove_tab` takes it out of here)."""
+        if self.tabs.indexOf(tab) >= 0:
+            self.service.close(tab.tab_id)
 
     def _cycle_tab(self, step: int) -> None:
         if self.tabs.count():
@@ -459,28 +463,21 @@ class EnvWindow(QMainWindow):
 
     def _group_colour_at(self, index: int) -> QColor | None:
         widget = self.tabs.widget(index)
-        group = self._group(self._tab_group.get(widget.tab_id)) if isinstance(widget, BrowserTab) else None
+        group = self._group(self._group_of(widget.tab_id)) if isinstance(widget, BrowserTab) else None
         return QColor(group.color) if group is not None else None
 
-    def tab_groups(self) -> dict[str, str]:
-        present = {tab.tab_id for tab in self.tab_list()}
-        return {tab_id: group for tab_id, group in self._tab_group.items() if tab_id in present}
+    def _group_of(self, tab_id: str) -> str | None:
+        return self.service.tab_groups(self.env_id).get(tab_id)
 
-    def set_tab_group(self, tab: BrowserTab, group_id: str | None) -> None:
-        """Put the tab into a group of this environment (None: out of its group); it moves next to the
-        group's other tabs."""
-        if group_id is None:
-            self._tab_group.pop(tab.tab_id, None)
-        else:
-            group = self._groups.get(group_id) if self._groups is not None else None
-            if group is None or group.env != self.env_id:
-                raise GroupError(f"the tab group {group_id} belongs to {group.env if group else 'no environment'}, "
-                                 f"not to {self.env_id} (the tab's environment)")
-            members = [i for i, t in enumerate(self.tab_list()) if self._tab_group.get(t.tab_id) == group_id
-                       and t is not tab]
-            self._tab_group[tab.tab_id] = group_id
+    def group_changed(self, tab_id: str) -> None:
+        """A tab of this window joined or left a group (the browser service keeps which): it moves next to its
+        group's other tabs, and the chips are redrawn."""
+        view = next((t for t in self.tab_list() if t.tab_id == tab_id), None)
+        group_id = self._group_of(tab_id)
+        if view is not None and group_id is not None:
+            members = [i for i, t in enumerate(self.tab_list()) if t is not view and self._group_of(t.tab_id) == group_id]
             if members:
-                here, last = self.tabs.indexOf(tab), members[-1]
+                here, last = self.tabs.indexOf(view), members[-1]
                 self.tabs.tabBar().moveTab(here, last + 1 if here > last else last)
         self.refresh_groups()
 
@@ -489,9 +486,7 @@ class EnvWindow(QMainWindow):
         bar = self.tabs.tabBar()
         seen: set[str] = set()
         for index, tab in enumerate(self.tab_list()):
-            group = self._group(self._tab_group.get(tab.tab_id))
-            if group is None:
-                self._tab_group.pop(tab.tab_id, None)
+            group = self._group(self._group_of(tab.tab_id))
             first = group is not None and group.id not in seen
             if group is not None:
                 seen.add(group.id)
@@ -506,7 +501,7 @@ class EnvWindow(QMainWindow):
             return
         menu = QMenu(self)
         menu.addAction(icon("plus"), self.tr("Add to new group…"), lambda: self._new_group_for(tab))
-        current = self._tab_group.get(tab.tab_id)
+        current = self._group_of(tab.tab_id)
         others = [g for g in self._groups.list(self.env_id) if g.id != current]
         if others:
             submenu = menu.addMenu(icon("layers"), self.tr("Add to group"))
@@ -601,7 +596,7 @@ class EnvWindow(QMainWindow):
         if index < 0:
             return
         text = tab.title() or tab.url().toString() or self.tr("New Tab")
-        group = self._group(self._tab_group.get(tab.tab_id))
+        group = self._group(self._group_of(tab.tab_id))
         if group is not None:
             text += "\n" + self.tr("Group: {name}").format(name=group.name or group.color)
         self.tabs.setTabToolTip(index, f"{text}\n{state_text(control.state)}" if control else text)
@@ -636,9 +631,6 @@ class EnvWindow(QMainWindow):
         if tab is self.current_tab():
             self._show_address(url)
             self._update_history_actions()
-        text = url.toString()
-        if text:
-            self.page_visited.emit(self.env_id, text)
 
     def _on_load_progress(self, tab: BrowserTab, value: int) -> None:
         self._load_progress[tab.tab_id] = value
@@ -662,6 +654,7 @@ class EnvWindow(QMainWindow):
         tab = self.current_tab()
         if tab is None:
             return
+        self.service.note_current(tab.tab_id)
         self._show_address(tab.url())
         self._update_history_actions()
         self._show_loading(tab)
@@ -764,8 +757,8 @@ class EnvWindow(QMainWindow):
     def _build_downloads(self) -> None:
         """The Downloads dock (this environment's downloads) and its toolbar button with a badge of the
         downloads not seen yet."""
-        manager = self.profile.findChild(DownloadManager)
-        self.downloads_panel = DownloadsPanel(manager if isinstance(manager, DownloadManager) else None, self)
+        manager = self.service.profiles.downloads(self.env_id)
+        self.downloads_panel = DownloadsPanel(manager, self)
         self.downloads_dock = QDockWidget(self.tr("Downloads"), self)
         self.downloads_dock.setObjectName("downloads-dock")
         self.downloads_dock.setWidget(self.downloads_panel)
@@ -788,8 +781,7 @@ class EnvWindow(QMainWindow):
         self._menus[1].addAction(self.downloads_action)
         self._unseen_downloads = 0
         self.downloads_dock.visibilityChanged.connect(self._on_downloads_visibility)
-        if isinstance(manager, DownloadManager):
-            manager.download_started.connect(self._on_download_started)
+        manager.download_started.connect(self._on_download_started)
 
     def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget, *args: object) -> None:  # noqa: N802
         """A panel docked from outside (the Agent panel) also gets a toolbar button: its toggle action."""
@@ -827,25 +819,10 @@ class EnvWindow(QMainWindow):
                 self._show_recording(current)
 
     # -- closing ---------------------------------------------------------------------------------------
-    def _delete_tab_later(self, tab: BrowserTab) -> None:
-        """A closed tab goes on the loop's next turn, after Qt's queued download hand-overs that may point
-        at its page (app/browser/downloads.py); not with this window, which may go first."""
-        manager = self.profile.findChild(DownloadManager)
-        if isinstance(manager, DownloadManager):
-            manager.delete_later(tab)
-        else:  # a profile without a manager (not one of ProfileRegistry's): no downloads to wait for
-            tab.deleteLater()
-
-    def dispose_tabs(self) -> None:
-        """Delete every page now (pages must go before their profile), after Qt's queued download
-        hand-overs that may point at them."""
-        tabs = []
-        while self.tabs.count():
-            tabs.append(self.tabs.widget(0))
-            self.tabs.removeTab(0)
-        delete_pages(*tabs)
-
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.dispose_tabs()
+        """Closing the window closes the tabs it shows (the browser service deletes them; the environment's
+        profile and login stay)."""
+        for tab in self.tab_list():
+            self.service.close(tab.tab_id)
         self.closed.emit(self.env_id)
         super().closeEvent(event)

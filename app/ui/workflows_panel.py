@@ -413,7 +413,7 @@ class WorkflowsPanel(QWidget):
 
         def imported(result: Envelope) -> None:
             if not result["ok"]:
-                self._show_import_problems(name, str(result.get("error", "")))
+                self._show_import_problems(name, list(result.get("problems") or [str(result.get("error", ""))]))
                 return
             saved = result["workflow"]
             message = (self.tr("Imported “{workflow}” from {file} (it replaced the saved workflow of that name).")
@@ -440,18 +440,17 @@ class WorkflowsPanel(QWidget):
 
         self.calls.start("workflow_import", {"path": path}, imported)
 
-    def _show_import_problems(self, name: str, error: str) -> None:
-        lines = error.splitlines()
-        problems = [line[2:] for line in lines[1:] if line.startswith("- ")] or [error]
+    def _show_import_problems(self, name: str, problems: list[str]) -> None:
         head = (self.tr("“{file}” was not imported: it has %n problems.", "", len(problems)) if len(problems) > 1
                 else self.tr("“{file}” was not imported: {problem}")).format(file=name, problem=problems[0])
         shown = "\n".join(f"• {problem}" for problem in problems[:8])
         more = ("\n" + self.tr("… and %n more (see the details).", "", len(problems) - 8)
                 if len(problems) > 8 else "")
-        log.info("import of %s rejected: %s", name, error)
+        details = "\n".join(f"- {problem}" for problem in problems)
+        log.info("import of %s rejected: %s", name, details)
         self._show_box(QMessageBox.Icon.Warning, self.tr("Import Workflow"), head,
                        informative=(shown + more) if len(problems) > 1 else self.tr("Nothing was saved."),
-                       details=error)
+                       details=details)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if self._dropped_files(event):

@@ -1,1 +1,1 @@
-from tests.support.qt import shell  # noqa: F401  (fixture)
+from tests.support.qt import shell, windowed_shell  # noqa: F401  (fixtures)

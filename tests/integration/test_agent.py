@@ -20,7 +20,7 @@ from app.ui.env_window import EnvWindow
 from tests.support.agent_shop import CHECK, Shop, order_script
 from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, ref_of, result_json, result_text, text,
                                           tool)
-from tests.support.qt import run_op, running_app
+from tests.support.qt import run_op, running_app, views
 from tests.support.server import LocalServer, Request, Response
 
 SECRET = "hunter2&Ü s3cret"
@@ -32,7 +32,7 @@ FORM = """<title>Sign in</title><h1>Sign in</h1>
 
 @pytest.fixture(scope="module")
 def app(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
-    with running_app(qapp, tmp_path_factory.mktemp("agent-data")) as shell:
+    with running_app(qapp, tmp_path_factory.mktemp("agent-data"), windows=True) as shell:
         yield shell
 
 
@@ -228,7 +228,7 @@ def test_take_over_pauses_the_agent_until_done(qtbot: QtBot, app: BrowserPilotAp
         model_env(monkeypatch, fake)
         task = asyncio.ensure_future(app.registry.call(app.ctx, "agent_run", {"task": "Click", "url": site.url("/static")}))
         qtbot.waitUntil(lambda: len(fake.agent_requests) >= 1, timeout=30_000)
-        tab = next(t for t in app.tabs() if t.url().toString().endswith("/static") and
+        tab = next(t for t in views(app) if t.url().toString().endswith("/static") and
                    EnvWindow.control_of(t).state == "agent")
         control = EnvWindow.control_of(tab)
         control.take_over()  # the person, before the agent's next action

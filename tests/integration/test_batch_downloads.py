@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.shell import BrowserPilotApp
 from app.ui.downloads_panel import DownloadsPanel
 from app.ui.env_window import EnvWindow
-from tests.support.qt import run_op, running_app, wait_loaded
+from tests.support.qt import open_view, run_op, running_app, wait_loaded, window_of
 from tests.support.raw_server import RawServer
 
 ROWS = ("north", "south", "east")
@@ -65,7 +65,7 @@ class HeldDownloadServer(RawServer):
 
 @pytest.fixture(scope="module")
 def app(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
-    with running_app(qapp, tmp_path_factory.mktemp("batch-downloads-data")) as shell:
+    with running_app(qapp, tmp_path_factory.mktemp("batch-downloads-data"), windows=True) as shell:
         yield shell
 
 
@@ -94,12 +94,12 @@ def export_workflow(site: HeldDownloadServer) -> dict[str, Any]:
 
 def test_a_batch_of_downloads_survives_its_tabs_closing(qtbot: QtBot, app: BrowserPilotApp,
                                                         site: HeldDownloadServer) -> None:
-    home = app.open_url("env-default", site.url("/orders?row=home"))  # the environment window, kept open
+    home = open_view(app, "env-default", site.url("/orders?row=home"))  # the environment window, kept open
     wait_loaded(qtbot, home)
-    window = app.windows["env-default"]
+    window = window_of(app, "env-default")
     panel = window.downloads_panel
     assert isinstance(panel, DownloadsPanel)
-    folder = app.profiles.downloads("env-default").default_folder
+    folder = app.service.profiles.downloads("env-default").default_folder
 
     result = run_op(qtbot, app, "workflow_batch", {"workflow": export_workflow(site),
                                                    "rows": [{"row": row} for row in ROWS],
@@ -124,20 +124,20 @@ def test_a_batch_of_downloads_survives_its_tabs_closing(qtbot: QtBot, app: Brows
 
 def test_a_batch_that_closes_its_window_keeps_its_downloads(qtbot: QtBot, app: BrowserPilotApp,
                                                             site: HeldDownloadServer) -> None:
-    """The rows' tabs are the window's only tabs: the window (and its Downloads list) goes with the last
-    one while the downloads still run; they finish into their files, and nothing touches the gone rows."""
-    for window in list(app.windows.values()):
+    """No window is open: the rows' tabs are windowless and go while the downloads still run; they finish into
+    their files, and nothing touches the gone rows."""
+    for window in list(app.windows.windows.values()):
         window.close()
-    qtbot.waitUntil(lambda: not app.windows)
-    manager = app.profiles.downloads("env-default")
+    qtbot.waitUntil(lambda: not app.windows.windows)
+    manager = app.service.profiles.downloads("env-default")
     finished: list[str] = []
     manager.download_finished.connect(lambda record: finished.append(record.path.name))
     result = run_op(qtbot, app, "workflow_batch", {"workflow": export_workflow(site),
                                                    "rows": [{"row": f"{row}-2"} for row in ROWS],
                                                    "concurrency": len(ROWS)}, timeout=90_000)
     assert (result["total"], result["succeeded"]) == (len(ROWS), len(ROWS)), result
-    qtbot.waitUntil(lambda: not app.windows, timeout=10_000)  # the window closed with its last tab
-    assert len(manager.active) == len(ROWS), manager.active  # ... while the downloads still ran
+    assert not app.windows.windows and not app.service.tabs()  # no window, and the rows' tabs are gone
+    assert len(manager.active) == len(ROWS), manager.active  # ... while the downloads still run
     site.release.set()
     qtbot.waitUntil(lambda: len(finished) == len(ROWS), timeout=30_000)
     for row in ROWS:
@@ -153,18 +153,18 @@ def test_a_closed_tab_outlives_download_handovers_queued_after_it_closed(qtbot: 
                                                                         site: HeldDownloadServer) -> None:
     """Qt hands a download to the profile in a queued call holding a raw pointer to the page: one queued
     after the tab was closed must still find the page alive (it crashed the app: deleteLater ran first)."""
-    keep = app.open_url("env-default", site.url("/orders?row=keep"))
-    tab = app.open_url("env-default", site.url("/orders?row=closing"))
+    keep = open_view(app, "env-default", site.url("/orders?row=keep"))
+    tab = open_view(app, "env-default", site.url("/orders?row=closing"))
     wait_loaded(qtbot, tab)
     page = tab.browser_page
     seen: list[bool] = []
     emitter = Emitter()
     emitter.fired.connect(lambda: seen.append(shiboken6.isValid(page)), Qt.ConnectionType.QueuedConnection)
-    app.windows["env-default"].close_tab(tab)
+    window_of(app, "env-default").close_tab(tab)
     emitter.fired.emit()  # queued like Qt's hand-over of a download the page started just before
     qtbot.waitUntil(lambda: bool(seen) and not shiboken6.isValid(page), timeout=5_000)
     assert seen == [True]
-    assert keep in app.windows["env-default"].tab_list()
+    assert keep in window_of(app, "env-default").tab_list()
 
 
 
@@ -178,12 +178,12 @@ def test_shutdown_deletes_its_windows_before_the_qt_application_goes(qtbot: QtBo
         return sum(1 for widget in qapp.topLevelWidgets() if isinstance(widget, EnvWindow))
 
     before = env_windows()  # the module's app keeps its own
-    with running_app(qapp, tmp_path / "data") as other:
-        tab = other.open_url("env-default", site.url("/orders?row=bye"))
+    with running_app(qapp, tmp_path / "data", windows=True) as other:
+        tab = open_view(other, "env-default", site.url("/orders?row=bye"))
         wait_loaded(qtbot, tab)
-        window = other.windows["env-default"]
+        window = window_of(other, "env-default")
         site.release.set()
-        manager = other.profiles.downloads("env-default")
+        manager = other.service.profiles.downloads("env-default")
         done: list[str] = []
         manager.download_finished.connect(lambda record: done.append(record.state))
         tab.browser_page.download(QUrl(site.url("/export.csv?row=bye")))

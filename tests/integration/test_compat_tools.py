@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
 from tests.support.pages import add_login_routes, cookies_of
-from tests.support.qt import run_op
+from tests.support.qt import run_op, window_of
 from tests.support.server import LocalServer, Request, Response
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -88,7 +88,8 @@ def test_a_login_moves_to_a_new_environment(qtbot: QtBot, shell: BrowserPilotApp
 
 
 # -- tab groups ----------------------------------------------------------------------------------------------
-def test_tab_groups_are_stored_and_drawn(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
+def test_tab_groups_are_stored_and_drawn(qtbot: QtBot, windowed_shell: BrowserPilotApp, server: LocalServer) -> None:
+    shell = windowed_shell  # groups are drawn in the environment window
     server.route("/a", "<title>A</title>")
     first = open_tab(qtbot, shell, server.url("/a"))
     second = open_tab(qtbot, shell, server.url("/a"))
@@ -100,7 +101,7 @@ def test_tab_groups_are_stored_and_drawn(qtbot: QtBot, shell: BrowserPilotApp, s
     listed = ok(run_op(qtbot, shell, "group_list", {}))["groups"]
     assert [(g["name"], sorted(g["tabIds"])) for g in listed] == [("Research", sorted([first, third]))]
 
-    window = shell.windows["env-default"]
+    window = window_of(shell, "env-default")
     order = [tab.tab_id for tab in window.tab_list()]
     assert abs(order.index(first) - order.index(third)) == 1  # grouped tabs sit together
     chip = window.findChild(QLabel, f"group-chip-{group['groupId']}")

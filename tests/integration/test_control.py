@@ -30,7 +30,7 @@ from app.browser.js import run_js as page_js
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from app.ui.control_overlay import ControlOverlay, HandoffBanner
-from tests.support.qt import click_element, run_js, wait_loaded
+from tests.support.qt import click_element, open_view, run_js, wait_loaded, window_of
 from tests.support.server import LocalServer
 
 PAGE = """<!doctype html><html><head><title>Control</title></head>
@@ -55,10 +55,16 @@ setTimeout(() => { const b = document.createElement('button'); b.id = 'ready'; b
 
 
 # -- helpers -----------------------------------------------------------------------------------------------
+@pytest.fixture
+def shell(windowed_shell: BrowserPilotApp) -> BrowserPilotApp:
+    """The overlay, the banner and the chips are what an environment window shows of a tab's control."""
+    return windowed_shell
+
+
 def open_page(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, path: str = "/page",
               body: str = PAGE) -> tuple[BrowserTab, TabControl]:
     server.route(path, body)
-    tab = shell.open_url("env-default", server.url(path))
+    tab = open_view(shell, "env-default", server.url(path))
     wait_loaded(qtbot, tab)
     qtbot.waitUntil(lambda: tab.focusProxy() is not None and tab.focusProxy().isVisible())
     control = TabControl.of(tab)
@@ -407,7 +413,7 @@ def test_overlay_follows_the_view_and_stays_out_of_captures(qtbot: QtBot, shell:
 def test_the_window_shows_each_tabs_state_and_agent_tabs_start_locked(qtbot: QtBot, shell: BrowserPilotApp,
                                                                       server: LocalServer) -> None:
     tab, control = open_page(qtbot, shell, server)
-    window = shell.windows["env-default"]
+    window = window_of(shell, "env-default")
     index = window.tabs.indexOf(tab)
     assert "share this tab" in window.tabs.tabToolTip(index)
     control.set_state("agent")
@@ -417,7 +423,7 @@ def test_the_window_shows_each_tabs_state_and_agent_tabs_start_locked(qtbot: QtB
     control.set_state("handoff")
     assert window.control_label.text() == "Your turn" and "Done" in window.control_label.toolTip()
     # A tab the agent opens starts locked; a popup of a locked tab too.
-    agent_tab = window.new_tab(server.url("/page"), control="agent")
+    agent_tab = shell.service.new_tab("env-default", server.url("/page"), control="agent").view
     wait_loaded(qtbot, agent_tab)
     agent_control = window.control_of(agent_tab)
     assert agent_control.locked and "operating this tab" in window.control_label.toolTip()
@@ -431,7 +437,7 @@ def test_the_window_shows_each_tabs_state_and_agent_tabs_start_locked(qtbot: QtB
 def test_a_locked_page_keeps_the_windows_shortcuts_working(qtbot: QtBot, shell: BrowserPilotApp,
                                                            server: LocalServer) -> None:
     tab, control = open_page(qtbot, shell, server)
-    window = shell.windows["env-default"]
+    window = window_of(shell, "env-default")
     control.set_state("agent")
     focus_field(qtbot, tab)
     tab.focusProxy().setFocus()
@@ -445,8 +451,8 @@ def test_a_locked_page_keeps_the_windows_shortcuts_working(qtbot: QtBot, shell: 
 def test_a_handoff_wait_ends_with_an_error_when_the_tab_closes(qtbot: QtBot, shell: BrowserPilotApp,
                                                                server: LocalServer) -> None:
     tab, control = open_page(qtbot, shell, server)
-    window = shell.windows["env-default"]
-    window.new_tab(server.url("/page"), activate=False)  # so closing `tab` leaves the window open
+    window = window_of(shell, "env-default")
+    shell.service.new_tab("env-default", server.url("/page"), control="shared", activate=False)  # closing `tab` leaves the window open
     control.set_state("handoff")
     task = asyncio.ensure_future(control.wait_handoff_end(None, timeout=10))
     QTimer.singleShot(200, lambda: window.close_tab(tab))

@@ -17,10 +17,16 @@ from app.shell import BrowserPilotApp
 from app.ui.editor.editors import Editors
 from app.ui.editor.model import MISSING
 from app.ui.editor.window import EditorWindow
-from tests.support.qt import run_op, shell  # noqa: F401  (fixture)
+from tests.support.qt import open_view, run_op
 from workflows.document import validate_document
 
 FIXTURE = Path(__file__).resolve().parents[1] / "unit" / "workflows" / "fixtures" / "shop_orders_0.3.0.json"
+
+
+@pytest.fixture
+def shell(windowed_shell: BrowserPilotApp) -> BrowserPilotApp:
+    """These tests look at environment windows: the app shows its tabs in them (offscreen)."""
+    return windowed_shell
 
 
 def _diff(a: Any, b: Any, path: str = "") -> list[str]:
@@ -41,7 +47,7 @@ def meaning(document: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def editors(shell: BrowserPilotApp) -> Iterator[Editors]:  # noqa: F811
-    found = Editors(shell.ops, shell)
+    found = Editors(shell.ops, shell.front_tab)
     yield found
     found.close_all()
 
@@ -544,7 +550,7 @@ def test_pick_and_test_in_the_locator_editor_work_on_a_real_page(qtbot: QtBot, s
 
     server.route("/shop", "<!doctype html><title>Shop</title><body><button class=item>One</button>"
                           "<button class=item>Two</button><button id=buy>Buy now</button></body>")
-    tab = shell.open_url("env-default", server.url("/shop"))
+    tab = open_view(shell, "env-default", server.url("/shop"))
     wait_loaded(qtbot, tab)
     qtbot.waitUntil(lambda: tab.focusProxy() is not None and tab.focusProxy().isVisible())
     document = json.loads(json.dumps(LINE_DOCUMENT))

@@ -36,7 +36,7 @@ def window(qtbot: QtBot, app: BrowserPilotApp, restored: QApplication) -> Iterat
     theme.apply_theme(restored, scheme="light")
     result = run_op(qtbot, app, "workflow_import", {"path": str(FIXTURE)})
     assert result["ok"], result
-    editors = Editors(app.ops, app)
+    editors = Editors(app.ops, app.front_tab)
     opened = editors.open(result["name"])
     opened.resize(1280, 800)
     qtbot.waitExposed(opened)

@@ -4,13 +4,11 @@ named (issue: a run is "ok" only when its effects landed). One app for the modul
 
 from __future__ import annotations
 
-import json
 import secrets
 import socket
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs
 

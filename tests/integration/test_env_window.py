@@ -28,7 +28,7 @@ PAYLOAD = bytes(range(256)) * 1200  # 300 KiB
 
 @pytest.fixture(scope="module")
 def app(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
-    with running_app(qapp, tmp_path_factory.mktemp("env-window-data")) as shell:
+    with running_app(qapp, tmp_path_factory.mktemp("env-window-data"), windows=True) as shell:
         yield shell
 
 
@@ -131,7 +131,7 @@ def test_the_control_chip_follows_the_tabs_state(qtbot: QtBot, window: EnvWindow
     shared = chip_colour()
     assert not close_to(shared, HANDOFF_COLOR) and not close_to(shared, window.palette().color(QPalette.ColorRole.Highlight))
     # Another tab in another state: the chip shows the front tab's.
-    other = window.new_tab("about:blank", control="agent")
+    other = window.service.new_tab("env-default", "about:blank", control="agent").view
     assert chip.text() == "Agent"
     window.tabs.setCurrentWidget(tab)
     assert chip.text() == "Shared"

@@ -8,12 +8,19 @@ import shiboken6
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
+import pytest
 from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
 from app.ui.env_panel import NewEnvironmentDialog
-from tests.support.qt import click_element, run_js, run_op, wait_loaded
+from tests.support.qt import click_element, open_view, run_js, run_op, wait_loaded, window_of
 from tests.support.server import LocalServer
+
+
+@pytest.fixture
+def shell(windowed_shell: BrowserPilotApp) -> BrowserPilotApp:
+    """These tests look at environment windows: the app shows its tabs in them (offscreen)."""
+    return windowed_shell
 
 
 def answer_dialog(qtbot: QtBot, fill: object) -> None:
@@ -74,7 +81,7 @@ def test_environment_window_tabs_and_target_blank(qtbot: QtBot, shell: BrowserPi
     panel = shell.main_window.environments  # type: ignore[union-attr]
     panel.select_env(env.id)
     panel.buttons["open"].click()
-    window = shell.windows[env.id]
+    window = window_of(shell, env.id)
     assert window.windowTitle() == "Tabs — BrowserPilot"
     assert len(window.tab_list()) == 1
 
@@ -116,10 +123,10 @@ def test_window_follows_renames_and_closes_on_delete(qtbot: QtBot, shell: Browse
                                                       data_dir: Path) -> None:
     server.route("/", "<title>Cookie</title><script>document.cookie='k=v; max-age=3600'</script>")
     env = shell.envs.create("Temp")
-    tab = shell.open_url(env.id, server.url("/"))
+    tab = open_view(shell, env.id, server.url("/"))
     wait_loaded(qtbot, tab)
     assert run_js(qtbot, tab, "document.cookie") == "k=v"
-    window = shell.windows[env.id]
+    window = window_of(shell, env.id)
     assert run_op(qtbot, shell, "env_update", {"env": env.id, "name": "Temporary"})["ok"]
     assert window.windowTitle().endswith("Temporary — BrowserPilot")
 
@@ -128,7 +135,7 @@ def test_window_follows_renames_and_closes_on_delete(qtbot: QtBot, shell: Browse
     result = run_op(qtbot, shell, "env_delete", {"env": env.id})
     assert result["ok"], result
     qtbot.waitUntil(lambda: not shiboken6.isValid(window))
-    assert env.id not in shell.windows
+    assert env.id not in shell.windows.windows
     # Renamed aside at once; what Chromium writes back while tearing the profile down is swept up soon after.
     qtbot.waitUntil(lambda: not partition.exists())
     qtbot.wait(500)

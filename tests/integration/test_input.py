@@ -12,11 +12,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser import input as input_module
@@ -25,7 +27,7 @@ from app.browser.input import InputDriver, InputError, parse_shortcut
 from app.browser.js import MAIN_WORLD
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
-from tests.support.qt import run_js, wait_loaded
+from tests.support.qt import open_view, run_js, running_app, wait_loaded
 from tests.support.server import LocalServer
 
 T = TypeVar("T")
@@ -44,6 +46,14 @@ for (const t of ['mousedown', 'mouseup', 'click', 'dblclick', 'contextmenu', 'au
 </script>"""
 
 
+@pytest.fixture(params=["windowless", "windowed"])
+def shell(request: pytest.FixtureRequest, qapp: QApplication, data_dir: Path) -> Iterator[BrowserPilotApp]:
+    """Every test of trusted input and of the fences runs on both kinds of tab: windowless (a headless app, a
+    batch's row) and shown in an environment window."""
+    with running_app(qapp, data_dir, windows=request.param == "windowed") as app:
+        yield app
+
+
 def call(qtbot: QtBot, coro: Coroutine[Any, Any, T], timeout: int = 20_000) -> T:
     """Run a coroutine on the app's loop (driven by Qt events) and return its result or raise its error."""
     task = asyncio.ensure_future(coro)
@@ -54,7 +64,7 @@ def call(qtbot: QtBot, coro: Coroutine[Any, Any, T], timeout: int = 20_000) -> T
 def open_page(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, body: str,
               path: str = "/") -> tuple[BrowserTab, InputDriver]:
     server.route(path, f"<!doctype html><meta charset=utf-8><title>input</title>{RECORDER}{body}")
-    tab = shell.open_url("env-default", server.url(path))
+    tab = open_view(shell, "env-default", server.url(path))
     wait_loaded(qtbot, tab)
     return tab, InputDriver(tab)
 
@@ -370,12 +380,13 @@ def test_arrows_in_select_and_input_and_escape(qtbot: QtBot, shell: BrowserPilot
     assert arrows == ["ArrowRight", "ArrowRight"]
 
 
-def test_function_and_browser_keys_reach_the_page_not_the_app(qtbot: QtBot, shell: BrowserPilotApp,
+def test_function_and_browser_keys_reach_the_page_not_the_app(qtbot: QtBot, windowed_shell: BrowserPilotApp,
                                                               server: LocalServer) -> None:
+    shell = windowed_shell  # the keys must not reach the environment windows' shortcuts
     tab, driver = open_page(qtbot, shell, server, "<input id=i>")
     window = tab.window()
     # Another window is active: Qt would resolve app shortcuts there.
-    other = shell.open_url(shell.envs.create("Other").id, server.url("/"))
+    other = open_view(shell, shell.envs.create("Other").id, server.url("/"))
     wait_loaded(qtbot, other)
     triggered: list[str] = []
     for w in {window, other.window()}:
@@ -605,17 +616,18 @@ def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_docum
     assert not [r for r in caplog.records if input_module.PROBE_TOKEN in r.getMessage()]
 
 
-def test_background_tabs(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
+def test_background_tabs(qtbot: QtBot, windowed_shell: BrowserPilotApp, server: LocalServer) -> None:
+    shell = windowed_shell  # a window's background tabs (a windowless tab is never in the background)
     body = "<input id=i style='display:block;width:300px;height:30px'>"
     first, driver = open_page(qtbot, shell, server, body)
     focus_field(qtbot, first, driver, "#i")
-    second = shell.open_url("env-default", server.url("/"))  # now the first tab is in the background
+    second = open_view(shell, "env-default", server.url("/"))  # now the first tab is in the background
     wait_loaded(qtbot, second)
     assert not first.isVisible()
     call(qtbot, driver.type_text("typed in the background"))
     wait_js(qtbot, first, "document.querySelector('#i').value", "typed in the background")
     # A tab opened in the background has never painted: Chromium would drop the input, we say so at once.
-    hidden = first.window().new_tab(server.url("/"), activate=False)
+    hidden = shell.service.new_tab("env-default", server.url("/"), control="shared", activate=False).view
     wait_loaded(qtbot, hidden)
     started = time.monotonic()
     with pytest.raises(InputError, match="background"):

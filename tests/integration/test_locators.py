@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.browser import locators as L
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
-from tests.support.qt import run_js, wait_loaded
+from tests.support.qt import open_view, run_js, wait_loaded
 from tests.support.server import LocalServer
 from workflows.ports import Locator
 
@@ -41,7 +41,7 @@ def fails(qtbot: QtBot, coro: Coroutine[Any, Any, Any], kind: type[Exception]) -
 
 def open_page(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, path: str, html: str) -> BrowserTab:
     server.route(path, html)
-    tab = shell.open_url("env-default", server.url(path))
+    tab = open_view(shell, "env-default", server.url(path))
     wait_loaded(qtbot, tab)
     return tab
 

@@ -19,7 +19,7 @@ from app.shell import BrowserPilotApp
 from app.ui.env_panel import NewEnvironmentDialog
 from app.ui.main_window import MainWindow
 from tests.integration.test_gui import answer_dialog
-from tests.support.qt import run_op, running_app
+from tests.support.qt import run_op, running_app, window_of
 from tests.support.server import LocalServer, Response
 
 
@@ -34,7 +34,7 @@ def server() -> Iterator[LocalServer]:
 
 @pytest.fixture(scope="module")
 def app(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
-    with running_app(qapp, tmp_path_factory.mktemp("data")) as shell:
+    with running_app(qapp, tmp_path_factory.mktemp("data"), windows=True) as shell:
         yield shell
 
 
@@ -95,9 +95,9 @@ def test_empty_states_say_what_to_do_and_their_buttons_do_it(window: MainWindow,
     qtbot.waitUntil(lambda: panel.import_file_dialog is None)
 
     # Record opens the environment's window and starts recording its tab.
-    assert "env-default" not in app.windows
+    assert "env-default" not in app.windows.windows
     panel.empty.buttons["record"].click()
-    env_window = app.windows["env-default"]
+    env_window = window_of(app, "env-default")
     assert env_window.isVisible()
     tab = env_window.current_tab()
     assert tab is not None

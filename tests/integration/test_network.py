@@ -22,7 +22,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
-from tests.support.qt import run_js, run_op
+from tests.support.qt import run_js, run_op, view_of, views
 from tests.support.raw_server import RawServer
 from tests.support.server import LocalServer, Response
 
@@ -102,7 +102,7 @@ results.badBeacon = navigator.sendBeacon('{b}/beacon', 'bad');
 
 
 def page_state(qtbot: QtBot, shell: BrowserPilotApp, tab_id: str) -> dict[str, Any]:
-    tab = shell.find_tab(tab_id)[1]
+    tab = view_of(shell, tab_id)
     keys = ("okFetch", "badFetch", "okXhr", "badXhr", "okWs", "badWs")
     qtbot.waitUntil(lambda: all(k in (run_js(qtbot, tab, "window.results || {}") or {}) for k in keys), timeout=15_000)
     return run_js(qtbot, tab, """({...window.results, okScript: !!window.okScript,
@@ -164,7 +164,7 @@ def test_blocked_navigations_and_redirects_never_reach_the_host(
     strict = shell.envs.create("Strict")
     ok(run_op(qtbot, shell, "env_update", {"env": strict.id, "allowedDomains": ["127.0.0.1"]}))
     tab_id = ok(run_op(qtbot, shell, "tab_open", {"env": strict.id}))["tabId"]
-    tab = shell.find_tab(tab_id)[1]
+    tab = view_of(shell, tab_id)
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab_id, "url": server.url("/home")}))
 
     direct = run_op(qtbot, shell, "page_navigate", {"tabId": tab_id, "url": blocked_host.url("/landing")})
@@ -220,7 +220,7 @@ def test_sub_resource_redirects_to_a_blocked_host_do_not_reach_the_page(
     ok(run_op(qtbot, shell, "env_update", {"env": "env-default", "allowedDomains": ["127.0.0.1"]}))
     tab_id = ok(run_op(qtbot, shell, "tab_open", {}))["tabId"]
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab_id, "url": server.url("/p")}))
-    tab = shell.find_tab(tab_id)[1]
+    tab = view_of(shell, tab_id)
     qtbot.waitUntil(lambda: tab.title() != "p", timeout=5_000)
     assert tab.title() == "failed"
     assert run_js(qtbot, tab, "document.getElementById('i').naturalWidth") == 0
@@ -263,10 +263,10 @@ def test_capture_reports_what_the_server_sent_and_exports_a_valid_har(
         qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
     capture_routes(server)
     tab_id = ok(run_op(qtbot, shell, "tab_open", {}))["tabId"]
-    tab = shell.find_tab(tab_id)[1]
-    assert shell.cdp.attached_count() == 0
+    tab = view_of(shell, tab_id)
+    assert shell.service.cdp.attached_count() == 0
     assert ok(run_op(qtbot, shell, "net_start", {"tabId": tab_id}))["capturing"] is True
-    assert shell.cdp.attached_count() == 1
+    assert shell.service.cdp.attached_count() == 1
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab_id, "url": server.url("/start")}))
     qtbot.waitUntil(lambda: tab.title() == "done", timeout=15_000)
     page_out = run_js(qtbot, tab, "window.out")
@@ -330,14 +330,14 @@ def test_capture_reports_what_the_server_sent_and_exports_a_valid_har(
     assert entries[("GET", "/new")]["response"]["content"]["text"] == "arrived"
 
     # Secrets given to the export are gone from every part of the file (bodies, post data, headers).
-    redacted = Path(asyncio_run(qtbot, shell.export_har(tab_id, str(path.with_name("redacted.har")),
+    redacted = Path(asyncio_run(qtbot, shell.service.export_har(tab_id, str(path.with_name("redacted.har")),
                                                         redact=["hunter2", "abc123"])))
     text = redacted.read_text("utf-8")
     assert "hunter2" not in text and "abc123" not in text and "[REDACTED]" in text
     check_har(json.loads(text))
 
     assert ok(run_op(qtbot, shell, "net_stop", {"tabId": tab_id}))["capturing"] is False
-    qtbot.waitUntil(lambda: shell.cdp.attached_count() == 0, timeout=3_000)  # detached when capture stops
+    qtbot.waitUntil(lambda: shell.service.cdp.attached_count() == 0, timeout=3_000)  # detached when capture stops
     assert ok(run_op(qtbot, shell, "net_list", {"tabId": tab_id}))["requests"]  # still readable
 
 
@@ -375,7 +375,7 @@ def test_capture_is_bounded_and_off_by_default(qtbot: QtBot, shell: BrowserPilot
     assert not never["ok"] and "never started" in never["error"]
     ok(run_op(qtbot, shell, "net_start", {"tabId": tab_id}))
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab_id, "url": server.url("/many")}))
-    tab = shell.find_tab(tab_id)[1]
+    tab = view_of(shell, tab_id)
     qtbot.waitUntil(lambda: tab.title() == "fetched", timeout=30_000)
     listed = ok(run_op(qtbot, shell, "net_list", {"tabId": tab_id}))
     assert len(listed["requests"]) == 500 and listed["dropped"] >= 521 - 500  # the page, 520 fetches, a favicon
@@ -383,9 +383,9 @@ def test_capture_is_bounded_and_off_by_default(qtbot: QtBot, shell: BrowserPilot
     assert listed["requests"][-1]["url"].endswith("/n?i=519")
     ok(run_op(qtbot, shell, "net_stop", {"tabId": tab_id}))
     ok(run_op(qtbot, shell, "tab_close", {"tabId": tab_id}))
-    qtbot.waitUntil(lambda: shell.cdp.attached_count() == 0, timeout=3_000)
+    qtbot.waitUntil(lambda: shell.service.cdp.attached_count() == 0, timeout=3_000)
     # The capture goes with its channel, which Qt deletes a moment after the tab (deleteLater).
-    qtbot.waitUntil(lambda: shell.captures.get(tab_id) is None, timeout=5_000)
+    qtbot.waitUntil(lambda: shell.service.captures.get(tab_id) is None, timeout=5_000)
 
 
 # -- the CDP channel -------------------------------------------------------------------------------------
@@ -415,7 +415,7 @@ def test_page_cdp_without_a_port(qtbot: QtBot, shell: BrowserPilotApp, server: L
         "expression": "new Promise(r => setTimeout(() => r(document.title + ' ' + (6 * 7)), 10))",
         "awaitPromise": True, "returnByValue": True}}))
     assert result["result"]["result"] == {"type": "string", "value": "CDP target 42"}, result
-    assert shell.cdp.attached_count() == 1
+    assert shell.service.cdp.attached_count() == 1
     assert not listening_ports() - own_servers, listening_ports() - own_servers  # attached: still no port
     shot = ok(run_op(qtbot, shell, "page_cdp", {"tabId": tab_id, "method": "Page.captureScreenshot"}))
     assert base64.b64decode(shot["result"]["data"])[:8] == b"\x89PNG\r\n\x1a\n"
@@ -444,7 +444,7 @@ def test_page_cdp_without_a_port(qtbot: QtBot, shell: BrowserPilotApp, server: L
     assert not failed["ok"] and failed["error"].startswith("CDP Runtime.noSuchMethod failed: ")
     assert ok(run_op(qtbot, shell, "page_cdp", {"tabId": tab_id, "method": "Browser.getVersion"}))["result"]["product"]
     ok(run_op(qtbot, shell, "tab_close", {"tabId": tab_id}))
-    qtbot.waitUntil(lambda: shell.cdp.attached_count() == 0, timeout=3_000)
+    qtbot.waitUntil(lambda: shell.service.cdp.attached_count() == 0, timeout=3_000)
     assert not listening_ports() - own_servers, listening_ports() - own_servers
 
 
@@ -479,7 +479,7 @@ def test_the_settings_dialog_edits_name_remark_and_domains(qtbot: QtBot, shell: 
     assert dialog.changes() == {"name": "Shop (strict)", "allowedDomains": ["shop.test", "*.cdn.test", "https://pay.test"],
                                 "blockedDomains": ["ads.cdn.test"]}
     ok(run_op(qtbot, shell, "env_update", {"env": env.id, **dialog.changes()}))
-    assert shell.policies.policy(env.id).check_url("https://ads.cdn.test/x").rule == "blockedDomains: ads.cdn.test"
+    assert shell.service.policies.policy(env.id).check_url("https://ads.cdn.test/x").rule == "blockedDomains: ads.cdn.test"
 
 
 def test_the_command_line_sets_the_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -507,8 +507,8 @@ def test_downloads_and_popups_follow_the_policy(qtbot: QtBot, shell: BrowserPilo
     refused = run_op(qtbot, shell, "page_download", {"tabId": tab_id, "url": blocked_host.url("/file.bin")})
     assert refused["error"] == "blocked by the policy of env-default: 127.0.0.2 (blockedDomains: 127.0.0.2)"
     ok(run_op(qtbot, shell, "page_click", {"tabId": tab_id, "locator": {"selector": "#pop"}}))
-    qtbot.waitUntil(lambda: len(shell.list_tabs()) == 2)
-    popup = next(t for t in shell.tabs() if t.tab_id != tab_id)
+    qtbot.waitUntil(lambda: len(shell.service.list_tabs()) == 2)
+    popup = next(t for t in views(shell) if t.tab_id != tab_id)
     qtbot.waitUntil(lambda: popup.title() == "Blocked: 127.0.0.2", timeout=5_000)
     assert blocked_host.requests == []
     assert [e["type"] for e in ok(run_op(qtbot, shell, "net_blocked", {"tabId": popup.tab_id}))["blocked"]] == ["document"]

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.control import TabControl
 from app.shell import BrowserPilotApp
-from tests.support.qt import click_element, run_op
+from tests.support.qt import click_element, run_op, view_of
 from tests.support.server import LocalServer, Request, Response
 
 FORM = """<!doctype html><title>Order form</title>
@@ -187,16 +187,16 @@ def test_dialogs_and_popups_are_reported(qtbot: QtBot, shell: BrowserPilotApp, s
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": server.url("/d")}))
     # Dialogs and popups are answered on the way and reported in this result or the next one.
     clicked = ok(run_op(qtbot, shell, "page_click", {"tabId": tab, "locator": {"selector": "#a"}}))
-    qtbot.waitUntil(lambda: shell.find_tab(tab)[1].title() == "yes")  # confirm was accepted by the policy
+    qtbot.waitUntil(lambda: view_of(shell, tab).title() == "yes")  # confirm was accepted by the policy
     following = ok(run_op(qtbot, shell, "page_query", {"tabId": tab, "locator": {"selector": "#a"}}))
     dialogs = clicked.get("dialogs", []) + following.get("dialogs", [])
     assert [(d["type"], d["message"]) for d in dialogs] == [("alert", "Saved!"), ("confirm", "Sure?")]
     popped = ok(run_op(qtbot, shell, "page_click", {"tabId": tab, "locator": {"selector": "#pop"}}))
-    qtbot.waitUntil(lambda: len(shell.list_tabs()) == 2)
+    qtbot.waitUntil(lambda: len(shell.service.list_tabs()) == 2)
     following = ok(run_op(qtbot, shell, "page_query", {"tabId": tab, "locator": {"selector": "#a"}}))
     new_tabs = popped.get("newTabs", []) + following.get("newTabs", [])
     assert len(new_tabs) == 1 and new_tabs[0] != tab
-    assert shell.find_tab(new_tabs[0])[1].env_id == "env-default"
+    assert view_of(shell, new_tabs[0]).env_id == "env-default"
 
 
 def test_snapshot_refs_script_errors_and_captures(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
@@ -208,7 +208,7 @@ def test_snapshot_refs_script_errors_and_captures(qtbot: QtBot, shell: BrowserPi
     line = next(line for line in snap.splitlines() if "Buy now" in line)
     ref = line.split("[ref=")[1].split("]")[0]
     ok(run_op(qtbot, shell, "page_click", {"tabId": tab, "locator": {"ref": ref}}))
-    qtbot.waitUntil(lambda: shell.find_tab(tab)[1].title() == "clicked")
+    qtbot.waitUntil(lambda: view_of(shell, tab).title() == "clicked")
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": server.url("/s?x=1")}))
     stale = run_op(qtbot, shell, "page_click", {"tabId": tab, "locator": {"ref": ref}, "timeoutMs": 300})
     assert not stale["ok"] and "take a new page_snapshot" in stale["error"]
@@ -241,7 +241,7 @@ def test_control_states_through_operations(qtbot: QtBot, shell: BrowserPilotApp,
     assert ok(run_op(qtbot, shell, "page_unlock", {"tabId": tab_id}))["control"] == "shared"
     assert ok(run_op(qtbot, shell, "page_lock", {"tabId": tab_id}))["control"] == "agent"
     # A person takes over: the next result says so, once.
-    control = TabControl.of(shell.find_tab(tab_id)[1])
+    control = TabControl.of(view_of(shell, tab_id))
     control.take_over()
     first = ok(run_op(qtbot, shell, "page_query", {"tabId": tab_id, "locator": {"selector": "#go"}}))
     assert first["takenOver"] is True and first["control"] == "shared"
@@ -253,7 +253,7 @@ def test_control_states_through_operations(qtbot: QtBot, shell: BrowserPilotApp,
         "tabId": tab_id, "locator": {"selector": "#next"}, "timeoutMs": 20_000}))
     qtbot.wait(300)
     assert not waiting.done() and control.state == "handoff"
-    click_element(qtbot, shell.find_tab(tab_id)[1], "#go")  # the person does their step
+    click_element(qtbot, view_of(shell, tab_id), "#go")  # the person does their step
     qtbot.waitUntil(waiting.done, timeout=20_000)
     assert ok(waiting.result())["control"] == "agent" and control.state == "agent"
 
@@ -264,7 +264,7 @@ def test_screenshots_leave_out_the_agent_overlay(qtbot: QtBot, shell: BrowserPil
     server.route("/red", "<title>Red</title><style>html,body{margin:0;height:100%;background:#ff0000}</style>")
     tab = ok(run_op(qtbot, shell, "tab_open", {}))["tabId"]
     ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": server.url("/red")}))
-    assert shell.list_tabs()[0].control == "agent"  # the overlay is up
+    assert shell.service.list_tabs()[0].control == "agent"  # the overlay is up
     shot = ok(run_op(qtbot, shell, "page_screenshot", {"tabId": tab}))
     image = QImage(shot["path"])
     for x, y in ((5, 5), (image.width() // 2, image.height() // 2), (image.width() - 10, image.height() - 10)):

@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 from app.browser.record import TabRecorder, app_acting
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
-from tests.support.qt import run_js, run_op, running_app, wait_loaded
+from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer, Request, Response
 from workflows.document import validate_document
 from workflows.nodes.locators import NodeLocator
@@ -119,7 +119,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def app(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
-    with running_app(qapp, tmp_path_factory.mktemp("data")) as shell:
+    with running_app(qapp, tmp_path_factory.mktemp("data"), windows=True) as shell:
         yield shell
 
 
@@ -187,7 +187,7 @@ def wait_steps(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, predicate: A
 
 
 def open_person_tab(qtbot: QtBot, app: BrowserPilotApp, url: str) -> BrowserTab:
-    tab = app.open_url("env-default", url)
+    tab = open_view(app, "env-default", url)
     wait_loaded(qtbot, tab)
     return tab
 
@@ -380,7 +380,7 @@ def test_record_button_panel_and_stop_in_the_window(qtbot: QtBot, app: BrowserPi
     from app.ui.record_panel import StopDialog
 
     tab = open_person_tab(qtbot, app, site.server.url("/login"))
-    window = app.windows["env-default"]
+    window = window_of(app, "env-default")
     window.tabs.setCurrentWidget(tab)
     assert window.record_action.shortcut().toString() == "Ctrl+Shift+R"
     window.record_action.trigger()
@@ -586,7 +586,7 @@ def test_replay_follows_into_the_new_tab_and_replay_now_asks_with_the_run_form(
     server.route("/newform", NEW_FORM)
     server.route("/newsubmit", "<title>Got it</title>")
     tab = open_person_tab(qtbot, app, server.url("/opener"))
-    window = app.windows["env-default"]
+    window = window_of(app, "env-default")
     run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})
     tabs_before = set(range(window.tabs.count()))
     person_clicks(qtbot, tab, "a")

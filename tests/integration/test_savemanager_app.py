@@ -18,8 +18,14 @@ from pytestqt.qtbot import QtBot
 from app.shell import BrowserPilotApp
 from envs.jsonstore import JsonStore
 from envs.model import EnvsDocument
-from tests.support.qt import run_op, running_app, wait_loaded
+from tests.support.qt import open_view, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer
+
+
+@pytest.fixture
+def shell(windowed_shell: BrowserPilotApp) -> BrowserPilotApp:
+    """These tests look at environment windows: the app shows its tabs in them (offscreen)."""
+    return windowed_shell
 
 
 def names_on_disk(path: Path) -> list[str]:
@@ -30,9 +36,9 @@ def test_deleting_an_environment_returns_before_its_profile_is_gone(qtbot: QtBot
                                                                     server: LocalServer, data_dir: Path) -> None:
     server.route("/", "<title>Cookie</title><script>document.cookie='k=v; max-age=3600'</script>")
     env = shell.envs.create("Temp")
-    tab = shell.open_url(env.id, server.url("/"))
+    tab = open_view(shell, env.id, server.url("/"))
     wait_loaded(qtbot, tab)
-    window = shell.windows[env.id]
+    window = window_of(shell, env.id)
     partition = data_dir / "partitions" / env.id
     assert partition.exists()
     entered, release = threading.Event(), threading.Event()
@@ -58,7 +64,7 @@ def test_deleting_an_environment_returns_before_its_profile_is_gone(qtbot: QtBot
 def test_a_change_waiting_out_the_debounce_is_saved_at_shutdown(qapp: QApplication, qtbot: QtBot,
                                                                tmp_path: Path) -> None:
     folder = tmp_path / "data"
-    with running_app(qapp, folder) as app:
+    with running_app(qapp, folder, windows=True) as app:
         first = run_op(qtbot, app, "env_create", {"name": "First"})
         qtbot.waitUntil(lambda: "First" in names_on_disk(app.data.envs_json))
         app.saves.delay = 3600.0  # envs.json was just written: nothing but the exit may write the next change
@@ -74,7 +80,7 @@ def test_a_change_waiting_out_the_debounce_is_saved_at_shutdown(qapp: QApplicati
 def test_a_failed_write_is_shown_and_the_change_kept(qapp: QApplication, qtbot: QtBot, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "data"
-    with running_app(qapp, folder) as app:
+    with running_app(qapp, folder, windows=True) as app:
         app.saves.flush()
 
         def full(fd: int) -> None:

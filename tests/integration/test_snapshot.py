@@ -12,7 +12,7 @@ from app.browser import locators
 from app.shell import BrowserPilotApp
 from tests.integration.test_locators import call
 from tests.support.content_pages import CONTENT, HIDDEN, LONG_ITEMS, PAGES, more_calls
-from tests.support.qt import run_op
+from tests.support.qt import run_op, view_of
 from tests.support.server import LocalServer
 
 
@@ -135,7 +135,7 @@ def test_long_runs_fold_and_page(qtbot: QtBot, shell: BrowserPilotApp, server: L
     assert whole["folded"] == 0 and all(f"  - listitem: {item}" in whole["snapshot"].splitlines() for item in LONG_ITEMS)
 
     # A line limit cuts the outline and says so (page_snapshot's limit is 1000 lines).
-    cut = call(qtbot, locators.snapshot(shell.find_tab(tab)[1].page(), items=0, limit=50))
+    cut = call(qtbot, locators.snapshot(view_of(shell, tab).page(), items=0, limit=50))
     assert cut.truncated and body(cut.text)[49] == "  - listitem: Entry 048 · station 45"
     assert body(cut.text)[50:] == ['- … 153 more lines left out (snapshot limit 50): snapshot a part with {"locator": …}']
 

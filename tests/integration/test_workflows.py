@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.control import TabControl
 from app.shell import BrowserPilotApp
-from tests.support.qt import click_element, run_op
+from tests.support.qt import click_element, run_op, views
 from tests.support.server import LocalServer, Request, Response
 
 LOGIN = """<!doctype html><title>Login</title><form method=post action=/login>
@@ -239,9 +239,9 @@ def test_handoff_resumes_when_the_next_target_appears(qtbot: QtBot, shell: Brows
                                node("title", "script", source="return {t: document.title}"),
                                node("end", "end", outputs=[{"variable": "t", "value_selector": ["title", "t"]}])])
     task = asyncio.ensure_future(shell.registry.call(shell.ctx, "workflow_run", {"workflow": doc}))
-    qtbot.waitUntil(lambda: any(TabControl.of(t) and TabControl.of(t).state == "handoff" for t in shell.tabs()),
+    qtbot.waitUntil(lambda: any(TabControl.of(t) and TabControl.of(t).state == "handoff" for t in views(shell)),
                     timeout=20_000)
-    tab = next(t for t in shell.tabs() if TabControl.of(t).state == "handoff")
+    tab = next(t for t in views(shell) if TabControl.of(t).state == "handoff")
     assert TabControl.of(tab).message == "Please prove you are human"
     qtbot.wait(300)
     assert not task.done()
@@ -266,8 +266,8 @@ def test_captcha_is_handed_to_the_person(qtbot: QtBot, shell: BrowserPilotApp, s
         {"solved": True, "attempts": 0, "skipped": True}
     task = asyncio.ensure_future(shell.registry.call(shell.ctx, "workflow_run", {
         "workflow": doc, "inputs": {"url": server.url("/c")}}))
-    qtbot.waitUntil(lambda: any(TabControl.of(t).state == "handoff" for t in shell.tabs()), timeout=20_000)
-    tab = next(t for t in shell.tabs() if TabControl.of(t).state == "handoff")
+    qtbot.waitUntil(lambda: any(TabControl.of(t).state == "handoff" for t in views(shell)), timeout=20_000)
+    tab = next(t for t in views(shell) if TabControl.of(t).state == "handoff")
     click_element(qtbot, tab, "#solve")
     qtbot.waitUntil(task.done, timeout=30_000)
     out = ok(task.result())["run"]["outputs"]
@@ -285,8 +285,8 @@ def test_take_over_pauses_and_resume_continues(qtbot: QtBot, shell: BrowserPilot
                              node("title", "script", source="return {t: document.title}"),
                              node("end", "end", outputs=[{"variable": "t", "value_selector": ["title", "t"]}])])
     task = asyncio.ensure_future(shell.registry.call(shell.ctx, "workflow_run", {"workflow": doc}))
-    qtbot.waitUntil(lambda: any(t.title() == "T" for t in shell.tabs()), timeout=20_000)
-    tab = next(t for t in shell.tabs() if t.title() == "T")
+    qtbot.waitUntil(lambda: any(t.title() == "T" for t in views(shell)), timeout=20_000)
+    tab = next(t for t in views(shell) if t.title() == "T")
     TabControl.of(tab).take_over()  # the person presses Take over while the code node waits
     qtbot.waitUntil(lambda: TabControl.of(tab).state == "handoff", timeout=20_000)
     assert "paused" in TabControl.of(tab).message

@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
+from app.ui.env_window import EnvWindow
 from envs.datadir import DataDir
 
 
@@ -48,14 +49,16 @@ def click_element(qtbot: QtBot, tab: BrowserTab, selector: str) -> None:
 
 
 @contextlib.contextmanager
-def running_app(qapp: QApplication, folder: Path, headless: bool = True) -> Iterator[BrowserPilotApp]:
-    """The app in this process (`headless=False`: as a person starts it, with its windows, offscreen). As in
-    production, asyncio runs inside Qt's event processing: the loop is marked running, and qtbot's waits
-    (which process Qt events) drive coroutines."""
+def running_app(qapp: QApplication, folder: Path, headless: bool = True,
+                windows: bool | None = None) -> Iterator[BrowserPilotApp]:
+    """The app in this process (`headless=False`: as a person starts it, with its windows, offscreen;
+    `windows=True`: headless, but its tabs shown in environment windows, offscreen). As in production, asyncio
+    runs inside Qt's event processing: the loop is marked running, and qtbot's waits (which process Qt events)
+    drive coroutines."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     asyncio.events._set_running_loop(loop)
-    app = BrowserPilotApp(DataDir(folder), headless=headless)
+    app = BrowserPilotApp(DataDir(folder), headless=headless, windows=windows)
     app.start([])
     try:
         yield app
@@ -67,9 +70,34 @@ def running_app(qapp: QApplication, folder: Path, headless: bool = True) -> Iter
 
 @pytest.fixture
 def shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
-    """The app with a data folder of its own, for one test."""
+    """The app with a data folder of its own, for one test: headless, its tabs windowless."""
     with running_app(qapp, data_dir) as app:
         yield app
+
+
+@pytest.fixture
+def windowed_shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
+    """The app with a data folder of its own, for one test: headless, its tabs shown in environment windows."""
+    with running_app(qapp, data_dir, windows=True) as app:
+        yield app
+
+
+def open_view(app: BrowserPilotApp, env_id: str, url: str, control: str = "shared") -> BrowserTab:
+    """A new tab of the environment (shown in its window when the app has windows), loading `url`: its view."""
+    return app.service.new_tab(env_id, url, control=control).view  # type: ignore[arg-type]
+
+
+def view_of(app: BrowserPilotApp, tab_id: str) -> BrowserTab:
+    return app.service.get(tab_id).view
+
+
+def views(app: BrowserPilotApp) -> list[BrowserTab]:
+    return [tab.view for tab in app.service.tabs()]
+
+
+def window_of(app: BrowserPilotApp, env_id: str) -> EnvWindow:
+    assert app.windows is not None, "this app has no environment windows (running_app(..., windows=True))"
+    return app.windows.windows[env_id]
 
 
 def run_op(qtbot: QtBot, app: BrowserPilotApp, name: str, params: dict[str, Any], timeout: int = 30_000) -> dict[str, Any]:

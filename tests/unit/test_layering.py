@@ -61,3 +61,50 @@ def test_pure_packages_load_without_qt() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in %r))" % (QT_MODULES,)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- the browser behind its ports ------------------------------------------------------------------------
+BEHIND_PORTS = ("app/ops", "app/mcp", "app/agent", "app/distributed", "app/cli.py", "app/cli_workflows.py",
+                "app/cli_editor.py", "workflows")
+
+
+def test_operations_and_their_callers_reach_the_browser_only_through_its_ports() -> None:
+    """The operations (and the MCP server, the agent, the workers, the command line and the engine that call
+    them) speak to typed tabs (workflows/ports.py), never to the Qt adapter's classes."""
+    sources = [path for place in BEHIND_PORTS for path in
+               ((ROOT / place).rglob("*.py") if (ROOT / place).is_dir() else [ROOT / place])]
+    offenders = [f"{path.relative_to(ROOT)}: {name}" for path in sources for name in imported_modules(path)
+                 if name == "app.browser" or name.startswith("app.browser.")]
+    assert offenders == []
+
+
+def test_each_part_of_a_tab_implements_its_protocol() -> None:
+    """Every method of a part's protocol (workflows/ports.py) exists on its implementation (app/browser/parts)
+    with the same parameters, and the tab has every part the protocol names."""
+    import inspect
+    import typing
+
+    from app.browser.parts import capture, control, input as input_part, navigation, network, reading, recording
+    from app.browser.parts.tab import Tab
+    from workflows import ports
+
+    pairs = {ports.ControlPart: control.TabControlPart, ports.NavigationPart: navigation.TabNavigation,
+             ports.InputPart: input_part.TabInput, ports.ReadingPart: reading.TabReading,
+             ports.CapturePart: capture.TabCapture, ports.NetworkPart: network.TabNetwork,
+             ports.RecordingPart: recording.TabRecording}
+    problems = []
+    for protocol, implementation in pairs.items():
+        for name, member in vars(protocol).items():
+            if name.startswith("_"):
+                continue
+            found = getattr(implementation, name, None)
+            if found is None:
+                problems.append(f"{implementation.__name__} has no {name}")
+            elif inspect.isfunction(member) and list(inspect.signature(member).parameters) != \
+                    list(inspect.signature(found).parameters):
+                problems.append(f"{implementation.__name__}.{name} takes {inspect.signature(found)}, "
+                                f"not {inspect.signature(member)}")
+    parts = typing.get_type_hints(ports.TabPort)
+    init = inspect.getsource(Tab.__init__)
+    problems += [f"Tab has no part {name}" for name in parts if f"self.{name} = " not in init]
+    assert problems == []

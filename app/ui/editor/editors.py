@@ -1,17 +1,17 @@
 """The open editor windows, one per workflow (keyed by id; a new, never saved one by its window). Opening a
-workflow that is open already raises its window. Owned by the app shell: no global state."""
+workflow that is open already raises its window. Owned by the app shell: no global state. The editors reach
+the app only through the operations (`ops`) and `front_tab`, the tab a person looks at."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from app.ui.op_runner import OpRunner
 from workflows.document import validate_document
 from workflows.store import SavedWorkflow
 
 if TYPE_CHECKING:
-    from app.shell import BrowserPilotApp
     from app.ui.editor.window import EditorWindow
 
 log = logging.getLogger("browserpilot.editor")
@@ -30,8 +30,9 @@ def new_document(name: str) -> dict[str, Any]:
 
 
 class Editors:
-    def __init__(self, ops: OpRunner, shell: "BrowserPilotApp | None" = None) -> None:
-        self.ops, self.shell = ops, shell
+    def __init__(self, ops: OpRunner, front_tab: Callable[[], Any] | None = None) -> None:
+        self.ops = ops
+        self.front_tab = front_tab  # the tab a person looks at, for the locator editor's Pick and Test
         self.windows: list[EditorWindow] = []
 
     def find(self, key: str) -> EditorWindow | None:
@@ -51,7 +52,7 @@ class Editors:
 
             data = saved.document if shape_problem(saved.document) is None else \
                 validate_document(saved.document).to_data()
-            window = self._track(EditorWindow(self.ops, data, saved.id, self.shell, owned=True))  # a copy: ours
+            window = self._track(EditorWindow(self.ops, data, saved.id, self.front_tab, owned=True))  # a copy: ours
             log.info("editor opened for %s (%s)", saved.id, saved.name)
         window.show()
         window.raise_()
@@ -65,7 +66,7 @@ class Editors:
             raise ValueError(f"a workflow named {name!r} exists already")
         from app.ui.editor.window import EditorWindow  # the editor's widgets load with its first window
 
-        window = self._track(EditorWindow(self.ops, new_document(name), None, self.shell))
+        window = self._track(EditorWindow(self.ops, new_document(name), None, self.front_tab))
         window.stack.resetClean()  # never saved: unsaved from the start
         window.show()
         return window

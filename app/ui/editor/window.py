@@ -9,7 +9,7 @@ import copy
 import html
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QMouseEvent, QShowEvent
@@ -29,9 +29,6 @@ from app.ui.theme import icon
 from workflows.document import DocumentError, validate_document
 from workflows.io import dump_document
 
-if TYPE_CHECKING:
-    from app.shell import BrowserPilotApp
-
 log = logging.getLogger("browserpilot.editor")
 
 MIME = "application/x-browserpilot-nodes"
@@ -48,11 +45,12 @@ class EditorWindow(QMainWindow):
     closed = Signal(str)       # workflow id or "" for a never saved one
 
     def __init__(self, ops: OpRunner, document: dict[str, Any], workflow_id: str | None = None,
-                 shell: "BrowserPilotApp | None" = None, parent: QWidget | None = None, *, owned: bool = False) -> None:
+                 front_tab: Callable[[], Any] | None = None, parent: QWidget | None = None, *,
+                 owned: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("editor-window")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.ops, self.shell, self.workflow_id = ops, shell, workflow_id
+        self.ops, self.front_tab, self.workflow_id = ops, front_tab, workflow_id
         self.model = EditorModel(document, self, owned=owned)
         self.controller = EditorController(self.model, self)
         self.stack = self.controller.stack
@@ -430,7 +428,7 @@ class EditorWindow(QMainWindow):
 
     # -- running ---------------------------------------------------------------------------------------
     def run(self) -> None:
-        if self.shell is None or self.shell.ctx.runner is None:
+        if self.ops.ctx.runner is None:
             self.say(self.tr("Runs need the app's browser."))
             return
         if self.dirty or self.workflow_id is None:
@@ -442,7 +440,7 @@ class EditorWindow(QMainWindow):
         else:
             doc = validate_document(self.model.data)
         variables = doc.start_variables()
-        envs = [(e.id, e.name) for e in self.shell.envs.list()]
+        envs = [(e.id, e.name) for e in self.ops.ctx.envs.list()]
         if variables or len(envs) > 1:
             from app.ui.run_inputs_dialog import RunInputsDialog
 
@@ -456,10 +454,10 @@ class EditorWindow(QMainWindow):
         self._start(doc.to_data(), {}, envs[0][0] if envs else None)
 
     def _start(self, document: dict[str, Any], inputs: dict[str, Any], env_id: str | None) -> None:
-        assert self.shell is not None and self.shell.ctx.runner is not None
+        assert self.ops.ctx.runner is not None
         params: dict[str, Any] = {"inputs": inputs, **({"env": env_id} if env_id else {})}
         params.update({"name": self.workflow_id} if not self.dirty and self.workflow_id else {"workflow": document})
-        events = self.shell.ctx.runner.events
+        events = self.ops.ctx.runner.events
 
         def started(result: dict[str, Any]) -> None:
             run_id = result["runId"]
@@ -497,15 +495,7 @@ class EditorWindow(QMainWindow):
 
     # -- locators: pick and test --------------------------------------------------------------------------
     def _front_tab(self) -> Any:
-        if self.shell is None:
-            return None
-        for window in self.shell.windows.values():
-            if window.isActiveWindow() and window.current_tab() is not None:
-                return window.current_tab()
-        for window in self.shell.windows.values():
-            if window.current_tab() is not None:
-                return window.current_tab()
-        return None
+        return self.front_tab() if self.front_tab is not None else None
 
     def _pick(self, fill: Callable[[dict[str, Any]], None]) -> None:
         tab = self._front_tab()

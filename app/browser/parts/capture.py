@@ -1,0 +1,96 @@
+"""A tab's capture part: screenshots and PDFs (app/browser/capture.py), downloads (app/browser/downloads.py)
+and saving a media element's source through the environment's own network (app/browser/media.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from PySide6.QtCore import QUrl
+
+from app.browser import capture, inspect, locators, media
+from app.browser.downloads import expect_download
+from app.browser.parts.core import TabCore, capture_name
+from workflows.ports import Locator, PageError, Paper
+
+
+class TabCapture:
+    def __init__(self, core: TabCore) -> None:
+        self._core = core
+
+    async def screenshot(self, full_page: bool, locator: Locator | None) -> dict[str, Any]:
+        core = self._core
+        clip = None
+        if locator is not None:
+            await core.guarded(locators.wait_actionable(core.page, locator, 10.0, hit_test=False, enabled=False))
+            found = await locators.query(core.page, locator, limit=2)
+            rect = found.rows[0].rect
+            clip = (rect.x, rect.y, rect.width, rect.height)
+        path = core.folders.captures / capture_name("shot", ".png")
+        return await capture.screenshot(core.view, path, full_page=full_page and clip is None, clip=clip)
+
+    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]:
+        path = self._core.folders.captures / capture_name("page", ".pdf")
+        return await capture.pdf(self._core.page, path, paper, landscape, background, header_footer)
+
+    async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
+                       timeout: float) -> dict[str, Any]:
+        core = self._core
+        page = core.page
+        if url is not None:
+            refused = core.blocked(url)
+            if refused is not None:  # the interceptor would block it: say why instead of waiting
+                raise PageError(refused, code="blocked")
+
+            def trigger() -> None:
+                page.download(QUrl(url), save_as or "")
+        else:
+            assert locator is not None
+            source = await core.guarded(inspect.media_source(page, locator))
+            if source["media"]:  # a media element: save its source; clicking it would start no download
+                return await self._save_source(source, core.folders.downloads, save_as, timeout)
+            px, py, _description = await core.point(locator, None, None, timeout)
+
+            async def trigger() -> None:  # type: ignore[misc]
+                await core.input.click(px, py)
+        return await expect_download(page, trigger, folder=core.folders.downloads, name=save_as,
+                                     start_timeout=min(timeout, 15.0), timeout=timeout)
+
+    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
+        core = self._core
+        source = await core.guarded(inspect.media_source(core.page, locator))
+        if not source["media"]:
+            raise PageError(f"{source['desc']} is not an img, video, audio, source or picture element; "
+                            f"use page_download for links and buttons", code="not_media")
+        folder, name = core.folders.downloads, None
+        if save_path:
+            target = Path(save_path).expanduser()
+            if not target.is_absolute():
+                raise PageError(f"savePath must be absolute: {save_path}", code="invalid_argument")
+            if save_path.endswith(("/", "\\")) or target.is_dir():
+                folder = target
+            else:
+                folder, name = target.parent, target.name
+        return await self._save_source(source, folder, name, timeout)
+
+    async def _save_source(self, source: Mapping[str, Any], folder: Path, name: str | None,
+                           timeout: float) -> dict[str, Any]:
+        """Save a media element's current source: data: decoded here, blob: read in the page, anything
+        else downloaded through the environment's profile (its cookies, its domain policy)."""
+        core = self._core
+        url = str(source.get("src") or "")
+        if not url:
+            raise PageError(f"{source['desc']} has no source (no src, currentSrc or <source>)", code="no_source")
+        scheme = url.split(":", 1)[0].lower()
+        if scheme in ("data", "blob"):
+            if scheme == "data":
+                mime, payload = media.decode_data_url(url)
+            else:
+                mime, payload = await core.guarded(media.read_blob(core.page, url, timeout))
+            path = media.write_new_file(folder, name or media.default_name(mime), payload)
+            return {"path": str(path), "name": path.name, "bytes": len(payload), "mime": mime, "url": url[:200]}
+        refused = core.blocked(url)
+        if refused is not None:
+            raise PageError(refused, code="blocked")
+        return await expect_download(core.page, lambda: core.page.download(QUrl(url), name or ""), folder=folder,
+                                     name=name, start_timeout=min(timeout, 15.0), timeout=timeout)

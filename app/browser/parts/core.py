@@ -1,0 +1,146 @@
+"""What every part of a tab shares: the view and its page, the control state, trusted input, the folders a
+tab writes to, the network services, and the rules every action follows.
+
+- `guarded(awaitable)`: fail fast when the renderer dies; after a timeout, check whether the page hung (and
+  recover it).
+- `acting(act, timeout)`: send input, wait until the page has handled it (the input fence), and when the
+  action started a navigation (a link, a form submission, Enter in a form), wait until it has committed
+  (failing with its reason), then for its load to finish (app/browser/navigation.py).
+- `point(locator, …)`: where to act, once the target is actionable (app/browser/locators.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from app.browser import inflight, locators
+from app.browser.control import TabControl
+from app.browser.health import ensure_responsive
+from app.browser.input import InputDriver
+from app.browser.js import PageTimeout
+from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, committed
+from app.browser.netcapture import NetServices
+from app.browser.tab import BrowserPage, BrowserTab
+from workflows.ports import Locator, PageError
+
+log = logging.getLogger("browserpilot.browser")
+
+T = TypeVar("T")
+
+
+def capture_name(prefix: str, suffix: str) -> str:
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}{suffix}"
+
+
+@dataclass(frozen=True)
+class TabFolders:
+    captures: Path   # screenshots, PDFs, HAR files
+    downloads: Path  # the environment's downloads
+
+
+class TabCore:
+    """The shared state of one tab's parts."""
+
+    def __init__(self, view: BrowserTab, control: TabControl, folders: TabFolders,
+                 tab_id_of_page: Callable[[object], str | None], net: NetServices | None = None) -> None:
+        self.view = view
+        self.tab_id = view.tab_id
+        self.env_id = view.env_id
+        self.control = control
+        self.folders = folders
+        self.tab_id_of_page = tab_id_of_page
+        self.net = net
+        self._input: InputDriver | None = None
+        inflight.track(self.page)  # from the app's first operation on it, the tab's requests are counted
+
+    @property
+    def page(self) -> BrowserPage:
+        return self.view.browser_page
+
+    @property
+    def input(self) -> InputDriver:
+        """The tab's trusted input, made on first use: its first use in the app loads Qt's key and event enums
+        (~0.1 s), which a cold app's first call (a navigation, typically) does not need."""
+        if self._input is None:
+            self._input = InputDriver(self.view)
+        return self._input
+
+    def net_services(self) -> NetServices:
+        if self.net is None:
+            raise PageError("DevTools and network capture are not available in this app", code="unavailable")
+        return self.net
+
+    def blocked(self, url: str) -> str | None:
+        """Why the environment's domain policy refuses `url`, or None."""
+        if self.net is None or self.net.policies is None:
+            return None
+        verdict = self.net.policies.policy(self.env_id).check_url(url)
+        return verdict.describe(self.env_id) if verdict is not None else None
+
+    async def guarded(self, awaitable: Awaitable[T]) -> T:
+        """Fail fast when the renderer dies; after a timeout, check whether it hung (and recover it)."""
+        try:
+            return await self.view.health.guard(awaitable)
+        except locators.LocatorError:
+            raise  # the page answered: the condition just did not hold in time
+        except PageTimeout:
+            if not await ensure_responsive(self.page):
+                raise PageError("the page stopped responding (a script is stuck); it was reloaded",
+                                code="page_hung") from None
+            raise
+
+    # -- actions and the navigations they start -------------------------------------------------------
+    async def acting(self, act: Callable[[], Awaitable[None]], timeout: float) -> bool:
+        """Send input and wait until the page has handled it. When it started a navigation (a link, a form
+        submission, Enter in a form, a script the click ran), wait until that navigation has committed
+        (failing with its reason: a network error, the domain policy, the page stopping it), then for its
+        load to finish, so the next step sees the new page. Returns whether a navigation happened."""
+        with NavigationWatch(self.page) as watch:
+            await act()
+            fenced = await self.input.fence()
+            return await self.after_navigation(watch, fenced.document, fenced.navigation, timeout)
+
+    async def after_navigation(self, watch: NavigationWatch, document: str | None, navigating: bool,
+                               timeout: float) -> bool:
+        wait = max(timeout, NAVIGATION_TIMEOUT)
+        if not await self.guarded(committed(self.page, watch, document, navigating, wait)):
+            return False
+        await self.settled(wait)
+        return True
+
+    async def settled(self, timeout: float = 30.0) -> None:
+        """Wait for a load in progress (e.g. started by the click before) to finish."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.view.loading and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+
+    async def point(self, locator: Locator | None, x: float | None, y: float | None, timeout: float,
+                    **checks: bool) -> tuple[float, float, str | None]:
+        """Where to act: the centre of the actionable element, or the given point."""
+        if locator is None:
+            assert x is not None and y is not None
+            return x, y, None
+        target = await self.guarded(locators.wait_actionable(self.page, locator, timeout, **checks))
+        return target.x, target.y, target.description
+
+    async def offset_point(self, locator: Locator, offset: tuple[float, float]) -> tuple[float, float]:
+        """The point at `offset` (fractions of the box) of the element, which `point` just scrolled into
+        view."""
+        found = await self.guarded(locators.query(self.page, locator, limit=1))
+        if found.count != 1:
+            raise PageError(f'"{locator.label()}" matches {found.count} elements (exactly one is needed)',
+                            code="ambiguous")
+        rect = found.rows[0].rect
+        return rect.x + offset[0] * rect.width, rect.y + offset[1] * rect.height
+
+    def state(self) -> dict[str, Any]:
+        """The tab's address and title now, for logs."""
+        return {"url": self.page.url().toString(), "title": self.page.title()}

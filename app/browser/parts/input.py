@@ -1,0 +1,163 @@
+"""A tab's input part: acting as a person does, with trusted input (app/browser/input.py). Each action waits
+for its target to be actionable (app/browser/locators.py) and, when it starts a navigation, until that has
+committed (`TabCore.acting`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from app.browser import locators
+from app.browser.js import PageTimeout, run_js
+from app.browser.parts.core import TabCore
+from app.browser.tab import check_upload_paths, upload_files
+from workflows.ports import Direction, Locator, MouseButton, PageError
+
+log = logging.getLogger("browserpilot.browser")
+
+CLICK_UNTIL_TRIES = 3
+SCROLL_STEPS = 16
+SWIPE_STEPS = 20
+VIEWPORT = "[innerWidth, innerHeight]"
+
+
+class TabInput:
+    def __init__(self, core: TabCore) -> None:
+        self._core = core
+
+    async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
+                    count: int, until: Locator | None, timeout: float,
+                    offset: tuple[float, float] | None = None) -> dict[str, Any]:
+        core = self._core
+        tries = CLICK_UNTIL_TRIES if until is not None else 1
+        for attempt in range(1, tries + 1):
+            px, py, description = await core.point(locator, x, y, timeout)
+            if offset is not None and locator is not None:
+                px, py = await core.offset_point(locator, offset)
+            await core.acting(lambda: core.input.click(px, py, button, count), timeout)
+            if until is None:
+                break
+            try:
+                await core.guarded(locators.wait_state(core.page, until, "appear", timeout / tries))
+                break
+            except PageTimeout:
+                if attempt == tries:
+                    raise PageError(f'"{until.label()}" did not appear after {tries} clicks', code="timeout") from None
+                log.info("click %s: %s not there yet, clicking again", core.tab_id, until.label())
+        result: dict[str, Any] = {"x": round(px, 1), "y": round(py, 1)}
+        if description:
+            result["element"] = description
+        return result
+
+    async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
+                        replace: bool = False) -> dict[str, Any]:
+        core = self._core
+        result: dict[str, Any] = {}
+        if locator is not None:
+            px, py, description = await core.point(locator, None, None, timeout, editable=True, stable=False)
+            if await locators.has_focus(core.page, locator):
+                # A click would collapse a selection just made (ctrl+a): keep the focus, as Playwright's type.
+                result["clicked"] = False
+            else:
+                await core.input.click(px, py)
+            result["element"] = description
+        if replace:
+            await core.input.key("ctrl+a")
+        await core.acting(lambda: core.input.paste(text) if paste else core.input.type_text(text), timeout)
+        result["typed"] = len(text)
+        return result
+
+    async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]:
+        """Choose with the keyboard on the focused, closed <select> (arrow keys: trusted input and a trusted
+        change event, no popup needed); fall back to setting the value when that does not land."""
+        core = self._core
+        wanted = await core.guarded(locators.find_option(core.page, locator, option, timeout))
+        result = {"element": wanted.description, "value": wanted.value, "text": wanted.text, "index": wanted.index}
+        delta = wanted.index - wanted.previous_index
+        if delta == 0:
+            return result
+        await core.guarded(locators.focus(core.page, locator, timeout))
+
+        async def arrows() -> None:
+            for _ in range(abs(delta)):
+                await core.input.key("arrowdown" if delta > 0 else "arrowup")
+
+        if await core.acting(arrows, timeout):
+            return result  # the choice navigated (an onchange that loads another page): nothing left to check
+        now = await core.guarded(locators.find_option(core.page, locator, option, timeout))
+        if now.previous_index != wanted.index:
+            log.info("select %s: keyboard landed on option %s, not %s; setting it", core.tab_id,
+                     now.previous_index, wanted.index)
+            await core.guarded(locators.select_option(core.page, locator, option, timeout))
+            result["method"] = "value"
+        return result
+
+    async def key(self, shortcut: str) -> dict[str, Any]:
+        core = self._core
+        try:
+            await core.acting(lambda: core.input.key(shortcut), 30.0)
+        except ValueError as exc:
+            raise PageError(str(exc), code="invalid_key") from None
+        return {"shortcut": shortcut}
+
+    async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None, swipe: bool,
+                     timeout: float, distance: float | None = None) -> dict[str, Any]:
+        core = self._core
+        if not swipe and direction not in ("up", "down"):
+            raise PageError("page_scroll goes up or down; use page_swipe for left and right", code="invalid_argument")
+        width, height = await run_js(core.page, VIEWPORT)
+        if locator is not None:
+            x, y, _description = await core.point(locator, None, None, timeout, hit_test=False)
+        else:
+            x, y = width / 2, height / 2
+        step = (height if direction in ("up", "down") else width) * 0.6
+        if until is None:
+            await self._scroll_once(x, y, direction, distance or step, swipe)
+            return {"steps": 1, "distance": round(distance or step)}
+        distance = step
+        steps = SWIPE_STEPS if swipe else SCROLL_STEPS
+        for index in range(steps + 1):
+            if await self._in_view(until):
+                return {"steps": index, "visible": True}
+            if index < steps:
+                await self._scroll_once(x, y, direction, distance, swipe)
+        raise PageError(f'"{until.label()}" did not come into view after {steps} '
+                        f'{"swipes" if swipe else "scroll steps"} {direction}', code="timeout")
+
+    async def _scroll_once(self, x: float, y: float, direction: Direction, distance: float, swipe: bool) -> None:
+        core = self._core
+        if swipe:
+            await core.input.swipe(x, y, direction, distance)
+        else:
+            await core.input.wheel(x, y, 0.0, distance if direction == "down" else -distance)
+        await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
+
+    async def _in_view(self, locator: Locator) -> bool:
+        page = self._core.page
+        found = await locators.query(page, locator, limit=5)
+        if not found.rows:
+            return False
+        width, height = await run_js(page, VIEWPORT)
+        return any(row.visible and row.rect.width > 0 and row.rect.height > 0 and row.rect.y < height
+                   and row.rect.y + row.rect.height > 0 and row.rect.x < width and row.rect.x + row.rect.width > 0
+                   for row in found.rows)
+
+    async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
+                   timeout: float, offset: tuple[float, float] | None = None) -> dict[str, Any]:
+        core = self._core
+        px, py, description = await core.point(locator, x, y, timeout)
+        if offset is not None and locator is not None:
+            px, py = await core.offset_point(locator, offset)
+        await core.acting(lambda: core.input.drag(px, py, dx, dy), timeout)
+        result: dict[str, Any] = {"from": [round(px, 1), round(py, 1)], "to": [round(px + dx, 1), round(py + dy, 1)]}
+        if description:
+            result["element"] = description
+        return result
+
+    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]:
+        core = self._core
+        checked = check_upload_paths(paths)  # before anything is clicked
+        px, py, description = await core.point(locator, None, None, timeout)
+        await upload_files(core.page, checked, lambda: core.input.click(px, py))
+        return {"element": description, "files": checked}

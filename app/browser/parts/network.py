@@ -1,0 +1,144 @@
+"""A tab's network part: what the tab still has in flight (app/browser/inflight.py), the DevTools protocol
+over its port-less channel (app/browser/cdp.py), capture as HAR (app/browser/netcapture.py), requests the app
+sends for the tab (app/browser/direct.py) and request mocks (app/browser/netmock.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
+
+from app import __version__
+from app.browser import direct, inflight
+from app.browser.cdp import refusal
+from app.browser.netcapture import CaptureError, TabCapture as NetTabCapture, write_har_file
+from app.browser.netmock import MockRule
+from app.browser.parts.core import TabCore, capture_name
+from envs.savemanager import in_thread
+from workflows.ports import PageError
+
+
+class TabNetwork:
+    def __init__(self, core: TabCore) -> None:
+        self._core = core
+
+    async def settle(self, timeout: float) -> dict[str, Any]:
+        """Let what the tab still has in flight (a navigation, a form post, fetch/XHR, beacons) land, at most
+        `timeout` seconds: `{pending}` lists what had not (empty: everything landed)."""
+        core = self._core
+        pending = await inflight.settle(core.page, timeout, lambda: core.view.loading or core.page.isLoading())
+        return {"pending": pending, "settled": not pending}
+
+    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        core = self._core
+        net = core.net_services()
+        if method == "Network.loadNetworkResource":
+            # This command loads through the browser without the profile's request interceptor.
+            refused = core.blocked(str((params or {}).get("url", "")))
+            if refused is not None:
+                raise PageError(f"page_cdp refuses {method}: {refused}", code="blocked")
+        channel = net.cdp.channel(core.page)
+        result = await core.guarded(channel.user_command(method, params, timeout))
+        return {"result": result}
+
+    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]:
+        """Commands in order on the caller's session; all are checked before the first is sent, and the
+        batch stops at the first failure (its error is its result)."""
+        for index, command in enumerate(commands):
+            reason = refusal(str(command["method"]), command.get("params"))
+            if reason is not None:
+                raise PageError(f"page_cdp_batch refuses commands[{index}] {command['method']}: {reason}; "
+                                f"nothing was sent", code="cdp_refused")
+        results: list[dict[str, Any]] = []
+        for command in commands:
+            method = str(command["method"])
+            try:
+                reply = await self.cdp(method, command.get("params"), timeout)
+            except PageError as exc:
+                results.append({"method": method, "ok": False, "error": str(exc), "code": exc.code})
+                break
+            results.append({"method": method, "ok": True, "result": reply["result"]})
+            if command.get("delay_ms"):
+                await asyncio.sleep(float(command["delay_ms"]) / 1000)
+        return {"results": results, "completed": len(results) == len(commands) and results[-1]["ok"]}
+
+    def _capture(self, create: bool = False) -> NetTabCapture:
+        core = self._core
+        net = core.net_services()
+        recording = net.captures.get(core.tab_id)
+        if recording is None and create:
+            page = core.page
+            recording = net.captures.ensure(core.tab_id, net.cdp.channel(page),
+                                            lambda: (page.url().toString(), page.title()))
+        if recording is None:
+            raise CaptureError("network capture was never started on this tab; call net_start first")
+        return recording
+
+    async def net_start(self) -> dict[str, Any]:
+        recording = self._capture(create=True)
+        await self._core.guarded(recording.start())
+        return {"capturing": True}
+
+    async def net_stop(self) -> dict[str, Any]:
+        recording = self._capture()
+        await recording.stop()
+        return {"capturing": False, "entries": len(recording.entries)}
+
+    async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]:
+        recording = self._capture()
+        await recording.settle(2.0)
+        return {"capturing": recording.running, "requests": recording.list(url_contains, limit),
+                "dropped": recording.dropped}
+
+    async def net_get(self, request_id: str) -> dict[str, Any]:
+        recording = self._capture()
+        await recording.settle(2.0)
+        return {"request": recording.get(request_id)}
+
+    async def net_export(self, path: str | None = None,
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> dict[str, Any]:
+        """Write the tab's capture as HAR 1.2 (default: the environment's captures folder)."""
+        recording = self._capture()
+        await recording.settle(5.0)
+        target = Path(path) if path else self._core.folders.captures / capture_name("net", ".har")
+        har = recording.har(__version__, qWebEngineChromiumVersion(), redact)  # here: it reads the live capture
+        result = await in_thread(write_har_file, target, har, name="browserpilot-har")  # off the Qt thread
+        result["capturing"] = recording.running
+        return result
+
+    async def direct_request(self, method: str, url: str, headers: dict[str, str], body: str | None,
+                             timeout: float) -> dict[str, Any]:
+        core = self._core
+        net = core.net_services()
+
+        async def cookies_for(target: str) -> dict[str, str]:
+            channel = net.cdp.channel(core.page)
+            found = await core.guarded(channel.user_command("Network.getCookies", {"urls": [target]}, 10.0))
+            return {cookie["name"]: cookie["value"] for cookie in found.get("cookies", [])}
+
+        recording = net.captures.get(core.tab_id)
+        record = recording.add_direct if recording is not None and recording.running else None
+        try:
+            return await direct.send(method, url, headers, body, timeout, blocked=core.blocked,
+                                     cookies_for=cookies_for, record=record)
+        except direct.DirectRequestError as exc:
+            raise PageError(str(exc), code="request_failed") from None
+
+    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Rules: `{url_contains, status, body, headers}` each (see app/browser/netmock.py)."""
+        core = self._core
+        net = core.net_services()
+        page = core.page
+        mock = net.mocks.ensure(core.tab_id, net.cdp.channel(page), core.blocked, lambda: page.url().toString())
+        await core.guarded(mock.start([MockRule(str(r["url_contains"]), int(r.get("status", 200)),
+                                                str(r.get("body", "{}")), dict(r.get("headers") or {}))
+                                       for r in rules]))
+        return {"rules": len(rules)}
+
+    async def mock_stop(self) -> dict[str, Any]:
+        mock = self._core.net_services().mocks.drop(self._core.tab_id)
+        if mock is None:
+            return {"mocked": False}
+        return {"mocked": False, **(await mock.stop())}

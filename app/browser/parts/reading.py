@@ -1,0 +1,65 @@
+"""A tab's reading part: looking at the page (waiting for elements, querying, the accessibility snapshot, the
+source, one element closely) and running scripts in it. A script that starts a navigation (`form.submit()`,
+`location = …`) is waited for, as after a click."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from app.browser import inspect, locators
+from app.browser.js import MAIN_WORLD, NavigatedAway, run_js, run_js_async
+from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, document_now
+from app.browser.parts.core import TabCore
+from workflows.ports import Locator
+
+_SOURCE = ("(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\\n' : '')"
+           " + document.documentElement.outerHTML")
+
+
+class TabReading:
+    def __init__(self, core: TabCore) -> None:
+        self._core = core
+
+    async def wait(self, locator: Locator, state: Literal["appear", "gone"], timeout: float) -> dict[str, Any]:
+        visible = await self._core.guarded(locators.wait_state(self._core.page, locator, state, timeout))
+        return {"state": state, "visible": visible}
+
+    async def query(self, locator: Locator) -> dict[str, Any]:
+        return (await self._core.guarded(locators.query(self._core.page, locator))).to_dict()
+
+    async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]:
+        snap = await self._core.guarded(locators.snapshot(self._core.page, locator, start=start, items=items))
+        return {"url": snap.url, "title": snap.title, "snapshot": snap.text, "refs": snap.refs,
+                "folded": snap.folded, "truncated": snap.truncated}
+
+    async def source(self) -> dict[str, Any]:
+        html = await self._core.guarded(run_js(self._core.page, _SOURCE, world=MAIN_WORLD))
+        return {"url": self._core.page.url().toString(), "html": html}
+
+    async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
+        """Run the script; when it started a navigation (`form.submit()`, `location = …`), wait until that
+        navigation has committed, as after a click."""
+        core = self._core
+        await core.settled()
+        with NavigationWatch(core.page) as watch:
+            try:
+                value = await core.guarded(run_js_async(core.page, source, args, timeout))
+            except NavigatedAway:
+                # A navigation started just as the script did (a link clicked by the step before): run it on the
+                # new document instead.
+                await asyncio.sleep(0.05)
+                await core.settled()
+                value = await core.guarded(run_js_async(core.page, source, args, timeout))
+            document, navigating = await document_now(core.page)
+            await core.after_navigation(watch, document, navigating, NAVIGATION_TIMEOUT)
+        return {"value": value}
+
+    async def inspect(self, locator: Locator) -> dict[str, Any]:
+        return await self._core.guarded(inspect.inspect(self._core.page, locator))
+
+    async def hit(self, x: float, y: float) -> dict[str, Any]:
+        return await self._core.guarded(inspect.hit(self._core.page, x, y))
+
+    async def watch(self, locator: Locator, timeout: float, interval: float, stop_on_change: bool) -> dict[str, Any]:
+        return await inspect.watch(self._core.page, locator, timeout, interval, stop_on_change)
