@@ -79,7 +79,7 @@ class RowRunner:
         view = record.model_dump(mode="json", by_alias=True, exclude_none=True)
         files = collect_files(view, self.shell.ctx.runs.folder(record.id), row.file_limit)
         return RowResult(record=view, worker=self.worker_name, files=files, submitted_at=row.submitted_at,
-                         started_at=started, ended_at=time.time(), attempt=row.attempt + 1)
+                         started_at=started, ended_at=time.time())
 
     async def _run_in_tab(self, row: RowTask, env_id: str) -> Any:
         doc = validate_document(row.document)
