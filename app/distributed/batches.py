@@ -132,7 +132,8 @@ class BatchState(_Model):
                 run_id=record.get("id"), error=error, started_at=result.started_at if result else None,
                 ended_at=result.ended_at if result else None))
             return "duplicate"
-        row.outcome, row.worker, row.entry, row.error = status, event.worker, event.entry, error  # type: ignore[assignment]
+        row.outcome = "ok" if status == "ok" else "failed"
+        row.worker, row.entry, row.error = event.worker, event.entry, error
         row.run_id = str(record["id"]) if record.get("id") else None
         return "kept"
 

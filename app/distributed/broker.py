@@ -55,8 +55,8 @@ def row_message(row: RowTask, queue: str) -> Any:
     """The broker message of one row (its payload is the whole row task, document included)."""
     from dramatiq import Message
 
-    return Message(queue_name=queue, actor_name=ACTOR, args=(), kwargs={"row": row.model_dump(mode="json", by_alias=True)},
-                   options={})
+    payload = row.model_dump(mode="json", by_alias=True)
+    return Message(queue_name=queue, actor_name=ACTOR, args=(), kwargs={"row": payload}, options={})
 
 
 def in_broker(client: Any, queue: str, message_ids: list[str]) -> list[bool]:

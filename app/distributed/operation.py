@@ -60,7 +60,8 @@ class WorkflowDistributeParams(WorkflowRunParams):
         if not self.broker.startswith(("redis://", "rediss://", "redis+socket://")):
             raise ValueError(f"the broker must be a redis:// or rediss:// URL, not {self.broker!r}")
         if not QUEUE_NAME.fullmatch(self.queue):
-            raise ValueError(f"a queue name is letters, digits, '.', '-' and '_', starting with a letter: {self.queue!r}")
+            raise ValueError(f"a queue name is letters, digits, '.', '-' and '_', starting with a letter, "
+                             f"not {self.queue!r}")
         return self
 
 
@@ -153,7 +154,8 @@ async def follow_batch(ctx: OpContext, state: BatchState, login: dict[str, Any] 
             submitter.run()
         except BaseException as exc:  # tell the loop, whatever happened
             log.exception("batch %s: the submitter stopped", state.id)
-            failure = OpError(f"{exc} (the batch is on file: browserpilot batch resume {state.id})")
+            failure = OpError(str(exc) if isinstance(exc, LookupError) else
+                              f"{exc} (the batch is on file: browserpilot batch resume {state.id})")
             loop.call_soon_threadsafe(lambda: finished.done() or finished.set_exception(failure))
         else:
             loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))

@@ -102,7 +102,8 @@ class BatchSubmitter:
 
     # -- publishing ------------------------------------------------------------------------------------
     def _present(self, broker: Any) -> dict[str, bool]:
-        """Message id -> still in the broker, for every open row's messages ({} when stopped meanwhile)."""
+        """Message id -> still in the broker, for every open row's messages (all taken as there when the
+        submitter is stopped before the broker answers: nothing is sent again then)."""
         ids = [message_id for index in self.state.open_rows() for message_id in self.state.rows[index].message_ids]
         if not ids:
             return {}

@@ -150,7 +150,6 @@ class RowConsumer:
 
     def _run_row(self, row: dict[str, Any]) -> None:
         from dramatiq.middleware import CurrentMessage
-
         from pydantic import ValidationError
 
         message = CurrentMessage.get_current_message()
