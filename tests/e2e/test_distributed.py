@@ -5,7 +5,7 @@ records every row that reaches it, and when.
 
 The server can hold a row at the point where the page reports it (`/done`): the test then knows that the
 row is in a worker's hands, mid-row, and lets it finish when it chooses. Which worker holds which row is read
-from the batch's ledger in Redis (the workers' own `started` events).
+from the workers' own run records.
 
 Faults: a worker SIGKILLed or SIGSTOPped mid-row (its row runs on the other worker within 30 s of the fault,
 as the server sees it; the stopped worker's late result is recorded as a duplicate), Redis restarted
@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-import redis as redis_client
 
 from envs.jsonstore import JsonStore
 from tests.support.app_process import app_command, app_env
-from tests.support.distributed import Site, Worker, batch_id_of, holder, ledger_events, until, workflow
+from tests.support.distributed import Site, Worker, batch_id_of, ledger_events, until, workflow
 from tests.support.qt import shell  # noqa: F401  (fixture: the app in this process, for the dialog's test)
 from tests.support.redis_server import RedisServer
 from tests.support.server import LocalServer
@@ -105,7 +104,8 @@ def pool(env: tuple[Site, RedisServer, Pool]) -> Pool:
 
 
 # -- the submitter's side --------------------------------------------------------------------------------
-def write_batch(folder: Path, site: Site, names: list[str], path: str = "/row", wait_timeout: float = 90) -> tuple[Path, Path]:
+def write_batch(folder: Path, site: Site, names: list[str], path: str = "/row",
+                wait_timeout: float = 90) -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     wf, rows = folder / "row.json", folder / "rows.json"
     wf.write_text(json.dumps(workflow(site.url(path), wait_timeout)))
@@ -152,12 +152,12 @@ def batch_file(data_dir: Path, batch_id: str) -> dict[str, Any]:
     return until(read, 10, "a readable batch record")
 
 
-def records(data_dir: Path, batch_id: str) -> dict[int, Any]:
-    """The submitter's run records of the batch, by row."""
+def records(data_dir: Path, batch_id: str | None = None) -> dict[int, Any]:
+    """The submitter's run records of the batch (of its only batch when None), by row."""
     runs = JsonStore(data_dir / "runs.json", RunsDocument, RunsDocument).load().document.runs
     by_row: dict[int, Any] = {}
     for run in runs:
-        if run.batch_id == batch_id:
+        if run.batch_id is not None and run.batch_id == (batch_id or run.batch_id):
             assert run.row_index not in by_row, f"row {run.row_index} has two records"
             by_row[run.row_index] = run
     return by_row
@@ -165,8 +165,7 @@ def records(data_dir: Path, batch_id: str) -> dict[int, Any]:
 
 def in_hand(site: Site, names: list[str], count: int, timeout: float = 60) -> list[str]:
     """The first `count` rows that reached the server (held there: mid-row on a worker)."""
-    return until(lambda: [n for n in names if site.times(n)][:count] if len([n for n in names if site.times(n)]) >= count
-                 else None, timeout, f"{count} row(s) reaching the server")
+    return until(lambda: site.first_in(names, count), timeout, f"{count} row(s) reaching the server")
 
 
 @dataclass
@@ -175,15 +174,14 @@ class HeldBatch:
 
     data: Path
     submitter: subprocess.Popen[str]
-    batch: str
     names: list[str]
     rows: list[str]
-    redis: RedisServer
     pool: Pool
 
     def worker_of(self, who: str) -> Worker:
-        name = holder(self.redis.url, self.batch, self.names.index(who))
-        return next(w for w in self.pool.workers if w.name == name)
+        """The worker running the row `who` (from the workers' own run records)."""
+        return until(lambda: next((w for w in self.pool.workers if any(r["status"] == "running" for r in w.runs(who))),
+                                  None), 10, f"a worker's record of row {who} running")
 
     def other_than(self, worker: Worker) -> Worker:
         return next(w for w in self.pool.workers if w is not worker)
@@ -195,8 +193,7 @@ def start_held(tmp_path: Path, site: Site, redis: RedisServer, pool: Pool, names
     site.hold(*names)
     data = tmp_path / "submitter"
     submitter = submit(data, *write_batch(tmp_path, site, names, wait_timeout=wait_timeout), redis.url)
-    batch = batch_id_of(data)
-    return HeldBatch(data, submitter, batch, names, in_hand(site, names, in_hand_count), redis, pool)
+    return HeldBatch(data, submitter, names, in_hand(site, names, in_hand_count), pool)
 
 
 # -- faults ----------------------------------------------------------------------------------------------
@@ -213,11 +210,11 @@ def test_a_worker_killed_mid_row_has_its_row_run_elsewhere_within_30_s(tmp_path:
     result = finish(held.submitter)
     again = site.wait_reached(killed_row, times=2, timeout=1)
     pool.replace(victim)
-    assert again - killed_at < DEATH_TO_RERUN_LIMIT, f"the killed worker's row ran again {again - killed_at:.1f} s later"
+    assert again - killed_at < DEATH_TO_RERUN_LIMIT, f"the killed worker's row ran {again - killed_at:.1f} s later"
     assert result["succeeded"] == 4 and result["failed"] == 0
     # Every row reached the server; the killed one twice (its first run died with the worker).
     assert site.reached(names) == {name: 2 if name == killed_row else 1 for name in names}
-    by_row = records(held.data, held.batch)
+    by_row = records(held.data, result["batchId"])
     assert sorted(by_row) == [0, 1, 2, 3]
     assert all(r.status == "ok" and r.outputs["heading"] == names[i] for i, r in by_row.items())
     assert by_row[names.index(killed_row)].worker == survivor.name
@@ -229,7 +226,7 @@ def test_a_worker_stopped_mid_row_has_its_row_run_elsewhere_and_its_late_result_
         tmp_path: Path, site: Site, redis: RedisServer, pool: Pool) -> None:
     names = [f"stop{i}" for i in range(3)]
     held = start_held(tmp_path, site, redis, pool, names)
-    data, batch, stuck_row = held.data, held.batch, held.rows[0]
+    data, stuck_row = held.data, held.rows[0]
     stuck = held.worker_of(stuck_row)
     other = held.other_than(stuck)
     stuck.signal_group(signal.SIGSTOP)  # hangs: its process is there, its heartbeat is not
@@ -240,9 +237,9 @@ def test_a_worker_stopped_mid_row_has_its_row_run_elsewhere_and_its_late_result_
         again = site.wait_reached(stuck_row, times=2, timeout=1)
     finally:
         stuck.signal_group(signal.SIGCONT)
-    assert again - stopped_at < DEATH_TO_RERUN_LIMIT, f"the stopped worker's row ran again {again - stopped_at:.1f} s later"
+    assert again - stopped_at < DEATH_TO_RERUN_LIMIT, f"the stopped worker's row ran {again - stopped_at:.1f} s later"
     assert result["succeeded"] == 3 and result["duplicates"] == 0
-    index = names.index(stuck_row)
+    batch, index = result["batchId"], names.index(stuck_row)
     assert records(data, batch)[index].worker == other.name
     # Woken up, the stopped worker finishes its row too: a second run of it, which the submitter counts once.
     until(lambda: [e for e in ledger_events(redis.url, batch) if e["kind"] == "result" and e["row"] == index
@@ -261,14 +258,14 @@ def test_redis_restarted_mid_batch_loses_no_row_and_runs_none_twice(tmp_path: Pa
                                                                     pool: Pool) -> None:
     names = [f"restart{i}" for i in range(5)]
     held = start_held(tmp_path, site, redis, pool, names)
-    data, batch = held.data, held.batch
+    data = held.data
     redis.stop()  # no persistence: the queue, the workers' claims and the batch's ledger are gone
     redis.start()
     site.release()
     result = finish(held.submitter)
     assert result["succeeded"] == 5 and result["duplicates"] == 0
     assert site.reached(names) == {name: 1 for name in names}  # the rows in hand finished once, the rest ran once
-    by_row = records(data, batch)
+    by_row = records(data, result["batchId"])
     assert sorted(by_row) == list(range(5)) and all(r.status == "ok" for r in by_row.values())
     assert "no longer in the broker" in (data / "logs" / "browserpilot.log").read_text()
 
@@ -333,20 +330,19 @@ def test_a_renderer_crash_sends_the_row_back_to_the_queue(tmp_path: Path, site: 
                                                            pool: Pool) -> None:
     names = ["crash0"]
     held = start_held(tmp_path, site, redis, pool, names, in_hand_count=1, wait_timeout=5)
-    data, batch, submitter = held.data, held.batch, held.submitter
     worker = held.worker_of("crash0")
     renderers = until(worker.renderers, 10, "the worker's renderer")
     for renderer in renderers:
         renderer.kill()
-    until(lambda: len([e for e in ledger_events(redis.url, batch) if e["kind"] == "started"]) >= 2, 60,
-          "the row starting again")
+    until(lambda: sum(len(w.runs("crash0")) for w in pool.workers) >= 2, 60, "the row starting again")
     site.release()
-    result = finish(submitter)
+    result = finish(held.submitter)
     assert result["succeeded"] == 1
-    record = records(data, batch)[0]
-    assert record.status == "ok" and record.remote["attempts"] >= 2
-    assert "goes back to the queue" in worker.output() or "goes back to the queue" in \
-        (worker.data_dir / "logs" / "browserpilot.log").read_text()
+    record = records(held.data, result["batchId"])[0]
+    assert record.status == "ok" and record.remote["attempts"] == 2
+    # The crashed run ended failed on its worker (no --retries: only the app fault sent the row back); the
+    # row's second run is the kept one.
+    assert [run["status"] for run in worker.runs("crash0")][-1] == "failed"
 
 
 def test_a_warm_shutdown_finishes_the_row_in_hand_and_leaves_the_rest(tmp_path: Path, site: Site, redis: RedisServer,
@@ -364,7 +360,7 @@ def test_a_warm_shutdown_finishes_the_row_in_hand_and_leaves_the_rest(tmp_path: 
     result = finish(held.submitter)
     assert result["succeeded"] == 4 and result["duplicates"] == 0
     assert site.reached(names) == {name: 1 for name in names}
-    by_row = records(held.data, held.batch)
+    by_row = records(held.data, result["batchId"])
     assert by_row[names.index(rows_in_hand[0])].worker == leaving.name  # finished, not handed on
     assert {r.worker for i, r in by_row.items() if names[i] not in rows_in_hand} == {staying.name}
 
@@ -380,24 +376,28 @@ def test_retries_run_a_failed_row_again(tmp_path: Path, site: Site, redis: Redis
     assert [by_row[i].remote["attempts"] for i in (0, 1)] == [2, 2]
 
 
-def test_ctrl_c_revokes_the_rows_not_started(tmp_path: Path, site: Site, redis: RedisServer, pool: Pool) -> None:
+def test_ctrl_c_revokes_the_rows_not_started_also_for_a_worker_that_connects_later(
+        tmp_path: Path, site: Site, redis: RedisServer, pool: Pool) -> None:
     names = [f"cancel{i}" for i in range(5)]
     held = start_held(tmp_path, site, redis, pool, names)
-    data, batch, submitter, running = held.data, held.batch, held.submitter, held.rows
+    data, submitter, running = held.data, held.submitter, held.rows
     submitter.send_signal(signal.SIGINT)
-    until(lambda: sum(row["outcome"] == "cancelled" for row in batch_file(data, batch)["rows"]) == 3, 30,
+    until(lambda: "revoked 3 row(s)" in (data / "logs" / "browserpilot.log").read_text(), 30,
           "the rows not started revoked")
-    site.release()
-    out, err = submitter.communicate(timeout=60)
-    assert submitter.returncode == 1, err
-    # The workers take the revoked rows from the queue and drop them: the queue empties, none reaches the server.
-    client = redis_client.Redis.from_url(redis.url)
+    # A worker that connects after the revocation is the first to reach the revoked rows (the others are busy).
+    newcomer = Worker(tmp_path / "w-new", redis.url, "w-new", tmp_path / "w-new.log")
     try:
-        until(lambda: client.hlen("browserpilot:browserpilot.msgs") == 0, 30, "the queue emptied")
+        newcomer.wait_for("ready")
+        site.release(*running)
+        out, err = submitter.communicate(timeout=60)
+        assert submitter.returncode == 1, err
+        workers = [*pool.workers, newcomer]
+        until(lambda: sum((w.data_dir / "logs" / "browserpilot.log").read_text().count("skipped: revoked")
+                          for w in workers) == 3, 30, "the workers dropping the three revoked rows")
     finally:
-        client.close()
+        assert newcomer.stop() == 0, newcomer.output()
     assert site.reached(names) == {name: 1 if name in running else 0 for name in names}
-    by_row = records(data, batch)
+    by_row = records(data)
     assert {names[i]: r.status for i, r in by_row.items()} == {
         name: "ok" if name in running else "cancelled" for name in names}
 

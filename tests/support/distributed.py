@@ -76,7 +76,8 @@ class Site:
 
     def _page(self, request: Request, script: bool = True) -> Response:
         who = request.arg("who")
-        cookies = dict(part.strip().split("=", 1) for part in request.headers.get("cookie", "").split(";") if "=" in part)
+        pairs = [part.strip().split("=", 1) for part in request.headers.get("cookie", "").split(";") if "=" in part]
+        cookies = dict(pairs)
         return Response(ROW_PAGE.format(who=who, user=cookies.get("session", ""),
                                         script=DONE_SCRIPT.format(who_js=json.dumps(who)) if script else ""))
 
@@ -116,6 +117,12 @@ class Site:
         with self._cond:
             return {name: sum(1 for _at, who in self.arrivals if who == name) for name in names}
 
+    def first_in(self, names: list[str], count: int) -> list[str] | None:
+        """The first `count` of `names` that reached the server, in that order; None while fewer did."""
+        with self._cond:
+            order = list(dict.fromkeys(who for _at, who in self.arrivals if who in names))
+        return order[:count] if len(order) >= count else None
+
     def wait_reached(self, who: str, times: int = 1, timeout: float = 60) -> float:
         """When `who` reached the server for the `times`-th time."""
         return until(lambda: len(self.times(who)) >= times and self.times(who)[times - 1], timeout,
@@ -154,6 +161,14 @@ class Worker:
         self.signal_group(signal.SIGKILL)
         self.process.wait(timeout=10)
         self._err.close()
+
+    def runs(self, who: str) -> list[dict[str, Any]]:
+        """This worker's own run records of the row `who` (its runs.json; [] while it is being replaced)."""
+        try:
+            runs = json.loads((self.data_dir / "runs.json").read_text())["runs"]
+        except (OSError, ValueError, KeyError):
+            return []
+        return [run for run in runs if (run.get("inputs") or {}).get("who") == who]
 
     def renderers(self) -> list[psutil.Process]:
         """Its pages' renderer processes (forked by QtWebEngine's zygote, so they carry the zygote's command
@@ -199,9 +214,3 @@ def ledger_events(url: str, batch_id: str) -> list[dict[str, Any]]:
         client.close()
     return [json.loads(fields[b"event"]) for _id, fields in entries]
 
-
-def holder(url: str, batch_id: str, row: int) -> str:
-    """The worker that started the row (its latest run)."""
-    runs = [event["worker"] for event in ledger_events(url, batch_id) if event["kind"] == "started" and event["row"] == row]
-    assert runs, f"no worker started row {row}"
-    return str(runs[-1])
