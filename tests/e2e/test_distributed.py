@@ -39,6 +39,7 @@ from workflows.runs import RunsDocument
 pytestmark = pytest.mark.e2e
 
 DEATH_TO_RERUN_LIMIT = 30.0  # seconds: the issue's bound, with default settings
+SUBMITTERS: list[subprocess.Popen[str]] = []  # started by the running test; ended after it if still running
 
 
 class Pool:
@@ -103,6 +104,17 @@ def pool(env: tuple[Site, RedisServer, Pool]) -> Pool:
     return env[2]
 
 
+@pytest.fixture(autouse=True)
+def _no_submitter_left() -> Iterator[None]:
+    """A test that fails before its submitter ends must not leave it running."""
+    yield
+    for process in SUBMITTERS:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    SUBMITTERS.clear()
+
+
 # -- the submitter's side --------------------------------------------------------------------------------
 def write_batch(folder: Path, site: Site, names: list[str], path: str = "/row",
                 wait_timeout: float = 90) -> tuple[Path, Path]:
@@ -113,17 +125,21 @@ def write_batch(folder: Path, site: Site, names: list[str], path: str = "/row",
     return wf, rows
 
 
+def launch(*args: str) -> subprocess.Popen[str]:
+    """`browserpilot ARGS` in its own session (so a kill takes its whole group), JSON on stdout."""
+    process = subprocess.Popen([*app_command(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=app_env(), stdin=subprocess.DEVNULL, start_new_session=True)
+    SUBMITTERS.append(process)
+    return process
+
+
 def submit(data_dir: Path, wf: Path, rows: Path, broker: str, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*app_command(), "run", str(wf), "--data-dir", str(data_dir), "--rows", str(rows),
-                             "--broker", broker, "--json", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=app_env(),
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    return launch("run", str(wf), "--data-dir", str(data_dir), "--rows", str(rows), "--broker", broker, "--json",
+                  *extra)
 
 
 def resume(data_dir: Path, batch_id: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*app_command(), "batch", "resume", batch_id, "--data-dir", str(data_dir), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=app_env(),
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    return launch("batch", "resume", batch_id, "--data-dir", str(data_dir), "--json")
 
 
 def finish(process: subprocess.Popen[str], timeout: float = 120) -> dict[str, Any]:
