@@ -106,9 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_editor.add_parser(verbs, common)
     _add_agent_parser(verbs, common)
-    from app.distributed.cli import add_worker_parser
+    from app.distributed.cli import add_batch_parser, add_worker_parser
 
     add_worker_parser(verbs, common)
+    add_batch_parser(verbs, common)
     mcp = verbs.add_parser("mcp", parents=[common], help="serve MCP on stdio (forwarding to the running app, "
                                                           "started headless if needed); show or renew the token")
     mcp_verbs = mcp.add_subparsers(dest="mcp_verb", metavar="ACTION")
@@ -336,6 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.distributed.cli import run_worker_verb
 
         return run_worker_verb(args, data)
+    if args.verb == "batch":
+        from app.distributed.cli import run_batch_verb
+
+        return run_batch_verb(args, data)
     if args.verb in ("workflow", "runs", "run"):
         from app import cli_workflows
 

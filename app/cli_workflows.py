@@ -286,7 +286,7 @@ def run_verb(args: argparse.Namespace, data: DataDir) -> int:
 
 
 def show_run_result(args: argparse.Namespace, name: str, result: dict[str, Any]) -> int:
-    if name in ("workflow_batch", "workflow_distribute"):
+    if name in ("workflow_batch", "workflow_distribute", "batch_resume"):
         if args.json:
             _print_json(result)
         elif result.get("ok"):

@@ -278,6 +278,9 @@ class BrowserPort(Protocol):
     def recording_tabs(self) -> list[str]:
         """The tabs a person's actions are being recorded in."""
 
+    def renderer_crashes(self, tab_id: str) -> tuple[int, str | None]:
+        """How often the tab's renderer died (it is reloaded each time), and why the last time."""
+
     def net_blocked(self, env_id: str | None = None, tab_id: str | None = None,
                     limit: int = 500) -> list[dict[str, Any]]:
         """Recent requests blocked by environments' domain policies: time, url, type, host, rule, tabIds."""

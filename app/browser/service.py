@@ -258,6 +258,10 @@ class BrowserService(QObject):
         env = self.envs.get(env_id or DEFAULT_ENV_ID)
         return self.active_tab(env.id) or self.new_tab(env.id, control="agent")
 
+    def renderer_crashes(self, tab_id: str) -> tuple[int, str | None]:
+        health = self.get(tab_id).view.health
+        return health.crash_count, health.last_reason
+
     def tab_state(self, tab_id: str) -> tuple[str, str] | None:
         tab = self._tabs.get(tab_id)
         if tab is None or not shiboken6.isValid(tab.view):

@@ -1,18 +1,21 @@
-"""Command-line parts of distributed batches: the `worker` verb, and `run … --rows FILE --broker URL`.
+"""Command-line parts of distributed batches: the `worker` and `batch` verbs, and `run … --rows FILE --broker URL`.
 
 `browserpilot worker --broker redis://HOST:6379/0 [--concurrency N] [--env ID] [--queue NAME]` starts the
 headless app and consumes rows (app.distributed.worker). `run --broker` maps to the `workflow_distribute`
 operation, which `browserpilot run` carries out like any run (in the running app, or in an app it starts
-for the batch); the progress line then counts done, failed, running and queued rows.
+for the batch); the progress line then counts done, failed, running and queued rows. `batch resume ID`
+(`batch_resume`) follows a batch again the same way, and `batch list` (`batch_list`) shows the batches on file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
-from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
+from app.distributed.defaults import (DEFAULT_FILE_LIMIT, DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE,
+                                      DEFAULT_ROW_TIME_LIMIT)
 from envs.datadir import DataDir
 
 
@@ -27,15 +30,30 @@ def add_worker_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     worker.add_argument("--queue", default=DEFAULT_QUEUE, metavar="NAME", help=f"queue (default {DEFAULT_QUEUE})")
     worker.add_argument("--name", default="", metavar="NAME", help="the worker's name (default bp-HOST-PID)")
     worker.add_argument("--row-time-limit", type=float, default=DEFAULT_ROW_TIME_LIMIT, metavar="S",
-                        help="the longest a row may take here, in seconds (default 600); a row sent to the "
-                             "broker again after a crash waits twice this + 5 s")
+                        help="the longest a row may take here, in seconds (default 600)")
+    worker.add_argument("--heartbeat-timeout", type=float, default=DEFAULT_HEARTBEAT_TIMEOUT, metavar="S",
+                        help="seconds without a heartbeat after which this worker takes another for dead and puts "
+                             f"its rows back in the queue (default {DEFAULT_HEARTBEAT_TIMEOUT:g})")
+
+
+def add_batch_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
+    batch = verbs.add_parser("batch", parents=[common], help="distributed batches on file: list them, resume one")
+    actions = batch.add_subparsers(dest="batch_verb", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", parents=[common], help="the batches this data folder submitted")
+    listing.add_argument("--json", action="store_true")
+    resume = actions.add_parser("resume", parents=[common], help="follow a batch again: collect what finished, "
+                                                                "send again only what the broker lost")
+    resume.add_argument("batch_id", metavar="ID")
+    resume.add_argument("--json", action="store_true", help="print the batch's result as JSON")
+    resume.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
 
 
 def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--broker", metavar="URL", help="with --rows: run the rows on workers through this Redis broker")
     run.add_argument("--queue", default=DEFAULT_QUEUE, metavar="NAME", help="with --broker: the workers' queue")
     run.add_argument("--retries", type=int, default=0, metavar="N",
-                     help="with --broker: run a row that failed for a workflow reason up to N times more")
+                     help="with --broker: run a row that failed for a workflow reason up to N times more (on the "
+                          "same worker, in a fresh tab)")
     run.add_argument("--ship-login", metavar="ENV", help="with --broker: send ENV's cookies with the rows "
                                                          "(the broker then carries session cookies)")
     run.add_argument("--row-time-limit", type=float, default=DEFAULT_ROW_TIME_LIMIT, metavar="S",
@@ -62,12 +80,39 @@ def run_worker_verb(args: argparse.Namespace, data: DataDir) -> int:
 
     setup_logging(data.logs, debug=getattr(args, "debug", False))  # a worker tells what it does (not quiet)
 
-    if args.concurrency < 1 or args.row_time_limit <= 0:
-        print("browserpilot: --concurrency must be at least 1 and --row-time-limit positive", file=sys.stderr)
+    if args.concurrency < 1 or args.row_time_limit <= 0 or args.heartbeat_timeout < 2:
+        print("browserpilot: --concurrency must be at least 1, --row-time-limit positive and --heartbeat-timeout "
+              "at least 2 s", file=sys.stderr)
         return 2
     if not args.broker.startswith(("redis://", "rediss://", "redis+socket://")):
         print(f"browserpilot: the broker must be a redis:// or rediss:// URL, not {args.broker!r}", file=sys.stderr)
         return 2
     options = WorkerOptions(broker=args.broker, concurrency=args.concurrency, env_id=args.worker_env,
-                            queue=args.queue, name=args.name, row_time_limit=args.row_time_limit)
+                            queue=args.queue, name=args.name, row_time_limit=args.row_time_limit,
+                            heartbeat_timeout=args.heartbeat_timeout)
     return run_worker(data, options)
+
+
+def run_batch_verb(args: argparse.Namespace, data: DataDir) -> int:
+    """`batch list` here (or in the running app); `batch resume ID` as `run` carries out a batch."""
+    from app import cli_workflows
+
+    if args.batch_verb == "list":
+        from app.cli import run_operation_verb
+
+        def show(result: dict[str, Any]) -> None:
+            if args.json:
+                print(json.dumps(result["batches"], ensure_ascii=False, indent=2))
+                return
+            for batch in result["batches"]:
+                print(f"{batch['batchId']}\t{batch['status']}\t{batch['workflow']}\t{batch['succeeded']} ok, "
+                      f"{batch['failed']} failed, {batch['open']} open of {batch['total']}"
+                      + (f", {batch['duplicates']} duplicate(s)" if batch["duplicates"] else ""))
+        return run_operation_verb(data, "batch_list", {}, show)
+    bar = cli_workflows.ProgressBar(quiet=args.quiet)
+    result = cli_workflows.run_here_or_forward(data, "batch_resume", {"batchId": args.batch_id}, headless=True,
+                                               progress=bar)
+    bar.finish()
+    if result is None:
+        return cli_workflows.EXIT_FAILED
+    return cli_workflows.show_run_result(args, "batch_resume", result)

@@ -1,10 +1,10 @@
-"""What travels through the broker, as plain pydantic models (no Qt, no Celery): a row task and its result.
+"""What travels through the broker, as plain pydantic models (no Qt, no broker): a row task and its result.
 
 `RowTask` is one row of a distributed batch: the whole workflow document (workers need no copy of it), the
 row's inputs, the row time limit, how often a workflow failure may be retried, and optionally a shipped login
 (the env_export format). `RowResult` is what comes back: the worker's run record (the run envelope), the
-worker's name, timings, and the run's files (inline up to the batch's size limit, else where they stay on the
-worker). Everything is JSON, the only serializer the workers accept.
+worker's name, timings, which run of the row it was, and the run's files (inline up to the batch's size
+limit, else where they stay on the worker). Everything is JSON, the only encoding the workers accept.
 """
 
 from __future__ import annotations
@@ -34,10 +34,6 @@ class RowTask(_Model):
     retries: int = Field(default=0, ge=0, description="Times a row that failed for a workflow reason runs again.")
     login: dict[str, Any] | None = Field(default=None, description="An env_export document (session cookies).")
     submitted_at: float = 0.0
-    attempt: int = 0
-    """Runs of this row so far (workflow retries and app recoveries both count)."""
-    recoveries: int = 0
-    """Of those, deliveries again because the worker's app lost its renderer or hung."""
 
 
 class ShippedFile(_Model):
@@ -58,6 +54,8 @@ class RowResult(_Model):
     started_at: float
     ended_at: float
     attempt: int = 1
+    """Which run of the row this was, counted over every worker (workflow retries, deliveries again after an
+    app fault or a dead worker, and copies sent again after a broker restart all count)."""
 
     def timings(self) -> dict[str, Any]:
         return {"submittedAt": self.submitted_at, "startedAt": self.started_at, "endedAt": self.ended_at,

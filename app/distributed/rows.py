@@ -79,13 +79,14 @@ class RowRunner:
         view = record.model_dump(mode="json", by_alias=True, exclude_none=True)
         files = collect_files(view, self.shell.ctx.runs.folder(record.id), row.file_limit)
         return RowResult(record=view, worker=self.worker_name, files=files, submitted_at=row.submitted_at,
-                         started_at=started, ended_at=time.time(), attempt=row.attempt + 1)
+                         started_at=started, ended_at=time.time())
 
     async def _run_in_tab(self, row: RowTask, env_id: str) -> Any:
         doc = validate_document(row.document)
         tab = str((await self._call("tab_open", {"env": env_id}))["tabId"])
-        health = self.shell.service.get(tab).view.health
-        crashes = health.crash_count
+        browser = self.shell.service
+        crashes, _reason = browser.renderer_crashes(tab)
+        ended_with = (crashes, None)
         runner = self.shell.ctx.runner
         run = asyncio.ensure_future(runner.run(doc, row.inputs, env_id=env_id, tab_id=tab, workflow_id=row.workflow_id,
                                                batch_id=row.batch_id, row_index=row.row_index))
@@ -95,11 +96,12 @@ class RowRunner:
             raise AppFault(f"row {row.row_index} did not end within its time limit of {row.time_limit:g} s; "
                            "the tab was closed") from None
         finally:
+            ended_with = browser.renderer_crashes(tab)
             closed = await self._ops("tab_close", {"tabId": tab})
             if not closed.get("ok"):
                 log.warning("could not close tab %s after row %s: %s", tab, row.row_index, closed.get("error"))
-        if health.crash_count > crashes and record.status != "ok":
-            raise AppFault(f"the renderer died during row {row.row_index} ({health.last_reason}); the tab was closed")
+        if ended_with[0] > crashes and record.status != "ok":
+            raise AppFault(f"the renderer died during row {row.row_index} ({ended_with[1]}); the tab was closed")
         return record
 
     async def _import_login(self, row: RowTask) -> str:

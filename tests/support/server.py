@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import select
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -92,6 +93,16 @@ class LocalServer:
         self.port = self._httpd.server_address[1]
         self.host = host
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def ignore_disconnects(self) -> None:
+        """Say nothing when a client goes away mid-request (a page whose renderer or process was killed)."""
+        default = self._httpd.handle_error
+
+        def handle_error(request: Any, address: Any) -> None:
+            if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+                default(request, address)
+
+        self._httpd.handle_error = handle_error  # type: ignore[method-assign]
 
     def url(self, path: str = "/") -> str:
         return f"http://{self.host}:{self.port}{path}"

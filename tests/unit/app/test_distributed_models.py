@@ -18,7 +18,7 @@ def test_files_within_the_limit_come_back_bigger_ones_stay_where_the_record_says
     shipped = collect_files(record, worker_run, limit=1000)
     assert [(f.name, f.data is not None) for f in shipped] == [("export.csv", True), ("downloads/big.bin", False)]
     result = RowResult(record=record, worker="w1", files=shipped, started_at=1.0, ended_at=2.5)
-    back = RowResult.model_validate(result.model_dump(mode="json", by_alias=True))  # through JSON, as Celery
+    back = RowResult.model_validate(result.model_dump(mode="json", by_alias=True))  # through JSON, as the broker
     local = tmp_path / "submitter" / "runs" / "run-1"
     moved, left = land_files(back.files, local)
     assert (local / "export.csv").read_bytes() == b"a,b\r\n1,2"
