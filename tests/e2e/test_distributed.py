@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -31,6 +32,7 @@ import pytest
 from envs.jsonstore import JsonStore
 from tests.support.app_process import app_command, app_env
 from tests.support.distributed import Site, Worker, batch_id_of, ledger_events, until, workflow
+from tests.support.order_shop import LAST_NODES, OrderShop, branching_order_workflow
 from tests.support.qt import shell  # noqa: F401  (fixture: the app in this process, for the dialog's test)
 from tests.support.redis_server import RedisServer
 from tests.support.server import LocalServer
@@ -379,6 +381,22 @@ def test_a_warm_shutdown_finishes_the_row_in_hand_and_leaves_the_rest(tmp_path: 
     by_row = records(held.data, result["batchId"])
     assert by_row[names.index(rows_in_hand[0])].worker == leaving.name  # finished, not handed on
     assert {r.worker for i, r in by_row.items() if names[i] not in rows_in_hand} == {staying.name}
+
+
+def test_the_last_submit_of_each_row_lands_before_the_worker_closes_its_tab(tmp_path: Path, redis: RedisServer,
+                                                                           pool: Pool) -> None:
+    """A row whose last node places an order (a form post by a click, by Enter, by form.submit() in a script, a
+    fetch fired by a click): the worker closes the row's tab right after the run, and the order must have
+    landed by then (the shop counts an order only when its client is still there for the answer)."""
+    data = tmp_path / "submitter"
+    with OrderShop() as shop:
+        wf, rows = tmp_path / "order.json", tmp_path / "rows.json"
+        wf.write_text(json.dumps(branching_order_workflow(shop.url("/form"))))
+        rows.write_text(json.dumps([{"case": case, "who": f"row{index}"} for index, case in enumerate(LAST_NODES)]))
+        result = finish(submit(data, wf, rows, redis.url))
+        assert result["succeeded"] == len(LAST_NODES) and result["failed"] == 0
+        counted = sorted((request.path, re.search(r"row\d", request.body.decode()).group()) for request in shop.orders)
+    assert counted == sorted((path, f"row{index}") for index, (path, _node) in enumerate(LAST_NODES.values()))
 
 
 def test_retries_run_a_failed_row_again(tmp_path: Path, site: Site, redis: RedisServer, pool: Pool) -> None:
