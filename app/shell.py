@@ -35,6 +35,7 @@ from app.ops import OpContext, build_registry
 from app.settings import SettingsStore
 from app.ui.env_window import EnvWindow
 from app.ui.op_runner import OpRunner
+from app.unattended import Unattended
 from envs.datadir import DataDir
 from envs.model import DEFAULT_ENV_ID
 from envs.savemanager import SaveManager, Saver
@@ -42,6 +43,7 @@ from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.manager import RunManager
 from workflows.ports import Control, TabInfo
 from workflows.runs import RunRecord, RunStore
+from workflows.schedules import ScheduleStore
 from workflows.store import WorkflowStore
 
 if TYPE_CHECKING:
@@ -88,7 +90,7 @@ class BrowserPilotApp(QObject):
         self.registry = build_registry()
         self.ctx = OpContext(data=data, envs=self.envs, browser=self,
                              runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
-                             workflows=WorkflowStore(data, self.saves))
+                             workflows=WorkflowStore(data, self.saves), schedules=ScheduleStore(data, self.saves))
         self.code_sandbox = CodeSandbox(self)
         self.ctx.settle_seconds = lambda: self.settings.current.settle_seconds
         self.ctx.runner = RunManager(self.ctx.runs, self._ops_for_run, self.code_sandbox, self.ctx.tab_holders,
@@ -100,6 +102,8 @@ class BrowserPilotApp(QObject):
         self.envs.subscribe(self._on_env_event)
         self.ctx.groups.subscribe(self._on_groups_changed)
         self.main_window: MainWindow | None = None
+        # Schedules, the tray, desktop notifications, staying when windows close: app/unattended.py.
+        self.unattended = Unattended(self)
         self._shut_down = False
         self._quitting = False
         self._signal_timer: QTimer | None = None
@@ -117,7 +121,7 @@ class BrowserPilotApp(QObject):
         else:
             self._build_main_window()
         problems = [p for p in (self.envs.load_problem, self.settings.load_problem, self.ctx.workflows.load_problem,
-                                self.ctx.runs.load_problem) if p]
+                                self.ctx.runs.load_problem, self.ctx.schedules.load_problem) if p]
         for problem in problems:
             log.warning("%s", problem)
             if not self.headless:
@@ -128,6 +132,7 @@ class BrowserPilotApp(QObject):
                 self.exit_status = 1
                 continue
             self.open_url(env_id, url)
+        self.unattended.start()  # the scheduler fires from now on (also headless)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
         # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
         # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py). The collector was off while the
@@ -146,7 +151,8 @@ class BrowserPilotApp(QObject):
         self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
         self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
         self.main_window.show()
-        if not self.headless:
+        self.unattended.attach(self.main_window)  # the Schedules panel, the tray, start minimised
+        if not self.headless and not self.unattended.start_minimized:
             self.main_window.show_welcome_if_first_run()  # once per data folder
 
     def _start_editors(self) -> None:
@@ -214,6 +220,7 @@ class BrowserPilotApp(QObject):
             return
         self._shut_down = True
         self.mcp.stop()  # first: no agent call may reach a page that is being deleted
+        self.unattended.stop()  # no schedule fires into a shutting-down app
         # Windows are deleted here, not left to deleteLater (the loop may not turn again) or to Python's
         # teardown, which can free them after the QApplication (a SIGTERM once crashed in libQt6Gui).
         for window in list(self.windows.values()):
