@@ -13,7 +13,8 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QPersistentModelIndex, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QLabel, QMessageBox, QVBoxLayout, QWidget
 
 from app.settings import SettingsStore
@@ -168,9 +169,13 @@ class SchedulesPanel(QWidget):
 
     # -- the list ------------------------------------------------------------------------------------------
     def refresh(self) -> None:
+        if not shiboken6.isValid(self):
+            return
         self.ops.run("schedule_list", {}, self, on_ok=self._show)
 
     def _show(self, result: dict[str, Any]) -> None:
+        if not shiboken6.isValid(self) or not shiboken6.isValid(self.stack):
+            return  # the window closed while the list was read
         self.model.set_rows(result["schedules"])
         self.stack.show_empty(not result["schedules"])
         self.paused_note.setVisible(bool(result.get("paused")))
@@ -245,7 +250,7 @@ def add_schedules_panel(window: "MainWindow", ops: OpRunner, store: ScheduleStor
     """The Schedules tab after Workflows, and "Schedule…" on a workflow opening a new schedule for it."""
     panel = SchedulesPanel(ops, store, SettingsStore(window.data), window)
     index = window.panels.indexOf(window.workflows_panel) + 1
-    window.panels.insertTab(index, panel, icon("calendar"), panel.tr("Schedules"))
+    window.panels.insertTab(index, panel, icon("calendar"), QCoreApplication.translate("SchedulesPanel", "Schedules"))
     window.schedules_panel = panel  # type: ignore[attr-defined]
 
     def schedule_workflow(workflow_id: str) -> None:
