@@ -21,7 +21,7 @@ cp -a "$bundle" "$root/opt/browserpilot"
 rm -f "$root/opt/browserpilot/install.sh"  # the tarball's per-user installer; the package puts things in place
 mv "$root/opt/browserpilot/share/icons" "$root/usr/share/icons"
 rm -rf "$root/opt/browserpilot/share"
-ln -s ../../opt/browserpilot/browserpilot "$root/usr/bin/browserpilot"
+ln -s /opt/browserpilot/browserpilot "$root/usr/bin/browserpilot"
 install -m 0644 packaging/browserpilot.desktop "$root/usr/share/applications/browserpilot.desktop"
 install -m 0644 packaging/deb/copyright "$root/usr/share/doc/browserpilot/copyright"
 gzip -9n -c packaging/deb/changelog > "$root/usr/share/doc/browserpilot/changelog.gz"
