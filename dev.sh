@@ -38,6 +38,13 @@ install_system_packages() {
   "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=("python3-venv")
   command -v redis-server >/dev/null || missing+=("redis-server")  # distributed batches: tests start their own
   command -v desktop-file-validate >/dev/null || missing+=("desktop-file-utils")  # tests/test_packaging_desktop.py
+  # A desktop for the tray and notification tests: Xvfb, a window manager, a tray host, a notification server.
+  for tool in Xvfb:xvfb openbox:openbox trayer:trayer dunst:dunst wmctrl:wmctrl xdotool:xdotool xwininfo:x11-utils \
+      dbus-daemon:dbus; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+  done
+  # ./dev.sh package: the .deb and its check (packaging/build_deb.sh, packaging/smoke_test.sh).
+  command -v lintian >/dev/null || missing+=("lintian")
   if [ ${#missing[@]} -gt 0 ]; then
     echo "dev.sh: installing system packages: ${missing[*]}"
     as_root apt-get update -qq

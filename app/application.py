@@ -20,8 +20,10 @@ from envs.jsonstore import StoreError
 log = logging.getLogger("browserpilot.app")
 
 
-def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], debug: bool = False) -> int:
-    """Start the GUI (or the windowless app) on a data folder; return the process exit status."""
+def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], debug: bool = False,
+            minimized: bool = False) -> int:
+    """Start the GUI (or the windowless app) on a data folder; return the process exit status. `minimized`:
+    in the tray (start at login), or minimised where the desktop has none."""
     gc.disable()  # until the app has started (`BrowserPilotApp.start` freezes what it made and enables it)
     try:
         prepare_qt_environment(headless)
@@ -35,7 +37,7 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
         print(f"browserpilot: {exc}", file=sys.stderr)
         return 1
     try:
-        return _run_locked(data, headless=headless, open_urls=open_urls)
+        return _run_locked(data, headless=headless, open_urls=open_urls, minimized=minimized)
     except StoreError as exc:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return 1
@@ -134,11 +136,12 @@ def _wakeup_timer() -> Any:
     return timer
 
 
-def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]]) -> int:
+def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], minimized: bool = False) -> int:
     app, loop = _qt_app(headless)
     from app.shell import BrowserPilotApp
 
     shell = BrowserPilotApp(data, headless=headless)
+    shell.unattended.start_minimized = minimized
     shell.install_quit_signals()
     app.aboutToQuit.connect(shell.shutdown)
     shell.start(open_urls)

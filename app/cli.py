@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"BrowserPilot {__version__}")
     parser.add_argument("--headless", action="store_true", help="run the app without a visible window (Qt offscreen)")
+    parser.add_argument("--minimized", action="store_true",
+                        help="start in the system tray (or minimised where there is none): how start at login starts it")
     parser.add_argument("--env", metavar="ID", action=_EnvScope, default="env-default",
                         help="environment for the --open options that follow it (default env-default)")
     parser.add_argument("--open", metavar="URL", action=_OpenInEnv, default=[],
@@ -102,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app import cli_workflows
 
     cli_workflows.add_parsers(verbs, common)
+    from app import cli_schedules
+
+    cli_schedules.add_parser(verbs, common)
     from app import cli_editor
 
     cli_editor.add_parser(verbs, common)
@@ -341,6 +346,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.distributed.cli import run_batch_verb
 
         return run_batch_verb(args, data)
+    if args.verb == "schedule":
+        from app.cli_schedules import schedule_verb
+
+        return schedule_verb(args, data)
     if args.verb in ("workflow", "runs", "run"):
         from app import cli_workflows
 
@@ -351,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_operation_verb(data, name, params, show)
     from app.application import run_app
 
-    return run_app(data, headless=args.headless, open_urls=args.open, debug=debug)
+    return run_app(data, headless=args.headless, open_urls=args.open, debug=debug, minimized=args.minimized)
 
 
 def entry() -> None:

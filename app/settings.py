@@ -30,6 +30,15 @@ class Settings(BaseModel):
     idle_exit_minutes: int = Field(default=10, ge=0, le=10080,
                                    description="An app that `browserpilot mcp` started headless quits this long after "
                                                "its last bridge client has gone (0: never).")
+    # Unattended work (app/unattended.py): the tray, the desktop notifications, pausing the schedules.
+    keep_in_tray: bool = Field(default=True, description="When schedules exist, closing the last window leaves "
+                                                         "the app in the tray.")
+    tray_notice_shown: bool = Field(default=False, description="The first-time message about the tray was shown.")
+    schedules_paused: bool = Field(default=False, description="Pause all schedules (the tray menu).")
+    notify_needs_person: bool = Field(default=True, description="Notify when a run waits for a person.")
+    notify_run_failed: bool = Field(default=True, description="Notify when a scheduled run fails.")
+    notify_batch_finished: bool = Field(default=True, description="Notify when a scheduled batch finishes.")
+    notify_schedule_skipped: bool = Field(default=True, description="Notify when a schedule skips or misses a time.")
 
 
 class SettingsStore:

@@ -29,11 +29,13 @@ from app.settings import SettingsStore
 from app.ui.env_window import EnvWindow
 from app.ui.env_windows import EnvWindows
 from app.ui.op_runner import OpRunner
+from app.unattended import Unattended
 from envs.datadir import DataDir
 from envs.savemanager import SaveManager, Saver
 from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.manager import RunManager
 from workflows.runs import RunRecord, RunStore
+from workflows.schedules import ScheduleStore
 from workflows.store import WorkflowStore
 
 if TYPE_CHECKING:
@@ -76,7 +78,7 @@ class BrowserPilotApp(QObject):
         self.registry = build_registry()
         self.ctx = OpContext(data=data, envs=self.envs,
                              runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
-                             workflows=WorkflowStore(data, self.saves))
+                             workflows=WorkflowStore(data, self.saves), schedules=ScheduleStore(data, self.saves))
         self.service = BrowserService(data, self.envs, self.ctx.groups, with_windows=with_windows,
                                       home_url=lambda: self.settings.current.home_url, parent=self)
         self.ctx.browser = self.service
@@ -98,6 +100,8 @@ class BrowserPilotApp(QObject):
                               editors_open=lambda: bool(self.editors.windows))
         self.envs.subscribe(self._on_env_event)
         self.main_window: MainWindow | None = None
+        # Schedules, the tray, desktop notifications, staying when windows close: app/unattended.py.
+        self.unattended = Unattended(self)
         self._shut_down = False
         self._quitting = False
         self._signal_timer: QTimer | None = None
@@ -114,7 +118,7 @@ class BrowserPilotApp(QObject):
         else:
             self._build_main_window()
         problems = [p for p in (self.envs.load_problem, self.settings.load_problem, self.ctx.workflows.load_problem,
-                                self.ctx.runs.load_problem) if p]
+                                self.ctx.runs.load_problem, self.ctx.schedules.load_problem) if p]
         for problem in problems:
             log.warning("%s", problem)
             if not self.headless:
@@ -125,6 +129,7 @@ class BrowserPilotApp(QObject):
                 self.exit_status = 1
                 continue
             self.service.new_tab(env_id, url, control="shared")
+        self.unattended.start()  # the scheduler fires from now on (also headless)
         log.info("started on %s (headless=%s)", self.data.root, self.headless)
         # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
         # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py). The collector was off while the
@@ -143,7 +148,8 @@ class BrowserPilotApp(QObject):
         self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
         self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
         self.main_window.show()
-        if not self.headless:
+        self.unattended.attach(self.main_window)  # the Schedules panel, the tray, start minimised
+        if not self.headless and not self.unattended.start_minimized:
             self.main_window.show_welcome_if_first_run()  # once per data folder
 
     def _start_editors(self) -> None:
@@ -225,6 +231,7 @@ class BrowserPilotApp(QObject):
             return
         self._shut_down = True
         self.mcp.stop()  # first: no agent call may reach a page that is being deleted
+        self.unattended.stop()  # no schedule fires into a shutting-down app
         if self.windows is not None:
             # Deleted here, not left to deleteLater (the loop may not turn again) or to Python's teardown, which
             # can free them after the QApplication (a SIGTERM once crashed in libQt6Gui).

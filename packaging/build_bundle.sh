@@ -7,6 +7,7 @@
 #      of .venv, reached through one .pth line (so the bundle holds the same versions the tests ran against)
 #   3. PyInstaller with packaging/browserpilot.spec -> build/bundle/dist/browserpilot/
 #   4. icons (packaging/make_icons.py), the desktop entry and install.sh added; tar.gz written
+#   5. the .deb of the same bundle (packaging/build_deb.sh): dist/browserpilot_VERSION_amd64.deb
 # Needs ./dev.sh setup done first (dev.sh package does it).
 #
 #   packaging/build_bundle.sh                     package the working tree as it is
@@ -70,3 +71,10 @@ echo "package: tarball"
 rm -rf "$BUILD/$name" && mv "$bundle" "$BUILD/$name"
 tar -C "$BUILD" -czf "dist/$name.tar.gz" "$name"
 echo "package: dist/$name.tar.gz ($(du -h "dist/$name.tar.gz" | cut -f1); unpacked $(du -sh "$BUILD/$name" | cut -f1))"
+
+echo "package: .deb"
+if command -v dpkg-deb >/dev/null; then
+  packaging/build_deb.sh "$BUILD/$name" "$version"
+else
+  echo "package: no dpkg-deb here: no .deb made" >&2
+fi

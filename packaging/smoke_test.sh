@@ -82,4 +82,7 @@ if command -v desktop-file-validate >/dev/null; then
 fi
 grep -q "^Exec=$bundle/browserpilot$" "$work/xdg/applications/browserpilot.desktop" || {
   echo "smoke: the installed entry does not run $bundle/browserpilot" >&2; exit 1; }
+if command -v dpkg-deb >/dev/null && ls dist/browserpilot_*_amd64.deb >/dev/null 2>&1; then
+  packaging/smoke_deb.sh
+fi
 echo "smoke: ok (work folder $work${display_args:+, screenshot $work/screen.png})"

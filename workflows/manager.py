@@ -84,11 +84,13 @@ class RunManager:
 
     async def start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
                     workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
-                    fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None) -> RunRecord:
-        """Start a run and return its first record at once (the run goes on; follow `events`, or `wait`)."""
+                    fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None,
+                    trigger: dict[str, Any] | None = None) -> RunRecord:
+        """Start a run and return its first record at once (the run goes on; follow `events`, or `wait`).
+        `trigger` (a schedule's `{schedule: ID}`) is written into the record."""
         record, _task = await self._start(doc, inputs, env_id=env_id, tab_id=tab_id, workflow_id=workflow_id,
                                           batch_id=batch_id, row_index=row_index, fresh_tab=fresh_tab,
-                                          on_progress=on_progress)
+                                          on_progress=on_progress, trigger=trigger)
         return record.model_copy(deep=True)
 
     async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
@@ -100,11 +102,12 @@ class RunManager:
 
     async def run(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
                   workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
-                  fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None) -> RunRecord:
+                  fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None,
+                  trigger: dict[str, Any] | None = None) -> RunRecord:
         """Run a workflow to its end and return its record (saved in runs.json)."""
         _record, task = await self._start(doc, inputs, env_id=env_id, tab_id=tab_id, workflow_id=workflow_id,
                                           batch_id=batch_id, row_index=row_index, fresh_tab=fresh_tab,
-                                          on_progress=on_progress)
+                                          on_progress=on_progress, trigger=trigger)
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -115,7 +118,8 @@ class RunManager:
 
     async def _start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None,
                      workflow_id: str | None, batch_id: str | None, row_index: int | None, fresh_tab: bool,
-                     on_progress: Callable[[RunRecord], None] | None) -> tuple[RunRecord, asyncio.Task[RunRecord]]:
+                     on_progress: Callable[[RunRecord], None] | None,
+                     trigger: dict[str, Any] | None = None) -> tuple[RunRecord, asyncio.Task[RunRecord]]:
         run_id = new_run_id()
         ops = self._ops_for_run(run_id)
         tab = await self._pick_tab(ops, env_id, tab_id, fresh_tab)
@@ -123,7 +127,7 @@ class RunManager:
         secret_values = {name: str(inputs[name]) for name in secret_names if inputs.get(name)}
         shown_inputs = {key: (f"<secret:{key}>" if key in secret_names else value) for key, value in inputs.items()}
         record = RunRecord(id=run_id, workflow_id=workflow_id, workflow_name=doc.name, env=env_id, tab_id=tab,
-                           batch_id=batch_id, row_index=row_index, inputs=shown_inputs)
+                           batch_id=batch_id, row_index=row_index, inputs=shown_inputs, trigger=trigger)
         self._tab_holders[tab] = run_id
         if batch_id in self._batches:
             self._batches[batch_id].append(run_id)
@@ -171,7 +175,8 @@ class RunManager:
 
     async def batch(self, doc: WorkflowDocument, rows: list[dict[str, Any]], *, envs: list[str],
                     concurrency: int, workflow_id: str | None = None,
-                    on_progress: Progress | None = None) -> tuple[str, BatchProgress]:
+                    on_progress: Progress | None = None,
+                    trigger: dict[str, Any] | None = None) -> tuple[str, BatchProgress]:
         """One run per row, `concurrency` tabs at once, spread round-robin over `envs`; a failed row does
         not stop the others. `on_progress` gets the counts (`BatchProgress.as_dict`) once at the start and
         after each row that ends, whether it ran or could not start."""
@@ -198,7 +203,7 @@ class RunManager:
                     index = queue.get_nowait()
                     try:
                         record = await self.run(doc, rows[index], env_id=env_id, tab_id=tab, workflow_id=workflow_id,
-                                                batch_id=batch_id, row_index=index)
+                                                batch_id=batch_id, row_index=index, trigger=trigger)
                     except RunError as exc:
                         log.warning("batch %s row %s could not start: %s", batch_id, index, exc)
                         progress.failed += 1

@@ -88,6 +88,9 @@ class RunRecord(_Model):
     # A row run by a remote worker (app/distributed): the worker's name, and timings and files left there.
     worker: str | None = None
     remote: dict[str, Any] | None = None
+    # What started the run when it was not a person or an agent's call: `{schedule: ID}` for a schedule's
+    # firing (workflows/schedules.py). Absent otherwise.
+    trigger: dict[str, Any] | None = None
 
     def original_fields(self) -> dict[str, Any]:
         """The original BrowserPilot's result envelope: `ok, workflow (id), title, files, outputs, takenOver`,
@@ -222,3 +225,23 @@ class RunStore:
             self._saver.save(path, lambda data=data: data)
             outputs[key] = {"$file": str(path), "bytes": len(text.encode("utf-8"))}
         return record.model_copy(update={"outputs": outputs})
+
+
+class TriggerStampedRuns:
+    """A run store seen through a trigger: every record saved through it that names no trigger gets this one.
+    A schedule's operations run with it as their context's store (`OpContext.with_trigger`), so records that
+    an operation stores itself (a batch on workers stores each row's result) say what started them too; the
+    rest (reading, folders) is the store's own."""
+
+    def __init__(self, store: RunStore, trigger: dict[str, Any]) -> None:
+        self._store = store
+        self.trigger = dict(trigger)
+
+    def save(self, record: RunRecord) -> RunRecord:
+        if record.trigger is None:
+            record = record.model_copy(update={"trigger": dict(self.trigger)})
+        return self._store.save(record)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Protocol, cast
 
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore
@@ -12,13 +12,24 @@ from envs.store import EnvError, EnvStore
 from workflows.document import DocumentError
 from workflows.manager import RunError, RunManager
 from workflows.ports import BrowserPort, PageError
-from workflows.runs import RunStore
+from workflows.runs import RunStore, TriggerStampedRuns
+from workflows.schedule_timing import TimingError
+from workflows.schedules import ScheduleError, ScheduleStore
 from workflows.store import SavedWorkflow, WorkflowStore
 from workflows.template import VariableError
 
 
 class TabBusyError(Exception):
     """A tab is held by a running workflow."""
+
+
+class SchedulerPort(Protocol):
+    """What the schedule operations need from the app's scheduler (app/schedules/service.py)."""
+
+    async def run_now(self, schedule_id: str, wait: bool) -> dict[str, Any]: ...
+
+    @property
+    def paused(self) -> bool: ...
 
 
 @dataclass
@@ -41,10 +52,16 @@ class OpContext:
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
     groups: GroupStore = field(default=None)  # type: ignore[assignment]
+    schedules: ScheduleStore = field(default=None)  # type: ignore[assignment]
+    # The app's scheduler, when an app runs one (Run now, the live next times); None on the command line.
+    scheduler: SchedulerPort | None = None
+    # What started the operation's runs when not its caller: a schedule's `{schedule: ID}` (`with_trigger`).
+    trigger: dict[str, Any] | None = None
 
     # Errors that are the caller's or the disk's, reported as a failed envelope rather than a crash.
     expected_errors: ClassVar[tuple[type[Exception], ...]] = (
-        EnvError, StoreError, TabBusyError, LookupError, DocumentError, RunError, VariableError, GroupError)
+        EnvError, StoreError, TabBusyError, LookupError, DocumentError, RunError, VariableError, GroupError,
+        ScheduleError, TimingError)
     page_errors: ClassVar[tuple[type[Exception], ...]] = (PageError,)
 
     def __post_init__(self) -> None:
@@ -54,10 +71,17 @@ class OpContext:
             self.runs = RunStore(self.data)
         if self.groups is None:
             self.groups = GroupStore(self.data)
+        if self.schedules is None:
+            self.schedules = ScheduleStore(self.data)
 
     def for_run(self, run_id: str) -> "OpContext":
         """The same context (same stores, runner and tab holders) acting as a workflow run."""
         return replace(self, run_id=run_id)
+
+    def with_trigger(self, trigger: dict[str, Any]) -> "OpContext":
+        """The same context for operations a schedule starts: every run record written through it (by the run
+        manager, or by an operation storing results itself, as a batch on workers does) carries `trigger`."""
+        return replace(self, trigger=dict(trigger), runs=cast(RunStore, TriggerStampedRuns(self.runs, trigger)))
 
     def check_tab_free(self, tab_id: str) -> None:
         holder = self.tab_holders.get(tab_id)

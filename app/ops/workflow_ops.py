@@ -339,7 +339,8 @@ async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, A
     assert ctx.runner is not None
     doc, workflow_id = await _resolve(ctx, params)
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
-    record = await ctx.runner.run(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id)
+    record = await ctx.runner.run(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id,
+                                  trigger=ctx.trigger)
     return run_result(record)
 
 
@@ -362,7 +363,8 @@ async def workflow_start(ctx: OpContext, params: WorkflowRunParams) -> dict[str,
     assert ctx.runner is not None
     doc, workflow_id = await _resolve(ctx, params)
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
-    record = await ctx.runner.start(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id)
+    record = await ctx.runner.start(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id,
+                                    trigger=ctx.trigger)
     return {"runId": record.id, "tabId": record.tab_id, "workflow": workflow_id or ""}
 
 
@@ -421,7 +423,8 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     rows = [{**params.inputs, **row} for row in rows]
     envs = [ctx.envs.get(env).id for env in (params.envs or [params.env or DEFAULT_ENV_ID])]
     batch_id, progress = await ctx.runner.batch(doc, rows, envs=envs, concurrency=params.concurrency,
-                                                workflow_id=workflow_id, on_progress=ctx.progress)
+                                                workflow_id=workflow_id, on_progress=ctx.progress,
+                                                trigger=ctx.trigger)
     results = [({"row": index, "status": "not run"} if record is None else
                 {"row": index, "runId": record.id, "status": record.status, "error": record.error,
                  "outputs": record.outputs, "env": record.env}) for index, record in enumerate(progress.records)]

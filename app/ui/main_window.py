@@ -179,6 +179,10 @@ class AboutDialog(QDialog):
 
             self.unattended = UnattendedSection(self.mcp_section.mcp.settings, self)
             layout.addWidget(self.unattended)
+            from app.ui.desktop_settings import DesktopSection
+
+            self.desktop = DesktopSection(self.mcp_section.mcp.settings, data.root, self)
+            layout.addWidget(self.desktop)
         layout.addWidget(buttons)
 
 

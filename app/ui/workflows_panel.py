@@ -234,6 +234,7 @@ class WorkflowsPanel(QWidget):
     edit_requested = Signal(str)      # workflow id: open it in the node-graph editor
     record_requested = Signal()       # the empty state's Record: record in an environment window
     agent_requested = Signal()        # the empty state's Ask an Agent: an environment window's Agent panel
+    schedule_requested = Signal(str)  # a workflow id: Schedule… (a new schedule in the Schedules panel)
 
     REFRESH_DELAY_MS = 150
     REFRESH_GAP_MS = 1000
@@ -258,6 +259,7 @@ class WorkflowsPanel(QWidget):
             ("export", self.tr("E&xport…"), self.export_selected, "download"),
             ("run", self.tr("&Run…"), self.run_selected, "play"),
             ("batch", self.tr("&Batch…"), self.batch_selected, "layers"),
+            ("schedule", self.tr("&Schedule…"), self.schedule_selected, "calendar"),
             ("delete", self.tr("&Delete…"), self.delete_selected, "trash-2"),
             ("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw"),
         ))
@@ -314,6 +316,11 @@ class WorkflowsPanel(QWidget):
         if wf is not None:
             self.edit_requested.emit(wf["id"])
 
+    def schedule_selected(self) -> None:
+        wf = self.selected_workflow()
+        if wf is not None:
+            self.schedule_requested.emit(wf["id"])
+
     def _context_menu(self, at: Any) -> None:
         from PySide6.QtWidgets import QMenu
 
@@ -322,6 +329,7 @@ class WorkflowsPanel(QWidget):
         menu = QMenu(self)
         menu.setObjectName("wf-context-menu")
         for text, handler in ((self.tr("&Edit"), self.edit_selected), (self.tr("&Run…"), self.run_selected),
+                              (self.tr("&Schedule…"), self.schedule_selected),
                               (self.tr("E&xport…"), self.export_selected), (self.tr("&Delete…"), self.delete_selected)):
             menu.addAction(text, handler)
         self.context_menu = menu
@@ -364,7 +372,7 @@ class WorkflowsPanel(QWidget):
 
     def _update_buttons(self) -> None:
         chosen = self.selected_workflow() is not None
-        for key in ("export", "run", "batch", "delete"):
+        for key in ("export", "run", "batch", "schedule", "delete"):
             self.buttons[key].setEnabled(chosen)
 
     def _schedule_refresh(self, select: str | None = None) -> None:

@@ -114,6 +114,23 @@
     </message>
 </context>
 <context>
+    <name>Tray</name>
+    <message numerus="yes">
+        <source>BrowserPilot: %n run(s) need you</source>
+        <translation>
+            <numerusform>BrowserPilot: %n run need you</numerusform>
+            <numerusform>BrowserPilot: %n runs need you</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>BrowserPilot: %n run(s) going</source>
+        <translation>
+            <numerusform>BrowserPilot: %n run going</numerusform>
+            <numerusform>BrowserPilot: %n runs going</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>WorkflowsPanel</name>
     <message numerus="yes">
         <source>… and %n more (see the details).</source>

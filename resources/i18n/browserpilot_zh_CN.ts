@@ -546,6 +546,49 @@
     </message>
 </context>
 <context>
+    <name>DesktopSection</name>
+    <message>
+        <source>Tray, notifications and start at login</source>
+        <translation>托盘、通知和登录时启动</translation>
+    </message>
+    <message>
+        <source>When schedules are on, closing the window leaves BrowserPilot in the tray</source>
+        <translation>有启用的定时任务时，关闭窗口后 BrowserPilot 留在托盘中</translation>
+    </message>
+    <message>
+        <source>This desktop has no system tray: BrowserPilot stays open, minimised, instead.</source>
+        <translation>这个桌面没有系统托盘：BrowserPilot 会改为保持打开并最小化。</translation>
+    </message>
+    <message>
+        <source>Start BrowserPilot at login (in the tray)</source>
+        <translation>登录时启动 BrowserPilot（在托盘中）</translation>
+    </message>
+    <message>
+        <source>Notify me when:</source>
+        <translation>以下情况通知我：</translation>
+    </message>
+    <message>
+        <source>A run needs a person (a handoff or a captcha)</source>
+        <translation>运行需要人来处理（交接或验证码）</translation>
+    </message>
+    <message>
+        <source>A scheduled run failed</source>
+        <translation>定时运行失败</translation>
+    </message>
+    <message>
+        <source>A scheduled batch finished</source>
+        <translation>定时批量运行完成</translation>
+    </message>
+    <message>
+        <source>A schedule skipped or missed a time</source>
+        <translation>定时任务跳过或错过了一次</translation>
+    </message>
+    <message>
+        <source>Not saved: {reason}</source>
+        <translation>未保存：{reason}</translation>
+    </message>
+</context>
+<context>
     <name>DownloadRow</name>
     <message>
         <source>Open</source>
@@ -1395,49 +1438,6 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     <message>
         <source>Give the page back to BrowserPilot</source>
         <translation>把页面交还给 BrowserPilot</translation>
-    </message>
-</context>
-<context>
-    <name>UnattendedSection</name>
-    <message>
-        <source>Runs and agents</source>
-        <translation>运行与 Agent</translation>
-    </message>
-    <message>
-        <source> s</source>
-        <translation> 秒</translation>
-    </message>
-    <message>
-        <source>Don't wait</source>
-        <translation>不等待</translation>
-    </message>
-    <message>
-        <source>Wait for unfinished requests:</source>
-        <translation>等待未完成的请求：</translation>
-    </message>
-    <message>
-        <source>When a run ends, an agent closes a tab or the app quits, what the page still has in flight (the order the last click posted, a fetch, a beacon) may finish for this long. A run lists what was cut off.</source>
-        <translation>运行结束、Agent 关闭标签页或应用退出时，页面仍在发送的请求（最后一次点击提交的订单、fetch、beacon）最多再等这么久完成。运行记录会列出被中断的请求。</translation>
-    </message>
-    <message>
-        <source> min</source>
-        <translation> 分钟</translation>
-    </message>
-    <message>
-        <source>Never</source>
-        <translation>从不</translation>
-    </message>
-    <message>
-        <source>An app that &lt;code&gt;browserpilot mcp&lt;/code&gt; started without windows quits this long after its last agent client has gone, never while a run, a batch, a recording or a window someone uses is open. An app you started yourself never quits by itself.</source>
-        <translation>由 &lt;code&gt;browserpilot mcp&lt;/code&gt; 无窗口启动的应用，在最后一个 Agent 客户端离开这么久后退出；有运行、批量运行、录制或有人在用的窗口时不会退出。你自己启动的应用不会自行退出。</translation>
-    </message>
-    <message>
-        <source>Quit after idle:</source>
-        <translation>空闲后退出：</translation>
-    </message>
-    <message>
-        <source>Not saved: {reason}</source>
-        <translation>没有保存：{reason}</translation>
     </message>
 </context>
 <context>
@@ -2526,6 +2526,227 @@ New value:</source>
     </message>
 </context>
 <context>
+    <name>ScheduleDialog</name>
+    <message>
+        <source>Edit Schedule</source>
+        <translation>编辑定时任务</translation>
+    </message>
+    <message>
+        <source>New Schedule</source>
+        <translation>新建定时任务</translation>
+    </message>
+    <message>
+        <source>Every N minutes</source>
+        <translation>每隔 N 分钟</translation>
+    </message>
+    <message>
+        <source>Every day at</source>
+        <translation>每天的</translation>
+    </message>
+    <message>
+        <source>On weekdays at</source>
+        <translation>工作日的</translation>
+    </message>
+    <message>
+        <source>Once, at</source>
+        <translation>仅一次，在</translation>
+    </message>
+    <message>
+        <source>Cron expression</source>
+        <translation>Cron 表达式</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>One input a line: name=value</source>
+        <translation>每行一个输入：名称=值</translation>
+    </message>
+    <message>
+        <source>None: one run with the inputs above</source>
+        <translation>不填：用上面的输入运行一次</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Run the rows on workers through:</source>
+        <translation>在工作机上运行这些行，经由：</translation>
+    </message>
+    <message>
+        <source>Run once when BrowserPilot is back</source>
+        <translation>BrowserPilot 再次运行时补跑一次</translation>
+    </message>
+    <message>
+        <source>Skip it</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source> h</source>
+        <translation> 小时</translation>
+    </message>
+    <message>
+        <source>if at most</source>
+        <translation>如果最多</translation>
+    </message>
+    <message>
+        <source>old</source>
+        <translation>以前</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Workflow:</source>
+        <translation>工作流：</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Environment:</source>
+        <translation>环境：</translation>
+    </message>
+    <message>
+        <source>When:</source>
+        <translation>时间：</translation>
+    </message>
+    <message>
+        <source>Inputs:</source>
+        <translation>输入：</translation>
+    </message>
+    <message>
+        <source>Rows file:</source>
+        <translation>数据行文件：</translation>
+    </message>
+    <message>
+        <source>A missed time:</source>
+        <translation>错过的时间：</translation>
+    </message>
+    <message>
+        <source>Rows File</source>
+        <translation>数据行文件</translation>
+    </message>
+    <message>
+        <source>Rows (*.csv *.json)</source>
+        <translation>数据行 (*.csv *.json)</translation>
+    </message>
+    <message>
+        <source>that time has passed</source>
+        <translation>这个时间已经过去</translation>
+    </message>
+    <message>
+        <source>Cannot be scheduled: {reason}</source>
+        <translation>无法定时：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>ScheduleTableModel</name>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Workflow</source>
+        <translation>工作流</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Last result</source>
+        <translation>上次结果</translation>
+    </message>
+</context>
+<context>
+    <name>SchedulesPanel</name>
+    <message>
+        <source>&amp;New Schedule…</source>
+        <translation>新建定时任务(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Edit…</source>
+        <translation>编辑(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Run &amp;Now</source>
+        <translation>立即运行(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Delete…</source>
+        <translation>删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>No schedules yet</source>
+        <translation>还没有定时任务。</translation>
+    </message>
+    <message>
+        <source>A schedule runs a saved workflow by itself: every few minutes, every day or on weekdays at a time, once, or by a cron expression. BrowserPilot stays in the tray to run it and calls you when a step needs a person.</source>
+        <translation>定时任务会自动运行已保存的工作流：每隔几分钟、每天或工作日的某个时间、仅一次，或按 Cron 表达式。BrowserPilot 留在托盘中运行它，需要人来完成某一步时会叫你。</translation>
+    </message>
+    <message>
+        <source>New Schedule…</source>
+        <translation>新建定时任务…</translation>
+    </message>
+    <message>
+        <source>All schedules are paused (the tray menu resumes them).</source>
+        <translation>所有定时任务已暂停（在托盘菜单中恢复）。</translation>
+    </message>
+    <message>
+        <source>{when} — off</source>
+        <translation>{when} — 已停用</translation>
+    </message>
+    <message>
+        <source>never run</source>
+        <translation>从未运行</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>已跳过</translation>
+    </message>
+    <message>
+        <source>missed</source>
+        <translation>已错过</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>{status} ({ok} of {total} ok)</source>
+        <translation>{status}（{total} 行中 {ok} 行成功）</translation>
+    </message>
+    <message>
+        <source>New Schedule</source>
+        <translation>新建定时任务</translation>
+    </message>
+    <message>
+        <source>Save a workflow first: a schedule runs a saved workflow.</source>
+        <translation>请先保存一个工作流：定时任务运行的是已保存的工作流。</translation>
+    </message>
+    <message>
+        <source>Delete Schedule</source>
+        <translation>删除定时任务</translation>
+    </message>
+    <message>
+        <source>Delete the schedule {name}? Its past runs stay in the Runs panel.</source>
+        <translation>删除定时任务 {name}？它以前的运行记录仍保留在运行记录面板中。</translation>
+    </message>
+    <message>
+        <source>Schedules</source>
+        <translation>定时任务</translation>
+    </message>
+</context>
+<context>
     <name>StopDialog</name>
     <message>
         <source>Save the recording</source>
@@ -2549,6 +2770,159 @@ New value:</source>
     <message>
         <source>BrowserPilot handed this page to you. Click Done when you are finished.</source>
         <translation>BrowserPilot 把这个页面交接给你了。做完后点“完成”。</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message numerus="yes">
+        <source>BrowserPilot: %n run(s) need you</source>
+        <translation>
+            <numerusform>BrowserPilot：%n 个运行需要你</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>BrowserPilot: %n run(s) going</source>
+        <translation>
+            <numerusform>BrowserPilot：%n 个运行进行中</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>BrowserPilot: idle</source>
+        <translation>BrowserPilot：空闲</translation>
+    </message>
+    <message>
+        <source>Schedules are paused</source>
+        <translation>定时任务已暂停</translation>
+    </message>
+    <message>
+        <source>Open BrowserPilot</source>
+        <translation>打开 BrowserPilot</translation>
+    </message>
+    <message>
+        <source>Waiting for you</source>
+        <translation>等你处理</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最近</translation>
+    </message>
+    <message>
+        <source>Pause All Schedules</source>
+        <translation>暂停所有定时任务</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>Unattended</name>
+    <message>
+        <source>BrowserPilot is still running</source>
+        <translation>BrowserPilot 仍在运行</translation>
+    </message>
+    <message>
+        <source>Your schedules run from the tray. Quit from the tray&apos;s menu; turn this off in Settings.</source>
+        <translation>定时任务在托盘中继续运行。可从托盘菜单退出；也可在设置中关闭此行为。</translation>
+    </message>
+    <message>
+        <source>No System Tray</source>
+        <translation>没有系统托盘</translation>
+    </message>
+    <message>
+        <source>This desktop has no system tray, so BrowserPilot stays open (minimised) to run your schedules. Quit with File → Quit.</source>
+        <translation>这个桌面没有系统托盘，所以 BrowserPilot 保持打开（最小化）来运行定时任务。退出请用 文件 → 退出。</translation>
+    </message>
+    <message>
+        <source>A person is needed: {workflow}</source>
+        <translation>需要人来处理：{workflow}</translation>
+    </message>
+    <message>
+        <source>{env}: {message}</source>
+        <translation>{env}：{message}</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Batch finished: {name}</source>
+        <translation>批量运行完成：{name}</translation>
+    </message>
+    <message>
+        <source>{ok} ok, {failed} failed of {total}</source>
+        <translation>共 {total} 行，{ok} 行成功，{failed} 行失败</translation>
+    </message>
+    <message>
+        <source>Show Runs</source>
+        <translation>查看运行记录</translation>
+    </message>
+    <message>
+        <source>Run failed: {name}</source>
+        <translation>运行失败：{name}</translation>
+    </message>
+    <message>
+        <source>Show Run</source>
+        <translation>查看运行</translation>
+    </message>
+    <message>
+        <source>Schedule skipped: {name}</source>
+        <translation>定时任务已跳过：{name}</translation>
+    </message>
+    <message>
+        <source>Schedule missed: {name}</source>
+        <translation>定时任务已错过：{name}</translation>
+    </message>
+    <message>
+        <source>Show Schedules</source>
+        <translation>查看定时任务</translation>
+    </message>
+    <message>
+        <source>{workflow} — {env}: {message}</source>
+        <translation>{workflow} — {env}：{message}</translation>
+    </message>
+</context>
+<context>
+    <name>UnattendedSection</name>
+    <message>
+        <source>Runs and agents</source>
+        <translation>运行与 Agent</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Don&apos;t wait</source>
+        <translation>不等待</translation>
+    </message>
+    <message>
+        <source>Wait for unfinished requests:</source>
+        <translation>等待未完成的请求：</translation>
+    </message>
+    <message>
+        <source>When a run ends, an agent closes a tab or the app quits, what the page still has in flight (the order the last click posted, a fetch, a beacon) may finish for this long. A run lists what was cut off.</source>
+        <translation>运行结束、Agent 关闭标签页或应用退出时，页面仍在发送的请求（最后一次点击提交的订单、fetch、beacon）最多再等这么久完成。运行记录会列出被中断的请求。</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source>An app that &lt;code&gt;browserpilot mcp&lt;/code&gt; started without windows quits this long after its last agent client has gone, never while a run, a batch, a recording or a window someone uses is open. An app you started yourself never quits by itself.</source>
+        <translation>由 &lt;code&gt;browserpilot mcp&lt;/code&gt; 无窗口启动的应用，在最后一个 Agent 客户端离开这么久后退出；有运行、批量运行、录制或有人在用的窗口时不会退出。你自己启动的应用不会自行退出。</translation>
+    </message>
+    <message>
+        <source>Quit after idle:</source>
+        <translation>空闲后退出：</translation>
+    </message>
+    <message>
+        <source>Not saved: {reason}</source>
+        <translation>没有保存：{reason}</translation>
     </message>
 </context>
 <context>
@@ -2653,6 +3027,10 @@ New value:</source>
     <message>
         <source>&amp;Batch…</source>
         <translation>批量运行(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>&amp;Schedule…</source>
+        <translation>定时(&amp;S)…</translation>
     </message>
     <message>
         <source>&amp;Delete…</source>
@@ -2872,6 +3250,81 @@ Its past runs stay in the Runs panel. Export it first if you may want it back.</
     <message>
         <source>Stop BrowserPilot here and use this page yourself</source>
         <translation>让 BrowserPilot 停下，你自己来用这个页面</translation>
+    </message>
+</context>
+<context>
+    <name>owner</name>
+    <message>
+        <source>every second</source>
+        <translation>每秒</translation>
+    </message>
+    <message>
+        <source>every {n} seconds</source>
+        <translation>每 {n} 秒</translation>
+    </message>
+    <message>
+        <source>every minute</source>
+        <translation>每分钟</translation>
+    </message>
+    <message>
+        <source>every {n} minutes</source>
+        <translation>每 {n} 分钟</translation>
+    </message>
+    <message>
+        <source>every hour</source>
+        <translation>每小时</translation>
+    </message>
+    <message>
+        <source>every {n} hours</source>
+        <translation>每 {n} 小时</translation>
+    </message>
+    <message>
+        <source>every day</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>every {n} days</source>
+        <translation>每 {n} 天</translation>
+    </message>
+    <message>
+        <source>every day at {time}</source>
+        <translation>每天 {time}</translation>
+    </message>
+    <message>
+        <source>every weekday at {time}</source>
+        <translation>每个工作日 {time}</translation>
+    </message>
+    <message>
+        <source>once, {when}</source>
+        <translation>仅一次，{when}</translation>
+    </message>
+    <message>
+        <source>cron {expr}</source>
+        <translation>Cron {expr}</translation>
+    </message>
+    <message>
+        <source>today {time}</source>
+        <translation>今天 {time}</translation>
+    </message>
+    <message>
+        <source>tomorrow {time}</source>
+        <translation>明天 {time}</translation>
+    </message>
+    <message>
+        <source>{day} {time}</source>
+        <translation>{day} {time}</translation>
+    </message>
+    <message>
+        <source>{date} {time}</source>
+        <translation>{date} {time}</translation>
+    </message>
+    <message>
+        <source>{when} — no next time</source>
+        <translation>{when} — 没有下次</translation>
+    </message>
+    <message>
+        <source>{when} — next {next}</source>
+        <translation>{when} — 下次 {next}</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,261 @@
+"""The Schedules panel of the main window: each schedule with its timing and next time in words ("every weekday
+at 09:00 — next Thursday 09:00"), its last result, an On switch, and New…, Edit…, Run Now, Delete….
+
+The table reads `schedule_list` whenever the schedule store changes (a firing, a result, a change from the CLI
+or an agent) and once a minute (so "next" words stay true); every action is an operation (`schedule_create`,
+`schedule_update`, `schedule_run`, `schedule_delete`). `add_schedules_panel` puts it into the main window,
+and connects the Workflows panel's "Schedule…" to a new schedule of the chosen workflow.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import shiboken6
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtWidgets import QHeaderView, QLabel, QMessageBox, QVBoxLayout, QWidget
+
+from app.settings import SettingsStore
+from app.ui.empty_state import EmptyState, TableOrEmpty
+from app.ui.op_runner import OpRunner
+from app.ui.runs_panel import local_time, status_icon, status_text
+from app.ui.schedule_dialog import ScheduleDialog, timing_words, translated_words
+from app.ui.table_model import RowsTableModel, button_row, record_table
+from app.ui.theme import icon
+from workflows.schedule_timing import Timing, describe
+from workflows.schedules import ScheduleStore
+
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
+
+log = logging.getLogger("browserpilot.ui")
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+COLUMNS = (QT_TRANSLATE_NOOP("ScheduleTableModel", "On"), QT_TRANSLATE_NOOP("ScheduleTableModel", "Name"),
+           QT_TRANSLATE_NOOP("ScheduleTableModel", "Workflow"), QT_TRANSLATE_NOOP("ScheduleTableModel", "When"),
+           QT_TRANSLATE_NOOP("ScheduleTableModel", "Last result"))
+REFRESH_MS = 60_000
+
+
+class ScheduleTableModel(RowsTableModel[Any]):
+    """`schedule_list` rows; column 0 is the On switch (checkable)."""
+
+    columns = COLUMNS
+    context = "ScheduleTableModel"
+
+    def __init__(self, panel: "SchedulesPanel") -> None:
+        super().__init__(panel)
+        self.panel = panel
+        self._rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        self.replace_rows(rows, key=lambda view: view["id"])
+
+    def schedule_at(self, row: int) -> dict[str, Any] | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        return flags | Qt.ItemFlag.ItemIsUserCheckable if index.column() == 0 else flags
+
+    def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        view = self.schedule_at(index.row())
+        if view is None or index.column() != 0 or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        self.panel.set_enabled(view["id"], Qt.CheckState(value) == Qt.CheckState.Checked)
+        return True
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        view = self.schedule_at(index.row())
+        if view is None:
+            return None
+        column = index.column()
+        last = view.get("last")
+        if role == Qt.ItemDataRole.CheckStateRole and column == 0:
+            return Qt.CheckState.Checked if view["enabled"] else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 1:
+                return view["name"]
+            if column == 2:
+                return view.get("workflowName") or view["workflowId"]
+            if column == 3:
+                return self.panel.when_text(view)
+            if column == 4:
+                return self.panel.last_text(last)
+        if role == Qt.ItemDataRole.DecorationRole and column == 4 and last is not None:
+            return status_icon(last["status"]) if last["status"] not in ("skipped", "missed") else icon("skip-forward")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 1:
+                return f"{view['name']} ({view['id']})"
+            if column == 4 and last is not None:
+                return last.get("reason") or last.get("runId") or last.get("batchId")
+        if role == Qt.ItemDataRole.UserRole:
+            return view["id"]
+        return None
+
+
+class SchedulesPanel(QWidget):
+    def __init__(self, ops: OpRunner, store: ScheduleStore, settings: SettingsStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("schedules-panel")
+        self.ops = ops
+        self.settings = settings
+        self.model = ScheduleTableModel(self)
+        self.table = record_table(self, self.model, "schedules")
+        header = self.table.horizontalHeader()
+        for column, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.ResizeToContents,
+                                       QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.Stretch,
+                                       QHeaderView.ResizeMode.ResizeToContents)):
+            header.setSectionResizeMode(column, mode)
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        row, self.buttons = button_row(self, "sch", (
+            ("new", self.tr("&New Schedule…"), self.new_schedule, "plus"),
+            ("edit", self.tr("&Edit…"), self.edit_selected, "pencil"),
+            ("run", self.tr("Run &Now"), self.run_selected, "play"),
+            ("delete", self.tr("&Delete…"), self.delete_selected, "trash-2"),
+        ))
+        self.empty = EmptyState(
+            "sch", "calendar", self.tr("No schedules yet"),
+            self.tr("A schedule runs a saved workflow by itself: every few minutes, every day or on weekdays at a "
+                    "time, once, or by a cron expression. BrowserPilot stays in the tray to run it and calls you "
+                    "when a step needs a person."),
+            [("new", "plus", self.tr("New Schedule…"), self.new_schedule)], self)
+        self.stack = TableOrEmpty(self.table, self.empty, self)
+        self.paused_note = QLabel(self.tr("All schedules are paused (the tray menu resumes them)."), self)
+        self.paused_note.setObjectName("sch-paused")
+        self.paused_note.setProperty("role", "hint")
+        self.paused_note.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(8)
+        layout.addLayout(row)
+        layout.addWidget(self.paused_note)
+        layout.addWidget(self.stack, 1)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(100)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._minute = QTimer(self)
+        self._minute.setInterval(REFRESH_MS)
+        self._minute.timeout.connect(self.refresh)
+        self._minute.start()
+        self._unsubscribe = store.subscribe(lambda _kind, _id: self._refresh_timer.start())
+        self.destroyed.connect(lambda *_args, stop=self._unsubscribe: stop())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.model.modelReset.connect(self._update_buttons)
+        self._update_buttons()
+        self.refresh()
+
+    # -- words ---------------------------------------------------------------------------------------------
+    def when_text(self, view: dict[str, Any]) -> str:
+        timing = Timing.model_validate(view["timing"])
+        if not view["enabled"]:
+            return self.tr("{when} — off").format(when=describe(timing, translated_words(self)))
+        upcoming = datetime.fromisoformat(view["nextRunAt"]) if view.get("nextRunAt") else None
+        return timing_words(self, timing, upcoming)
+
+    def last_text(self, last: dict[str, Any] | None) -> str:
+        if last is None:
+            return self.tr("never run")
+        status = {"skipped": self.tr("skipped"), "missed": self.tr("missed"),
+                  "running": self.tr("running")}.get(last["status"]) or status_text(last["status"])
+        counts = last.get("counts")
+        if counts:
+            status = self.tr("{status} ({ok} of {total} ok)").format(status=status, ok=counts.get("succeeded", 0),
+                                                                      total=counts.get("total", 0))
+        return f"{status} · {local_time(last['at'], seconds=False)}"
+
+    # -- the list ------------------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.ops.run("schedule_list", {}, self, on_ok=self._show)
+
+    def _show(self, result: dict[str, Any]) -> None:
+        if not shiboken6.isValid(self) or not shiboken6.isValid(self.stack):
+            return  # the window closed while the list was read
+        self.model.set_rows(result["schedules"])
+        self.stack.show_empty(not result["schedules"])
+        self.paused_note.setVisible(bool(result.get("paused")))
+        self._update_buttons()
+
+    def selected(self) -> dict[str, Any] | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.schedule_at(rows[0].row()) if rows else None
+
+    def select(self, schedule_id: str) -> None:
+        for row in range(self.model.rowCount()):
+            view = self.model.schedule_at(row)
+            if view is not None and view["id"] == schedule_id:
+                self.table.selectRow(row)
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected() is not None
+        for key in ("edit", "run", "delete"):
+            self.buttons[key].setEnabled(chosen)
+
+    # -- actions -------------------------------------------------------------------------------------------
+    def new_schedule(self, workflow_id: str | None = None) -> None:
+        self._with_choices(lambda workflows, envs: self._open_dialog(workflows, envs, None, workflow_id))
+
+    def edit_selected(self) -> None:
+        view = self.selected()
+        if view is not None:
+            self._with_choices(lambda workflows, envs: self._open_dialog(workflows, envs, view, None))
+
+    def _with_choices(self, then: Any) -> None:
+        def got_workflows(listed: dict[str, Any]) -> None:
+            self.ops.run("env_list", {}, self, on_ok=lambda envs: then(listed["workflows"], envs["environments"]))
+        self.ops.run("workflow_list", {}, self, on_ok=got_workflows)
+
+    def _open_dialog(self, workflows: list[dict[str, Any]], envs: list[dict[str, Any]],
+                     view: dict[str, Any] | None, workflow_id: str | None) -> None:
+        if not workflows:
+            QMessageBox.information(self, self.tr("New Schedule"),
+                                    self.tr("Save a workflow first: a schedule runs a saved workflow."))
+            return
+        dialog = ScheduleDialog(workflows, envs, self, schedule=view, workflow_id=workflow_id,
+                                broker=self.settings.current.workers_broker)
+        self.dialog = dialog
+        if dialog.exec() != ScheduleDialog.DialogCode.Accepted:
+            return
+        params = dialog.params()
+        if view is None:
+            self.ops.run("schedule_create", params, self, on_ok=lambda r: self.select(r["schedule"]["id"]))
+        else:
+            self.ops.run("schedule_update", {**params, "schedule": view["id"]}, self)
+
+    def set_enabled(self, schedule_id: str, enabled: bool) -> None:
+        self.ops.run("schedule_update", {"schedule": schedule_id, "enabled": enabled}, self)
+
+    def run_selected(self) -> None:
+        view = self.selected()
+        if view is not None:
+            self.ops.run("schedule_run", {"schedule": view["id"]}, self)
+
+    def delete_selected(self) -> None:
+        view = self.selected()
+        if view is None:
+            return
+        answer = QMessageBox.question(self, self.tr("Delete Schedule"),
+                                      self.tr("Delete the schedule {name}? Its past runs stay in the Runs panel.")
+                                      .format(name=view["name"]))
+        if answer == QMessageBox.StandardButton.Yes:
+            self.ops.run("schedule_delete", {"schedule": view["id"]}, self)
+
+
+def add_schedules_panel(window: "MainWindow", ops: OpRunner, store: ScheduleStore) -> SchedulesPanel:
+    """The Schedules tab after Workflows, and "Schedule…" on a workflow opening a new schedule for it."""
+    panel = SchedulesPanel(ops, store, SettingsStore(window.data), window)
+    index = window.panels.indexOf(window.workflows_panel) + 1
+    window.panels.insertTab(index, panel, icon("calendar"), QCoreApplication.translate("SchedulesPanel", "Schedules"))
+    window.schedules_panel = panel  # type: ignore[attr-defined]
+
+    def schedule_workflow(workflow_id: str) -> None:
+        window.panels.setCurrentWidget(panel)
+        panel.new_schedule(workflow_id)
+
+    window.workflows_panel.schedule_requested.connect(schedule_workflow)
+    return panel
