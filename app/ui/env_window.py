@@ -31,7 +31,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (QCoreApplication, QEvent, QMetaObject, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt,
+                            QTimer, QUrl, Signal)
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -208,6 +209,7 @@ class EnvWindow(QMainWindow):
         self._ops = ops
         self._load_progress: dict[str, int] = {}  # tab id -> last load progress
         self._favicons: dict[str, tuple[str, QIcon]] = {}  # tab id -> (address, its last favicon)
+        self._followed: dict[str, list[QMetaObject.Connection]] = {}  # tab id -> this window's connections
         self._search_url = search_url
         self._home_url = home_url
         self.setObjectName(f"env-window-{env_id}")
@@ -379,15 +381,17 @@ class EnvWindow(QMainWindow):
         tab_control = tab.tab_control
         if view.findChild(ControlDecorations) is None:
             attach_control_ui(tab_control)
-            tab_control.state_changed.connect(lambda _state, t=view: self._on_control_state(t))
-            view.titleChanged.connect(lambda title, t=view: self._on_title(t, title))
-            view.iconChanged.connect(lambda icon, t=view: self._set_tab_icon(t, icon))
-            view.urlChanged.connect(lambda qurl, t=view: self._on_url(t, qurl))
-            view.loadStarted.connect(lambda t=view: self._on_load_progress(t, 0))
-            view.loadProgress.connect(lambda value, t=view: self._on_load_progress(t, value))
-            view.loadFinished.connect(lambda ok, t=view: self._on_load_progress(t, 100))
-            view.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000))
-            view.destroyed.connect(lambda _obj=None, tab_id=view.tab_id: self._forget_tab(tab_id))
+        # What this window follows of the tab, undone when the tab leaves it (the tab may outlive the window).
+        self._followed[view.tab_id] = [
+            tab_control.state_changed.connect(lambda _state, t=view: self._on_control_state(t)),
+            view.titleChanged.connect(lambda title, t=view: self._on_title(t, title)),
+            view.iconChanged.connect(lambda icon, t=view: self._set_tab_icon(t, icon)),
+            view.urlChanged.connect(lambda qurl, t=view: self._on_url(t, qurl)),
+            view.loadStarted.connect(lambda t=view: self._on_load_progress(t, 0)),
+            view.loadProgress.connect(lambda value, t=view: self._on_load_progress(t, value)),
+            view.loadFinished.connect(lambda ok, t=view: self._on_load_progress(t, 100)),
+            view.browser_page.linkHovered.connect(lambda link: self.statusBar().showMessage(link, 3000)),
+        ]
         current = self.tabs.currentIndex()
         index = self.tabs.insertTab(current + 1 if current >= 0 else 0, view, self.tr("New Tab"))
         self._add_close_button(view)
@@ -403,6 +407,7 @@ class EnvWindow(QMainWindow):
         view = next((t for t in self.tab_list() if t.tab_id == tab_id), None)
         if view is None:
             return
+        self._unfollow(tab_id)
         self.tabs.removeTab(self.tabs.indexOf(view))
         view.hide()
         view.setParent(None)
@@ -410,7 +415,9 @@ class EnvWindow(QMainWindow):
         if self.tabs.count() == 0:
             self.close()
 
-    def _forget_tab(self, tab_id: str) -> None:
+    def _unfollow(self, tab_id: str) -> None:
+        for connection in self._followed.pop(tab_id, []):
+            QObject.disconnect(connection)
         self._load_progress.pop(tab_id, None)
         self._favicons.pop(tab_id, None)
 
@@ -824,5 +831,7 @@ class EnvWindow(QMainWindow):
         profile and login stay)."""
         for tab in self.tab_list():
             self.service.close(tab.tab_id)
+        for tab_id in list(self._followed):  # tabs that left without the service (none, normally)
+            self._unfollow(tab_id)
         self.closed.emit(self.env_id)
         super().closeEvent(event)

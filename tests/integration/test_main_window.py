@@ -68,7 +68,7 @@ def test_every_action_and_panel_tab_has_an_icon(window: MainWindow) -> None:
     assert [a for a in toolbar if not a.isSeparator() and a.icon().isNull() and a.text()] == []
     assert {a.objectName() for a in toolbar} >= {"new-environment", "import-workflows", "record", "run-workflow"}
     tabs = window.panels
-    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Environments", "Workflows", "Runs", "Agent runs"]
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Environments", "Workflows", "Schedules", "Runs", "Agent runs"]
     assert all(not tabs.tabIcon(i).isNull() for i in range(tabs.count()))
     # The icons are drawn (not empty pixmaps).
     image = window.actions_by_name["record"].icon().pixmap(24, 24).toImage()
