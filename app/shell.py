@@ -76,7 +76,7 @@ class BrowserPilotApp(QObject):
         self.envs = EnvStore(data, self.saves)
         self.settings = SettingsStore(data)
         self.registry = build_registry()
-        self.ctx = OpContext(data=data, envs=self.envs,
+        self.ctx = OpContext(data=data, envs=self.envs, operations=self.registry,
                              runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
                              workflows=WorkflowStore(data, self.saves), schedules=ScheduleStore(data, self.saves))
         self.service = BrowserService(data, self.envs, self.ctx.groups, with_windows=with_windows,

@@ -42,7 +42,6 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     saveWorkflow saves the steps as a workflow that ends with the checks, without running it again;
     replayAfterSave then runs it once (it fails when that replay fails)."""
     from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
-    from app.ops import build_registry
 
     settings = AgentSettingsStore(ctx.data).current
     changes: dict[str, Any] = {}
@@ -51,7 +50,9 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     if params.max_steps:
         changes["max_steps"] = params.max_steps
     settings = settings.model_copy(update=changes)
-    registry = build_registry()
+    registry = ctx.operations
+    if registry is None:
+        raise OpError("the agent needs the app's operations registry", code="no_registry")
     env = ctx.envs.get(params.env or "env-default").id
     task = AgentTask(task=params.task, env=env, url=params.url, secrets=params.secrets, expect=params.expect,
                      save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs,

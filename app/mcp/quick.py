@@ -25,20 +25,41 @@ import json
 import logging
 import socket
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+
+from envs.datadir import DataDir
 
 if TYPE_CHECKING:
-    from app.mcp.server import McpHttpServer
+    from app.mcp.idle import BridgeClients
+    from app.mcp.tools import ToolCatalog
 
 log = logging.getLogger("browserpilot.mcp")
 
 LINE_LIMIT = 256 * 1024 * 1024  # a full-page screenshot travels inline (base64) in one line
 
 
+class Tokens(Protocol):
+    def accepts(self, authorization: str | None) -> bool: ...
+
+
+class BridgeOwner(Protocol):
+    """What the endpoint needs of the MCP server that owns it (app/mcp/server.py `McpHttpServer`): the token,
+    the bridge clients, the tool listing, the data folder, and its one way of calling operations."""
+
+    data: DataDir
+    clients: "BridgeClients | None"
+    catalog: "ToolCatalog"
+
+    @property
+    def tokens(self) -> Tokens | None: ...
+
+    async def call_envelope(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
 class QuickServer:
     """Serves `sock` on a thread of its own until `stop()`."""
 
-    def __init__(self, owner: "McpHttpServer", sock: socket.socket, on_first_call: Callable[[], None]) -> None:
+    def __init__(self, owner: BridgeOwner, sock: socket.socket, on_first_call: Callable[[], None]) -> None:
         self.owner = owner
         self.sock = sock
         self.port: int = sock.getsockname()[1]

@@ -19,6 +19,15 @@ from workflows.store import SavedWorkflow, WorkflowStore
 from workflows.template import VariableError
 
 
+class Operations(Protocol):
+    """The registry the context's operations are called through (app/ops/registry.py `OperationRegistry`), for
+    an operation that calls others (the agent's tools)."""
+
+    def names(self) -> list[str]: ...
+    def get(self, name: str) -> Any: ...
+    async def call(self, ctx: "OpContext", name: str, raw: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+
 class TabBusyError(Exception):
     """A tab is held by a running workflow."""
 
@@ -47,6 +56,8 @@ class OpContext:
     # Set by an app with a GUI: open a saved workflow (a SavedWorkflow just found, or its id) in the editor;
     # returns the window's title.
     open_editor: Callable[[SavedWorkflow | str], str] | None = None
+    # The registry these operations are called through (set by whoever builds the registry and this context).
+    operations: Operations | None = None
     # Seconds what a tab has in flight may take to land before an operation closes the tab (Settings).
     settle_seconds: Callable[[], float] = lambda: 10.0
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)

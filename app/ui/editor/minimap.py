@@ -5,23 +5,30 @@ pan or a zoom only copies it and draws the frame."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPixmap
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 from app.ui.editor.items import PORT_GRIP, Look
 
-if TYPE_CHECKING:
-    from app.ui.editor.view import EditorView
+
+class MinimapHost(Protocol):
+    """The view the minimap sits on (app/ui/editor/view.py `EditorView`)."""
+
+    def viewport(self) -> QWidget: ...
+    def scene(self) -> QGraphicsScene | None: ...
+    def visible_scene_rect(self) -> QRectF: ...
+    def centerOn(self, point: QPointF) -> None: ...  # noqa: N802 (Qt's name)
+
 
 SIZE = (200, 130)
 REDRAW_MS = 150   # after the level changes, the boxes are drawn again this much later
 
 
 class Minimap(QWidget):
-    def __init__(self, view: "EditorView") -> None:
+    def __init__(self, view: MinimapHost) -> None:
         super().__init__(view)
         self.view = view
         self.setObjectName("editor-minimap")
