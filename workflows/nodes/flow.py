@@ -22,6 +22,7 @@ from workflows.nodes.base import NodeData, RunContext
 from workflows.nodes.conditions import Case, Condition
 from workflows.nodes.graph import RESERVED_HANDLE, Edge, Graph, Node, fill_edge_defaults
 from workflows.nodes.values import FAILS, DocumentModel, Number, PathItem, Text
+from workflows.secret_binding import SecretError, SecretRule
 
 DEFAULT_UNTIL_MAX = 40
 """Passes an `until` loop makes at most when its `max` is not given."""
@@ -38,6 +39,11 @@ class StartVariable(DocumentModel):
     required: bool = True
     options: list[Any] | None = None
     default: Any = None  # shown pre-filled in the run form (a recorded value); kept as written
+    domains: list[Text] | None = None
+    """Ours (the original ignores it): for a `secret`, the sites where it may be typed (domain patterns, `*`
+    anywhere; workflows/secret_binding.py). The run then holds `<secret:name>` in its variables and the value is
+    filled in only when a fill or select types it into a field of such a site; any other use fails the node.
+    Without it, a secret is filled in wherever its template is used, as in the original."""
 
     @property
     def kind(self) -> str:
@@ -57,6 +63,14 @@ class StartVariable(DocumentModel):
                             "(templates take letters, digits, _, - and CJK characters)")
         if self.type is not None and self.type not in KNOWN_INPUT_TYPES:
             problems.append(f"type {self.type!r} is not one we know: it is asked for as text")
+        if self.domains is not None:
+            if self.kind != "secret":
+                problems.append("domains bind only a secret input; ignored here")
+            else:
+                try:
+                    SecretRule(self.variable or "secret", self.domains)
+                except SecretError as exc:
+                    problems.append(str(exc) + FAILS)
         return problems
 
 
