@@ -36,6 +36,7 @@ from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.manager import RunManager
 from workflows.runs import RunRecord, RunStore
 from workflows.schedules import ScheduleStore
+from workflows.secret_binding import SecretBinding
 from workflows.store import WorkflowStore
 
 if TYPE_CHECKING:
@@ -178,9 +179,11 @@ class BrowserPilotApp(QObject):
             self.main_window.statusBar().showMessage(self.tr("Not saved yet: {problem}").format(problem=message),
                                                      30_000)
 
-    def _ops_for_run(self, run_id: str) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
-        """The operations as a workflow run calls them: its own tab is not busy for it."""
-        ctx = self.ctx.for_run(run_id)
+    def _ops_for_run(self, run_id: str, secrets: SecretBinding | None = None
+                     ) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """The operations as a workflow run calls them: its own tab is not busy for it, and its bound secrets
+        are filled in only where they may be typed."""
+        ctx = self.ctx.for_run(run_id, secrets)
         return lambda name, params: self.registry.call(ctx, name, params)
 
     def start_mcp(self) -> None:

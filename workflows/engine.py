@@ -9,7 +9,9 @@ pool, pause/resume and locating, with the original BrowserPilot runner's rules:
   (code, script, extract, export, http-request, captcha, loop). `sys.url` and `sys.title` are refreshed after
   every node.
 - Start inputs: undeclared ones are ignored (and noted in the record); values are text except `number`; an
-  optional number left empty is 0; a required input missing or empty fails before the run starts.
+  optional number left empty is 0; a required input missing or empty fails before the run starts. A `secret`
+  bound to its sites (`domains`) is `<secret:name>` in the variables: only the typing operations fill it in,
+  where its binding allows (workflows/secret_binding.py); anywhere else the operation refuses it.
 - A loop pass walks every entry node of the body (nodes no edge leads to) in order.
 
 Page nodes call the page operations (through `OperationsPort`, the operations registry) and nothing else.
@@ -35,6 +37,7 @@ from workflows.nodes.flow import EndData
 from workflows.nodes.values import number_from_text
 from workflows.ports import Locator
 from workflows.runs import RunRecord, TraceEntry, now, redact
+from workflows.secret_binding import SecretBinding, placeholder
 from workflows.template import Variables, VariableError, js_text
 
 log = logging.getLogger("browserpilot.workflows")
@@ -81,6 +84,9 @@ class RunSettings:
     default_timeout: float = DEFAULT_TIMEOUT
     secret_values: dict[str, str] = field(default_factory=dict)
     settle_timeout: float = SETTLE_TIMEOUT  # what the run's tabs have in flight at its end may land this long
+    # Secret inputs bound to their sites: the run's variables hold `<secret:name>`, which the operations fill
+    # in only when typed into a field of such a site (the run's operations port carries the same binding).
+    secrets: SecretBinding | None = None
 
 
 @dataclass
@@ -201,6 +207,9 @@ class Executor:
                 raise VariableError(f"the input {variable.variable!r} is required")
             if variable.kind == "number":
                 inputs[variable.variable] = _number_input(variable.variable, value)
+                continue
+            if self.settings.secrets is not None and variable.variable in self.settings.secrets:
+                inputs[variable.variable] = placeholder(variable.variable)  # filled in only where it may be typed
                 continue
             if variable.kind in ("select", "radio") and variable.option_texts and value not in (None, "") \
                     and js_text(value) not in variable.option_texts:

@@ -1,9 +1,11 @@
 """Starting, tracking and cancelling runs, and batches of runs over data rows.
 
-One run at a time per tab: a run holds its tab (other callers get a busy error naming the run) until it
-ends. Every run leaves a record in `runs.json`, whatever happens (ok, failed, cancelled, taken over). A run is
-a job: `start` returns its record at once, `events` (workflows.events) tells what happens as it happens, and
-`wait` (or `run`, which is start + wait) gives the final record.
+One run at a time per tab: a run holds its tab (other callers get a busy error naming the run) until it ends. A
+run's `secret` inputs that declare `domains` are bound to those sites (workflows/secret_binding.py): the run calls
+the operations with that binding, which fill them in only where they may be typed. Every run leaves a record in
+`runs.json`, whatever happens (ok, failed, cancelled, taken over). A run is a job: `start` returns its record at
+once, `events` (workflows.events) tells what happens as it happens, and `wait` (or `run`, which is start + wait)
+gives the final record.
 """
 
 from __future__ import annotations
@@ -19,15 +21,39 @@ from workflows.document import WorkflowDocument
 from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, OperationsPort, RunSettings, TabState
 from workflows.events import RunEvents
 from workflows.runs import RunRecord, RunStore, new_run_id
+from workflows.secret_binding import SecretBinding, SecretError, SecretRule
+from workflows.template import VariableError
 
 log = logging.getLogger("browserpilot.workflows")
 
-OpsForRun = Callable[[str], OperationsPort]  # run id -> an operations port acting as that run
+# run id, its bound secrets -> an operations port acting as that run
+OpsForRun = Callable[[str, SecretBinding | None], OperationsPort]
 Progress = Callable[[dict[str, Any]], None]
 
 
 class RunError(Exception):
     """A run could not start (busy tab, unknown environment…)."""
+
+
+def bound_secrets(doc: WorkflowDocument, inputs: dict[str, Any]) -> SecretBinding | None:
+    """The binding of the run's `secret` inputs that declare `domains` and have a value (given, else the
+    input's default); None when there is none. A bad pattern is a `VariableError` naming the input."""
+    rules: list[SecretRule] = []
+    values: dict[str, str] = {}
+    for variable in doc.start_variables():
+        if variable.kind != "secret" or variable.domains is None:
+            continue
+        value = inputs.get(variable.variable)
+        if value in (None, ""):
+            value = variable.default
+        if value in (None, ""):
+            continue
+        try:
+            rules.append(SecretRule(variable.variable, variable.domains))
+        except SecretError as exc:
+            raise VariableError(f"the input {variable.variable!r}: {exc}") from None
+        values[variable.variable] = str(value)
+    return SecretBinding(rules, values) if rules else None
 
 
 @dataclass
@@ -121,7 +147,8 @@ class RunManager:
                      on_progress: Callable[[RunRecord], None] | None,
                      trigger: dict[str, Any] | None = None) -> tuple[RunRecord, asyncio.Task[RunRecord]]:
         run_id = new_run_id()
-        ops = self._ops_for_run(run_id)
+        secrets = bound_secrets(doc, inputs)
+        ops = self._ops_for_run(run_id, secrets)
         tab = await self._pick_tab(ops, env_id, tab_id, fresh_tab)
         secret_names = set(doc.secret_names())
         secret_values = {name: str(inputs[name]) for name in secret_names if inputs.get(name)}
@@ -137,7 +164,7 @@ class RunManager:
             self._tab_holders.pop(tab, None)
             raise
         settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id), secret_values=secret_values,
-                               settle_timeout=self._settle_seconds())
+                               settle_timeout=self._settle_seconds(), secrets=secrets)
         task = asyncio.ensure_future(self._drive(doc, inputs, record, ops, settings, on_progress))
         self._active[run_id] = task
         self._tasks[run_id] = task
@@ -190,7 +217,7 @@ class RunManager:
         self._batches[batch_id] = []
 
         async def worker(env_id: str, started: asyncio.Event) -> None:
-            ops = self._ops_for_run(batch_id)
+            ops = self._ops_for_run(batch_id, None)
             try:
                 opened = await ops("tab_open", {"env": env_id, "show": False})  # a row needs no window
             finally:

@@ -14,11 +14,14 @@ A locator is `{selector?, xpath?, ref?}`: `selector` is CSS or an engine (`text=
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Literal, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from workflows.recording import Recording
+
+if TYPE_CHECKING:
+    from workflows.secret_binding import SecretBinding
 
 Control = Literal["agent", "handoff", "shared"]
 
@@ -126,8 +129,13 @@ class InputPart(Protocol):
                     count: int, until: Locator | None, timeout: float,
                     offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
     async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
-                        replace: bool = False) -> dict[str, Any]: ...
-    async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]: ...
+                        replace: bool = False, secrets: "SecretBinding | None" = None) -> dict[str, Any]:
+        """Type `text` into the element (clicked first unless it has the focus) or the focused field; its
+        `<secret:name>` of `secrets` are filled in only where their binding allows, at that moment, in the
+        frame holding the focus (a `SecretRefused` otherwise, with nothing typed)."""
+
+    async def select(self, option: str, locator: Locator, timeout: float,
+                     secrets: "SecretBinding | None" = None) -> dict[str, Any]: ...
     async def key(self, shortcut: str) -> dict[str, Any]: ...
     async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None,
                      swipe: bool, timeout: float, distance: float | None = None) -> dict[str, Any]: ...

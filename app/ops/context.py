@@ -15,6 +15,7 @@ from workflows.ports import BrowserPort, PageError
 from workflows.runs import RunStore, TriggerStampedRuns
 from workflows.schedule_timing import TimingError
 from workflows.schedules import ScheduleError, ScheduleStore
+from workflows.secret_binding import SecretBinding
 from workflows.store import SavedWorkflow, WorkflowStore
 from workflows.template import VariableError
 
@@ -68,6 +69,9 @@ class OpContext:
     scheduler: SchedulerPort | None = None
     # What started the operation's runs when not its caller: a schedule's `{schedule: ID}` (`with_trigger`).
     trigger: dict[str, Any] | None = None
+    # The secrets of the agent run or workflow run calling (`with_secrets`): where each may be typed. The
+    # registry refuses a call that names one outside its typed text; the typing part fills them in.
+    secrets: SecretBinding | None = None
 
     # Errors that are the caller's or the disk's, reported as a failed envelope rather than a crash.
     expected_errors: ClassVar[tuple[type[Exception], ...]] = (
@@ -85,9 +89,14 @@ class OpContext:
         if self.schedules is None:
             self.schedules = ScheduleStore(self.data)
 
-    def for_run(self, run_id: str) -> "OpContext":
-        """The same context (same stores, runner and tab holders) acting as a workflow run."""
-        return replace(self, run_id=run_id)
+    def for_run(self, run_id: str, secrets: SecretBinding | None = None) -> "OpContext":
+        """The same context (same stores, runner and tab holders) acting as a workflow run, with its bound
+        secrets."""
+        return replace(self, run_id=run_id, secrets=secrets)
+
+    def with_secrets(self, secrets: SecretBinding | None) -> "OpContext":
+        """The same context calling for a run whose secrets are bound to their sites (workflows/secret_binding.py)."""
+        return replace(self, secrets=secrets)
 
     def with_trigger(self, trigger: dict[str, Any]) -> "OpContext":
         """The same context for operations a schedule starts: every run record written through it (by the run

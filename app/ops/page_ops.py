@@ -237,34 +237,39 @@ async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-async def _type(tab: TabPort, params: TypeParams, paste: bool) -> dict[str, Any]:
+async def _type(ctx: OpContext, tab: TabPort, params: TypeParams, paste: bool) -> dict[str, Any]:
     point: dict[str, Any] = {}
     if params.x is not None and params.y is not None:
+        if ctx.secrets and ctx.browser is not None:  # a secret for another site: refused before the click
+            state = ctx.browser.tab_state(tab.tab_id)
+            ctx.secrets.check(params.text, [state[0]] if state else [])
         point = await tab.input.click(None, params.x, params.y, "left", 1, None, params.timeout)
-    typed = await tab.input.type_text(params.text, params.locator, paste, params.timeout, params.replace)
+    typed = await tab.input.type_text(params.text, params.locator, paste, params.timeout, params.replace,
+                                      secrets=ctx.secrets)
     return {**point, **typed}
 
 
-@operation("page_type", TypeParams, needs_browser=True)
+@operation("page_type", TypeParams, needs_browser=True, secret_field="text")
 async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Type text key by key (any Unicode) into the element, the point x/y, or the focused field. An element
     that has no focus is clicked first; one that has focus is not, so page_key ctrl+a then page_type replaces
     the text. Existing text is kept otherwise (or use replace)."""
-    return await on_page(ctx, params, lambda p: _type(p, params, False),
+    return await on_page(ctx, params, lambda p: _type(ctx, p, params, False),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_paste", TypeParams, needs_browser=True)
+@operation("page_paste", TypeParams, needs_browser=True, secret_field="text")
 async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Insert text as one block, like a paste, into the element, the point x/y, or the focused field."""
-    return await on_page(ctx, params, lambda p: _type(p, params, True),
+    return await on_page(ctx, params, lambda p: _type(ctx, p, params, True),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_select", SelectParams, needs_browser=True)
+@operation("page_select", SelectParams, needs_browser=True, secret_field="option")
 async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
     """Choose an option of a <select> by its visible text or its value."""
-    return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout),
+    return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout,
+                                                             secrets=ctx.secrets),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 

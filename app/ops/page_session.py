@@ -67,7 +67,7 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
         extra.update(control.drain_events())
         if shot:
             extra["errorShot"] = shot
-        for key in ("url", "status"):
+        for key in ("url", "status", "secret", "site"):  # a refused secret: which, and where it would have gone
             value = getattr(exc, key, None)
             if value:
                 extra[key] = value

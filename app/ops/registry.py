@@ -5,6 +5,10 @@ single door: it accepts the original BrowserPilot's call forms (`app.ops.compat`
 (unknown names are rejected with the list of valid ones), runs the function and wraps what it returns in the
 envelope `{ok, control, ...data, notes?}`; failures become `{ok: false, control, error}` with one line a
 person or a model can act on. `notes` says which form won when a call gave both, and similar remarks.
+
+A caller whose secrets are bound to their sites (an agent run, a workflow run: `OpContext.secrets`) gets a
+call refused, before the operation runs, when a parameter other than the operation's `secret_field` names
+one of them (code `secret_refused`, with the secret, the tool and the site; workflows/secret_binding.py).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pydantic.alias_generators import to_camel
 
 from app.ops import compat
 from app.ops.context import OpContext
+from workflows.secret_binding import SecretRefused, site_of
 
 log = logging.getLogger("browserpilot.ops")
 
@@ -58,6 +63,9 @@ class Operation(Generic[P]):
     read_only: bool = False
     destructive: bool = False
     needs_browser: bool = False
+    # The parameter whose `<secret:name>` the operation itself fills in, where the secret's binding allows
+    # (the text typed or the option chosen); a bound secret anywhere else refuses the call.
+    secret_field: str | None = None
 
     def parameter_names(self) -> list[str]:
         return [f.alias or name for name, f in self.params.model_fields.items()]
@@ -70,6 +78,7 @@ def operation(
     read_only: bool = False,
     destructive: bool = False,
     needs_browser: bool = False,
+    secret_field: str | None = None,
 ) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P]]:
     """Declare an operation; the function's docstring is its description."""
 
@@ -82,6 +91,7 @@ def operation(
             read_only=read_only,
             destructive=destructive,
             needs_browser=needs_browser,
+            secret_field=secret_field,
         )
 
     return wrap
@@ -133,6 +143,12 @@ class OperationRegistry:
         if op.needs_browser and ctx.browser is None:
             return failure(f"{name} needs the running app with its browser; start `browserpilot` first",
                            code="no_browser")
+        if ctx.secrets:
+            refused = _secret_refusal(ctx, op, params)
+            if refused is not None:
+                log.info("%s refused: %s", name, refused)
+                return _with_notes(failure(str(refused), code=refused.code, secret=refused.secret,
+                                           site=refused.site, tool=name), accepted.notes)
         try:
             data = await op.func(ctx, params)
         except OpError as exc:
@@ -150,6 +166,32 @@ class OperationRegistry:
         envelope: dict[str, Any] = {"ok": True, "control": None}
         envelope.update(data)
         return _with_notes(envelope, accepted.notes)
+
+
+def _secret_refusal(ctx: OpContext, op: Operation[Any], params: Params) -> SecretRefused | None:
+    """Why the call may not run with the caller's bound secrets (see the module's docstring), or None."""
+    assert ctx.secrets is not None
+    values = {name: getattr(params, name) for name in type(params).model_fields}
+    tab_id = values.get("tab_id") if isinstance(values.get("tab_id"), str) else None
+    url = values.get("url") if isinstance(values.get("url"), str) else None
+    if url is not None:  # where it would have gone (what precedes a secret in the address)
+        site = site_of(url.split("<secret:")[0])
+    else:  # the tab's page
+        state = ctx.browser.tab_state(tab_id) if ctx.browser is not None and tab_id else None
+        site = site_of(state[0]) if state else None
+    return ctx.secrets.refuse_outside(op.name, {name: _plain(value) for name, value in values.items()},
+                                      op.secret_field, tab_id, site)
+
+
+def _plain(value: Any) -> Any:
+    """A parameter's value as JSON-ready data (a locator model as its dict)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
 
 
 def _with_notes(envelope: dict[str, Any], notes: list[str]) -> dict[str, Any]:

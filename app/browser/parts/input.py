@@ -1,6 +1,11 @@
 """A tab's input part: acting as a person does, with trusted input (app/browser/input.py). Each action waits
 for its target to be actionable (app/browser/locators.py) and, when it starts a navigation, until that has
-committed (`TabCore.acting`)."""
+committed (`TabCore.acting`).
+
+Typing and choosing are where a run's bound secrets are filled in (workflows/secret_binding.py): the page's
+address is checked before anything is done, and once the field has the focus, the address of the page and
+of every frame down to the one holding the focus (app/browser/focus.py); only then is `<secret:name>`
+replaced by its value and typed. A refusal types nothing."""
 
 from __future__ import annotations
 
@@ -9,10 +14,12 @@ import logging
 from typing import Any
 
 from app.browser import locators
+from app.browser.focus import focus_chain
 from app.browser.js import PageTimeout, run_js
 from app.browser.parts.core import TabCore
 from app.browser.tab import check_upload_paths, upload_files
 from workflows.ports import Direction, Locator, MouseButton, PageError
+from workflows.secret_binding import SecretBinding
 
 log = logging.getLogger("browserpilot.browser")
 
@@ -51,9 +58,13 @@ class TabInput:
         return result
 
     async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
-                        replace: bool = False) -> dict[str, Any]:
+                        replace: bool = False, secrets: SecretBinding | None = None) -> dict[str, Any]:
         core = self._core
         result: dict[str, Any] = {}
+        bound = secrets is not None and bool(secrets.names_in(text))
+        if bound:
+            assert secrets is not None
+            secrets.check(text, [core.page.url().toString()])  # another site's page: refused before acting
         if locator is not None:
             px, py, description = await core.point(locator, None, None, timeout, editable=True, stable=False)
             if await locators.has_focus(core.page, locator):
@@ -62,16 +73,25 @@ class TabInput:
             else:
                 await core.input.click(px, py)
             result["element"] = description
+        if bound:
+            assert secrets is not None
+            text = secrets.fill(text, await focus_chain(core.page), core.tab_id)
         if replace:
             await core.input.key("ctrl+a")
         await core.acting(lambda: core.input.paste(text) if paste else core.input.type_text(text), timeout)
         result["typed"] = len(text)
         return result
 
-    async def select(self, option: str, locator: Locator, timeout: float) -> dict[str, Any]:
+    async def select(self, option: str, locator: Locator, timeout: float,
+                     secrets: SecretBinding | None = None) -> dict[str, Any]:
         """Choose with the keyboard on the focused, closed <select> (arrow keys: trusted input and a trusted
-        change event, no popup needed); fall back to setting the value when that does not land."""
+        change event, no popup needed); fall back to setting the value when that does not land. A bound secret
+        in `option` is filled in once the <select> has the focus and its frames' addresses allow it."""
         core = self._core
+        if secrets is not None and secrets.names_in(option):
+            secrets.check(option, [core.page.url().toString()])
+            await core.guarded(locators.focus(core.page, locator, timeout))
+            option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
         wanted = await core.guarded(locators.find_option(core.page, locator, option, timeout))
         result = {"element": wanted.description, "value": wanted.value, "text": wanted.text, "index": wanted.index}
         delta = wanted.index - wanted.previous_index
