@@ -3,8 +3,9 @@
 Like `run`, it goes to the running app when there is one (forwarded as the `agent_run` operation), otherwise
 it starts the app for the run (headless with `--headless` or without a display) and stops it afterwards.
 Exit status 0 only when the agent reported success (and every `--expect` held, and a `--save-workflow` was
-saved, and a `--replay-after-save` replay passed), 1 otherwise, 2 on a usage error. `--json` prints the agent
-record. Secret values never appear in the output.
+saved, and a `--replay-after-save` replay passed), 1 otherwise, 2 on a usage error (a bad `--secret` or
+`--secret-domains`, a secret with no site to be typed on). `--json` prints the agent record, with where each
+secret may be typed and every refused use. Secret values never appear in the output.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from typing import Any
 
 from app.agent.secrets import SecretError, parse_secret
+from workflows.secret_binding import parse_domains, rules_for
 from envs.datadir import DataDir
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -28,6 +30,9 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     agent.add_argument("--url", metavar="URL", help="open this address in the agent's tab first")
     agent.add_argument("--secret", dest="secrets", metavar="NAME=VALUE", action="append", default=[],
                        help="a secret the task names as <secret:NAME> (repeatable); the model never sees it")
+    agent.add_argument("--secret-domains", dest="secret_domains", metavar="NAME=PATTERN,…", action="append",
+                       default=[], help="where that secret may be typed: shop.example.com, *.example.org, a scheme, "
+                                    "host:port; * for anywhere (default: the site of --url) (repeatable)")
     agent.add_argument("--expect", metavar="LOCATOR", action="append", default=[],
                        help="must be on the final page: CSS, text=…, role=…, or an XPath (repeatable)")
     agent.add_argument("--max-steps", type=int, metavar="N", help="model requests at most (default 40)")
@@ -43,8 +48,17 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
 
 
 def agent_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The `agent_run` parameters; `SecretError` for a bad --secret or --secret-domains, or a secret that has no
+    site to be typed on (no domains and no --url)."""
     params: dict[str, Any] = {"task": args.task, "secrets": dict(parse_secret(pair) for pair in args.secrets),
                               "expect": list(args.expect)}
+    domains: dict[str, list[str]] = {}
+    for pair in args.secret_domains:
+        name, patterns = parse_domains(pair)
+        domains.setdefault(name, []).extend(patterns)
+    rules_for(params["secrets"], domains, args.url)  # a usage error here, before any app starts
+    if domains:
+        params["secretDomains"] = domains
     for key, value in (("env", args.agent_env), ("url", args.url), ("maxSteps", args.max_steps),
                        ("model", args.model), ("saveWorkflow", args.save_workflow)):
         if value is not None:
@@ -65,6 +79,16 @@ def print_record(record: dict[str, Any]) -> None:
         print(f"judge: {record['judge']['verdict']}: {record['judge']['reason']}")
     for check in record.get("checks") or []:
         print(f"check {check['locator']}: {'ok' if check['ok'] else 'FAILED'}")
+    for bound in record.get("secretDomains") or []:
+        where = ("anywhere (chosen explicitly)" if bound.get("anywhere") else "only on " + ", ".join(bound["domains"])
+                 + (" (the start page's site)" if bound.get("fromStartPage") else ""))
+        print(f"secret {bound['name']}: typed {where}")
+    refusals = record.get("refusals") or []
+    if refusals:
+        print(f"refused uses of secrets: {len(refusals)}")
+        for refusal in refusals:
+            print(f"  step {refusal.get('step')}: {refusal['secret']} by {refusal['tool']}"
+                  + (f" ({refusal['site']})" if refusal.get("site") else ""))
     usage = record.get("usage") or {}
     cost = usage.get("costUsd")
     print(f"tokens: {usage.get('inputTokens', 0)} in, {usage.get('cacheReadInputTokens', 0)} cached, "

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from app.agent.records import AgentRecord, AgentRunStore
+from app.agent.secrets import SecretError
 from app.agent.settings import AgentSettingsStore
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
@@ -19,6 +20,10 @@ class AgentRunParams(Params):
     env: str | None = Field(default=None, description="Environment id (default env-default).")
     url: str | None = Field(default=None, description="Open this address in the agent's tab first.")
     secrets: dict[str, str] = Field(default_factory=dict, description="name -> value; the model never sees values.")
+    secret_domains: dict[str, list[str]] = Field(
+        default_factory=dict, description="name -> the sites where that secret may be typed (domain patterns such "
+                                          "as shop.example.com or *.example.org; * for anywhere). Default: the "
+                                          "site of url.")
     expect: list[str] = Field(default_factory=list, description="Locators that must be on the final page.")
     max_steps: int | None = Field(default=None, ge=1, le=500)
     model: str | None = Field(default=None, description="Model name (default: the saved setting).")
@@ -38,7 +43,9 @@ class AgentRunParams(Params):
 @operation("agent_run", AgentRunParams, needs_browser=True)
 async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     """Let the built-in agent do a task in a tab of its own and return its record: selfReport, judge, checks,
-    steps, usage. Fails (ok false, record included) unless the agent reported success and every check held.
+    steps, usage, refusals. Fails (ok false, record included) unless the agent reported success and every check
+    held. Each secret is typed only into fields of its secretDomains (default: the site of url); any other use
+    is refused, and three refusals end the run.
     saveWorkflow saves the steps as a workflow that ends with the checks, without running it again;
     replayAfterSave then runs it once (it fails when that replay fails)."""
     from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
@@ -54,11 +61,14 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     if registry is None:
         raise OpError("the agent needs the app's operations registry", code="no_registry")
     env = ctx.envs.get(params.env or "env-default").id
-    task = AgentTask(task=params.task, env=env, url=params.url, secrets=params.secrets, expect=params.expect,
+    task = AgentTask(task=params.task, env=env, url=params.url, secrets=params.secrets,
+                     secret_domains=params.secret_domains, expect=params.expect,
                      save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs,
                      replay_after_save=params.replay_after_save)
-    run = AgentRun(task, settings, registry, lambda name, raw: registry.call(ctx, name, raw),
-                   AgentRunStore(ctx.data), ctx.data.root)
+    try:
+        run = AgentRun(task, settings, registry, ctx, AgentRunStore(ctx.data), ctx.data.root)
+    except SecretError as exc:
+        raise OpError(str(exc), code="invalid_secrets") from None
     record = await run.run()
     view = record.view()
     if not record.success:
@@ -82,12 +92,14 @@ class AgentRef(Params):
 
 
 def agent_summary(record: AgentRecord) -> dict[str, Any]:
-    """One line of the agent runs list: what was asked, how it ended, the three answers in short."""
+    """One line of the agent runs list: what was asked, how it ended, the three answers in short, how many
+    uses of secrets were refused."""
     return {"id": record.id, "task": record.task, "model": record.model, "env": record.env, "status": record.status,
             "startedAt": record.started_at.isoformat(), "durationMs": record.duration_ms, "error": record.error,
             "selfReport": record.self_report.success if record.self_report else None,
             "judge": record.judge.verdict if record.judge else None,
-            "checks": [check.ok for check in record.checks], "inputTokens": record.usage.input_tokens,
+            "checks": [check.ok for check in record.checks], "refusals": len(record.refusals),
+            "inputTokens": record.usage.input_tokens,
             "outputTokens": record.usage.output_tokens, "costUsd": record.usage.cost_usd,
             "workflow": record.workflow}
 

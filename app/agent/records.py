@@ -1,9 +1,10 @@
 """Agent run records and `agent_runs.json` (the newest 200; evicting one deletes its `agent_runs/<id>/` folder).
 
-A record keeps the task, the model, the status, every step (the model's words, each tool call with its input
-and result, the URL, timings, screenshot paths), the three answers kept apart (`selfReport`, `judge`,
-`checks`), token usage (cached and uncached input apart) and the files downloaded. Everything in a record is
-already redacted (`<secret:name>`). `agent_runs.json` is the index (no steps); the whole record is
+A record keeps the task, the model, the status, every step (the model's words, each tool call with its input and
+result, the URL, timings, screenshot paths), the three answers kept apart (`selfReport`, `judge`, `checks`), token
+usage (cached and uncached input apart), the files downloaded, where each secret may be typed (`secretDomains`) and
+every use of a secret that was refused (`refusals`: secret, tool, site, step). Everything in a record is already
+redacted (`<secret:name>`). `agent_runs.json` is the index (no steps); the whole record is
 `agent_runs/<id>/record.json`. Pure Python.
 """
 
@@ -39,6 +40,24 @@ class _Model(BaseModel):
                               defer_build=True)  # built when first used, not at start-up
 
 
+class Refusal(_Model):
+    """A use of a secret the binding refused (workflows/secret_binding.py): nothing was sent."""
+
+    secret: str
+    tool: str
+    site: str | None = None  # where it would have gone: scheme://host:port, never a path
+    step: int = 0
+
+
+class BoundSecret(_Model):
+    """Where one of the run's secrets may be typed (names and patterns only, never a value)."""
+
+    name: str
+    domains: list[str]
+    from_start_page: bool = False  # no domains were given: the start page's site
+    anywhere: bool = False  # `*`, chosen explicitly
+
+
 class ToolCall(_Model):
     id: str
     name: str
@@ -54,6 +73,7 @@ class ToolCall(_Model):
     screenshot: str | None = None
     locator: dict[str, Any] | None = None  # stable locator of the target, computed before the call
     secrets: list[str] = Field(default_factory=list)  # names of the secrets the input used
+    refusal: Refusal | None = None  # the call named a secret where it may not go: refused, nothing sent
 
 
 class Step(_Model):
@@ -130,6 +150,8 @@ class AgentRecord(_Model):
     final_url: str | None = None
     final_screenshot: str | None = None
     secrets: list[str] = Field(default_factory=list)  # names only
+    secret_domains: list[BoundSecret] = Field(default_factory=list)  # where each may be typed
+    refusals: list[Refusal] = Field(default_factory=list)  # uses of secrets refused, in order
     taken_over: bool = False
     # Save as workflow: {name, notes, checks, id, saved} or {name, notes, error}; after a replay the person asked
     # for, also `replay` {runId, ok, error?, node?}.

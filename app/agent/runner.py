@@ -1,9 +1,12 @@
 """One agent run, end to end: open the agent's tab, run the loop, check, judge, record, save as workflow.
 
-`AgentRun` is what the panel and `agent_run` (and so the command line) both start. It calls operations only
-through the registry (`call`), never a page directly. The three answers stay apart in the record: the
-agent's own report (from `done`), the judge's verdict, and the person's checks (`expect` locators tested
-on the final page with page_query). While the run lasts, every log line passes through the secrets'
+`AgentRun` is what the panel and `agent_run` (and so the command line) both start. It calls operations only through
+the registry, never a page directly; the model's calls carry the task's secrets bound to their sites
+(`OpContext.with_secrets`, workflows/secret_binding.py): the domains given for each, else the start page's site; a
+secret with neither is an error before anything starts. With the binding's `guard_pages`, a tab a secret was typed
+into runs no script or DevTools command of the model's for the rest of the run. The three answers stay apart in the
+record: the agent's own report (from `done`), the judge's verdict, and the person's checks (`expect` locators
+tested on the final page with page_query). While the run lasts, every log line passes through the secrets'
 redaction as well.
 
 Saving as a workflow runs nothing: a replay repeats every effect of the task (an order, a message, a
@@ -25,12 +28,14 @@ from typing import Any, Awaitable, Callable, Iterator
 from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
 from app.agent.model import ModelClient
-from app.agent.records import AgentRecord, AgentRunStore, Check, check_locator, now
+from app.agent.records import AgentRecord, AgentRunStore, BoundSecret, Check, check_locator, now
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings
 from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner, tool_definitions
+from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
+from workflows.secret_binding import SecretBinding, rules_for
 
 log = logging.getLogger("browserpilot.agent")
 
@@ -43,6 +48,8 @@ class AgentTask:
     env: str = "env-default"
     url: str | None = None
     secrets: dict[str, str] = field(default_factory=dict)
+    # name -> where it may be typed (domain patterns; `*` anywhere); a secret without: the start page's site
+    secret_domains: dict[str, list[str]] = field(default_factory=dict)
     expect: list[str] = field(default_factory=list)
     save_workflow: str | None = None
     typed_as_inputs: bool = False
@@ -79,19 +86,37 @@ def redacting_logs(secrets: Secrets) -> Iterator[None]:
             handler.removeFilter(filt)
 
 
+def bind_task_secrets(task: AgentTask) -> SecretBinding:
+    """The task's secrets bound to their sites; `SecretError` names a secret without a site, a bad pattern,
+    or domains for a name that is no secret."""
+    values = Secrets(task.secrets).values
+    return SecretBinding(rules_for(sorted(values), task.secret_domains, task.url), values, guard_pages=True)
+
+
 class AgentRun:
-    def __init__(self, task: AgentTask, settings: AgentSettings, registry: OperationRegistry, call: Call,
+    """Raises `SecretError` when the task's secrets cannot be bound (`bind_task_secrets`)."""
+
+    def __init__(self, task: AgentTask, settings: AgentSettings, registry: OperationRegistry, ctx: OpContext,
                  store: AgentRunStore, data_root: Path, on_event: Event | None = None) -> None:
         self.task = task
         self.settings = settings
         self.registry = registry
-        self._call = call
+        self.binding = bind_task_secrets(task)
+        # The person's own calls (the tab, the start page, the checks, saving, replaying) and the model's,
+        # which carry the binding.
+        self._call: Call = lambda name, raw: registry.call(ctx, name, raw)
+        bound = ctx.with_secrets(self.binding)
+        self._model_call: Call = lambda name, raw: registry.call(bound, name, raw)
         self.store = store
         self.data_root = data_root
         self.secrets = Secrets(task.secrets)
         self._emit = on_event or (lambda kind, value: None)
         self.record = AgentRecord(task=self.secrets.redact(task.task), model=settings.model, env=task.env,
-                                  start_url=task.url, secrets=self.secrets.names())
+                                  start_url=task.url, secrets=self.secrets.names(),
+                                  secret_domains=[BoundSecret(name=rule.name, domains=list(rule.domains),
+                                                              from_start_page=rule.from_start_page,
+                                                              anywhere=rule.anywhere)
+                                                  for rule in self.binding.rules.values()])
         self.loop: AgentLoop | None = None
         self._stop_requested = False
 
@@ -149,7 +174,7 @@ class AgentRun:
         self._emit("started", record)
         model = ModelClient(key, self.settings.base_url, timeout=self.settings.step_timeout_s)
         try:
-            runner = ToolRunner(self.registry, self._call, tab_id, self.secrets, self.data_root)
+            runner = ToolRunner(self.registry, self._model_call, tab_id, self.secrets, self.data_root)
             runner.on_paused = lambda paused: self._emit("paused", paused)
             self.loop = AgentLoop(record, self.settings, model, runner, tool_definitions(self.registry),
                                   self.secrets, self._emit)

@@ -1,22 +1,19 @@
-"""Secrets of an agent run: `<secret:name>` in the model's words becomes the value only when a tool runs, and
-every form of the value (as typed, URL-encoded, JSON-escaped, HTML-escaped) becomes `<secret:name>` again in
-everything the model, the records and the logs see. Pure Python.
+"""Secrets of an agent run: `<secret:name>` in the model's words becomes the value only where its binding lets
+it be typed (workflows/secret_binding.py, enforced by the operations), and every form of the value (as typed,
+URL-encoded, JSON-escaped, HTML-escaped) becomes `<secret:name>` again in everything the model, the records
+and the logs see. Pure Python.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import re
 from typing import Any, Mapping
 from urllib.parse import quote, quote_plus
 
-PLACEHOLDER = re.compile(r"<secret:([A-Za-z0-9_.-]+)>")
-NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+from workflows.secret_binding import NAME, PLACEHOLDER, SecretError
 
-
-class SecretError(ValueError):
-    """A bad secret definition or a placeholder naming no secret."""
+__all__ = ["PLACEHOLDER", "SecretError", "Secrets", "parse_secret"]
 
 
 def parse_secret(pair: str) -> tuple[str, str]:
@@ -53,21 +50,13 @@ class Secrets:
     def __bool__(self) -> bool:
         return bool(self.values)
 
-    def substitute(self, value: Any) -> Any:
-        """A copy of a tool input with every `<secret:name>` replaced by its value."""
-        if isinstance(value, str):
-            def one(match: re.Match[str]) -> str:
-                name = match.group(1)
-                if name not in self.values:
-                    known = ", ".join(self.names()) or "none"
-                    raise SecretError(f"there is no secret named {name!r} (secrets of this run: {known})")
-                return self.values[name]
-            return PLACEHOLDER.sub(one, value)
-        if isinstance(value, list):
-            return [self.substitute(item) for item in value]
-        if isinstance(value, dict):
-            return {key: self.substitute(item) for key, item in value.items()}
-        return value
+    def check_names(self, value: Any) -> None:
+        """Raise `SecretError` when a tool input names a secret this run does not have."""
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        unknown = sorted({match.group(1) for match in PLACEHOLDER.finditer(text)} - set(self.values))
+        if unknown:
+            known = ", ".join(self.names()) or "none"
+            raise SecretError(f"there is no secret named {unknown[0]!r} (secrets of this run: {known})")
 
     def used_in(self, value: Any) -> list[str]:
         """Names of the secrets a tool input refers to."""

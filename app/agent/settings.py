@@ -1,8 +1,10 @@
 """The agent's settings, `agent.json` in the data folder (mode 0600: it may hold the API key).
 
-The key is the one saved here, else `ANTHROPIC_API_KEY`. The Anthropic SDK reads `ANTHROPIC_BASE_URL` itself;
-a `baseUrl` saved here wins over it (for a proxy). Budgets: steps, consecutive tool failures, seconds per
-model call. Prices (dollars per million tokens) make the cost shown so far; unknown models cost "unknown".
+The key is the one saved here, else `ANTHROPIC_API_KEY`. The Agent panel's secrets are kept here only when the
+person asks it to remember them (`secrets`: name, value, and the sites where each may be typed). The Anthropic SDK
+reads `ANTHROPIC_BASE_URL` itself; a `baseUrl` saved here wins over it (for a proxy). Budgets: steps, consecutive
+tool failures, seconds per model call. Prices (dollars per million tokens) make the cost shown so far; unknown
+models cost "unknown".
 """
 
 from __future__ import annotations
@@ -28,6 +30,17 @@ PRICES: dict[str, tuple[float, float, float, float]] = {
 }
 
 
+class StoredSecret(BaseModel):
+    """A secret the Agent panel remembers: its value, and the sites where it may be typed (domain patterns,
+    `*` anywhere; none: the site of the task's start page)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    name: str = Field(min_length=1)
+    value: str = ""
+    domains: list[str] = Field(default_factory=list)
+
+
 class AgentSettings(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
@@ -40,6 +53,7 @@ class AgentSettings(BaseModel):
     step_timeout_s: float = Field(default=120.0, ge=5, le=1800, description="Longest model call.")
     max_tokens: int = Field(default=4096, ge=256, le=64_000)
     keep_images: int = Field(default=3, ge=0, le=20, description="Screenshots kept in the conversation.")
+    secrets: list[StoredSecret] = Field(default_factory=list, description="The panel's remembered secrets.")
 
     def resolved_key(self) -> str | None:
         return self.api_key or os.environ.get("ANTHROPIC_API_KEY") or None

@@ -13,8 +13,9 @@ that one element when the agent acted: the locator `page_inspect` computed for i
 agent's own selector as one more alternative (the action found exactly one element with it: actions are
 strict). A ref with no such computed locator cannot be kept and is named in the notes. The task's checks
 (`expect`) become `wait` nodes (state appear) after the last step. Typed `<secret:name>` becomes the start
-variable `name` of type `secret`, used as `{{#input.name#}}`. On request, the other typed values become start
-inputs too (`{{#input.value1#}}`, …) with the typed value as each input's default. Pure Python.
+variable `name` of type `secret`, used as `{{#input.name#}}`, with the run's binding as its `domains` (ours;
+the original ignores it): a replay types it only where the agent could. On request, the other typed values
+become start inputs too (`{{#input.value1#}}`, …) with the typed value as each input's default. Pure Python.
 """
 
 from __future__ import annotations
@@ -164,8 +165,10 @@ def to_workflow(record: AgentRecord, name: str, description: str | None = None, 
     numbered = [(f"{data['type']}{index}", {"title": f"{data['type']} {index}", **data})
                 for index, data in enumerate(nodes, 1)]
     numbered += [(f"check{index}", data) for index, data in enumerate(_checks(record, notes), 1)]
+    bound = {secret.name: secret.domains for secret in record.secret_domains}
     start = {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
-        {"variable": secret, "label": secret, "type": "secret", "required": True} for secret in sorted(secrets)]
+        {"variable": secret, "label": secret, "type": "secret", "required": True,
+         **({"domains": list(bound[secret])} if secret in bound else {})} for secret in sorted(secrets)]
         + typed}, "position": {"x": 0, "y": 0}}
     graph_nodes = [start]
     for index, (node_id, data) in enumerate(numbered, 1):

@@ -2,10 +2,14 @@
 
 The tools are the registry's page and tab operations with the very names, schemas and descriptions the MCP
 server publishes (`app.mcp.tools.input_schema` / `tool_description`), plus `done`. `ToolRunner` runs one
-call: it fills in the agent's tab, substitutes `<secret:name>`, computes the target's stable locator with
-`page_inspect` before acting (for Save as workflow), retries once after a re-snapshot when a ref is stale,
-makes the agent wait out a handoff, notices a changed page, and turns the envelope (redacted) into a
-`tool_result` block — text, plus the image when a screenshot was taken (`app.mcp.tools.tool_result`).
+call: it fills in the agent's tab, checks that every `<secret:name>` names a secret of the run (the value is
+filled in by the operations, only where the run's binding lets it be typed: workflows/secret_binding.py, and
+a refused use is kept as the call's `refusal`), computes the target's stable locator with `page_inspect`
+before acting (for Save as workflow), retries once after a re-snapshot when a ref is stale, makes the agent
+wait out a handoff, notices a changed page, and turns the envelope (redacted) into a `tool_result` block —
+text, plus the image when a screenshot was taken (`app.mcp.tools.tool_result`). What a tool returns comes
+from pages: its text is sent inside a `<page_data_NONCE>` block, a tag the page cannot know (a random one
+per run, named in the system prompt), so the model can tell it from the task and never takes it as one.
 """
 
 from __future__ import annotations
@@ -13,15 +17,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from app.agent.records import ToolCall
+from app.agent.records import Refusal, ToolCall
 from app.agent.secrets import SecretError, Secrets
 from app.mcp.tools import call_timeout, input_schema, tool_description, tool_result
 from app.ops.registry import OperationRegistry
+from workflows.secret_binding import REFUSED
 
 log = logging.getLogger("browserpilot.agent")
 
@@ -101,6 +107,7 @@ class ToolRunner:
         self.files: list[str] = []
         self.taken_over = False
         self.on_paused: Callable[[bool], None] | None = None  # True: waiting for the person, False: resumed
+        self.page_tag = f"page_data_{os.urandom(4).hex()}"  # delimits what pages say (see the module docstring)
 
     async def url(self) -> str | None:
         listed = await self._call("tab_list", {})
@@ -110,7 +117,8 @@ class ToolRunner:
         return None
 
     def _params(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
-        params = self.secrets.substitute(dict(raw))
+        self.secrets.check_names(raw)  # placeholders stay: the operations fill them in where they may go
+        params = dict(raw)
         fields = self.registry.get(name).params.model_fields
         if "tab_id" in fields and "tabId" not in params and "tab_id" not in params and "env" not in params:
             params["tabId"] = self.tab_id
@@ -148,6 +156,9 @@ class ToolRunner:
         if not record.ok:
             record.error = self.secrets.redact(str(envelope.get("error")))
             record.screenshot = envelope.get("errorShot")
+        if envelope.get("code") == REFUSED:
+            record.refusal = Refusal(secret=str(envelope.get("secret")), tool=name,
+                                     site=self.secrets.redact(envelope.get("site")))
         redacted = self.secrets.redact(envelope)
         record.result = _shorten(redacted)
         record.ms = (time.monotonic() - started) * 1000
@@ -214,7 +225,13 @@ class ToolRunner:
         record.result = {"ok": False, "error": record.error}
         record.ms = (time.monotonic() - started) * 1000
         return record, {"type": "tool_result", "tool_use_id": record.id, "is_error": True,
-                        "content": [{"type": "text", "text": json.dumps(record.result, ensure_ascii=False)}]}
+                        "content": [{"type": "text", "text": self._delimited(json.dumps(record.result,
+                                                                                        ensure_ascii=False))}]}
+
+    def _delimited(self, text: str) -> str:
+        """Text a tool returned, as the untrusted data block the system prompt describes."""
+        closing = f"</{self.page_tag}>"
+        return f"<{self.page_tag}>\n{text.replace(closing, '')}\n{closing}"
 
     def _block(self, tool_id: str, name: str, envelope: dict[str, Any]) -> dict[str, Any]:
         """The MCP result of the call (text + screenshot image), in the Messages API's tool_result shape."""
@@ -225,7 +242,7 @@ class ToolRunner:
                 text = part.text
                 if len(text) > MAX_RESULT_CHARS:
                     text = text[:MAX_RESULT_CHARS] + f"… [{len(text) - MAX_RESULT_CHARS} more characters cut]"
-                content.append({"type": "text", "text": text})
+                content.append({"type": "text", "text": self._delimited(text)})
             elif part.type == "image":
                 content.append({"type": "image", "source": {"type": "base64", "media_type": part.mime_type,
                                                             "data": part.data}})

@@ -1,13 +1,14 @@
 """The Agent side panel of an environment window: say what you want done, watch it happen, keep it.
 
 A task box, Start / Pause / Stop, the model and its key (Settings…: saved in `agent.json`, mode 0600, or
-`ANTHROPIC_API_KEY`), a Secrets list (the task names them `<secret:name>`; values are masked and never sent to
-the model), Checks (locators that must be on the final page), a live view of each step (the model's words as
-they stream, each tool call and its result, a thumbnail when a screenshot was taken), tokens and cost so far,
-the three answers side by side, Save as workflow (nothing is replayed to save it; the checks end the workflow)
-and Replay now (the person's choice, since a replay repeats what the task did: it asks for the start inputs with
-the run form, the task's secrets filled in). The run itself is `app.agent.runner.AgentRun`, calling the
-registry like everything else.
+`ANTHROPIC_API_KEY`), a Secrets list (the task names them `<secret:name>`; values are masked and never sent to the
+model; each with the sites where it may be typed, its Domains, by default the start page's site, which the empty
+cell shows; remembered in `agent.json` on request), Checks (locators that must be on the final page), a live view
+of each step (the model's words as they stream, each tool call and its result, a thumbnail when a screenshot was
+taken), tokens and cost so far, the three answers side by side with the count of refused uses of secrets, Save as
+workflow (nothing is replayed to save it; the checks end the workflow) and Replay now (the person's choice, since a
+replay repeats what the task did: it asks for the start inputs with the run form, the task's secrets filled in).
+The run itself is `app.agent.runner.AgentRun`, calling the registry like everything else.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
-from app.agent.settings import AgentSettingsStore
+from app.agent.settings import AgentSettingsStore, StoredSecret
+from envs.jsonstore import StoreError
+from workflows.secret_binding import SecretError, start_page_domain
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
 from app.ui.theme import current_scheme, icon
 
@@ -110,15 +113,23 @@ class AgentPanel(QWidget):
         self.model_label = QLabel()
         self.model_label.setObjectName("agent-model")
 
-        self.secrets = QTableWidget(0, 2)
+        self.secrets = QTableWidget(0, 3)
         self.secrets.setObjectName("agent-secrets")
-        self.secrets.setHorizontalHeaderLabels([self.tr("Secret"), self.tr("Value")])
+        self.secrets.setHorizontalHeaderLabels([self.tr("Secret"), self.tr("Value"), self.tr("Domains")])
         self.secrets.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.secrets.horizontalHeaderItem(2).setToolTip(self.tr(
+            "Where the secret may be typed: shop.example.com, *.example.org, https://…, host:port, separated by "
+            "commas; * for anywhere. Empty: the site of the start page."))
         self.secrets.verticalHeader().hide()
         self.secrets.setMaximumHeight(90)
         add_secret = QPushButton(icon("key"), self.tr("Add secret"))
         add_secret.setObjectName("agent-add-secret")
         add_secret.clicked.connect(lambda: self.add_secret("", ""))
+        self.remember = QCheckBox(self.tr("Remember"))
+        self.remember.setObjectName("agent-remember-secrets")
+        self.remember.setToolTip(self.tr("Keep these secrets, with their domains, in agent.json (readable only by "
+                                         "you) for the next tasks"))
+        self.url.textChanged.connect(lambda _text: self._show_default_domains())
         self.checks = QLineEdit()
         self.checks.setObjectName("agent-checks")
         self.checks.setPlaceholderText(self.tr("Checks: locators that must be on the final page, separated by ;"))
@@ -162,6 +173,7 @@ class AgentPanel(QWidget):
         secrets_row = QHBoxLayout()
         secrets_row.addWidget(self._heading(self.tr("Secrets")))
         secrets_row.addStretch(1)
+        secrets_row.addWidget(self.remember)
         secrets_row.addWidget(add_secret)
         layout.addLayout(secrets_row)
         layout.addWidget(self.secrets)
@@ -172,6 +184,9 @@ class AgentPanel(QWidget):
         layout.addWidget(self.usage)
         layout.addWidget(self.answers)
         layout.addLayout(save_row)
+        for stored in self.settings.current.secrets:
+            self.add_secret(stored.name, stored.value, ", ".join(stored.domains))
+        self.remember.setChecked(bool(self.settings.current.secrets))
         self._refresh()
 
     def _heading(self, text: str) -> QLabel:
@@ -183,22 +198,61 @@ class AgentPanel(QWidget):
         return label
 
     # -- inputs -------------------------------------------------------------------------------------------
-    def add_secret(self, name: str, value: str) -> None:
+    def add_secret(self, name: str, value: str, domains: str = "") -> None:
         row = self.secrets.rowCount()
         self.secrets.insertRow(row)
         self.secrets.setItem(row, 0, QTableWidgetItem(name))
         field = QLineEdit(value)
         field.setEchoMode(QLineEdit.EchoMode.Password)
         self.secrets.setCellWidget(row, 1, field)
+        where = QLineEdit(domains)
+        where.setObjectName("agent-secret-domains")
+        self.secrets.setCellWidget(row, 2, where)
+        self._show_default_domains()
 
-    def secret_values(self) -> dict[str, str]:
-        values: dict[str, str] = {}
+    def default_domains_text(self) -> str:
+        """What an empty Domains cell means now: the start page's site, or that one is needed."""
+        site = start_page_domain(self.url.text().strip())
+        if site is None:
+            return self.tr("needed: give a start URL, or sites here")
+        return self.tr("{site} (the start page's site)").format(site=site)
+
+    def _show_default_domains(self) -> None:
+        hint = self.default_domains_text()
+        for row in range(self.secrets.rowCount()):
+            where = self.secrets.cellWidget(row, 2)
+            if isinstance(where, QLineEdit):
+                where.setPlaceholderText(hint)
+
+    def _rows(self) -> list[tuple[str, str, list[str]]]:
+        """(name, value, domains) of each row with a name and a value."""
+        rows: list[tuple[str, str, list[str]]] = []
         for row in range(self.secrets.rowCount()):
             item = self.secrets.item(row, 0)
             field = self.secrets.cellWidget(row, 1)
+            where = self.secrets.cellWidget(row, 2)
             if item and item.text().strip() and isinstance(field, QLineEdit) and field.text():
-                values[item.text().strip()] = field.text()
-        return values
+                text = where.text() if isinstance(where, QLineEdit) else ""
+                domains = [part for part in (p.strip() for p in text.replace(";", ",").split(",")) if part]
+                rows.append((item.text().strip(), field.text(), domains))
+        return rows
+
+    def secret_values(self) -> dict[str, str]:
+        return {name: value for name, value, _domains in self._rows()}
+
+    def secret_domains(self) -> dict[str, list[str]]:
+        """The sites typed for each secret (a secret whose cell is empty is not listed: the start page's)."""
+        return {name: domains for name, _value, domains in self._rows() if domains}
+
+    def _remember_secrets(self) -> None:
+        """Keep the table in agent.json when Remember is on; forget what was kept when it is off."""
+        kept = [StoredSecret(name=name, value=value, domains=domains) for name, value, domains in self._rows()]
+        wanted = kept if self.remember.isChecked() else []
+        if wanted != self.settings.current.secrets:
+            try:
+                self.settings.update(secrets=[secret.model_dump() for secret in wanted])
+            except StoreError as exc:
+                self.view.append(self._note(str(exc)))
 
     def _edit_settings(self) -> None:
         AgentSettingsDialog(self.settings, self).exec()
@@ -228,12 +282,17 @@ class AgentPanel(QWidget):
         from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
 
         task = AgentTask(task=text, env=self.env_id, url=self.url.text().strip() or None,
-                         secrets=self.secret_values(), expect=checks)
+                         secrets=self.secret_values(), secret_domains=self.secret_domains(), expect=checks)
         self.view.clear()
         self.answers.setText("")
-        self.run = AgentRun(task, self.settings.current, self.registry,
-                            lambda name, raw: self.registry.call(self.ctx, name, raw), self.store, self.ctx.data.root,
-                            self._on_event)
+        try:
+            run = AgentRun(task, self.settings.current, self.registry, self.ctx, self.store, self.ctx.data.root,
+                           self._on_event)
+        except SecretError as exc:
+            self.view.setHtml("<p>" + html.escape(str(exc)) + "</p>")
+            return
+        self._remember_secrets()
+        self.run = run
         self._task = asyncio.ensure_future(self.run.run())
         self._task.add_done_callback(lambda _t: self._refresh())
         self._refresh()
@@ -328,6 +387,9 @@ class AgentPanel(QWidget):
         if call.skipped:
             skipped = self.tr("not run (the page changed)")
             state = f"<span style='color:{colours.muted}'>{html.escape(skipped)}</span>"
+        elif call.refusal is not None:
+            refused = self.tr("refused, nothing sent: {error}").format(error=str(call.error)[:300])
+            state = f"<span style='color:{colours.danger}'><b>{html.escape(refused)}</b></span>"
         elif call.ok:
             ok = self.tr("ok")
             state = (f"<span style='color:{colours.success}'>{html.escape(ok)}</span>"
@@ -344,13 +406,17 @@ class AgentPanel(QWidget):
         said = f"{html.escape(outcome)}: {html.escape(report.answer)}" if report else "—"
         judged = f"{record.judge.verdict}: {html.escape(record.judge.reason)}" if record.judge else "—"
         checks = ", ".join(f"{html.escape(c.locator)} {'✓' if c.ok else '✗'}" for c in record.checks) or "—"
+        refused = ", ".join(html.escape(f"{r.secret} ({r.tool}" + (f", {r.site})" if r.site else ")"))
+                            for r in record.refusals)
         label = {key: html.escape(text) for key, text in (  # outside the f-strings, where lupdate finds them
             ("ended", self.tr("Ended:")), ("says", self.tr("Agent says")), ("judge", self.tr("Judge")),
-            ("checks", self.tr("Checks")), ("status", self.tr("Status:")))}
+            ("checks", self.tr("Checks")), ("status", self.tr("Status:")), ("refused", self.tr("Secrets refused")))}
         error = f"<br><b>{label['ended']}</b> {html.escape(record.error)}" if record.error else ""
         self.answers.setText(f"<table><tr><td><b>{label['says']}</b></td><td>{said}</td></tr>"
                              f"<tr><td><b>{label['judge']}</b></td><td>{judged}</td></tr>"
-                             f"<tr><td><b>{label['checks']}</b></td><td>{checks}</td></tr></table>"
+                             f"<tr><td><b>{label['checks']}</b></td><td>{checks}</td></tr>"
+                             f"<tr><td><b>{label['refused']}</b></td><td>{len(record.refusals)}"
+                             f"{': ' + refused if refused else ''}</td></tr></table>"
                              f"<b>{label['status']}</b> {record.status}{error}")
 
 

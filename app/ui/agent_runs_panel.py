@@ -3,9 +3,9 @@
 The table (started, task, status, the agent's self-report, the judge's verdict, the person's checks, tokens,
 cost) is read with `agent_list` when the panel is shown and on Refresh. The detail reads the whole record
 with `agent_read`: the three answers side by side (they are kept apart: the self-report, the judge, the
-checks), the steps (the model's words and each tool call with its result), the files, the saved workflow and
-its replay when the person asked for one. Everything goes through operations on the asyncio loop; nothing
-here blocks.
+checks), the uses of secrets that were refused, the steps (the model's words and each tool call with its
+result), the files, the saved workflow and its replay when the person asked for one. Everything goes through
+operations on the asyncio loop; nothing here blocks.
 """
 
 from __future__ import annotations
@@ -64,6 +64,9 @@ def steps_text(record: dict[str, Any]) -> str:
         for call in step.get("calls") or step.get("toolCalls") or []:
             if call.get("skipped"):
                 outcome = QCoreApplication.translate("AgentRunsPanel", "skipped")
+            elif call.get("refusal"):
+                outcome = QCoreApplication.translate("AgentRunsPanel", "refused, nothing sent: {error}").format(
+                    error=call.get("error"))
             elif call.get("ok"):
                 outcome = QCoreApplication.translate("AgentRunsPanel", "ok")
             else:
@@ -209,6 +212,12 @@ class AgentRunsPanel(QWidget):
             duration=format_duration(record.get("durationMs")))]
         if record.get("error"):
             parts.append(self.tr("Error: {error}").format(error=record["error"]))
+        refusals = record.get("refusals") or []
+        if refusals:
+            parts.append(self.tr("Uses of secrets refused: {count} ({uses})").format(
+                count=len(refusals), uses="; ".join(f"{r['secret']} by {r['tool']}" + (f" on {r['site']}"
+                                                                                       if r.get("site") else "")
+                                                     for r in refusals)))
         if saved.get("saved"):
             parts.append(self.tr("Saved as the workflow “{name}”").format(name=saved["name"]))
         elif saved.get("error"):

@@ -70,8 +70,24 @@
         <translation>值</translation>
     </message>
     <message>
+        <source>Domains</source>
+        <translation>域名</translation>
+    </message>
+    <message>
+        <source>Where the secret may be typed: shop.example.com, *.example.org, https://…, host:port, separated by commas; * for anywhere. Empty: the site of the start page.</source>
+        <translation>机密只能输入到这些网站：shop.example.com、*.example.org、https://…、主机:端口，用逗号分隔；* 表示任何网站。留空：起始页面所在的网站。</translation>
+    </message>
+    <message>
         <source>Add secret</source>
         <translation>添加机密</translation>
+    </message>
+    <message>
+        <source>Remember</source>
+        <translation>记住</translation>
+    </message>
+    <message>
+        <source>Keep these secrets, with their domains, in agent.json (readable only by you) for the next tasks</source>
+        <translation>把这些机密连同域名保存在 agent.json 里（只有你能读取），供以后的任务使用</translation>
     </message>
     <message>
         <source>Checks: locators that must be on the final page, separated by ;</source>
@@ -120,6 +136,14 @@
     <message>
         <source>Steps</source>
         <translation>步骤</translation>
+    </message>
+    <message>
+        <source>needed: give a start URL, or sites here</source>
+        <translation>必填：请给出起始网址，或在这里填写网站</translation>
+    </message>
+    <message>
+        <source>{site} (the start page&apos;s site)</source>
+        <translation>{site}（起始页面所在的网站）</translation>
     </message>
     <message>
         <source>Model {model} · key: {source}</source>
@@ -186,6 +210,10 @@
         <translation>没有执行（页面变了）</translation>
     </message>
     <message>
+        <source>refused, nothing sent: {error}</source>
+        <translation>已拒绝，什么都没有发送：{error}</translation>
+    </message>
+    <message>
         <source>ok</source>
         <translation>成功</translation>
     </message>
@@ -220,6 +248,10 @@
     <message>
         <source>Status:</source>
         <translation>状态：</translation>
+    </message>
+    <message>
+        <source>Secrets refused</source>
+        <translation>被拒绝的机密使用</translation>
     </message>
     <message>
         <source>Agent</source>
@@ -300,6 +332,10 @@
         <translation>已跳过</translation>
     </message>
     <message>
+        <source>refused, nothing sent: {error}</source>
+        <translation>已拒绝，什么都没有发送：{error}</translation>
+    </message>
+    <message>
         <source>ok</source>
         <translation>成功</translation>
     </message>
@@ -352,6 +388,10 @@
     <message>
         <source>Error: {error}</source>
         <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>Uses of secrets refused: {count} ({uses})</source>
+        <translation>被拒绝的机密使用：{count}（{uses}）</translation>
     </message>
     <message>
         <source>Saved as the workflow “{name}”</source>

@@ -24,12 +24,15 @@ def test_agent_command_exit_codes_and_json(data_dir: Path, server: LocalServer) 
     with FakeAnthropic(list(done), forbidden=["pa55word"]) as fake:
         env = app_env(ANTHROPIC_BASE_URL=fake.url, ANTHROPIC_API_KEY="test-key")
         ran = run_cli(data_dir, "agent", "Read the total; log in with <secret:pw> if asked", "--url",
-                      server.url("/page"), "--secret", "pw=pa55word", "--expect", "#total", "--headless", "--json",
+                      server.url("/page"), "--secret", "pw=pa55word", "--secret-domains",
+                      f"pw=127.0.0.1:{server.port},*.example.org", "--expect", "#total", "--headless", "--json",
                       timeout=120, env=env)
         assert fake.problems == []
     assert ran.returncode == 0, ran.stderr
     record = json.loads(ran.stdout)
     assert record["status"] == "succeeded" and record["selfReport"]["answer"] == "42"
+    assert record["secretDomains"] == [{"name": "pw", "domains": [f"127.0.0.1:{server.port}", "*.example.org"],
+                                        "fromStartPage": False, "anywhere": False}]
     assert record["checks"][0]["ok"] and record["judge"]["verdict"] == "pass"
     assert "pa55word" not in ran.stdout + ran.stderr
 
@@ -43,6 +46,12 @@ def test_agent_command_exit_codes_and_json(data_dir: Path, server: LocalServer) 
 
     bad = run_cli(data_dir, "agent", "x", "--secret", "novalue", "--headless")
     assert bad.returncode == 2 and "NAME=VALUE" in bad.stderr
+    # A secret needs a site to be typed on: its domains, or the start page's.
+    nowhere = run_cli(data_dir, "agent", "x", "--secret", "pw=1", "--headless")
+    assert nowhere.returncode == 2 and "no start page" in nowhere.stderr and "pw=*" in nowhere.stderr
+    bad_pattern = run_cli(data_dir, "agent", "x", "--secret", "pw=1", "--secret-domains", "pw=shop.com/login",
+                          "--headless")
+    assert bad_pattern.returncode == 2 and "names a host, not a path" in bad_pattern.stderr
 
 
 def test_saving_the_task_as_a_workflow_repeats_nothing_and_the_replay_confirms_the_order(

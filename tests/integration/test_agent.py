@@ -18,8 +18,8 @@ from app.agent.records import AgentRunStore
 from app.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
 from tests.support.agent_shop import CHECK, Shop, order_script
-from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, ref_of, result_json, result_text, text,
-                                          tool)
+from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, model_env, ref_of, result_json,
+                                          result_text, text, tool)
 from tests.support.qt import run_op, running_app, views
 from tests.support.server import LocalServer, Request, Response
 
@@ -51,11 +51,6 @@ def site() -> Iterator[LocalServer]:
                                                      "<div id=box><button>Go</button></div>")
         local.received = received  # type: ignore[attr-defined]
         yield local
-
-
-def model_env(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
 
 
 def agent(qtbot: QtBot, app: BrowserPilotApp, params: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
+import pytest
+
 
 @dataclass
 class Reply:
@@ -47,12 +49,22 @@ def last_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
 
 
+PAGE_DATA = re.compile(r"^<(page_data_[0-9a-f]+)>\n(.*)\n</\1>$", re.S)
+
+
+def page_data(part: str) -> str:
+    """A text part of a tool result without its untrusted-data delimiters (unchanged when it has none)."""
+    match = PAGE_DATA.match(part)
+    return match.group(2) if match else part
+
+
 def result_text(block: dict[str, Any]) -> str:
-    return "\n".join(part.get("text", "") for part in block.get("content") or [] if part.get("type") == "text")
+    return "\n".join(page_data(part.get("text", "")) for part in block.get("content") or []
+                     if part.get("type") == "text")
 
 
 def result_json(block: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(block["content"][0]["text"])
+    return json.loads(page_data(block["content"][0]["text"]))
 
 
 def ref_of(snapshot: str, role: str, name: str) -> str:
@@ -180,3 +192,9 @@ class FakeAnthropic:
                                          "usage": {"output_tokens": reply.usage["output_tokens"]}}))
         events.append(("message_stop", {"type": "message_stop"}))
         return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+
+
+def model_env(monkeypatch: pytest.MonkeyPatch, fake: FakeAnthropic) -> None:
+    """The app's `anthropic` client talks to `fake` (with a key it accepts) for the rest of the test."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")

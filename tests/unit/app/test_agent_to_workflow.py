@@ -4,7 +4,7 @@ values as start inputs whose defaults are what the agent typed."""
 
 from __future__ import annotations
 
-from app.agent.records import AgentRecord, Check, Step, ToolCall
+from app.agent.records import AgentRecord, BoundSecret, Check, Step, ToolCall
 from app.agent.to_workflow import to_workflow
 from workflows.document import validate_document
 
@@ -20,7 +20,8 @@ def record() -> AgentRecord:
              ToolCall(id="d", name="page_select", input={"locator": {"selector": "#plan"}, "option": "Pro"}, ok=True),
              ToolCall(id="e", name="page_snapshot", input={}, ok=True)]
     return AgentRecord(task="Sign in", model="m", env="env-default", start_url="http://127.0.0.1:1/form",
-                       status="succeeded", steps=[Step(index=1, calls=calls)])
+                       status="succeeded", steps=[Step(index=1, calls=calls)],
+                       secret_domains=[BoundSecret(name="code", domains=["127.0.0.1"], from_start_page=True)])
 
 
 def test_typed_values_stay_values_by_default_and_become_inputs_on_request() -> None:
@@ -29,6 +30,7 @@ def test_typed_values_stay_values_by_default_and_become_inputs_on_request() -> N
     fills = [n.data for n in plain.graph.nodes if n.type in ("fill", "select")]
     assert [getattr(d, "text", None) or getattr(d, "option", None) for d in fills] == ["ada", "{{#input.code#}}", "Pro"]
     assert [(v.variable, v.type) for v in plain.start_variables()] == [("code", "secret")]
+    assert plain.start_variables()[0].domains == ["127.0.0.1"]  # the run's binding, kept for the replay
 
     doc = validate_document(to_workflow(record(), "Inputs", typed_as_inputs=True).document)
     assert doc.warnings == []
