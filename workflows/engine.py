@@ -34,7 +34,8 @@ from workflows.nodes.conditions import UnknownOperator
 from workflows.nodes.flow import EndData
 from workflows.nodes.values import number_from_text
 from workflows.ports import Locator
-from workflows.runs import RunRecord, TraceEntry, now, redact
+from workflows.redaction import Redactor, redacting_logs
+from workflows.runs import RunRecord, TraceEntry, now
 from workflows.template import Variables, VariableError, js_text
 
 log = logging.getLogger("browserpilot.workflows")
@@ -103,9 +104,15 @@ class Executor:
         self.on_progress = on_progress
         self.variables = Variables()
         self.tabs_used = [settings.tab_id]  # the run's tab, then any tab a node followed into
+        # Secret inputs: every form of their values leaves the record, the events, the HAR and the logs.
+        self.redact = Redactor.by_name(settings.secret_values)
 
     # -- the run -----------------------------------------------------------------------------------------
     async def run(self, inputs: dict[str, Any]) -> RunRecord:
+        with redacting_logs(self.redact):
+            return await self._run(inputs)
+
+    async def _run(self, inputs: dict[str, Any]) -> RunRecord:
         record = self.record
         started = time.perf_counter()
         self.settings.folder.mkdir(parents=True, exist_ok=True)
@@ -149,12 +156,14 @@ class Executor:
         finally:
             record.ended_at = now()
             record.duration_ms = round((time.perf_counter() - started) * 1000, 1)
-            record.title = self.variables.namespace("sys")[1].get("title") if self.variables.namespace("sys")[0] else None
-            record.outputs = redact(record.outputs, self.settings.secret_values)
-            record.error = redact(record.error, self.settings.secret_values)
+            title = self.variables.namespace("sys")[1].get("title") if self.variables.namespace("sys")[0] else None
+            record.title = self.redact(title)
+            record.notes = self.redact(record.notes)
+            record.outputs = self.redact(record.outputs)
+            record.error = self.redact(record.error)
             for entry in record.trace:
-                entry.error = redact(entry.error, self.settings.secret_values)
-            record.pending_at_end = redact(record.pending_at_end, self.settings.secret_values)
+                entry.error = self.redact(entry.error)
+            record.pending_at_end = self.redact(record.pending_at_end)
         return record
 
     async def _settle(self) -> None:
@@ -249,10 +258,9 @@ class Executor:
             raise NodeFailed(node, str(exc)) from None
         finally:
             entry.ms = round((time.perf_counter() - started) * 1000, 1)
-            secrets = self.settings.secret_values
             self._event("node_finished", node=node.id, node_type=node.type, ms=entry.ms,
-                        status="ok" if entry.ok else "failed", output=redact(output, secrets) if entry.ok else None,
-                        error=redact(entry.error, secrets), handle=context.handle if node.type == "if-else" else None)
+                        status="ok" if entry.ok else "failed", output=self.redact(output) if entry.ok else None,
+                        error=self.redact(entry.error), handle=context.handle if node.type == "if-else" else None)
             if self.on_progress is not None:
                 self.on_progress(self.record)
 

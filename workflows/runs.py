@@ -112,22 +112,6 @@ class RunsDocument(_Model):
     runs: list[RunRecord] = Field(default_factory=list)
 
 
-def redact(value: Any, secret_values: dict[str, str]) -> Any:
-    """Replace every secret value (anywhere in strings) by `<secret:name>`."""
-    if not secret_values:
-        return value
-    if isinstance(value, str):
-        for name, secret in secret_values.items():
-            if secret:
-                value = value.replace(secret, f"<secret:{name}>")
-        return value
-    if isinstance(value, list):
-        return [redact(item, secret_values) for item in value]
-    if isinstance(value, dict):
-        return {key: redact(item, secret_values) for key, item in value.items()}
-    return value
-
-
 class RunStore:
     """`runs.json` of a data folder, newest first."""
 

@@ -14,13 +14,12 @@ payment), so it happens only when the person asks for it (`replay_workflow`: the
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any, Awaitable, Callable
 
 from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
@@ -31,6 +30,7 @@ from app.agent.settings import AgentSettings
 from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner, tool_definitions
 from app.ops.registry import OperationRegistry
+from workflows.redaction import redacting_logs
 
 log = logging.getLogger("browserpilot.agent")
 
@@ -47,36 +47,6 @@ class AgentTask:
     save_workflow: str | None = None
     typed_as_inputs: bool = False
     replay_after_save: bool = False
-
-
-class _Redacting(logging.Filter):
-    def __init__(self, secrets: Secrets) -> None:
-        super().__init__()
-        self.secrets = secrets
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except (TypeError, ValueError):
-            return True
-        record.msg, record.args = self.secrets.redact(message), None
-        return True
-
-
-@contextlib.contextmanager
-def redacting_logs(secrets: Secrets) -> Iterator[None]:
-    if not secrets:
-        yield
-        return
-    handlers = list(logging.getLogger().handlers)
-    filt = _Redacting(secrets)
-    for handler in handlers:
-        handler.addFilter(filt)
-    try:
-        yield
-    finally:
-        for handler in handlers:
-            handler.removeFilter(filt)
 
 
 class AgentRun:
@@ -112,7 +82,7 @@ class AgentRun:
     # -- the run ------------------------------------------------------------------------------------------
     async def run(self) -> AgentRecord:
         started = time.monotonic()
-        with redacting_logs(self.secrets):
+        with redacting_logs(self.secrets.redactor):
             try:
                 await self._run()
             finally:
