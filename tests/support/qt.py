@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-import qasync
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
+from app.qt_asyncio import asyncio_inside_qt
 from app.shell import BrowserPilotApp
 from envs.datadir import DataDir
 
@@ -50,19 +50,15 @@ def click_element(qtbot: QtBot, tab: BrowserTab, selector: str) -> None:
 @contextlib.contextmanager
 def running_app(qapp: QApplication, folder: Path, headless: bool = True) -> Iterator[BrowserPilotApp]:
     """The app in this process (`headless=False`: as a person starts it, with its windows, offscreen). As in
-    production, asyncio runs inside Qt's event processing: the loop is marked running, and qtbot's waits
-    (which process Qt events) drive coroutines."""
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    asyncio.events._set_running_loop(loop)
-    app = BrowserPilotApp(DataDir(folder), headless=headless)
-    app.start([])
-    try:
-        yield app
-    finally:
-        app.shutdown()
-        asyncio.events._set_running_loop(None)
-        asyncio.set_event_loop(None)
+    production, asyncio runs inside Qt's event processing (app/qt_asyncio.py): the loop counts as running, and
+    qtbot's waits (which process Qt events) drive coroutines."""
+    with asyncio_inside_qt(qapp):
+        app = BrowserPilotApp(DataDir(folder), headless=headless)
+        app.start([])
+        try:
+            yield app
+        finally:
+            app.shutdown()
 
 
 @pytest.fixture
