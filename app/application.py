@@ -23,7 +23,7 @@ log = logging.getLogger("browserpilot.app")
 
 def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], debug: bool = False) -> int:
     """Start the GUI (or the windowless app) on a data folder; return the process exit status."""
-    gc.disable()  # until the app has started (`BrowserPilotApp.start` freezes what it made and enables it)
+    gc.disable()  # until the app has started; then it runs on the Qt thread only (app/qt_asyncio.py)
     try:
         prepare_qt_environment(headless)
     except NoDisplayError as exc:

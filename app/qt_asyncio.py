@@ -10,6 +10,11 @@ benchmarks.
   waits, a benchmark that processes events itself): while the block lasts, the loop counts as running, so a
   coroutine started in it advances whenever Qt's events are processed.
 - `wakeup_timer()`: lets Python notice signals (Ctrl-C) while Qt's loop waits in C++.
+- `collect_garbage_on_qt_thread(app)` (done by `start_qt` and `asyncio_inside_qt`): Python's cyclic garbage
+  collector runs only on the Qt thread. Left automatic, it runs in whichever thread allocates when a threshold
+  is crossed — the save manager's, an `in_thread` worker's — and destroys the QObjects of unreachable cycles (a
+  closed window's, a finished tab's) there, where Qt cannot unregister their timers: the Qt thread then
+  crashed delivering a timer event to a freed object (QTimerInfoList::activateTimers).
 
 `app.runtime.prepare_qt_environment` must have run before: QtWebEngine reads its variables once, when loaded.
 No private asyncio call is made here: qasync marks its loop as running (and unmarks it when it stops).
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import sys
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, TypeVar
 
@@ -28,6 +34,8 @@ if TYPE_CHECKING:
     from qasync import QEventLoop
 
 T = TypeVar("T")
+GC_INTERVAL_MS = 250
+"""How often the Qt thread looks whether a generation of the garbage collector is due."""
 
 
 def qt_application(headless: bool) -> "QApplication":
@@ -51,7 +59,8 @@ def qt_application(headless: bool) -> "QApplication":
 
     install_qt_message_handler()
     existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0] if sys.argv else "browserpilot"])
+    argv = [sys.argv[0] if sys.argv else "browserpilot"]
+    app = existing if isinstance(existing, QApplication) else QApplication(argv)
     app.setApplicationName("BrowserPilot")
     app.setDesktopFileName("browserpilot")
     app.setQuitOnLastWindowClosed(not headless)
@@ -71,6 +80,7 @@ def start_qt(headless: bool) -> tuple["QApplication", "QEventLoop"]:
     app = qt_application(headless)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    collect_garbage_on_qt_thread(app)
     return app, loop
 
 
@@ -127,6 +137,8 @@ def asyncio_inside_qt(app: "QApplication") -> Iterator["QEventLoop"]:
 
     loop = qasync.QEventLoop(_NestedEventLoop(app), already_running=True)
     asyncio.set_event_loop(loop)
+    automatic = gc.isenabled()
+    collector = collect_garbage_on_qt_thread(app)
     try:
         yield loop
     finally:
@@ -135,6 +147,35 @@ def asyncio_inside_qt(app: "QApplication") -> Iterator["QEventLoop"]:
         loop.run_forever()  # ... and one nested pass later asyncio no longer sees a running loop
         loop.close()
         asyncio.set_event_loop(None)
+        collector.stop()
+        collector.deleteLater()
+        gc.collect()  # what the block left is freed here, on the Qt thread
+        if automatic:
+            gc.enable()
+
+
+def collect_garbage_on_qt_thread(app: "QApplication") -> "QTimer":
+    """Switch Python's automatic garbage collection off and collect from a timer on the Qt thread instead,
+    by the same thresholds (`gc.get_threshold()`); the timer belongs to `app`."""
+    from PySide6.QtCore import QTimer
+
+    gc.disable()
+    timer = QTimer(app)
+    timer.setObjectName("browserpilot-gc")
+    timer.timeout.connect(_collect_when_due)
+    timer.start(GC_INTERVAL_MS)
+    return timer
+
+
+def _collect_when_due() -> None:
+    """A generation is collected when the automatic collector would have collected it."""
+    counts, thresholds = gc.get_count(), gc.get_threshold()
+    if counts[0] <= thresholds[0]:
+        return
+    generation = 0
+    while generation < 2 and counts[generation + 1] > thresholds[generation + 1]:
+        generation += 1
+    gc.collect(generation)
 
 
 def wakeup_timer() -> "QTimer":

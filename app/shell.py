@@ -132,8 +132,7 @@ class BrowserPilotApp(QObject):
         # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
         # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py). The collector was off while the
         # app started (`run_app`: start-up makes few cycles, and passes over ~100k new objects cost ~50 ms).
-        gc.freeze()
-        gc.enable()
+        gc.freeze()  # (the collector itself runs on the Qt thread: app/qt_asyncio.py)
 
     def _build_main_window(self) -> None:
         from app.ui.main_window import MainWindow
