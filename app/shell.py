@@ -76,7 +76,7 @@ class BrowserPilotApp(QObject):
         self.saves = SaveManager(on_error=lambda _path, message: self.save_failed.emit(message))
         purge_trash(data, self.saves)
         self.envs = EnvStore(data, self.saves)
-        self.settings = SettingsStore(data)
+        self.settings = SettingsStore(data, self.saves)
         self.policies = PolicyRegistry(self.envs, self)
         self.policies.tabs_of_env = lambda env_id: [(t.tab_id, t.page()) for t in self.tabs() if t.env_id == env_id]
         self.profiles = ProfileRegistry(data, self, policies=self.policies)
@@ -86,7 +86,7 @@ class BrowserPilotApp(QObject):
         self.windows: dict[str, EnvWindow] = {}
         self._drivers: dict[str, TabDriver] = {}
         self.registry = build_registry()
-        self.ctx = OpContext(data=data, envs=self.envs, browser=self,
+        self.ctx = OpContext(data=data, envs=self.envs, browser=self, saver=self.saves, settings=self.settings,
                              runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
                              workflows=WorkflowStore(data, self.saves))
         self.code_sandbox = CodeSandbox(self)

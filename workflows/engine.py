@@ -21,13 +21,15 @@ until they click Done (Resume), at most 10 minutes (the original just carries on
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Protocol
 
+from envs.atomic import move_file
+from envs.savemanager import in_thread
 from workflows.document import WorkflowDocument
 from workflows.nodes import Condition, Graph, Node, NodeFailed, NodeLocator, compare
 from workflows.nodes.conditions import UnknownOperator
@@ -115,13 +117,14 @@ class Executor:
     async def _run(self, inputs: dict[str, Any]) -> RunRecord:
         record = self.record
         started = time.perf_counter()
-        self.settings.folder.mkdir(parents=True, exist_ok=True)
         self.variables = Variables({
             "sys": {"env": self.settings.env_id, "tabId": self.settings.tab_id, "url": "", "title": ""},
             "env": self.doc.env_values(),
         })
         try:
             try:
+                # The run's folder, made off the Qt thread (here: a cancel meanwhile still ends the record).
+                await in_thread(functools.partial(self.settings.folder.mkdir, parents=True, exist_ok=True))
                 self.variables.set("input", self._check_inputs(inputs))
                 await self._sync_sys()
                 top = _Level(self.doc.graph)
@@ -295,7 +298,7 @@ class Executor:
             if not result.get("ok") and resumable:
                 raise _Retry()
         if not result.get("ok"):
-            raise NodeFailed(node, str(result.get("error")), self.keep(result.get("errorShot")))
+            raise NodeFailed(node, str(result.get("error")), await self.keep(result.get("errorShot")))
         if result.get("newTabs") and getattr(node.data, "followNewTab", False):
             await self._follow(node, str(result["newTabs"][-1]))
         return result
@@ -319,17 +322,25 @@ class Executor:
             raise RunTakenOver(f"a person took over at {_node_label(node)} and did not resume within 10 minutes")
         log.info("run %s resumed at %s", self.record.id, node.id)
 
-    def keep(self, path: str | None) -> str | None:
-        """Move a screenshot into the run folder."""
-        if not path or not Path(path).exists():
+    async def keep(self, path: str | None) -> str | None:
+        """Move a failure's screenshot into the run folder; where it is when it cannot be moved."""
+        if not path:
             return path
-        target = self.settings.folder / f"failure-{Path(path).name}"
-        shutil.move(path, target)
+        try:
+            return await self.take_file(path, f"failure-{Path(path).name}")
+        except FileNotFoundError:
+            return path
+
+    async def take_file(self, path: str, name: str | None = None) -> str:
+        """Move a file into the run folder as `name` (default: its own name), on a worker thread: the Qt thread
+        never waits for the disk."""
+        target = self.settings.folder / (name or Path(path).name)
+        await in_thread(move_file, Path(path), target)
         return str(target)
 
     async def _screenshot(self) -> str | None:
         result = await self.ops("page_screenshot", {"tabId": self.settings.tab_id})
-        return self.keep(result.get("path")) if result.get("ok") else None
+        return await self.keep(result.get("path")) if result.get("ok") else None
 
     async def _export_har(self) -> str | None:
         result = await self.ops("net_export", {"tabId": self.settings.tab_id, "ifCapturing": True,
@@ -459,8 +470,11 @@ class _NodeRun:
     def add_file(self, path: str) -> None:
         self._executor.record.files.append(path)
 
-    def keep(self, path: str | None) -> str | None:
-        return self._executor.keep(path)
+    async def keep(self, path: str | None) -> str | None:
+        return await self._executor.keep(path)
+
+    async def take_file(self, path: str, name: str | None = None) -> str:
+        return await self._executor.take_file(path, name)
 
 
 # -- helpers ---------------------------------------------------------------------------------------------

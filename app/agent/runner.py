@@ -15,7 +15,6 @@ payment), so it happens only when the person asks for it (`replay_workflow`: the
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,8 @@ from app.agent.settings import AgentSettings
 from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner, tool_definitions
 from app.ops.registry import OperationRegistry
+from envs.atomic import move_file
+from envs.savemanager import in_thread
 from workflows.redaction import redacting_logs
 
 log = logging.getLogger("browserpilot.agent")
@@ -84,6 +85,7 @@ class AgentRun:
         started = time.monotonic()
         with redacting_logs(self.secrets.redactor):
             try:
+                await self.store.refreshed()  # the runs index, read off the Qt thread before the first save
                 await self._run()
             finally:
                 record = self.record
@@ -94,6 +96,7 @@ class AgentRun:
                     record.error = record.error or "the run ended unexpectedly"
                 self.store.save(record)
                 self._emit("finished", record)
+                await self.store.written()  # the record is on disk when the run answers (off the Qt thread)
         return self.record
 
     async def _run(self) -> None:
@@ -145,8 +148,7 @@ class AgentRun:
         shot = await self._call("page_screenshot", {"tabId": tab_id})
         if shot.get("ok") and shot.get("path"):
             target = self.store.folder(record.id) / "final.png"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(shot["path"]), target)
+            await in_thread(move_file, Path(str(shot["path"])), target)
             record.final_screenshot = str(target)
         for text in self.task.expect:
             found = await self._call("page_query", {"tabId": tab_id, "locator": check_locator(text)})

@@ -68,6 +68,12 @@ def shell(qapp: QApplication, data_dir: Any) -> Iterator[BrowserPilotApp]:
         yield app
 
 
+def saved(qtbot: QtBot, app: BrowserPilotApp, timeout: int = 10_000) -> None:
+    """Wait until the app's save manager has written every change: the stores write off the Qt thread, so a
+    test that reads a store's file waits for it as a person's next start would find it."""
+    qtbot.waitUntil(lambda: not app.saves.dirty(), timeout=timeout)
+
+
 def run_op(qtbot: QtBot, app: BrowserPilotApp, name: str, params: dict[str, Any], timeout: int = 30_000) -> dict[str, Any]:
     """Call an operation through the registry, the way the GUI does, and wait for its envelope."""
     task = asyncio.ensure_future(app.registry.call(app.ctx, name, params))

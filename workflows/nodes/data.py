@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -320,8 +319,7 @@ class DownloadData(PageNodeData):
         if self.save_name:
             params["saveAs"] = Path(ctx.render(self.save_name)).name
         result = await ctx.op("page_download", params)
-        moved = Path(ctx.folder) / Path(result["path"]).name
-        shutil.move(result["path"], moved)
-        ctx.add_file(str(moved))
-        return {"path": str(moved), "name": moved.name, "bytes": result.get("bytes"), "mime": result.get("mime")}
+        moved = await ctx.take_file(str(result["path"]))  # into the run folder, off the Qt thread
+        ctx.add_file(moved)
+        return {"path": moved, "name": Path(moved).name, "bytes": result.get("bytes"), "mime": result.get("mime")}
 

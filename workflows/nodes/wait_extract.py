@@ -17,7 +17,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
-from workflows.export import write_export
+from envs.savemanager import in_thread
+from workflows.export import table_from, write_table
 from workflows.nodes.base import QT_TRANSLATE_NOOP, NodeData, PageNodeData, RecordedStep, RunContext, target_phrase
 from workflows.nodes.locators import NodeLocator
 from workflows.nodes.values import FAILS, NonEmptyText, PathItem, Text, _count, problem
@@ -150,6 +151,7 @@ class ExportData(NodeData):
         problems = self.lint()
         if problems:
             ctx.fail(problems[0].removesuffix(FAILS))
-        path = write_export(self, ctx.variables, ctx.folder)
+        filename, headers, rows = table_from(self, ctx.variables)  # the variables are read here, the file written
+        path = await in_thread(write_table, ctx.folder, filename, headers, rows, self.format)  # on a worker thread
         ctx.add_file(str(path))
         return {"path": str(path)}
