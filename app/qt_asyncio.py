@@ -168,7 +168,11 @@ def collect_garbage_on_qt_thread(app: "QApplication") -> "QTimer":
 
 
 def _collect_when_due() -> None:
-    """A generation is collected when the automatic collector would have collected it."""
+    """The generation the automatic collector would pick by the counts and thresholds, looked at every
+    `GC_INTERVAL_MS` (so a young generation is collected in fewer, larger passes; CPython's extra rule that puts
+    off a full pass while few objects are new to the oldest generation is not visible from Python, so a full
+    pass comes every 100 young ones). bench/ui_stall.py, this against the automatic collector on otherwise the
+    same code, 2 reps each: p99 81 against 109 ms, Qt-thread CPU 3.82 against 4.69 s."""
     counts, thresholds = gc.get_count(), gc.get_threshold()
     if counts[0] <= thresholds[0]:
         return

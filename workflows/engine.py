@@ -21,7 +21,6 @@ until they click Done (Resume), at most 10 minutes (the original just carries on
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
 from dataclasses import dataclass, field
@@ -76,7 +75,7 @@ class _Retry(Exception):
 class RunSettings:
     env_id: str
     tab_id: str
-    folder: Path
+    folder: Path  # runs/<run-id>/: made by the first file written into it (off the Qt thread, as every write)
     default_timeout: float = DEFAULT_TIMEOUT
     secret_values: dict[str, str] = field(default_factory=dict)
     settle_timeout: float = SETTLE_TIMEOUT  # what the run's tabs have in flight at its end may land this long
@@ -123,8 +122,6 @@ class Executor:
         })
         try:
             try:
-                # The run's folder, made off the Qt thread (here: a cancel meanwhile still ends the record).
-                await in_thread(functools.partial(self.settings.folder.mkdir, parents=True, exist_ok=True))
                 self.variables.set("input", self._check_inputs(inputs))
                 await self._sync_sys()
                 top = _Level(self.doc.graph)
