@@ -1,4 +1,4 @@
-"""Starting and stopping the app: environment for QtWebEngine, the instance lock, Qt + asyncio (qasync).
+"""Starting and stopping the app: environment for QtWebEngine, the instance lock, Qt + asyncio (app.qt_asyncio).
 
 Nothing imports Qt before `prepare_qt_environment` has run, because QtWebEngine reads its variables once.
 """
@@ -13,6 +13,7 @@ import sys
 from typing import Any, Callable
 
 from app.instance import AlreadyRunningError, InstanceLock
+from app.qt_asyncio import start_qt, wakeup_timer
 from app.runtime import NoDisplayError, prepare_qt_environment
 from envs.datadir import DataDir
 from envs.jsonstore import StoreError
@@ -24,7 +25,7 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
             minimized: bool = False) -> int:
     """Start the GUI (or the windowless app) on a data folder; return the process exit status. `minimized`:
     in the tray (start at login), or minimised where the desktop has none."""
-    gc.disable()  # until the app has started (`BrowserPilotApp.start` freezes what it made and enables it)
+    gc.disable()  # until the app has started; then it runs on the Qt thread only (app/qt_asyncio.py)
     try:
         prepare_qt_environment(headless)
     except NoDisplayError as exc:
@@ -45,41 +46,6 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
         lock.release()
 
 
-def _qt_app(headless: bool) -> Any:
-    """The QApplication with the app's identity, and asyncio running on its loop (qasync); Chromium started.
-
-    Made before the app's own modules are imported: Chromium's start (its browser threads, and the zygote
-    process renderers are forked from) then runs on the other cores while this thread imports them (~0.5 s),
-    instead of when the first page is made; a cold `browserpilot mcp`'s first call waited for both
-    (bench/mcp_latency.py)."""
-    import PySide6.QtWebEngineWidgets  # noqa: F401 (QtWebEngine must be loaded before the QApplication exists)
-    import qasync
-    from PySide6.QtWebEngineCore import QWebEngineProfile
-    from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
-
-    from app import rendering
-    from app.i18n import install_translations
-    from app.qtlog import install_qt_message_handler
-    from app.resources import APP_ICON
-    from app.ui.theme import apply_theme
-
-    install_qt_message_handler()
-    app = QApplication([sys.argv[0] if sys.argv else "browserpilot"])
-    app.setApplicationName("BrowserPilot")
-    app.setDesktopFileName("browserpilot")
-    app.setQuitOnLastWindowClosed(not headless)
-    app.setWindowIcon(QIcon(str(APP_ICON)))
-    install_translations(app)  # Chinese for a Chinese locale, English otherwise (BROWSERPILOT_LANG overrides)
-    if not headless:  # no one sees a headless app's widgets: skip the stylesheet's cost at start and per widget
-        apply_theme(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    rendering.choose(headless)  # GPU or software drawing, before Chromium and any Qt Quick window start
-    QWebEngineProfile.defaultProfile()  # starts Chromium; off the record, it keeps nothing on disk
-    return app, loop
-
-
 def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless: bool,
                   progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Start the app for one operation that needs the browser (a workflow run from the command line), run it,
@@ -87,7 +53,7 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
     Raises NoDisplayError, AlreadyRunningError or StoreError."""
     prepare_qt_environment(headless)
     with InstanceLock(data.lock_file):
-        app, loop = _qt_app(headless)
+        app, loop = start_qt(headless)
         from app.shell import BrowserPilotApp
 
         shell = BrowserPilotApp(data, headless=headless)
@@ -110,7 +76,7 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
 
         previous = signal.signal(signal.SIGINT, interrupt)
         signal.signal(signal.SIGTERM, interrupt)
-        timer = _wakeup_timer()
+        timer = wakeup_timer()
         try:
             with loop:
                 try:
@@ -126,18 +92,8 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
             signal.signal(signal.SIGINT, previous)
 
 
-def _wakeup_timer() -> Any:
-    """Let the interpreter run now and then, so it notices signals while Qt's loop waits in C++."""
-    from PySide6.QtCore import QTimer
-
-    timer = QTimer()
-    timer.timeout.connect(lambda: None)
-    timer.start(200)
-    return timer
-
-
 def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], minimized: bool = False) -> int:
-    app, loop = _qt_app(headless)
+    app, loop = start_qt(headless)
     from app.shell import BrowserPilotApp
 
     shell = BrowserPilotApp(data, headless=headless)

@@ -6,6 +6,11 @@
   ("none_dealloc: deallocating None") after some tens of thousands of such calls -- typing a long text makes
   four per character. Where the bug is present we do by hand what 3.12 does: give `None` so many references
   that it never reaches zero.
+- `protect_bools`: the same for `True`, which every `Signal.emit()` returns and drops one reference to: each
+  signal a Python thread emits, and so each `call_soon_threadsafe` of qasync's loop (a worker thread handing
+  back its result, `asyncio.wrap_future`, every MCP call reaching the main loop), takes one away. On 3.11 the
+  process died ("bool_dealloc", or a segmentation fault once the freed object's memory was reused) after a
+  few thousand; `True` and `False` get the same treatment as `None`.
 - `skip_feature_scan`: once PySide6 is loaded, its `__feature__` import hook reads the whole source of every
   module imported afterwards (`inspect.getsource`, to look for the word "PySide6") and `linecache` keeps it:
   ~8 MB of source lines for the app's lifetime, and 110-140 ms of reading while the app's modules load (~550
@@ -21,6 +26,7 @@ import sys
 
 log = logging.getLogger("browserpilot.app")
 _applied = False
+_bools_applied = False
 FEATURE_MODULE = "shibokensupport.feature"  # PySide6's __feature__ machinery
 
 
@@ -42,6 +48,31 @@ def protect_none() -> bool:
     ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40  # ob_refcnt is the first field of PyObject
     _applied = True
     log.debug("PySide6 drops references to None on this Python: None made immortal")
+    return True
+
+
+def protect_bools() -> bool:
+    """Apply the work-around for `True` and `False` (once) if needed; return whether it is applied."""
+    global _bools_applied
+    if _bools_applied:
+        return True
+    if sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
+        return False
+    from PySide6.QtCore import QObject, Signal
+
+    class _Probe(QObject):
+        fired = Signal()
+
+    probe = _Probe()
+    before = sys.getrefcount(True)
+    for _ in range(4):
+        probe.fired.emit()
+    if sys.getrefcount(True) >= before:
+        return False
+    for value in (True, False):
+        ctypes.c_ssize_t.from_address(id(value)).value += 1 << 40
+    _bools_applied = True
+    log.debug("PySide6's Signal.emit drops references to True on this Python: True and False made immortal")
     return True
 
 

@@ -1,4 +1,8 @@
-"""Application settings (`settings.json`), stored with the same atomic, versioned store as every JSON file."""
+"""Application settings (`settings.json`), stored with the same atomic, versioned store as every JSON file.
+
+The app holds one `SettingsStore` (its operations' context and its windows share it): the settings in memory
+are the truth, and a change is written through the app's save manager, off the Qt thread. Without a saver (a
+short-lived process) a change is written at once."""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore
+from envs.jsonstore import JsonStore, encode_json
+from envs.savemanager import ImmediateSaver, Saver
 
 DEFAULT_SEARCH_URL = "https://duckduckgo.com/?q={query}"
 
@@ -42,17 +47,18 @@ class Settings(BaseModel):
 
 
 class SettingsStore:
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
         self._file = JsonStore(data.settings_json, Settings, Settings)
+        self._saver: Saver = saver or ImmediateSaver()
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self.current = loaded.document
 
     def update(self, **changes: object) -> Settings:
-        fresh = self._file.load()  # another store of the same file (a panel's) may have written meanwhile
-        if not fresh.problem:
-            self.current = fresh.document
+        """The settings with `changes`, now in memory, written through the saver (a new document each time: the
+        one handed to the saver is never changed again)."""
         candidate = self.current.model_copy(update=changes)
-        self._file.save(candidate)
+        dump = self._file.dump
+        self._saver.save(self._file.path, lambda: encode_json(dump(candidate)))
         self.current = candidate
         return candidate

@@ -75,9 +75,10 @@ class BrowserPilotApp(QObject):
         self.saves = SaveManager(on_error=lambda _path, message: self.save_failed.emit(message))
         purge_trash(data, self.saves)
         self.envs = EnvStore(data, self.saves)
-        self.settings = SettingsStore(data)
+        self.settings = SettingsStore(data, self.saves)
         self.registry = build_registry()
-        self.ctx = OpContext(data=data, envs=self.envs, operations=self.registry,
+        self.ctx = OpContext(data=data, envs=self.envs, operations=self.registry, saver=self.saves,
+                             settings=self.settings,
                              runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
                              workflows=WorkflowStore(data, self.saves), schedules=ScheduleStore(data, self.saves))
         self.service = BrowserService(data, self.envs, self.ctx.groups, with_windows=with_windows,
@@ -135,8 +136,7 @@ class BrowserPilotApp(QObject):
         # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
         # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py). The collector was off while the
         # app started (`run_app`: start-up makes few cycles, and passes over ~100k new objects cost ~50 ms).
-        gc.freeze()
-        gc.enable()
+        gc.freeze()  # (the collector itself runs on the Qt thread: app/qt_asyncio.py)
 
     def _build_main_window(self) -> None:
         from app.ui.main_window import MainWindow

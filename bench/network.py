@@ -1,7 +1,7 @@
 """What the network features cost: domain policy, capture, and the port-less CDP channel.
 
 In one run, in-process (offscreen QApplication, qasync loop, `BrowserPilotApp(DataDir(tmp), headless=True)`
-as tests/support/qt.py does), against a stdlib HTTP server on 127.0.0.1 in a child process (port 0,
+started as the app starts it: app/qt_asyncio.py), against a stdlib HTTP server on 127.0.0.1 in a child process (port 0,
 TCP_NODELAY, keep-alive, `Cache-Control: no-store`; out of process so it does not compete for the GIL with
 the app, whose interceptor runs Python on the UI thread):
 
@@ -44,7 +44,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Awaitable, Callable, TypeVar, cast
+from typing import Any, Awaitable, Callable, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -350,25 +350,10 @@ async def main(rounds: int, raw: bool = False) -> int:
 
 
 def run_in_qt(main_coro: Callable[[], Awaitable[T]]) -> T:
-    from app.runtime import prepare_qt_environment
+    """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
+    from app.qt_asyncio import run_in_qt as run_headless
 
-    prepare_qt_environment(headless=True)
-    import PySide6.QtWebEngineWidgets  # noqa: F401  (before the QApplication exists)
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    from app.qtlog import install_qt_message_handler
-
-    install_qt_message_handler()
-    qt_app = cast(QApplication, QApplication.instance() or QApplication([sys.argv[0]]))
-    qt_app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
-    try:
-        return loop.run_until_complete(main_coro())
-    finally:
-        loop.close()
-        asyncio.set_event_loop(None)
+    return run_headless(main_coro)
 
 
 if __name__ == "__main__":

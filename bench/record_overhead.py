@@ -152,25 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20)
     args = parser.parse_args(argv)
-    from app.runtime import prepare_qt_environment
+    from app.qt_asyncio import run_in_qt  # Qt and asyncio as the headless app starts them
 
-    prepare_qt_environment(headless=True)
-    import PySide6.QtWebEngineWidgets  # noqa: F401  (before the QApplication exists)
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    from app.qtlog import install_qt_message_handler
-
-    install_qt_message_handler()
-    qt_app = QApplication.instance() or QApplication([sys.argv[0]])
-    qt_app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
-    try:
-        return loop.run_until_complete(measure(args.reps))
-    finally:
-        loop.close()
-        asyncio.set_event_loop(None)
+    return run_in_qt(lambda: measure(args.reps))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ read the order counter, fill First name again, read it back. The sides, all on t
 
 (a) ours in the app: the flow as a BrowserPilot 0.3.0 workflow document (start, 20 nodes, end; values from
     start variables through `{{#input.x#}}` templates; fills are `entry: paste`), run in-process as
-    tests/support/qt.py starts the app; one sample is one `workflow_run` operation call (document
+    the headless app starts (app/qt_asyncio.py); one sample is one `workflow_run` operation call (document
     validation, run start, the 20 nodes, the run record written to runs.json), always on the same tab.
 (c) Playwright for Python: bench/replay_playwright.py's `run_flow` on one page of one Debian chromium, in a
     worker thread; one sample is the sum of its 20 timed steps (browser launch and page creation excluded).
@@ -74,7 +74,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence, TypeVar
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -770,26 +770,10 @@ async def in_app(sides: Sides, reps: int, rows: int, verifier: Verifier, files: 
 
 
 def run_in_qt(main: Callable[[], Awaitable[T]]) -> T:
-    """Start Qt as tests/support/qt.py does (QtWebEngine's environment before it is imported) and run."""
-    from app.runtime import prepare_qt_environment
+    """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
+    from app.qt_asyncio import run_in_qt as run_headless
 
-    prepare_qt_environment(headless=True)
-    import PySide6.QtWebEngineWidgets  # noqa: F401  (before the QApplication exists)
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    from app.qtlog import install_qt_message_handler
-
-    install_qt_message_handler()
-    qt_app = cast(QApplication, QApplication.instance() or QApplication([sys.argv[0]]))
-    qt_app.setQuitOnLastWindowClosed(False)  # as the headless app does: shutdown() closes the windows
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
-    try:
-        return loop.run_until_complete(main())
-    finally:
-        loop.close()
-        asyncio.set_event_loop(None)
+    return run_headless(main)
 
 
 # -- the run -------------------------------------------------------------------------------------------------

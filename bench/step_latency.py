@@ -2,7 +2,7 @@
 
 Side by side in one run, on the same local form (a stdlib HTTP server on 127.0.0.1, port 0, in a thread):
 
-- ours: the app started in-process as tests/support/qt.py does (offscreen QApplication, qasync loop,
+- ours: the app started in-process as the headless app starts (app/qt_asyncio.py: offscreen, qasync loop,
   `BrowserPilotApp(DataDir(tmp), headless=True).start([])`), one tab from `tab_open`; each step is one
   `await app.registry.call(app.ctx, name, params)`, timed with `time.perf_counter` around that call.
 - Playwright: the sync API in a worker thread, one Debian `/usr/bin/chromium` launched once (headless, the
@@ -642,26 +642,10 @@ async def run_all(reps: int, variants: Sequence[Variant], base: str, book: Order
 
 def run_in_qt(reps: int, variants: Sequence[Variant], base: str, book: OrderBook, files: Path,
               info: RunInfo) -> list[RepResult]:
-    """Start Qt as tests/support/qt.py does (QtWebEngine's environment before it is imported) and run."""
-    from app.runtime import prepare_qt_environment
+    """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
+    from app.qt_asyncio import run_in_qt as run_headless
 
-    prepare_qt_environment(headless=True)
-    import PySide6.QtWebEngineWidgets  # noqa: F401  (before the QApplication exists)
-    import qasync
-    from PySide6.QtWidgets import QApplication
-
-    from app.qtlog import install_qt_message_handler
-
-    install_qt_message_handler()
-    qt_app = QApplication.instance() or QApplication([sys.argv[0]])
-    qt_app.setQuitOnLastWindowClosed(False)  # as the headless app does: shutdown() closes the windows
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
-    try:
-        return loop.run_until_complete(run_all(reps, variants, base, book, files, info))
-    finally:
-        loop.close()  # while Qt's objects behind it still exist
-        asyncio.set_event_loop(None)
+    return run_headless(lambda: run_all(reps, variants, base, book, files, info))
 
 
 # -- the report ----------------------------------------------------------------------------------------------

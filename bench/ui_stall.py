@@ -440,22 +440,15 @@ def run_here(rows: int, windows: bool = False, variant: str = "as-specified") ->
     from app.runtime import prepare_qt_environment
 
     prepare_qt_environment(headless=not windows)
-    import PySide6.QtWebEngineWidgets  # noqa: F401  (before the QApplication exists)
-    import qasync
-    from PySide6.QtWidgets import QApplication
+    try:  # Qt and asyncio as the app starts them
+        from app.qt_asyncio import start_qt
+    except ImportError:  # a checkout from before app/qt_asyncio.py (--against): the same start-up, by its old name
+        from app.application import _qt_app as start_qt  # type: ignore[attr-defined,no-redef]
+    _qt_app, loop = start_qt(not windows)
 
     from app.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
-    qt_app = QApplication.instance() or QApplication([sys.argv[0]])
-    try:  # how the app itself decides between GPU and software drawing (a checkout without it: Qt's default)
-        from app import rendering
-    except ImportError:
-        rendering = None  # type: ignore[assignment]
-    if rendering is not None:
-        rendering.choose(headless=not windows)
-    loop = qasync.QEventLoop(qt_app)
-    asyncio.set_event_loop(loop)
     work = Path(tempfile.mkdtemp(prefix="bench-ui-stall-"))
     server = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve", str(rows + 1)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

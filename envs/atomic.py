@@ -1,10 +1,12 @@
-"""Atomic file writes (a same-folder temporary file, fsync, `os.replace`, fsync of the folder) and moving an
-unusable file aside. Plain Python without pydantic, so the command line's light paths (`browserpilot mcp`
-writing `mcp.json`) load nothing heavy; `envs.jsonstore` builds its stores on these."""
+"""Atomic file writes (a same-folder temporary file, fsync, `os.replace`, fsync of the folder), moving an
+unusable file aside, and moving a file into a folder. Plain Python without pydantic, so the command line's
+light paths (`browserpilot mcp` writing `mcp.json`) load nothing heavy; `envs.jsonstore` builds its stores on
+these. They block on the disk: in the app they run on a worker thread (envs/savemanager.py)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -59,3 +61,9 @@ def move_aside(path: Path) -> Path:
         counter += 1
     os.replace(path, target)
     return target
+
+
+def move_file(source: Path, target: Path) -> None:
+    """Move a file to `target`, making its folder first (to another file system too, as `shutil.move` does)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(source), str(target))

@@ -4,7 +4,8 @@ A group belongs to one environment (`env`); its id is `grp-<hex>`. Which tab is 
 window's business (tabs live as long as the window); the groups themselves, with their names and colours,
 stay across restarts. Colours are `#rrggbb`; Chrome's group colour names (grey, blue, red, yellow, green,
 pink, purple, cyan, orange) and `#rgb` are accepted and stored as `#rrggbb`. Listeners hear of every change
-(the windows redraw their tab bars). Pure Python, saved atomically through `JsonStore`.
+(the windows redraw their tab bars). Pure Python; written atomically through the store's saver (in the app the
+save manager, off the Qt thread; at once otherwise).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore
+from envs.jsonstore import JsonStore, encode_json
+from envs.savemanager import ImmediateSaver, Saver
 
 log = logging.getLogger("browserpilot.envs")
 
@@ -72,8 +74,9 @@ GroupListener = Callable[[str], None]  # env id whose groups changed
 class GroupStore:
     """The tab groups of one data folder."""
 
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
         self._file = JsonStore(data.groups_json, GroupsDocument, GroupsDocument)
+        self._saver: Saver = saver or ImmediateSaver()
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self._doc = loaded.document
@@ -122,7 +125,8 @@ class GroupStore:
     def _commit(self, change: Callable[[GroupsDocument], None], env_id: str) -> None:
         candidate = self._doc.model_copy(deep=True)
         change(candidate)
-        self._file.save(candidate)
+        dump = self._file.dump  # rendered maybe later, on the saver's thread: nothing changes `candidate` again
+        self._saver.save(self._file.path, lambda: encode_json(dump(candidate)))
         self._doc = candidate
         for listener in list(self._listeners):
             try:

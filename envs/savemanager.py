@@ -22,8 +22,9 @@ stricter for a shared browser whose stores change many times a second during a b
 
 `ImmediateSaver` has the same interface and writes at once on the caller's thread (raising `StoreError`):
 the default of every store, right for a short-lived process (the command line) that must have written its
-change before it exits. `in_thread` runs one slow call (a HAR export) on a thread and awaits it. Pure Python
-(threading, asyncio), no Qt.
+change before it exits. `in_thread` runs one slow call (writing a HAR, a PDF, an export; reading a file to
+import) on a thread and awaits it: what the app writes outside its stores goes there, never on the Qt thread.
+Pure Python (threading, asyncio), no Qt.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class Saver(Protocol):
 
     def run(self, job: Job, label: str = "", *, after: float = 0.0) -> None: ...
 
+    def flush(self) -> dict[Path, str]: ...
+
 
 class ImmediateSaver:
     """Write now, on the caller's thread; errors are raised (`StoreError`) to the caller."""
@@ -94,6 +97,9 @@ class ImmediateSaver:
 
     def run(self, job: Job, label: str = "", *, after: float = 0.0) -> None:
         job()  # now: a short-lived process has nothing to wait for
+
+    def flush(self) -> dict[Path, str]:
+        return {}  # everything is written already
 
 
 @dataclass

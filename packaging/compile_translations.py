@@ -1,8 +1,9 @@
 """Compile the UI translations, or collect the app's strings into them first.
 
     .venv/bin/python packaging/compile_translations.py            resources/i18n/*.ts -> *.qm (./dev.sh setup)
-    .venv/bin/python packaging/compile_translations.py --update   pyside6-lupdate over app/ into the .ts files,
-                                                                  English plurals filled in, then compile
+    .venv/bin/python packaging/compile_translations.py --update   pyside6-lupdate over app/ and workflows/nodes/
+                                                                  into the .ts files, English plurals filled
+                                                                  in, then compile
 
 `--update` keeps every existing translation; a new or changed string arrives as `type="unfinished"` in
 `browserpilot_zh_CN.ts` and has to be translated there (resources/i18n/README.md: glossary and rules) before
@@ -24,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from app.i18n import APP_CATALOG, CHINESE, ENGLISH, I18N_DIR, compile_all  # noqa: E402
 
-SOURCES = ROOT / "app"
+SOURCES = (ROOT / "app", ROOT / "workflows" / "nodes")
+"""Where the strings are: the UI, and the node classes' labels (`QT_TRANSLATE_NOOP("NodeKind", …)`, Qt-free)."""
 PLURAL_SUFFIX = re.compile(r"\((e?s)\)")  # "row(s)" -> "row" / "rows", "match(es)" -> "match" / "matches"
 
 
@@ -34,12 +36,15 @@ def lupdate_program() -> Path:
     return Path(PySide6.__file__).parent / ("lupdate.exe" if sys.platform == "win32" else "lupdate")
 
 
-def source_files(folder: Path = SOURCES) -> list[Path]:
-    return sorted(path for path in folder.rglob("*.py") if "__pycache__" not in path.parts)
+def source_files(folders: Path | tuple[Path, ...] = SOURCES) -> list[Path]:
+    roots = (folders,) if isinstance(folders, Path) else folders
+    return sorted(path for root in roots for path in root.rglob("*.py") if "__pycache__" not in path.parts)
 
 
-def run_lupdate(ts_file: Path, language: str, *, plurals_only: bool = False, folder: Path = SOURCES) -> str:
-    """Collect the tr/translate strings of `folder` into `ts_file` (created if missing); lupdate's summary."""
+def run_lupdate(ts_file: Path, language: str, *, plurals_only: bool = False,
+                folder: Path | tuple[Path, ...] = SOURCES) -> str:
+    """Collect the tr/translate strings of `folder` (or folders) into `ts_file` (created if missing); lupdate's
+    summary."""
     args = [str(lupdate_program()), "-no-obsolete", "-locations", "none", "-source-language", "en",
             "-target-language", language, *(["-pluralonly"] if plurals_only else []),
             *map(str, source_files(folder)), "-ts", str(ts_file)]

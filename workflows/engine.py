@@ -24,19 +24,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Protocol
 
+from envs.atomic import move_file
+from envs.savemanager import in_thread
 from workflows.document import WorkflowDocument
 from workflows.nodes import Condition, Graph, Node, NodeFailed, NodeLocator, compare
 from workflows.nodes.conditions import UnknownOperator
 from workflows.nodes.flow import EndData
 from workflows.nodes.values import number_from_text
 from workflows.ports import Locator
-from workflows.runs import RunRecord, TraceEntry, now, redact
+from workflows.redaction import Redactor, redacting_logs
+from workflows.runs import RunRecord, TraceEntry, now
 from workflows.secret_binding import SecretBinding, placeholder
 from workflows.template import Variables, VariableError, js_text
 
@@ -80,7 +82,7 @@ class _Retry(Exception):
 class RunSettings:
     env_id: str
     tab_id: str
-    folder: Path
+    folder: Path  # runs/<run-id>/: made by the first file written into it (off the Qt thread, as every write)
     default_timeout: float = DEFAULT_TIMEOUT
     secret_values: dict[str, str] = field(default_factory=dict)
     settle_timeout: float = SETTLE_TIMEOUT  # what the run's tabs have in flight at its end may land this long
@@ -114,12 +116,17 @@ class Executor:
         self.on_progress = on_progress
         self.variables = Variables()
         self.tabs_used = [settings.tab_id]  # the run's tab, then any tab a node followed into
+        # Secret inputs: every form of their values leaves the record, the events, the HAR and the logs.
+        self.redact = Redactor.by_name(settings.secret_values)
 
     # -- the run -----------------------------------------------------------------------------------------
     async def run(self, inputs: dict[str, Any]) -> RunRecord:
+        with redacting_logs(self.redact):
+            return await self._run(inputs)
+
+    async def _run(self, inputs: dict[str, Any]) -> RunRecord:
         record = self.record
         started = time.perf_counter()
-        self.settings.folder.mkdir(parents=True, exist_ok=True)
         self.variables = Variables({
             "sys": {"env": self.settings.env_id, "tabId": self.settings.tab_id, "url": "", "title": ""},
             "env": self.doc.env_values(),
@@ -160,12 +167,14 @@ class Executor:
         finally:
             record.ended_at = now()
             record.duration_ms = round((time.perf_counter() - started) * 1000, 1)
-            record.title = self.variables.namespace("sys")[1].get("title") if self.variables.namespace("sys")[0] else None
-            record.outputs = redact(record.outputs, self.settings.secret_values)
-            record.error = redact(record.error, self.settings.secret_values)
+            title = self.variables.namespace("sys")[1].get("title") if self.variables.namespace("sys")[0] else None
+            record.title = self.redact(title)
+            record.notes = self.redact(record.notes)
+            record.outputs = self.redact(record.outputs)
+            record.error = self.redact(record.error)
             for entry in record.trace:
-                entry.error = redact(entry.error, self.settings.secret_values)
-            record.pending_at_end = redact(record.pending_at_end, self.settings.secret_values)
+                entry.error = self.redact(entry.error)
+            record.pending_at_end = self.redact(record.pending_at_end)
         return record
 
     async def _settle(self) -> None:
@@ -263,10 +272,9 @@ class Executor:
             raise NodeFailed(node, str(exc)) from None
         finally:
             entry.ms = round((time.perf_counter() - started) * 1000, 1)
-            secrets = self.settings.secret_values
             self._event("node_finished", node=node.id, node_type=node.type, ms=entry.ms,
-                        status="ok" if entry.ok else "failed", output=redact(output, secrets) if entry.ok else None,
-                        error=redact(entry.error, secrets), handle=context.handle if node.type == "if-else" else None)
+                        status="ok" if entry.ok else "failed", output=self.redact(output) if entry.ok else None,
+                        error=self.redact(entry.error), handle=context.handle if node.type == "if-else" else None)
             if self.on_progress is not None:
                 self.on_progress(self.record)
 
@@ -301,7 +309,7 @@ class Executor:
             if not result.get("ok") and resumable:
                 raise _Retry()
         if not result.get("ok"):
-            raise NodeFailed(node, str(result.get("error")), self.keep(result.get("errorShot")))
+            raise NodeFailed(node, str(result.get("error")), await self.keep(result.get("errorShot")))
         if result.get("newTabs") and getattr(node.data, "followNewTab", False):
             await self._follow(node, str(result["newTabs"][-1]))
         return result
@@ -325,17 +333,25 @@ class Executor:
             raise RunTakenOver(f"a person took over at {_node_label(node)} and did not resume within 10 minutes")
         log.info("run %s resumed at %s", self.record.id, node.id)
 
-    def keep(self, path: str | None) -> str | None:
-        """Move a screenshot into the run folder."""
-        if not path or not Path(path).exists():
+    async def keep(self, path: str | None) -> str | None:
+        """Move a failure's screenshot into the run folder; where it is when it cannot be moved."""
+        if not path:
             return path
-        target = self.settings.folder / f"failure-{Path(path).name}"
-        shutil.move(path, target)
+        try:
+            return await self.take_file(path, f"failure-{Path(path).name}")
+        except FileNotFoundError:
+            return path
+
+    async def take_file(self, path: str, name: str | None = None) -> str:
+        """Move a file into the run folder as `name` (default: its own name), on a worker thread: the Qt thread
+        never waits for the disk."""
+        target = self.settings.folder / (name or Path(path).name)
+        await in_thread(move_file, Path(path), target)
         return str(target)
 
     async def _screenshot(self) -> str | None:
         result = await self.ops("page_screenshot", {"tabId": self.settings.tab_id})
-        return self.keep(result.get("path")) if result.get("ok") else None
+        return await self.keep(result.get("path")) if result.get("ok") else None
 
     async def _export_har(self) -> str | None:
         result = await self.ops("net_export", {"tabId": self.settings.tab_id, "ifCapturing": True,
@@ -465,8 +481,11 @@ class _NodeRun:
     def add_file(self, path: str) -> None:
         self._executor.record.files.append(path)
 
-    def keep(self, path: str | None) -> str | None:
-        return self._executor.keep(path)
+    async def keep(self, path: str | None) -> str | None:
+        return await self._executor.keep(path)
+
+    async def take_file(self, path: str, name: str | None = None) -> str:
+        return await self._executor.take_file(path, name)
 
 
 # -- helpers ---------------------------------------------------------------------------------------------

@@ -62,8 +62,13 @@ def table_from(data: Any, variables: Variables) -> tuple[str, list[str], list[li
 
 
 def write_export(data: Any, variables: Variables, folder: Path) -> Path:
-    filename, headers, rows = table_from(data, variables)
-    fmt = data.format
+    """The export node's file, from its data and the run's variables (the node itself writes on a worker
+    thread: `table_from` where the variables live, `write_table` off the Qt thread)."""
+    return write_table(folder, *table_from(data, variables), data.format)
+
+
+def write_table(folder: Path, filename: str, headers: list[str], rows: list[list[Any]], fmt: str) -> Path:
+    """Write a table into `folder` in the format `fmt` (csv, json, jsonl, md, pdf); its path. Blocks on the disk."""
     folder.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
         path = folder / csv_file_name(filename)

@@ -18,27 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from workflows.recording import Recording
+from workflows.errors import PageError  # noqa: F401 (re-exported: the port's error type)
+
 
 if TYPE_CHECKING:
     from workflows.secret_binding import SecretBinding
 
 Control = Literal["agent", "handoff", "shared"]
-
-
-class PageError(Exception):
-    """A page operation failed; the message is one line a person or a model can act on, and `code` says what
-    kind of failure it is, for callers that decide what to do next (they never read the message).
-
-    Subclasses set their own `code`; a raise may give a more precise one (`PageError(msg, code="blocked")`).
-    """
-
-    code: str = "page_error"
-
-    def __init__(self, message: str = "", code: str | None = None) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
 
 
 class Locator(BaseModel):
@@ -225,13 +211,14 @@ class RecordingPart(Protocol):
     def status(self) -> dict[str, Any]:
         """The steps so far, in words and as nodes, whether the recording is paused (the app acts), notes."""
 
-    def recording(self) -> Recording:
-        """The recording itself, to edit (a `PageError` with code `not_recording` when there is none)."""
+    def recording(self) -> Any:
+        """The recording itself (a `workflows.recording.Recording`), to edit (a `PageError` with code
+        `not_recording` when there is none)."""
 
     def edited(self) -> None:
         """Say that the recording was edited (the Recording panel follows)."""
 
-    def stop(self) -> Recording:
+    def stop(self) -> Any:
         """Stop listening; the recording stays readable in the result."""
 
 

@@ -21,18 +21,16 @@ import secrets as _secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from workflows.nodes import NODE_TYPES
+from workflows.nodes.base import clip
+from workflows.nodes.wait_extract import CHECK_TIMEOUT
+
 Insertable = Literal["handoff", "captcha", "wait", "capture", "check"]
 PICKED: tuple[str, ...] = ("wait", "capture", "check")  # insertions that need an element picked in the page
-CHECK_TIMEOUT = 5  # seconds a `check` waits for its element
-MAX_TEXT_IN_WORDS = 40
 
 
 class RecordingError(ValueError):
     """An edit that does not fit the recording (unknown step, wrong kind of step, bad name)."""
-
-
-def _clip(text: str, size: int = MAX_TEXT_IN_WORDS) -> str:
-    return text if len(text) <= size else text[: size - 1] + "…"
 
 
 def _same_target(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
@@ -82,50 +80,9 @@ class Step:
         return loc if isinstance(loc, dict) else None
 
     def words(self) -> str:
-        """The step in words, as the Recording panel lists it."""
-        target = f" {self.target}" if self.target else ""
-        d = self.data
-        if self.type == "goto":
-            return f"Go to {d.get('url', '')}"
-        if self.type == "click":
-            how = {"right": "Right-click", "middle": "Middle-click"}.get(d.get("button") or "", "Click")
-            if (d.get("count") or 1) == 2:
-                how = "Double-click"
-            at = " at a point" if d.get("offset") else ""
-            tab = " (opens a new tab)" if d.get("followNewTab") else ""
-            return f"{how}{target}{at}{tab}"
-        if self.type == "fill":
-            if self.secret:
-                return f"Type the secret {{{{{self.secret}}}}} into{target}"
-            value = f"{{{{{self.input_name}}}}}" if self.input_name else f"'{_clip(str(d.get('text', '')))}'"
-            verb = "Paste" if d.get("entry") == "paste" else "Type"
-            return f"{verb} {value} into{target}"
-        if self.type == "select":
-            return f"Select '{_clip(str(d.get('option', '')))}' in{target}"
-        if self.type == "press":
-            return f"Press {d.get('shortcut', '')}"
-        if self.type == "swipe" and ("dx" in d or "dy" in d):
-            return f"Drag{target} by {float(d.get('dx') or 0):+g}, {float(d.get('dy') or 0):+g} px"
-        if self.type == "scroll":
-            until = d.get("until")
-            return f"Scroll {d.get('direction', 'down')}" + (f" until{target} shows" if until else "")
-        if self.type == "upload":
-            names = ", ".join(str(p).rsplit("/", 1)[-1] for p in d.get("paths") or [])
-            return f"Upload {names} to{target}"
-        if self.type == "download":
-            return f"Download from{target}"
-        if self.type == "handoff":
-            return f"Hand over to a person: {_clip(str(d.get('message', '')))}"
-        if self.type == "captcha":
-            return "A person solves the captcha"
-        if self.type == "wait":
-            if d.get("timeout") == CHECK_TIMEOUT:
-                return f"Check that{target} is there"
-            return f"Wait for{target}"
-        if self.type == "script":
-            output = next(iter(d.get("outputs") or {"text": None}))
-            return f"Capture the text of{target} as {output}"
-        return self.type
+        """The step in words, as the Recording panel lists it: its node type says them."""
+        model = NODE_TYPES.get(self.type)
+        return model.recording_words(self.data, self) if model is not None else self.type
 
     def as_dict(self) -> dict[str, Any]:
         """For `record_status` and the panel: what the step is, in words and as a node."""
@@ -154,7 +111,7 @@ def _alternative_text(alternative: dict[str, Any]) -> str:
 def _target_words(raw: dict[str, Any]) -> str:
     role, name = str(raw.get("role") or ""), str(raw.get("name") or "")
     if role and name:
-        return f"{role} '{_clip(name)}'"
+        return f"{role} '{clip(name)}'"
     return str(raw.get("desc") or role)
 
 
@@ -463,7 +420,7 @@ class Recording:
         outputs = []
         for step in self.steps:
             data = {k: copy.deepcopy(v) for k, v in step.data.items() if not k.startswith("_")}
-            nodes.append({"id": step.id, "data": {"type": step.type, "title": _clip(step.words(), 60), **data}})
+            nodes.append({"id": step.id, "data": {"type": step.type, "title": clip(step.words(), 60), **data}})
             if step.type == "script":
                 key = next(iter(step.data["outputs"]))
                 outputs.append({"variable": key, "value_selector": [step.id, key]})

@@ -115,20 +115,25 @@ class RunsDocument(_Model):
     runs: list[RunRecord] = Field(default_factory=list)
 
 
-def redact(value: Any, secret_values: dict[str, str]) -> Any:
-    """Replace every secret value (anywhere in strings) by `<secret:name>`."""
-    if not secret_values:
-        return value
-    if isinstance(value, str):
-        for name, secret in secret_values.items():
-            if secret:
-                value = value.replace(secret, f"<secret:{name}>")
-        return value
-    if isinstance(value, list):
-        return [redact(item, secret_values) for item in value]
-    if isinstance(value, dict):
-        return {key: redact(item, secret_values) for key, item in value.items()}
-    return value
+class RecentRecords:
+    """The newest whole records' JSON by id, at most `size` of them: a store answers `get` from here while their
+    `record.json` may still be on its way to the disk (the saver writes it later, on its thread)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._records: dict[str, bytes] = {}
+
+    def get(self, run_id: str) -> bytes | None:
+        return self._records.get(run_id)
+
+    def keep(self, run_id: str, whole: bytes) -> None:
+        self._records.pop(run_id, None)
+        self._records[run_id] = whole
+        while len(self._records) > self.size:
+            del self._records[next(iter(self._records))]
+
+    def drop(self, run_id: str) -> None:
+        self._records.pop(run_id, None)
 
 
 class RunStore:
@@ -150,7 +155,7 @@ class RunStore:
         # Each index entry as JSON data, made once (here for what was loaded, in `save` for the rest).
         self._entries: dict[str, dict[str, Any]] = {
             record.id: record.model_dump(mode="json", by_alias=True) for record in self._doc.runs}
-        self._full: dict[str, bytes] = {}  # the newest whole records' JSON, by id (at most RECENT_FULL_RECORDS)
+        self._full = RecentRecords(RECENT_FULL_RECORDS)
 
     def folder(self, run_id: str) -> Path:
         return self.data.runs / run_id
@@ -184,10 +189,7 @@ class RunStore:
         if record.trace:
             whole = record.model_dump_json(by_alias=True, indent=1).encode("utf-8")
             self._saver.save(self.folder(record.id) / "record.json", lambda: whole)
-            self._full.pop(record.id, None)
-            self._full[record.id] = whole
-            while len(self._full) > RECENT_FULL_RECORDS:
-                del self._full[next(iter(self._full))]
+            self._full.keep(record.id, whole)
         entry = record.model_copy(update={"trace": []})
         entry_data = entry.model_dump(mode="json", by_alias=True)
         runs = [r for r in self._doc.runs if r.id != record.id]
@@ -207,7 +209,7 @@ class RunStore:
         self._entries[record.id] = entry_data
         for old in evicted:
             self._entries.pop(old.id, None)
-            self._full.pop(old.id, None)
+            self._full.drop(old.id)
             folder = self.folder(old.id)
             self._saver.run(lambda folder=folder: shutil.rmtree(folder, ignore_errors=True), f"evict {old.id}")
             log.info("evicted run %s and its folder", old.id)

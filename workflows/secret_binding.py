@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from envs.domains import DomainPolicy, PatternError, normalize_patterns
-from workflows.ports import PageError
+from workflows.errors import PageError
 
 PLACEHOLDER = re.compile(r"<secret:([A-Za-z0-9_.-]+)>")
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -16,6 +16,7 @@ from app.agent.model import ModelClient, ModelError, usage_of
 from app.agent.records import AgentRecord, Judgement, Usage
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings
+from envs.savemanager import in_thread
 
 log = logging.getLogger("browserpilot.agent")
 
@@ -36,6 +37,14 @@ def steps_summary(record: AgentRecord) -> str:
     return "\n".join(lines[-MAX_STEP_LINES:])
 
 
+def _png_base64(path: str) -> str | None:
+    """The screenshot's bytes in base64 (read on a worker thread), or None when it is gone."""
+    try:
+        return base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    except OSError:
+        return None
+
+
 def parse_verdict(text: str) -> Judgement:
     match = re.search(r"\{.*\}", text, re.S)
     try:
@@ -54,8 +63,8 @@ async def judge(model: ModelClient, settings: AgentSettings, record: AgentRecord
             f"{json.dumps(report.model_dump() if report else None, ensure_ascii=False)}\n"
             f"Final URL: {record.final_url}")
     content: list[dict[str, Any]] = [{"type": "text", "text": secrets.redact(text)}]
-    if screenshot and Path(screenshot).is_file():
-        data = base64.b64encode(Path(screenshot).read_bytes()).decode("ascii")
+    data = await in_thread(_png_base64, screenshot) if screenshot else None
+    if data is not None:
         content.append({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}})
     request = {"model": settings.model, "max_tokens": 400, "system": JUDGE_SYSTEM,
                "messages": [{"role": "user", "content": content}]}

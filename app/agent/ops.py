@@ -8,9 +8,8 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from app.agent.records import AgentRecord, AgentRunStore
+from app.agent.records import AgentRecord
 from app.agent.secrets import SecretError
-from app.agent.settings import AgentSettingsStore
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 
@@ -50,7 +49,7 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     replayAfterSave then runs it once (it fails when that replay fails)."""
     from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
 
-    settings = AgentSettingsStore(ctx.data).current
+    settings = ctx.agent_settings.current
     changes: dict[str, Any] = {}
     if params.model:
         changes["model"] = params.model
@@ -66,7 +65,7 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
                      save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs,
                      replay_after_save=params.replay_after_save)
     try:
-        run = AgentRun(task, settings, registry, ctx, AgentRunStore(ctx.data), ctx.data.root)
+        run = AgentRun(task, settings, registry, ctx, ctx.agent_runs, ctx.data.root)
     except SecretError as exc:
         raise OpError(str(exc), code="invalid_secrets") from None
     record = await run.run()
@@ -107,14 +106,21 @@ def agent_summary(record: AgentRecord) -> dict[str, Any]:
 @operation("agent_list", AgentListParams, read_only=True)
 async def agent_list(ctx: OpContext, params: AgentListParams) -> dict[str, Any]:
     """The latest built-in agent runs, newest first: task, status, model, the three answers, tokens, cost."""
-    return {"runs": [agent_summary(record) for record in AgentRunStore(ctx.data).list(params.limit)]}
+    await ctx.agent_runs.refreshed()
+    return {"runs": [agent_summary(record) for record in ctx.agent_runs.list(params.limit)]}
 
 
 @operation("agent_read", AgentRef, read_only=True)
 async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
     """One agent run's whole record: every step (the model's words, tool calls and results), the three
     answers, token usage, files, the final screenshot."""
-    return {"record": AgentRunStore(ctx.data).get(params.run_id).view()}
+    store = ctx.agent_runs
+    try:
+        record = await store.read(params.run_id)
+    except LookupError:  # written by another store since this one looked at the file
+        await store.refreshed()
+        record = await store.read(params.run_id)
+    return {"record": record.view()}
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (agent_run, agent_list, agent_read)

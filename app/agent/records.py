@@ -13,21 +13,22 @@ from __future__ import annotations
 import logging
 import secrets
 import shutil
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs.atomic import atomic_write_text
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore
-from workflows.runs import now
+from envs.jsonstore import JsonStore, encode_json
+from envs.savemanager import ImmediateSaver, Saver, in_thread
+from workflows.runs import RecentRecords, now
 
 log = logging.getLogger("browserpilot.agent")
 
 MAX_AGENT_RUNS = 200
+RECENT_FULL_RECORDS = 20  # whole records kept in memory (their record.json may not be written yet)
 AgentStatus = Literal["running", "succeeded", "failed", "stopped", "error"]
 
 
@@ -171,52 +172,163 @@ class AgentRunsDocument(_Model):
 
 
 class AgentRunStore:
-    """`agent_runs.json` of a data folder, newest first, with a folder per run."""
+    """`agent_runs.json` of a data folder, newest first, with a folder per run.
 
-    def __init__(self, data: DataDir) -> None:
+    The index lives in memory, each entry as JSON data made once when it is saved, and the newest whole records
+    too (their `record.json` may still be on its way). Files are written through the saver: in the app the
+    save manager (off the Qt thread; the app holds one store, `OpContext.agent_runs`), otherwise at once. The
+    index file is shared with other writers (a second store, a process before the app ran): each write of it
+    reads the file as it is then, keeps the runs this store does not know, puts this store's entries over
+    them, and removes the folders of what falls beyond the newest 200, all where the write happens (in the app
+    on the saver's thread). The file is read when the store is first used: `await refreshed()` reads it (and
+    later, what others wrote since) off the loop's thread, as the operations and an agent run do; a plain
+    method used first reads it there and then (a short-lived process, a test)."""
+
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
         self.root = data.root / "agent_runs"
+        self._saver: Saver = saver or ImmediateSaver()
         self._file = JsonStore(data.root / "agent_runs.json", AgentRunsDocument, AgentRunsDocument)
-        loaded = self._file.load()
-        self.load_problem = loaded.problem
-        self._doc = loaded.document
-        for record in self._doc.runs:
-            if record.status == "running":
-                record.status = "error"
-                record.error = record.error or "the app stopped while this agent run was in progress"
+        self.load_problem: str | None = None
+        self._loaded = False
+        self._entries: dict[str, dict[str, Any]] = {}  # id -> JSON data of the index entry, newest first
+        self._mine: set[str] = set()  # runs this store saved: its entries win over the file's
+        self._full = RecentRecords(RECENT_FULL_RECORDS)
 
     def folder(self, run_id: str) -> Path:
         return self.root / run_id
 
     def list(self, limit: int = 50) -> list[AgentRecord]:
-        return [r.model_copy(deep=True) for r in self._doc.runs[:limit]]
+        self._ensure_loaded()
+        return [AgentRecord.model_validate(entry) for entry in list(self._entries.values())[:limit]]
 
     def get(self, run_id: str) -> AgentRecord:
-        for record in self._doc.runs:
-            if record.id == run_id:
-                full = self.folder(run_id) / "record.json"
-                if full.exists():
-                    try:
-                        return AgentRecord.model_validate_json(full.read_bytes())
-                    except (OSError, ValueError) as exc:
-                        log.warning("agent run %s: cannot read %s (%s)", run_id, full, exc)
-                return record.model_copy(deep=True)
-        raise LookupError(f"there is no agent run with id {run_id!r}")
+        """The whole record: from memory when it is one of the newest, else its `record.json`; the index entry
+        when that cannot be read."""
+        entry = self._entry(run_id)
+        whole = self._full.get(run_id) or _read_record(self.folder(run_id) / "record.json")
+        return _whole_or_entry(run_id, whole, entry)
+
+    async def read(self, run_id: str) -> AgentRecord:
+        """`get`, with the disk read (if any) on a thread of its own: what an operation calls on the Qt thread."""
+        entry = self._entry(run_id)
+        whole = self._full.get(run_id) or await in_thread(_read_record, self.folder(run_id) / "record.json")
+        return _whole_or_entry(run_id, whole, entry)
+
+    async def refreshed(self) -> None:
+        """Read the file, the first time, or take in the runs other writers put in it since (on a thread of its
+        own)."""
+        if self._loaded:
+            self._take_in(await in_thread(self._read_runs))
+        else:
+            self._adopt(*await in_thread(self._load))
 
     def save(self, record: AgentRecord) -> AgentRecord:
-        atomic_write_text(self.folder(record.id) / "record.json", record.model_dump_json(by_alias=True, indent=1))
-        # Another store object (another agent run, the panel) may have written meanwhile: merge into the file.
-        loaded = self._file.load()
-        if loaded.problem is None:
-            self._doc = loaded.document
-        entry = record.model_copy(update={"steps": []})
-        runs = [r for r in self._doc.runs if r.id != record.id]
-        existing = next((i for i, r in enumerate(self._doc.runs) if r.id == record.id), None)
-        runs.insert(0 if existing is None else existing, entry)
-        evicted = runs[MAX_AGENT_RUNS:]
-        candidate = self._doc.model_copy(update={"runs": runs[:MAX_AGENT_RUNS]})
-        self._file.save(candidate)
-        self._doc = candidate
-        for old in evicted:
-            shutil.rmtree(self.folder(old.id), ignore_errors=True)
-            log.info("evicted agent run %s and its folder", old.id)
+        """Keep a record (insert or replace): its whole JSON and its index entry are made now (the caller goes on
+        changing `record`), and written through the saver."""
+        self._ensure_loaded()
+        whole = record.model_dump_json(by_alias=True, indent=1).encode("utf-8")
+        self._saver.save(self.folder(record.id) / "record.json", lambda: whole)
+        self._full.keep(record.id, whole)
+        entry = record.model_copy(update={"steps": []}).model_dump(mode="json", by_alias=True)
+        self._mine.add(record.id)
+        if record.id in self._entries:
+            self._entries[record.id] = entry
+        else:
+            self._entries = {record.id: entry, **self._entries}
+        for old in list(self._entries)[MAX_AGENT_RUNS:]:
+            del self._entries[old]
+            self._mine.discard(old)
+            self._full.drop(old)
+        mine = {run_id: self._entries[run_id] for run_id in self._mine if run_id in self._entries}
+        self._saver.save(self._file.path, lambda: self._merged_index(mine))
         return record
+
+    async def written(self) -> None:
+        """Wait (off the loop's thread) until everything handed to the saver is on disk: a run's record when
+        its operation answers."""
+        problems = await in_thread(self._saver.flush)
+        for path, problem in problems.items():
+            log.warning("agent run record %s is not written yet: %s", path, problem)
+
+    # -- the file, where it is written -------------------------------------------------------------------------
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            self._adopt(*self._load())
+
+    def _load(self) -> tuple[list[dict[str, Any]], str | None]:
+        """The file's runs (an unusable file is moved aside and reported) and what was wrong with it."""
+        loaded = self._file.load()
+        return list(self._file.dump(loaded.document)["runs"]), loaded.problem  # type: ignore[arg-type]
+
+    def _adopt(self, runs: list[dict[str, Any]], problem: str | None) -> None:
+        if not self._loaded:
+            self._loaded, self.load_problem = True, problem  # (JsonStore logged it)
+        self._take_in(runs)
+
+    def _entry(self, run_id: str) -> dict[str, Any]:
+        self._ensure_loaded()
+        entry = self._entries.get(run_id)
+        if entry is None:
+            raise LookupError(f"there is no agent run with id {run_id!r}")
+        return entry
+
+    def _read_runs(self) -> list[dict[str, Any]]:
+        """The runs in the file now (none when it is missing or unusable: loading moved it aside at start)."""
+        try:
+            raw = self._file.path.read_bytes()
+            return list(self._file.dump(AgentRunsDocument.model_validate_json(raw))["runs"])  # type: ignore[arg-type]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as exc:
+            log.warning("cannot read %s (%s): its runs are not merged", self._file.path, exc)
+            return []
+
+    def _take_in(self, runs: list[dict[str, Any]]) -> None:
+        """Runs from the file, except this store's own; one still marked running was cut short (the app
+        stopped while it ran)."""
+        for entry in runs:
+            if entry.get("id") in self._mine:
+                continue
+            if entry.get("status") == "running":
+                entry = {**entry, "status": "error",
+                         "error": entry.get("error") or "the app stopped while this agent run was in progress"}
+            self._entries[str(entry["id"])] = entry
+        self._entries = dict(sorted(self._entries.items(), key=lambda item: _started(item[1]), reverse=True))
+
+    def _merged_index(self, mine: dict[str, dict[str, Any]]) -> bytes:
+        """(Where the index is written.) The file's runs with this store's over them, newest first, at most
+        200; the folders of the runs beyond that are removed."""
+        merged = {str(entry["id"]): entry for entry in self._read_runs()}
+        merged.update(mine)
+        runs = sorted(merged.values(), key=_started, reverse=True)
+        for evicted in runs[MAX_AGENT_RUNS:]:
+            shutil.rmtree(self.folder(str(evicted["id"])), ignore_errors=True)
+            log.info("evicted agent run %s and its folder", evicted["id"])
+        return encode_json({"schema_version": self._file.schema_version, "runs": runs[:MAX_AGENT_RUNS]})
+
+
+def _started(entry: dict[str, Any]) -> datetime:
+    try:
+        started = datetime.fromisoformat(str(entry.get("startedAt")))
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return started if started.tzinfo is not None else started.replace(tzinfo=timezone.utc)
+
+
+def _whole_or_entry(run_id: str, whole: bytes | None, entry: dict[str, Any]) -> AgentRecord:
+    if whole is not None:
+        try:
+            return AgentRecord.model_validate_json(whole)
+        except ValueError as exc:
+            log.warning("agent run %s: its record.json is unusable (%s); showing the index entry", run_id, exc)
+    return AgentRecord.model_validate(entry)
+
+
+def _read_record(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        log.warning("cannot read %s (%s); showing the index entry", path, exc)
+        return None

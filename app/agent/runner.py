@@ -17,13 +17,11 @@ payment), so it happens only when the person asks for it (`replay_workflow`: the
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any, Awaitable, Callable
 
 from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
@@ -35,6 +33,9 @@ from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner, tool_definitions
 from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
+from envs.atomic import move_file
+from envs.savemanager import in_thread
+from workflows.redaction import redacting_logs
 from workflows.secret_binding import SecretBinding, rules_for
 
 log = logging.getLogger("browserpilot.agent")
@@ -54,36 +55,6 @@ class AgentTask:
     save_workflow: str | None = None
     typed_as_inputs: bool = False
     replay_after_save: bool = False
-
-
-class _Redacting(logging.Filter):
-    def __init__(self, secrets: Secrets) -> None:
-        super().__init__()
-        self.secrets = secrets
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            message = record.getMessage()
-        except (TypeError, ValueError):
-            return True
-        record.msg, record.args = self.secrets.redact(message), None
-        return True
-
-
-@contextlib.contextmanager
-def redacting_logs(secrets: Secrets) -> Iterator[None]:
-    if not secrets:
-        yield
-        return
-    handlers = list(logging.getLogger().handlers)
-    filt = _Redacting(secrets)
-    for handler in handlers:
-        handler.addFilter(filt)
-    try:
-        yield
-    finally:
-        for handler in handlers:
-            handler.removeFilter(filt)
 
 
 def bind_task_secrets(task: AgentTask) -> SecretBinding:
@@ -137,8 +108,9 @@ class AgentRun:
     # -- the run ------------------------------------------------------------------------------------------
     async def run(self) -> AgentRecord:
         started = time.monotonic()
-        with redacting_logs(self.secrets):
+        with redacting_logs(self.secrets.redactor):
             try:
+                await self.store.refreshed()  # the runs index, read off the Qt thread before the first save
                 await self._run()
             finally:
                 record = self.record
@@ -149,6 +121,7 @@ class AgentRun:
                     record.error = record.error or "the run ended unexpectedly"
                 self.store.save(record)
                 self._emit("finished", record)
+                await self.store.written()  # the record is on disk when the run answers (off the Qt thread)
         return self.record
 
     async def _run(self) -> None:
@@ -200,8 +173,7 @@ class AgentRun:
         shot = await self._call("page_screenshot", {"tabId": tab_id})
         if shot.get("ok") and shot.get("path"):
             target = self.store.folder(record.id) / "final.png"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(shot["path"]), target)
+            await in_thread(move_file, Path(str(shot["path"])), target)
             record.final_screenshot = str(target)
         for text in self.task.expect:
             found = await self._call("page_query", {"tabId": tab_id, "locator": check_locator(text)})

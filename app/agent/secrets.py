@@ -1,15 +1,15 @@
 """Secrets of an agent run: `<secret:name>` in the model's words becomes the value only where its binding lets
-it be typed (workflows/secret_binding.py, enforced by the operations), and every form of the value (as typed,
-URL-encoded, JSON-escaped, HTML-escaped) becomes `<secret:name>` again in everything the model, the records
-and the logs see. Pure Python.
+it be typed (workflows/secret_binding.py, enforced by the operations), and every form of the value becomes
+`<secret:name>` again in everything the model, the records and the logs see (`workflows.redaction`: the one
+redaction of the app). Pure Python.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any, Mapping
-from urllib.parse import quote, quote_plus
+
+from workflows.redaction import Redactor
 
 from workflows.secret_binding import NAME, PLACEHOLDER, SecretError
 
@@ -35,14 +35,7 @@ class Secrets:
         for name in self.values:
             if not NAME.match(name):
                 raise SecretError(f"bad secret name {name!r}: use letters, digits, _ . -")
-        forms: dict[str, str] = {}
-        for name, value in self.values.items():
-            for form in (value, quote(value, safe=""), quote_plus(value, safe=""), quote(value),
-                         json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], html.escape(value)):
-                if form:
-                    forms.setdefault(form, f"<secret:{name}>")
-        # Longest first, so a form never hides inside a shorter one.
-        self._forms = sorted(forms.items(), key=lambda pair: len(pair[0]), reverse=True)
+        self.redactor = Redactor.by_name(self.values)
 
     def names(self) -> list[str]:
         return sorted(self.values)
@@ -65,17 +58,4 @@ class Secrets:
 
     def redact(self, value: Any) -> Any:
         """A copy of a JSON value (keys too) with every form of every secret replaced by `<secret:name>`."""
-        if not self._forms:
-            return value
-        if isinstance(value, str):
-            for form, replacement in self._forms:
-                if form in value:
-                    value = value.replace(form, replacement)
-            return value
-        if isinstance(value, list):
-            return [self.redact(item) for item in value]
-        if isinstance(value, tuple):
-            return tuple(self.redact(item) for item in value)
-        if isinstance(value, dict):
-            return {self.redact(key) if isinstance(key, str) else key: self.redact(item) for key, item in value.items()}
-        return value
+        return self.redactor(value)

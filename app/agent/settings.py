@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, StoreError
+from envs.jsonstore import JsonStore, encode_json
+from envs.savemanager import ImmediateSaver, Saver
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 # input, output, cache read, cache write (5 minutes), dollars per million tokens; matched by name prefix.
@@ -73,21 +74,21 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int,
 
 
 class AgentSettingsStore:
-    """`agent.json`, atomic and private to the user."""
+    """`agent.json`, atomic and private to the user: every write is a new file made by `mkstemp` (mode 0600)
+    that replaces the old one, through the saver (the app's save manager: off the Qt thread; at once
+    otherwise). The settings in memory are the truth; the app holds one store (`OpContext.agent_settings`)."""
 
-    def __init__(self, data: DataDir) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
         self.path: Path = data.root / "agent.json"
         self._file = JsonStore(self.path, AgentSettings, AgentSettings)
+        self._saver: Saver = saver or ImmediateSaver()
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self.current = loaded.document
 
     def update(self, **changes: object) -> AgentSettings:
         candidate = AgentSettings.model_validate({**self.current.model_dump(), **changes})
-        self._file.save(candidate)  # mkstemp makes the file 0600 from the start
-        try:
-            os.chmod(self.path, 0o600)
-        except OSError as exc:
-            raise StoreError(f"cannot make {self.path} private: {exc.strerror or exc}") from exc
+        dump = self._file.dump
+        self._saver.save(self.path, lambda: encode_json(dump(candidate)))
         self.current = candidate
         return candidate

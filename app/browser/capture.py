@@ -8,7 +8,7 @@ for animation frames alone is not enough: a big frame is still being rasterised 
 after a resize Qt shows the old frame for a while. A full-page shot temporarily resizes the view to the
 document's size (capped at `MAX_FULL_PAGE_PX` per side), grabs, and puts the view and the scroll position
 back. Clips are in CSS pixels (of the viewport, or of the document for a full-page shot) and scaled by
-the page zoom and the device pixel ratio. PNGs are encoded on a worker thread.
+the page zoom and the device pixel ratio. PNGs are encoded and written on a worker thread, PDFs written there.
 
 PDFs come from `QWebEnginePage.printToPdf` with a `QPageLayout` (paper, orientation, margins). Element
 backgrounds follow `background` (the `PrintElementBackgrounds` setting, restored afterwards). With
@@ -41,6 +41,7 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from app.browser.control import TabControl
 from app.browser.health import PageHealth
 from app.browser.js import APP_WORLD, PageError, PageTimeout, ScriptError, run_js, run_js_async
+from envs.savemanager import in_thread
 
 log = logging.getLogger("browserpilot.browser")
 
@@ -371,6 +372,11 @@ async def pdf(page: QWebEnginePage, path: str | os.PathLike[str], paper: Paper =
                     page.runJavaScript(_REMOVE_SHEET % {"id": json.dumps(style_id)}, APP_WORLD)
     if not data:
         raise CaptureError("the page could not be printed to PDF (the renderer returned nothing)")
+    return await in_thread(_write_pdf, target, data, name="browserpilot-pdf")
+
+
+def _write_pdf(target: Path, data: bytes) -> dict[str, Any]:
+    """(On a worker thread.) Write the PDF and count its pages (parsing it takes a while too)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(3)}.tmp")
     temporary.write_bytes(data)

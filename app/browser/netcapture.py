@@ -7,8 +7,9 @@
   tab: the oldest are dropped. Bodies of text and JSON responses up to `MAX_BODY_BYTES` are fetched with
   `Network.getResponseBody` as soon as they finish (before the browser evicts them); larger or binary bodies
   are omitted with a note, and all bodies of a tab together are bounded by `BODY_BUDGET`.
-- `har()` builds a HAR 1.2 log (pages, entries, timings, cookies, content with mimeType); `redact()` replaces
-  given secret strings everywhere in it (also URL-encoded, JSON-escaped and inside base64 bodies).
+- `har()` builds a HAR 1.2 log (pages, entries, timings, cookies, content with mimeType) from the live capture,
+  on the Qt thread; `write_har_file` redacts given secret strings everywhere in it (every form
+  `workflows.redaction` knows, base64 bodies too) and writes it, on any thread (the driver: off the Qt one).
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
-from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+from typing import Any, Callable, Iterable, Mapping
+from urllib.parse import parse_qsl, urlsplit
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError, CdpHub
 from app.browser.direct import Hop
 from app.browser.js import PageTimeout
 from app.browser.netmock import MockRegistry
 from app.browser.policy import PolicyRegistry
+from workflows.redaction import Redactor
 
 log = logging.getLogger("browserpilot.net")
 
@@ -40,7 +42,6 @@ MAX_ENTRIES = 500
 MAX_PAGES = 100
 MAX_BODY_BYTES = 1024 * 1024  # 1 MB
 BODY_BUDGET = 64 * 1024 * 1024  # all kept bodies of one tab
-REDACTED = "[REDACTED]"
 _TEXT_MIME = re.compile(r"^(text/|application/(json|[\w.+-]*\+json|javascript|ecmascript|x-javascript|xml|"
                         r"[\w.+-]*\+xml|x-www-form-urlencoded|graphql|x-ndjson|manifest\+json))", re.I)
 _HTTP_VERSIONS = {"http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", "h2": "HTTP/2",
@@ -323,56 +324,6 @@ def har_entry(entry: Entry) -> dict[str, Any]:
     if entry.error:
         har["_error"] = entry.error
     return har
-
-
-def redact(value: Any, secrets: Iterable[str] | Mapping[str, str]) -> Any:
-    """A copy of a JSON value with every secret replaced: as given, URL-encoded, JSON-escaped, and inside
-    base64 `content.text` bodies. `secrets` is a list (each becomes `[REDACTED]`) or a mapping from a secret
-    to its replacement (a workflow passes `{value: "<secret:name>"}`)."""
-    variants = _secret_variants(secrets)
-    if not variants:
-        return value
-    return _redact(value, variants)
-
-
-def _secret_variants(secrets: Iterable[str] | Mapping[str, str]) -> list[tuple[str, str]]:
-    pairs = secrets.items() if isinstance(secrets, Mapping) else ((secret, REDACTED) for secret in secrets)
-    found: dict[str, str] = {}
-    for secret, replacement in pairs:
-        if not isinstance(secret, str) or not secret:
-            continue
-        for form in (secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret),
-                     json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]):
-            if form:
-                found.setdefault(form, replacement)
-    # Longest first: a form never hides inside a shorter one.
-    return sorted(found.items(), key=lambda pair: len(pair[0]), reverse=True)
-
-
-def _redact_text(text: str, variants: list[tuple[str, str]]) -> str:
-    for form, replacement in variants:
-        if form in text:
-            text = text.replace(form, replacement)
-    return text
-
-
-def _redact(value: Any, variants: list[tuple[str, str]]) -> Any:
-    if isinstance(value, str):
-        return _redact_text(value, variants)
-    if isinstance(value, list):
-        return [_redact(item, variants) for item in value]
-    if isinstance(value, dict):
-        if value.get("encoding") == "base64" and isinstance(value.get("text"), str):
-            copy = {k: _redact(v, variants) for k, v in value.items() if k != "text"}
-            try:
-                raw = base64.b64decode(value["text"])
-            except ValueError:
-                return {**copy, "text": value["text"]}
-            for form, replacement in variants:
-                raw = raw.replace(form.encode("utf-8"), replacement.encode("utf-8"))
-            return {**copy, "text": base64.b64encode(raw).decode("ascii")}
-        return {_redact_text(k, variants) if isinstance(k, str) else k: _redact(v, variants) for k, v in value.items()}
-    return value
 
 
 # -- the capture of one tab ------------------------------------------------------------------------------
@@ -740,7 +691,9 @@ class TabCapture:
                                f"net_list shows the ids)")
         return entry.details()
 
-    def har(self, creator_version: str, browser_version: str, redact_secrets: Sequence[str] = ()) -> dict[str, Any]:
+    def har(self, creator_version: str, browser_version: str) -> dict[str, Any]:
+        """The capture as a HAR 1.2 log, in new containers (reading the live capture: on the Qt thread); redact
+        and write it anywhere (`write_har_file`)."""
         url, title = self._current_page()
         pages = []
         for page in self.pages:
@@ -768,17 +721,16 @@ class TabCapture:
         }
         if self.dropped:
             log_data["comment"] = f"{self.dropped} older requests were dropped (at most {MAX_ENTRIES} are kept)"
-        har = {"log": log_data}
-        return redact(har, redact_secrets) if redact_secrets else har
-
-    def write_har(self, path: Path, creator_version: str, browser_version: str,
-                  redact_secrets: Sequence[str] = ()) -> dict[str, Any]:
-        return write_har_file(path, self.har(creator_version, browser_version, redact_secrets))
+        return {"log": log_data}
 
 
-def write_har_file(path: Path, har: dict[str, Any]) -> dict[str, Any]:
-    """Write a HAR built by `TabCapture.har` (new containers only, so any thread may do it: the driver does
-    it off the Qt thread)."""
+def write_har_file(path: Path, har: dict[str, Any], redact: Iterable[str] | Mapping[str, str] = ()) -> dict[str, Any]:
+    """Redact and write a HAR built by `TabCapture.har` (new containers only, so any thread may do it: the driver
+    does it off the Qt thread). `redact`: secret strings (each becomes `[REDACTED]`) or {secret: replacement}
+    (a workflow run passes `{value: "<secret:name>"}`); every form of each is replaced (`workflows.redaction`)."""
+    redactor = Redactor.of(redact)
+    if redactor:
+        har = redactor(har)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
     partial.write_text(json.dumps(har, ensure_ascii=False, indent=1), "utf-8")

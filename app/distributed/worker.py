@@ -232,7 +232,7 @@ def _broker_logging_to_stderr() -> None:
 
 def run_worker(data: DataDir, options: WorkerOptions) -> int:
     """Start the headless app on `data` and consume rows until stopped; the exit status."""
-    from app.application import _qt_app, _wakeup_timer
+    from app.qt_asyncio import start_qt, wakeup_timer
     from app.instance import AlreadyRunningError, InstanceLock
     from app.runtime import prepare_qt_environment
 
@@ -244,7 +244,7 @@ def run_worker(data: DataDir, options: WorkerOptions) -> int:
         print(f"browserpilot: {exc}", file=sys.stderr)
         return 1
     try:
-        return _run_locked(data, options, _qt_app, _wakeup_timer)
+        return _run_locked(data, options, start_qt, wakeup_timer)
     finally:
         lock.release()
 

@@ -1,13 +1,21 @@
-"""What every operation receives: the data folder, the stores, and the browser when the app runs one."""
+"""What every operation receives: the data folder, the stores, and the browser when the app runs one.
+
+The stores made here write through `saver`: the app gives its save manager (off the Qt thread); a short-lived
+process keeps the default, which writes at once. Copies of a context (`for_run`, a panel's own listener) share
+them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Protocol, cast
 
+from app.agent.records import AgentRunStore
+from app.agent.settings import AgentSettingsStore
+from app.settings import SettingsStore
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.jsonstore import StoreError
+from envs.savemanager import ImmediateSaver, Saver
 from envs.store import EnvError, EnvStore
 from workflows.document import DocumentError
 from workflows.manager import RunError, RunManager
@@ -61,10 +69,14 @@ class OpContext:
     operations: Operations | None = None
     # Seconds what a tab has in flight may take to land before an operation closes the tab (Settings).
     settle_seconds: Callable[[], float] = lambda: 10.0
+    saver: Saver = field(default_factory=ImmediateSaver)
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
     groups: GroupStore = field(default=None)  # type: ignore[assignment]
     schedules: ScheduleStore = field(default=None)  # type: ignore[assignment]
+    settings: SettingsStore = field(default=None)  # type: ignore[assignment]
+    agent_settings: AgentSettingsStore = field(default=None)  # type: ignore[assignment]
+    agent_runs: AgentRunStore = field(default=None)  # type: ignore[assignment]
     # The app's scheduler, when an app runs one (Run now, the live next times); None on the command line.
     scheduler: SchedulerPort | None = None
     # What started the operation's runs when not its caller: a schedule's `{schedule: ID}` (`with_trigger`).
@@ -81,13 +93,19 @@ class OpContext:
 
     def __post_init__(self) -> None:
         if self.workflows is None:
-            self.workflows = WorkflowStore(self.data)
+            self.workflows = WorkflowStore(self.data, self.saver)
         if self.runs is None:
-            self.runs = RunStore(self.data)
+            self.runs = RunStore(self.data, self.saver)
         if self.groups is None:
-            self.groups = GroupStore(self.data)
+            self.groups = GroupStore(self.data, self.saver)
         if self.schedules is None:
-            self.schedules = ScheduleStore(self.data)
+            self.schedules = ScheduleStore(self.data, self.saver)
+        if self.settings is None:
+            self.settings = SettingsStore(self.data, self.saver)
+        if self.agent_settings is None:
+            self.agent_settings = AgentSettingsStore(self.data, self.saver)
+        if self.agent_runs is None:
+            self.agent_runs = AgentRunStore(self.data, self.saver)
 
     def for_run(self, run_id: str, secrets: SecretBinding | None = None) -> "OpContext":
         """The same context (same stores, runner and tab holders) acting as a workflow run, with its bound

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from envs.atomic import atomic_write_text
+from envs.savemanager import in_thread
 from envs.store import EnvError
 
 log = logging.getLogger("browserpilot.ops")
@@ -61,11 +62,16 @@ async def env_export(ctx: OpContext, params: EnvExportParams) -> dict[str, Any]:
                 "exportedAt": int(time.time() * 1000), "cookies": state["cookies"],
                 "localStorage": state["localStorage"]}
     target = ctx.data.exports / f"{env.id}-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    atomic_write_text(target, json.dumps(document, ensure_ascii=False, indent=1) + "\n")  # mkstemp: 0600
-    os.chmod(target, 0o600)
+    await in_thread(_write_private, target, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     log.info("exported the login of %s (%d cookies) to %s", env.id, len(state["cookies"]), target)
     return {"env": env.id, "path": str(target), "cookies": len(state["cookies"]),
             "origins": len(state["localStorage"])}
+
+
+def _write_private(target: Path, text: str) -> None:
+    """(On a worker thread.) Write the file readable only by its owner."""
+    atomic_write_text(target, text)  # mkstemp: 0600
+    os.chmod(target, 0o600)
 
 
 def _read_export(path: str) -> ExportFile:
@@ -106,7 +112,7 @@ async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
     """Restore a login from an env_export file into an environment (default: a new one, named after the
     file's). Returns {env, cookies, failed, total, origins}."""
     assert ctx.browser is not None
-    exported = _read_export(params.path)  # checked whole before any environment is made
+    exported = await in_thread(_read_export, params.path)  # checked whole before any environment is made
     created = False
     if params.env is not None:
         env = ctx.envs.get(params.env)

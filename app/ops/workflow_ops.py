@@ -23,6 +23,7 @@ from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
+from envs.savemanager import in_thread
 from workflows.document import FORMAT_VERSION, WorkflowDocument, validate_document
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord
@@ -419,7 +420,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     round-robin over several environments (accounts) with `envs`. A failed row does not stop the others."""
     assert ctx.runner is not None
     doc, workflow_id = await _resolve(ctx, params)
-    rows = params.rows if params.rows is not None else read_rows(params.rows_file or "")
+    rows = params.rows if params.rows is not None else await in_thread(read_rows, params.rows_file or "")
     rows = [{**params.inputs, **row} for row in rows]
     envs = [ctx.envs.get(env).id for env in (params.envs or [params.env or DEFAULT_ENV_ID])]
     batch_id, progress = await ctx.runner.batch(doc, rows, envs=envs, concurrency=params.concurrency,
@@ -435,7 +436,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
 async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
-    doc, notes = load_any(params.path)
+    doc, notes = await in_thread(load_any, params.path)  # the person's file: read off the Qt thread
     result = _save(ctx, doc)
     if notes:
         result["notes"] = notes
@@ -452,7 +453,7 @@ async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any
     else:
         doc = validate_document(ctx.workflows.find(params.key()).document)
     target = Path(params.path).expanduser() if params.path else ctx.data.exports / safe_name_with_extension(doc.name, ".json", "workflow")
-    return {"path": str(save_file(target, doc))}
+    return {"path": str(await in_thread(save_file, target, doc))}
 
 
 @operation("workflow_delete", WorkflowRef, destructive=True)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
                                QLabel, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
-from app.agent.records import AgentRecord, AgentRunStore, Step, ToolCall, Usage
+from app.agent.records import AgentRecord, Step, ToolCall, Usage
 from app.agent.settings import AgentSettingsStore, StoredSecret
 from envs.jsonstore import StoreError
 from workflows.secret_binding import SecretError, start_page_domain
@@ -80,8 +80,8 @@ class AgentPanel(QWidget):
         self.env_id = env_id
         self.registry = registry
         self.ctx = ctx
-        self.settings = AgentSettingsStore(ctx.data)
-        self.store = AgentRunStore(ctx.data)
+        self.settings = ctx.agent_settings  # the app's stores: read at start, written off the Qt thread
+        self.store = ctx.agent_runs
         self.run: AgentRun | None = None
         self._task: asyncio.Task[AgentRecord] | None = None
         self._busy: asyncio.Future[Any] | None = None  # saving or replaying
@@ -421,8 +421,8 @@ class AgentPanel(QWidget):
 
 
 class AgentDock(QDockWidget):
-    """The Agent dock. Its panel (which reads the agent's settings and runs from disk) is made the first time
-    the dock shows: most windows (every one of a headless app, a batch's) never show it."""
+    """The Agent dock. Its panel is made the first time the dock shows: most windows (every one of a headless
+    app, a batch's) never show it."""
 
     def __init__(self, window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> None:
         super().__init__(QCoreApplication.translate("AgentPanel", "Agent"), window)

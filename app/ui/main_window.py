@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 
 from app import __version__
 from app.i18n import button_text
-from app.settings import SettingsStore
 from app.ui.empty_state import PANEL_STYLE
 from app.ui.env_panel import EnvironmentsPanel
 from app.ui.op_runner import OpRunner
@@ -197,6 +196,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.data = data
         self.mcp = mcp
+        self.settings = ops.ctx.settings  # the app's one settings store
         self._open_env = open_env
         self._quit_app = quit_app
         self.welcome: WelcomeDialog | None = None
@@ -399,11 +399,10 @@ class MainWindow(QMainWindow):
 
     def show_welcome_if_first_run(self) -> WelcomeDialog | None:
         """The welcome, the first time windows are shown on this data folder (remembered in the settings)."""
-        settings = SettingsStore(self.data)
-        if settings.current.welcome_shown:
+        if self.settings.current.welcome_shown:
             return None
         try:
-            settings.update(welcome_shown=True)
+            self.settings.update(welcome_shown=True)
         except OSError as exc:  # a read-only folder: welcome again next time, rather than never
             log.warning("cannot remember that the welcome was shown: %s", exc)
         return self.show_welcome()

@@ -1,35 +1,30 @@
 """The names the UI shows for node types.
 
-In English a node type is shown as it is written in the workflow file ("goto", "if-else"); a translation gives it
-the name its users know: in Chinese the original app's own words (打开, 点击, 判断, 循环…). The file keeps the type.
+Each node class declares its label (`workflows.nodes`: `label = QT_TRANSLATE_NOOP("NodeKind", "goto")`, English,
+which is the type as it is written in the workflow file); the UI translates it under the context "NodeKind", so
+that in Chinese a type has the name its users know: the original app's own words (打开, 点击, 判断, 循环…).
+packaging/compile_translations.py collects the labels from workflows/nodes/ into the catalogue. The file keeps
+the type.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
-CONTEXT = "NodeKind"
+from workflows.nodes import NODE_TYPES
+from workflows.nodes.base import LABEL_CONTEXT
 
-# Listed for pyside6-lupdate (one literal per type, in the order of workflows.nodes.NODE_TYPES).
-KIND_NAMES = (
-    QT_TRANSLATE_NOOP("NodeKind", "start"), QT_TRANSLATE_NOOP("NodeKind", "end"),
-    QT_TRANSLATE_NOOP("NodeKind", "if-else"), QT_TRANSLATE_NOOP("NodeKind", "loop"),
-    QT_TRANSLATE_NOOP("NodeKind", "goto"), QT_TRANSLATE_NOOP("NodeKind", "click"),
-    QT_TRANSLATE_NOOP("NodeKind", "fill"), QT_TRANSLATE_NOOP("NodeKind", "select"),
-    QT_TRANSLATE_NOOP("NodeKind", "press"), QT_TRANSLATE_NOOP("NodeKind", "scroll"),
-    QT_TRANSLATE_NOOP("NodeKind", "swipe"), QT_TRANSLATE_NOOP("NodeKind", "upload"),
-    QT_TRANSLATE_NOOP("NodeKind", "wait"), QT_TRANSLATE_NOOP("NodeKind", "extract"),
-    QT_TRANSLATE_NOOP("NodeKind", "export"), QT_TRANSLATE_NOOP("NodeKind", "script"),
-    QT_TRANSLATE_NOOP("NodeKind", "code"), QT_TRANSLATE_NOOP("NodeKind", "cdp"),
-    QT_TRANSLATE_NOOP("NodeKind", "http-request"), QT_TRANSLATE_NOOP("NodeKind", "download"),
-    QT_TRANSLATE_NOOP("NodeKind", "handoff"), QT_TRANSLATE_NOOP("NodeKind", "captcha"),
-)
+CONTEXT = LABEL_CONTEXT
+
+KIND_NAMES = tuple(model.label for model in NODE_TYPES.values())
+"""The English labels of the node types this app was started with (in the order of NODE_TYPES)."""
 
 
 def kind_label(kind: str) -> str:
-    """The shown name of a node type: the type itself in English, its translation otherwise (an unknown type
-    stays as it is)."""
-    return QCoreApplication.translate(CONTEXT, kind)
+    """The shown name of a node type: its label in English, its translation otherwise (an unknown type stays
+    as it is)."""
+    model = NODE_TYPES.get(kind)
+    return QCoreApplication.translate(CONTEXT, model.label if model is not None else kind)
 
 
 def kind_with_name(kind: str) -> str:

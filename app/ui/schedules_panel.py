@@ -248,7 +248,7 @@ class SchedulesPanel(QWidget):
 
 def add_schedules_panel(window: "MainWindow", ops: OpRunner, store: ScheduleStore) -> SchedulesPanel:
     """The Schedules tab after Workflows, and "Schedule…" on a workflow opening a new schedule for it."""
-    panel = SchedulesPanel(ops, store, SettingsStore(window.data), window)
+    panel = SchedulesPanel(ops, store, ops.ctx.settings, window)
     index = window.panels.indexOf(window.workflows_panel) + 1
     window.panels.insertTab(index, panel, icon("calendar"), QCoreApplication.translate("SchedulesPanel", "Schedules"))
     window.schedules_panel = panel  # type: ignore[attr-defined]

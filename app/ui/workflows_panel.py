@@ -48,7 +48,6 @@ from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
-from app.settings import SettingsStore
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
@@ -559,7 +558,7 @@ class WorkflowsPanel(QWidget):
             runner = self.ops.ctx.runner
             limit = runner.max_concurrency if runner is not None else 1
             dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self,
-                                 broker=SettingsStore(self.ops.ctx.data).current.workers_broker)
+                                 broker=self.ops.ctx.settings.current.workers_broker)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             names = dict(envs)
 
@@ -638,7 +637,7 @@ class WorkflowsPanel(QWidget):
 
     def start_on_workers(self, wf: dict[str, Any], rows: list[dict[str, Any]], broker: str) -> RunJob:
         """The batch on `browserpilot worker` machines (workflow_distribute); the broker URL is remembered."""
-        SettingsStore(self.ops.ctx.data).update(workers_broker=broker)
+        self.ops.ctx.settings.update(workers_broker=broker)
         job = self._new_job("batch", wf, self.tr("workers at {broker}").format(broker=broker.split("@")[-1]), len(rows))
 
         def progress(counts: dict[str, Any]) -> None:

@@ -33,7 +33,7 @@ from envs.jsonstore import JsonStore
 from tests.support.app_process import app_command, app_env
 from tests.support.distributed import Site, Worker, batch_id_of, ledger_events, until, workflow
 from tests.support.order_shop import LAST_NODES, OrderShop, branching_order_workflow
-from tests.support.qt import shell  # noqa: F401  (fixture: the app in this process, for the dialog's test)
+from tests.support.qt import saved, shell  # noqa: F401  (shell: the app in this process, for the dialog's test)
 from tests.support.redis_server import RedisServer
 from tests.support.server import LocalServer
 from workflows.runs import RunsDocument
@@ -499,4 +499,5 @@ def test_the_batch_dialog_runs_rows_on_workers(qtbot: Any, shell: Any, tmp_path:
     listed = [r for r in shell.ctx.runs.list() if r.batch_id]
     assert sorted(r.row_index for r in listed) == [0, 1, 2]
     assert {r.worker for r in listed} <= {w.name for w in pool.workers} and all(r.status == "ok" for r in listed)
+    saved(qtbot, shell)
     assert SettingsStore(shell.data).current.workers_broker == redis.url  # remembered for the next batch

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
 from tests.support.pages import add_login_routes, cookies_of
-from tests.support.qt import run_op, window_of
+from tests.support.qt import run_op, saved, window_of
 from tests.support.server import LocalServer, Request, Response
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -109,6 +109,7 @@ def test_tab_groups_are_stored_and_drawn(qtbot: QtBot, windowed_shell: BrowserPi
 
     ok(run_op(qtbot, shell, "group_update", {"groupId": group["groupId"], "name": "Done", "color": "#abc"}))
     assert window.findChild(QLabel, f"group-chip-{group['groupId']}").text() == "Done"
+    saved(qtbot, shell)  # groups.json is written off the Qt thread
     stored = json.loads(shell.data.groups_json.read_text())
     assert stored["schema_version"] == 1 and stored["groups"][0]["color"] == "#aabbcc"
 

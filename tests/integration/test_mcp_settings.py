@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 from app.mcp import config
 from app.shell import BrowserPilotApp
 from app.ui.main_window import AboutDialog
+from tests.support.qt import saved
 
 
 def initialize(url: str, token: str) -> int:
@@ -70,6 +71,7 @@ def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: 
 
     section.enabled.setChecked(False)  # returns at once: the server stops on a thread of its own
     assert shell.mcp.status == "off" and section.status.text() == "Off"
+    saved(qtbot, shell)  # settings.json is written off the Qt thread
     assert json.loads(shell.data.settings_json.read_text())["mcpEnabled"] is False
     qtbot.waitUntil(lambda: config.read_mcp_file(shell.data).pid is None, timeout=20_000)  # type: ignore[union-attr]
     assert initialize(url, renewed) == 0  # nothing listens any more
@@ -79,6 +81,7 @@ def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: 
     section.enabled.setChecked(False)
     section.enabled.setChecked(True)
     qtbot.waitUntil(lambda: section.status.text().startswith("Running at "), timeout=20_000)
+    saved(qtbot, shell)  # settings.json is written off the Qt thread
     assert json.loads(shell.data.settings_json.read_text())["mcpEnabled"] is True
     assert initialize(shell.mcp.url or "", renewed) == 200
     dialog.done(0)
@@ -90,6 +93,7 @@ def test_settings_dialog_sets_the_idle_exit_of_an_app_started_for_agents(qtbot: 
     minutes = dialog.findChild(QSpinBox, "idle-exit-minutes")
     assert minutes is not None and minutes.value() == 10 and minutes.isVisibleTo(dialog)
     minutes.setValue(25)
+    saved(qtbot, shell)  # settings.json is written off the Qt thread
     assert json.loads(shell.data.settings_json.read_text())["idleExitMinutes"] == 25
     assert shell.mcp.idle.state()["idleExit"]["wontStopBecause"] == "started by a person: it never quits by itself"
     minutes.setValue(0)
@@ -100,6 +104,7 @@ def test_settings_dialog_sets_the_idle_exit_of_an_app_started_for_agents(qtbot: 
     settle = dialog.findChild(QSpinBox, "settle-seconds")
     assert settle is not None and settle.value() == 10 and settle.isVisibleTo(dialog)
     settle.setValue(3)
+    saved(qtbot, shell)  # settings.json is written off the Qt thread
     assert json.loads(shell.data.settings_json.read_text())["settleSeconds"] == 3
     assert shell.ctx.settle_seconds() == 3
     settle.setValue(0)

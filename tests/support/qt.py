@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-import qasync
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
+from app.qt_asyncio import asyncio_inside_qt
 from app.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
 from envs.datadir import DataDir
@@ -53,19 +53,15 @@ def running_app(qapp: QApplication, folder: Path, headless: bool = True,
                 windows: bool | None = None) -> Iterator[BrowserPilotApp]:
     """The app in this process (`headless=False`: as a person starts it, with its windows, offscreen;
     `windows=True`: headless, but its tabs shown in environment windows, offscreen). As in production, asyncio
-    runs inside Qt's event processing: the loop is marked running, and qtbot's waits (which process Qt events)
-    drive coroutines."""
-    loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
-    asyncio.events._set_running_loop(loop)
-    app = BrowserPilotApp(DataDir(folder), headless=headless, windows=windows)
-    app.start([])
-    try:
-        yield app
-    finally:
-        app.shutdown()
-        asyncio.events._set_running_loop(None)
-        asyncio.set_event_loop(None)
+    runs inside Qt's event processing (app/qt_asyncio.py): the loop counts as running, and qtbot's waits (which
+    process Qt events) drive coroutines."""
+    with asyncio_inside_qt(qapp):
+        app = BrowserPilotApp(DataDir(folder), headless=headless, windows=windows)
+        app.start([])
+        try:
+            yield app
+        finally:
+            app.shutdown()
 
 
 @pytest.fixture
@@ -98,6 +94,12 @@ def views(app: BrowserPilotApp) -> list[BrowserTab]:
 def window_of(app: BrowserPilotApp, env_id: str) -> EnvWindow:
     assert app.windows is not None, "this app has no environment windows (running_app(..., windows=True))"
     return app.windows.windows[env_id]
+
+
+def saved(qtbot: QtBot, app: BrowserPilotApp, timeout: int = 10_000) -> None:
+    """Wait until the app's save manager has written every change: the stores write off the Qt thread, so a
+    test that reads a store's file waits for it as a person's next start would find it."""
+    qtbot.waitUntil(lambda: not app.saves.dirty(), timeout=timeout)
 
 
 def run_op(qtbot: QtBot, app: BrowserPilotApp, name: str, params: dict[str, Any], timeout: int = 30_000) -> dict[str, Any]:

@@ -1,9 +1,12 @@
 """The base of every node type, the registry of node types, and what a node sees while it runs.
 
-A node type is one class: a subclass of `NodeData` that sets `node_type` declares its fields (pydantic) and
-its behaviour (`async run(ctx)`), and registers itself in `NODE_TYPES` when the class is created. The
-executor (`workflows.engine`) keeps only the graph walk, the variables, pause/resume and locating; it hands
-each node a `RunContext`.
+A node type is one class: a subclass of `NodeData` that sets `node_type` declares its fields (pydantic), its
+behaviour (`async run(ctx)`) and what the UI shows of it — its `label` (English, marked for Qt's translation
+tooling with `QT_TRANSLATE_NOOP("NodeKind", ...)`, translated by the UI under that context), the keys of its
+output (`output_keys`, `readable_keys`), its structured fields (`structured_fields`) and how a recording says
+a step of its type in words (`recording_words`) — and registers itself in `NODE_TYPES` when the class is
+created. Adding a node type is one module plus its translations. The executor (`workflows.engine`) keeps only
+the graph walk, the variables, pause/resume and locating; it hands each node a `RunContext`.
 
 A node whose `data` does not fit its type's fields, or whose type is unknown, still loads (as the original
 app loads it) as `RawNodeData`: its fields are kept as they came, the document reports a warning, and the
@@ -16,11 +19,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol
 
 from pydantic import PrivateAttr
 
+from workflows.nodes.structured import Spec
 from workflows.nodes.values import DocumentModel, Seconds, Text
 
 if TYPE_CHECKING:
     from workflows.nodes.conditions import Condition
-    from workflows.nodes.graph import Graph, Node
     from workflows.nodes.locators import NodeLocator
     from workflows.ports import Locator
     from workflows.template import Variables
@@ -28,11 +31,55 @@ if TYPE_CHECKING:
 NODE_TYPES: dict[str, type["NodeData"]] = {}
 """`data.type` → the class of that node type, filled as the classes are defined."""
 
+LABEL_CONTEXT = "NodeKind"
+"""The translation context of node labels (the literal in each `QT_TRANSLATE_NOOP` call must be this)."""
+MAX_TEXT_IN_WORDS = 40
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 (the name Qt's lupdate collects)
+    """Mark `text` for Qt's translation tooling and return it as it is. `pyside6-lupdate` (run over app/ and
+    workflows/nodes/ by packaging/compile_translations.py) collects it into the catalogue under `context`;
+    the UI translates it there (app/ui/node_kinds.py). No Qt is imported: this is only a marker."""
+    return text
+
+
+def clip(text: str, size: int = MAX_TEXT_IN_WORDS) -> str:
+    """Text shortened for a step's words: at most `size` characters, with … when cut."""
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+class RecordedStep(Protocol):
+    """What a recording knows of a step besides its node's data (workflows.recording.Step)."""
+
+    target: str  # what the person acted on, in words: `textbox 'Full name'`
+    secret: str | None  # the start variable of a secret field
+    input_name: str | None  # the start variable a made input takes its value from
+
+
+def target_phrase(step: RecordedStep) -> str:
+    """" textbox 'Full name'" (with its leading space), or nothing when the step has no target."""
+    return f" {step.target}" if step.target else ""
+
+
+class NodeRef(Protocol):
+    """A node as a running node sees it (workflows/nodes/graph.py `Node`)."""
+
+    id: str
+    data: Any
+
+
+class GraphView(Protocol):
+    """A graph level as a running node sees it (workflows/nodes/graph.py `Graph`)."""
+
+    def outgoing(self, node_id: str, handle: str = "source") -> list[str]: ...
+
+    def get(self, node_id: str) -> Any: ...
+
 
 class NodeFailed(Exception):
     """A node could not do its job; the run ends there with this message (and a screenshot when given)."""
 
-    def __init__(self, node: "Node", message: str, screenshot: str | None = None) -> None:
+    def __init__(self, node: NodeRef, message: str, screenshot: str | None = None) -> None:
         super().__init__(message)
         self.node = node
         self.screenshot = screenshot
@@ -41,8 +88,8 @@ class NodeFailed(Exception):
 class RunContext(Protocol):
     """What a running node may use: its place, the variable pool, the operations and the executor's help."""
 
-    node: "Node"
-    graph: "Graph"
+    node: NodeRef
+    graph: GraphView
     variables: "Variables"
     tab_id: str
     env_id: str
@@ -67,7 +114,7 @@ class RunContext(Protocol):
 
     async def code(self, source: str, inputs: dict[str, Any], timeout: float) -> Any: ...
 
-    async def run_pass(self, body: "Graph", index: int) -> dict[str, Any]: ...
+    async def run_pass(self, body: GraphView, index: int) -> dict[str, Any]: ...
 
     def take_handle(self, handle: str) -> None: ...
 
@@ -75,7 +122,9 @@ class RunContext(Protocol):
 
     def add_file(self, path: str) -> None: ...
 
-    def keep(self, path: str | None) -> str | None: ...
+    async def keep(self, path: str | None) -> str | None: ...
+
+    async def take_file(self, path: str, name: str | None = None) -> str: ...
 
     @property
     def folder(self) -> Any: ...
@@ -89,12 +138,17 @@ class NodeData(DocumentModel):
 
     Class attributes of a node type: `node_type` (its `data.type`), `category` (flow, page, wait & extract,
     data & debug, people), `produces_output` (the original's rule for a run's or a loop pass's result: the
-    output of the last node that produced one counts)."""
+    output of the last node that produced one counts), `label` (the name the UI shows, in English: the type
+    itself unless declared, `QT_TRANSLATE_NOOP("NodeKind", ...)`), `output_keys` (what later nodes can read
+    of its output, offered as `{{#node.key#}}`) and `structured_fields` (nested fields edited as records)."""
 
     always_dumped: ClassVar[tuple[str, ...]] = ("type",)
     node_type: ClassVar[str] = ""
     category: ClassVar[str] = ""
     produces_output: ClassVar[bool] = False
+    label: ClassVar[str] = ""
+    output_keys: ClassVar[tuple[str, ...]] = ()
+    structured_fields: ClassVar[dict[str, Spec]] = {}
     type: str
     title: Text | None = None
 
@@ -104,7 +158,20 @@ class NodeData(DocumentModel):
         if kind:
             if kind in NODE_TYPES:
                 raise TypeError(f"node type {kind!r} is declared twice")
+            if not cls.__dict__.get("label"):
+                cls.label = kind  # shown as it is written in the file (and not translated)
             NODE_TYPES[kind] = cls
+
+    @classmethod
+    def readable_keys(cls, data: dict[str, Any]) -> list[str]:
+        """The keys of this node's output that later nodes can read, for a node with this `data` (saved JSON):
+        `output_keys`, unless the node declares its outputs in its data (code, script, end, start)."""
+        return list(cls.output_keys)
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        """A recorded step of this type in words, as the Recording panel lists it (`data`: the node's data)."""
+        return cls.node_type
 
     def lint(self) -> list[str]:
         """Things a person should know about this node that do not stop it from loading."""

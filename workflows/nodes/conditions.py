@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field
 
 from workflows.nodes.locators import NodeLocator, optional_locator
+from workflows.nodes.structured import Spec, Sub
 from workflows.nodes.values import DocumentModel, PathItem, Seconds, Text
 from workflows.template import js_text
 
@@ -27,6 +28,12 @@ TEXT_OPERATORS = frozenset({"contains", "not contains", "starts with", "ends wit
 NUMERIC_OPERATORS = frozenset({"=", "≠", ">", "<", "≥", "≤"})
 KNOWN_OPERATORS = TEXT_OPERATORS | NUMERIC_OPERATORS | {"locator"}
 LOCATOR_CONDITION_TIMEOUT_MS = 3000
+OFFERED_OPERATORS = tuple(sorted(TEXT_OPERATORS) + sorted(KNOWN_OPERATORS - TEXT_OPERATORS))
+"""The operators the editor offers, text ones first."""
+CONDITION_FIELDS = Spec((Sub("comparison_operator", "choice", OFFERED_OPERATORS, optional=False),
+                         Sub("variable_selector", "selector"), Sub("value", "value"), Sub("locator", "locator")),
+                        lambda: {"comparison_operator": "contains", "variable_selector": [], "value": ""}, "condition")
+"""A condition as the editor's structured fields edit it (a case's `conditions`, a loop's `until`)."""
 
 
 class UnknownOperator(ValueError):

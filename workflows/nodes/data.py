@@ -19,14 +19,15 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, PlainValidator, model_validator
 
-from workflows.nodes.base import NodeData, PageNodeData, RunContext
+from workflows.nodes.base import (QT_TRANSLATE_NOOP, NodeData, PageNodeData, RecordedStep, RunContext,
+                                  target_phrase)
 from workflows.nodes.page import OptionalLocator
+from workflows.nodes.structured import NAME_KEY, Spec, Sub
 from workflows.nodes.values import DocumentModel, PathItem, Seconds, Text, problem
 from workflows.template import Variables
 
@@ -89,12 +90,27 @@ def checked_result(ctx: RunContext, label: str, value: Any, outputs: dict[str, O
     return value
 
 
+OUTPUT_TYPES = ("any", "string", "number", "boolean", "array", "object")
+
+
 class _CodeLike(NodeData):
     produces_output: ClassVar[bool] = True
     category: ClassVar[str] = "data & debug"
+    structured_fields: ClassVar[dict[str, Spec]] = {
+        "variables": Spec((Sub("variable", optional=False), Sub("value_selector", "selector"), Sub("value", "value")),
+                          lambda: {"variable": "", "value_selector": []}, "variable"),
+        "outputs": Spec((Sub(NAME_KEY, optional=False), Sub("type", "choice", OUTPUT_TYPES)),
+                        lambda: {NAME_KEY: "", "type": "string"}, "output", shape="by-name"),
+    }
     variables: list[CodeVariable] = Field(default_factory=list)
     outputs: dict[str, OutputSpec] = Field(default_factory=dict)
     timeout: Seconds | None = None
+
+    @classmethod
+    def readable_keys(cls, data: dict[str, Any]) -> list[str]:
+        """What its `outputs` declare."""
+        outputs = data.get("outputs")
+        return list(outputs) if isinstance(outputs, dict) else []
 
 
 class ScriptData(_CodeLike):
@@ -102,8 +118,14 @@ class ScriptData(_CodeLike):
     templated."""
 
     node_type: ClassVar[str] = "script"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "script")
     type: Literal["script"]
     source: str = ""
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        output = next(iter(data.get("outputs") or {"text": None}))
+        return f"Capture the text of{target_phrase(step)} as {output}"
 
     async def run(self, ctx: RunContext) -> Any:
         if not self.source.strip():
@@ -125,6 +147,7 @@ class CodeData(_CodeLike):
     """JavaScript in an isolated engine (no network, no page); otherwise as `script`."""
 
     node_type: ClassVar[str] = "code"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "code")
     type: Literal["code"]
     code: str = ""
     code_language: Text | None = None
@@ -158,6 +181,7 @@ class CdpData(NodeData):
 
     node_type: ClassVar[str] = "cdp"
     category: ClassVar[str] = "data & debug"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "cdp")
     type: Literal["cdp"]
     method: Text
     params: Annotated[dict[str, Any] | str, PlainValidator(_json_object_or_text)] = Field(default_factory=dict)
@@ -215,6 +239,8 @@ class HttpRequestData(NodeData):
     node_type: ClassVar[str] = "http-request"
     category: ClassVar[str] = "data & debug"
     produces_output: ClassVar[bool] = True
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "http-request")
+    output_keys: ClassVar[tuple[str, ...]] = ("status_code", "body", "json")
     type: Literal["http-request"]
     method: Any = "GET"
     url: Text
@@ -261,6 +287,8 @@ class DownloadData(PageNodeData):
 
     node_type: ClassVar[str] = "download"
     category: ClassVar[str] = "data & debug"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "download")
+    output_keys: ClassVar[tuple[str, ...]] = ("path", "bytes")
     type: Literal["download"]
     locator: OptionalLocator = None
     url: Text | None = None
@@ -272,6 +300,10 @@ class DownloadData(PageNodeData):
         if self.locator is None and not (self.url or "").strip():
             raise problem("needs a locator or a url")
         return self
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        return f"Download from{target_phrase(step)}"
 
     @property
     def save_name(self) -> str | None:
@@ -287,8 +319,7 @@ class DownloadData(PageNodeData):
         if self.save_name:
             params["saveAs"] = Path(ctx.render(self.save_name)).name
         result = await ctx.op("page_download", params)
-        moved = Path(ctx.folder) / Path(result["path"]).name
-        shutil.move(result["path"], moved)
-        ctx.add_file(str(moved))
-        return {"path": str(moved), "name": moved.name, "bytes": result.get("bytes"), "mime": result.get("mime")}
+        moved = await ctx.take_file(str(result["path"]))  # into the run folder, off the Qt thread
+        ctx.add_file(moved)
+        return {"path": moved, "name": Path(moved).name, "bytes": result.get("bytes"), "mime": result.get("mime")}
 

@@ -18,9 +18,10 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from workflows.nodes.base import NodeData, RunContext
-from workflows.nodes.conditions import Case, Condition
+from workflows.nodes.base import QT_TRANSLATE_NOOP, NodeData, RunContext
+from workflows.nodes.conditions import CONDITION_FIELDS, Case, Condition
 from workflows.nodes.graph import RESERVED_HANDLE, Edge, Graph, Node, fill_edge_defaults
+from workflows.nodes.structured import Spec, Sub
 from workflows.nodes.values import FAILS, DocumentModel, Number, PathItem, Text
 from workflows.secret_binding import SecretError, SecretRule
 
@@ -28,6 +29,8 @@ DEFAULT_UNTIL_MAX = 40
 """Passes an `until` loop makes at most when its `max` is not given."""
 KNOWN_INPUT_TYPES = ("text-input", "string", "paragraph", "number", "select", "radio", "checkbox", "time",
                      "datetime", "time-range", "multi-select", "secret")
+OFFERED_INPUT_TYPES = ("text-input", "string", "paragraph", "number", "select", "radio", "checkbox", "time")
+"""The input types the start node's editor offers (any text may be typed)."""
 
 
 class StartVariable(DocumentModel):
@@ -77,6 +80,11 @@ class StartVariable(DocumentModel):
 class StartData(NodeData):
     node_type: ClassVar[str] = "start"
     category: ClassVar[str] = "flow"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "start")
+    structured_fields: ClassVar[dict[str, Spec]] = {"variables": Spec(
+        (Sub("variable", optional=False), Sub("label"), Sub("type", "choice", OFFERED_INPUT_TYPES),
+         Sub("required", "bool", default=True), Sub("options", "options"), Sub("default", "value")),
+        lambda: {"variable": "", "label": "", "type": "text-input", "required": True}, "variable")}
     type: Literal["start"]
     variables: list[StartVariable] = Field(default_factory=list)
 
@@ -101,6 +109,11 @@ class StartData(NodeData):
             seen.setdefault(variable.variable, index)
         return problems
 
+    @classmethod
+    def readable_keys(cls, data: dict[str, Any]) -> list[str]:
+        variables = data.get("variables") or []
+        return [str(v.get("variable")) for v in variables if isinstance(v, dict) and v.get("variable")]
+
     async def run(self, ctx: RunContext) -> Any:
         return ctx.variables.get("input")
 
@@ -115,8 +128,16 @@ class EndData(NodeData):
 
     node_type: ClassVar[str] = "end"
     category: ClassVar[str] = "flow"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "end")
+    structured_fields: ClassVar[dict[str, Spec]] = {"outputs": Spec(
+        (Sub("variable", optional=False), Sub("value_selector", "selector", optional=False)),
+        lambda: {"variable": "", "value_selector": []}, "output")}
     type: Literal["end"]
     outputs: list[EndOutput] = Field(default_factory=list)
+
+    @classmethod
+    def readable_keys(cls, data: dict[str, Any]) -> list[str]:
+        return [str(o.get("variable")) for o in data.get("outputs") or [] if isinstance(o, dict) and o.get("variable")]
 
     async def run(self, ctx: RunContext) -> Any:
         collected = {output.variable: ctx.variables.resolve(output.value_selector)
@@ -128,6 +149,11 @@ class EndData(NodeData):
 class IfElseData(NodeData):
     node_type: ClassVar[str] = "if-else"
     category: ClassVar[str] = "flow"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "if-else")
+    output_keys: ClassVar[tuple[str, ...]] = ("case",)
+    structured_fields: ClassVar[dict[str, Spec]] = {"cases": Spec(
+        (Sub("case_id", optional=False), Sub("conditions", "conditions")),
+        lambda: {"case_id": "", "logical_operator": "and", "conditions": []}, "case")}
     type: Literal["if-else"]
     cases: list[Case] = Field(default_factory=list)
 
@@ -171,6 +197,10 @@ class LoopData(NodeData):
     node_type: ClassVar[str] = "loop"
     category: ClassVar[str] = "flow"
     produces_output: ClassVar[bool] = True
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "loop")
+    output_keys: ClassVar[tuple[str, ...]] = ("output", "index")
+    structured_fields: ClassVar[dict[str, Spec]] = {"until": Spec(
+        CONDITION_FIELDS.subs, CONDITION_FIELDS.new_item, "condition", max_items=1, shape="one")}
     always_dumped: ClassVar[tuple[str, ...]] = ("type", "edges")
     type: Literal["loop"]
     mode: Text = "list"

@@ -14,7 +14,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field
 
-from workflows.nodes.base import NodeFailed, PageNodeData, RunContext
+from workflows.nodes.base import (QT_TRANSLATE_NOOP, NodeFailed, PageNodeData, RecordedStep, RunContext, clip,
+                                  target_phrase)
 from workflows.nodes.locators import NodeLocator, optional_locator
 from workflows.nodes.values import FAILS, DocumentModel, NonEmptyText, NumberOrText, PositiveInt, Text
 
@@ -31,8 +32,14 @@ def envelope_data(result: dict[str, Any]) -> dict[str, Any]:
 
 class GotoData(PageNodeData):
     node_type: ClassVar[str] = "goto"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "goto")
+    output_keys: ClassVar[tuple[str, ...]] = ("url", "title", "status")
     type: Literal["goto"]
     url: Text
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        return f"Go to {data.get('url', '')}"
 
     def lint(self) -> list[str]:
         return [] if self.url.strip() else ["url is empty" + FAILS]
@@ -71,6 +78,7 @@ class ClickData(PageNodeData):
     locator, `offset` (ours) clicks that relative point of the element instead of its centre."""
 
     node_type: ClassVar[str] = "click"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "click")
     type: Literal["click"]
     locator: OptionalLocator = None
     until: OptionalLocator = None
@@ -84,6 +92,15 @@ class ClickData(PageNodeData):
     followNewTab: bool | None = None
     """Ours: the click opens a new tab and the rest of the run acts in it (the recorder sets it when the
     recording followed into one); the run waits up to the node's timeout for the tab to open."""
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        how = {"right": "Right-click", "middle": "Middle-click"}.get(data.get("button") or "", "Click")
+        if (data.get("count") or 1) == 2:
+            how = "Double-click"
+        at = " at a point" if data.get("offset") else ""
+        tab = " (opens a new tab)" if data.get("followNewTab") else ""
+        return f"{how}{target_phrase(step)}{at}{tab}"
 
     def lint(self) -> list[str]:
         given = [value for value in (self.x, self.y) if value not in (None, "")]
@@ -148,10 +165,19 @@ class FillData(PageNodeData):
     """Type (`entry: type`, default) or paste (`entry: paste`) `text` into the element."""
 
     node_type: ClassVar[str] = "fill"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "fill")
     type: Literal["fill"]
     locator: NodeLocator
     entry: Literal["type", "paste"] = "type"
     text: Text
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        if step.secret:
+            return f"Type the secret {{{{{step.secret}}}}} into{target_phrase(step)}"
+        value = f"{{{{{step.input_name}}}}}" if step.input_name else f"'{clip(str(data.get('text', '')))}'"
+        verb = "Paste" if data.get("entry") == "paste" else "Type"
+        return f"{verb} {value} into{target_phrase(step)}"
 
     async def run(self, ctx: RunContext) -> Any:
         timeout_ms = ctx.acting_timeout_ms()
@@ -170,9 +196,14 @@ class FillData(PageNodeData):
 
 class SelectData(PageNodeData):
     node_type: ClassVar[str] = "select"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "select")
     type: Literal["select"]
     locator: NodeLocator
     option: Text
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        return f"Select '{clip(str(data.get('option', '')))}' in{target_phrase(step)}"
 
     async def run(self, ctx: RunContext) -> Any:
         timeout_ms = ctx.acting_timeout_ms()
@@ -185,8 +216,13 @@ class PressData(PageNodeData):
     """Press a key or shortcut: `enter`, `tab`, `ctrl+a`, `shift+tab`…"""
 
     node_type: ClassVar[str] = "press"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "press")
     type: Literal["press"]
     shortcut: NonEmptyText
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        return f"Press {data.get('shortcut', '')}"
 
     async def run(self, ctx: RunContext) -> Any:
         result = await ctx.op("page_key", {"shortcut": ctx.render(self.shortcut), "timeoutMs": ctx.acting_timeout_ms()})
@@ -218,7 +254,13 @@ class ScrollData(_ScrollLike):
     extension (the original scrolls up or down)."""
 
     node_type: ClassVar[str] = "scroll"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "scroll")
     type: Literal["scroll"]
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        until = f" until{target_phrase(step)} shows" if data.get("until") else ""
+        return f"Scroll {data.get('direction', 'down')}{until}"
 
 
 class SwipeData(_ScrollLike):
@@ -229,10 +271,17 @@ class SwipeData(_ScrollLike):
     (`page_drag`). `direction` names the drag's main direction, so the original app swipes that way."""
 
     node_type: ClassVar[str] = "swipe"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "swipe")
     type: Literal["swipe"]
     offset: ClickOffset | None = None
     dx: Annotated[float, Field(ge=-100_000, le=100_000)] | None = None
     dy: Annotated[float, Field(ge=-100_000, le=100_000)] | None = None
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        if "dx" not in data and "dy" not in data:
+            return cls.node_type
+        return f"Drag{target_phrase(step)} by {float(data.get('dx') or 0):+g}, {float(data.get('dy') or 0):+g} px"
 
     def lint(self) -> list[str]:
         if (self.dx is not None or self.dy is not None or self.offset is not None) and self.locator is None:
@@ -254,9 +303,15 @@ class SwipeData(_ScrollLike):
 
 class UploadData(PageNodeData):
     node_type: ClassVar[str] = "upload"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "upload")
     type: Literal["upload"]
     locator: NodeLocator
     paths: Annotated[list[NonEmptyText], Field(min_length=1)]
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        names = ", ".join(str(p).rsplit("/", 1)[-1] for p in data.get("paths") or [])
+        return f"Upload {names} to{target_phrase(step)}"
 
     async def run(self, ctx: RunContext) -> Any:
         timeout_ms = ctx.acting_timeout_ms()

@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator
 
-from workflows.nodes.base import NodeData, RunContext
+from workflows.nodes.base import QT_TRANSLATE_NOOP, NodeData, RecordedStep, RunContext, clip
 from workflows.nodes.locators import NodeLocator, optional_locator
 from workflows.nodes.values import NonNegativeInt, Seconds, Text
 
@@ -34,9 +34,14 @@ class HandoffData(NodeData):
 
     node_type: ClassVar[str] = "handoff"
     category: ClassVar[str] = "people"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "handoff")
     type: Literal["handoff"]
     message: Text = ""
     timeout: Seconds | None = None
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        return f"Hand over to a person: {clip(str(data.get('message', '')))}"
 
     async def run(self, ctx: RunContext) -> Any:
         message = ctx.render(self.message) or "Please do this step, then click Done."
@@ -60,6 +65,8 @@ class CaptchaData(NodeData):
     node_type: ClassVar[str] = "captcha"
     category: ClassVar[str] = "people"
     produces_output: ClassVar[bool] = True
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "captcha")
+    output_keys: ClassVar[tuple[str, ...]] = ("solved", "attempts", "skipped")
     type: Literal["captcha"]
     engine: Text | None = None
     retries: NonNegativeInt | None = None
@@ -76,3 +83,7 @@ class CaptchaData(NodeData):
         solved = await ctx.wait_presence([locator], False, timeout)
         await ctx.op("page_lock", {})
         return {"solved": solved, "attempts": 1, "skipped": False, "handedOff": True, "note": CAPTCHA_NOTE}
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        return "A person solves the captcha"

@@ -17,13 +17,16 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
-from workflows.export import write_export
-from workflows.nodes.base import NodeData, PageNodeData, RunContext
+from envs.savemanager import in_thread
+from workflows.export import table_from, write_table
+from workflows.nodes.base import QT_TRANSLATE_NOOP, NodeData, PageNodeData, RecordedStep, RunContext, target_phrase
 from workflows.nodes.locators import NodeLocator
 from workflows.nodes.values import FAILS, NonEmptyText, PathItem, Text, _count, problem
 from workflows.template import js_text
 
 DEFAULT_WAIT_SECONDS = 10.0
+CHECK_TIMEOUT = 5
+"""Seconds a recording's `check` (a wait node) waits for its element: how its words tell it from a wait."""
 EXTRACT_FLAGS = "imsgu"
 EXTRACT_TIMEOUT = 10.0
 _EXTRACT_SOURCE = """
@@ -43,9 +46,16 @@ class WaitData(PageNodeData):
 
     node_type: ClassVar[str] = "wait"
     category: ClassVar[str] = "wait & extract"
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "wait")
     type: Literal["wait"]
     locator: NodeLocator
     state: Text = "appear"
+
+    @classmethod
+    def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
+        if data.get("timeout") == CHECK_TIMEOUT:
+            return f"Check that{target_phrase(step)} is there"
+        return f"Wait for{target_phrase(step)}"
 
     def lint(self) -> list[str]:
         return [] if self.state in ("appear", "gone") else [f'state {self.state!r} is read as "appear"']
@@ -67,6 +77,8 @@ class ExtractData(NodeData):
     node_type: ClassVar[str] = "extract"
     category: ClassVar[str] = "wait & extract"
     produces_output: ClassVar[bool] = True
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "extract")
+    output_keys: ClassVar[tuple[str, ...]] = ("value", "matches")
     type: Literal["extract"]
     variable_selector: list[PathItem]
     pattern: NonEmptyText
@@ -115,6 +127,8 @@ class ExportData(NodeData):
     node_type: ClassVar[str] = "export"
     category: ClassVar[str] = "wait & extract"
     produces_output: ClassVar[bool] = True
+    label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "export")
+    output_keys: ClassVar[tuple[str, ...]] = ("path", "filename")
     type: Literal["export"]
     data_selector: list[PathItem] | None = None
     filename: Text | None = None
@@ -137,6 +151,7 @@ class ExportData(NodeData):
         problems = self.lint()
         if problems:
             ctx.fail(problems[0].removesuffix(FAILS))
-        path = write_export(self, ctx.variables, ctx.folder)
+        filename, headers, rows = table_from(self, ctx.variables)  # the variables are read here, the file written
+        path = await in_thread(write_table, ctx.folder, filename, headers, rows, self.format)  # on a worker thread
         ctx.add_file(str(path))
         return {"path": str(path)}

@@ -103,8 +103,8 @@ class TabNetwork:
         recording = self._capture()
         await recording.settle(5.0)
         target = Path(path) if path else self._core.folders.captures / capture_name("net", ".har")
-        har = recording.har(__version__, qWebEngineChromiumVersion(), redact)  # here: it reads the live capture
-        result = await in_thread(write_har_file, target, har, name="browserpilot-har")  # off the Qt thread
+        har = recording.har(__version__, qWebEngineChromiumVersion())  # here: it reads the live capture
+        result = await in_thread(write_har_file, target, har, redact, name="browserpilot-har")  # redacted off the Qt thread
         result["capturing"] = recording.running
         return result
 

@@ -1,7 +1,7 @@
 """The side panel's form for the selected node, generated from its type's model (`workflows.nodes`): one
 row per field with its default as a placeholder and its description as help. Text fields complete
 templates; locators get the locator editor; the nested fields of flow and code nodes get structured editors
-(`structured.SPECS`); other lists and objects are edited as JSON (applied when valid).
+(the structured fields their classes declare); other lists and objects are edited as JSON (applied when valid).
 Each change is one `set_field` on the controller: a field not touched is never rewritten, and the fields
 the model does not know are listed as kept."""
 
@@ -22,11 +22,12 @@ from app.ui.editor.controller import EditorController
 from app.ui.editor.locator_editor import LocatorEditor
 from app.ui.editor.model import MISSING
 from app.ui.editor.narrow import narrow_combo, narrow_form
-from app.ui.editor.structured import SPECS, RecordList, from_items, to_items
+from app.ui.editor.structured import RecordList, spec_of
 from app.ui.editor.templates import TemplateCompleter, reachable_variables
 from app.ui.node_kinds import kind_label
 from app.ui.theme import current_scheme
 from workflows.nodes import NODE_TYPES, NodeLocator
+from workflows.nodes.structured import Spec, from_items, to_items
 
 MULTILINE = {"source", "code", "body", "headers", "message", "params"}
 SKIPPED = {"type", "nodes", "edges"}
@@ -134,13 +135,13 @@ class NodeForm(QWidget):
     def _editor(self, node_type: str, name: str, field: FieldInfo, pick: Any, test: Any) -> QWidget:
         kind, choices = field_kind(field.annotation)
         default = field.default if field.default not in (PydanticUndefined, None) else None
-        spec = SPECS.get((node_type, name))
+        spec = spec_of(node_type, name)
         if spec is not None:
             editor = RecordList(spec, lambda: reachable_variables(self.model, self.node_id), self, pick=pick,
                                 test=test, object_name=f"field-{name}")
-            editor.changed.connect(lambda items, part, n=name: self._apply_items(node_type, n, items, part))
-            self._setters[name] = lambda value, e=editor, n=name: e.set_value(
-                to_items(node_type, n, None if value is MISSING else value))
+            editor.changed.connect(lambda items, part, n=name, s=spec: self._apply_items(s, n, items, part))
+            self._setters[name] = lambda value, e=editor, s=spec: e.set_value(
+                to_items(s, None if value is MISSING else value))
             self.editors[name] = editor
             return editor
         if kind == "locator":
@@ -206,10 +207,10 @@ class NodeForm(QWidget):
         if not self._loading:
             self.controller.set_field(self.node_id, name, value)
 
-    def _apply_items(self, node_type: str, name: str, items: list[dict[str, Any]], part: str) -> None:
+    def _apply_items(self, spec: Spec, name: str, items: list[dict[str, Any]], part: str) -> None:
         """A structured field's new records; an added or removed item (`part` empty) is a step of its own."""
         if not self._loading:
-            value = from_items(node_type, name, items)
+            value = from_items(spec, items)
             self.controller.set_field(self.node_id, name, MISSING if value is None else value,
                                       mergeable=bool(part), part=part)
 

@@ -1,16 +1,16 @@
-"""Structured editors for the nested fields of the side panel, instead of raw JSON: if-else `cases` (with
-their `conditions`), start `variables`, end `outputs`, a loop's `until` condition and code/script
-`variables` and `outputs`. A `RecordList` edits a list of records (one row of small editors per item, with
-Add and Remove); each change emits the whole new list, which the form applies as one `set_field` (so it is
-undoable like any field edit). Items are edited as copies of what is saved: only the keys a person touches
-change, unknown keys inside an item survive. Value selectors are picked from the variables reachable from
+"""Structured editors for the nested fields of the side panel, instead of raw JSON: the fields a node type
+declares as structured (`workflows.nodes.structured`; today if-else `cases` with their `conditions`, start
+`variables`, end `outputs`, a loop's `until` condition and code/script `variables` and `outputs`). A
+`RecordList` edits a list of records (one row of small editors per item, with Add and Remove); each change
+emits the whole new list, which the form applies as one `set_field` (so it is undoable like any field edit).
+Items are edited as copies of what is saved: only the keys a person touches change, unknown keys inside an
+item survive. Value selectors are picked from the variables reachable from
 the node (`templates.reachable_variables`), or typed as `node.key`. With each list goes the place that
 changed (`0.value`; empty for an added or removed item), so a burst of typing merges only within one place."""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, Signal
@@ -19,56 +19,15 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
 
 from app.ui.editor.locator_editor import LocatorEditor
 from app.ui.editor.narrow import narrow_combo, narrow_form
-from workflows.nodes.conditions import KNOWN_OPERATORS, TEXT_OPERATORS
-
-OPERATORS = sorted(TEXT_OPERATORS) + sorted(KNOWN_OPERATORS - TEXT_OPERATORS)
-START_TYPES = ("text-input", "string", "paragraph", "number", "select", "radio", "checkbox", "time")
-OUTPUT_TYPES = ("any", "string", "number", "boolean", "array", "object")
-OUTPUT_KEY = "\0output"
-"""The key under which a code/script output's name travels while its `{name: spec}` map is a list."""
+from workflows.nodes import NODE_TYPES
+from workflows.nodes.conditions import CONDITION_FIELDS
+from workflows.nodes.structured import NAME_KEY, Spec, Sub
 
 
-@dataclass(frozen=True)
-class Sub:
-    """One editable key of a record: `kind` is text | bool | choice | selector | value | options | locator |
-    conditions; `choices` for a choice; `default` is what a missing key means (for a checkbox)."""
-
-    key: str
-    kind: str = "text"
-    choices: tuple[str, ...] = ()
-    default: Any = None
-    optional: bool = True
-
-
-@dataclass(frozen=True)
-class Spec:
-    subs: tuple[Sub, ...]
-    new_item: Callable[[], dict[str, Any]] = field(default=dict)
-    noun: str = "item"
-    max_items: int | None = None
-
-
-CONDITION = Spec((Sub("comparison_operator", "choice", tuple(OPERATORS), optional=False),
-                  Sub("variable_selector", "selector"), Sub("value", "value"), Sub("locator", "locator")),
-                 lambda: {"comparison_operator": "contains", "variable_selector": [], "value": ""}, "condition")
-SPECS: dict[tuple[str, str], Spec] = {
-    ("if-else", "cases"): Spec((Sub("case_id", optional=False), Sub("conditions", "conditions")),
-                               lambda: {"case_id": "", "logical_operator": "and", "conditions": []}, "case"),
-    ("start", "variables"): Spec((Sub("variable", optional=False), Sub("label"), Sub("type", "choice", START_TYPES),
-                                  Sub("required", "bool", default=True), Sub("options", "options"),
-                                  Sub("default", "value")),
-                                 lambda: {"variable": "", "label": "", "type": "text-input", "required": True},
-                                 "variable"),
-    ("end", "outputs"): Spec((Sub("variable", optional=False), Sub("value_selector", "selector", optional=False)),
-                             lambda: {"variable": "", "value_selector": []}, "output"),
-    ("loop", "until"): Spec(CONDITION.subs, CONDITION.new_item, "condition", max_items=1),
-    ("code", "variables"): Spec((Sub("variable", optional=False), Sub("value_selector", "selector"),
-                                 Sub("value", "value")), lambda: {"variable": "", "value_selector": []}, "variable"),
-    ("code", "outputs"): Spec((Sub(OUTPUT_KEY, optional=False), Sub("type", "choice", OUTPUT_TYPES)),
-                              lambda: {OUTPUT_KEY: "", "type": "string"}, "output"),
-}
-SPECS[("script", "variables")] = SPECS[("code", "variables")]
-SPECS[("script", "outputs")] = SPECS[("code", "outputs")]
+def spec_of(node_type: str, name: str) -> Spec | None:
+    """The structured field `name` of a node type, as its class declares it (`NodeData.structured_fields`)."""
+    model = NODE_TYPES.get(node_type)
+    return model.structured_fields.get(name) if model is not None else None
 
 
 def noun_label(noun: str) -> str:
@@ -79,26 +38,6 @@ def noun_label(noun: str) -> str:
               "output": QCoreApplication.translate("RecordList", "output"),
               "item": QCoreApplication.translate("RecordList", "item")}
     return labels.get(noun, noun)
-
-
-def to_items(node_type: str, name: str, value: Any) -> list[dict[str, Any]]:
-    """The saved value of a structured field as the list of records its editor shows."""
-    if (node_type, name) == ("loop", "until"):
-        return [copy.deepcopy(value)] if isinstance(value, dict) else []
-    if name == "outputs" and node_type in ("code", "script"):
-        mapping = value if isinstance(value, dict) else {}
-        return [{OUTPUT_KEY: key, **(copy.deepcopy(spec) if isinstance(spec, dict) else {})}
-                for key, spec in mapping.items()]
-    return [copy.deepcopy(item) if isinstance(item, dict) else {} for item in value] if isinstance(value, list) else []
-
-
-def from_items(node_type: str, name: str, items: list[dict[str, Any]]) -> Any:
-    """The records back in the field's saved shape (the inverse of `to_items`)."""
-    if (node_type, name) == ("loop", "until"):
-        return copy.deepcopy(items[0]) if items else None
-    if name == "outputs" and node_type in ("code", "script"):
-        return {str(item[OUTPUT_KEY]): {k: v for k, v in item.items() if k != OUTPUT_KEY} for item in items}
-    return copy.deepcopy(items)
 
 
 def selector_text(value: Any) -> str:
@@ -179,7 +118,7 @@ class RecordList(QWidget):
             editor = self._sub_editor(index, sub, item, frame)
             editor.setObjectName(f"{self.objectName()}-{index}-{sub.key.strip(chr(0))}")
             editors[sub.key] = editor
-            form.addRow((self.tr("name") if sub.key == OUTPUT_KEY else sub.key) + ":", editor)
+            form.addRow((self.tr("name") if sub.key == NAME_KEY else sub.key) + ":", editor)
         remove = QPushButton(self.tr("Remove {noun}").format(noun=noun_label(self.spec.noun)), frame)
         remove.setObjectName(f"{self.objectName()}-{index}-remove")
         remove.clicked.connect(lambda _=False, i=index: self._remove(i))
@@ -215,7 +154,7 @@ class RecordList(QWidget):
             editor.changed.connect(lambda located, i=index, s=sub: self._set(i, s, located))
             return editor
         if sub.kind == "conditions":
-            inner = RecordList(CONDITION, self._variables, parent, pick=self._pick, test=self._test,
+            inner = RecordList(CONDITION_FIELDS, self._variables, parent, pick=self._pick, test=self._test,
                                object_name=f"{self.objectName()}-{index}-conditions")
             inner.set_value([c if isinstance(c, dict) else {} for c in value] if isinstance(value, list) else [])
             inner.changed.connect(lambda conditions, part, i=index, s=sub: self._set(i, s, conditions, part))

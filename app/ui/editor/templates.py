@@ -1,6 +1,6 @@
 """Template autocomplete: the variables a node can read (`sys`, `env`, `input`, `loop` inside a body, and the
-outputs of the nodes that run before it — its ancestors at its level and around its loops), offered while
-a person types `{{#` in a text field."""
+outputs of the nodes that run before it — its ancestors at its level and around its loops, with the keys their
+node types declare), offered while a person types `{{#` in a text field."""
 
 from __future__ import annotations
 
@@ -10,12 +10,7 @@ from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import QCompleter, QLineEdit
 
 from app.ui.editor.model import EditorModel, Level
-
-OUTPUT_KEYS: dict[str, list[str]] = {
-    "goto": ["url", "title", "status"], "extract": ["value", "matches"], "export": ["path", "filename"],
-    "http-request": ["status_code", "body", "json"], "download": ["path", "bytes"],
-    "captcha": ["solved", "attempts", "skipped"], "loop": ["output", "index"], "if-else": ["case"],
-}
+from workflows.nodes import NODE_TYPES
 
 
 def _ancestors(model: EditorModel, level: Level, node_id: str) -> list[str]:
@@ -57,15 +52,9 @@ def reachable_variables(model: EditorModel, node_id: str) -> list[str]:
 
 
 def _output_keys(data: dict[str, Any]) -> list[str]:
-    kind = data.get("type")
-    if kind in ("code", "script"):
-        outputs = data.get("outputs")
-        return list(outputs) if isinstance(outputs, dict) else []
-    if kind == "end":
-        return [str(o.get("variable")) for o in data.get("outputs") or [] if isinstance(o, dict) and o.get("variable")]
-    if kind == "start":
-        return [str(v.get("variable")) for v in data.get("variables") or [] if isinstance(v, dict) and v.get("variable")]
-    return OUTPUT_KEYS.get(str(kind), [])
+    """What a node's output offers, as its node type declares it (`NodeData.readable_keys`)."""
+    model = NODE_TYPES.get(str(data.get("type")))
+    return model.readable_keys(data) if model is not None else []
 
 
 class TemplateCompleter:

@@ -14,7 +14,8 @@ from pypdf import PdfReader
 from envs.datadir import DataDir
 from workflows.engine import compare
 from workflows.export import write_export
-from workflows.runs import MAX_RUNS, RunRecord, RunStore, redact
+from workflows.redaction import redact
+from workflows.runs import MAX_RUNS, RunRecord, RunStore
 from workflows.template import Variables, VariableError
 
 
