@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from app.shell import BrowserPilotApp
 from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, model_env, ref_of, result_json,
                                           result_text, text, tool)
-from tests.support.qt import run_op, running_app
+from tests.support.qt import run_op, running_app, saved
 from tests.support.server import LocalServer, Request, Response
 
 SECRET = "hunter2&Ü s3cret"
@@ -310,6 +310,7 @@ def test_the_agent_panel_shows_where_each_secret_goes_and_every_refusal(
         {"name": "code", "domains": ["127.0.0.1"], "from_start_page": True, "anywhere": False},
         {"name": "pin", "domains": ["*.example.org"], "from_start_page": False, "anywhere": False}]
     # Remembered, with their domains (an empty cell stays empty: the start page's site of the next task).
+    saved(qtbot, app)
     stored = json.loads((app.data.root / "agent.json").read_text("utf-8"))["secrets"]
     assert stored == [{"name": "code", "value": SECRET, "domains": []},
                       {"name": "pin", "value": "0000", "domains": ["*.example.org"]}]
@@ -321,6 +322,7 @@ def test_the_agent_panel_shows_where_each_secret_goes_and_every_refusal(
     again.remember.setChecked(False)
     again.url.setText(shop.url("/form"))
     again._remember_secrets()  # what Start does first: forget them
+    saved(qtbot, app)
     assert json.loads((app.data.root / "agent.json").read_text("utf-8"))["secrets"] == []
     again.deleteLater()
 

@@ -145,8 +145,9 @@ def two_schedules_missed(qapp: QApplication, qtbot: QtBot, data_dir: Path, site:
 def test_a_time_missed_while_closed_runs_once_at_start_or_is_recorded_as_missed(
         qapp: QApplication, qtbot: QtBot, data_dir: Path, site: LocalServer, two_schedules_missed: dict[str, str]) -> None:
     with running_app(qapp, data_dir) as app:
-        qtbot.waitUntil(lambda: any(r.status == "ok" for r in triggered_runs(app, two_schedules_missed["run"])),
-                        timeout=20_000)
+        # The schedule takes the run's outcome once the run has ended (after its record is written).
+        qtbot.waitUntil(lambda: (schedule_of(qtbot, app, two_schedules_missed["run"]).get("last") or {})
+                        .get("status") not in (None, "running"), timeout=20_000)
         ran = schedule_of(qtbot, app, two_schedules_missed["run"])
         skipped = schedule_of(qtbot, app, two_schedules_missed["skip"])
         assert len(triggered_runs(app, two_schedules_missed["run"])) == 1  # several missed times, one run

@@ -144,7 +144,7 @@ def test_a_runs_record_and_events_hold_no_form_of_a_secret_input(tmp_path: Path)
 
     events: list[tuple[str, dict[str, Any]]] = []
     record = RunRecord(id="run-1", workflow_name="Secrets", env="env-default")
-    executor = Executor(run_document(), ops, code, RunSettings(env_id="env-default", tab_id="tab-1",
+    executor = Executor(run_document(), ops, code, lambda _tab: ("about:blank", ""), RunSettings(env_id="env-default", tab_id="tab-1",
                                                               folder=tmp_path / "run-1", secret_values={NAME: SECRET}),
                         record, on_event=lambda kind, fields: events.append((kind, fields)))
     finished = asyncio.run(executor.run({NAME: SECRET}))
