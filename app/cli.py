@@ -96,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="blocked domains (replaces the list)")
     update.add_argument("--clear-allow", action="store_true", help="remove every allowed domain (no allow list)")
     update.add_argument("--clear-block", action="store_true", help="remove every blocked domain")
+    update.add_argument("--user-agent", metavar="TEXT", help="the user agent of every tab and request (client hints "
+                                                             "follow it); \"\" restores the browser's")
+    update.add_argument("--languages", metavar="TAG", nargs="+", action="extend",
+                        help="languages, first preferred (Accept-Language, navigator.languages), e.g. zh-CN en")
+    update.add_argument("--timezone", metavar="IANA", help="time zone the pages see, e.g. Asia/Shanghai; \"\" "
+                                                           "restores the machine's")
+    update.add_argument("--geolocation", metavar="LAT,LON[,ACCURACY]",
+                        help="the position navigator.geolocation reports (accuracy in metres, default 50)")
+    update.add_argument("--clear-identity", action="store_true",
+                        help="the browser's own user agent, languages, time zone and no geolocation")
     update.add_argument("--json", action="store_true", help="print JSON")
     delete = env_verbs.add_parser("delete", parents=[common], help="delete an environment and its browser data")
     delete.add_argument("id")
@@ -152,8 +162,24 @@ def env_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
                                      ("blockedDomains", args.block, args.clear_block)):
             if clear or patterns is not None:
                 params[key] = [] if clear else patterns
+        if args.clear_identity:
+            params.update({"userAgent": "", "languages": [], "timezone": "", "geolocation": {}})
+        for key, value in (("userAgent", args.user_agent), ("languages", args.languages),
+                           ("timezone", args.timezone)):
+            if value is not None:
+                params[key] = value
+        if args.geolocation is not None:
+            params["geolocation"] = geolocation_arg(args.geolocation)
         return "env_update", params
     return "env_delete", {"env": args.id}
+
+
+def geolocation_arg(text: str) -> dict[str, str]:
+    """`LAT,LON[,ACCURACY]` as env_update's geolocation (the operation checks the numbers)."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) not in (2, 3):
+        raise SystemExit(f"browserpilot: --geolocation takes LAT,LON or LAT,LON,ACCURACY, not {text!r}")
+    return dict(zip(("latitude", "longitude", "accuracy"), parts))
 
 
 def print_env_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
@@ -173,6 +199,12 @@ def print_env_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if args.env_verb == "update":
         print("allowed domains:\t" + (" ".join(env.get("allowedDomains") or []) or "(any)"))
         print("blocked domains:\t" + (" ".join(env.get("blockedDomains") or []) or "(none)"))
+        where = env.get("geolocation")
+        parts = [f"user agent {env['userAgent']}" if env.get("userAgent") else "",
+                 f"languages {' '.join(env['languages'])}" if env.get("languages") else "",
+                 f"time zone {env['timezone']}" if env.get("timezone") else "",
+                 f"geolocation {where['latitude']:g},{where['longitude']:g} ±{where['accuracy']:g} m" if where else ""]
+        print("identity:\t" + ("; ".join(part for part in parts if part) or "(the browser's)"))
 
 
 def local_context(data: DataDir) -> Any:

@@ -1184,6 +1184,58 @@ Files this environment downloads appear here.</source>
         <translation>编号：{id}</translation>
     </message>
     <message>
+        <source>Identity (empty: the browser’s own)</source>
+        <translation>身份（留空：使用浏览器自己的）</translation>
+    </message>
+    <message>
+        <source>for example: Mozilla/5.0 (Windows NT 10.0; Win64; x64) …</source>
+        <translation>例如：Mozilla/5.0 (Windows NT 10.0; Win64; x64) …</translation>
+    </message>
+    <message>
+        <source>for example: zh-CN, en (first preferred)</source>
+        <translation>例如：zh-CN, en（第一个优先）</translation>
+    </message>
+    <message>
+        <source>for example: Asia/Shanghai</source>
+        <translation>例如：Asia/Shanghai</translation>
+    </message>
+    <message>
+        <source>latitude</source>
+        <translation>纬度</translation>
+    </message>
+    <message>
+        <source>longitude</source>
+        <translation>经度</translation>
+    </message>
+    <message>
+        <source>accuracy (m), default 50</source>
+        <translation>精度（米），默认 50</translation>
+    </message>
+    <message>
+        <source>&amp;User agent:</source>
+        <translation>用户代理(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>&amp;Languages:</source>
+        <translation>语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Time zone:</source>
+        <translation>时区(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Geolocation:</source>
+        <translation>地理位置(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>Applies to every tab, worker and request of this environment only. Open pages see a new time zone or position after a reload.</source>
+        <translation>只作用于这个环境的所有标签页、工作进程和请求。已打开的页面重新加载后才会看到新的时区或位置。</translation>
+    </message>
+    <message>
+        <source>Geolocation: {problem}</source>
+        <translation>地理位置：{problem}</translation>
+    </message>
+    <message>
         <source>The name is empty.</source>
         <translation>名称是空的。</translation>
     </message>
