@@ -2375,6 +2375,10 @@ New value:</source>
         <translation>文件</translation>
     </message>
     <message>
+        <source>Tables</source>
+        <translation>表格</translation>
+    </message>
+    <message>
         <source>Trace</source>
         <translation>执行过程</translation>
     </message>
@@ -2409,6 +2413,10 @@ New value:</source>
     <message>
         <source>Files ({n})</source>
         <translation>文件（{n}）</translation>
+    </message>
+    <message>
+        <source>Tables ({n})</source>
+        <translation>表格（{n}）</translation>
     </message>
     <message>
         <source>(the screenshot file is missing)</source>
@@ -2558,6 +2566,73 @@ New value:</source>
     <message>
         <source>ran on worker {worker}</source>
         <translation>在工作机 {worker} 上运行</translation>
+    </message>
+</context>
+<context>
+    <name>RunTablesView</name>
+    <message>
+        <source>Filter rows…</source>
+        <translation>筛选行…</translation>
+    </message>
+    <message>
+        <source>Save as &amp;CSV…</source>
+        <translation>另存为 &amp;CSV…</translation>
+    </message>
+    <message>
+        <source>Save as &amp;XLSX…</source>
+        <translation>另存为 &amp;XLSX…</translation>
+    </message>
+    <message>
+        <source>O&amp;pen</source>
+        <translation>打开(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Open with the desktop&apos;s application for it (a spreadsheet)</source>
+        <translation>用桌面上对应的程序（电子表格）打开</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>{name} ({kind}, {n} rows)</source>
+        <translation>{name}（{kind}，{n} 行）</translation>
+    </message>
+    <message>
+        <source>(cut to the first {n} rows)</source>
+        <translation>（只显示前 {n} 行）</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} rows</source>
+        <translation>{shown} / {total} 行</translation>
+    </message>
+    <message>
+        <source>{total} rows</source>
+        <translation>{total} 行</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Excel workbook (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>Save Table</source>
+        <translation>保存表格</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <source>Could not save: {problem}</source>
+        <translation>无法保存：{problem}</translation>
     </message>
 </context>
 <context>
