@@ -16,6 +16,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
+from tests.support.documents import chain, node
 from tests.support.qt import run_js, run_op, saved, view_of
 from tests.support.server import LocalServer, Request
 
@@ -67,6 +68,9 @@ def identity_server(server: LocalServer) -> LocalServer:
     server.route("/who", PAGE)
     server.route("/sub", "{}", content_type="application/json")
     server.route("/direct", "direct", content_type="text/plain")
+    server.route("/node", "from a workflow", content_type="text/plain")
+    server.route("/report.csv", "a,b\r\n1,2", content_type="text/csv",
+                 headers=[("Content-Disposition", 'attachment; filename="report.csv"')])
     return server
 
 
@@ -109,6 +113,18 @@ def test_an_environment_s_identity_reaches_its_server_and_its_pages_and_no_other
     direct = requests_to(server, "/direct")[-1]
     assert direct.headers["user-agent"] == WINDOWS_CHROME and direct.headers["accept-language"].startswith("ja-JP")
     assert '"Google Chrome";v="126"' in direct.headers["sec-ch-ua"]
+    # So do a download and a workflow's http-request node (in the page and direct) run in that environment.
+    downloaded = ok(run_op(qtbot, shell, "page_download", {"tabId": tab, "url": server.url("/report.csv")}))
+    assert Path(downloaded["path"]).read_bytes() == b"a,b\r\n1,2"
+    assert requests_to(server, "/report.csv")[-1].headers["user-agent"] == WINDOWS_CHROME
+    for via in ("page", "direct"):
+        document = chain(f"Ask {via}", node("start", "start"), node("open", "goto", url=server.url("/who")),
+                         node("ask", "http-request", url=server.url("/node"), via=via))
+        run = ok(run_op(qtbot, shell, "workflow_run", {"workflow": document, "env": created["id"]},
+                        timeout=60_000))["run"]
+        assert run["status"] == "ok", run.get("error")
+        asked = requests_to(server, "/node")[-1]
+        assert asked.headers["user-agent"] == WINDOWS_CHROME and asked.headers["accept-language"].startswith("ja-JP")
 
     # Another environment keeps the browser's own identity.
     default_page, _tab = seen_by(qtbot, shell, "env-default", server)
