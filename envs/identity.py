@@ -141,7 +141,7 @@ def client_hints(user_agent: str) -> ClientHints | None:
         brands["Google Chrome"] = full
     brands["Chromium"] = full
     brands[GREASE_BRAND[0]] = GREASE_BRAND[2]
-    mobile = " Mobile" in user_agent or "Android" in user_agent and "Mobile" in user_agent
+    mobile = "Mobile" in user_agent
     platform, version, arch, bitness = "Unknown", "", "", ""
     if "Windows NT" in user_agent:
         platform, version = "Windows", "15.0.0" if "Windows NT 10.0" in user_agent else "0.1.0"
