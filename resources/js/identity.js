@@ -4,17 +4,22 @@
 // {latitude, longitude, accuracy} | null}.
 (() => {
   const config = __BROWSERPILOT_IDENTITY__;
-  const native = new WeakSet();
-  const nativeToString = Function.prototype.toString;
   const define = (target, name, value) => {
     Object.defineProperty(target, name, { value, configurable: true, writable: true, enumerable: false });
-    if (typeof value === 'function') native.add(value);
   };
-  // Our replacements read as native code, as the functions they replace did.
-  define(Function.prototype, 'toString', function toString() {
-    if (native.has(this)) return `function ${this.name}() { [native code] }`;
-    return nativeToString.call(this);
-  });
+  // A replacement is a proxy of the browser's own function (its name and length stay), and its source text
+  // is the original's: Function.prototype.toString answers for the original.
+  const originals = new WeakMap();
+  const proxy = (original, traps) => {
+    const made = new Proxy(original, traps);
+    originals.set(made, original);
+    return made;
+  };
+  const replace = (owner, name, implementation) => {
+    define(owner, name, proxy(owner[name], { apply: (target, self, args) => implementation.apply(self, args) }));
+  };
+  const sourceText = Function.prototype.toString;
+  replace(Function.prototype, 'toString', function () { return sourceText.call(originals.get(this) || this); });
 
   if (config.timezone) {
     const zone = config.timezone;
@@ -29,8 +34,7 @@
       day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short' });
     const longName = new NativeFormat('en-US', { timeZone: zone, timeZoneName: 'long' });
     // Minutes to add to local time to get UTC at instant t (Date.prototype.getTimezoneOffset's sign).
-    const offsetAt = (t) => {
-      if (!Number.isFinite(t)) return NaN;
+    const offsetNow = (t) => {
       const seconds = Math.floor(t / 1000) * 1000;
       const p = {};
       for (const { type, value } of parts.formatToParts(seconds)) p[type] = value;
@@ -39,6 +43,21 @@
       const wall = NativeDate.UTC(year, Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute),
         Number(p.second));
       return (seconds - wall) / 60000;
+    };
+    // Offsets change on quarter hours (UTC): one per quarter hour is remembered, unless it changes inside it.
+    const QUARTER = 15 * 60 * 1000;
+    const known = new Map();
+    const offsetAt = (t) => {
+      if (!Number.isFinite(t)) return NaN;
+      const quarter = Math.floor(t / QUARTER);
+      let offset = known.get(quarter);
+      if (offset === undefined) {
+        const first = offsetNow(quarter * QUARTER);
+        offset = first === offsetNow(quarter * QUARTER + QUARTER - 1) ? first : null;
+        if (known.size > 10000) known.clear();
+        known.set(quarter, offset);
+      }
+      return offset === null ? offsetNow(t) : offset;
     };
     const shifted = (date) => {
       const t = utc.getTime.call(date);
@@ -51,51 +70,38 @@
       return t;
     };
 
-    function DateTimeFormat(locales, options) {
-      const given = options === undefined ? {} : Object(options);
-      const merged = given.timeZone === undefined ? { ...given, timeZone: zone } : given;
-      return new NativeFormat(locales, merged);
-    }
-    DateTimeFormat.prototype = NativeFormat.prototype;
-    define(DateTimeFormat, 'supportedLocalesOf', NativeFormat.supportedLocalesOf);
-    Object.defineProperty(NativeFormat.prototype, 'constructor', { value: DateTimeFormat, configurable: true,
-      writable: true, enumerable: false });
-    native.add(DateTimeFormat);
-    Object.defineProperty(Intl, 'DateTimeFormat', { value: DateTimeFormat, configurable: true, writable: true,
-      enumerable: false });
-
     const withZone = (options) => {
       const given = options === undefined ? {} : Object(options);
       return given.timeZone === undefined ? { ...given, timeZone: zone } : given;
     };
-    define(proto, 'toLocaleString', function toLocaleString(locales, options) {
-      return utc.toLocaleString.call(this, locales, withZone(options));
+    const ZonedFormat = proxy(NativeFormat, {
+      construct: (target, [locales, options], newTarget) => Reflect.construct(target, [locales, withZone(options)],
+        newTarget),
+      apply: (target, self, [locales, options]) => Reflect.construct(target, [locales, withZone(options)]),
     });
-    define(proto, 'toLocaleDateString', function toLocaleDateString(locales, options) {
-      return utc.toLocaleDateString.call(this, locales, withZone(options));
-    });
-    define(proto, 'toLocaleTimeString', function toLocaleTimeString(locales, options) {
-      return utc.toLocaleTimeString.call(this, locales, withZone(options));
-    });
-    define(proto, 'getTimezoneOffset', function getTimezoneOffset() {
-      return offsetAt(utc.getTime.call(this));
-    });
+    define(NativeFormat.prototype, 'constructor', ZonedFormat);
+    define(Intl, 'DateTimeFormat', ZonedFormat);
+    for (const name of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
+      const original = utc[name];
+      replace(proto, name, function (locales, options) { return original.call(this, locales, withZone(options)); });
+    }
+    replace(proto, 'getTimezoneOffset', function () { return offsetAt(utc.getTime.call(this)); });
     const getters = { getFullYear: 'getUTCFullYear', getMonth: 'getUTCMonth', getDate: 'getUTCDate',
       getDay: 'getUTCDay', getHours: 'getUTCHours', getMinutes: 'getUTCMinutes', getSeconds: 'getUTCSeconds',
       getMilliseconds: 'getUTCMilliseconds' };
     for (const [local, universal] of Object.entries(getters)) {
       const read = utc[universal];
-      define(proto, local, { [local]() { return read.call(shifted(this)); } }[local]);
+      replace(proto, local, function () { return read.call(shifted(this)); });
     }
-    define(proto, 'getYear', function getYear() { return utc.getUTCFullYear.call(shifted(this)) - 1900; });
+    replace(proto, 'getYear', function () { return utc.getUTCFullYear.call(shifted(this)) - 1900; });
     for (const local of ['setFullYear', 'setMonth', 'setDate', 'setHours', 'setMinutes', 'setSeconds',
       'setMilliseconds']) {
       const universal = proto[local.replace('set', 'setUTC')];
-      define(proto, local, { [local](...args) {
+      replace(proto, local, function (...args) {
         const wall = shifted(this);
         universal.apply(wall, args);
         return utc.setTime.call(this, instantOf(utc.getTime.call(wall)));
-      } }[local]);
+      });
     }
     const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
     const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -118,19 +124,19 @@
         + `GMT${sign}${pad(hours)}${pad(minutes)}` + (name ? ` (${name})` : '');
     };
     const invalid = (date) => Number.isNaN(utc.getTime.call(date));
-    define(proto, 'toString', function toString() {
+    replace(proto, 'toString', function () {
       if (invalid(this)) return 'Invalid Date';
       const d = shifted(this);
       return `${dateText(d)} ${timeText(this, d)}`;
     });
-    define(proto, 'toDateString', function toDateString() {
+    replace(proto, 'toDateString', function () {
       return invalid(this) ? 'Invalid Date' : dateText(shifted(this));
     });
-    define(proto, 'toTimeString', function toTimeString() {
+    replace(proto, 'toTimeString', function () {
       return invalid(this) ? 'Invalid Date' : timeText(this, shifted(this));
     });
     // new Date(y, m, ...) reads its components as local time; Date() (called) is the local time as text.
-    const ZonedDate = new Proxy(NativeDate, {
+    const ZonedDate = proxy(NativeDate, {
       construct(target, args, newTarget) {
         if (args.length < 2) return Reflect.construct(target, args, newTarget);
         const wall = NativeDate.UTC(...args);
@@ -138,10 +144,8 @@
       },
       apply() { return proto.toString.call(new NativeDate()); },
     });
-    Object.defineProperty(proto, 'constructor', { value: ZonedDate, configurable: true, writable: true,
-      enumerable: false });
-    Object.defineProperty(globalThis, 'Date', { value: ZonedDate, configurable: true, writable: true,
-      enumerable: false });
+    define(proto, 'constructor', ZonedDate);
+    define(globalThis, 'Date', ZonedDate);
   }
 
   if (config.geolocation && typeof Geolocation !== 'undefined') {
@@ -153,32 +157,37 @@
       for (const [key, value] of Object.entries(values)) {
         Object.defineProperty(coords, key, { value, enumerable: true });
       }
-      define(coords, 'toJSON', function toJSON() { return { ...values }; });
+      define(coords, 'toJSON', () => ({ ...values }));
       const result = Object.create(GeolocationPosition.prototype);
       const timestamp = Date.now();
       Object.defineProperty(result, 'coords', { value: coords, enumerable: true });
       Object.defineProperty(result, 'timestamp', { value: timestamp, enumerable: true });
-      define(result, 'toJSON', function toJSON() { return { coords: coords.toJSON(), timestamp }; });
+      define(result, 'toJSON', () => ({ coords: coords.toJSON(), timestamp }));
       return result;
     };
     let nextWatch = 1;
     const watches = new Set();
     const gproto = Geolocation.prototype;
-    define(gproto, 'getCurrentPosition', function getCurrentPosition(success) {
-      if (typeof success !== 'function') throw new TypeError("Failed to execute 'getCurrentPosition' on 'Geolocation': parameter 1 is not of type 'Function'.");
+    const callback = (method, success) => {
+      if (typeof success !== 'function') {
+        throw new TypeError(`Failed to execute '${method}' on 'Geolocation': parameter 1 is not of type 'Function'.`);
+      }
+    };
+    replace(gproto, 'getCurrentPosition', (success) => {
+      callback('getCurrentPosition', success);
       setTimeout(() => success(position()), 0);
     });
-    define(gproto, 'watchPosition', function watchPosition(success) {
-      if (typeof success !== 'function') throw new TypeError("Failed to execute 'watchPosition' on 'Geolocation': parameter 1 is not of type 'Function'.");
+    replace(gproto, 'watchPosition', (success) => {
+      callback('watchPosition', success);
       const id = nextWatch++;
       watches.add(id);
       setTimeout(() => { if (watches.has(id)) success(position()); }, 0);
       return id;
     });
-    define(gproto, 'clearWatch', function clearWatch(id) { watches.delete(id); });
+    replace(gproto, 'clearWatch', (id) => { watches.delete(id); });
     if (typeof Permissions !== 'undefined') {
       const query = Permissions.prototype.query;
-      define(Permissions.prototype, 'query', { query(descriptor) {
+      replace(Permissions.prototype, 'query', function (descriptor) {
         if (descriptor && descriptor.name === 'geolocation') {
           const status = Object.create(PermissionStatus.prototype);
           Object.defineProperty(status, 'state', { value: 'granted', enumerable: true });
@@ -187,7 +196,7 @@
           return Promise.resolve(status);
         }
         return query.call(this, descriptor);
-      } }.query);
+      });
     }
   }
 })();

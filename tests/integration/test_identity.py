@@ -37,11 +37,16 @@ window.seen = (async () => {
     zone: Intl.DateTimeFormat().resolvedOptions().timeZone, offset: new Date(Date.UTC(2026, 0, 1)).getTimezoneOffset(),
     hours: new Date(Date.UTC(2026, 0, 1, 0, 30)).getHours(),
     localMidnight: new Date(2026, 0, 1).toISOString(),
+    setter: (() => { const d = new Date(2026, 2, 29, 1, 30); d.setHours(3); return d.toISOString(); })(),
     text: new Date(Date.UTC(2026, 6, 1, 12)).toString(),
     locale: new Date(Date.UTC(2026, 0, 1, 0, 30)).toLocaleString('en-GB'),
     lat: position && position.coords.latitude, lon: position && position.coords.longitude,
     accuracy: position && position.coords.accuracy,
-    permission: permission.state, brands, platform: navigator.userAgentData && navigator.userAgentData.platform};
+    permission: permission.state, brands, platform: navigator.userAgentData && navigator.userAgentData.platform,
+    native: [Date, Date.prototype.getHours, Intl.DateTimeFormat, navigator.geolocation.getCurrentPosition]
+      .map((f) => f.name + ': ' + Function.prototype.toString.call(f)),
+    dates: new Date() instanceof Date && typeof Date.now() === 'number' && new Intl.DateTimeFormat() instanceof
+      Intl.DateTimeFormat};
 })().then((v) => { window.result = v; }, (e) => { window.result = {error: String(e && e.message || e)}; });
 </script>"""
 
@@ -102,11 +107,15 @@ def test_an_environment_s_identity_reaches_its_server_and_its_pages_and_no_other
     assert page["languages"] == ["ja-JP", "en-US"] and page["language"] == "ja-JP"
     assert "Google Chrome/126" in page["brands"] and page["platform"] == "Windows"
     assert page["zone"] == "Asia/Tokyo" and page["offset"] == -540 and page["hours"] == 9
-    assert page["localMidnight"] == "2025-12-31T15:00:00.000Z"
+    assert page["localMidnight"] == "2025-12-31T15:00:00.000Z" and page["setter"] == "2026-03-28T18:30:00.000Z"
     assert page["text"] == "Wed Jul 01 2026 21:00:00 GMT+0900 (Japan Standard Time)"
     assert page["locale"] == "01/01/2026, 09:30:00"
     assert (page["lat"], page["lon"], page["accuracy"]) == (35.6895, 139.6917, 25)
     assert page["permission"] == "granted"
+    # What the environment changes still reads as the browser's own (names, native source text).
+    assert page["native"] == [f"{name}: function {name}() {{ [native code] }}"
+                              for name in ("Date", "getHours", "DateTimeFormat", "getCurrentPosition")]
+    assert page["dates"] is True
 
     # A request the app sends for the tab carries the same identity.
     ok(run_op(qtbot, shell, "net_request", {"tabId": tab, "url": server.url("/direct")}))
@@ -154,6 +163,7 @@ def test_changing_and_clearing_an_identity_applies_to_the_next_page(
     assert page["zone"] == "Europe/Berlin" and page["offset"] == -60 and page["text"].endswith(
         "GMT+0200 (Central European Summer Time)")
     assert (page["lat"], page["accuracy"]) == (52.52, 50)
+    assert page["setter"] == "2026-03-29T01:30:00.000Z"  # 03:30 the night the clocks go forward: CEST
     assert page["languages"] == ["de-DE"] and request.headers["accept-language"] == "de-DE"
 
     bad = run_op(qtbot, shell, "env_update", {"env": env.id, "timezone": "Europe/Atlantis"})
