@@ -238,7 +238,9 @@ class EnvSettingsDialog(QDialog):
         form.addRow(self.tr("&User agent:"), self.user_agent)
         form.addRow(self.tr("&Languages:"), self.languages)
         form.addRow(self.tr("&Time zone:"), self.timezone)
-        form.addRow(self.tr("&Geolocation:"), position)
+        where_label = QLabel(self.tr("&Geolocation:"), group)
+        where_label.setBuddy(self.latitude)  # a row of three fields: its shortcut goes to the first
+        form.addRow(where_label, position)
         note = QLabel(self.tr("Applies to every tab, worker and request of this environment only. Open pages see "
                               "a new time zone or position after a reload."), group)
         note.setWordWrap(True)
