@@ -174,8 +174,8 @@ class RunTablesView(QWidget):
         self.choice.clear()
         for table in tables:
             kind = self.tr("file") if table["source"] == "file" else self.tr("output")
-            self.choice.addItem(self.tr("{name} ({kind}, {n} rows)").format(name=table["name"], kind=kind,
-                                                                             n=table["rowCount"]))
+            self.choice.addItem(self.tr("{name} ({kind}, %n row(s))", "", table["rowCount"]).format(
+                name=table["name"], kind=kind))
         found = self.choice.findText(current)
         self.choice.setCurrentIndex(found if found >= 0 else 0 if tables else -1)
         self.choice.blockSignals(False)
@@ -204,8 +204,8 @@ class RunTablesView(QWidget):
 
     def _update_count(self) -> None:
         shown, total = self.proxy.rowCount(), self.model.rowCount()
-        self.count.setText(self.tr("{shown} of {total} rows").format(shown=shown, total=total) if shown != total
-                           else self.tr("{total} rows").format(total=total))
+        self.count.setText(self.tr("{shown} of %n row(s)", "", total).format(shown=shown) if shown != total
+                           else self.tr("%n row(s)", "", total))
 
     def shown_rows(self) -> list[list[Any]]:
         """The rows as shown: filtered, in the shown order."""

@@ -2598,21 +2598,27 @@ New value:</source>
         <source>output</source>
         <translation>输出</translation>
     </message>
-    <message>
-        <source>{name} ({kind}, {n} rows)</source>
-        <translation>{name}（{kind}，{n} 行）</translation>
+    <message numerus="yes">
+        <source>{name} ({kind}, %n row(s))</source>
+        <translation>
+            <numerusform>{name}（{kind}，%n 行）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n row(s)</source>
+        <translation>
+            <numerusform>{shown} / %n 行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n row(s)</source>
+        <translation>
+            <numerusform>%n 行</numerusform>
+        </translation>
     </message>
     <message>
         <source>(cut to the first {n} rows)</source>
         <translation>（只显示前 {n} 行）</translation>
-    </message>
-    <message>
-        <source>{shown} of {total} rows</source>
-        <translation>{shown} / {total} 行</translation>
-    </message>
-    <message>
-        <source>{total} rows</source>
-        <translation>{total} 行</translation>
     </message>
     <message>
         <source>CSV (*.csv)</source>
