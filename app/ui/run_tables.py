@@ -233,10 +233,13 @@ class RunTablesView(QWidget):
         return self._write(target, fmt, table, lambda path: self.note.setText(self.tr("Saved {path}").format(
             path=path)))
 
-    def _write(self, target: Path, fmt: str, table: dict[str, Any], done: Callable[[Path], None]) -> asyncio.Future[Any]:
+    def _write(self, where: Path | Callable[[], Path], fmt: str, table: dict[str, Any],
+               done: Callable[[Path], None]) -> asyncio.Future[Any]:
+        """Write the shown rows to `where` (or to the path it makes, on the writing thread)."""
         headers, rows = list(table["headers"]), self.shown_rows()
 
         def write() -> Path:
+            target = where() if callable(where) else where
             written = write_table(target.parent, target.name, headers, rows, fmt)
             if written != target:  # the writers pick a free name; a person chose this one (and was asked)
                 written.replace(target)
@@ -252,7 +255,7 @@ class RunTablesView(QWidget):
             problem = task.exception()
             if problem is not None:
                 self.note.setText(self.tr("Could not save: {problem}").format(problem=problem))
-                log.warning("could not save a table to %s: %s", target, problem)
+                log.warning("could not save a table: %s", problem)
                 return
             done(task.result())
 
@@ -267,6 +270,9 @@ class RunTablesView(QWidget):
         if table.get("path") and not self.proxy.text:
             self.opener(QUrl.fromLocalFile(table["path"]))
             return None
-        folder = Path(tempfile.mkdtemp(prefix="browserpilot-table-"))
-        target = folder / f"{Path(table['name']).stem or 'table'}.csv"
-        return self._write(target, "csv", table, lambda path: self.opener(QUrl.fromLocalFile(str(path))))
+        name = f"{Path(table['name']).stem or 'table'}.csv"
+
+        def temporary() -> Path:  # on the writing thread: no disk on the Qt thread
+            return Path(tempfile.mkdtemp(prefix="browserpilot-table-")) / name
+
+        return self._write(temporary, "csv", table, lambda path: self.opener(QUrl.fromLocalFile(str(path))))
