@@ -491,7 +491,14 @@ async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
     from workflows.tables import find_table, run_tables as tables_of
 
     view = record_view(ctx.runs.get(params.run_id))
-    tables = await in_thread(tables_of, view)  # reads the run's files: off the Qt thread
+
+    def read() -> list[Any]:  # off the Qt thread: it reads the run's files
+        kept = [Path(str(v["$file"])) for v in view.get("outputs", {}).values() if isinstance(v, dict) and "$file" in v]
+        if any(not path.exists() for path in kept):
+            ctx.saver.flush()  # a large output of a run that just ended may still wait for the save manager
+        return tables_of(view)
+
+    tables = await in_thread(read)
     if params.table is not None:
         try:
             tables = [find_table(tables, params.table)]

@@ -130,6 +130,7 @@ def test_csv_stays_byte_for_byte_and_run_tables_names_its_tables(
     server.route("/shop", shop_page())
     run = ok(run_op(qtbot, shell, "workflow_run", {"workflow": collecting_document(server, "csv")},
                     timeout=60_000))["run"]
+    assert run["status"] == "ok", run.get("error")
     path = Path(run["outputs"]["file"])
     def quoted(value: Any) -> str:  # the original's rule: quoted when it holds a quote, a comma or a line break
         text = str(value)
