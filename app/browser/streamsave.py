@@ -1,0 +1,473 @@
+"""Saving a streamed video (HLS `.m3u8`, DASH `.mpd`) as one playable file: yt-dlp's own HLS and DASH
+downloaders fetch the segments (TS or fMP4, AES-128 keys), ffmpeg merges separate audio and video and remuxes.
+Pure Python (no Qt): `StreamJob.run()` blocks, on a worker thread.
+
+Everything goes out as the environment would send it (`Identity`):
+- every request, the first and each redirect hop, is checked against the environment's domain policy before
+  it is sent (`_PolicyRedirectHandler`, `_EnvironmentRH`); a refused one stops the job naming the rule;
+- each request carries the cookies the profile would send to that URL: the profile's cookies are loaded into
+  a cookie jar with the browser's rules (a host-only cookie goes to its host alone; path, `Secure`, expiry),
+  so a segment on another host never gets the first host's cookies;
+- the environment's user agent and languages, and the page as Referer.
+- ffmpeg never fetches anything (it would send no cookies and ask no policy): when yt-dlp would hand a stream
+  to ffmpeg to download (a live stream, an encryption it cannot do itself), the job fails instead. ffmpeg
+  only merges and remuxes the files yt-dlp wrote.
+
+`find_manifest` picks the stream a player plays from URLs the tab fetched (app/browser/parts/capture.py
+gathers them): manifests by extension or content type, else the first answer that reads like one.
+"""
+
+from __future__ import annotations
+
+import copy
+import http.cookiejar
+import logging
+import os
+import re
+import shutil
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+log = logging.getLogger("browserpilot.media")
+
+MANIFEST_TYPES = {"application/vnd.apple.mpegurl": "hls", "application/x-mpegurl": "hls",
+                  "audio/mpegurl": "hls", "audio/x-mpegurl": "hls", "application/dash+xml": "dash"}
+SEGMENT_SUFFIXES = (".ts", ".m4s", ".mp4", ".m4a", ".m4v", ".aac", ".webm", ".weba", ".key", ".vtt", ".js",
+                    ".css", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".woff", ".woff2", ".html", ".mp3",
+                    ".cmfv", ".cmfa")
+MAX_PROBES = 8  # URLs of no known kind read (their first bytes) to find a manifest
+PROBE_BYTES = 2048
+DELEGATION = re.compile(r"delegated to (ffmpeg|avconv)", re.I)
+
+
+class StreamError(Exception):
+    """The stream could not be saved."""
+
+    code = "stream_failed"
+
+
+class StreamRefused(StreamError):
+    """The environment's domain policy refused a request of the stream."""
+
+    code = "blocked"
+
+
+class StreamCancelled(StreamError):
+    """Someone cancelled the job."""
+
+    code = "cancelled"
+
+
+PolicyCheck = Callable[[str], str | None]
+"""A URL → why the environment's policy blocks it (None: allowed); callable from any thread."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What the environment sends with each request of the stream."""
+
+    blocked: PolicyCheck
+    cookies: Sequence[Mapping[str, Any]] = ()  # the profile's cookies, as CDP `Network.getAllCookies` gives them
+    user_agent: str = ""
+    accept_language: str = ""
+    referer: str = ""
+
+    def headers(self) -> dict[str, str]:
+        found = {"User-Agent": self.user_agent, "Accept-Language": self.accept_language, "Referer": self.referer}
+        return {name: value for name, value in found.items() if value}
+
+
+@dataclass
+class Progress:
+    """Where a job is: bytes written, fragments done, and its phase (downloading, merging, done)."""
+
+    phase: str = "starting"
+    bytes: int = 0
+    total: int = -1
+    fragment: int = 0
+    fragments: int = 0
+    part: int = 0  # which of the streams (video, audio) is downloading, from 1
+    parts: int = 1
+    done_bytes: int = 0  # bytes of the streams already finished
+
+
+@dataclass
+class Candidate:
+    """A URL the tab fetched, with what is known of it."""
+
+    url: str
+    mime: str = ""
+    kind: str = ""  # "hls" | "dash" | "" (unknown)
+
+
+# -- finding the manifest ----------------------------------------------------------------------------------
+def manifest_kind(url: str, mime: str = "") -> str:
+    """"hls" or "dash" by content type or by the URL's extension; "" when neither tells."""
+    by_type = MANIFEST_TYPES.get(mime.split(";")[0].strip().lower())
+    if by_type:
+        return by_type
+    path = urlsplit(url).path.lower()
+    if path.endswith(".m3u8") or path.endswith(".m3u"):
+        return "hls"
+    if path.endswith(".mpd"):
+        return "dash"
+    return ""
+
+
+def sniff(first_bytes: bytes) -> str:
+    """"hls" or "dash" by the start of a body; "" when it is neither."""
+    head = first_bytes.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"#EXTM3U"):
+        return "hls"
+    if re.search(rb"<MPD[\s>]", head[:PROBE_BYTES]):
+        return "dash"
+    return ""
+
+
+def is_master_playlist(text: str) -> bool:
+    return "#EXT-X-STREAM-INF" in text
+
+
+def probe_worthy(url: str) -> bool:
+    """Whether an http(s) URL of unknown kind could be a manifest (segments, keys and page assets are not)."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and not parts.path.lower().endswith(SEGMENT_SUFFIXES)
+
+
+def candidates(urls: Iterable[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+    """(manifests known by type or extension, newest first; other URLs worth reading, newest first)."""
+    known: list[Candidate] = []
+    unknown: list[Candidate] = []
+    seen: set[str] = set()
+    for item in reversed(list(urls)):
+        if item.url in seen or not item.url.startswith(("http://", "https://")):
+            continue
+        seen.add(item.url)
+        kind = item.kind or manifest_kind(item.url, item.mime)
+        if kind:
+            known.append(Candidate(item.url, item.mime, kind))
+        elif probe_worthy(item.url):
+            unknown.append(item)
+    return known, unknown[:MAX_PROBES]
+
+
+# -- yt-dlp with the environment's identity ----------------------------------------------------------------
+def cookie_jar(cookies: Iterable[Mapping[str, Any]]) -> http.cookiejar.CookieJar:
+    """The profile's cookies in a jar that sends them by the browser's rules: a host-only cookie only to its
+    own host (not to subdomains), path and `Secure` respected, expired ones dropped."""
+    from yt_dlp.cookies import YoutubeDLCookieJar
+
+    jar = YoutubeDLCookieJar()
+    jar.set_policy(http.cookiejar.DefaultCookiePolicy(
+        strict_ns_domain=http.cookiejar.DefaultCookiePolicy.DomainStrictNonDomain))
+    now = time.time()
+    for cookie in cookies:
+        name, domain = str(cookie.get("name") or ""), str(cookie.get("domain") or "")
+        if not name or not domain:
+            continue
+        session = bool(cookie.get("session")) or not isinstance(cookie.get("expires"), (int, float)) \
+            or float(cookie.get("expires") or -1) <= 0
+        expires = None if session else int(float(cookie["expires"]))
+        if expires is not None and expires < now:
+            continue
+        dotted = domain.startswith(".")
+        jar.set_cookie(http.cookiejar.Cookie(
+            version=0, name=name, value=str(cookie.get("value") or ""), port=None, port_specified=False,
+            domain=domain, domain_specified=dotted, domain_initial_dot=dotted,
+            path=str(cookie.get("path") or "/"), path_specified=True, secure=bool(cookie.get("secure")),
+            expires=expires, discard=session, comment=None, comment_url=None,
+            rest={"HttpOnly": ""} if cookie.get("httpOnly") else {}))
+    return jar
+
+
+def _handler_class(check: Callable[[str], None]) -> type:
+    """yt-dlp's urllib request handler with the policy asked before every request and every redirect hop."""
+    import urllib.request
+    from urllib.parse import urljoin
+
+    from yt_dlp.networking import _urllib
+
+    class _RedirectGate(urllib.request.BaseHandler):
+        """Runs before yt-dlp's redirect handler (a lower `handler_order`): refuses a hop the policy blocks
+        before it is sent; an allowed one is left to yt-dlp's handler (returns None)."""
+
+        handler_order = 100
+
+        def _gate(self, req: Any, fp: Any, code: int, msg: str, headers: Any) -> None:
+            location = headers.get("location") or headers.get("uri")
+            if location:
+                check(urljoin(req.full_url, location))
+
+        http_error_301 = http_error_302 = http_error_303 = http_error_307 = http_error_308 = _gate
+
+    class _EnvironmentRH(_urllib.UrllibRH):
+        RH_NAME = "browserpilot"
+
+        def _create_instance(self, proxies: Any, cookiejar: Any, legacy_ssl_support: Any = None) -> Any:
+            opener = super()._create_instance(proxies, cookiejar, legacy_ssl_support)
+            opener.add_handler(_RedirectGate())
+            return opener
+
+        def _send(self, request: Any) -> Any:
+            check(request.url)
+            return super()._send(request)
+
+    return _EnvironmentRH
+
+
+def environment_ydl(identity: Identity, check: Callable[[str], None], params: Mapping[str, Any]) -> Any:
+    """A `YoutubeDL` whose every request is sent as the environment would (see the module's docstring)."""
+    from yt_dlp import YoutubeDL
+
+    ydl = YoutubeDL({"quiet": True, "noprogress": True, "http_headers": identity.headers(), "socket_timeout": 30,
+                     **params})
+    ydl.__dict__["cookiejar"] = cookie_jar(identity.cookies)  # before its first request
+    ydl.__dict__["_request_director"] = ydl.build_request_director([_handler_class(check)])
+    return ydl
+
+
+def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Identity) -> Candidate | None:
+    """The manifest a player plays, from `candidates(...)`: the newest DASH manifest, or the newest HLS master
+    playlist (else the newest media playlist); URLs of no known kind are read (their first bytes) in turn.
+    Blocking (it may send requests, each as the environment would)."""
+    if known and known[0].kind == "dash":
+        return known[0]
+    hls = [item for item in known if item.kind == "hls"]
+    if len(hls) == 1 and not unknown:
+        return hls[0]
+
+    def check(url: str) -> None:
+        reason = identity.blocked(url)
+        if reason is not None:
+            raise StreamRefused(reason)
+
+    found: list[tuple[Candidate, bytes]] = []
+    with environment_ydl(identity, check, {"logger": _QuietLogger()}) as ydl:
+        for item in [*hls, *unknown]:
+            try:
+                with ydl.urlopen(item.url) as response:
+                    head = response.read(PROBE_BYTES)
+            except Exception as exc:  # noqa: BLE001  (a candidate that does not answer is not the manifest)
+                log.debug("probing %s: %s", item.url[:200], exc)
+                continue
+            kind = item.kind or sniff(head)
+            if kind == "dash" and not hls:
+                return Candidate(item.url, item.mime, kind)
+            if kind == "hls":
+                found.append((Candidate(item.url, item.mime, kind), head))
+    masters = [item for item, head in found if is_master_playlist(head.decode("utf-8", "ignore"))]
+    return masters[0] if masters else found[0][0] if found else (hls[0] if hls else None)
+
+
+class _QuietLogger:
+    def debug(self, message: str) -> None:
+        pass
+
+    info = warning = error = debug
+
+
+class StreamJob:
+    """Download one manifest's best video and audio into `folder` as one file (merged when apart)."""
+
+    def __init__(self, manifest_url: str, kind: str, folder: Path, name: str | None, identity: Identity,
+                 on_progress: Callable[[Progress], None] | None = None, ffmpeg: str | None = None) -> None:
+        self._formats: list[str] | None = None
+        self.manifest_url = manifest_url
+        self.kind = kind
+        self.folder = folder
+        self.name = name
+        self.identity = identity
+        self.on_progress = on_progress
+        self.ffmpeg = ffmpeg or find_ffmpeg()
+        self.progress = Progress()
+        self._cancel = threading.Event()
+        self.refusal: str | None = None
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def _check(self, url: str) -> None:
+        """Before each request: stop when cancelled, refuse what the policy blocks."""
+        if self._cancel.is_set():
+            raise StreamCancelled("the download was cancelled")
+        reason = self.identity.blocked(url)
+        if reason is not None:
+            self.refusal = f"the request to {url} was not sent: {reason}"
+            raise StreamRefused(self.refusal)
+
+    def _report(self, **changes: Any) -> None:
+        for key, value in changes.items():
+            setattr(self.progress, key, value)
+        if self.on_progress is not None:
+            self.on_progress(self.progress)
+
+    def _on_download(self, status: Mapping[str, Any]) -> None:
+        if self._cancel.is_set():
+            raise StreamCancelled("the download was cancelled")
+        state = status.get("status")
+        info = status.get("info_dict") or {}
+        part, parts = self._part_of(info)
+        done = self.progress.done_bytes
+        if state == "downloading":
+            got = int(status.get("downloaded_bytes") or 0)
+            total = status.get("total_bytes") or status.get("total_bytes_estimate")
+            self._report(phase="downloading", part=part, parts=parts, bytes=done + got,
+                         total=done + int(total) if total else -1,
+                         fragment=int(status.get("fragment_index") or 0),
+                         fragments=int(status.get("fragment_count") or 0))
+        elif state == "finished":
+            got = int(status.get("downloaded_bytes") or status.get("total_bytes") or 0)
+            self._report(done_bytes=done + got, bytes=done + got, part=part, parts=parts)
+
+    def _part_of(self, info: Mapping[str, Any]) -> tuple[int, int]:
+        wanted = self._formats or []
+        format_id = info.get("format_id")
+        if format_id in wanted:
+            return wanted.index(format_id) + 1, len(wanted)
+        return max(1, self.progress.part), max(1, len(wanted))
+
+    def _on_postprocess(self, status: Mapping[str, Any]) -> None:
+        if status.get("status") == "started" and status.get("postprocessor") in ("Merger", "FixupM3u8",
+                                                                                "FFmpegFixupM3u8", "VideoConvertor"):
+            self._report(phase="merging")
+
+    def run(self) -> dict[str, Any]:
+        """Download and merge; `{path, name, bytes, formats, kind, url}`. Raises `StreamError` (with
+        `StreamRefused` / `StreamCancelled`)."""
+        from yt_dlp.utils import DownloadError, ExtractorError
+
+        if not self.ffmpeg:
+            raise StreamError("ffmpeg is not installed: it is needed to merge a stream's audio and video "
+                              "(install the system's ffmpeg package)")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._formats: list[str] | None = None
+
+        class _Logger:
+            def debug(self, message: str) -> None:
+                if not message.startswith("[debug] "):
+                    log.debug("yt-dlp: %s", message)
+
+            def info(self, message: str) -> None:
+                log.debug("yt-dlp: %s", message)
+
+            def warning(self, message: str) -> None:
+                if DELEGATION.search(message):  # ffmpeg would fetch it: no cookies, no policy
+                    raise StreamError(f"this stream can only be fetched by ffmpeg, which would not send the "
+                                      f"environment's cookies nor ask its policy ({message})")
+                log.info("yt-dlp: %s", message)
+
+            def error(self, message: str) -> None:
+                log.info("yt-dlp: %s", message)
+
+        params: dict[str, Any] = {
+            "logger": _Logger(), "no_warnings": False,
+            "format": "bv*+ba/b", "merge_output_format": "mp4/webm/mkv",
+            "paths": {"home": str(self.folder), "temp": str(self.folder)},
+            "overwrites": False, "nopart": False,
+            "ffmpeg_location": self.ffmpeg,
+            "progress_hooks": [self._on_download], "postprocessor_hooks": [self._on_postprocess],
+            "concurrent_fragment_downloads": 3, "retries": 2, "fragment_retries": 2,
+            "skip_unavailable_fragments": False, "noplaylist": True, "hls_prefer_native": True,
+            "external_downloader": {"default": "native"},
+            "compat_opts": set(), "allow_unplayable_formats": False, "check_formats": False,
+        }
+        target = _free_stem(self.folder, _stem(self.name) or "video")
+        params["outtmpl"] = {"default": f"{target}.%(ext)s"}
+        try:
+            with environment_ydl(self.identity, self._check, params) as ydl:
+                ie = ydl.get_info_extractor("Generic")
+                self._report(phase="reading the manifest")
+                if self.kind == "dash":
+                    formats, _subs = ie._extract_mpd_formats_and_subtitles(self.manifest_url, "media")
+                else:
+                    formats, _subs = ie._extract_m3u8_formats_and_subtitles(self.manifest_url, "media", "mp4",
+                                                                          m3u8_id="hls")
+                if not formats:
+                    raise StreamError(f"{self.manifest_url} lists no playable stream")
+                info = {"id": "media", "title": target, "formats": formats, "webpage_url": self.identity.referer
+                        or self.manifest_url, "extractor": "browserpilot", "extractor_key": "BrowserPilot",
+                        "http_headers": self.identity.headers()}
+                chosen = ydl.process_ie_result(copy.deepcopy(info), download=False)
+                self._formats = [f.get("format_id") for f in chosen.get("requested_formats") or [chosen]]
+                result = ydl.process_ie_result(info, download=True)
+        except StreamError:
+            raise
+        except (DownloadError, ExtractorError) as exc:
+            if self.refusal:
+                raise StreamRefused(self.refusal) from None
+            if self._cancel.is_set():
+                raise StreamCancelled("the download was cancelled") from None
+            cause = getattr(exc, "exc_info", None)
+            inner = cause[1] if cause else None
+            if isinstance(inner, StreamError):
+                raise inner from None
+            raise StreamError(_clean(str(exc))) from None
+        finally:
+            if self._cancel.is_set() or self.refusal:
+                _remove_parts(self.folder, target)
+        downloads = result.get("requested_downloads") or [result]
+        path = Path(str(downloads[0].get("filepath") or downloads[0].get("_filename") or ""))
+        if not path.is_file():
+            raise StreamError(f"yt-dlp reported no file for {self.manifest_url}")
+        size = path.stat().st_size
+        self._report(phase="done", bytes=size, total=size)
+        return {"path": str(path), "name": path.name, "bytes": size, "kind": self.kind, "url": self.manifest_url,
+                "formats": [f for f in self._formats if f]}
+
+
+def _stem(name: str | None) -> str:
+    if not name:
+        return ""
+    base = Path(name).name
+    stem, dot, suffix = base.rpartition(".")
+    return stem if dot and stem and len(suffix) <= 5 else base
+
+
+def _free_stem(folder: Path, stem: str) -> str:
+    """A file stem no existing file in `folder` starts with (`video`, `video (1)`, …)."""
+    from envs.filenames import safe_file_name
+
+    base = safe_file_name(stem).strip() or "video"
+    taken = {entry.rsplit(".", 1)[0] for entry in os.listdir(folder)} if folder.is_dir() else set()
+    candidate, index = base, 0
+    while candidate in taken or any(name.startswith(candidate + ".") for name in taken):
+        index += 1
+        candidate = f"{base} ({index})"
+    return candidate
+
+
+def _remove_parts(folder: Path, stem: str) -> None:
+    for entry in folder.glob(f"{glob_escape(stem)}.*"):
+        try:
+            entry.unlink()
+        except OSError as error:
+            log.warning("could not remove the partial download %s: %s", entry, error)
+
+
+def glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def _clean(message: str) -> str:
+    return re.sub(r"^ERROR:\s*", "", message).strip()
+
+
+def find_ffmpeg() -> str | None:
+    """ffmpeg beside the app (a bundle ships it in its `bin/`), named by `BROWSERPILOT_FFMPEG`, or on PATH."""
+    named = os.environ.get("BROWSERPILOT_FFMPEG")
+    if named and os.access(named, os.X_OK):
+        return named
+    import sys
+
+    beside = Path(sys.executable).resolve().parent / "ffmpeg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("ffmpeg")
