@@ -138,6 +138,7 @@ async def save_stream(page: QWebEnginePage, manager: DownloadManager | None, sou
         result = await asyncio.wait_for(asyncio.shield(done), timeout)
     except asyncio.TimeoutError:
         job.cancel()
+        done.add_done_callback(lambda future: future.cancelled() or future.exception())  # ends on its own
         transfer.finish("cancelled", error=f"not finished within {timeout:g} s")
         _finished(manager, record)
         raise PageTimeout(f"the stream was not saved within {timeout:g} s ({record.bytes} bytes so far); "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import http.cookiejar
+import io
 import logging
 import os
 import re
@@ -190,6 +191,7 @@ def _handler_class(check: Callable[[str], None]) -> type:
     from urllib.parse import urljoin
 
     from yt_dlp.networking import _urllib
+    from yt_dlp.networking.exceptions import RequestError
 
     class _RedirectGate(urllib.request.BaseHandler):
         """Runs before yt-dlp's redirect handler (a lower `handler_order`): refuses a hop the policy blocks
@@ -204,6 +206,9 @@ def _handler_class(check: Callable[[str], None]) -> type:
 
         http_error_301 = http_error_302 = http_error_303 = http_error_307 = http_error_308 = _gate
 
+    class _Stopped(RequestError):
+        """A refused or cancelled request: a RequestError, so that yt-dlp passes it on unwrapped."""
+
     class _EnvironmentRH(_urllib.UrllibRH):
         RH_NAME = "browserpilot"
 
@@ -213,8 +218,11 @@ def _handler_class(check: Callable[[str], None]) -> type:
             return opener
 
         def _send(self, request: Any) -> Any:
-            check(request.url)
-            return super()._send(request)
+            try:
+                check(request.url)
+                return super()._send(request)
+            except StreamError as exc:  # raised by `check`, here or in a redirect hop
+                raise _Stopped(str(exc)) from exc
 
     return _EnvironmentRH
 
@@ -342,8 +350,6 @@ class StreamJob:
     def run(self) -> dict[str, Any]:
         """Download and merge; `{path, name, bytes, formats, kind, url}`. Raises `StreamError` (with
         `StreamRefused` / `StreamCancelled`)."""
-        from yt_dlp.utils import DownloadError, ExtractorError
-
         if not self.ffmpeg:
             raise StreamError("ffmpeg is not installed: it is needed to merge a stream's audio and video "
                               "(install the system's ffmpeg package)")
@@ -398,17 +404,14 @@ class StreamJob:
                 chosen = ydl.process_ie_result(copy.deepcopy(info), download=False)
                 self._formats = [f.get("format_id") for f in chosen.get("requested_formats") or [chosen]]
                 result = ydl.process_ie_result(info, download=True)
-        except StreamError:
-            raise
-        except (DownloadError, ExtractorError) as exc:
+        except Exception as exc:  # noqa: BLE001  (yt-dlp's errors wrap ours; the flags say what happened)
+            _close_left_open(exc, self.folder)
             if self.refusal:
                 raise StreamRefused(self.refusal) from None
             if self._cancel.is_set():
                 raise StreamCancelled("the download was cancelled") from None
-            cause = getattr(exc, "exc_info", None)
-            inner = cause[1] if cause else None
-            if isinstance(inner, StreamError):
-                raise inner from None
+            if isinstance(exc, StreamError):
+                raise
             raise StreamError(_clean(str(exc))) from None
         finally:
             if self._cancel.is_set() or self.refusal:
@@ -442,6 +445,29 @@ def _free_stem(folder: Path, stem: str) -> str:
         index += 1
         candidate = f"{base} ({index})"
     return candidate
+
+
+def _close_left_open(error: BaseException, folder: Path) -> None:
+    """Close the files in `folder` that yt-dlp still held open when `error` stopped it (a fragment file, in a
+    frame of the traceback): an interrupted download leaves no open file behind."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        pending += [current.__cause__, current.__context__]
+        traceback = current.__traceback__
+        while traceback is not None:
+            for value in list(traceback.tb_frame.f_locals.values()):
+                for item in ([value, *value.values()] if isinstance(value, dict) else [value]):
+                    if isinstance(item, io.IOBase) and not item.closed and \
+                            str(getattr(item, "name", "")).startswith(str(folder)):
+                        item.close()
+                    elif type(item).__name__ == "locked_file" and not item.__dict__.get("f", io.BytesIO()).closed:
+                        item.close()  # yt-dlp's fragment file (yt_dlp.utils.locked_file): unlocks and closes
+            traceback = traceback.tb_next
 
 
 def _remove_parts(folder: Path, stem: str) -> None:
