@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -487,13 +488,17 @@ def _clean(message: str) -> str:
 
 
 def find_ffmpeg() -> str | None:
-    """ffmpeg beside the app (a bundle ships it in its `bin/`), named by `BROWSERPILOT_FFMPEG`, or on PATH."""
+    """ffmpeg named by `BROWSERPILOT_FFMPEG`, beside the app's executable (a bundle may ship a static one), or
+    on PATH. In the bundle, PATH's first `ffmpeg` is a stand-in that runs the system's with the system's
+    libraries (packaging/launchers/): it counts only when the system has one."""
     named = os.environ.get("BROWSERPILOT_FFMPEG")
     if named and os.access(named, os.X_OK):
         return named
-    import sys
-
     beside = Path(sys.executable).resolve().parent / "ffmpeg"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    return shutil.which("ffmpeg")
+    found = shutil.which("ffmpeg")
+    if found is None or Path(found).parent.name != "launchers":
+        return found
+    rest = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if Path(p) != Path(found).parent)
+    return found if shutil.which("ffmpeg", path=rest) else None
