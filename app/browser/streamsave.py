@@ -186,13 +186,14 @@ def cookie_jar(cookies: Iterable[Mapping[str, Any]]) -> http.cookiejar.CookieJar
     return jar
 
 
-def _handler_class(check: Callable[[str], None]) -> type:
-    """yt-dlp's urllib request handler with the policy asked before every request and every redirect hop."""
+def _handler_class(check: Callable[[str], None], opened: list[Any]) -> type:
+    """yt-dlp's urllib request handler with the policy asked before every request and every redirect hop;
+    each response it returns is also put in `opened`, for the job to close what an interruption left open."""
     import urllib.request
     from urllib.parse import urljoin
 
     from yt_dlp.networking import _urllib
-    from yt_dlp.networking.exceptions import RequestError
+    from yt_dlp.networking.exceptions import HTTPError, RequestError
 
     class _RedirectGate(urllib.request.BaseHandler):
         """Runs before yt-dlp's redirect handler (a lower `handler_order`): refuses a hop the policy blocks
@@ -221,21 +222,29 @@ def _handler_class(check: Callable[[str], None]) -> type:
         def _send(self, request: Any) -> Any:
             try:
                 check(request.url)
-                return super()._send(request)
+                response = super()._send(request)
             except StreamError as exc:  # raised by `check`, here or in a redirect hop
                 raise _Stopped(str(exc)) from exc
+            except HTTPError as exc:  # an error status: its response is open too
+                opened.append(exc.response)
+                raise
+            opened.append(response)
+            return response
 
     return _EnvironmentRH
 
 
-def environment_ydl(identity: Identity, check: Callable[[str], None], params: Mapping[str, Any]) -> Any:
-    """A `YoutubeDL` whose every request is sent as the environment would (see the module's docstring)."""
+def environment_ydl(identity: Identity, check: Callable[[str], None], params: Mapping[str, Any],
+                    opened: list[Any] | None = None) -> Any:
+    """A `YoutubeDL` whose every request is sent as the environment would (see the module's docstring);
+    `opened` collects its responses."""
     from yt_dlp import YoutubeDL
 
     ydl = YoutubeDL({"quiet": True, "noprogress": True, "http_headers": identity.headers(), "socket_timeout": 30,
                      **params})
     ydl.__dict__["cookiejar"] = cookie_jar(identity.cookies)  # before its first request
-    ydl.__dict__["_request_director"] = ydl.build_request_director([_handler_class(check)])
+    ydl.__dict__["_request_director"] = ydl.build_request_director(
+        [_handler_class(check, opened if opened is not None else [])])
     return ydl
 
 
@@ -255,7 +264,8 @@ def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Id
             raise StreamRefused(reason)
 
     found: list[tuple[Candidate, bytes]] = []
-    with environment_ydl(identity, check, {"logger": _QuietLogger()}) as ydl:
+    opened: list[Any] = []
+    with environment_ydl(identity, check, {"logger": _QuietLogger()}, opened) as ydl:
         for item in [*hls, *unknown]:
             try:
                 with ydl.urlopen(item.url) as response:
@@ -263,6 +273,8 @@ def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Id
             except Exception as exc:  # noqa: BLE001  (a candidate that does not answer is not the manifest)
                 log.debug("probing %s: %s", item.url[:200], exc)
                 continue
+            finally:
+                _close_all(opened)
             kind = item.kind or sniff(head)
             if kind == "dash" and not hls:
                 return Candidate(item.url, item.mime, kind)
@@ -285,6 +297,7 @@ class StreamJob:
     def __init__(self, manifest_url: str, kind: str, folder: Path, name: str | None, identity: Identity,
                  on_progress: Callable[[Progress], None] | None = None, ffmpeg: str | None = None) -> None:
         self._formats: list[str] | None = None
+        self._opened: list[Any] = []
         self.manifest_url = manifest_url
         self.kind = kind
         self.folder = folder
@@ -389,7 +402,7 @@ class StreamJob:
         target = _free_stem(self.folder, _stem(self.name) or "video")
         params["outtmpl"] = {"default": f"{target}.%(ext)s"}
         try:
-            with environment_ydl(self.identity, self._check, params) as ydl:
+            with environment_ydl(self.identity, self._check, params, self._opened) as ydl:
                 ie = ydl.get_info_extractor("Generic")
                 self._report(phase="reading the manifest")
                 if self.kind == "dash":
@@ -415,6 +428,7 @@ class StreamJob:
                 raise
             raise StreamError(_clean(str(exc))) from None
         finally:
+            _close_all(self._opened)  # what an interruption left unread (yt-dlp closes the rest)
             if self._cancel.is_set() or self.refusal:
                 _remove_parts(self.folder, target)
         downloads = result.get("requested_downloads") or [result]
@@ -448,17 +462,28 @@ def _free_stem(folder: Path, stem: str) -> str:
     return candidate
 
 
+def _close_all(responses: list[Any]) -> None:
+    for response in responses:
+        try:
+            response.close()
+        except Exception as exc:  # noqa: BLE001  (closing is best effort)
+            log.debug("closing a response: %s", exc)
+    responses.clear()
+
+
 def _close_left_open(error: BaseException, folder: Path) -> None:
     """Close the files in `folder` that yt-dlp still held open when `error` stopped it (a fragment file, in a
-    frame of the traceback): an interrupted download leaves no open file behind."""
+    frame of the traceback of `error` or of an error it wraps): an interrupted download leaves none open."""
     seen: set[int] = set()
-    pending: list[BaseException | None] = [error]
+    pending: list[Any] = [error]
     while pending:
         current = pending.pop()
-        if current is None or id(current) in seen:
+        if not isinstance(current, BaseException) or id(current) in seen:
             continue
         seen.add(id(current))
-        pending += [current.__cause__, current.__context__]
+        exc_info = getattr(current, "exc_info", None)
+        pending += [current.__cause__, current.__context__,
+                    exc_info[1] if isinstance(exc_info, tuple) and len(exc_info) > 1 else None]
         traceback = current.__traceback__
         while traceback is not None:
             for value in list(traceback.tb_frame.f_locals.values()):

@@ -36,7 +36,7 @@ class Site:
 
     def __init__(self, server: LocalServer, cdn: LocalServer, folder: Path) -> None:
         self.server, self.cdn = server, cdn
-        self.hold = threading.Event()  # a held segment (/slow/…) waits for it
+        self.hold = threading.Event()  # the held segment (/slow/ts/seg2.ts) waits for it
         self.hold.set()
         streams = make_streams(folder)
         for path, file in streams.files().items():
@@ -46,8 +46,9 @@ class Site:
             server.route(("/secure" + path) if secure else path,
                          self._guarded(data, content_type) if secure else data, content_type=content_type)
             cdn.route(path, data, content_type=content_type)
-            if path.startswith("/ts/") and path.endswith(".ts"):
-                server.route("/slow" + path, self._held(data, content_type))
+            if path.startswith("/ts/") and path.endswith(".ts"):  # the last segment waits for `hold`
+                server.route("/slow" + path, self._held(data, content_type) if path.endswith("seg2.ts") else data,
+                             content_type=content_type)
         playlist = (folder / "ts" / "index.m3u8").read_text()
         server.route("/cdn/index.m3u8", "\n".join(cdn.url("/ts/" + line) if line.endswith(".ts") else line
                                                    for line in playlist.splitlines()) + "\n",
@@ -205,21 +206,25 @@ def test_a_stream_from_a_blocked_host_is_refused_naming_the_rule(qtbot: QtBot, a
     assert not folder.exists() or list(folder.iterdir()) == []
 
 
-def test_a_stream_download_is_cancelled_from_the_downloads_list(qtbot: QtBot, app: BrowserPilotApp,
+def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_downloads_list(qtbot: QtBot, app: BrowserPilotApp,
                                                                 site: Site) -> None:
     import asyncio
 
     view = played(qtbot, app, site.player("/slow/ts/index.m3u8"))
     folder = app.service.profiles.downloads("env-default").default_folder
+    folder.mkdir(parents=True, exist_ok=True)
     before = sorted(folder.iterdir())
-    site.hold.clear()  # from now on the segments wait
+    site.hold.clear()  # from now on the last segment waits
     panel = window_of(app, "env-default").downloads_panel
     task = asyncio.ensure_future(app.registry.call(app.ctx, "page_save_media", {
         "tabId": view.tab_id, "locator": {"selector": "video"}}))
     try:
-        qtbot.waitUntil(lambda: bool(site.fetched_by_app("/slow/ts/seg"))
+        qtbot.waitUntil(lambda: bool(site.fetched_by_app("/slow/ts/seg2.ts"))
                         and any(r.record.state == "in progress" for r in panel.rows), timeout=15_000)
         row = next(r for r in panel.rows if r.record.state == "in progress")
+        # The row tells how far it got: bytes and the fragment, while the last one is held.
+        qtbot.waitUntil(lambda: row.record.bytes > 0 and "Fragment" in row.meta.text(), timeout=10_000)
+        assert "of 3" in row.meta.text() and "Downloading" in row.meta.text(), row.meta.text()
         assert row.cancel_button.isVisibleTo(panel)
         row.cancel()
     finally:
