@@ -28,7 +28,7 @@ from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEnginePage
 from app.browser.downloads import DownloadManager, DownloadRecord
 from app.browser.js import PageError, PageTimeout
 from app.browser.streamsave import Candidate, Identity, Progress, StreamCancelled, StreamError, StreamJob, \
-    StreamRefused, candidates, probe
+    StreamRefused, candidates, probe, site_extractor
 
 log = logging.getLogger("browserpilot.media")
 
@@ -97,9 +97,14 @@ def stream_sources(captured: Iterable[tuple[str, str]], fetched: Iterable[str]) 
 
 
 def pick_manifest(sources: list[Candidate], identity: Identity) -> Candidate:
-    """The manifest the player plays (blocking: it may read candidates; call on a worker thread)."""
+    """The manifest the player plays, else the page itself when yt-dlp has an extractor for its site
+    (blocking: it may read candidates; call on a worker thread)."""
     known, unknown = candidates(sources)
     chosen = probe(known, unknown, identity)
+    if chosen is None and identity.referer:  # a site yt-dlp knows: its extractor, with the environment's cookies
+        key = site_extractor(identity.referer)
+        if key is not None:
+            return Candidate(identity.referer, "", f"site:{key}")
     if chosen is None:
         media = [item.url for item in sources if item.url.startswith(("http://", "https://"))]
         raise StreamError(f"no HLS (.m3u8) or DASH (.mpd) manifest among the {len(media)} request(s) the page "

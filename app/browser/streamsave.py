@@ -284,6 +284,17 @@ def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Id
     return masters[0] if masters else found[0][0] if found else (hls[0] if hls else None)
 
 
+def site_extractor(url: str) -> str | None:
+    """The key of the yt-dlp extractor made for this page's site (never the generic one), or None."""
+    from yt_dlp.extractor import gen_extractor_classes
+
+    for extractor in gen_extractor_classes():
+        key = extractor.ie_key()
+        if key != "Generic" and extractor.suitable(url) and extractor.working():
+            return key
+    return None
+
+
 class _QuietLogger:
     def debug(self, message: str) -> None:
         pass
@@ -403,6 +414,13 @@ class StreamJob:
         params["outtmpl"] = {"default": f"{target}.%(ext)s"}
         try:
             with environment_ydl(self.identity, self._check, params, self._opened) as ydl:
+                if self.kind.startswith("site:"):  # the page of a site yt-dlp knows, by its extractor
+                    self._report(phase="reading the page")
+                    result = ydl.extract_info(self.manifest_url, ie_key=self.kind[5:], download=True)
+                    if result is None:
+                        raise StreamError(f"yt-dlp's {self.kind[5:]} extractor found nothing to save")
+                    self._formats = [f.get("format_id") for f in result.get("requested_formats") or [result]]
+                    return self._finish(result)
                 ie = ydl.get_info_extractor("Generic")
                 self._report(phase="reading the manifest")
                 if self.kind == "dash":
@@ -431,6 +449,9 @@ class StreamJob:
             _close_all(self._opened)  # what an interruption left unread (yt-dlp closes the rest)
             if self._cancel.is_set() or self.refusal:
                 _remove_parts(self.folder, target)
+        return self._finish(result)
+
+    def _finish(self, result: Mapping[str, Any]) -> dict[str, Any]:
         downloads = result.get("requested_downloads") or [result]
         path = Path(str(downloads[0].get("filepath") or downloads[0].get("_filename") or ""))
         if not path.is_file():
@@ -438,7 +459,7 @@ class StreamJob:
         size = path.stat().st_size
         self._report(phase="done", bytes=size, total=size)
         return {"path": str(path), "name": path.name, "bytes": size, "kind": self.kind, "url": self.manifest_url,
-                "formats": [f for f in self._formats if f]}
+                "formats": [f for f in self._formats or [] if f]}
 
 
 def _stem(name: str | None) -> str:

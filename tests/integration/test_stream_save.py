@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
+from tests.support.disk_audit import qt_thread_disk
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer, Request, Response
 from tests.support.streams import CLIP_SECONDS, PLAYER, ffprobe, make_streams
@@ -171,7 +172,7 @@ def test_a_dash_stream_with_audio_and_video_apart_is_merged_into_one_file(qtbot:
     assert_whole(result["path"], [("video", "vp9"), ("audio", "opus")])
 
 
-def test_the_download_node_puts_the_stream_into_the_runs_files(qtbot: QtBot, app: BrowserPilotApp,
+def test_the_download_node_puts_the_stream_into_the_runs_files_off_the_qt_thread(qtbot: QtBot, app: BrowserPilotApp,
                                                                site: Site) -> None:
     nodes = [{"id": "start", "data": {"type": "start"}},
              {"id": "open", "data": {"type": "goto", "url": site.player("/dash/manifest.mpd", kind="dash")}},
@@ -184,8 +185,11 @@ def test_the_download_node_puts_the_stream_into_the_runs_files(qtbot: QtBot, app
                 "workflow": {"environment_variables": [], "conversation_variables": [],
                              "graph": {"nodes": nodes, "edges": [{"source": a["id"], "target": b["id"]}
                                                                  for a, b in zip(nodes, nodes[1:])]}}}
-    result = run_op(qtbot, app, "workflow_run", {"workflow": workflow}, timeout=90_000)
+    tab = run_op(qtbot, app, "tab_open", {})["tabId"]  # opening the environment's profile is not the run
+    with qt_thread_disk([app.data.root]) as recorded:  # the stream is fetched and written on other threads
+        result = run_op(qtbot, app, "workflow_run", {"workflow": workflow, "tabId": tab}, timeout=90_000)
     assert result["ok"] and result["run"]["status"] == "ok", result
+    assert recorded == [], "\n".join(map(str, recorded))
     saved = result["outputs"]["video"]
     assert saved in result["files"] and Path(saved).name == "clip.webm"
     assert_whole(saved, [("video", "vp9"), ("audio", "opus")])

@@ -11,7 +11,7 @@ from typing import Iterator
 import pytest
 
 from app.browser.streamsave import Candidate, Identity, StreamJob, StreamRefused, candidates, cookie_jar, \
-    manifest_kind, probe, sniff
+    manifest_kind, probe, site_extractor, sniff
 from tests.support.server import LocalServer
 
 MEDIA_PLAYLIST = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nseg0.ts\n#EXT-X-ENDLIST\n"
@@ -101,3 +101,10 @@ def test_a_redirect_to_a_blocked_host_is_refused_before_it_is_sent(tmp_path: Pat
                                   f"of env-x: 127.0.0.2 (blockedDomains: 127.0.0.2)")
     assert server.hits("/index.m3u8") and other.requests == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_site_yt_dlp_knows_is_left_to_its_extractor_and_others_to_the_traffic() -> None:
+    assert site_extractor("https://www.youtube.com/watch?v=BaW_jenozKc") == "Youtube"
+    assert site_extractor("https://vimeo.com/76979871") == "Vimeo"
+    assert site_extractor("http://127.0.0.1:8080/player?src=/ts/index.m3u8") is None
+    assert site_extractor("https://shop.example.com/lessons/3") is None
