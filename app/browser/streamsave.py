@@ -44,6 +44,8 @@ SEGMENT_SUFFIXES = (".ts", ".m4s", ".mp4", ".m4a", ".m4v", ".aac", ".webm", ".we
 MAX_PROBES = 8  # URLs of no known kind read (their first bytes) to find a manifest
 PROBE_BYTES = 2048
 DELEGATION = re.compile(r"delegated to (ffmpeg|avconv)", re.I)
+RESERVATION = ".browserpilot-reserved"
+_RESERVING = threading.Lock()
 
 
 class StreamError(Exception):
@@ -379,7 +381,6 @@ class StreamJob:
             raise StreamError("ffmpeg is not installed: it is needed to merge a stream's audio and video "
                               "(install the system's ffmpeg package)")
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._formats: list[str] | None = None
 
         class _Logger:
             def debug(self, message: str) -> None:
@@ -410,8 +411,9 @@ class StreamJob:
             "external_downloader": {"default": "native"},
             "compat_opts": set(), "allow_unplayable_formats": False, "check_formats": False,
         }
-        target = _free_stem(self.folder, _stem(self.name) or "video")
+        target = _reserve_stem(self.folder, _stem(self.name) or "video")
         params["outtmpl"] = {"default": f"{target}.%(ext)s"}
+        failed = True
         try:
             with environment_ydl(self.identity, self._check, params, self._opened) as ydl:
                 if self.kind.startswith("site:"):  # the page of a site yt-dlp knows, by its extractor
@@ -420,7 +422,9 @@ class StreamJob:
                     if result is None:
                         raise StreamError(f"yt-dlp's {self.kind[5:]} extractor found nothing to save")
                     self._formats = [f.get("format_id") for f in result.get("requested_formats") or [result]]
-                    return self._finish(result)
+                    finished = self._finish(result)
+                    failed = False
+                    return finished
                 ie = ydl.get_info_extractor("Generic")
                 self._report(phase="reading the manifest")
                 if self.kind == "dash":
@@ -436,6 +440,9 @@ class StreamJob:
                 chosen = ydl.process_ie_result(copy.deepcopy(info), download=False)
                 self._formats = [f.get("format_id") for f in chosen.get("requested_formats") or [chosen]]
                 result = ydl.process_ie_result(info, download=True)
+            finished = self._finish(result)
+            failed = False
+            return finished
         except Exception as exc:  # noqa: BLE001  (yt-dlp's errors wrap ours; the flags say what happened)
             _close_left_open(exc, self.folder)
             if self.refusal:
@@ -447,9 +454,10 @@ class StreamJob:
             raise StreamError(_clean(str(exc))) from None
         finally:
             _close_all(self._opened)  # what an interruption left unread (yt-dlp closes the rest)
-            if self._cancel.is_set() or self.refusal:
-                _remove_parts(self.folder, target)
-        return self._finish(result)
+            if failed:
+                _remove_parts(self.folder, target)  # fragments, parts, the reservation
+            else:
+                (self.folder / f"{target}{RESERVATION}").unlink(missing_ok=True)
 
     def _finish(self, result: Mapping[str, Any]) -> dict[str, Any]:
         downloads = result.get("requested_downloads") or [result]
@@ -470,16 +478,19 @@ def _stem(name: str | None) -> str:
     return stem if dot and stem and len(suffix) <= 5 else base
 
 
-def _free_stem(folder: Path, stem: str) -> str:
-    """A file stem no existing file in `folder` starts with (`video`, `video (1)`, …)."""
+def _reserve_stem(folder: Path, stem: str) -> str:
+    """A file stem no file in `folder` has yet (`video`, `video (1)`, …), reserved by an empty file
+    `<stem>.browserpilot-reserved` until the job ends, so two saves into one folder never share one."""
     from envs.filenames import safe_file_name
 
     base = safe_file_name(stem).strip() or "video"
-    taken = {entry.rsplit(".", 1)[0] for entry in os.listdir(folder)} if folder.is_dir() else set()
-    candidate, index = base, 0
-    while candidate in taken or any(name.startswith(candidate + ".") for name in taken):
-        index += 1
-        candidate = f"{base} ({index})"
+    with _RESERVING:
+        taken = {entry.rsplit(".", 1)[0] for entry in os.listdir(folder)}
+        candidate, index = base, 0
+        while candidate in taken:
+            index += 1
+            candidate = f"{base} ({index})"
+        (folder / f"{candidate}{RESERVATION}").touch()
     return candidate
 
 
@@ -530,7 +541,7 @@ def glob_escape(text: str) -> str:
 
 
 def _clean(message: str) -> str:
-    return re.sub(r"^ERROR:\s*", "", message).strip()
+    return re.sub(r"^(ERROR:\s*)?(\[[\w:]+\]\s*)?(media:\s*)?", "", message).strip()
 
 
 def find_ffmpeg() -> str | None:

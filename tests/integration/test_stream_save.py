@@ -141,7 +141,9 @@ def test_an_encrypted_fmp4_stream_behind_a_login_is_saved_with_the_environments_
     assert "403" in (run_js(qtbot, anonymous, "window.failed") or "")
     refused = run_op(qtbot, app, "page_download", {"tabId": anonymous.tab_id,
                                                    "url": site.server.url("/secure/fmp4/index.m3u8")}, timeout=60_000)
-    assert not refused["ok"] and "403" in refused["error"], refused
+    assert not refused["ok"] and "HTTP Error 403" in refused["error"], refused
+    member_files = app.service.profiles.downloads(env_id).default_folder
+    assert not member_files.exists() or list(member_files.iterdir()) == []  # nothing left of the failed save
 
     login = open_view(app, env_id, site.server.url("/login"))
     wait_loaded(qtbot, login)
