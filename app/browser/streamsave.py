@@ -41,6 +41,8 @@ MANIFEST_TYPES = {"application/vnd.apple.mpegurl": "hls", "application/x-mpegurl
 SEGMENT_SUFFIXES = (".ts", ".m4s", ".mp4", ".m4a", ".m4v", ".aac", ".webm", ".weba", ".key", ".vtt", ".js",
                     ".css", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".woff", ".woff2", ".html", ".mp3",
                     ".cmfv", ".cmfa")
+VAGUE_TYPES = frozenset({"", "text/plain", "application/octet-stream", "binary/octet-stream", "application/xml",
+                         "text/xml"})
 MAX_PROBES = 8  # URLs of no known kind read (their first bytes) to find a manifest
 PROBE_BYTES = 2048
 DELEGATION = re.compile(r"delegated to (ffmpeg|avconv)", re.I)
@@ -136,10 +138,13 @@ def is_master_playlist(text: str) -> bool:
     return "#EXT-X-STREAM-INF" in text
 
 
-def probe_worthy(url: str) -> bool:
-    """Whether an http(s) URL of unknown kind could be a manifest (segments, keys and page assets are not)."""
+def probe_worthy(url: str, mime: str = "") -> bool:
+    """Whether an http(s) URL of unknown kind could be a manifest: not a segment, key or page asset by its
+    extension, nor by its content type when known (a manifest may come as text/plain or octet-stream)."""
     parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and not parts.path.lower().endswith(SEGMENT_SUFFIXES)
+    kind = mime.split(";")[0].strip().lower()
+    return parts.scheme in ("http", "https") and not parts.path.lower().endswith(SEGMENT_SUFFIXES) \
+        and kind in VAGUE_TYPES
 
 
 def candidates(urls: Iterable[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
@@ -154,7 +159,7 @@ def candidates(urls: Iterable[Candidate]) -> tuple[list[Candidate], list[Candida
         kind = item.kind or manifest_kind(item.url, item.mime)
         if kind:
             known.append(Candidate(item.url, item.mime, kind))
-        elif probe_worthy(item.url):
+        elif probe_worthy(item.url, item.mime):
             unknown.append(item)
     return known, unknown[:MAX_PROBES]
 
@@ -252,12 +257,12 @@ def environment_ydl(identity: Identity, check: Callable[[str], None], params: Ma
 
 def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Identity) -> Candidate | None:
     """The manifest a player plays, from `candidates(...)`: the newest DASH manifest, or the newest HLS master
-    playlist (else the newest media playlist); URLs of no known kind are read (their first bytes) in turn.
-    Blocking (it may send requests, each as the environment would)."""
+    playlist (else the newest media playlist); when none is known, URLs of no known kind are read (their first
+    bytes) in turn. Blocking (it may send requests, each as the environment would)."""
     if known and known[0].kind == "dash":
         return known[0]
     hls = [item for item in known if item.kind == "hls"]
-    if len(hls) == 1 and not unknown:
+    if len(hls) == 1:
         return hls[0]
 
     def check(url: str) -> None:
@@ -268,7 +273,7 @@ def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Id
     found: list[tuple[Candidate, bytes]] = []
     opened: list[Any] = []
     with environment_ydl(identity, check, {"logger": _QuietLogger()}, opened) as ydl:
-        for item in [*hls, *unknown]:
+        for item in hls or unknown:  # several playlists: which is the master; none: which reads like one
             try:
                 with ydl.urlopen(item.url) as response:
                     head = response.read(PROBE_BYTES)
@@ -278,7 +283,7 @@ def probe(known: Sequence[Candidate], unknown: Sequence[Candidate], identity: Id
             finally:
                 _close_all(opened)
             kind = item.kind or sniff(head)
-            if kind == "dash" and not hls:
+            if kind == "dash":
                 return Candidate(item.url, item.mime, kind)
             if kind == "hls":
                 found.append((Candidate(item.url, item.mime, kind), head))

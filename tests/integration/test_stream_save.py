@@ -55,6 +55,9 @@ class Site:
                                                    for line in playlist.splitlines()) + "\n",
                      content_type=TYPES[".m3u8"])
         server.route("/slow/ts/index.m3u8", playlist, content_type=TYPES[".m3u8"])
+        server.route("/api/play", "\n".join("/ts/" + line if line.endswith(".ts") else line
+                                              for line in playlist.splitlines()) + "\n",
+                     content_type=TYPES[".m3u8"])  # a manifest whose URL does not say so
         server.route("/player", PLAYER)
         server.route("/login", "<title>Logged in</title>", headers=[("Set-Cookie", f"{SESSION}; Path=/; HttpOnly")])
 
@@ -131,6 +134,28 @@ def test_an_hls_ts_stream_fed_through_mediasource_is_saved_whole(qtbot: QtBot, a
     panel = window_of(app, "env-default").downloads_panel
     row = panel.row_for(result["name"])
     assert row is not None and row.record.state == "completed" and "Done" in row.meta.text()
+
+
+@pytest.mark.parametrize("capturing", [True, False], ids=["captured", "resource-timing"])
+def test_a_manifest_whose_url_does_not_say_so_is_found_in_the_tabs_traffic(
+        qtbot: QtBot, app: BrowserPilotApp, site: Site, capturing: bool) -> None:
+    """With the tab's network capture on, by its content type; without, by reading what the page fetched."""
+    tab_id = run_op(qtbot, app, "tab_open", {})["tabId"]
+    if capturing:
+        assert run_op(qtbot, app, "net_start", {"tabId": tab_id})["ok"]
+    assert run_op(qtbot, app, "page_navigate", {"tabId": tab_id, "url": site.player("/api/play")})["ok"]
+    view = next(tab.view for tab in app.service.tabs() if tab.tab_id == tab_id)
+    qtbot.waitUntil(lambda: run_js(qtbot, view, "window.done") is True, timeout=20_000)
+    probes = len(site.fetched_by_app("/api/play"))
+    result = run_op(qtbot, app, "page_save_media", {"tabId": tab_id, "locator": {"selector": "video"}},
+                    timeout=60_000)
+    assert result["ok"], result
+    assert result["stream"]["manifest"] == site.server.url("/api/play")
+    assert_whole(result["path"], [("video", "h264"), ("audio", "aac")])
+    read = len(site.fetched_by_app("/api/play")) - probes
+    assert read == (2 if capturing else 3)  # yt-dlp reads it twice; without a content type it is probed first
+    if capturing:
+        assert run_op(qtbot, app, "net_stop", {"tabId": tab_id})["ok"]
 
 
 def test_an_encrypted_fmp4_stream_behind_a_login_is_saved_with_the_environments_cookie(
