@@ -249,6 +249,8 @@ def environment_ydl(identity: Identity, check: Callable[[str], None], params: Ma
 
     ydl = YoutubeDL({"quiet": True, "noprogress": True, "http_headers": identity.headers(), "socket_timeout": 30,
                      **params})
+    if not identity.accept_language:  # the browser sends none either (its profile has no languages set)
+        ydl.params["http_headers"].pop("Accept-Language", None)
     ydl.__dict__["cookiejar"] = cookie_jar(identity.cookies)  # before its first request
     ydl.__dict__["_request_director"] = ydl.build_request_director(
         [_handler_class(check, opened if opened is not None else [])])

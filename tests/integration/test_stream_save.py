@@ -130,6 +130,9 @@ def test_an_hls_ts_stream_fed_through_mediasource_is_saved_whole(qtbot: QtBot, a
     user_agent = view.page().profile().httpUserAgent()
     assert all(r.headers.get("user-agent") == user_agent and r.headers.get("referer") == view.url().toString()
                for r in sent), [r.headers for r in sent]
+    page_languages = {r.headers.get("accept-language") for r in site.server.hits("/ts/seg0.ts") if r not in sent}
+    assert len(page_languages) == 1  # what the page's own requests said (here: none, as the profile has none)
+    assert {r.headers.get("accept-language") for r in sent} == page_languages
     # The Downloads list of the environment's window shows it done, with its size.
     panel = window_of(app, "env-default").downloads_panel
     row = panel.row_for(result["name"])

@@ -108,3 +108,4 @@ def test_a_site_yt_dlp_knows_is_left_to_its_extractor_and_others_to_the_traffic(
     assert site_extractor("https://vimeo.com/76979871") == "Vimeo"
     assert site_extractor("http://127.0.0.1:8080/player?src=/ts/index.m3u8") is None
     assert site_extractor("https://shop.example.com/lessons/3") is None
+
