@@ -71,6 +71,7 @@ class StreamTransfer(QObject):
         record = self.record
         if record.state != "in progress":
             return
+        record.url = self.job.manifest_url or record.url  # the manifest, once it is known
         record.bytes, record.total = progress.bytes, progress.total
         record.phase, record.fragment, record.fragments = progress.phase, progress.fragment, progress.fragments
         record.part, record.parts = progress.part, progress.parts

@@ -377,9 +377,8 @@ class StreamJob:
         return max(1, self.progress.part), max(1, len(wanted))
 
     def _on_postprocess(self, status: Mapping[str, Any]) -> None:
-        if status.get("status") == "started" and status.get("postprocessor") in ("Merger", "FixupM3u8",
-                                                                                "FFmpegFixupM3u8", "VideoConvertor"):
-            self._report(phase="merging")
+        if status.get("status") == "started" and status.get("postprocessor") in ("Merger", "FixupM3u8"):
+            self._report(phase="merging")  # ffmpeg joins audio and video, or remuxes TS into MP4
 
     def run(self) -> dict[str, Any]:
         """Download and merge; `{path, name, bytes, formats, kind, url}`. Raises `StreamError` (with

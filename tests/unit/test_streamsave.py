@@ -3,6 +3,7 @@ where, which URL is the manifest, and a redirect hop to a blocked host refused b
 
 from __future__ import annotations
 
+import shutil
 import time
 import urllib.request
 from pathlib import Path
@@ -11,8 +12,9 @@ from typing import Iterator
 import pytest
 
 from app.browser.streamsave import Candidate, Identity, StreamJob, StreamRefused, candidates, cookie_jar, \
-    manifest_kind, probe, site_extractor, sniff
+    Progress, manifest_kind, probe, site_extractor, sniff
 from tests.support.server import LocalServer
+from tests.support.streams import CLIP_SECONDS, ffprobe, make_streams
 
 MEDIA_PLAYLIST = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nseg0.ts\n#EXT-X-ENDLIST\n"
 MASTER_PLAYLIST = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nvideo.m3u8\n"
@@ -109,3 +111,27 @@ def test_a_site_yt_dlp_knows_is_left_to_its_extractor_and_others_to_the_traffic(
     assert site_extractor("http://127.0.0.1:8080/player?src=/ts/index.m3u8") is None
     assert site_extractor("https://shop.example.com/lessons/3") is None
 
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed (./dev.sh setup installs it)")
+def test_a_dash_job_reports_bytes_fragments_of_each_stream_then_merging(tmp_path: Path,
+                                                                        sites: tuple[LocalServer, LocalServer]) -> None:
+    server, _other = sites
+    streams = make_streams(tmp_path / "streams")
+    for path, file in streams.files().items():
+        server.route(path, file.read_bytes(), content_type="application/octet-stream")
+    seen: list[Progress] = []
+    job = StreamJob(server.url("/dash/manifest.mpd"), "dash", tmp_path / "out", "talk", Identity(blocked=allow_all),
+                    on_progress=lambda progress: seen.append(Progress(**vars(progress))))
+    result = job.run()
+    assert result["name"] == "talk.webm" and sorted(result["formats"]) == ["0", "1"]
+    assert ffprobe(result["path"])["streams"] == [("audio", "opus"), ("video", "vp9")]
+    assert abs(ffprobe(result["path"])["duration"] - CLIP_SECONDS) <= 0.5
+    phases = [p.phase for p in seen]
+    assert phases.index("merging") > phases.index("downloading") and phases[-1] == "done"
+    downloading = [p for p in seen if p.phase == "downloading"]
+    assert {p.part for p in downloading} == {1, 2} and {p.parts for p in downloading} == {2}
+    assert max(p.fragments for p in downloading) >= 4 and max(p.fragment for p in downloading) >= 3
+    assert [p.bytes for p in downloading] == sorted(p.bytes for p in downloading)  # it only grows
+    assert seen[-1].bytes == result["bytes"] == Path(result["path"]).stat().st_size
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["talk.webm"]  # no parts, no reservation
