@@ -29,7 +29,7 @@ import shutil
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -324,7 +324,7 @@ class StreamJob:
         self.name = name
         self.identity = identity
         self.on_progress = on_progress
-        self.ffmpeg = ffmpeg or find_ffmpeg()
+        self.ffmpeg = ffmpeg  # found when the job runs (off the Qt thread)
         self.progress = Progress()
         self._cancel = threading.Event()
         self.refusal: str | None = None
@@ -383,6 +383,7 @@ class StreamJob:
     def run(self) -> dict[str, Any]:
         """Download and merge; `{path, name, bytes, formats, kind, url}`. Raises `StreamError` (with
         `StreamRefused` / `StreamCancelled`)."""
+        self.ffmpeg = self.ffmpeg or find_ffmpeg()
         if not self.ffmpeg:
             raise StreamError("ffmpeg is not installed: it is needed to merge a stream's audio and video "
                               "(install the system's ffmpeg package)")
