@@ -83,8 +83,24 @@ class Identity:
     referer: str = ""
 
     def headers(self) -> dict[str, str]:
-        found = {"User-Agent": self.user_agent, "Accept-Language": self.accept_language, "Referer": self.referer}
+        """Headers of every request (Referer and Origin are set per request: `page_headers`)."""
+        found = {"User-Agent": self.user_agent, "Accept-Language": self.accept_language}
         return {name: value for name, value in found.items() if value}
+
+
+def page_headers(page_url: str, url: str) -> dict[str, str]:
+    """Referer and Origin as the page's own `fetch` of `url` sends them (Chromium's default referrer policy,
+    strict-origin-when-cross-origin): the full address to its own origin; to another origin only the origin,
+    with Origin; nothing to plain http from an https page."""
+    page, target = urlsplit(page_url), urlsplit(url)
+    if page.scheme not in ("http", "https") or not page.netloc:
+        return {}
+    origin = f"{page.scheme}://{page.netloc}"
+    if (target.scheme, target.netloc) == (page.scheme, page.netloc):
+        return {"Referer": page_url.split("#", 1)[0]}
+    if page.scheme == "https" and target.scheme == "http":
+        return {"Origin": origin}
+    return {"Referer": origin + "/", "Origin": origin}
 
 
 @dataclass
@@ -193,9 +209,10 @@ def cookie_jar(cookies: Iterable[Mapping[str, Any]]) -> http.cookiejar.CookieJar
     return jar
 
 
-def _handler_class(check: Callable[[str], None], opened: list[Any]) -> type:
-    """yt-dlp's urllib request handler with the policy asked before every request and every redirect hop;
-    each response it returns is also put in `opened`, for the job to close what an interruption left open."""
+def _handler_class(check: Callable[[str], None], opened: list[Any], page_url: str) -> type:
+    """yt-dlp's urllib request handler with the policy asked before every request and every redirect hop, and
+    the page's Referer and Origin as its own fetch would send them; each response it returns is also put in
+    `opened`, for the job to close what an interruption left open."""
     import urllib.request
     from urllib.parse import urljoin
 
@@ -226,6 +243,12 @@ def _handler_class(check: Callable[[str], None], opened: list[Any]) -> type:
             opener.add_handler(_RedirectGate())
             return opener
 
+        def _prepare_headers(self, request: Any, headers: Any) -> None:
+            super()._prepare_headers(request, headers)
+            for name in ("Referer", "Origin"):
+                headers.pop(name, None)
+            headers.update(page_headers(page_url, request.url))
+
         def _send(self, request: Any) -> Any:
             try:
                 check(request.url)
@@ -253,7 +276,7 @@ def environment_ydl(identity: Identity, check: Callable[[str], None], params: Ma
         ydl.params["http_headers"].pop("Accept-Language", None)
     ydl.__dict__["cookiejar"] = cookie_jar(identity.cookies)  # before its first request
     ydl.__dict__["_request_director"] = ydl.build_request_director(
-        [_handler_class(check, opened if opened is not None else [])])
+        [_handler_class(check, opened if opened is not None else [], identity.referer)])
     return ydl
 
 

@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 
 from app.browser.streamsave import Candidate, Identity, StreamJob, StreamRefused, candidates, cookie_jar, \
-    Progress, manifest_kind, probe, site_extractor, sniff
+    Progress, manifest_kind, page_headers, probe, site_extractor, sniff
 from tests.support.server import LocalServer
 from tests.support.streams import CLIP_SECONDS, ffprobe, make_streams
 
@@ -135,3 +135,11 @@ def test_a_dash_job_reports_bytes_fragments_of_each_stream_then_merging(tmp_path
     assert [p.bytes for p in downloading] == sorted(p.bytes for p in downloading)  # it only grows
     assert seen[-1].bytes == result["bytes"] == Path(result["path"]).stat().st_size
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["talk.webm"]  # no parts, no reservation
+
+
+def test_referer_and_origin_are_what_the_pages_own_fetch_would_send() -> None:
+    page = "https://shop.test/watch?v=1#t=3"
+    assert page_headers(page, "https://shop.test/m/index.m3u8") == {"Referer": "https://shop.test/watch?v=1"}
+    assert page_headers(page, "https://cdn.test/seg1.ts") == {"Referer": "https://shop.test/", "Origin": "https://shop.test"}
+    assert page_headers(page, "http://cdn.test/seg1.ts") == {"Origin": "https://shop.test"}  # no downgrade leak
+    assert page_headers("about:blank", "https://cdn.test/seg1.ts") == {}
