@@ -135,36 +135,45 @@ async def save_stream(page: QWebEnginePage, manager: DownloadManager | None, sou
             result: dict[str, Any] | BaseException = job.run()
         except BaseException as exc:  # noqa: BLE001  (handed to the loop)
             result = exc
-        loop.call_soon_threadsafe(_settle, done, result)
+        try:
+            loop.call_soon_threadsafe(_settle, done, result)
+        except RuntimeError:  # the loop is gone: the app quit while it ran
+            log.info("stream %s ended after the app's loop", job.manifest_url[:200])
+
+    def end(state: str, error: str, path: Path | None = None, size: int = 0) -> None:
+        if shiboken6.isValid(transfer):  # (the environment may have been deleted meanwhile)
+            transfer.finish(state, path, size, error or None)
+        log.info("stream %s: %s%s", record.url[:200], state, f" ({error})" if error else "")
+        if manager is not None and shiboken6.isValid(manager):
+            manager.download_finished.emit(record)
 
     if manager is not None:
         manager.track(record, transfer)
     threading.Thread(target=work, name="browserpilot-stream", daemon=True).start()
     try:
         result = await asyncio.wait_for(asyncio.shield(done), timeout)
-    except asyncio.TimeoutError:
+    except (asyncio.TimeoutError, asyncio.CancelledError) as exc:  # out of time, or the caller gave up
         job.cancel()
         done.add_done_callback(lambda future: future.cancelled() or future.exception())  # ends on its own
-        transfer.finish("cancelled", error=f"not finished within {timeout:g} s")
-        _finished(manager, record)
+        if isinstance(exc, asyncio.CancelledError):
+            end("cancelled", "the operation was cancelled")
+            raise
+        end("cancelled", f"not finished within {timeout:g} s")
         raise PageTimeout(f"the stream was not saved within {timeout:g} s ({record.bytes} bytes so far); "
                           f"it was cancelled") from None
     except StreamCancelled as exc:
-        transfer.finish("cancelled", error=str(exc))
-        _finished(manager, record)
+        end("cancelled", str(exc))
         raise PageError(f"saving {record.url} was cancelled", code="cancelled") from None
     except StreamRefused as exc:
-        transfer.finish("interrupted", error=str(exc))
-        _finished(manager, record)
+        end("interrupted", str(exc))
         raise PageError(str(exc), code="blocked") from None
-    except StreamError as exc:
-        transfer.finish("interrupted", error=str(exc))
-        _finished(manager, record)
-        raise PageError(f"the stream could not be saved: {exc}", code=exc.code) from None
+    except Exception as exc:  # noqa: BLE001  (StreamError, or a fault: the row must not stay "downloading")
+        end("interrupted", str(exc))
+        code = exc.code if isinstance(exc, StreamError) else "stream_failed"
+        raise PageError(f"the stream could not be saved: {exc}", code=code) from None
     path = Path(result["path"])
     record.url = result["url"]
-    transfer.finish("completed", path, int(result["bytes"]))
-    _finished(manager, record)
+    end("completed", "", path, int(result["bytes"]))
     mime = mimetypes.guess_type(path.name)[0] or "video/mp4"
     return {"path": str(path), "name": path.name, "bytes": result["bytes"], "mime": mime, "url": result["url"],
             "stream": {"kind": result["kind"], "manifest": result["url"], "formats": result["formats"]}}
@@ -177,9 +186,3 @@ def _settle(future: asyncio.Future[dict[str, Any]], result: dict[str, Any] | Bas
         future.set_exception(result)
     else:
         future.set_result(result)
-
-
-def _finished(manager: DownloadManager | None, record: DownloadRecord) -> None:
-    log.info("stream %s: %s%s", record.url[:200], record.state, f" ({record.error})" if record.error else "")
-    if manager is not None:
-        manager.download_finished.emit(record)
