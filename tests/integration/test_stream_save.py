@@ -37,7 +37,7 @@ class Site:
 
     def __init__(self, server: LocalServer, cdn: LocalServer, folder: Path) -> None:
         self.server, self.cdn = server, cdn
-        self.hold = threading.Event()  # the held segment (/slow/ts/seg2.ts) waits for it
+        self.hold = threading.Event()  # the app's request of the held segment (/slow/ts/seg2.ts) waits for it
         self.hold.set()
         streams = make_streams(folder)
         for path, file in streams.files().items():
@@ -71,7 +71,8 @@ class Site:
 
     def _held(self, data: bytes, content_type: str) -> Any:
         def answer(request: Request) -> Response:
-            self.hold.wait(30)
+            if "sec-fetch-dest" not in request.headers:  # the app's request (the page's own goes at once)
+                self.hold.wait(30)
             return Response(data, content_type=content_type)
         return answer
 
@@ -149,6 +150,9 @@ def test_a_manifest_whose_url_does_not_say_so_is_found_in_the_tabs_traffic(
     assert run_op(qtbot, app, "page_navigate", {"tabId": tab_id, "url": site.player("/api/play")})["ok"]
     view = next(tab.view for tab in app.service.tabs() if tab.tab_id == tab_id)
     qtbot.waitUntil(lambda: run_js(qtbot, view, "window.done") is True, timeout=20_000)
+    if capturing:  # the capture has the manifest's answer (its events may come a moment after the page's)
+        qtbot.waitUntil(lambda: any(r["url"] == site.server.url("/api/play") and r["mimeType"] for r in
+                                    run_op(qtbot, app, "net_list", {"tabId": tab_id})["requests"]), timeout=10_000)
     probes = len(site.fetched_by_app("/api/play"))
     result = run_op(qtbot, app, "page_save_media", {"tabId": tab_id, "locator": {"selector": "video"}},
                     timeout=60_000)
@@ -268,3 +272,36 @@ def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_download
     assert not result["ok"] and "cancelled" in result["error"], result
     assert row.record.state == "cancelled" and row.state_text() == "Cancelled"
     assert sorted(folder.iterdir()) == before  # nothing of it is left
+
+
+def test_cancelling_a_run_stops_its_stream_download(qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    nodes = [{"id": "start", "data": {"type": "start"}},
+             {"id": "open", "data": {"type": "goto", "url": site.player("/slow/ts/index.m3u8")}},
+             {"id": "ready", "data": {"type": "wait", "locator": {"selector": "body[data-played=yes]"},
+                                      "state": "appear", "timeout": 20}},
+             {"id": "save", "data": {"type": "download", "locator": {"selector": "video"}, "saveAs": "held"}},
+             {"id": "end", "data": {"type": "end"}}]
+    workflow = {"kind": "app", "version": "0.3.0", "app": {"name": "Held", "mode": "workflow"},
+                "workflow": {"environment_variables": [], "conversation_variables": [],
+                             "graph": {"nodes": nodes, "edges": [{"source": a["id"], "target": b["id"]}
+                                                                 for a, b in zip(nodes, nodes[1:])]}}}
+    folder = app.service.profiles.downloads("env-default").default_folder
+    folder.mkdir(parents=True, exist_ok=True)
+    before = sorted(folder.iterdir())
+    panel = window_of(app, "env-default").downloads_panel
+    rows_before = list(panel.rows)
+    held = len(site.fetched_by_app("/slow/ts/seg2.ts"))
+    site.hold.clear()
+    try:
+        run_id = run_op(qtbot, app, "workflow_start", {"workflow": workflow})["runId"]
+        qtbot.waitUntil(lambda: len(site.fetched_by_app("/slow/ts/seg2.ts")) > held
+                        and any(r not in rows_before for r in panel.rows), timeout=20_000)
+        row = next(r for r in panel.rows if r not in rows_before)
+        assert row.record.state == "in progress"
+        assert run_op(qtbot, app, "run_cancel", {"runId": run_id})["ok"]
+        qtbot.waitUntil(lambda: row.record.state == "cancelled", timeout=10_000)
+    finally:
+        site.hold.set()
+    ended = run_op(qtbot, app, "run_wait", {"runId": run_id})
+    assert not ended["ok"] and "cancelled" in ended["error"], ended
+    qtbot.waitUntil(lambda: sorted(folder.iterdir()) == before, timeout=10_000)  # its parts are removed
