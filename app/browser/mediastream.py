@@ -143,6 +143,7 @@ async def save_stream(page: QWebEnginePage, manager: DownloadManager | None, sou
     def end(state: str, error: str, path: Path | None = None, size: int = 0) -> None:
         if shiboken6.isValid(transfer):  # (the environment may have been deleted meanwhile)
             transfer.finish(state, path, size, error or None)
+            transfer.deleteLater()  # its row keeps the record
         log.info("stream %s: %s%s", record.url[:200], state, f" ({error})" if error else "")
         if manager is not None and shiboken6.isValid(manager):
             manager.download_finished.emit(record)

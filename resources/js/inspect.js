@@ -79,7 +79,7 @@
     const data = { tag: el.localName, desc: E.describe(el), src, media: MEDIA.has(el.localName) };
     const typed = el.localName === 'source' ? el : (el.querySelector && el.querySelector('source[type]'));
     if (typed && typed.type) data.type = typed.type;
-    if (!src || src.startsWith('blob:')) {
+    if (src.startsWith('blob:')) {
       // A player fed through MediaSource: what its document fetched (resource timing), to find the manifest.
       const seen = [];
       for (const view of new Set([el.ownerDocument.defaultView, window])) {
