@@ -19,6 +19,7 @@ from pytestqt.qtbot import QtBot
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from tests.support.disk_audit import qt_thread_disk
+from tests.support.documents import chain
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer, Request, Response
 from tests.support.streams import CLIP_SECONDS, PLAYER, ffprobe, make_streams
@@ -215,10 +216,7 @@ def test_the_download_node_puts_the_stream_into_the_runs_files_off_the_qt_thread
              {"id": "save", "data": {"type": "download", "locator": {"selector": "video"}, "saveAs": "clip.webm"}},
              {"id": "end", "data": {"type": "end", "outputs": [{"variable": "video",
                                                                 "value_selector": ["save", "path"]}]}}]
-    workflow = {"kind": "app", "version": "0.3.0", "app": {"name": "Save the lesson", "mode": "workflow"},
-                "workflow": {"environment_variables": [], "conversation_variables": [],
-                             "graph": {"nodes": nodes, "edges": [{"source": a["id"], "target": b["id"]}
-                                                                 for a, b in zip(nodes, nodes[1:])]}}}
+    workflow = chain("Save the lesson", *nodes)
     tab = run_op(qtbot, app, "tab_open", {})["tabId"]  # opening the environment's profile is not the run
     with qt_thread_disk([app.data.root]) as recorded:  # the stream is fetched and written on other threads
         result = run_op(qtbot, app, "workflow_run", {"workflow": workflow, "tabId": tab}, timeout=90_000)
@@ -281,10 +279,7 @@ def test_cancelling_a_run_stops_its_stream_download(qtbot: QtBot, app: BrowserPi
                                       "state": "appear", "timeout": 20}},
              {"id": "save", "data": {"type": "download", "locator": {"selector": "video"}, "saveAs": "held"}},
              {"id": "end", "data": {"type": "end"}}]
-    workflow = {"kind": "app", "version": "0.3.0", "app": {"name": "Held", "mode": "workflow"},
-                "workflow": {"environment_variables": [], "conversation_variables": [],
-                             "graph": {"nodes": nodes, "edges": [{"source": a["id"], "target": b["id"]}
-                                                                 for a, b in zip(nodes, nodes[1:])]}}}
+    workflow = chain("Held", *nodes)
     folder = app.service.profiles.downloads("env-default").default_folder
     folder.mkdir(parents=True, exist_ok=True)
     before = sorted(folder.iterdir())
