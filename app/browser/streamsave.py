@@ -1,22 +1,24 @@
 """Saving a streamed video (HLS `.m3u8`, DASH `.mpd`) as one playable file: yt-dlp's own HLS and DASH
 downloaders fetch the segments (TS or fMP4, AES-128 keys), ffmpeg merges separate audio and video and remuxes.
-Pure Python (no Qt): `StreamJob.run()` blocks, on a worker thread.
+Pure Python (no Qt): `StreamJob.run()` blocks, on a worker thread; `cancel()` stops it from any thread, and an
+interrupted job leaves no file behind (its name is reserved while it runs: two jobs never share one).
 
-Everything goes out as the environment would send it (`Identity`):
+Everything goes out as the environment would send it (`Identity`, `environment_ydl`):
 - every request, the first and each redirect hop, is checked against the environment's domain policy before
-  it is sent (`_PolicyRedirectHandler`, `_EnvironmentRH`); a refused one stops the job naming the rule;
+  it is sent (`_EnvironmentRH`, `_RedirectGate`); a refused one stops the job naming the rule;
 - each request carries the cookies the profile would send to that URL: the profile's cookies are loaded into
   a cookie jar with the browser's rules (a host-only cookie goes to its host alone; path, `Secure`, expiry),
   so a segment on another host never gets the first host's cookies;
-- the environment's user agent and languages, and the page as Referer.
+- the environment's user agent and languages (none when the profile has none, as the browser), and Referer
+  and Origin as the page's own fetch sends them (`page_headers`).
 - ffmpeg never fetches anything (it would send no cookies and ask no policy): when yt-dlp would hand a stream
   to ffmpeg to download (a live stream, an encryption it cannot do itself), the job fails instead. ffmpeg
   only merges and remuxes the files yt-dlp wrote.
 
-`find_manifest` picks the stream a player plays from URLs the tab fetched (app/browser/parts/capture.py
-gathers them): manifests by extension or content type, else the first answer that reads like one.
+`candidates` and `probe` pick the stream a player plays from the URLs the tab fetched
+(app/browser/mediastream.py gathers them): manifests by content type or extension, else the first answer that
+reads like one; `site_extractor` names yt-dlp's extractor for a page of a site it knows.
 """
-
 from __future__ import annotations
 
 import copy
@@ -437,7 +439,7 @@ class StreamJob:
             "ffmpeg_location": self.ffmpeg,
             "progress_hooks": [self._on_download], "postprocessor_hooks": [self._on_postprocess],
             "concurrent_fragment_downloads": 3, "retries": 2, "fragment_retries": 2,
-            "skip_unavailable_fragments": False, "noplaylist": True, "hls_prefer_native": True,
+            "skip_unavailable_fragments": False, "noplaylist": True,
             "external_downloader": {"default": "native"},
             "compat_opts": set(), "allow_unplayable_formats": False, "check_formats": False,
         }
