@@ -143,3 +143,28 @@ def test_referer_and_origin_are_what_the_pages_own_fetch_would_send() -> None:
     assert page_headers(page, "https://cdn.test/seg1.ts") == {"Referer": "https://shop.test/", "Origin": "https://shop.test"}
     assert page_headers(page, "http://cdn.test/seg1.ts") == {"Origin": "https://shop.test"}  # no downgrade leak
     assert page_headers("about:blank", "https://cdn.test/seg1.ts") == {}
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed (./dev.sh setup installs it)")
+def test_in_the_bundle_ffmpeg_is_the_systems_run_with_the_systems_libraries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bundle puts packaging/launchers/ first on PATH (its rthook) and runs with LD_LIBRARY_PATH at its own
+    libraries: the `ffmpeg` there restores the system's library path and runs the system's ffmpeg."""
+    import subprocess
+
+    from app.browser.streamsave import find_ffmpeg
+
+    launchers = tmp_path / "launchers"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "packaging" / "launchers", launchers, symlinks=True)
+    system_bin = str(Path(str(shutil.which("ffmpeg"))).parent)
+    monkeypatch.delenv("BROWSERPILOT_FFMPEG", raising=False)
+    monkeypatch.setenv("PATH", f"{launchers}:{system_bin}:/usr/bin:/bin")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path / "bundle-libs"))
+    found = find_ffmpeg()
+    assert found == str(launchers / "ffmpeg")
+    version = subprocess.run([found, "-version"], capture_output=True, text=True, timeout=30, check=True)
+    assert version.stdout.startswith("ffmpeg version")
+    shown = subprocess.run([str(launchers / "ffprobe"), "-version"], capture_output=True, text=True, timeout=30)
+    assert shown.returncode == 0 and shown.stdout.startswith("ffprobe version")
+    monkeypatch.setenv("PATH", str(launchers))  # a system without ffmpeg: the stand-in alone does not count
+    assert find_ffmpeg() is None
