@@ -69,6 +69,18 @@ def make_streams(folder: Path) -> Streams:
     return Streams(folder)
 
 
+def make_alternate_audio_hls(folder: Path) -> Path:
+    """HLS as many sites serve it: a master playlist whose video variant takes its audio from a separate
+    rendition (`#EXT-X-MEDIA:TYPE=AUDIO`), fMP4 segments. Returns the master playlist's path."""
+    folder.mkdir(parents=True)
+    _ffmpeg(*_SOURCES, *_H264_AAC, *_HLS, "-hls_segment_type", "fmp4", "-master_pl_name", "master.m3u8",
+            "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud", "-hls_fmp4_init_filename", "init.mp4",
+            "-hls_segment_filename", str(folder / "s%v_%d.m4s"), str(folder / "stream_%v.m3u8"))
+    master = folder / "master.m3u8"
+    assert "TYPE=AUDIO" in master.read_text(), master.read_text()
+    return master
+
+
 def ffprobe(path: str | Path) -> dict[str, Any]:
     """`{streams: [(kind, codec)], duration}` of a media file."""
     out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name:format=duration",

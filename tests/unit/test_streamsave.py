@@ -14,7 +14,7 @@ import pytest
 from app.browser.streamsave import Candidate, Identity, StreamJob, StreamRefused, candidates, cookie_jar, \
     Progress, manifest_kind, page_headers, probe, site_extractor, sniff
 from tests.support.server import LocalServer
-from tests.support.streams import CLIP_SECONDS, ffprobe, make_streams
+from tests.support.streams import CLIP_SECONDS, ffprobe, make_alternate_audio_hls, make_streams
 
 MEDIA_PLAYLIST = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nseg0.ts\n#EXT-X-ENDLIST\n"
 MASTER_PLAYLIST = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nvideo.m3u8\n"
@@ -144,6 +144,20 @@ def test_referer_and_origin_are_what_the_pages_own_fetch_would_send() -> None:
     assert page_headers(page, "http://cdn.test/seg1.ts") == {"Origin": "https://shop.test"}  # no downgrade leak
     assert page_headers("about:blank", "https://cdn.test/seg1.ts") == {}
 
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed (./dev.sh setup installs it)")
+def test_an_hls_master_with_a_separate_audio_rendition_is_merged(tmp_path: Path,
+                                                                 sites: tuple[LocalServer, LocalServer]) -> None:
+    server, _other = sites
+    master = make_alternate_audio_hls(tmp_path / "alt")
+    for file in master.parent.iterdir():
+        server.route(f"/alt/{file.name}", file.read_bytes(), content_type="application/octet-stream")
+    result = StreamJob(server.url("/alt/master.m3u8"), "hls", tmp_path / "out", None, Identity(blocked=allow_all)).run()
+    assert len(result["formats"]) == 2 and result["name"] == "video.mp4"
+    probe_result = ffprobe(result["path"])
+    assert probe_result["streams"] == [("audio", "aac"), ("video", "h264")]
+    assert abs(probe_result["duration"] - CLIP_SECONDS) <= 0.5
+    assert {r.path for r in server.requests} >= {"/alt/stream_0.m3u8", "/alt/stream_1.m3u8", "/alt/s1_3.m4s"}
 
 @pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed (./dev.sh setup installs it)")
 def test_in_the_bundle_ffmpeg_is_the_systems_run_with_the_systems_libraries(
