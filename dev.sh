@@ -38,6 +38,9 @@ install_system_packages() {
   "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || missing+=("python3-venv")
   command -v redis-server >/dev/null || missing+=("redis-server")  # distributed batches: tests start their own
   command -v desktop-file-validate >/dev/null || missing+=("desktop-file-utils")  # tests/test_packaging_desktop.py
+  # Streamed videos (app/browser/streamsave.py): ffmpeg merges a stream's audio and video; the tests make their
+  # streams with it and read the saved files with ffprobe.
+  command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=("ffmpeg")
   # A desktop for the tray and notification tests: Xvfb, a window manager, a tray host, a notification server.
   for tool in Xvfb:xvfb openbox:openbox trayer:trayer dunst:dunst wmctrl:wmctrl xdotool:xdotool xwininfo:x11-utils \
       dbus-daemon:dbus; do

@@ -8,6 +8,7 @@
 #   3. PyInstaller with packaging/browserpilot.spec -> build/bundle/dist/browserpilot/
 #   4. icons (packaging/make_icons.py), the desktop entry and install.sh added; tar.gz written
 #   5. the .deb of the same bundle (packaging/build_deb.sh): dist/browserpilot_VERSION_amd64.deb
+# BROWSERPILOT_BUNDLE_FFMPEG=/path/to/static/ffmpeg ships that ffmpeg inside the bundle (else the system's is used).
 # Needs ./dev.sh setup done first (dev.sh package does it).
 #
 #   packaging/build_bundle.sh                     package the working tree as it is
@@ -66,6 +67,13 @@ mkdir -p "$bundle/share/applications"
 cp packaging/browserpilot.desktop "$bundle/share/applications/"
 cp packaging/install.sh "$bundle/install.sh"
 cp packaging/BUNDLE_README.txt "$bundle/README.txt"
+# ffmpeg (merging a streamed video's audio and video): the system's (`apt install ffmpeg`; the .deb depends on
+# it), or a self-contained (static) build given here, shipped beside the executable, where the app looks first
+# (app/browser/streamsave.py: find_ffmpeg). The system's own binary is not copied: it needs ~200 shared libraries.
+if [ -n "${BROWSERPILOT_BUNDLE_FFMPEG:-}" ]; then
+  install -m 0755 "$BROWSERPILOT_BUNDLE_FFMPEG" "$bundle/ffmpeg"
+  echo "package: ffmpeg from $BROWSERPILOT_BUNDLE_FFMPEG shipped in the bundle"
+fi
 
 echo "package: tarball"
 rm -rf "$BUILD/$name" && mv "$bundle" "$BUILD/$name"

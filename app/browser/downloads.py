@@ -67,6 +67,13 @@ class DownloadRecord:
     total: int = -1
     error: str | None = None
     reserved: bool = True  # the file is ours to remove if the download fails (not an overwritten one)
+    # A streamed video (app/browser/mediastream.py): its phase ("downloading", "merging"), the fragment being
+    # fetched of how many, and which of its streams (video, audio) of how many.
+    phase: str = ""
+    fragment: int = 0
+    fragments: int = 0
+    part: int = 0
+    parts: int = 0
 
     def result(self) -> dict[str, Any]:
         return {"path": str(self.path), "name": self.path.name, "bytes": self.bytes, "mime": self.mime,
@@ -226,6 +233,22 @@ class DownloadManager(QObject):
         self.default_folder = default_folder
         self.active: dict[int, DownloadRecord] = {}
         self._doomed: list[QObject] = []  # closed tabs/pages waiting for `delete_doomed`
+
+    @staticmethod
+    def of(page: QWebEnginePage) -> "DownloadManager | None":
+        """The download manager of the page's profile (its child), if it has one."""
+        manager = page.profile().findChild(DownloadManager)
+        return manager if isinstance(manager, DownloadManager) else None
+
+    def track(self, record: DownloadRecord, transfer: QObject) -> None:
+        """A download the app runs itself (a streamed video: app/browser/mediastream.py), listed like the
+        profile's own; `transfer` has a `QWebEngineDownloadRequest`'s signals and methods. Its owner emits
+        `download_finished` when it ends."""
+        if record.page is not None:
+            records = _records(record.page)
+            records.append(record)
+            del records[:-MAX_RECORDED]
+        self.download_started.emit(record, transfer)
 
     def delete_later(self, holder: QObject) -> None:
         """Delete a closed tab (or page) of this profile on the next turn of the event loop, the safe way

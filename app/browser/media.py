@@ -2,7 +2,8 @@
 the page that created them). Network URLs go through the profile's tracked downloads (app/browser/downloads.py).
 
 A `blob:` URL of a `File`/`Blob` reads like a file. A `blob:` URL of a `MediaSource` (adaptive streaming:
-the page feeds the player segment by segment) holds no file: reading it fails, and we say so.
+the page feeds the player segment by segment) holds no file: reading it fails (`media_stream`), and the
+stream it plays is saved from the network instead (app/browser/mediastream.py).
 """
 
 from __future__ import annotations

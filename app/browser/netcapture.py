@@ -353,6 +353,10 @@ class TabCapture:
         self._wall_offset: float | None = None  # wall clock - CDP monotonic clock
         channel.closed.connect(self._on_channel_closed)
 
+    def requested(self) -> list[tuple[str, str]]:
+        """(URL, response content type) of each captured request, oldest first."""
+        return [(entry.url, entry.mime_type) for entry in self.entries.values()]
+
     # -- start and stop ------------------------------------------------------------------------------------
     async def start(self) -> None:
         """Begin a fresh capture (earlier entries are dropped)."""

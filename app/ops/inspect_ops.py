@@ -3,7 +3,8 @@ page_watch, page_cdp_batch, page_save_media (tools of the original BrowserPilot,
 
 page_save_media and page_download share one path for media elements (app/browser/parts/capture.py): the
 element's current source is saved through the environment's own network (its cookies, its domain policy);
-`data:` URLs are decoded, `blob:` URLs of files read in the page (a MediaSource stream holds no file).
+`data:` URLs are decoded, `blob:` URLs of files read in the page; a streamed one (HLS, DASH, a MediaSource
+player whose manifest is found in the tab's traffic) is saved as one file (app/browser/mediastream.py).
 """
 
 from __future__ import annotations
@@ -89,8 +90,11 @@ async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, An
 @operation("page_save_media", SaveMediaParams, needs_browser=True)
 async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> dict[str, Any]:
     """Save an image, video or audio element's current source as a file, through the environment's own
-    network (cookies and domain policy apply); data: URLs are decoded, blob: files read in the page (a
-    streamed MediaSource has no file). Returns {path, name, bytes, mime}."""
+    network (cookies, user agent, domain policy apply); data: URLs are decoded, blob: files read in the page.
+    A streamed video (HLS .m3u8 with TS/fMP4 segments and AES-128 keys, DASH .mpd with audio and video
+    merged, or a MediaSource player whose manifest the tab fetched) is saved whole as one file (mp4, webm or
+    mkv); progress and Cancel in the environment's Downloads list. Returns {path, name, bytes, mime, stream?:
+    {kind, manifest, formats}}."""
     return await on_page(ctx, params, lambda p: p.capture.save_media(params.locator, params.save_path, params.timeout),
                          acting=True, target=params.locator, timeout=params.timeout)
 

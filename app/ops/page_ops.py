@@ -324,7 +324,9 @@ async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
 @operation("page_download", DownloadParams, needs_browser=True)
 async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any]:
     """Download by clicking a link/button or from a URL; waits until the file is complete. Returns {path, name,
-    bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name."""
+    bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name. On a media
+    element it saves the element's source as page_save_media does (a streamed video whole, as one file); a
+    URL of an HLS (.m3u8) or DASH (.mpd) manifest saves that stream."""
     return await on_page(ctx, params, lambda p: p.capture.download(params.locator, params.url, params.save_as,
                                                            params.timeout),
                          acting=True, target=params.locator, timeout=params.timeout)

@@ -4,16 +4,18 @@ It follows the profile's `DownloadManager` (app/browser/downloads.py, which deci
 tracks each download): `download_started` adds a row, the request's progress and the manager's
 `download_finished` update it. A row shows the file name, a progress bar, the size (received of total while
 it runs) and the state, with Open, Show in folder (both through `open_url`, `QDesktopServices.openUrl` unless
-a caller swaps it) and Cancel while it runs.
+a caller swaps it) and Cancel while it runs. A streamed video the app saves itself (app/browser/mediastream.py)
+comes the same way, with a transfer object that answers like a download request; its row also says which
+fragment, which of its streams, or that it is merging them.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from typing import Any, Callable
 
 import shiboken6
-from PySide6.QtCore import QLocale, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QLocale, QObject, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest
 from PySide6.QtWidgets import (
@@ -56,11 +58,12 @@ def file_icon_name(name: str) -> str:
 class DownloadRow(QFrame):
     """One download: icon, name, progress, size and state, and what can be done with it."""
 
-    def __init__(self, record: DownloadRecord, request: QWebEngineDownloadRequest, panel: DownloadsPanel) -> None:
+    def __init__(self, record: DownloadRecord, request: QWebEngineDownloadRequest | QObject,
+                 panel: DownloadsPanel) -> None:
         super().__init__(panel)
         self.setObjectName("downloadRow")
         self.record = record
-        self._request: QWebEngineDownloadRequest | None = request
+        self._request: Any = request  # a QWebEngineDownloadRequest, or a stream's transfer that answers like one
         self._panel = panel
         symbol = QLabel(self)
         symbol.setPixmap(icon(file_icon_name(record.path.name)).pixmap(QSize(24, 24)))
@@ -123,7 +126,7 @@ class DownloadRow(QFrame):
     def _forget_request(self, *_args: object) -> None:
         self._request = None
 
-    def _live_request(self) -> QWebEngineDownloadRequest | None:
+    def _live_request(self) -> Any:
         request = self._request
         return request if request is not None and shiboken6.isValid(request) else None
 
@@ -144,10 +147,26 @@ class DownloadRow(QFrame):
                 "cancelled": self.tr("Cancelled"), "interrupted": self.tr("Failed")}.get(self.record.state,
                                                                                      self.record.state)
 
+    def stream_text(self) -> str:
+        """A streamed video's step: merging, or the fragment (and stream) being fetched; "" for a file."""
+        record = self.record
+        if record.phase == "merging":
+            return self.tr("Merging audio and video")
+        text = ""
+        if record.fragments:
+            text = self.tr("Fragment {index} of {count}").format(index=record.fragment, count=record.fragments)
+        if record.parts > 1:
+            stream = self.tr("Stream {index} of {count}").format(index=record.part, count=record.parts)
+            text = f"{stream}, {text}" if text else stream
+        return text
+
     def refresh(self) -> None:
         """Show the download as it is now."""
         locale = QLocale()
         received, total, state = self.received, self.total, self.record.state
+        if self.name.text() != self.record.path.name:  # a stream's file gets its name (extension) at the end
+            self.name.setText(self.record.path.name)
+            self.name.setToolTip(str(self.record.path))
         if state == "in progress":
             if total > 0:
                 self.progress.setRange(0, 100)
@@ -157,7 +176,7 @@ class DownloadRow(QFrame):
             else:
                 self.progress.setRange(0, 0)  # size unknown: a busy bar
                 size = locale.formattedDataSize(received)
-            self.meta.setText(f"{size} · {self.state_text()}")
+            self.meta.setText(" · ".join(part for part in (size, self.stream_text(), self.state_text()) if part))
         elif state == "completed":
             self.progress.setRange(0, 100)
             self.progress.setValue(100)
@@ -241,7 +260,7 @@ class DownloadsPanel(QWidget):
             manager.download_finished.connect(self._on_finished)
         self._update_empty()
 
-    def add(self, record: DownloadRecord, request: QWebEngineDownloadRequest) -> DownloadRow:
+    def add(self, record: DownloadRecord, request: QWebEngineDownloadRequest | QObject) -> DownloadRow:
         """A row for a download that has just started, at the top."""
         row = DownloadRow(record, request, self)
         self.rows.insert(0, row)

@@ -659,6 +659,18 @@
         <translation>失败</translation>
     </message>
     <message>
+        <source>Merging audio and video</source>
+        <translation>正在合并音频和视频</translation>
+    </message>
+    <message>
+        <source>Fragment {index} of {count}</source>
+        <translation>第 {index}/{count} 个分片</translation>
+    </message>
+    <message>
+        <source>Stream {index} of {count}</source>
+        <translation>第 {index}/{count} 路流</translation>
+    </message>
+    <message>
         <source>{received} of {total}</source>
         <translation>{received} / {total}</translation>
     </message>

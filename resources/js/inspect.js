@@ -75,7 +75,22 @@
   if (!el) return request.op === 'watch' && found.error === 'none' ? { count: 0 } : found;
   if (request.op === 'inspect') return info(el);
   if (request.op === 'media') {
-    return { tag: el.localName, desc: E.describe(el), src: mediaSource(el), media: MEDIA.has(el.localName) };
+    const src = mediaSource(el);
+    const data = { tag: el.localName, desc: E.describe(el), src, media: MEDIA.has(el.localName) };
+    const typed = el.localName === 'source' ? el : (el.querySelector && el.querySelector('source[type]'));
+    if (typed && typed.type) data.type = typed.type;
+    if (src.startsWith('blob:')) {
+      // A player fed through MediaSource: what its document fetched (resource timing), to find the manifest.
+      const seen = [];
+      for (const view of new Set([el.ownerDocument.defaultView, window])) {
+        try {
+          const origin = view.performance.timeOrigin;
+          for (const entry of view.performance.getEntriesByType('resource')) seen.push([origin + entry.startTime, entry.name]);
+        } catch (e) { /* another origin's frame */ }
+      }
+      data.fetched = seen.sort((a, b) => a[0] - b[0]).map((pair) => pair[1]).slice(-2000);
+    }
+    return data;
   }
   // watch: what is compared between two looks
   const state = { count, text: E.text(el), attributes: attributes(el), visible: E.visible(el) };

@@ -1,5 +1,7 @@
 """A tab's capture part: screenshots and PDFs (app/browser/capture.py), downloads (app/browser/downloads.py)
-and saving a media element's source through the environment's own network (app/browser/media.py)."""
+and saving a media element's source through the environment's own network (app/browser/media.py); a streamed
+one (HLS, DASH, a `blob:` fed by MediaSource) is found in the tab's traffic and saved as one file by
+app/browser/mediastream.py, with the environment's cookies, user agent and policy."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from typing import Any, Mapping
 from PySide6.QtCore import QUrl
 
 from app.browser import capture, inspect, locators, media
-from app.browser.downloads import expect_download
+from app.browser.downloads import DownloadManager, expect_download
+from app.browser.mediastream import save_stream, stream_sources
 from app.browser.parts.core import TabCore, capture_name
+from app.browser.streamsave import Candidate, Identity, manifest_kind
 from workflows.ports import Locator, PageError, Paper
 
 
@@ -41,6 +45,10 @@ class TabCapture:
             refused = core.blocked(url)
             if refused is not None:  # the interceptor would block it: say why instead of waiting
                 raise PageError(refused, code="blocked")
+            kind = manifest_kind(url)
+            if kind:  # an HLS or DASH manifest: the stream it lists, as one file
+                return await self._save_stream(Candidate(url, "", kind), [], core.folders.downloads, save_as,
+                                               timeout)
 
             def trigger() -> None:
                 page.download(QUrl(url), save_as or "")
@@ -86,11 +94,47 @@ class TabCapture:
             if scheme == "data":
                 mime, payload = media.decode_data_url(url)
             else:
-                mime, payload = await core.guarded(media.read_blob(core.page, url, timeout))
+                try:
+                    mime, payload = await core.guarded(media.read_blob(core.page, url, timeout))
+                except PageError as exc:
+                    if exc.code != "media_stream":
+                        raise
+                    # A MediaSource player: the stream it plays, found in what the tab fetched.
+                    return await self._save_stream(None, list(source.get("fetched") or []), folder, name, timeout)
             path = media.write_new_file(folder, name or media.default_name(mime), payload)
             return {"path": str(path), "name": path.name, "bytes": len(payload), "mime": mime, "url": url[:200]}
         refused = core.blocked(url)
         if refused is not None:
             raise PageError(refused, code="blocked")
+        kind = manifest_kind(url, str(source.get("type") or ""))
+        if kind:  # <video src="….m3u8"> (a player of its own), or a <source type="application/dash+xml">
+            return await self._save_stream(Candidate(url, "", kind), [], folder, name, timeout)
         return await expect_download(core.page, lambda: core.page.download(QUrl(url), name or ""), folder=folder,
                                      name=name, start_timeout=min(timeout, 15.0), timeout=timeout)
+
+    async def _save_stream(self, manifest: Candidate | None, fetched: list[str], folder: Path, name: str | None,
+                           timeout: float) -> dict[str, Any]:
+        """Save a stream as one file: `manifest`, or the one the tab's player fetched (its network capture
+        when one runs, else `fetched`: the element's document's resource timing)."""
+        core = self._core
+        page = core.page
+        captured: list[tuple[str, str]] = []
+        if core.net is not None:
+            recording = core.net.captures.get(core.tab_id)
+            if recording is not None:
+                captured = recording.requested()
+        sources = stream_sources(captured, fetched) if manifest is None else None
+        return await save_stream(page, DownloadManager.of(page), sources, manifest, folder, name,
+                                 await self._identity(), timeout)
+
+    async def _identity(self) -> Identity:
+        """What the environment sends: its policy, its profile's cookies, user agent and languages, and the
+        page as Referer."""
+        core = self._core
+        profile = core.page.profile()
+        cookies: list[dict[str, Any]] = []
+        if core.net is not None:
+            found = await core.guarded(core.net.cdp.channel(core.page).send("Network.getAllCookies"))
+            cookies = list(found.get("cookies") or [])
+        return Identity(blocked=core.blocked, cookies=cookies, user_agent=profile.httpUserAgent(),
+                        accept_language=profile.httpAcceptLanguage(), referer=core.page.url().toString())
