@@ -31,7 +31,7 @@ import shutil
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -80,14 +80,13 @@ class Identity:
 
     blocked: PolicyCheck
     cookies: Sequence[Mapping[str, Any]] = ()  # the profile's cookies, as CDP `Network.getAllCookies` gives them
-    user_agent: str = ""
-    accept_language: str = ""
+    browser_headers: Mapping[str, str] = field(default_factory=dict)  # the profile's: app/browser/identity.py
     referer: str = ""
 
     def headers(self) -> dict[str, str]:
-        """Headers of every request (Referer and Origin are set per request: `page_headers`)."""
-        found = {"User-Agent": self.user_agent, "Accept-Language": self.accept_language}
-        return {name: value for name, value in found.items() if value}
+        """Headers of every request: the browser's identity headers, exactly as its own requests carry them
+        (Referer and Origin are set per request: `page_headers`)."""
+        return {name: value for name, value in self.browser_headers.items() if value}
 
 
 def page_headers(page_url: str, url: str) -> dict[str, str]:
@@ -274,7 +273,7 @@ def environment_ydl(identity: Identity, check: Callable[[str], None], params: Ma
 
     ydl = YoutubeDL({"quiet": True, "noprogress": True, "http_headers": identity.headers(), "socket_timeout": 30,
                      **params})
-    if not identity.accept_language:  # the browser sends none either (its profile has no languages set)
+    if "Accept-Language" not in identity.headers():  # the browser sends none either (its profile has no languages set)
         ydl.params["http_headers"].pop("Accept-Language", None)
     ydl.__dict__["cookiejar"] = cookie_jar(identity.cookies)  # before its first request
     ydl.__dict__["_request_director"] = ydl.build_request_director(

@@ -77,7 +77,7 @@ def test_probe_prefers_a_master_playlist_and_reads_urls_of_no_known_kind(
     server.route("/master.m3u8", MASTER_PLAYLIST, content_type="application/vnd.apple.mpegurl")
     server.route("/api/config", '{"player": 1}', content_type="application/json")
     server.route("/api/manifest", '<?xml version="1.0"?><MPD type="static"></MPD>', content_type="text/plain")
-    identity = Identity(blocked=allow_all, user_agent="TestAgent/1")
+    identity = Identity(blocked=allow_all, browser_headers={"User-Agent": "TestAgent/1"})
     fetched = [Candidate(server.url(path)) for path in ("/master.m3u8", "/video.m3u8")]
     chosen = probe(*candidates(fetched), identity)
     assert chosen is not None and chosen.url == server.url("/master.m3u8")  # the newest is only a variant

@@ -12,6 +12,7 @@ from PySide6.QtCore import QUrl
 
 from app.browser import capture, inspect, locators, media
 from app.browser.downloads import DownloadManager, expect_download
+from app.browser.identity import request_headers
 from app.browser.mediastream import save_stream, stream_sources
 from app.browser.parts.core import TabCore, capture_name
 from app.browser.streamsave import Candidate, Identity, manifest_kind
@@ -136,5 +137,5 @@ class TabCapture:
         if core.net is not None:
             found = await core.guarded(core.net.cdp.channel(core.page).send("Network.getAllCookies"))
             cookies = list(found.get("cookies") or [])
-        return Identity(blocked=core.blocked, cookies=cookies, user_agent=profile.httpUserAgent(),
-                        accept_language=profile.httpAcceptLanguage(), referer=core.page.url().toString())
+        return Identity(blocked=core.blocked, cookies=cookies, browser_headers=request_headers(profile),
+                        referer=core.page.url().toString())
