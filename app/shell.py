@@ -239,7 +239,7 @@ class BrowserPilotApp(QObject):
             # Deleted here, not left to deleteLater (the loop may not turn again) or to Python's teardown, which
             # can free them after the QApplication (a SIGTERM once crashed in libQt6Gui).
             for window in list(self.windows.windows.values()):
-                window.close()
+                window.close_quietly()
                 if shiboken6.isValid(window):
                     shiboken6.delete(window)
             self.windows.windows.clear()

@@ -271,19 +271,24 @@ class RecordPanel(QDockWidget):
             self._insert({"kind": "capture", "name": name.strip()})
 
     # -- stopping --------------------------------------------------------------------------------------
-    def stop(self) -> None:
+    def stop(self, then: Callable[[], None] | None = None) -> None:
+        """Stop: ask the workflow's name, save it, then replay it or open it in the editor. With `then` (the
+        window closes), only save, and call `then` once it is saved."""
         if self._tab is None or self._recorder is None:
             return
         tab = self._tab
         dialog = StopDialog(tab.title() or self.tr("Recorded workflow"), self)
+        dialog.replay.setVisible(then is None)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        name, replay = dialog.name.text().strip(), dialog.replay.isChecked()
+        name, replay = dialog.name.text().strip(), dialog.replay.isChecked() and then is None
 
         def saved(result: dict[str, Any]) -> None:
             self.show_tab(tab)
             self.stopped.emit(result["name"])
-            if replay:
+            if then is not None:
+                then()
+            elif replay:
                 self.replay(result, tab)
             elif self._ops.ctx.open_editor is not None:  # the node-graph editor, when the app has one
                 self._ops.run("editor_open", {"name": result["name"]}, self)

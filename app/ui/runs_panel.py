@@ -168,6 +168,9 @@ class OpCalls:
                 result = await self.ops.registry.call(ctx or self.ops.ctx, name, params)
             except asyncio.CancelledError:
                 result = {"ok": False, "cancelled": True, "error": f"{name} was cancelled"}
+            except Exception as exc:  # a defect: the panel still shows an end (never "Running…" for good)
+                log.error("%s failed unexpectedly", name, exc_info=exc)
+                result = {"ok": False, "code": "internal", "error": f"{name} failed unexpectedly: {exc}"}
             if shiboken6.isValid(self.owner):  # the window may be gone when the app quits
                 on_done(result)
 

@@ -1,0 +1,222 @@
+"""Issue 24: what an hour with the app as a person found, each fixed thing tried again the way a person does it —
+real mouse, keyboard and wheel events (QTest) on the real widgets, offscreen, one app and one site for the module.
+
+Nothing changes or is lost unless the person meant it: closing a recording window asks; an environment can always
+be opened again; an environment that cannot start says so at once; the wheel moves no value it was not given.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterator
+
+import pytest
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QPushButton, QWidget
+from pytestqt.qtbot import QtBot
+
+from app.browser.record import TabRecorder
+from app.browser.tab import BrowserTab
+from app.shell import BrowserPilotApp
+from app.ui.env_window import EnvWindow
+from app.ui.record_panel import StopDialog
+from tests.support.qt import run_js, run_op, running_app, wait_loaded
+from tests.support.server import LocalServer
+
+FORM = """<!doctype html><title>Sign up</title><body style="margin:0;font:16px sans-serif"><form style="padding:20px">
+<p><label for=fn>Full name</label> <input id=fn name=full></p>
+<p><label for=co>Country</label> <select id=co name=country><option value="">Choose…</option>
+<option value=de>Germany</option><option value=jp>Japan</option></select></p>
+<p><a id=pop href="/form" target="_blank">Open another</a></p>
+</form></body>"""
+
+
+@pytest.fixture(scope="module")
+def app(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
+    with running_app(qapp, tmp_path_factory.mktemp("person-hour"), windows=True) as shell:
+        yield shell
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[LocalServer]:
+    with LocalServer() as local:
+        local.route("/form", FORM)
+        yield local
+
+
+# -- a person ------------------------------------------------------------------------------------------------
+def click(widget: QWidget, at: QPoint | None = None) -> None:
+    QTest.mouseClick(widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     at if at is not None else widget.rect().center())
+
+
+def when_modal(match: Callable[[QWidget], bool], act: Callable[[QWidget], None], seen: list[QWidget]) -> None:
+    """Once a modal dialog that `match`es is shown, `act` on it as a person would (it is appended to `seen`)."""
+
+    def look() -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is not None and dialog.isVisible() and match(dialog):
+            seen.append(dialog)
+            act(dialog)
+            return
+        QTimer.singleShot(20, look)
+
+    QTimer.singleShot(0, look)
+
+
+def press_button(name: str) -> Callable[[QWidget], None]:
+    return lambda dialog: click(dialog.findChild(QPushButton, name))
+
+
+def go(qtbot: QtBot, window: EnvWindow, url: str) -> BrowserTab:
+    """Type an address into the window's address bar and press Enter."""
+    click(window.address)
+    QTest.keyClick(window.address, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(window.address, url)
+    QTest.keyClick(window.address, Qt.Key.Key_Return)
+    tab = window.current_tab()
+    assert tab is not None
+    qtbot.waitUntil(lambda: tab.url().toString() == url, timeout=10_000)
+    wait_loaded(qtbot, tab)
+    return tab
+
+
+def page_point(qtbot: QtBot, tab: BrowserTab, selector: str) -> QPoint:
+    x, y = run_js(qtbot, tab, f"(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); "
+                              "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    return QPoint(round(x * tab.zoomFactor()), round(y * tab.zoomFactor()))
+
+
+def type_into_page(qtbot: QtBot, tab: BrowserTab, selector: str, text: str) -> None:
+    click(tab.focusProxy(), page_point(qtbot, tab, selector))
+    QTest.keyClicks(tab.focusProxy(), text)
+
+
+def open_with_ctrl_o(qtbot: QtBot, app: BrowserPilotApp, env_id: str) -> None:
+    """Select the environment in the main window and press Ctrl+O (Environment → Open)."""
+    window = app.main_window
+    assert window is not None
+    window.panels.setCurrentWidget(window.environments)
+    window.environments.select_env(env_id)
+    window.activateWindow()
+    window.actions_by_name["open-environment"].trigger() if not QTest.qWaitForWindowActive(window, 1) \
+        else QTest.keyClick(window, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+
+
+def start_recording(qtbot: QtBot, window: EnvWindow) -> None:
+    QTest.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.record_label.isVisible(), timeout=5_000)
+
+
+# -- item 1: closing a recording window; opening an environment again; an environment that cannot start ------
+def test_closing_a_recording_window_asks_keep_save_or_discard_and_the_environment_opens_again(
+        qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    window = app.show_environment("env-default")
+    assert window is not None
+    tab = go(qtbot, window, site.url("/form"))
+    start_recording(qtbot, window)
+    type_into_page(qtbot, tab, "#fn", "Ada")
+    panel = window.record_panel
+    assert panel is not None
+    qtbot.waitUntil(lambda: any("Ada" in panel.list.item(i).text() for i in range(panel.list.count())), timeout=10_000)
+    seen: list[QWidget] = []
+
+    # Keep recording: the window stays, and so does its recording.
+    when_modal(lambda d: d.objectName() == "close-recording", press_button("close-recording-keep"), seen)
+    assert window.close() is False
+    assert seen and window.isVisible() and TabRecorder.of(tab) is not None
+    assert "“Sign up”" in seen[0].text()  # type: ignore[attr-defined]
+
+    # Save: the name is asked, the workflow is saved with what was typed, then the window closes.
+    def name_it(dialog: QWidget) -> None:
+        assert isinstance(dialog, StopDialog) and not dialog.replay.isVisible()
+        QTest.keyClick(dialog.name, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        QTest.keyClicks(dialog.name, "Ada signs up")
+        QTest.keyClick(dialog.name, Qt.Key.Key_Return)
+
+    when_modal(lambda d: d.objectName() == "close-recording", press_button("close-recording-save"), seen)
+    when_modal(lambda d: isinstance(d, StopDialog), name_it, seen)
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+    saved = app.ctx.workflows.find("Ada signs up")
+    fills = [n["data"] for n in saved.document["workflow"]["graph"]["nodes"] if n["data"]["type"] == "fill"]
+    assert [f["text"] for f in fills] == ["Ada"]
+
+    # The environment opens again (Ctrl+O in the main window), and its tab loads pages.
+    open_with_ctrl_o(qtbot, app, "env-default")
+    qtbot.waitUntil(lambda: "env-default" in app.windows.windows, timeout=5_000)  # type: ignore[union-attr]
+    window = app.windows.windows["env-default"]  # type: ignore[union-attr]
+    tab = go(qtbot, window, site.url("/form"))
+    start_recording(qtbot, window)
+    type_into_page(qtbot, tab, "#fn", "Bob")
+    qtbot.waitUntil(lambda: any("Bob" in window.record_panel.list.item(i).text()  # type: ignore[union-attr]
+                                for i in range(window.record_panel.list.count())), timeout=10_000)  # type: ignore[union-attr]
+
+    # Discard: the window closes, nothing is saved, and the environment still opens.
+    when_modal(lambda d: d.objectName() == "close-recording", press_button("close-recording-discard"), seen)
+    workflows_before = [wf.name for wf in app.ctx.workflows.list()]
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+    assert [wf.name for wf in app.ctx.workflows.list()] == workflows_before
+    window = app.show_environment("env-default")
+    assert window is not None
+    go(qtbot, window, site.url("/form"))
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+
+
+def test_closing_the_tab_that_opened_a_popup_leaves_the_environment_usable(
+        qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    window = app.show_environment("env-default")
+    assert window is not None
+    opener = go(qtbot, window, site.url("/form"))
+    click(opener.focusProxy(), page_point(qtbot, opener, "#pop"))
+    qtbot.waitUntil(lambda: len(window.tab_list()) == 2, timeout=10_000)
+    window.close_tab(opener)
+    qtbot.waitUntil(lambda: len(window.tab_list()) == 1, timeout=5_000)
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+    window = app.show_environment("env-default")
+    assert window is not None
+    go(qtbot, window, site.url("/form"))
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+
+
+def test_an_environment_that_cannot_start_says_so_at_once_when_opened_or_run(
+        qtbot: QtBot, app: BrowserPilotApp) -> None:
+    created = run_op(qtbot, app, "env_create", {"name": "Broken"})
+    env_id = created["env"]
+    app.data.partition(env_id).parent.mkdir(parents=True, exist_ok=True)
+    app.data.partition(env_id).write_text("a file where the environment's folder should be")
+    seen: list[QWidget] = []
+    said: list[str] = []
+
+    def read_and_close(box: QWidget) -> None:
+        said.append(box.text())  # type: ignore[attr-defined]
+        QTest.keyClick(box, Qt.Key.Key_Escape)
+
+    when_modal(lambda d: isinstance(d, QMessageBox), read_and_close, seen)
+    open_with_ctrl_o(qtbot, app, env_id)
+    qtbot.waitUntil(lambda: bool(said), timeout=5_000)
+    assert "“Broken” cannot start" in said[0]
+    assert env_id not in app.windows.windows  # type: ignore[union-attr]
+
+    document = {"kind": "app", "version": "0.3.0", "app": {"name": "Nothing much", "mode": "workflow"},
+                "workflow": {"environment_variables": [], "conversation_variables": [],
+                             "graph": {"nodes": [{"id": "start", "data": {"type": "start"}},
+                                                 {"id": "end", "data": {"type": "end"}}],
+                                       "edges": [{"source": "start", "target": "end"}]}}}
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    began = time.monotonic()
+    result = run_op(qtbot, app, "workflow_run", {"name": "Nothing much", "env": env_id})
+    assert not result["ok"] and "“Broken” cannot start" in result["error"] and time.monotonic() - began < 2
+
+    # From the Workflows panel: the job ends at once with the reason, it is not left "Running…".
+    panel = app.main_window.workflows_panel  # type: ignore[union-attr]
+    wf = next(w for w in run_op(qtbot, app, "workflow_list", {})["workflows"] if w["name"] == "Nothing much")
+    job = panel.start_run(wf, {}, env_id, "Broken")
+    qtbot.waitUntil(lambda: job not in panel.jobs and panel.result_box is not None, timeout=2_000)
+    assert "cannot start" in panel.result_box.text()
+    panel.result_box.close()
