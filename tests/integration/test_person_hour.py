@@ -220,3 +220,209 @@ def test_an_environment_that_cannot_start_says_so_at_once_when_opened_or_run(
     qtbot.waitUntil(lambda: job not in panel.jobs and panel.result_box is not None, timeout=2_000)
     assert "cannot start" in panel.result_box.text()
     panel.result_box.close()
+
+
+# -- item 2: the wheel changes only the value of the widget that has the focus ------------------------------
+def guba_like() -> dict[str, Any]:
+    """Nine nodes, like the original's guba-collect: a code node reads two earlier outputs through variables."""
+    nodes = [
+        {"id": "start", "data": {"type": "start", "title": "Start", "variables": [
+            {"variable": "keyword", "label": "Keyword", "type": "text-input"},
+            {"variable": "country", "label": "Country", "type": "select", "options": ["Germany", "Japan", "France"]},
+            {"variable": "pages", "label": "Pages", "type": "number", "required": False}]}},
+        {"id": "open", "data": {"type": "goto", "title": "Open the board", "url": "http://127.0.0.1:9/{{#start.keyword#}}"}},
+        {"id": "bounds", "data": {"type": "extract", "title": "Bounds", "variable_selector": ["sys", "title"],
+                                  "pattern": "(.*)"}},
+        {"id": "replies", "data": {"type": "script", "title": "Replies", "source": "return {output: 'x'}",
+                                   "variables": [], "outputs": {"output": {"type": "string"}}}},
+        {"id": "pick", "data": {"type": "code", "title": "Pick", "code": "return {text: inputs.startText}",
+                                "variables": [{"variable": "startText", "value_selector": ["bounds", "value"]},
+                                              {"variable": "reply", "value_selector": ["replies", "output"]}],
+                                "outputs": {"text": {"type": "string"}}}},
+        {"id": "scroll", "data": {"type": "scroll", "title": "Scroll", "direction": "down"}},
+        {"id": "wait", "data": {"type": "wait", "title": "Wait", "locator": {"selector": "#list"}, "state": "appear",
+                                "timeout": 5}},
+        {"id": "export", "data": {"type": "export", "title": "Export", "data_selector": ["pick", "text"]}},
+        {"id": "end", "data": {"type": "end", "title": "End", "outputs": [
+            {"variable": "text", "value_selector": ["pick", "text"]}]}},
+    ]
+    order = [n["id"] for n in nodes]
+    return {"kind": "app", "version": "0.3.0", "app": {"name": "Guba-like collect", "mode": "workflow"},
+            "workflow": {"environment_variables": [], "conversation_variables": [],
+                         "graph": {"nodes": [{**n, "position": {"x": 320 * i, "y": 80 * (i % 2)}}
+                                             for i, n in enumerate(nodes)],
+                                   "edges": [{"source": a, "target": b} for a, b in zip(order, order[1:])]}}}
+
+
+def value_widgets(top: QWidget) -> list[QWidget]:
+    from app.ui.wheel_guard import is_value_widget
+
+    return [w for w in top.findChildren(QWidget) if is_value_widget(w) and w.isVisible() and w.isEnabled()]
+
+
+def value_of(widget: QWidget) -> tuple[Any, ...]:
+    from PySide6.QtWidgets import QAbstractSlider, QAbstractSpinBox, QComboBox
+
+    if isinstance(widget, QComboBox):
+        return widget.currentIndex(), widget.currentText()
+    if isinstance(widget, QAbstractSpinBox):
+        return (widget.text(),)
+    assert isinstance(widget, QAbstractSlider)
+    return (widget.value(),)
+
+
+def wheel_over(widget: QWidget, notches: int) -> None:
+    """Real wheel events (QTest's go through the window system interface, as a mouse's do): to the widget under
+    the pointer, propagated to its parents when it does not take them."""
+    from PySide6.QtCore import QPointF
+
+    window = widget.window()
+    handle = window.windowHandle()
+    assert handle is not None, "the window is shown"
+    at = QPointF(widget.mapTo(window, widget.rect().center()))
+    for _ in range(abs(notches)):
+        QTest.wheelEvent(handle, at, QPoint(0, 120 if notches > 0 else -120))
+    QApplication.processEvents()
+
+
+def bring_into_view(widget: QWidget) -> None:
+    """Scroll every scroll area around the widget so that it is under the pointer's reach."""
+    from PySide6.QtWidgets import QScrollArea
+
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QScrollArea):
+            parent.ensureWidgetVisible(widget)
+        parent = parent.parentWidget()
+
+
+def wheel_walk(qtbot: QtBot, top: QWidget) -> int:
+    """Scroll the wheel down and up over every value widget of `top` (none focused): no value changes."""
+    focused = QApplication.focusWidget()
+    if focused is not None:
+        focused.clearFocus()
+    widgets = value_widgets(top)
+    before = {id(w): value_of(w) for w in widgets}
+    for widget in widgets:
+        for notches in (-3, 5, -2):
+            bring_into_view(widget)
+            wheel_over(widget, notches)
+    qtbot.wait(10)
+    changed = [(w.objectName() or type(w).__name__, before[id(w)], value_of(w)) for w in widgets
+               if value_of(w) != before[id(w)]]
+    assert not changed, changed
+    return len(widgets)
+
+
+def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_editor_form(
+        qtbot: QtBot, app: BrowserPilotApp) -> None:
+    from PySide6.QtWidgets import QComboBox, QSpinBox
+
+    from app.ui.agent_panel import AgentSettingsDialog
+    from app.ui.env_panel import EnvSettingsDialog, NewEnvironmentDialog
+    from app.ui.main_window import SettingsDialog
+    from app.ui.run_inputs_dialog import BatchDialog, RunInputsDialog
+    from app.ui.schedule_dialog import ScheduleDialog
+    from workflows.document import validate_document
+
+    main = app.main_window
+    assert main is not None
+    document = guba_like()
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    doc = validate_document(document)
+    envs = [("env-default", "Default")]
+    idle_before = app.settings.current.idle_exit_minutes
+    walked: dict[str, int] = {}
+
+    settings = SettingsDialog(app.data, main, mcp=app.mcp)
+    settings.show()
+    qtbot.waitExposed(settings)
+    walked["settings"] = wheel_walk(qtbot, settings)
+    assert app.settings.current.idle_exit_minutes == idle_before
+    # The wheel over a value widget scrolled the dialog instead (it is a scroll area now).
+    bar = settings.scroll.verticalScrollBar()
+    settings.resize(settings.width(), 300)
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(0)
+    minutes = settings.findChild(QSpinBox, "idle-exit-minutes")
+    settings.scroll.ensureWidgetVisible(minutes)
+    bar_at = bar.value()
+    assert bar_at > 0
+    wheel_over(minutes, 2)
+    assert bar.value() < bar_at and app.settings.current.idle_exit_minutes == idle_before
+    # With the focus (a click), the wheel is the person's way to change it.
+    settings.scroll.ensureWidgetVisible(minutes)
+    click(minutes)
+    assert minutes.hasFocus()
+    wheel_over(minutes, 1)
+    assert minutes.value() == idle_before + 1
+    minutes.setValue(idle_before)
+    settings.done(0)
+
+    for name, dialog in (
+            ("run inputs", RunInputsDialog("Guba-like collect", doc.start_variables(), envs + [("env-x", "Other")],
+                                           parent=main)),
+            ("batch", BatchDialog("Guba-like collect", doc.start_variables(), envs + [("env-x", "Other")], 4,
+                                  parent=main)),
+            ("schedule", ScheduleDialog([{"id": "wf-1", "name": "A"}, {"id": "wf-2", "name": "B"}],
+                                        [{"id": "env-default", "name": "Default"}, {"id": "env-x", "name": "X"}],
+                                        main)),
+            ("agent settings", AgentSettingsDialog(app.ctx.agent_settings, main)),
+            ("env settings", EnvSettingsDialog(app.envs.get("env-default"), main)),
+            ("new environment", NewEnvironmentDialog(main))):
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        if name == "schedule":  # each kind of timing shows its own value widget
+            kinds = dialog.findChild(QComboBox, "schedule-kind")
+            walked[name] = 0
+            for index in range(kinds.count()):
+                kinds.setCurrentIndex(index)
+                walked[name] += wheel_walk(qtbot, dialog)
+        else:
+            walked[name] = wheel_walk(qtbot, dialog)
+        dialog.done(0)
+        dialog.deleteLater()
+
+    main.show()
+    for index in range(main.panels.count()):
+        main.panels.setCurrentIndex(index)
+        walked[f"panel {index}"] = wheel_walk(qtbot, main)
+
+    editor = app.editors.open("Guba-like collect")
+    qtbot.waitExposed(editor)
+    walked["editor"] = 0
+    for node in document["workflow"]["graph"]["nodes"]:
+        editor.select_node(node["id"])
+        qtbot.waitUntil(lambda: editor.form is not None and editor.form.node_id == node["id"])
+        walked["editor"] += wheel_walk(qtbot, editor)
+    assert not editor.dirty and not editor.undo_action.isEnabled()
+    editor.close()
+    assert walked["settings"] >= 2 and walked["run inputs"] >= 2 and walked["batch"] >= 1 \
+        and walked["schedule"] >= 5 and walked["editor"] >= 6, walked
+    print(walked)
+
+
+# -- item 8: File → Settings and Data Folder… is the settings, Help → About is the about ---------------------
+def test_settings_opens_the_settings_and_about_the_about(qtbot: QtBot, app: BrowserPilotApp) -> None:
+    from PySide6.QtWidgets import QToolBar
+
+    main = app.main_window
+    assert main is not None
+    main.show()
+    titles: list[str] = []
+
+    def read_and_close(dialog: QWidget) -> None:
+        titles.append(dialog.windowTitle())
+        QTest.keyClick(dialog, Qt.Key.Key_Escape)
+
+    when_modal(lambda d: True, read_and_close, [])
+    toolbar = main.findChild(QToolBar, "main-toolbar")
+    click(toolbar.widgetForAction(main.actions_by_name["settings"]))  # the toolbar's gear
+    qtbot.waitUntil(lambda: len(titles) == 1, timeout=5_000)
+    when_modal(lambda d: True, read_and_close, [])
+    help_menu = main._menus["help"]
+    main.menuBar().setActiveAction(help_menu.menuAction())  # Help, then About, with the mouse
+    qtbot.waitUntil(help_menu.isVisible)
+    click(help_menu, help_menu.actionGeometry(main.actions_by_name["about"]).center())
+    qtbot.waitUntil(lambda: len(titles) == 2, timeout=5_000)
+    assert titles == ["Settings", "About BrowserPilot"]
