@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("browserpilot.ui")
 
+WORKFLOW_ACTIONS = ("run-workflow", "batch-workflow", "edit-workflow", "export-workflow", "delete-workflow")
+
 
 class McpSection(QGroupBox):
     """The MCP server in the settings: on/off, status and URL, the token, ready-to-paste client configurations."""
@@ -271,6 +273,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.panels)
         self._build_menus()
         self._build_toolbar()
+        self.workflows_panel.chosen_changed.connect(self._workflow_actions_follow)
+        self._workflow_actions_follow(self.workflows_panel.selected_workflow() is not None)
         self.statusBar().showMessage(self.tr("Data folder: {path}").format(path=data.root))
 
     def _action(self, text: str, icon_name: str, shortcut: QKeySequence | str | QKeySequence.StandardKey | None,
@@ -361,6 +365,15 @@ class MainWindow(QMainWindow):
         # The less frequent ones show their icon only (their name is the tooltip).
         for name in ("open-environment", "import-workflows", "batch-workflow", "settings"):
             self.actions_by_name[name].setPriority(QAction.Priority.LowPriority)
+
+    def _workflow_actions_follow(self, chosen: bool) -> None:
+        """The Workflow actions act on the selected workflow: without one they are disabled, and say why."""
+        why = "" if chosen else self.workflows_panel.why_nothing_chosen()
+        for name in WORKFLOW_ACTIONS:
+            action = self.actions_by_name[name]
+            action.setEnabled(chosen)
+            action.setToolTip(button_text(action.text()) if chosen else f"{button_text(action.text())} — {why}")
+            action.setStatusTip(why)
 
     def _on_workflows(self, handler: Callable[[], object]) -> Callable[[], None]:
         """A Workflow-menu action: show the Workflows panel, then act on its selected workflow."""

@@ -234,6 +234,7 @@ class WorkflowsPanel(QWidget):
     record_requested = Signal()       # the empty state's Record: record in an environment window
     agent_requested = Signal()        # the empty state's Ask an Agent: an environment window's Agent panel
     schedule_requested = Signal(str)  # a workflow id: Schedule… (a new schedule in the Schedules panel)
+    chosen_changed = Signal(bool)     # whether a workflow is selected (what the Workflow menu acts on)
 
     REFRESH_DELAY_MS = 150
     REFRESH_GAP_MS = 1000
@@ -373,6 +374,13 @@ class WorkflowsPanel(QWidget):
         chosen = self.selected_workflow() is not None
         for key in ("export", "run", "batch", "schedule", "delete"):
             self.buttons[key].setEnabled(chosen)
+        self.chosen_changed.emit(chosen)
+
+    def why_nothing_chosen(self) -> str:
+        """Why the Workflow actions cannot act now (said on them while they are disabled)."""
+        if self.model.rowCount() == 0:
+            return self.tr("No workflows yet: record one, import one or make a new one first")
+        return self.tr("Select a workflow in the Workflows panel first")
 
     def _schedule_refresh(self, select: str | None = None) -> None:
         """Read the list soon: REFRESH_DELAY_MS after the first change, and while changes keep coming (a batch

@@ -109,6 +109,38 @@ def start_recording(qtbot: QtBot, window: EnvWindow) -> None:
     qtbot.waitUntil(lambda: window.record_label.isVisible(), timeout=5_000)
 
 
+# -- item 4: an action that cannot act is disabled, and says why (first: the module's app has no workflows yet)
+def test_with_no_workflow_run_and_batch_are_disabled_and_say_why(qtbot: QtBot, app: BrowserPilotApp) -> None:
+    from PySide6.QtWidgets import QToolBar
+
+    main = app.main_window
+    assert main is not None
+    main.show()
+    assert not app.ctx.workflows.list()
+    toolbar = main.findChild(QToolBar, "main-toolbar")
+    run, batch = main.actions_by_name["run-workflow"], main.actions_by_name["batch-workflow"]
+    qtbot.waitUntil(lambda: main.workflows_panel.model.rowCount() == 0 and not run.isEnabled())
+    for action in (run, batch):
+        button = toolbar.widgetForAction(action)
+        assert not button.isEnabled()
+        assert "No workflows yet" in button.toolTip(), button.toolTip()
+        click(button)  # nothing opens
+        assert QApplication.activeModalWidget() is None
+        assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog) and w.isVisible()]
+    document = {"kind": "app", "version": "0.3.0", "app": {"name": "First one", "mode": "workflow"},
+                "workflow": {"environment_variables": [], "conversation_variables": [],
+                             "graph": {"nodes": [{"id": "start", "data": {"type": "start"}},
+                                                 {"id": "end", "data": {"type": "end"}}],
+                                       "edges": [{"source": "start", "target": "end"}]}}}
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    main.panels.setCurrentWidget(main.workflows_panel)
+    qtbot.waitUntil(lambda: run.isEnabled() and batch.isEnabled(), timeout=5_000)
+    assert "No workflows yet" not in toolbar.widgetForAction(run).toolTip()
+    main.workflows_panel.table.clearSelection()
+    assert not run.isEnabled() and "Select a workflow" in toolbar.widgetForAction(run).toolTip()
+    assert run_op(qtbot, app, "workflow_delete", {"name": "First one"})["ok"]
+
+
 # -- item 1: closing a recording window; opening an environment again; an environment that cannot start ------
 def test_closing_a_recording_window_asks_keep_save_or_discard_and_the_environment_opens_again(
         qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
