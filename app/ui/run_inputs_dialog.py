@@ -286,6 +286,20 @@ class RunInputsDialog(QDialog):
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
 
+    def remember(self, inputs: Mapping[str, Any]) -> None:
+        """Start from a last run's inputs: every field but the secrets (never kept; left empty) and values the
+        form no longer offers."""
+        for name, value in inputs.items():
+            field = self.fields.get(name)
+            if field is None or field.kind == "secret" or value is None \
+                    or (isinstance(value, str) and value.startswith("<secret:")):
+                continue
+            try:
+                field.set_value(value)
+            except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
+                log.info("last input %s not filled in: %s", name, exc)
+        self._validate()
+
     def accept(self) -> None:
         if self.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled():
             super().accept()
@@ -478,6 +492,20 @@ class BatchDialog(QDialog):
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
+
+    def remember(self, inputs: Mapping[str, Any]) -> None:
+        """Start from a last run's inputs: every field but the secrets (never kept; left empty) and values the
+        form no longer offers."""
+        for name, value in inputs.items():
+            field = self.fields.get(name)
+            if field is None or field.kind == "secret" or value is None \
+                    or (isinstance(value, str) and value.startswith("<secret:")):
+                continue
+            try:
+                field.set_value(value)
+            except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
+                log.info("last input %s not filled in: %s", name, exc)
+        self._validate()
 
     def accept(self) -> None:
         if self.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled():

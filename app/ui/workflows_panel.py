@@ -551,13 +551,33 @@ class WorkflowsPanel(QWidget):
         """Ask for the inputs of the selected workflow, then run it."""
 
         def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
-            dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, parent=self)
-            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
-                                                           dialog.env.currentText()))
-            dialog.open()
+            def show(last_inputs: dict[str, Any], last_env: str | None) -> None:
+                dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, env_id=last_env, parent=self)
+                dialog.remember(last_inputs)
+                dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
+                                                               dialog.env.currentText()))
+                dialog.open()
+
+            self._last_inputs(wf, show)
 
         self._prepare(ask)
+
+    def _last_inputs(self, wf: dict[str, Any], then: Callable[[dict[str, Any], str | None], None]) -> None:
+        """The inputs and environment of the workflow's last run of its own (a batch's rows are not one), for
+        the run form to start from; the run record holds no secret (`<secret:name>` instead)."""
+
+        def read(run: Envelope, env: str | None) -> None:
+            then(dict(run["run"].get("inputs") or {}) if run["ok"] else {}, env)
+
+        def listed(result: Envelope) -> None:
+            runs = [r for r in result.get("runs", []) if r.get("batchId") is None] if result["ok"] else []
+            if not runs:
+                then({}, None)
+                return
+            self.calls.start("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")))
+
+        self.calls.start("run_list", {"workflow": wf["id"], "limit": 20}, listed)
 
     def batch_selected(self) -> None:
         """Ask for the rows file, environments and tabs at once, then run the batch."""

@@ -458,3 +458,83 @@ def test_settings_opens_the_settings_and_about_the_about(qtbot: QtBot, app: Brow
     click(help_menu, help_menu.actionGeometry(main.actions_by_name["about"]).center())
     qtbot.waitUntil(lambda: len(titles) == 2, timeout=5_000)
     assert titles == ["Settings", "About BrowserPilot"]
+
+
+# -- items 5 and 6: after a run the person's tab is theirs again; the run form starts from the last inputs ---
+def test_after_a_run_the_persons_tab_is_theirs_again_and_the_form_remembers_all_but_the_secret(
+        qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    from PySide6.QtWidgets import QComboBox, QDialogButtonBox, QLineEdit, QToolBar
+
+    from app.browser.control import ControlState, TabControl
+    from app.ui.run_inputs_dialog import RunInputsDialog
+
+    document = {"kind": "app", "version": "0.3.0", "app": {"name": "Sign up someone", "mode": "workflow"},
+                "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {"nodes": [
+                    {"id": "start", "data": {"type": "start", "variables": [
+                        {"variable": "name", "label": "Full name", "type": "text-input"},
+                        {"variable": "country", "label": "Country", "type": "select", "options": ["Germany", "Japan"]},
+                        {"variable": "password", "label": "Password", "type": "secret"}]}},
+                    {"id": "open", "data": {"type": "goto", "url": site.url("/form")}},
+                    {"id": "name", "data": {"type": "fill", "locator": {"selector": "#fn"}, "entry": "type",
+                                            "text": "{{#start.name#}}"}},
+                    {"id": "end", "data": {"type": "end"}}],
+                    "edges": [{"source": "start", "target": "open"}, {"source": "open", "target": "name"},
+                              {"source": "name", "target": "end"}]}}}
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    window = app.show_environment("env-default")
+    assert window is not None
+    tab = go(qtbot, window, site.url("/form"))  # the person's own tab, shared
+    assert TabControl.of(tab).state is ControlState.SHARED  # type: ignore[union-attr]
+
+    main = app.main_window
+    assert main is not None
+    main.show()
+    panel = main.workflows_panel
+    main.panels.setCurrentWidget(panel)
+    toolbar = main.findChild(QToolBar, "main-toolbar")
+
+    def open_run_form() -> RunInputsDialog:
+        qtbot.waitUntil(lambda: panel.model.row_of("Sign up someone") >= 0, timeout=5_000)
+        row = panel.model.row_of("Sign up someone")
+        click(panel.table.viewport(), panel.table.visualRect(panel.model.index(row, 0)).center())
+        qtbot.waitUntil(lambda: main.actions_by_name["run-workflow"].isEnabled())
+        click(toolbar.widgetForAction(main.actions_by_name["run-workflow"]))
+        qtbot.waitUntil(lambda: panel.findChild(RunInputsDialog) is not None
+                        and panel.findChild(RunInputsDialog).isVisible(), timeout=5_000)
+        return panel.findChild(RunInputsDialog)
+
+    form = open_run_form()
+    assert form.fields["name"].editor.text() == ""  # the first time: nothing to remember
+    click(form.fields["name"].editor)
+    QTest.keyClicks(form.fields["name"].editor, "Ada Lovelace")
+    country = form.fields["country"].editor
+    assert isinstance(country, QComboBox)
+    click(country)  # the list pops up; Down twice and Enter pick the second country
+    qtbot.waitUntil(lambda: country.view().isVisible())
+    for key in (Qt.Key.Key_Down, Qt.Key.Key_Down, Qt.Key.Key_Return):
+        QTest.keyClick(country.view(), key)
+    qtbot.waitUntil(lambda: country.currentText() == "Japan")
+    click(form.fields["password"].editor)
+    QTest.keyClicks(form.fields["password"].editor, "s3cret-pw")
+    click(form.buttons.button(QDialogButtonBox.StandardButton.Ok))
+    qtbot.waitUntil(lambda: panel.result_box is not None, timeout=20_000)
+    assert "finished: ok" in panel.result_box.text(), panel.result_box.informativeText()
+    click(panel.result_box.button(QMessageBox.StandardButton.Close))
+
+    # The run acted in the person's tab, which is theirs again: no overlay, and their typing reaches the page.
+    qtbot.waitUntil(lambda: TabControl.of(tab).state is ControlState.SHARED, timeout=5_000)  # type: ignore[union-attr]
+    assert window.control_label.property("controlState") == "shared"
+    assert run_js(qtbot, tab, "document.querySelector('#fn').value") == "Ada Lovelace"
+    type_into_page(qtbot, tab, "#fn", "!")
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, "document.querySelector('#fn').value") == "Ada Lovelace!")
+
+    # The form starts from the last inputs, never the secret.
+    form = open_run_form()
+    assert form.fields["name"].editor.text() == "Ada Lovelace"
+    assert form.fields["country"].editor.currentText() == "Japan"
+    password = form.fields["password"].editor
+    assert isinstance(password, QLineEdit) and password.text() == ""
+    assert form.env.currentData() == "env-default"
+    form.reject()
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
