@@ -243,17 +243,31 @@ class RecordPanel(QDockWidget):
         if step is None:
             return
         name, ok = QInputDialog.getText(self, self.tr("Make input"), self.tr(
-            "Name of the start input (asked for at each run; the recorded value is its default):"), text="value")
+            "Name of the start input (asked for at each run; the recorded value is its default):"),
+            text=str(step.get("suggestedInput") or "value"))
         if ok and name.strip():
             self._edit({"action": "make_input", "step": step["id"], "name": name.strip()})
 
     def _fill_locator_menu(self) -> None:
+        """The recorded locator and its alternatives, the one replay tries first checked."""
         menu = self.locator_button.menu()
         menu.clear()
         step = self.selected()
-        for index, text in enumerate((step or {}).get("alternatives") or []):
-            menu.addAction(text, lambda i=index, s=step["id"]: self._edit(  # type: ignore[index]
+        if step is None:
+            return
+        preferred = step.get("prefer")
+        recorded = menu.addAction(self.tr("As recorded: {locator}").format(
+            locator=step["data"].get("locator", {}).get("selector") or step["data"].get("locator", {}).get("xpath")
+            or ""))
+        recorded.setCheckable(True)
+        recorded.setChecked(preferred is None)
+        recorded.setEnabled(False)  # what replay tries first unless an alternative is chosen
+        menu.addSeparator()
+        for index, text in enumerate(step.get("alternatives") or []):
+            action = menu.addAction(text, lambda i=index, s=step["id"]: self._edit(
                 {"action": "set_locator", "step": s, "index": i}))
+            action.setCheckable(True)
+            action.setChecked(index == preferred)
 
     def _insert(self, params: dict[str, Any]) -> None:
         step = self.selected()

@@ -538,3 +538,74 @@ def test_after_a_run_the_persons_tab_is_theirs_again_and_the_form_remembers_all_
     form.reject()
     window.close()
     qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+
+
+# -- item 7: the recorder ------------------------------------------------------------------------------------
+def test_recording_a_select_the_suggested_input_name_and_the_current_locator(
+        qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    from PySide6.QtWidgets import QInputDialog
+
+    window = app.show_environment("env-default")
+    assert window is not None
+    tab = go(qtbot, window, site.url("/form"))
+    start_recording(qtbot, window)
+    panel = window.record_panel
+    assert panel is not None
+    # The person picks a country with the mouse: a click opens the list, a click on Germany chooses it.
+    click(tab.focusProxy(), page_point(qtbot, tab, "#co"))
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=5_000)
+    popup = QApplication.activePopupWidget()
+    for key in (Qt.Key.Key_Down, Qt.Key.Key_Return):
+        QTest.keyClick(popup.focusProxy() or popup, key)
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, "document.querySelector('#co').value") == "de", timeout=5_000)
+    type_into_page(qtbot, tab, "#fn", "Ada")
+
+    def words() -> list[str]:
+        return [panel.list.item(i).text().split("\n")[0] for i in range(panel.list.count())]
+
+    qtbot.waitUntil(lambda: any("Ada" in w for w in words()), timeout=10_000)
+    assert [w.split(". ", 1)[1] for w in words()][1:] == [
+        "Select 'Germany' in combobox 'Country'", "Type 'Ada' into textbox 'Full name'"]  # no click after the select
+
+    # Make input… suggests a name from the field's label.
+    fill_row = len(words()) - 1
+    click(panel.list.viewport(), panel.list.visualItemRect(panel.list.item(fill_row)).center())
+    suggested: list[str] = []
+
+    def accept_name(dialog: QWidget) -> None:
+        assert isinstance(dialog, QInputDialog)
+        suggested.append(dialog.textValue())
+        QTest.keyClick(dialog, Qt.Key.Key_Return)
+
+    when_modal(lambda d: isinstance(d, QInputDialog), accept_name, [])
+    click(panel.input_button)
+    qtbot.waitUntil(lambda: bool(suggested), timeout=5_000)
+    assert suggested == ["full_name"]
+    qtbot.waitUntil(lambda: "{{#input.full_name#}}" in str(app.service.get(tab.tab_id).recording.status()["steps"]),
+                    timeout=5_000)
+
+    # The Locator menu shows which way of finding the element replay tries first.
+    def menu_entries() -> list[tuple[str, bool]]:
+        menu = panel.locator_button.menu()
+        click(panel.locator_button)
+        qtbot.waitUntil(menu.isVisible)
+        entries = [(a.text(), a.isChecked()) for a in menu.actions() if not a.isSeparator()]
+        return entries
+
+    click(panel.list.viewport(), panel.list.visualItemRect(panel.list.item(fill_row)).center())
+    entries = menu_entries()
+    assert entries[0][0].startswith("As recorded") and [checked for _t, checked in entries].count(True) == 1 \
+        and entries[0][1], entries
+    menu = panel.locator_button.menu()
+    second = [a for a in menu.actions() if not a.isSeparator()][2]
+    click(menu, menu.actionGeometry(second).center())  # choose the second alternative
+    qtbot.waitUntil(lambda: not menu.isVisible())
+    qtbot.waitUntil(lambda: app.service.get(tab.tab_id).recording.status()["steps"][fill_row].get("prefer") == 1,
+                    timeout=5_000)
+    click(panel.list.viewport(), panel.list.visualItemRect(panel.list.item(fill_row)).center())
+    entries = menu_entries()
+    assert [checked for _t, checked in entries] == [False, False, True] + [False] * (len(entries) - 3), entries
+    QTest.keyClick(panel.locator_button.menu(), Qt.Key.Key_Escape)
+    when_modal(lambda d: d.objectName() == "close-recording", press_button("close-recording-discard"), [])
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
