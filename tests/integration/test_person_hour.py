@@ -609,3 +609,35 @@ def test_recording_a_select_the_suggested_input_name_and_the_current_locator(
     when_modal(lambda d: d.objectName() == "close-recording", press_button("close-recording-discard"), [])
     window.close()
     qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+
+
+# -- item 9: the editor's first view is legible and its window fits the screen -------------------------------
+def test_the_editor_opens_a_wide_workflow_legible_and_inside_the_screen(qtbot: QtBot, app: BrowserPilotApp) -> None:
+    from app.ui.editor.items import DETAIL_ZOOM
+    from app.ui.editor.window import EditorWindow
+
+    document = guba_like()
+    document["app"]["name"] = "Wide collect"
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    main = app.main_window
+    assert main is not None
+    main.show()
+    panel = main.workflows_panel
+    main.panels.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.model.row_of("Wide collect") >= 0, timeout=5_000)
+    rect = panel.table.visualRect(panel.model.index(panel.model.row_of("Wide collect"), 0))
+    click(panel.table.viewport(), rect.center())
+    QTest.mouseDClick(panel.table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                      rect.center())  # a double click opens the editor
+    qtbot.waitUntil(lambda: any(isinstance(w, EditorWindow) and w.isVisible() and w.model.name == "Wide collect"
+                                for w in QApplication.topLevelWidgets()), timeout=5_000)
+    editor = next(w for w in QApplication.topLevelWidgets() if isinstance(w, EditorWindow)
+                  and w.model.name == "Wide collect")
+    qtbot.waitExposed(editor)
+    qtbot.waitUntil(lambda: not editor._fit_pending)
+    assert editor.view.zoom >= DETAIL_ZOOM - 1e-6, editor.view.zoom  # titles are drawn
+    start = editor.scene.nodes["start"]
+    assert editor.view.visible_scene_rect().intersects(start.sceneBoundingRect())  # the beginning is in view
+    area = editor.screen().availableGeometry()
+    assert area.contains(editor.frameGeometry()), (area, editor.frameGeometry())
+    editor.close()
