@@ -767,16 +767,16 @@ Files this environment downloads appear here.</source>
         <translation>连线 {source} → {target}</translation>
     </message>
     <message>
-        <source>Edit {node}.{key}</source>
-        <translation>修改 {node}.{key}</translation>
+        <source>Edit {field} of “{node}”</source>
+        <translation>修改“{node}”的{field}</translation>
+    </message>
+    <message>
+        <source>Edit {field}</source>
+        <translation>修改{field}</translation>
     </message>
     <message>
         <source>Move</source>
         <translation>移动</translation>
-    </message>
-    <message>
-        <source>Edit {key}</source>
-        <translation>修改 {key}</translation>
     </message>
     <message>
         <source>Add note</source>
@@ -1346,6 +1346,26 @@ Files this environment downloads appear here.</source>
         <translation>移出分组</translation>
     </message>
     <message>
+        <source>Close while recording</source>
+        <translation>正在录制</translation>
+    </message>
+    <message>
+        <source>This window is recording “{title}”. Save the recording as a workflow before the window closes?</source>
+        <translation>这个窗口正在录制“{title}”。关闭窗口前，要把录制保存为工作流吗？</translation>
+    </message>
+    <message>
+        <source>Save Recording…</source>
+        <translation>保存录制…</translation>
+    </message>
+    <message>
+        <source>Discard Recording</source>
+        <translation>丢弃录制</translation>
+    </message>
+    <message>
+        <source>Keep Recording</source>
+        <translation>继续录制</translation>
+    </message>
+    <message>
         <source>Close tab</source>
         <translation>关闭标签页</translation>
     </message>
@@ -1384,6 +1404,13 @@ Files this environment downloads appear here.</source>
     <message>
         <source>Downloads (Ctrl+Shift+Y)</source>
         <translation>下载（Ctrl+Shift+Y）</translation>
+    </message>
+</context>
+<context>
+    <name>EnvWindows</name>
+    <message>
+        <source>Open Environment</source>
+        <translation>打开环境</translation>
     </message>
 </context>
 <context>
@@ -1853,10 +1880,261 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
+    <name>NodeField</name>
+    <message>
+        <source>Body</source>
+        <translation>请求体</translation>
+    </message>
+    <message>
+        <source>Mouse button</source>
+        <translation>鼠标按键</translation>
+    </message>
+    <message>
+        <source>Cases</source>
+        <translation>分支</translation>
+    </message>
+    <message>
+        <source>Case id</source>
+        <translation>分支编号</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Comparison</source>
+        <translation>判断方式</translation>
+    </message>
+    <message>
+        <source>Conditions</source>
+        <translation>条件</translation>
+    </message>
+    <message>
+        <source>Clicks</source>
+        <translation>点击次数</translation>
+    </message>
+    <message>
+        <source>Data from</source>
+        <translation>数据来源</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认值</translation>
+    </message>
+    <message>
+        <source>Direction</source>
+        <translation>方向</translation>
+    </message>
+    <message>
+        <source>Distance</source>
+        <translation>距离</translation>
+    </message>
+    <message>
+        <source>Across (px)</source>
+        <translation>横向 (px)</translation>
+    </message>
+    <message>
+        <source>Down (px)</source>
+        <translation>纵向 (px)</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Entry</source>
+        <translation>输入方式</translation>
+    </message>
+    <message>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <source>Flags</source>
+        <translation>标志</translation>
+    </message>
+    <message>
+        <source>Follow the new tab</source>
+        <translation>跟随新标签页</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>Headers from</source>
+        <translation>表头来源</translation>
+    </message>
+    <message>
+        <source>Items from</source>
+        <translation>列表来源</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>显示名</translation>
+    </message>
+    <message>
+        <source>Element</source>
+        <translation>元素</translation>
+    </message>
+    <message>
+        <source>At most</source>
+        <translation>最多</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Offset</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <source>Option</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>正则</translation>
+    </message>
+    <message>
+        <source>Required</source>
+        <translation>必填</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>重试次数</translation>
+    </message>
+    <message>
+        <source>Rows from</source>
+        <translation>行来源</translation>
+    </message>
+    <message>
+        <source>Save as</source>
+        <translation>另存为</translation>
+    </message>
+    <message>
+        <source>Save to</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Screenshot height</source>
+        <translation>截图高度</translation>
+    </message>
+    <message>
+        <source>Screenshot width</source>
+        <translation>截图宽度</translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <source>Wait until</source>
+        <translation>等到</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Until</source>
+        <translation>直到</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Value from</source>
+        <translation>取值来源</translation>
+    </message>
+    <message>
+        <source>Variable</source>
+        <translation>参数名</translation>
+    </message>
+    <message>
+        <source>Variables</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Input by</source>
+        <translation>输入途径</translation>
+    </message>
+    <message>
+        <source>x</source>
+        <translation>x</translation>
+    </message>
+    <message>
+        <source>y</source>
+        <translation>y</translation>
+    </message>
+</context>
+<context>
     <name>NodeForm</name>
     <message>
         <source>The type {kind} is not known here: its fields are kept as they are.</source>
         <translation>这里不认识类型 {kind}：它的字段原样保留。</translation>
+    </message>
+    <message>
+        <source>{field}{required}:</source>
+        <translation>{field}{required}：</translation>
     </message>
     <message>
         <source>Kept as they are: {keys}</source>
@@ -2055,6 +2333,10 @@ Its window is closed and its cookies, logins and stored site data are removed. T
         <translation>名称</translation>
     </message>
     <message>
+        <source>{field}:</source>
+        <translation>{field}：</translation>
+    </message>
+    <message>
         <source>Remove {noun}</source>
         <translation>删除{noun}</translation>
     </message>
@@ -2178,6 +2460,10 @@ New value:</source>
     <message>
         <source>Name of the start input (asked for at each run; the recorded value is its default):</source>
         <translation>开始参数的名称（每次运行时填写；录下的值作为默认值）：</translation>
+    </message>
+    <message>
+        <source>As recorded: {locator}</source>
+        <translation>录制时的：{locator}</translation>
     </message>
     <message>
         <source>Handoff here</source>
@@ -2787,6 +3073,13 @@ New value:</source>
     </message>
 </context>
 <context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+</context>
+<context>
     <name>StopDialog</name>
     <message>
         <source>Save the recording</source>
@@ -3111,6 +3404,14 @@ New value:</source>
     <message>
         <source>Cannot list workflows: {error}</source>
         <translation>列不出工作流：{error}</translation>
+    </message>
+    <message>
+        <source>No workflows yet: record one, import one or make a new one first</source>
+        <translation>还没有工作流：先录制、导入或新建一个</translation>
+    </message>
+    <message>
+        <source>Select a workflow in the Workflows panel first</source>
+        <translation>先在工作流面板里选中一个工作流</translation>
     </message>
     <message>
         <source>Import Workflows</source>

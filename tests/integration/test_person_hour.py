@@ -641,3 +641,50 @@ def test_the_editor_opens_a_wide_workflow_legible_and_inside_the_screen(qtbot: Q
     area = editor.screen().availableGeometry()
     assert area.contains(editor.frameGeometry()), (area, editor.frameGeometry())
     editor.close()
+
+
+# -- item 10: in Chinese the editor's side panel and its undo speak Chinese -----------------------------------
+def test_in_chinese_the_editor_side_panel_and_undo_are_translated(qtbot: QtBot, app: BrowserPilotApp,
+                                                                   qapp: QApplication) -> None:
+    import re
+
+    from PySide6.QtWidgets import QLabel, QLineEdit
+
+    from app.i18n import CHINESE, install_translations
+    from app.ui.editor.window import EditorWindow
+
+    document = guba_like()
+    document["app"]["name"] = "中文 collect"
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    assert install_translations(qapp, CHINESE) == CHINESE
+    try:
+        editor = app.editors.open("中文 collect")
+        qtbot.waitExposed(editor)
+        assert isinstance(editor, EditorWindow)
+        latin_labels: list[str] = []
+        for node in document["workflow"]["graph"]["nodes"]:
+            editor.select_node(node["id"])
+            qtbot.waitUntil(lambda: editor.form is not None and editor.form.node_id == node["id"])
+            for label in editor.form.findChildren(QLabel):
+                text = label.text()
+                # a field's label ends with a colon: every one of them is in Chinese (x and y stay as they are)
+                if re.fullmatch(r"[A-Za-z_]+\*?[:：]", text) \
+                        and text.rstrip("*:：") not in ("x", "y", "XPath", "CSS"):
+                    latin_labels.append(f"{node['id']}: {text}")
+        assert not latin_labels, latin_labels
+        editor.select_node("open")
+        qtbot.waitUntil(lambda: editor.form is not None and editor.form.node_id == "open")
+        title = editor.form.findChild(QLineEdit, "field-title")
+        from PySide6.QtWidgets import QFormLayout
+
+        form_layout = next(l for l in editor.form.findChildren(QFormLayout) if l.indexOf(title) >= 0)
+        assert form_layout.labelForField(title).text() == "标题：", form_layout.labelForField(title).text()
+        click(title)
+        QTest.keyClicks(title, "!")
+        qtbot.waitUntil(lambda: editor.undo_action.isEnabled())
+        undo_text = editor.undo_action.text()
+        assert "open.title" not in undo_text and "标题" in undo_text and "Open the board" in undo_text, undo_text
+        editor.stack.setClean()
+        editor.close()
+    finally:
+        install_translations(qapp)
