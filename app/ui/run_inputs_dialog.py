@@ -461,7 +461,9 @@ class BatchDialog(QDialog):
         self.on_workers.setObjectName("batch-on-workers")
         self.broker = QLineEdit(broker, self)
         self.broker.setObjectName("batch-broker")
-        self.broker.setPlaceholderText(self.tr("redis://host:6379/0 (rediss:// for TLS)"))
+        self.broker.setPlaceholderText("redis://host:6379/0")
+        self.broker.setToolTip(self.tr("The Redis broker of the workers, e.g. redis://host:6379/0 (rediss:// for TLS)"))
+        self.broker.setMinimumWidth(self.broker.fontMetrics().horizontalAdvance("redis://host:6379/0") + 40)
         self.broker.setEnabled(False)
         self.on_workers.toggled.connect(lambda on: (self.broker.setEnabled(on), self.envs.setEnabled(not on),
                                                     self.concurrency.setEnabled(not on), self._validate()))

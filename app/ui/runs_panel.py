@@ -553,7 +553,7 @@ class RunsPanel(QWidget):
         self.empty = EmptyState(
             "runs", "history", self.tr("No runs yet"),
             self.tr("Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and "
-                    "each node's timing. Run a workflow from the Workflows panel, or with `browserpilot run`."),
+                    "each node's timing. Run a workflow from the Workflows panel, or with the command browserpilot run."),
             [("workflows", "workflow", self.tr("Go to Workflows"), self.workflows_requested.emit)], self)
         self.stack = TableOrEmpty(splitter, self.empty, self)
         layout = QVBoxLayout(self)

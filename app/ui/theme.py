@@ -241,7 +241,8 @@ def stylesheet(scheme: Scheme) -> str:
     """The application stylesheet for `scheme`: app.qss with its `@token`s filled in."""
     text = STYLE_FILE.read_text("utf-8") if STYLE_FILE.exists() else ""
     tokens = {**{field: getattr(scheme, field) for field in Scheme.__dataclass_fields__ if field != "name"},
-              **{field: f"{size:g}pt" for field, size in FONT_SIZES.items()}}
+              **{field: f"{size:g}pt" for field, size in FONT_SIZES.items()},
+              "scheme_name": scheme.name, "styles_dir": STYLE_FILE.parent.as_posix()}
     for token in sorted(tokens, key=len, reverse=True):   # longest first: @border_strong before @border
         text = text.replace(f"@{token}", tokens[token])
     return text

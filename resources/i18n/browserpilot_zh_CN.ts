@@ -532,8 +532,8 @@
         <translation>通过 broker 在工作机上运行(&amp;W)：</translation>
     </message>
     <message>
-        <source>redis://host:6379/0 (rediss:// for TLS)</source>
-        <translation>redis://host:6379/0（TLS 用 rediss://）</translation>
+        <source>The Redis broker of the workers, e.g. redis://host:6379/0 (rediss:// for TLS)</source>
+        <translation>工作机的 Redis broker，例如 redis://host:6379/0（TLS 用 rediss://）</translation>
     </message>
     <message>
         <source>Choose at least one environment.</source>
@@ -2813,8 +2813,8 @@ New value:</source>
         <translation>还没有运行记录</translation>
     </message>
     <message>
-        <source>Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and each node&apos;s timing. Run a workflow from the Workflows panel, or with `browserpilot run`.</source>
-        <translation>每次运行工作流都记在这里：输出、文件、停下时的现场截图和每个节点的耗时。可以在“工作流”面板里运行，或者用 `browserpilot run`。</translation>
+        <source>Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and each node&apos;s timing. Run a workflow from the Workflows panel, or with the command browserpilot run.</source>
+        <translation>每次运行工作流都记在这里：输出、文件、停下时的现场截图和每个节点的耗时。可以在“工作流”面板里运行，或者用命令 browserpilot run。</translation>
     </message>
     <message>
         <source>Go to Workflows</source>

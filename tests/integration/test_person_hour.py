@@ -688,3 +688,85 @@ def test_in_chinese_the_editor_side_panel_and_undo_are_translated(qtbot: QtBot, 
         editor.close()
     finally:
         install_translations(qapp)
+
+
+# -- item 11: polish ---------------------------------------------------------------------------------------------
+def test_spin_arrows_fields_and_texts_are_whole_and_readable_in_both_themes_and_languages(
+        qtbot: QtBot, app: BrowserPilotApp, qapp: QApplication) -> None:
+    from PySide6.QtGui import QColor, QFontInfo
+    from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QStyle, QStyleOptionSpinBox
+
+    from app.i18n import CHINESE, install_translations
+    from app.ui import theme
+    from app.ui.run_inputs_dialog import BatchDialog
+    from app.ui.welcome import WelcomeDialog
+
+    main = app.main_window
+    assert main is not None
+    try:
+        for scheme in ("light", "dark"):
+            theme.apply_theme(qapp, scheme=scheme)
+            text = QColor(theme.DARK.text if scheme == "dark" else theme.LIGHT.text)
+            # Spin box arrows: a whole triangle in the text colour in each button, not a broken bracket.
+            box = QSpinBox()
+            box.setValue(10)
+            box.resize(160, 32)
+            box.show()
+            qtbot.waitExposed(box)
+            image = box.grab().toImage()
+            option = QStyleOptionSpinBox()
+            box.initStyleOption(option)
+            for control in (QStyle.SubControl.SC_SpinBoxUp, QStyle.SubControl.SC_SpinBoxDown):
+                rect = box.style().subControlRect(QStyle.ComplexControl.CC_SpinBox, option, control, box)
+                inked = [(x, y) for x in range(rect.left(), rect.right() + 1) for y in range(rect.top(), rect.bottom() + 1)
+                         if max(abs(image.pixelColor(x, y).red() - text.red()),
+                                abs(image.pixelColor(x, y).green() - text.green()),
+                                abs(image.pixelColor(x, y).blue() - text.blue())) < 60]
+                rows = sorted({y for _x, y in inked})
+                widths = [len([1 for _x, y in inked if y == row]) for row in rows]
+                assert len(inked) >= 12 and len(rows) >= 3, (scheme, control, inked)
+                # a triangle: its rows grow (up) or shrink (down) in width
+                assert widths == sorted(widths, reverse=control == QStyle.SubControl.SC_SpinBoxDown), (scheme, widths)
+            box.close()
+            # The batch dialog's broker field shows its whole placeholder.
+            batch = BatchDialog("Wide collect", [], [("env-default", "Default")], 3, parent=main)
+            batch.show()
+            qtbot.waitExposed(batch)
+            broker = batch.findChild(QLineEdit, "batch-broker")
+            shown = broker.contentsRect().width() - 2 * 8 - 4  # the style's text margins and padding
+            assert broker.fontMetrics().horizontalAdvance(broker.placeholderText()) <= shown, broker.placeholderText()
+            batch.done(0)
+    finally:
+        theme.apply_theme(qapp, scheme="light")
+
+    # The Runs panel's empty state: no literal backticks.
+    empty_texts = [label.text() for label in main.runs_panel.empty.findChildren(QLabel)]
+    assert empty_texts and not any("`" in t for t in empty_texts), empty_texts
+
+    # A remark of several lines says there is more.
+    created = run_op(qtbot, app, "env_create", {"name": "Remarked", "remark": "first line\nsecond line"})
+    model = main.environments.model
+    qtbot.waitUntil(lambda: model.row_of(created["env"]) >= 0)
+    cell = model.index(model.row_of(created["env"]), 1).data()
+    assert cell == "first line …", cell
+
+    # The welcome, in Chinese: its MCP configuration is whole (no scroll bar); the grey hints are readable.
+    assert install_translations(qapp, CHINESE) == CHINESE
+    try:
+        welcome = WelcomeDialog(app.data, app.mcp, main)
+        welcome.show()
+        qtbot.waitExposed(welcome)
+        for client, editor in welcome.config_texts.items():
+            welcome.configs.setCurrentWidget(editor.parentWidget())
+            qtbot.waitUntil(editor.isVisible)
+            assert isinstance(editor, QPlainTextEdit)
+            assert editor.verticalScrollBar().maximum() == 0, client
+        hints = [label for label in welcome.findChildren(QLabel) if label.property("role") == "hint"]
+        body = QFontInfo(welcome.findChildren(QLabel)[1].font()).pixelSize()
+        assert hints and all(QFontInfo(h.font()).pixelSize() >= 0.8 * body for h in hints), \
+            [(QFontInfo(h.font()).pixelSize(), body) for h in hints]
+        area = welcome.screen().availableGeometry()
+        assert area.contains(welcome.frameGeometry())
+        welcome.done(0)
+    finally:
+        install_translations(qapp)
