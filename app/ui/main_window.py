@@ -241,6 +241,7 @@ class MainWindow(QMainWindow):
         self.data = data
         self.mcp = mcp
         self.settings = ops.ctx.settings  # the app's one settings store
+        self._ctx = ops.ctx
         self._open_env = open_env
         self._quit_app = quit_app
         self.welcome: WelcomeDialog | None = None
@@ -314,7 +315,7 @@ class MainWindow(QMainWindow):
         self._add("file", self.tr("Open &Data Folder"), "folder-open", None,
                   lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data.root))), "open-data-folder")
         self._menus["file"].addSeparator()
-        self._add("file", self.tr("&Quit"), "power", QKeySequence.StandardKey.Quit, self._quit_app, "quit")
+        self._add("file", self.tr("&Quit"), "power", QKeySequence.StandardKey.Quit, self.quit_when_meant, "quit")
         self._add("env", self.tr("&Open"), "app-window", "Ctrl+O", panel.open_selected, "open-environment")
         self._add("env", self.tr("&Rename…"), "pencil", "F2", panel.rename_selected, "rename-environment")
         self._add("env", self.tr("Edit Re&mark…"), "square-pen", "Ctrl+E", panel.edit_remark_selected,
@@ -374,6 +375,32 @@ class MainWindow(QMainWindow):
             action.setEnabled(chosen)
             action.setToolTip(button_text(action.text()) if chosen else f"{button_text(action.text())} — {why}")
             action.setStatusTip(why)
+
+    def quit_when_meant(self) -> bool:
+        """File → Quit: runs still running or tabs still recording are said first, and quitting waits for a yes.
+        Returns whether the app quits."""
+        runner, browser = self._ctx.runner, self._ctx.browser
+        runs = len(runner.active_runs()) if runner is not None else 0
+        recordings = len(browser.recording_tabs()) if browser is not None and hasattr(browser, "recording_tabs") else 0
+        if runs or recordings:
+            lines = ([self.tr("%n run(s) still running will stop.", "", runs)] if runs else []) + \
+                ([self.tr("%n recording(s) not saved will be lost.", "", recordings)] if recordings else [])
+            box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Quit BrowserPilot"),
+                              self.tr("Quit now?") + "\n\n" + "\n".join(lines), QMessageBox.StandardButton.NoButton,
+                              self)
+            box.setObjectName("quit-confirm")
+            quit_button = box.addButton(self.tr("Quit"), QMessageBox.ButtonRole.DestructiveRole)
+            quit_button.setObjectName("quit-confirm-quit")
+            stay = box.addButton(self.tr("Don't Quit"), QMessageBox.ButtonRole.RejectRole)
+            stay.setObjectName("quit-confirm-stay")
+            box.setDefaultButton(stay)
+            box.exec()
+            quitting = box.clickedButton() is quit_button
+            box.deleteLater()
+            if not quitting:
+                return False
+        self._quit_app()
+        return True
 
     def _on_workflows(self, handler: Callable[[], object]) -> Callable[[], None]:
         """A Workflow-menu action: show the Workflows panel, then act on its selected workflow."""

@@ -1761,6 +1761,34 @@ Its window is closed and its cookies, logins and stored site data are removed. T
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
+    <message numerus="yes">
+        <source>%n run(s) still running will stop.</source>
+        <translation>
+            <numerusform>还有 %n 次运行没结束，会被停止。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n recording(s) not saved will be lost.</source>
+        <translation>
+            <numerusform>还有 %n 段录制没保存，会丢失。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quit BrowserPilot</source>
+        <translation>退出 BrowserPilot</translation>
+    </message>
+    <message>
+        <source>Quit now?</source>
+        <translation>现在退出吗？</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Don&apos;t Quit</source>
+        <translation>不退出</translation>
+    </message>
     <message>
         <source>New Workflow</source>
         <translation>新建工作流</translation>

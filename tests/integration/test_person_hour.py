@@ -770,3 +770,38 @@ def test_spin_arrows_fields_and_texts_are_whole_and_readable_in_both_themes_and_
         welcome.done(0)
     finally:
         install_translations(qapp)
+
+
+# -- item 1, on the way out: File → Quit says what would stop --------------------------------------------------
+def test_quit_while_a_run_goes_on_asks_first(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer) -> None:
+    main = app.main_window
+    assert main is not None
+    main.show()
+    document = {"kind": "app", "version": "0.3.0", "app": {"name": "Waits long", "mode": "workflow"},
+                "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {"nodes": [
+                    {"id": "start", "data": {"type": "start"}},
+                    {"id": "open", "data": {"type": "goto", "url": site.url("/form")}},
+                    {"id": "wait", "data": {"type": "wait", "locator": {"selector": "#never"}, "state": "appear",
+                                            "timeout": 60}},
+                    {"id": "end", "data": {"type": "end"}}],
+                    "edges": [{"source": "start", "target": "open"}, {"source": "open", "target": "wait"},
+                              {"source": "wait", "target": "end"}]}}}
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    started = run_op(qtbot, app, "workflow_start", {"name": "Waits long", "env": "env-default"})
+    assert started["ok"], started
+    said: list[str] = []
+
+    def read_and_stay(box: QWidget) -> None:
+        said.append(box.text())  # type: ignore[attr-defined]
+        click(box.findChild(QPushButton, "quit-confirm-stay"))
+
+    when_modal(lambda d: d.objectName() == "quit-confirm", read_and_stay, [])
+    file_menu = main._menus["file"]
+    main.menuBar().setActiveAction(file_menu.menuAction())
+    qtbot.waitUntil(file_menu.isVisible)
+    click(file_menu, file_menu.actionGeometry(main.actions_by_name["quit"]).center())
+    qtbot.waitUntil(lambda: bool(said), timeout=5_000)
+    assert "1 run still running will stop." in said[0], said
+    assert not app._quitting and started["runId"] in app.ctx.runner.active_runs()  # type: ignore[union-attr]
+    assert run_op(qtbot, app, "run_cancel", {"runId": started["runId"]})["ok"]
+    qtbot.waitUntil(lambda: started["runId"] not in app.ctx.runner.active_runs(), timeout=10_000)  # type: ignore[union-attr]
