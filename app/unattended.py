@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject
@@ -35,8 +35,15 @@ from app.schedules.service import ScheduleNotice, Scheduler
 from app.ui.tray import Tray, TrayEntry
 
 if TYPE_CHECKING:
-    from app.shell import BrowserPilotApp
+    from app.browser.service import BrowserService
+    from app.ops import OpContext
+    from app.ops.registry import OperationRegistry
+    from app.settings import SettingsStore
+    from app.ui.env_window import EnvWindow
+    from app.ui.env_windows import EnvWindows
     from app.ui.main_window import MainWindow
+    from app.ui.op_runner import OpRunner
+    from envs.store import EnvStore
 
 log = logging.getLogger("browserpilot.schedules")
 
@@ -45,10 +52,29 @@ SETTING_OF_KIND: dict[NotificationKind, str] = {
     "batch_finished": "notify_batch_finished", "schedule_skipped": "notify_schedule_skipped"}
 
 
+class UnattendedHost(Protocol):
+    """What `Unattended` uses of the app that makes it (app/shell.py): its stores, its browser, its windows."""
+
+    headless: bool
+    settings: SettingsStore
+    registry: OperationRegistry
+    ctx: OpContext
+    ops: OpRunner
+    envs: EnvStore
+    service: BrowserService
+    windows: EnvWindows | None
+
+    def quit(self) -> None: ...
+
+    def show_main_window(self) -> None: ...
+
+    def show_environment(self, env_id: str) -> EnvWindow | None: ...
+
+
 class Unattended(QObject):
     """See the module docstring."""
 
-    def __init__(self, shell: "BrowserPilotApp") -> None:
+    def __init__(self, shell: UnattendedHost) -> None:
         super().__init__(shell)
         self.shell = shell
         self.start_minimized = False

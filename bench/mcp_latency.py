@@ -40,7 +40,10 @@ connect-to-first-call median (target at most 0.5x) and the cold start, `browserp
 against Playwright MCP's spawn (target at most 1.0x). Absolute times drift 10-30% between runs on these shared
 machines; the ratios are what count.
 
-Run: `.venv/bin/python bench/mcp_latency.py [--clicks N] [--connects N]`.
+Before and after: `--against DIR` first runs DIR's own bench/mcp_latency.py with DIR's .venv (another checkout,
+for example the code before a change) and prints its table, then measures this checkout: compare the ratios.
+
+Run: `.venv/bin/python bench/mcp_latency.py [--clicks N] [--connects N] [--against DIR]`.
 Exit status: 0 when every click was verified (whether or not the targets are met), 1 otherwise.
 """
 
@@ -429,7 +432,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=100, help="measured clicks per server (default 100)")
     parser.add_argument("--connects", type=int, default=5, help="connect-to-first-call repetitions (default 5)")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout (with its .venv), measured first with its own bench/mcp_latency.py")
     args = parser.parse_args()
+    if args.against:
+        print(f"== before: {args.against}", flush=True)
+        before = subprocess.run([str(args.against / ".venv" / "bin" / "python"),
+                                 str(args.against / "bench" / "mcp_latency.py"), "--clicks", str(args.clicks),
+                                 "--connects", str(args.connects)], cwd=args.against)
+        if before.returncode != 0:
+            return 1
+        print("== after: this checkout", flush=True)
     return asyncio.run(run(args.clicks, args.connects))
 
 

@@ -51,7 +51,11 @@ Order and warm-up: one warm-up run per side that is not counted, then the sides 
 times drift by 10-30% between runs on these shared 2-core machines. Targets: (a)/(c) at most 0.8x; (b) ours /
 Playwright at most 1.0x; batch rows per minute ours / Playwright at least 1.0x.
 
-Run: `.venv/bin/python bench/replay.py [--reps N] [--rows R] [--quick] [--json]` (N defaults to 10, R to 100;
+Before and after: `--against DIR` first runs DIR's own bench/replay.py with DIR's .venv (another checkout, for
+example the code before a change) with the same --reps/--rows, then this one, and prints both and the ratios
+after/before of each side's figures and of its ratios to Playwright (which carry the load of the moment).
+
+Run: `.venv/bin/python bench/replay.py [--reps N] [--rows R] [--quick] [--json] [--against DIR]` (N defaults to 10, R to 100;
 --quick means 3 repetitions and 30 rows unless given). Needs node and npm: @puppeteer/replay and puppeteer-core
 are installed into bench/node_modules from bench/package.json on first use (PUPPETEER_SKIP_DOWNLOAD=1).
 Exit status: 0 when every run was measured and verified (whether or not the targets are met), 1 otherwise.
@@ -870,6 +874,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_REPS} repetitions and {QUICK_ROWS} rows unless --reps/--rows say otherwise")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout (with its .venv) measured first with its own bench/replay.py")
     args = parser.parse_args(argv)
     args.reps = args.reps if args.reps is not None else (QUICK_REPS if args.quick else DEFAULT_REPS)
     args.rows = args.rows if args.rows is not None else (QUICK_ROWS if args.quick else DEFAULT_ROWS)
@@ -878,10 +884,42 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+BEFORE_AFTER = (("in_app", "ours_run_ms", "(a) in-app workflow_run, ms"), ("in_app", "ratio", "(a) / Playwright's steps"),
+                ("in_app", "ours_nodes_sum_ms", "(a) the 20 nodes, ms"),
+                ("in_app", "ours_outside_nodes_ms", "(a) outside the nodes, ms"),
+                ("in_app", "ours_full_history_run_ms", "(a) with 200 runs in history, ms"),
+                ("in_app", "full_history_ratio", "(a) with history / Playwright"),
+                ("cold", "ours_s", "(b) cold browserpilot run, s"), ("cold", "ratio", "(b) / Playwright's script"),
+                ("batch", "ours_rows_per_min", "batch rows/min"), ("batch", "ratio", "batch / Playwright"))
+
+
+def against(checkout: Path, reps: int, rows: int) -> dict[str, Any] | None:
+    """DIR's own bench/replay.py, with its .venv, same repetitions and rows: its JSON summary."""
+    python = checkout / ".venv" / "bin" / "python"
+    done = subprocess.run([str(python), str(checkout / "bench" / "replay.py"), "--reps", str(reps), "--rows",
+                           str(rows), "--json"], capture_output=True, text=True, cwd=checkout)
+    if done.returncode != 0:
+        print(f"replay: {checkout} failed: {done.stderr.strip()[-2000:]}", file=sys.stderr)
+        return None
+    return json.loads(done.stdout)["summary"]
+
+
+def print_before_after(before: dict[str, Any], after: dict[str, Any], checkout: Path) -> None:
+    print()
+    print(f"Before ({checkout}) and after (this checkout), measured one after the other in this run:")
+    print(f"{'':<38} {'before':>9} {'after':>9} {'after/before':>12}")
+    for section, key, label in BEFORE_AFTER:
+        old, new = before[section].get(key), after[section].get(key)
+        print(f"{label:<38} {fmt(old, '.2f'):>9} {fmt(new, '.2f'):>9} {fmt(ratio(new, old), '.2f'):>12}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if not os.access(sl.CHROMIUM, os.X_OK):
         print(f"replay: {sl.CHROMIUM} is missing or not executable", file=sys.stderr)
+        return 1
+    before = against(args.against, args.reps, args.rows) if args.against else None
+    if args.against and before is None:
         return 1
     results = Results(reps=args.reps, rows=args.rows, source_digest=sl.source_digest())
     began = time.perf_counter()
@@ -895,9 +933,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     results.seconds = round(time.perf_counter() - began, 1)
     s = summary(results)
     if args.json:
-        print(json.dumps({"run": asdict(results), "summary": s}, indent=2, ensure_ascii=False))
+        print(json.dumps({"run": asdict(results), "summary": s, "before": before}, indent=2, ensure_ascii=False))
     else:
         print_table(results, s)
+        if before is not None:
+            print_before_after(before, s, args.against)
     return 0
 
 

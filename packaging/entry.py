@@ -1,6 +1,6 @@
-"""PyInstaller's entry script: the bundle's `browserpilot` executable is the same `app.cli:entry` the wheel installs."""
+"""PyInstaller's entry script: the bundle's `browserpilot` executable is the same `app.cli.main:entry` the wheel installs."""
 
-from app.cli import entry
+from app.cli.main import entry
 
 if __name__ == "__main__":
     entry()

@@ -41,6 +41,7 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from app.browser.control import TabControl
 from app.browser.health import PageHealth
 from app.browser.js import APP_WORLD, PageError, PageTimeout, ScriptError, run_js, run_js_async
+from app.browser.windowless import grabbing, is_windowless
 from envs.savemanager import in_thread
 
 log = logging.getLogger("browserpilot.browser")
@@ -89,9 +90,10 @@ def _grab(view: QWebEngineView, rect: QRect | None = None) -> QPixmap:
     """The page's pixels only: the control overlay and the handoff banner are left out. `rect` is in the
     page's coordinates (CSS px times zoom)."""
     control = TabControl.of(view)
-    if control is not None:
-        return control.grab_page(rect)
-    return view.grab(rect) if rect is not None else view.grab()
+    with grabbing(view):
+        if control is not None:
+            return control.grab_page(rect)
+        return view.grab(rect) if rect is not None else view.grab()
 
 
 def _shows(view: QWebEngineView, point: QRect, rgb: tuple[int, int, int]) -> bool:
@@ -153,7 +155,7 @@ def _usable(view: QWebEngineView) -> QWebEnginePage:
         raise CaptureError("the tab was closed")
     page = view.page()
     PageHealth.of(page).check()
-    if not view.isVisible():
+    if not view.isVisible() and not is_windowless(view):  # a windowless tab renders on demand
         raise CaptureError("the tab is not shown (a background tab or a hidden window); activate it first")
     return page
 

@@ -3,12 +3,12 @@ DevTools channels, network captures, the code sandbox) and every tab, in a regis
 
 Windows only show tabs (app/ui/env_windows.py): a tab is made here, with its control state, its policy guard
 and its parts (app/browser/parts/), and is *shown* in its environment's window when the app has windows and
-the tab asks for it (`show`), or *windowless*: a view that is never on screen (Qt's `WA_DontShowOnScreen`),
-with the size of a window's page area, so that the page lays out, paints and takes trusted input as in a
-window, while no window keeps copies of its frames (a window's backing store and the view's image: ~7 MB each
-at 1200x800). A headless app has only windowless tabs; in an app with windows, a batch's or a worker's rows
-run in windowless tabs. A windowless tab that needs a person (handed over: a captcha, a login) is shown in its
-environment's window at once (`tab_shown`).
+the tab asks for it (`show`), or *windowless*: a view on no screen that paints nowhere
+(app/browser/windowless.py), with the size of a window's page area, so that the page lays out, animates and
+takes trusted input as in a window, while no window's backing store keeps a copy of its frames. A headless
+app has only windowless tabs; in an app with windows, a batch's or a worker's rows run in windowless tabs. A
+windowless tab that needs a person (handed over: a captcha, a login) is shown in its environment's window at
+once (`tab_shown`).
 
 Which tab is active in an environment (the one operations without a tab id act on) is kept here, whether or
 not a window shows it; a window reports the tab a person brings to the front (`note_current`).
@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtWebEngineCore import QWebEngineProfile
 
 from app.browser.cdp import CdpHub
@@ -40,6 +40,7 @@ from app.browser.policy import PolicyRegistry
 from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.transfer import ProfileState
+from app.browser.windowless import keep_windowless, show_in_window
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.model import DEFAULT_ENV_ID
@@ -123,9 +124,7 @@ class BrowserService(QObject):
         view = BrowserTab(env.id, profile, page=page)
         shown = show and self.with_windows
         if not shown:
-            view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-            view.resize(PAGE_SIZE)
-            view.show()  # visible to Qt and Chromium (it lays out, paints, takes input), on no screen
+            keep_windowless(view, PAGE_SIZE)  # on no screen, painting nowhere: one frame copy, not two
         tab_control = TabControl(view, control)
         tab = Tab(view, tab_control, TabFolders(self.data.captures(env.id), self.data.downloads(env.id)),
                   self.tab_id_of_page, net=self.net)
@@ -186,9 +185,7 @@ class BrowserService(QObject):
         tab = self.get(tab_id)
         if tab_id in self._shown or not self.with_windows:
             return
-        view = tab.view
-        view.hide()
-        view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, False)
+        show_in_window(tab.view)
         self._shown.add(tab_id)
         self.tab_shown.emit(tab)
 

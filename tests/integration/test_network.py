@@ -483,7 +483,7 @@ def test_the_settings_dialog_edits_name_remark_and_domains(qtbot: QtBot, shell: 
 
 
 def test_the_command_line_sets_the_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from app.cli import main
+    from app.cli.main import main
 
     folder = str(tmp_path / "cli-data")
     assert main(["--data-dir", folder, "env", "update", "env-default", "--allow", "Example.com", "*.example.org",

@@ -64,8 +64,8 @@ def test_pure_packages_load_without_qt() -> None:
 
 
 # -- the browser behind its ports ------------------------------------------------------------------------
-BEHIND_PORTS = ("app/ops", "app/mcp", "app/agent", "app/distributed", "app/cli.py", "app/cli_workflows.py",
-                "app/cli_editor.py", "workflows")
+BEHIND_PORTS = ("app/ops", "app/mcp", "app/agent", "app/distributed", "app/cli",
+                "workflows")
 
 
 def test_operations_and_their_callers_reach_the_browser_only_through_its_ports() -> None:
@@ -108,3 +108,88 @@ def test_each_part_of_a_tab_implements_its_protocol() -> None:
     init = inspect.getsource(Tab.__init__)
     problems += [f"Tab has no part {name}" for name in parts if f"self.{name} = " not in init]
     assert problems == []
+
+
+# -- no import circles ------------------------------------------------------------------------------------
+def module_graph() -> dict[str, set[str]]:
+    """Every module of app/, workflows/ and envs/ and the modules of these packages it imports: at its top,
+    inside functions and under TYPE_CHECKING alike (`from x import y` counts y when y is a module)."""
+    modules: dict[str, Path] = {}
+    for package in SHIPPED:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                           for alias in node.names]
+            graph[name] |= {target for target in map(known, targets) if target and target != name}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        circles.append(sorted(component))
+    return circles
+
+
+def test_the_checker_finds_a_circle() -> None:
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circles() -> None:
+    graph = module_graph()
+    assert "app.cli.common" in graph["app.cli.main"]  # the graph was built
+    assert import_circles(graph) == []

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.agent.cli import agent_params, print_record
+from app.cli.agent import agent_params, print_record
 from app.agent.secrets import SecretError
-from app.cli import build_parser
+from app.cli.main import build_parser
 
 
 def parse(*argv: str) -> dict[str, object]:

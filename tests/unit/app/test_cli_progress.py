@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from app.cli_workflows import ProgressBar
+from app.cli.workflows import ProgressBar
 
 
 @pytest.fixture

@@ -8,11 +8,10 @@ import argparse
 import subprocess
 import sys
 
+from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.mcp.client import APP_START_TIMEOUT, EndpointUnavailable, app_command, forward_operation, \
     running_pid, wait_for_endpoint
 from envs.datadir import DataDir
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_parser(verbs: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]

@@ -15,13 +15,12 @@ when the run has ended. Exit status: 0 success (for `run`: the run or every row 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, Callable
 
+from app.cli.common import parse_inputs, print_json, run_here_or_forward, run_operation_verb
+from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from envs.datadir import DataDir
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
@@ -63,10 +62,6 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
-
-
 def line(view: dict[str, Any]) -> str:
     """One schedule on one line: id, name, when, next, last result."""
     last = view.get("last") or {}
@@ -85,15 +80,13 @@ def schedule_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
     if verb == "list":
         def show(result: dict[str, Any]) -> None:
             if as_json:
-                return _print_json(result["schedules"])
+                return print_json(result["schedules"])
             if result.get("paused"):
                 print("all schedules are paused")
             for view in result["schedules"]:
                 print(line(view))
         return "schedule_list", {}, show
     if verb == "add":
-        from app.cli_workflows import parse_inputs
-
         params: dict[str, Any] = {"workflow": args.workflow, "missed": args.missed}
         for key, value in (("cron", args.cron), ("every", args.every), ("daily", args.daily), ("at", args.at),
                            ("name", args.name), ("env", args.schedule_env), ("broker", args.broker),
@@ -116,13 +109,13 @@ def schedule_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
     if verb in ("enable", "disable"):
         return "schedule_update", {"schedule": args.id, "enabled": verb == "enable"}, _show_one(as_json, verb + "d")
     return "schedule_delete", {"schedule": args.id}, (
-        lambda r: _print_json(r) if as_json else print(f"removed {r['deleted']['id']}\t{r['deleted']['name']}"))
+        lambda r: print_json(r) if as_json else print(f"removed {r['deleted']['id']}\t{r['deleted']['name']}"))
 
 
 def _show_one(as_json: bool, verb: str) -> Callable[[dict[str, Any]], None]:
     def show(result: dict[str, Any]) -> None:
         if as_json:
-            return _print_json(result["schedule"])
+            return print_json(result["schedule"])
         print(f"{verb} {line(result['schedule'])}")
     return show
 
@@ -130,8 +123,6 @@ def _show_one(as_json: bool, verb: str) -> Callable[[dict[str, Any]], None]:
 def schedule_verb(args: argparse.Namespace, data: DataDir) -> int:
     if args.schedule_verb == "run":
         return _run_verb(args, data)
-    from app.cli import run_operation_verb
-
     try:
         name, params, show = schedule_call(args)
     except ValueError as exc:
@@ -143,7 +134,6 @@ def schedule_verb(args: argparse.Namespace, data: DataDir) -> int:
 def _run_verb(args: argparse.Namespace, data: DataDir) -> int:
     import os
 
-    from app.cli_workflows import run_here_or_forward
     from app.runtime import has_display
 
     headless = args.run_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
@@ -151,7 +141,7 @@ def _run_verb(args: argparse.Namespace, data: DataDir) -> int:
     if result is None:
         return EXIT_FAILED
     if args.json:
-        _print_json(result)
+        print_json(result)
     if not result.get("ok"):
         print(f"browserpilot: {result.get('error')}", file=sys.stderr)
         return EXIT_FAILED

@@ -2,7 +2,7 @@
 
 No verb starts the GUI (or the windowless app with `--headless`); the `env` verbs run the same operations
 as the GUI through the operations registry, without starting Qt. When the app already runs on the data
-folder, a verb's operation is sent to it through its MCP endpoint instead (`execute_operation`): same output,
+folder, a verb's operation is sent to it through its MCP endpoint instead (app/cli/common.py): same output,
 same exit status. `mcp` serves MCP on stdio for clients that only speak stdio (forwarding to the app, which
 it starts headless when needed); `mcp token [--regenerate]` prints or replaces the MCP token; `mcp status`
 says whether the app serves MCP, who started it, its bridge clients and when it will quit by itself. Exit status:
@@ -15,17 +15,18 @@ import argparse
 import json
 import logging
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from app import __version__
-from app.instance import AlreadyRunningError, InstanceLock
+from app.cli import agent, batch, editor, schedules, workflows
+from app.cli.common import run_operation_verb
+from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.logsetup import setup_logging
 from envs.datadir import DataDir, resolve_data_dir
 from envs.errors import StoreError
 
 log = logging.getLogger("browserpilot.cli")
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 class _EnvScope(argparse.Action):
@@ -101,20 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("id")
     delete.add_argument("--json", action="store_true", help="print JSON")
 
-    from app import cli_workflows
-
-    cli_workflows.add_parsers(verbs, common)
-    from app import cli_schedules
-
-    cli_schedules.add_parser(verbs, common)
-    from app import cli_editor
-
-    cli_editor.add_parser(verbs, common)
-    _add_agent_parser(verbs, common)
-    from app.distributed.cli import add_batch_parser, add_worker_parser
-
-    add_worker_parser(verbs, common)
-    add_batch_parser(verbs, common)
+    workflows.add_parsers(verbs, common)
+    schedules.add_parser(verbs, common)
+    editor.add_parser(verbs, common)
+    agent.add_parser(verbs, common)
+    batch.add_worker_parser(verbs, common)
+    batch.add_batch_parser(verbs, common)
     mcp = verbs.add_parser("mcp", parents=[common], help="serve MCP on stdio (forwarding to the running app, "
                                                           "started headless if needed); show or renew the token")
     mcp_verbs = mcp.add_subparsers(dest="mcp_verb", metavar="ACTION")
@@ -125,12 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
                                   help="is the app serving MCP (URL), who started it, its clients, when it will stop")
     status.add_argument("--json", action="store_true", help="print JSON")
     return parser
-
-
-def _add_agent_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
-    from app.agent.cli import add_parser
-
-    add_parser(verbs, common)
 
 
 def env_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
@@ -173,55 +160,6 @@ def print_env_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if args.env_verb == "update":
         print("allowed domains:\t" + (" ".join(env.get("allowedDomains") or []) or "(any)"))
         print("blocked domains:\t" + (" ".join(env.get("blockedDomains") or []) or "(none)"))
-
-
-def local_context(data: DataDir) -> Any:
-    """The operations' context for a command that runs its operation itself (under the instance lock)."""
-    from app.ops import OpContext
-    from envs.store import EnvStore
-
-    store = EnvStore(data)
-    if store.load_problem:
-        print(f"warning: {store.load_problem}", file=sys.stderr)
-    return OpContext(data=data, envs=store)
-
-
-def execute_operation(data: DataDir, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Run one operation for a command and return its envelope: here, under the instance lock, or - when
-    the app already runs on this data folder - inside the app, as a tool call to its MCP endpoint.
-
-    Raises `AlreadyRunningError` (the app runs but cannot be reached: the message says why), `StoreError`
-    or `OSError`. Every verb (env now; run, workflow, runs as they come) goes through here.
-    """
-    from app.ops import build_registry
-
-    try:
-        with InstanceLock(data.lock_file):
-            import asyncio
-
-            return asyncio.run(build_registry().call(local_context(data), name, params))
-    except AlreadyRunningError:
-        from app.mcp.client import EndpointUnavailable, forward_operation
-
-        try:
-            return forward_operation(data, name, params)
-        except EndpointUnavailable as exc:
-            raise AlreadyRunningError(str(exc)) from None
-
-
-def run_operation_verb(data: DataDir, name: str, params: dict[str, Any],
-                       show: Callable[[dict[str, Any]], None]) -> int:
-    """`execute_operation`, then the command's output (`show`) or one error line; the exit status."""
-    try:
-        result = execute_operation(data, name, params)
-    except (AlreadyRunningError, StoreError, OSError) as exc:
-        print(f"browserpilot: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    if not result.get("ok"):
-        print(f"browserpilot: {result.get('error')}", file=sys.stderr)
-        return EXIT_FAILED
-    show(result)
-    return EXIT_OK
 
 
 def run_env_verb(args: argparse.Namespace, data: DataDir) -> int:
@@ -331,31 +269,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verb == "mcp":
         return run_mcp_verb(args, data)
     if args.verb == "edit":
-        from app.cli_editor import edit_verb
-
-        return edit_verb(args, data)
+        return editor.edit_verb(args, data)
     if args.verb == "agent":
-        from app.agent.cli import agent_verb
-
-        return agent_verb(args, data)
+        return agent.agent_verb(args, data)
     if args.verb == "worker":
-        from app.distributed.cli import run_worker_verb
-
-        return run_worker_verb(args, data)
+        return batch.run_worker_verb(args, data)
     if args.verb == "batch":
-        from app.distributed.cli import run_batch_verb
-
-        return run_batch_verb(args, data)
+        return batch.run_batch_verb(args, data)
     if args.verb == "schedule":
-        from app.cli_schedules import schedule_verb
-
-        return schedule_verb(args, data)
+        return schedules.schedule_verb(args, data)
     if args.verb in ("workflow", "runs", "run"):
-        from app import cli_workflows
-
         if args.verb == "run":
-            return cli_workflows.run_verb(args, data)
-        call = cli_workflows.workflow_call if args.verb == "workflow" else cli_workflows.runs_call
+            return workflows.run_verb(args, data)
+        call = workflows.workflow_call if args.verb == "workflow" else workflows.runs_call
         name, params, show = call(args)
         return run_operation_verb(data, name, params, show)
     from app.application import run_app

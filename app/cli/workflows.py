@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from app.cli.common import parse_inputs, print_json, run_here_or_forward
+from app.cli.exits import EXIT_FAILED, EXIT_OK
+from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
 from envs.datadir import DataDir
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
@@ -33,8 +34,6 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--json", action="store_true", help="print the run record(s) as JSON")
     run.add_argument("-q", "--quiet", action="store_true",
                      help="no progress bar on stderr for --rows (it only shows on a terminal anyway)")
-    from app.distributed.cli import add_run_options
-
     add_run_options(run)
 
     workflow = verbs.add_parser("workflow", parents=[common], help="list, import, export or delete workflows")
@@ -72,8 +71,30 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     show.add_argument("--json", action="store_true")
 
 
-def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    run.add_argument("--broker", metavar="URL", help="with --rows: run the rows on workers through this Redis broker")
+    run.add_argument("--queue", default=DEFAULT_QUEUE, metavar="NAME", help="with --broker: the workers' queue")
+    run.add_argument("--retries", type=int, default=0, metavar="N",
+                     help="with --broker: run a row that failed for a workflow reason up to N times more (on the "
+                          "same worker, in a fresh tab)")
+    run.add_argument("--ship-login", metavar="ENV", help="with --broker: send ENV's cookies with the rows "
+                                                         "(the broker then carries session cookies)")
+    run.add_argument("--row-time-limit", type=float, default=DEFAULT_ROW_TIME_LIMIT, metavar="S",
+                     help="with --broker: seconds a row may take on a worker (default 600)")
+    run.add_argument("--file-limit-mb", type=float, default=DEFAULT_FILE_LIMIT / 1024 / 1024, metavar="MB",
+                     help="with --broker: files per row shipped back, in MB (default 20)")
+
+
+def distribute_params(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    """`run`'s batch parameters for `workflow_distribute` (ValueError on a usage mistake)."""
+    if not args.rows:
+        raise ValueError("--broker needs --rows FILE (one run per row)")
+    params = {key: value for key, value in params.items() if key != "concurrency"}
+    params.update(broker=args.broker, queue=args.queue, retries=args.retries, rowTimeLimit=args.row_time_limit,
+                  fileLimit=int(args.file_limit_mb * 1024 * 1024))
+    if args.ship_login:
+        params["shipLogin"] = args.ship_login
+    return params
 
 
 def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callable[[dict[str, Any]], None]]:
@@ -82,7 +103,7 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
     if verb == "list":
         def show(result: dict[str, Any]) -> None:
             if as_json:
-                return _print_json(result["workflows"])
+                return print_json(result["workflows"])
             for wf in result["workflows"]:
                 last = wf["lastRun"]["status"] if wf.get("lastRun") else "never run"
                 print(f"{wf['id']}\t{wf['name']}\t{wf['nodeCount']} nodes\t{last}")
@@ -90,7 +111,7 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
     if verb == "import":
         def show_import(result: dict[str, Any]) -> None:
             if as_json:
-                return _print_json(result)
+                return print_json(result)
             print(f"{'replaced' if result['replaced'] else 'imported'} {result['workflow']['id']}\t"
                   f"{result['workflow']['name']}")
             for note in result.get("notes", []):
@@ -110,7 +131,7 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
 
         def show_update(result: dict[str, Any]) -> None:
             if as_json:
-                return _print_json(result)
+                return print_json(result)
             print(f"updated {result['id']}\t{result['name']}")
             for warning in result.get("warnings", []):
                 print(f"warning: {warning}", file=sys.stderr)
@@ -119,21 +140,21 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
         params: dict[str, Any] = {"name": args.name}
         if args.output:
             params["path"] = str(Path(args.output).expanduser().resolve())
-        return "workflow_export", params, (lambda r: _print_json(r) if as_json else print(r["path"]))
+        return "workflow_export", params, (lambda r: print_json(r) if as_json else print(r["path"]))
     return "workflow_delete", {"name": args.name}, (
-        lambda r: _print_json(r) if as_json else print(f"deleted {r['deleted']['id']}\t{r['deleted']['name']}"))
+        lambda r: print_json(r) if as_json else print(f"deleted {r['deleted']['id']}\t{r['deleted']['name']}"))
 
 
 def runs_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callable[[dict[str, Any]], None]]:
     if args.runs_verb == "list":
         def show(result: dict[str, Any]) -> None:
             if args.json:
-                return _print_json(result["runs"])
+                return print_json(result["runs"])
             for run in result["runs"]:
                 duration = f"{run['durationMs'] / 1000:.1f} s" if run.get("durationMs") is not None else "-"
                 print(f"{run['id']}\t{run['status']}\t{run['workflow']}\t{run['env']}\t{run['startedAt']}\t{duration}")
         return "run_list", {"limit": args.limit}, show
-    return "run_read", {"runId": args.run_id}, (lambda r: _print_json(r["run"]) if args.json else print_record(r["run"]))
+    return "run_read", {"runId": args.run_id}, (lambda r: print_json(r["run"]) if args.json else print_record(r["run"]))
 
 
 def print_record(run: dict[str, Any]) -> None:
@@ -150,16 +171,6 @@ def print_record(run: dict[str, Any]) -> None:
     for key in ("screenshot", "har"):
         if run.get(key):
             print(f"{key}: {run[key]}")
-
-
-def parse_inputs(pairs: list[str]) -> dict[str, str]:
-    inputs: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--input takes KEY=VALUE, not {pair!r}")
-        key, _, value = pair.partition("=")
-        inputs[key.strip()] = value
-    return inputs
 
 
 def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
@@ -179,8 +190,6 @@ def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     if args.rows:
         params.update(rowsFile=str(Path(args.rows).expanduser().resolve()), concurrency=args.concurrency)
         if getattr(args, "broker", None):
-            from app.distributed.cli import distribute_params
-
             return "workflow_distribute", distribute_params(args, params)
         return "workflow_batch", params
     if getattr(args, "broker", None):
@@ -243,30 +252,6 @@ def format_seconds(seconds: float) -> str:
     return f"{minutes} min {rest:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def run_here_or_forward(data: DataDir, name: str, params: dict[str, Any], *, headless: bool,
-                        progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
-    """Run one operation in an app started for it, or in the app already running on this data folder (over
-    MCP); the envelope, or None after printing why neither could be done."""
-    from app.application import run_operation
-    from app.instance import AlreadyRunningError
-    from app.runtime import NoDisplayError
-    from envs.jsonstore import StoreError
-
-    try:
-        return run_operation(data, name, params, headless=headless, progress=progress)
-    except AlreadyRunningError:
-        from app.cli import execute_operation
-
-        try:
-            return execute_operation(data, name, params)
-        except (AlreadyRunningError, StoreError, OSError) as exc:
-            print(f"browserpilot: {exc}", file=sys.stderr)
-            return None
-    except (NoDisplayError, StoreError, OSError) as exc:
-        print(f"browserpilot: {exc}", file=sys.stderr)
-        return None
-
-
 def run_verb(args: argparse.Namespace, data: DataDir) -> int:
     from app.runtime import has_display
     from workflows.document import DocumentError
@@ -288,7 +273,7 @@ def run_verb(args: argparse.Namespace, data: DataDir) -> int:
 def show_run_result(args: argparse.Namespace, name: str, result: dict[str, Any]) -> int:
     if name in ("workflow_batch", "workflow_distribute", "batch_resume"):
         if args.json:
-            _print_json(result)
+            print_json(result)
         elif result.get("ok"):
             for row in result["results"]:
                 worker = f"\t{row['worker']}" if row.get("worker") else ""
@@ -301,7 +286,7 @@ def show_run_result(args: argparse.Namespace, name: str, result: dict[str, Any])
         return EXIT_OK if result["failed"] == 0 else EXIT_FAILED
     run = result.get("run")
     if args.json:
-        _print_json(run if run is not None else result)
+        print_json(run if run is not None else result)
     elif run is not None:
         print_record(run)
     if not result.get("ok"):

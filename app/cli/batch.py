@@ -14,8 +14,10 @@ import json
 import sys
 from typing import Any
 
-from app.distributed.defaults import (DEFAULT_FILE_LIMIT, DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE,
-                                      DEFAULT_ROW_TIME_LIMIT)
+from app.cli.common import run_here_or_forward, run_operation_verb
+from app.cli.exits import EXIT_FAILED, EXIT_USAGE
+from app.cli.workflows import ProgressBar, show_run_result
+from app.distributed.defaults import DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
 from envs.datadir import DataDir
 
 
@@ -48,32 +50,6 @@ def add_batch_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     resume.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
 
 
-def add_run_options(run: argparse.ArgumentParser) -> None:
-    run.add_argument("--broker", metavar="URL", help="with --rows: run the rows on workers through this Redis broker")
-    run.add_argument("--queue", default=DEFAULT_QUEUE, metavar="NAME", help="with --broker: the workers' queue")
-    run.add_argument("--retries", type=int, default=0, metavar="N",
-                     help="with --broker: run a row that failed for a workflow reason up to N times more (on the "
-                          "same worker, in a fresh tab)")
-    run.add_argument("--ship-login", metavar="ENV", help="with --broker: send ENV's cookies with the rows "
-                                                         "(the broker then carries session cookies)")
-    run.add_argument("--row-time-limit", type=float, default=DEFAULT_ROW_TIME_LIMIT, metavar="S",
-                     help="with --broker: seconds a row may take on a worker (default 600)")
-    run.add_argument("--file-limit-mb", type=float, default=DEFAULT_FILE_LIMIT / 1024 / 1024, metavar="MB",
-                     help="with --broker: files per row shipped back, in MB (default 20)")
-
-
-def distribute_params(args: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
-    """`run`'s batch parameters for `workflow_distribute` (ValueError on a usage mistake)."""
-    if not args.rows:
-        raise ValueError("--broker needs --rows FILE (one run per row)")
-    params = {key: value for key, value in params.items() if key != "concurrency"}
-    params.update(broker=args.broker, queue=args.queue, retries=args.retries, rowTimeLimit=args.row_time_limit,
-                  fileLimit=int(args.file_limit_mb * 1024 * 1024))
-    if args.ship_login:
-        params["shipLogin"] = args.ship_login
-    return params
-
-
 def run_worker_verb(args: argparse.Namespace, data: DataDir) -> int:
     from app.distributed.worker import WorkerOptions, run_worker
     from app.logsetup import setup_logging
@@ -83,10 +59,10 @@ def run_worker_verb(args: argparse.Namespace, data: DataDir) -> int:
     if args.concurrency < 1 or args.row_time_limit <= 0 or args.heartbeat_timeout < 2:
         print("browserpilot: --concurrency must be at least 1, --row-time-limit positive and --heartbeat-timeout "
               "at least 2 s", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if not args.broker.startswith(("redis://", "rediss://", "redis+socket://")):
         print(f"browserpilot: the broker must be a redis:// or rediss:// URL, not {args.broker!r}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     options = WorkerOptions(broker=args.broker, concurrency=args.concurrency, env_id=args.worker_env,
                             queue=args.queue, name=args.name, row_time_limit=args.row_time_limit,
                             heartbeat_timeout=args.heartbeat_timeout)
@@ -95,11 +71,7 @@ def run_worker_verb(args: argparse.Namespace, data: DataDir) -> int:
 
 def run_batch_verb(args: argparse.Namespace, data: DataDir) -> int:
     """`batch list` here (or in the running app); `batch resume ID` as `run` carries out a batch."""
-    from app import cli_workflows
-
     if args.batch_verb == "list":
-        from app.cli import run_operation_verb
-
         def show(result: dict[str, Any]) -> None:
             if args.json:
                 print(json.dumps(result["batches"], ensure_ascii=False, indent=2))
@@ -109,10 +81,10 @@ def run_batch_verb(args: argparse.Namespace, data: DataDir) -> int:
                       f"{batch['failed']} failed, {batch['open']} open of {batch['total']}"
                       + (f", {batch['duplicates']} duplicate(s)" if batch["duplicates"] else ""))
         return run_operation_verb(data, "batch_list", {}, show)
-    bar = cli_workflows.ProgressBar(quiet=args.quiet)
-    result = cli_workflows.run_here_or_forward(data, "batch_resume", {"batchId": args.batch_id}, headless=True,
+    bar = ProgressBar(quiet=args.quiet)
+    result = run_here_or_forward(data, "batch_resume", {"batchId": args.batch_id}, headless=True,
                                                progress=bar)
     bar.finish()
     if result is None:
-        return cli_workflows.EXIT_FAILED
-    return cli_workflows.show_run_result(args, "batch_resume", result)
+        return EXIT_FAILED
+    return show_run_result(args, "batch_resume", result)

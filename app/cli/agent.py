@@ -17,10 +17,10 @@ import sys
 from typing import Any
 
 from app.agent.secrets import SecretError, parse_secret
-from workflows.secret_binding import parse_domains, rules_for
+from app.cli.common import run_here_or_forward
+from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from envs.datadir import DataDir
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from workflows.secret_binding import parse_domains, rules_for
 
 
 def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
@@ -106,7 +106,6 @@ def print_record(record: dict[str, Any]) -> None:
 
 
 def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
-    from app.cli_workflows import run_here_or_forward
     from app.runtime import has_display
 
     try:
