@@ -271,19 +271,24 @@ def guba_like() -> dict[str, Any]:
                                 "variables": [{"variable": "startText", "value_selector": ["bounds", "value"]},
                                               {"variable": "reply", "value_selector": ["replies", "output"]}],
                                 "outputs": {"text": {"type": "string"}}}},
-        {"id": "scroll", "data": {"type": "scroll", "title": "Scroll", "direction": "down"}},
+        {"id": "check", "data": {"type": "if-else", "title": "Any text?", "cases": [
+            {"case_id": "some", "logical_operator": "and", "conditions": [
+                {"comparison_operator": "not empty", "variable_selector": ["pick", "text"]},
+                {"comparison_operator": "contains", "variable_selector": ["bounds", "value"], "value": "a"}]}]}},
         {"id": "wait", "data": {"type": "wait", "title": "Wait", "locator": {"selector": "#list"}, "state": "appear",
                                 "timeout": 5}},
         {"id": "export", "data": {"type": "export", "title": "Export", "data_selector": ["pick", "text"]}},
         {"id": "end", "data": {"type": "end", "title": "End", "outputs": [
             {"variable": "text", "value_selector": ["pick", "text"]}]}},
     ]
-    order = [n["id"] for n in nodes]
+    order = ["start", "open", "bounds", "replies", "pick", "check"]
+    edges = [{"source": a, "target": b} for a, b in zip(order, order[1:])] + [
+        {"source": "check", "sourceHandle": "some", "target": "wait"}, {"source": "wait", "target": "export"},
+        {"source": "export", "target": "end"}, {"source": "check", "sourceHandle": "false", "target": "end"}]
     return {"kind": "app", "version": "0.3.0", "app": {"name": "Guba-like collect", "mode": "workflow"},
             "workflow": {"environment_variables": [], "conversation_variables": [],
                          "graph": {"nodes": [{**n, "position": {"x": 320 * i, "y": 80 * (i % 2)}}
-                                             for i, n in enumerate(nodes)],
-                                   "edges": [{"source": a, "target": b} for a, b in zip(order, order[1:])]}}}
+                                             for i, n in enumerate(nodes)], "edges": edges}}}
 
 
 def value_widgets(top: QWidget) -> list[QWidget]:
@@ -420,6 +425,18 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
         main.panels.setCurrentIndex(index)
         walked[f"panel {index}"] = wheel_walk(qtbot, main)
 
+    # An environment window with its Agent and Recording panels open.
+    window = app.show_environment("env-default")
+    assert window is not None
+    from PySide6.QtWidgets import QDockWidget
+
+    for dock in window.findChildren(QDockWidget):
+        dock.show()
+    qtbot.waitExposed(window)
+    walked["env window"] = wheel_walk(qtbot, window)
+    window.close()
+    qtbot.waitUntil(lambda: "env-default" not in app.windows.windows, timeout=10_000)  # type: ignore[union-attr]
+
     editor = app.editors.open("Guba-like collect")
     qtbot.waitExposed(editor)
     walked["editor"] = 0
@@ -431,7 +448,6 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
     editor.close()
     assert walked["settings"] >= 2 and walked["run inputs"] >= 2 and walked["batch"] >= 1 \
         and walked["schedule"] >= 5 and walked["editor"] >= 6, walked
-    print(walked)
 
 
 # -- item 8: File → Settings and Data Folder… is the settings, Help → About is the about ---------------------
