@@ -213,6 +213,7 @@ class EnvWindow(QMainWindow):
         self._followed: dict[str, list[QMetaObject.Connection]] = {}  # tab id -> this window's connections
         self._search_url = search_url
         self._home_url = home_url
+        self._ask_before_closing = True  # about a recording; not while the app shuts down (`close_quietly`)
         self.setObjectName(f"env-window-{env_id}")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.resize(1200, 800)
@@ -836,7 +837,7 @@ class EnvWindow(QMainWindow):
         """Closing the window closes the tabs it shows (the browser service deletes them; the environment's
         profile and login stay). A tab that records asks first: save the recording, discard it, or keep
         recording."""
-        if getattr(self, "_ask_before_closing", True) and not self._recordings_settled():
+        if self._ask_before_closing and not self._recordings_settled():
             event.ignore()
             return
         for tab in self.tab_list():

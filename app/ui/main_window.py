@@ -381,7 +381,7 @@ class MainWindow(QMainWindow):
         Returns whether the app quits."""
         runner, browser = self._ctx.runner, self._ctx.browser
         runs = len(runner.active_runs()) if runner is not None else 0
-        recordings = len(browser.recording_tabs()) if browser is not None and hasattr(browser, "recording_tabs") else 0
+        recordings = len(browser.recording_tabs()) if browser is not None else 0
         if runs or recordings:
             lines = ([self.tr("%n run(s) still running will stop.", "", runs)] if runs else []) + \
                 ([self.tr("%n recording(s) not saved will be lost.", "", recordings)] if recordings else [])
