@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from workflows.nodes import NODE_TYPES
-from workflows.nodes.base import FIELD_CONTEXT, FIELD_LABELS, LABEL_CONTEXT
+from workflows.nodes.base import FIELD_CONTEXT, FIELD_LABELS, LABEL_CONTEXT, SUMMARY_CONTEXT
 
 CONTEXT = LABEL_CONTEXT
 
@@ -39,3 +39,9 @@ def field_label(key: str) -> str:
     is."""
     english = FIELD_LABELS.get(key)
     return QCoreApplication.translate(FIELD_CONTEXT, english) if english is not None else key
+
+
+def kind_summary(kind: str) -> str:
+    """What a node type does, in a sentence in the person's language ("" for an unknown type)."""
+    model = NODE_TYPES.get(kind)
+    return QCoreApplication.translate(SUMMARY_CONTEXT, model.summary) if model is not None and model.summary else ""

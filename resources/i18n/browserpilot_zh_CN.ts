@@ -2304,6 +2304,97 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
+    <name>NodeSummary</name>
+    <message>
+        <source>Runs JavaScript inside the page; it returns an object.</source>
+        <translation>在页面里运行 JavaScript，返回一个对象。</translation>
+    </message>
+    <message>
+        <source>Runs JavaScript on its own (no page, no network); it returns an object.</source>
+        <translation>单独运行 JavaScript（没有页面，也不联网），返回一个对象。</translation>
+    </message>
+    <message>
+        <source>Sends one Chrome DevTools Protocol command.</source>
+        <translation>发送一条 Chrome DevTools Protocol 命令。</translation>
+    </message>
+    <message>
+        <source>Sends an HTTP request; its output is the status, the body and its JSON.</source>
+        <translation>发送一个 HTTP 请求，输出状态码、正文和 JSON。</translation>
+    </message>
+    <message>
+        <source>Downloads a file into the run&apos;s folder, by a click or from an address.</source>
+        <translation>点击或按地址下载一个文件到运行的文件夹。</translation>
+    </message>
+    <message>
+        <source>The workflow&apos;s inputs: each is asked for before a run.</source>
+        <translation>工作流的参数：每次运行前填写。</translation>
+    </message>
+    <message>
+        <source>The end of a branch: its outputs become the run&apos;s outputs.</source>
+        <translation>分支的结束：这里的输出就是运行的输出。</translation>
+    </message>
+    <message>
+        <source>Takes the branch of the first case whose conditions all hold, else the false branch.</source>
+        <translation>走第一个条件全部成立的分支，都不成立就走 false 分支。</translation>
+    </message>
+    <message>
+        <source>Runs its body once per item of a list, or until a condition holds.</source>
+        <translation>对列表的每一项运行一遍循环体，或者一直运行到条件成立。</translation>
+    </message>
+    <message>
+        <source>Opens an address in the tab.</source>
+        <translation>在标签页里打开一个地址。</translation>
+    </message>
+    <message>
+        <source>Clicks an element, or a point of the page.</source>
+        <translation>点击一个元素，或者页面上的一个点。</translation>
+    </message>
+    <message>
+        <source>Types or pastes text into a field.</source>
+        <translation>在输入框里输入或粘贴文本。</translation>
+    </message>
+    <message>
+        <source>Chooses an option of a list.</source>
+        <translation>在下拉列表里选一个选项。</translation>
+    </message>
+    <message>
+        <source>Presses a key or a shortcut: Enter, Tab, Ctrl+A and so on.</source>
+        <translation>按一个键或快捷键：Enter、Tab、Ctrl+A 等。</translation>
+    </message>
+    <message>
+        <source>Scrolls the page or an element, once or until an element appears.</source>
+        <translation>滚动页面或一个元素，一次，或者直到某个元素出现。</translation>
+    </message>
+    <message>
+        <source>Swipes the page or an element, once or until an element appears.</source>
+        <translation>滑动页面或一个元素，一次，或者直到某个元素出现。</translation>
+    </message>
+    <message>
+        <source>Chooses files for a file field.</source>
+        <translation>给文件输入框选择文件。</translation>
+    </message>
+    <message>
+        <source>Hands the tab to the person with a message, until the next step&apos;s element appears.</source>
+        <translation>带着提示把标签页交给人，直到下一步的元素出现。</translation>
+    </message>
+    <message>
+        <source>Hands the tab to the person while a captcha is shown.</source>
+        <translation>出现验证码时把标签页交给人来处理。</translation>
+    </message>
+    <message>
+        <source>Waits until an element appears or is gone, at most the timeout (seconds).</source>
+        <translation>等一个元素出现或消失，最多等超时的秒数。</translation>
+    </message>
+    <message>
+        <source>Takes a part of a value with a regular expression.</source>
+        <translation>用正则表达式从一个值里取出一部分。</translation>
+    </message>
+    <message>
+        <source>Writes a table (CSV) into the run&apos;s folder.</source>
+        <translation>把一张表（CSV）写进运行的文件夹。</translation>
+    </message>
+</context>
+<context>
     <name>PageGuard</name>
     <message>
         <source>Blocked: {host}</source>

@@ -687,6 +687,9 @@ def test_in_chinese_the_editor_side_panel_and_undo_are_translated(qtbot: QtBot, 
                 if re.fullmatch(r"[A-Za-z_]+\*?[:：]", text) \
                         and text.rstrip("*:：") not in ("x", "y", "XPath", "CSS"):
                     latin_labels.append(f"{node['id']}: {text}")
+            about = editor.form.findChild(QLabel, "node-form-about")  # what the node does, in a sentence
+            if about is None or not re.search(r"[\u4e00-\u9fff]", about.text()):
+                latin_labels.append(f"{node['id']}: {about.text() if about else 'no summary'}")
         assert not latin_labels, latin_labels
         editor.select_node("open")
         qtbot.waitUntil(lambda: editor.form is not None and editor.form.node_id == "open")

@@ -43,6 +43,9 @@ def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 (the name Q
     return text
 
 
+SUMMARY_CONTEXT = "NodeSummary"
+"""The translation context of the node types' summaries (`NodeData.summary`)."""
+
 FIELD_CONTEXT = "NodeField"
 """The translation context of the fields' labels (FIELD_LABELS)."""
 
@@ -218,6 +221,7 @@ class NodeData(DocumentModel):
     category: ClassVar[str] = ""
     produces_output: ClassVar[bool] = False
     label: ClassVar[str] = ""
+    summary: ClassVar[str] = ""  # what the node does, in a sentence for a person (QT_TRANSLATE_NOOP("NodeSummary"))
     output_keys: ClassVar[tuple[str, ...]] = ()
     structured_fields: ClassVar[dict[str, Spec]] = {}
     type: str

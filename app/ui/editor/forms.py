@@ -24,7 +24,7 @@ from app.ui.editor.model import MISSING
 from app.ui.editor.narrow import narrow_combo, narrow_form
 from app.ui.editor.structured import RecordList, spec_of
 from app.ui.editor.templates import TemplateCompleter, reachable_variables
-from app.ui.node_kinds import field_label, kind_label
+from app.ui.node_kinds import field_label, kind_label, kind_summary
 from app.ui.theme import current_scheme
 from workflows.nodes import NODE_TYPES, NodeLocator
 from workflows.nodes.structured import Spec, from_items, to_items
@@ -100,8 +100,9 @@ class NodeForm(QWidget):
         header.setObjectName("node-form-header")
         header.setWordWrap(True)
         layout.addWidget(header)
-        if node_model is not None and node_model.__doc__:
-            about = QLabel(node_model.__doc__.strip().split("\n\n")[0], self)
+        summary = kind_summary(kind)
+        if summary:
+            about = QLabel(summary, self)
             about.setWordWrap(True)
             about.setObjectName("node-form-about")
             about.setForegroundRole(QPalette.ColorRole.PlaceholderText)   # secondary text, in either scheme
