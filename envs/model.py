@@ -2,8 +2,9 @@
 
 An environment is a named, persistent login container. Its browser data lives in `partitions/<env-id>/`;
 this record holds what a person uses to tell environments apart: the name, a remark and the most recent
-sites visited in it, and its network policy: `allowedDomains` and `blockedDomains` (patterns of
-envs/domains.py, stored in canonical form; both empty: no policy).
+sites visited in it, its network policy: `allowedDomains` and `blockedDomains` (patterns of
+envs/domains.py, stored in canonical form; both empty: no policy), and its browser identity (envs/identity.py):
+`userAgent`, `languages` (first preferred), `timezone` (IANA) and `geolocation`; empty: the browser's own.
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ class Site(_Record):
     last_opened: datetime
 
 
+class Geolocation(_Record):
+    """Where the environment's pages are told they are (degrees; accuracy in metres)."""
+
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    accuracy: float = Field(default=50.0, ge=0)
+
+
 class Environment(_Record):
     id: str = Field(pattern=r"^env-[a-z0-9-]+$")
     name: str = Field(min_length=1, max_length=MAX_NAME_LENGTH)
@@ -43,6 +52,14 @@ class Environment(_Record):
     sites: list[Site] = Field(default_factory=list)
     allowed_domains: list[str] = Field(default_factory=list)
     blocked_domains: list[str] = Field(default_factory=list)
+    user_agent: str = ""
+    languages: list[str] = Field(default_factory=list)
+    timezone: str = ""
+    geolocation: Geolocation | None = None
+
+    @property
+    def has_identity(self) -> bool:
+        return bool(self.user_agent or self.languages or self.timezone or self.geolocation)
 
     @property
     def is_default(self) -> bool:

@@ -21,10 +21,11 @@ import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 from envs.datadir import DataDir
 from envs.domains import PatternError, normalize_patterns
+from envs.identity import IdentityError, clean_geolocation, clean_languages, clean_timezone, clean_user_agent
 from envs.jsonstore import JsonStore, encode_json
 from envs.model import (
     DEFAULT_ENV_ID,
@@ -33,6 +34,7 @@ from envs.model import (
     MAX_SITES,
     EnvsDocument,
     Environment,
+    Geolocation,
     Site,
     default_environment,
     utc_now,
@@ -82,6 +84,25 @@ def clean_domains(patterns: Sequence[str], label: str) -> list[str]:
         return normalize_patterns(patterns, label)
     except PatternError as exc:
         raise EnvError(str(exc)) from None
+
+
+def identity_changes(user_agent: str | None = None, languages: Sequence[str] | None = None,
+                     timezone: str | None = None, geolocation: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The record fields for the identity values given (None: keep; '', [] and {} clear one)."""
+    changes: dict[str, Any] = {}
+    try:
+        if user_agent is not None:
+            changes["user_agent"] = clean_user_agent(user_agent)
+        if languages is not None:
+            changes["languages"] = clean_languages(languages)
+        if timezone is not None:
+            changes["timezone"] = clean_timezone(timezone)
+        if geolocation is not None:
+            cleaned = clean_geolocation(geolocation) if geolocation else None
+            changes["geolocation"] = Geolocation(**cleaned) if cleaned else None
+    except IdentityError as exc:
+        raise EnvError(str(exc)) from None
+    return changes
 
 
 def domain_of(url: str) -> str | None:
@@ -143,14 +164,16 @@ class EnvStore:
                 raise EnvError(f"an environment named {env.name!r} already exists ({env.id})")
 
     # -- changing --------------------------------------------------------------------------------------
-    def create(self, name: str, remark: str = "") -> Environment:
+    def create(self, name: str, remark: str = "", **identity: Any) -> Environment:
+        """A new environment; `identity`: user_agent, languages, timezone, geolocation (see `identity_changes`)."""
         name = clean_name(name)
         remark = clean_remark(remark)
         self._check_unique(name)
+        fields = identity_changes(**identity)
         env_id = f"env-{secrets.token_hex(4)}"
         while self.exists(env_id):
             env_id = f"env-{secrets.token_hex(4)}"
-        env = Environment(id=env_id, name=name, remark=remark)
+        env = Environment(id=env_id, name=name, remark=remark, **fields)
         self._commit(lambda doc: doc.environments.append(env))
         log.info("created environment %s (%s)", env_id, name)
         self._emit("created", env_id)
@@ -158,8 +181,11 @@ class EnvStore:
 
     def update(self, env_id: str, *, name: str | None = None, remark: str | None = None,
                allowed_domains: Sequence[str] | None = None,
-               blocked_domains: Sequence[str] | None = None) -> Environment:
-        """Change what is given (None: keep). Domain lists replace the current lists; [] clears one."""
+               blocked_domains: Sequence[str] | None = None, user_agent: str | None = None,
+               languages: Sequence[str] | None = None, timezone: str | None = None,
+               geolocation: Mapping[str, Any] | None = None) -> Environment:
+        """Change what is given (None: keep). Domain lists replace the current lists; [] clears one; the
+        identity's '', [] and {} clear its user agent, languages, time zone and geolocation."""
         target = self._find(env_id)
         new_name = clean_name(name) if name is not None else target.name
         new_remark = clean_remark(remark) if remark is not None else target.remark
@@ -170,6 +196,7 @@ class EnvStore:
                                   ("blocked_domains", blocked_domains, "blockedDomains")):
             if value is not None:
                 changes[key] = clean_domains(value, label)
+        changes.update(identity_changes(user_agent, languages, timezone, geolocation))
         updated = target.model_copy(update=changes)
         self._replace(updated)
         log.info("updated environment %s", env_id)
@@ -228,7 +255,7 @@ def _copy(env: Environment) -> Environment:
     """A caller's own copy of a record: its lists are new; the `Site` entries (never changed in place) are shared.
     Much cheaper than a deep copy, which a panel refreshing on every visited site paid for every environment."""
     return env.model_copy(update={"sites": list(env.sites), "allowed_domains": list(env.allowed_domains),
-                                  "blocked_domains": list(env.blocked_domains)})
+                                  "blocked_domains": list(env.blocked_domains), "languages": list(env.languages)})
 
 
 def remove_partition(data: DataDir, env_id: str, saver: Saver | None = None) -> None:

@@ -1,5 +1,6 @@
 """The `export` node's files: a table written into the run folder as CSV (byte for byte as the original
-writes it), JSON, JSON Lines, Markdown or PDF (a real table laid out with reportlab).
+writes it), JSON, JSON Lines, Markdown, PDF (a real table laid out with reportlab) or XLSX (openpyxl: numbers
+stay numbers, text stays text, never a formula; `format: "xlsx"`, ours).
 
 The table comes from `data_selector` (`{filename, headers, rows}`) or from `filename` + `headers` (or
 `headers_selector`) + `rows_selector`. Rows may be lists (in header order) or, as our extension, objects
@@ -13,6 +14,7 @@ second export of the same name in one run replaces the first, as in the original
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -24,7 +26,9 @@ from workflows.template import Variables, VariableError, as_text, js_string
 
 ORIGINAL_UNSAFE = re.compile(r'[\\/:*?"<>|]')
 
-EXTENSIONS = {"csv": ".csv", "json": ".json", "jsonl": ".jsonl", "md": ".md", "pdf": ".pdf"}
+EXTENSIONS = {"csv": ".csv", "json": ".json", "jsonl": ".jsonl", "md": ".md", "pdf": ".pdf", "xlsx": ".xlsx"}
+_XLSX_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")  # control characters a worksheet cannot hold
+_SHEET_UNSAFE = re.compile(r"[\\/*?:\[\]]")
 
 
 def table_from(data: Any, variables: Variables) -> tuple[str, list[str], list[list[Any]]]:
@@ -68,7 +72,8 @@ def write_export(data: Any, variables: Variables, folder: Path) -> Path:
 
 
 def write_table(folder: Path, filename: str, headers: list[str], rows: list[list[Any]], fmt: str) -> Path:
-    """Write a table into `folder` in the format `fmt` (csv, json, jsonl, md, pdf); its path. Blocks on the disk."""
+    """Write a table into `folder` in the format `fmt` (csv, json, jsonl, md, pdf, xlsx); its path. Blocks on the
+    disk."""
     folder.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
         path = folder / csv_file_name(filename)
@@ -89,10 +94,45 @@ def write_table(folder: Path, filename: str, headers: list[str], rows: list[list
         lines = ["| " + " | ".join(cell(h) for h in headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
         atomic_write_text(path, "\n".join(lines) + "\n")
+    elif fmt == "xlsx":
+        write_xlsx(path, filename, headers, rows)
     else:
         write_pdf(path, filename, headers, rows)
     return path
 
+
+def xlsx_cell(value: Any) -> Any:
+    """A cell's value in a worksheet: numbers and booleans as they are, everything else as its text."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, int, float)) and value == value and value not in (float("inf"), float("-inf")):
+        return value
+    return _XLSX_ILLEGAL.sub("", js_string(value))
+
+
+def write_xlsx(path: Path, title: str, headers: list[str], rows: list[list[Any]]) -> None:
+    """One worksheet: the headers (bold, frozen, filterable) and the rows. Text that starts with `=` stays
+    text: a cell never becomes a formula."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    book = Workbook(write_only=False)
+    sheet = book.active
+    sheet.title = (_SHEET_UNSAFE.sub("_", Path(title).stem or "export")[:31]).strip("'") or "export"
+    for row in [headers, *rows]:
+        sheet.append([xlsx_cell(value) for value in row])
+    for row_cells in sheet.iter_rows():
+        for cell in row_cells:
+            if cell.data_type == "f":
+                cell.data_type = "s"  # `=…` from a page is text, never a formula
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    sheet.freeze_panes = "A2"
+    if headers:
+        sheet.auto_filter.ref = sheet.dimensions
+    buffer = io.BytesIO()
+    book.save(buffer)
+    atomic_write_bytes(path, buffer.getvalue())
 
 def csv_file_name(filename: str) -> str:
     """The original's CSV file name: unsafe characters replaced by `_`, `.csv` appended when missing."""

@@ -4,7 +4,8 @@ Every environment's cookies, local storage, IndexedDB, cache and service workers
 `partitions/<env-id>/` folder, so environments never see each other. Session cookies are kept too
 (ForcePersistentCookies): a person logs in once per environment and stays logged in across restarts.
 Pages must be deleted before their profile; `release` and `close_all` do it in that order. With a
-`PolicyRegistry`, each profile gets its environment's domain policy (app/browser/policy.py) when created.
+`PolicyRegistry`, each profile gets its environment's domain policy (app/browser/policy.py) when created; with
+an `IdentityRegistry`, its identity (app/browser/identity.py: user agent, languages, time zone, geolocation).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineProfileBuilder
 
 from app.browser.downloads import DownloadManager
+from app.browser.identity import IdentityRegistry
 from app.browser.js import install_helper_scripts
 from app.browser.policy import PolicyRegistry
 from envs.datadir import DataDir
@@ -24,10 +26,12 @@ log = logging.getLogger("browserpilot.browser")
 
 
 class ProfileRegistry(QObject):
-    def __init__(self, data: DataDir, parent: QObject | None = None, policies: PolicyRegistry | None = None) -> None:
+    def __init__(self, data: DataDir, parent: QObject | None = None, policies: PolicyRegistry | None = None,
+                 identities: IdentityRegistry | None = None) -> None:
         super().__init__(parent)
         self.data = data
         self.policies = policies
+        self.identities = identities
         self._profiles: dict[str, QWebEngineProfile] = {}
         self._downloads: dict[str, DownloadManager] = {}
 
@@ -59,6 +63,8 @@ class ProfileRegistry(QObject):
         self._downloads[env_id] = manager
         if self.policies is not None:
             self.policies.attach_profile(env_id, profile)
+        if self.identities is not None:
+            self.identities.attach_profile(env_id, profile)
         log.info("profile for %s at %s", env_id, storage)
         return profile
 
@@ -78,6 +84,8 @@ class ProfileRegistry(QObject):
             return
         if self.policies is not None:
             self.policies.detach_profile(env_id)
+        if self.identities is not None:
+            self.identities.detach_profile(env_id)
         profile.cookieStore().deleteAllCookies()
         shiboken6.delete(profile)
 
@@ -89,4 +97,6 @@ class ProfileRegistry(QObject):
                 manager.delete_doomed()  # closed tabs not deleted yet: pages before their profile
             if self.policies is not None:
                 self.policies.detach_profile(env_id)
+            if self.identities is not None:
+                self.identities.detach_profile(env_id)
             shiboken6.delete(profile)

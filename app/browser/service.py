@@ -1,5 +1,5 @@
 """`BrowserService`: the browser of the app. It owns the environments' profiles (and their domain policies,
-DevTools channels, network captures, the code sandbox) and every tab, in a registry keyed by tab id.
+identities, DevTools channels, network captures, the code sandbox) and every tab, in a registry keyed by tab id.
 
 Windows only show tabs (app/ui/env_windows.py): a tab is made here, with its control state, its policy guard
 and its parts (app/browser/parts/), and is *shown* in its environment's window when the app has windows and
@@ -33,6 +33,7 @@ from app.browser.cdp import CdpHub
 from app.browser.code_sandbox import CodeSandbox
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import DownloadManager, delete_pages
+from app.browser.identity import IdentityRegistry
 from app.browser.netcapture import CaptureRegistry, NetServices
 from app.browser.parts.core import TabFolders
 from app.browser.parts.tab import Tab
@@ -75,7 +76,8 @@ class BrowserService(QObject):
         self.home_url = home_url
         self.policies = PolicyRegistry(envs, self)
         self.policies.tabs_of_env = lambda env_id: [(t.tab_id, t.page) for t in self.tabs(env_id)]
-        self.profiles = ProfileRegistry(data, self, policies=self.policies)
+        self.identities = IdentityRegistry(envs, self)
+        self.profiles = ProfileRegistry(data, self, policies=self.policies, identities=self.identities)
         self.cdp = CdpHub(self)
         self.captures = CaptureRegistry()
         self.net = NetServices(self.cdp, self.captures, self.policies)
@@ -242,6 +244,7 @@ class BrowserService(QObject):
         self.cdp.close_all()  # DevTools front-end pages before any profile
         self.code_sandbox.close()
         self.policies.close()
+        self.identities.close()
         self.profiles.close_all()
 
     # -- the browser port (workflows/ports.py BrowserPort) ------------------------------------------------

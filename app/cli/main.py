@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+from pathlib import Path
 from typing import Any, Sequence
 
 from app import __version__
 from app.cli import agent, batch, editor, schedules, workflows
-from app.cli.common import run_operation_verb
+from app.cli.common import run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.logsetup import setup_logging
 from envs.datadir import DataDir, resolve_data_dir
@@ -97,7 +99,35 @@ def build_parser() -> argparse.ArgumentParser:
                         help="blocked domains (replaces the list)")
     update.add_argument("--clear-allow", action="store_true", help="remove every allowed domain (no allow list)")
     update.add_argument("--clear-block", action="store_true", help="remove every blocked domain")
+    update.add_argument("--user-agent", metavar="TEXT", help="the user agent of every tab and request (client hints "
+                                                             "follow it); \"\" restores the browser's")
+    update.add_argument("--languages", metavar="TAG", nargs="+", action="extend",
+                        help="languages, first preferred (Accept-Language, navigator.languages), e.g. zh-CN en")
+    update.add_argument("--timezone", metavar="IANA", help="time zone the pages see, e.g. Asia/Shanghai; \"\" "
+                                                           "restores the machine's")
+    update.add_argument("--geolocation", metavar="LAT,LON[,ACCURACY]",
+                        help="the position navigator.geolocation reports (accuracy in metres, default 50)")
+    update.add_argument("--clear-identity", action="store_true",
+                        help="the browser's own user agent, languages, time zone and no geolocation")
     update.add_argument("--json", action="store_true", help="print JSON")
+    exported = env_verbs.add_parser(
+        "export", parents=[common], help="write an environment's login (cookies) to a file",
+        description="Formats: json (default, the original's: cookies, local storage and the identity), netscape "
+                    "(a cookies.txt for curl -b, wget --load-cookies, yt-dlp --cookies) or cookie-editor (the JSON of "
+                    "the Cookie-Editor / EditThisCookie extensions). The file is a live login, readable only by you. "
+                    "Uses the running app, or starts it headless for the export.")
+    exported.add_argument("id")
+    exported.add_argument("--format", choices=("json", "netscape", "cookie-editor"), default="json")
+    exported.add_argument("-o", "--output", metavar="FILE", help="also copy the file here (mode 0600)")
+    exported.add_argument("--json", action="store_true", help="print JSON")
+    imported = env_verbs.add_parser(
+        "import", parents=[common], help="set a login from a file into a new or an existing environment",
+        description="Reads an env_export file (ours or the original's), a Netscape cookies.txt or a cookie "
+                    "editor's JSON: the format is recognised by the content.")
+    imported.add_argument("file")
+    imported.add_argument("--env", dest="into", metavar="ID", help="import into this environment (default: a new one)")
+    imported.add_argument("--name", help="name of the new environment")
+    imported.add_argument("--json", action="store_true", help="print JSON")
     delete = env_verbs.add_parser("delete", parents=[common], help="delete an environment and its browser data")
     delete.add_argument("id")
     delete.add_argument("--json", action="store_true", help="print JSON")
@@ -139,8 +169,24 @@ def env_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
                                      ("blockedDomains", args.block, args.clear_block)):
             if clear or patterns is not None:
                 params[key] = [] if clear else patterns
+        if args.clear_identity:
+            params.update({"userAgent": "", "languages": [], "timezone": "", "geolocation": {}})
+        for key, value in (("userAgent", args.user_agent), ("languages", args.languages),
+                           ("timezone", args.timezone)):
+            if value is not None:
+                params[key] = value
+        if args.geolocation is not None:
+            params["geolocation"] = geolocation_arg(args.geolocation)
         return "env_update", params
     return "env_delete", {"env": args.id}
+
+
+def geolocation_arg(text: str) -> dict[str, str]:
+    """`LAT,LON[,ACCURACY]` as env_update's geolocation (the operation checks the numbers)."""
+    parts = [part.strip() for part in text.split(",")]
+    if len(parts) not in (2, 3):
+        raise SystemExit(f"browserpilot: --geolocation takes LAT,LON or LAT,LON,ACCURACY, not {text!r}")
+    return dict(zip(("latitude", "longitude", "accuracy"), parts))
 
 
 def print_env_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
@@ -160,9 +206,53 @@ def print_env_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if args.env_verb == "update":
         print("allowed domains:\t" + (" ".join(env.get("allowedDomains") or []) or "(any)"))
         print("blocked domains:\t" + (" ".join(env.get("blockedDomains") or []) or "(none)"))
+        where = env.get("geolocation")
+        parts = [f"user agent {env['userAgent']}" if env.get("userAgent") else "",
+                 f"languages {' '.join(env['languages'])}" if env.get("languages") else "",
+                 f"time zone {env['timezone']}" if env.get("timezone") else "",
+                 f"geolocation {where['latitude']:g},{where['longitude']:g} ±{where['accuracy']:g} m" if where else ""]
+        print("identity:\t" + ("; ".join(part for part in parts if part) or "(the browser's)"))
+
+
+def run_env_transfer_verb(args: argparse.Namespace, data: DataDir) -> int:
+    """`env export` and `env import`: they need the browser (its cookie store), so they run in the app."""
+    import shutil
+
+    if args.env_verb == "export":
+        name, params = "env_export", {"env": args.id, "format": args.format}
+    else:
+        name, params = "env_import", {"path": str(Path(args.file).expanduser().resolve())}
+        params.update({key: value for key, value in (("env", args.into), ("name", args.name)) if value})
+    result = run_here_or_forward(data, name, params, headless=True)
+    if result is None:
+        return EXIT_FAILED
+    if not result.get("ok"):
+        print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.env_verb == "export" and args.output:
+        target = Path(args.output).expanduser()
+        try:
+            shutil.copyfile(result["path"], target)
+            os.chmod(target, 0o600)
+        except OSError as exc:
+            print(f"browserpilot: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_FAILED
+        result["output"] = str(target)
+    if args.json:
+        print(json.dumps({k: v for k, v in result.items() if k not in ("ok", "control")}, ensure_ascii=False))
+    elif args.env_verb == "export":
+        print(f"exported {result['cookies']} cookies of {result['env']} ({result['format']})\t"
+              f"{result.get('output') or result['path']}")
+    else:
+        into = "a new environment" if result["created"] else "the environment"
+        print(f"imported {result['cookies']} of {result['total']} cookies ({result['format']}) into {into} "
+              f"{result['env']}" + (f"; {result['failed']} could not be set" if result["failed"] else ""))
+    return EXIT_OK
 
 
 def run_env_verb(args: argparse.Namespace, data: DataDir) -> int:
+    if args.env_verb in ("export", "import"):
+        return run_env_transfer_verb(args, data)
     name, params = env_call(args)
     return run_operation_verb(data, name, params, lambda result: print_env_result(args, result))
 

@@ -66,8 +66,11 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     run_list = run_actions.add_parser("list", parents=[common], help="the latest runs")
     run_list.add_argument("--limit", type=int, default=50)
     run_list.add_argument("--json", action="store_true")
-    show = run_actions.add_parser("show", parents=[common], help="one run record")
+    show = run_actions.add_parser("show", parents=[common], help="one run record, or one of its tables")
     show.add_argument("run_id", metavar="RUN_ID")
+    show.add_argument("--table", nargs="?", const="", default=None, metavar="NAME",
+                      help="print a table of the run instead (an exported table or a list output; NAME or its "
+                           "number from 1, default the first; the others are listed after it)")
     show.add_argument("--json", action="store_true")
 
 
@@ -154,7 +157,29 @@ def runs_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callable[[
                 duration = f"{run['durationMs'] / 1000:.1f} s" if run.get("durationMs") is not None else "-"
                 print(f"{run['id']}\t{run['status']}\t{run['workflow']}\t{run['env']}\t{run['startedAt']}\t{duration}")
         return "run_list", {"limit": args.limit}, show
+    if args.table is not None:
+        return "run_tables", {"runId": args.run_id}, lambda result: print_table(result, args.table, args.json)
     return "run_read", {"runId": args.run_id}, (lambda r: print_json(r["run"]) if args.json else print_record(r["run"]))
+
+
+def print_table(result: dict[str, Any], wanted: str, as_json: bool) -> None:
+    """One table of a `run_tables` result, in aligned columns (or JSON), and the names of the others."""
+    from workflows.tables import RunTable, find_table, format_text_table
+
+    tables = [RunTable(t["name"], t["source"], t["headers"], t["rows"], t.get("path"), t.get("truncated", False))
+              for t in result["tables"]]
+    try:
+        table = find_table(tables, wanted or None)
+    except LookupError as exc:
+        raise SystemExit(f"browserpilot: {exc}") from None
+    if as_json:
+        return print_json(table.view())
+    print(format_text_table(table.headers, table.rows))
+    origin = table.path or f"output {table.name}"
+    print(f"({len(table.rows)} rows{', cut' if table.truncated else ''}; {origin})", file=sys.stderr)
+    others = [f"{i + 1}. {t.name}" for i, t in enumerate(tables) if t is not table]
+    if others:
+        print("other tables: " + ", ".join(others), file=sys.stderr)
 
 
 def print_record(run: dict[str, Any]) -> None:

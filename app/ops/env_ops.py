@@ -1,5 +1,9 @@
 """Environment operations: env_list, env_create, env_update, env_open, env_delete.
 
+An environment's identity (`userAgent`, `languages`, `timezone`, `geolocation`; envs/identity.py) is set by
+env_create and env_update and applied by the browser to every tab of that environment only
+(app/browser/identity.py).
+
 Results carry the original BrowserPilot's names too: `envs` beside `environments`, and the environment's id
 as `env` beside the `environment` record."""
 
@@ -22,12 +26,35 @@ class NoParams(Params):
     pass
 
 
-class EnvCreateParams(Params):
+class IdentityParams(Params):
+    user_agent: str | None = Field(
+        default=None, description="The user agent every tab and request of the environment sends (client hints "
+                                  "Sec-CH-UA* and navigator.userAgentData follow it). \"\" restores the browser's.")
+    languages: list[str] | None = Field(
+        default=None, description="Language tags, first preferred, for Accept-Language and navigator.languages, "
+                                  "for example [\"de-DE\", \"en\"]. [] restores the browser's.")
+    timezone: str | None = Field(
+        default=None, description="IANA time zone the pages see (Date, Intl), for example Asia/Shanghai. \"\" "
+                                  "restores the machine's.")
+    geolocation: dict[str, Any] | None = Field(
+        default=None, description="{latitude, longitude, accuracy}: degrees, degrees, metres (default 50); what "
+                                  "navigator.geolocation reports, granted without asking. {} removes it.")
+
+    def identity(self) -> dict[str, Any]:
+        return {"user_agent": self.user_agent, "languages": self.languages, "timezone": self.timezone,
+                "geolocation": self.geolocation}
+
+
+class _EnvCreateFields(Params):
     name: str = Field(description="Name shown on the environment's window and in the list (1-100 characters).")
     remark: str = Field(default="", description="A free note, for example which account is logged in.")
 
 
-class EnvUpdateParams(Params):
+class EnvCreateParams(IdentityParams, _EnvCreateFields):  # the identity's fields after name and remark
+    pass
+
+
+class _EnvUpdateFields(Params):
     env: str = Field(description="Environment id, for example env-default or env-1a2b3c4d.")
     name: str | None = Field(default=None, description="New name.")
     remark: str | None = Field(default=None, description="New remark.")
@@ -38,6 +65,10 @@ class EnvUpdateParams(Params):
     blocked_domains: list[str] | None = Field(
         default=None, description="Replace the block list (same patterns), applied on top of the allow list. "
                                   "[] clears.")
+
+
+class EnvUpdateParams(IdentityParams, _EnvUpdateFields):  # the identity's fields after the policy's
+    pass
 
 
 class EnvRefParams(Params):
@@ -55,23 +86,29 @@ def env_result(env: Environment) -> dict[str, Any]:
 
 @operation("env_list", NoParams, read_only=True)
 async def env_list(ctx: OpContext, params: NoParams) -> dict[str, Any]:
-    """List every environment (id, name, remark, createdAt and the most recent sites visited in it)."""
+    """List every environment (id, name, remark, createdAt, the most recent sites visited in it, its domain
+    policy and its identity: userAgent, languages, timezone, geolocation)."""
     views = [env_view(env) for env in ctx.envs.list()]
     return {"environments": views, "envs": views}
 
 
 @operation("env_create", EnvCreateParams)
 async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
-    """Create a new, empty (logged-out) environment with its own cookies and storage."""
-    return env_result(ctx.envs.create(params.name, params.remark))
+    """Create a new, empty (logged-out) environment with its own cookies and storage, optionally with its own
+    identity (userAgent, languages, timezone, geolocation)."""
+    identity = {key: value for key, value in params.identity().items() if value is not None}
+    return env_result(ctx.envs.create(params.name, params.remark, **identity))
 
 
 @operation("env_update", EnvUpdateParams)
 async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
-    """Rename an environment, change its remark, or set its network policy (allowedDomains, blockedDomains).
-    A changed policy applies at once to the environment's open tabs, for every request type."""
+    """Rename an environment, change its remark, set its network policy (allowedDomains, blockedDomains) or its
+    identity (userAgent, languages, timezone, geolocation). A changed policy applies at once to the
+    environment's open tabs, for every request type; a changed identity to every request from now on and to
+    every page loaded from now on (reload open pages for their scripts to see it)."""
     return env_result(ctx.envs.update(params.env, name=params.name, remark=params.remark,
-                                      allowed_domains=params.allowed_domains, blocked_domains=params.blocked_domains))
+                                      allowed_domains=params.allowed_domains, blocked_domains=params.blocked_domains,
+                                      **params.identity()))
 
 
 @operation("env_open", EnvOpenParams, needs_browser=True)

@@ -4,6 +4,11 @@ file (mode 0600, in the data folder's exports/), env_import sets them in an exis
 The file holds live session secrets: its contents never go to a log, a result or a run record (results
 carry the path and counts only). env_import also reads the original app's export files (Electron cookie
 objects: `expirationDate`, `hostOnly`, `sameSite: no_restriction | lax | strict`).
+
+Besides that JSON (`format: "json"`, the default: cookies, local storage, and the environment's identity so
+that a login keeps its user agent), both speak the cookie files other tools use (envs/cookie_files.py):
+Netscape `cookies.txt` (`"netscape"`: curl, wget, yt-dlp) and the cookie-editor extensions' JSON
+(`"cookie-editor"`); these carry cookies only. env_import recognises the format by the file's content.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from envs.atomic import atomic_write_text
+from envs.cookie_files import CookieFileError, CookieFormat, detect_format, from_cookie_editor, from_netscape, \
+    to_cookie_editor, to_netscape
 from envs.savemanager import in_thread
 from envs.store import EnvError
 
@@ -31,10 +38,15 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 
 class EnvExportParams(Params):
     env: str = Field(description="Environment id.")
+    format: CookieFormat = Field(
+        default="json", description="json (default, the original's: cookies, local storage and the identity), "
+                                    "netscape (a cookies.txt for curl -b, wget, yt-dlp --cookies) or "
+                                    "cookie-editor (the JSON of the Cookie-Editor / EditThisCookie extensions).")
 
 
 class EnvImportParams(Params):
-    path: str = Field(description="A file written by env_export (here or in the original app).")
+    path: str = Field(description="A file written by env_export (here or in the original app), a Netscape "
+                                  "cookies.txt or a cookie editor's JSON export; the format is recognised.")
     env: str | None = Field(default=None, description="Import into this environment; default: a new one.")
     name: str | None = Field(default=None, description="Name of the new environment (default: the file's).")
 
@@ -48,24 +60,44 @@ class ExportFile(BaseModel):
     remark: str | None = None
     cookies: list[dict[str, Any]] = Field(default_factory=list)
     local_storage: dict[str, dict[str, str]] = Field(default_factory=dict, alias="localStorage")
+    identity: dict[str, Any] = Field(default_factory=dict)
+    format: CookieFormat = "json"
 
 
 @operation("env_export", EnvExportParams, needs_browser=True, read_only=True)
 async def env_export(ctx: OpContext, params: EnvExportParams) -> dict[str, Any]:
     """Write the environment's login (every cookie, HttpOnly too, and local storage of its sites) to a
-    JSON file readable only by you (0600) in the data folder's exports/. Returns {path, cookies, origins}.
-    The file is a live login: keep it private."""
+    file readable only by you (0600) in the data folder's exports/: JSON by default, or a Netscape cookies.txt
+    (format netscape) or a cookie editor's JSON (format cookie-editor), cookies only. Returns {path, format,
+    cookies, origins}. The file is a live login: keep it private."""
     assert ctx.browser is not None
     env = ctx.envs.get(params.env)
-    state = await ctx.browser.read_env_state(env.id, [f"https://{site.domain}" for site in env.sites])
-    document = {"kind": FILE_KIND, "version": 1, "env": env.id, "name": env.name, "remark": env.remark,
-                "exportedAt": int(time.time() * 1000), "cookies": state["cookies"],
-                "localStorage": state["localStorage"]}
-    target = ctx.data.exports / f"{env.id}-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    await in_thread(_write_private, target, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-    log.info("exported the login of %s (%d cookies) to %s", env.id, len(state["cookies"]), target)
-    return {"env": env.id, "path": str(target), "cookies": len(state["cookies"]),
-            "origins": len(state["localStorage"])}
+    sites = [f"https://{site.domain}" for site in env.sites] if params.format == "json" else []
+    state = await ctx.browser.read_env_state(env.id, sites)
+    cookies = state["cookies"]
+    stamp = f"{env.id}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if params.format == "netscape":
+        target, text, origins = ctx.data.exports / f"{stamp}-cookies.txt", to_netscape(cookies), 0
+    elif params.format == "cookie-editor":
+        target, origins = ctx.data.exports / f"{stamp}-cookie-editor.json", 0
+        text = json.dumps(to_cookie_editor(cookies), ensure_ascii=False, indent=1) + "\n"
+    else:
+        document = {"kind": FILE_KIND, "version": 1, "env": env.id, "name": env.name, "remark": env.remark,
+                    "exportedAt": int(time.time() * 1000), "cookies": cookies, "localStorage": state["localStorage"]}
+        if env.has_identity:
+            document["identity"] = identity_of(env)
+        target, origins = ctx.data.exports / f"{stamp}.json", len(state["localStorage"])
+        text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    await in_thread(_write_private, target, text)
+    log.info("exported the login of %s (%d cookies, %s) to %s", env.id, len(cookies), params.format, target)
+    return {"env": env.id, "path": str(target), "format": params.format, "cookies": len(cookies), "origins": origins}
+
+
+def identity_of(env: Any) -> dict[str, Any]:
+    """The environment's identity as env_update takes it (only what is set)."""
+    view = {"userAgent": env.user_agent, "languages": list(env.languages), "timezone": env.timezone,
+            "geolocation": env.geolocation.model_dump() if env.geolocation is not None else None}
+    return {key: value for key, value in view.items() if value}
 
 
 def _write_private(target: Path, text: str) -> None:
@@ -79,13 +111,17 @@ def _read_export(path: str) -> ExportFile:
     try:
         if source.stat().st_size > MAX_FILE_BYTES:
             raise OpError(f"{source} is larger than {MAX_FILE_BYTES // 1024 // 1024} MB: not an env_export file")
-        raw = json.loads(source.read_text("utf-8-sig"))
+        kind, raw = detect_format(source.read_text("utf-8-sig"))
+        if kind == "netscape":
+            return ExportFile(cookies=from_netscape(raw), format="netscape")
+        if kind == "cookie-editor":
+            return ExportFile(cookies=from_cookie_editor(raw), format="cookie-editor")
     except FileNotFoundError:
         raise OpError(f"there is no file {source}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise OpError(f"cannot read {source}: {getattr(exc, 'strerror', None) or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise OpError(f"{source} is not JSON ({exc.msg}, line {exc.lineno}): not an env_export file") from None
+    except CookieFileError as exc:
+        raise OpError(f"{source} cannot be imported: {exc}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("cookies"), list):
         raise OpError(f"{source} has no cookies list: not an env_export file")
     try:
@@ -109,21 +145,34 @@ def _free_name(ctx: OpContext, wanted: str) -> str:
 
 @operation("env_import", EnvImportParams, needs_browser=True)
 async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
-    """Restore a login from an env_export file into an environment (default: a new one, named after the
-    file's). Returns {env, cookies, failed, total, origins}."""
+    """Restore a login from an env_export file, a Netscape cookies.txt or a cookie editor's JSON (recognised
+    by content) into an environment (default: a new one, named after the file's). An env_export file's
+    identity (user agent, languages, time zone, geolocation) comes along. Returns {env, format, cookies,
+    failed, total, origins, identity}."""
     assert ctx.browser is not None
     exported = await in_thread(_read_export, params.path)  # checked whole before any environment is made
+    identity = _identity_params(exported.identity)
     created = False
     if params.env is not None:
         env = ctx.envs.get(params.env)
+        if identity:
+            env = ctx.envs.update(env.id, **identity)
     else:
         name = params.name if params.name is not None else _free_name(ctx, exported.name or "Imported environment")
-        env = ctx.envs.create(name, exported.remark or "")
+        env = ctx.envs.create(name, exported.remark or "", **identity)
         created = True
     result = await ctx.browser.write_env_state(env.id, exported.cookies, exported.local_storage)
     log.info("imported %d of %d cookies into %s", result["cookies"], len(exported.cookies), env.id)
-    return {"env": env.id, "created": created, "cookies": result["cookies"], "failed": result["failed"],
-            "total": len(exported.cookies), "origins": result["origins"]}
+    return {"env": env.id, "created": created, "format": exported.format, "cookies": result["cookies"],
+            "failed": result["failed"], "total": len(exported.cookies), "origins": result["origins"],
+            "identity": bool(identity)}
+
+
+def _identity_params(identity: dict[str, Any]) -> dict[str, Any]:
+    """An export file's identity as the store's keyword arguments (unknown keys ignored)."""
+    names = {"userAgent": "user_agent", "languages": "languages", "timezone": "timezone",
+             "geolocation": "geolocation"}
+    return {names[key]: value for key, value in identity.items() if key in names and value}
 
 
 OPERATIONS: tuple[Operation[Any], ...] = (env_export, env_import)

@@ -174,6 +174,11 @@ class RunRef(Params):
     run_id: str = Field(description="A run- id from workflow_run or run_list.")
 
 
+class RunTablesParams(RunRef):
+    table: str | None = Field(default=None, description="Only this table: its name (an exported file's name, "
+                                                        "or an output's key) or its number from 1.")
+
+
 # -- operations ------------------------------------------------------------------------------------------
 @operation("workflow_write", WorkflowWriteParams)
 async def workflow_write(ctx: OpContext, params: WorkflowWriteParams) -> dict[str, Any]:
@@ -478,6 +483,30 @@ async def run_read(ctx: OpContext, params: RunRef) -> dict[str, Any]:
     return {"run": record_view(ctx.runs.get(params.run_id))}
 
 
+@operation("run_tables", RunTablesParams, read_only=True)
+async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
+    """A run's tables, as a spreadsheet shows them: the tables its export nodes wrote (CSV, XLSX, JSON, JSON
+    Lines) and its outputs that are lists. Returns {runId, tables: [{name, source: file|output, path?,
+    headers, rows, rowCount, truncated}]} (with `table`: only that one)."""
+    from workflows.tables import find_table, run_tables as tables_of
+
+    view = record_view(ctx.runs.get(params.run_id))
+
+    def read() -> list[Any]:  # off the Qt thread: it reads the run's files
+        kept = [Path(str(v["$file"])) for v in view.get("outputs", {}).values() if isinstance(v, dict) and "$file" in v]
+        if any(not path.exists() for path in kept):
+            ctx.saver.flush()  # a large output of a run that just ended may still wait for the save manager
+        return tables_of(view)
+
+    tables = await in_thread(read)
+    if params.table is not None:
+        try:
+            tables = [find_table(tables, params.table)]
+        except LookupError as exc:
+            raise OpError(str(exc)) from None
+    return {"runId": params.run_id, "tables": [table.view() for table in tables]}
+
+
 @operation("run_cancel", RunRef, destructive=True)
 async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
     """Cancel a running workflow run; its record is written with status cancelled."""
@@ -490,4 +519,5 @@ async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
 OPERATIONS: tuple[Operation[Any], ...] = (
     workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_start, workflow_batch,
     workflow_import, workflow_export, workflow_delete, run_list, run_read, run_wait, run_events, run_cancel,
+    run_tables,
 )

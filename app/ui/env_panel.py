@@ -1,8 +1,9 @@
 """The Environments panel of the main window: a table of environments and the actions on them.
 
 The table model follows the environment store's events; every change goes through an operation. The
-settings dialog (`EnvSettingsDialog`) edits the name, the remark and the network policy (allowed and blocked
-domains, one pattern per line, checked as you type).
+settings dialog (`EnvSettingsDialog`) edits the name, the remark, the network policy (allowed and blocked
+domains, one pattern per line, checked as you type) and the identity (user agent, languages, time zone,
+geolocation; envs/identity.py).
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
+    QComboBox,
     QDialogButtonBox,
     QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
@@ -29,6 +33,8 @@ from app.ui.empty_state import EmptyState
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from envs.domains import PatternError, normalize_patterns
+from envs.identity import IdentityError, clean_geolocation, clean_languages, clean_timezone, clean_user_agent, \
+    known_timezones
 from envs.model import MAX_NAME_LENGTH, Environment
 from envs.store import EnvEvent, EnvStore
 
@@ -185,6 +191,7 @@ class EnvSettingsDialog(QDialog):
         hint = QLabel(QCoreApplication.translate("EnvSettingsDialog", DOMAINS_HELP), self)
         hint.setWordWrap(True)
         hint.setTextFormat(Qt.TextFormat.RichText)
+        browser_identity = self._identity_group(env)
         self.problem = QLabel(self)
         self.problem.setObjectName("env-settings-problem")
         self.problem.setWordWrap(True)
@@ -197,13 +204,69 @@ class EnvSettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(hint)
+        layout.addWidget(browser_identity)
         layout.addWidget(self.problem)
         layout.addWidget(identity)
         layout.addWidget(self.buttons)
         self.resize(560, self.sizeHint().height())
-        for signal in (self.name.textChanged, self.allowed.textChanged, self.blocked.textChanged):
+        for signal in (self.name.textChanged, self.allowed.textChanged, self.blocked.textChanged,
+                       self.user_agent.textChanged, self.languages.textChanged, self.timezone.currentTextChanged,
+                       self.latitude.textChanged, self.longitude.textChanged, self.accuracy.textChanged):
             signal.connect(self._validate)
         self._validate()
+
+    def _identity_group(self, env: Environment) -> QGroupBox:
+        """User agent, languages, time zone and geolocation: empty fields keep the browser's own."""
+        group = QGroupBox(self.tr("Identity (empty: the browser’s own)"), self)
+        self.user_agent = QLineEdit(env.user_agent, group)
+        self.user_agent.setObjectName("env-user-agent")
+        self.user_agent.setPlaceholderText(self.tr("for example: Mozilla/5.0 (Windows NT 10.0; Win64; x64) …"))
+        self.languages = QLineEdit(", ".join(env.languages), group)
+        self.languages.setObjectName("env-languages")
+        self.languages.setPlaceholderText(self.tr("for example: zh-CN, en (first preferred)"))
+        self.timezone = QComboBox(group)
+        self.timezone.setObjectName("env-timezone")
+        self.timezone.setEditable(True)
+        self.timezone.addItems(["", *known_timezones()])
+        self.timezone.setCurrentText(env.timezone)
+        self.timezone.lineEdit().setPlaceholderText(self.tr("for example: Asia/Shanghai"))
+        where = env.geolocation
+        self.latitude = QLineEdit(f"{where.latitude:g}" if where else "", group)
+        self.longitude = QLineEdit(f"{where.longitude:g}" if where else "", group)
+        self.accuracy = QLineEdit(f"{where.accuracy:g}" if where else "", group)
+        self.latitude.setPlaceholderText(self.tr("latitude"))
+        self.longitude.setPlaceholderText(self.tr("longitude"))
+        self.accuracy.setPlaceholderText(self.tr("accuracy (m), default 50"))
+        position = QHBoxLayout()
+        for editor in (self.latitude, self.longitude, self.accuracy):
+            position.addWidget(editor)
+        form = QFormLayout(group)
+        form.addRow(self.tr("&User agent:"), self.user_agent)
+        form.addRow(self.tr("&Languages:"), self.languages)
+        form.addRow(self.tr("&Time zone:"), self.timezone)
+        where_label = QLabel(self.tr("&Geolocation:"), group)
+        where_label.setBuddy(self.latitude)  # a row of three fields: its shortcut goes to the first
+        form.addRow(where_label, position)
+        note = QLabel(self.tr("Applies to every tab, worker and request of this environment only. Open pages see "
+                              "a new time zone or position after a reload."), group)
+        note.setWordWrap(True)
+        form.addRow(note)
+        return group
+
+    def _identity(self) -> dict[str, Any]:
+        """The identity as the fields give it, checked (raises IdentityError)."""
+        texts = {"latitude": self.latitude.text().strip(), "longitude": self.longitude.text().strip(),
+                 "accuracy": self.accuracy.text().strip()}
+        if not any(texts.values()):
+            geolocation = None
+        else:
+            try:
+                geolocation = clean_geolocation({key: value for key, value in texts.items() if value})
+            except IdentityError as exc:
+                raise IdentityError(self.tr("Geolocation: {problem}").format(problem=exc)) from None
+        return {"userAgent": clean_user_agent(self.user_agent.text()),
+                "languages": clean_languages(self.languages.text().replace(";", ",").split(",")),
+                "timezone": clean_timezone(self.timezone.currentText()), "geolocation": geolocation}
 
     def _validate(self) -> None:
         problems = []
@@ -214,6 +277,10 @@ class EnvSettingsDialog(QDialog):
                 normalize_patterns(_lines(editor), label)
             except PatternError as exc:
                 problems.append(str(exc))
+        try:
+            self._identity()
+        except IdentityError as exc:
+            problems.append(str(exc))
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
@@ -231,6 +298,14 @@ class EnvSettingsDialog(QDialog):
             changes["allowedDomains"] = allowed
         if blocked != self.env.blocked_domains:
             changes["blockedDomains"] = blocked
+        identity = self._identity()
+        current = self.env.geolocation.model_dump() if self.env.geolocation is not None else None
+        for key, value, now in (("userAgent", identity["userAgent"], self.env.user_agent),
+                                ("languages", identity["languages"], self.env.languages),
+                                ("timezone", identity["timezone"], self.env.timezone),
+                                ("geolocation", identity["geolocation"], current)):
+            if value != now:
+                changes[key] = value if value is not None else {}
         return changes
 
 

@@ -3,7 +3,8 @@
 The table (status with a coloured marker, workflow, environment, start, duration) is read with `run_list` and
 read again, a moment later, whenever a run record is written (a run started or ended: `on_run_saved`, fed by
 the app's `run_saved` signal). The detail view reads the whole record with `run_read`: where the run stopped
-and why, its outputs as a table, its files (Open, Show in Folder), the failure screenshot (a thumbnail; click
+and why, its outputs as a table, its files (Open, Show in Folder), its tables (`run_tables`: exported tables
+and list outputs, sortable and filterable, app/ui/run_tables.py), the failure screenshot (a thumbnail; click
 to open it), the HAR path, its inputs (secrets redacted) and the per-node trace. A running run can be
 cancelled (`run_cancel`). Everything goes through operations on the asyncio loop; nothing here blocks.
 """
@@ -44,6 +45,7 @@ from app.distributed.models import group_batches
 from app.ops import OpContext
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
+from app.ui.run_tables import RunTablesView
 from app.ui.table_model import RowsTableModel, record_table
 from app.ui.theme import current_scheme, icon
 from envs.store import EnvEvent
@@ -374,6 +376,8 @@ class RunDetail(QWidget):
         self.pages.setObjectName("run-pages")
         self.pages.addTab(self.outputs, icon("braces"), self.tr("Outputs"))
         self.pages.addTab(files_page, icon("file"), self.tr("Files"))
+        self.tables = RunTablesView(self)
+        self.pages.addTab(self.tables, icon("table"), self.tr("Tables"))
         self.pages.addTab(self.trace, icon("list-ordered"), self.tr("Trace"))
         self.pages.addTab(self.inputs, icon("file-input"), self.tr("Inputs"))
 
@@ -452,6 +456,17 @@ class RunDetail(QWidget):
         self.trace.resizeColumnsToContents()
         self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(run["files"])) if run.get("files")
                               else self.tr("Files"))
+        if not run or run.get("id") != self.tables_run:
+            self.show_tables(None, [])
+
+    tables_run: str | None = None
+
+    def show_tables(self, run_id: str | None, tables: list[dict[str, Any]]) -> None:
+        """The run's tables (a `run_tables` result)."""
+        self.tables_run = run_id
+        self.tables.show_tables(tables)
+        index = self.pages.indexOf(self.tables)
+        self.pages.setTabText(index, self.tr("Tables ({n})").format(n=len(tables)) if tables else self.tr("Tables"))
 
     @staticmethod
     def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
@@ -706,9 +721,15 @@ class RunsPanel(QWidget):
                 run = result["run"]
                 self.detail.show_run(run, self.model.env_name(run["env"]))
                 self.model_update(run)
+                if run["status"] != "running":
+                    self.calls.start("run_tables", {"runId": run_id}, tables)
             else:
                 self.detail.show_run(None)
                 self.detail.title.setText(str(result.get("error")))
+
+        def tables(result: Envelope) -> None:
+            if generation == self._detail_generation:
+                self.detail.show_tables(run_id, result["tables"] if result["ok"] else [])
 
         self.calls.start("run_read", {"runId": run_id}, read)
 

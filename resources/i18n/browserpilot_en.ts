@@ -121,6 +121,30 @@
     </message>
 </context>
 <context>
+    <name>RunTablesView</name>
+    <message numerus="yes">
+        <source>{name} ({kind}, %n row(s))</source>
+        <translation>
+            <numerusform>{name} ({kind}, %n row)</numerusform>
+            <numerusform>{name} ({kind}, %n rows)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n row(s)</source>
+        <translation>
+            <numerusform>{shown} of %n row</numerusform>
+            <numerusform>{shown} of %n rows</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n row(s)</source>
+        <translation>
+            <numerusform>%n row</numerusform>
+            <numerusform>%n rows</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>RunsPanel</name>
     <message numerus="yes">
         <source>%n latest run(s)</source>

@@ -1184,6 +1184,58 @@ Files this environment downloads appear here.</source>
         <translation>编号：{id}</translation>
     </message>
     <message>
+        <source>Identity (empty: the browser’s own)</source>
+        <translation>身份（留空：使用浏览器自己的）</translation>
+    </message>
+    <message>
+        <source>for example: Mozilla/5.0 (Windows NT 10.0; Win64; x64) …</source>
+        <translation>例如：Mozilla/5.0 (Windows NT 10.0; Win64; x64) …</translation>
+    </message>
+    <message>
+        <source>for example: zh-CN, en (first preferred)</source>
+        <translation>例如：zh-CN, en（第一个优先）</translation>
+    </message>
+    <message>
+        <source>for example: Asia/Shanghai</source>
+        <translation>例如：Asia/Shanghai</translation>
+    </message>
+    <message>
+        <source>latitude</source>
+        <translation>纬度</translation>
+    </message>
+    <message>
+        <source>longitude</source>
+        <translation>经度</translation>
+    </message>
+    <message>
+        <source>accuracy (m), default 50</source>
+        <translation>精度（米），默认 50</translation>
+    </message>
+    <message>
+        <source>&amp;User agent:</source>
+        <translation>用户代理(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>&amp;Languages:</source>
+        <translation>语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Time zone:</source>
+        <translation>时区(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Geolocation:</source>
+        <translation>地理位置(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>Applies to every tab, worker and request of this environment only. Open pages see a new time zone or position after a reload.</source>
+        <translation>只作用于这个环境的所有标签页、工作进程和请求。已打开的页面重新加载后才会看到新的时区或位置。</translation>
+    </message>
+    <message>
+        <source>Geolocation: {problem}</source>
+        <translation>地理位置：{problem}</translation>
+    </message>
+    <message>
         <source>The name is empty.</source>
         <translation>名称是空的。</translation>
     </message>
@@ -2728,6 +2780,10 @@ New value:</source>
         <translation>文件</translation>
     </message>
     <message>
+        <source>Tables</source>
+        <translation>表格</translation>
+    </message>
+    <message>
         <source>Trace</source>
         <translation>执行过程</translation>
     </message>
@@ -2762,6 +2818,10 @@ New value:</source>
     <message>
         <source>Files ({n})</source>
         <translation>文件（{n}）</translation>
+    </message>
+    <message>
+        <source>Tables ({n})</source>
+        <translation>表格（{n}）</translation>
     </message>
     <message>
         <source>(the screenshot file is missing)</source>
@@ -2911,6 +2971,79 @@ New value:</source>
     <message>
         <source>ran on worker {worker}</source>
         <translation>在工作机 {worker} 上运行</translation>
+    </message>
+</context>
+<context>
+    <name>RunTablesView</name>
+    <message>
+        <source>Filter rows…</source>
+        <translation>筛选行…</translation>
+    </message>
+    <message>
+        <source>Save as &amp;CSV…</source>
+        <translation>另存为 &amp;CSV…</translation>
+    </message>
+    <message>
+        <source>Save as &amp;XLSX…</source>
+        <translation>另存为 &amp;XLSX…</translation>
+    </message>
+    <message>
+        <source>O&amp;pen</source>
+        <translation>打开(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Open with the desktop&apos;s application for it (a spreadsheet)</source>
+        <translation>用桌面上对应的程序（电子表格）打开</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message numerus="yes">
+        <source>{name} ({kind}, %n row(s))</source>
+        <translation>
+            <numerusform>{name}（{kind}，%n 行）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{shown} of %n row(s)</source>
+        <translation>
+            <numerusform>{shown} / %n 行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n row(s)</source>
+        <translation>
+            <numerusform>%n 行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(cut to the first {n} rows)</source>
+        <translation>（只显示前 {n} 行）</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>Excel workbook (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>Save Table</source>
+        <translation>保存表格</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <source>Could not save: {problem}</source>
+        <translation>无法保存：{problem}</translation>
     </message>
 </context>
 <context>

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.app_process import AppProcess, app_env, run_cli
-from tests.support.server import LocalServer
+from tests.support.server import LocalServer, Response
 
 pytestmark = pytest.mark.e2e
 
@@ -108,3 +108,29 @@ def test_without_a_display_the_gui_suggests_headless(data_dir: Path) -> None:
                             env=env, timeout=60)
     assert result.returncode == 1
     assert "no display found" in result.stderr and "--headless" in result.stderr
+
+
+def test_env_import_and_export_speak_cookies_txt(data_dir: Path, server: LocalServer, tmp_path: Path) -> None:
+    """`env import` takes curl's cookie jar, `env export --format netscape -o` gives curl a file that logs it in
+    (each verb starts the app headless for its operation and stops it)."""
+    import shutil
+    import subprocess
+
+    curl = shutil.which("curl")
+    if curl is None:
+        pytest.skip("curl is not installed")
+    server.route("/login", "in", headers=[("Set-Cookie", "sid=bob-42; Path=/; HttpOnly; Max-Age=600")])
+    server.routes["/account"] = lambda request: Response(
+        "Welcome bob" if "sid=bob-42" in request.headers.get("cookie", "") else "no", content_type="text/plain")
+    jar, out = tmp_path / "jar.txt", tmp_path / "out.txt"
+    subprocess.run([curl, "-s", "-c", str(jar), server.url("/login")], check=True, timeout=30)
+    imported = run_cli(data_dir, "env", "import", str(jar), "--name", "Bob", "--json")
+    assert imported.returncode == 0, imported.stderr
+    result = json.loads(imported.stdout)
+    assert result["created"] and result["format"] == "netscape" and result["cookies"] == 1
+    exported = run_cli(data_dir, "env", "export", result["env"], "--format", "netscape", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    assert "exported 1 cookies" in exported.stdout and out.stat().st_mode & 0o777 == 0o600
+    fetched = subprocess.run([curl, "-s", "-b", str(out), server.url("/account")], capture_output=True, text=True,
+                             timeout=30)
+    assert fetched.stdout == "Welcome bob"

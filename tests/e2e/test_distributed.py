@@ -451,12 +451,19 @@ def test_a_shipped_login_reaches_the_site_from_the_workers(tmp_path: Path, site:
     logged_in = subprocess.run([*app_command(), "run", str(login), "--data-dir", str(data), "--headless"],
                                capture_output=True, text=True, env=app_env(), stdin=subprocess.DEVNULL, timeout=120)
     assert logged_in.returncode == 0, logged_in.stderr
+    # The environment's identity travels with its login: the workers' tabs present it too.
+    agent = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+    identity = subprocess.run([*app_command(), "env", "update", "env-default", "--user-agent", agent, "--languages",
+                               "fr-FR", "--data-dir", str(data)], capture_output=True, text=True, env=app_env(),
+                              stdin=subprocess.DEVNULL, timeout=60)
+    assert identity.returncode == 0, identity.stderr
     names = ["ship0", "ship1"]
     result = finish(submit(data, *write_batch(tmp_path, site, names), redis.url, "--ship-login", "env-default"))
     assert result["succeeded"] == 2
     assert [r["outputs"]["user"] for r in result["results"]] == ["ann", "ann"]  # the page saw the cookie
     done = [r for r in site.server.hits("/done") if r.arg("who") in names]
     assert len(done) == 2 and all("session=ann" in r.headers.get("cookie", "") for r in done)
+    assert all(r.headers["user-agent"] == agent and r.headers["accept-language"] == "fr-FR" for r in done)
     # The workers' own environments never got the login: their temporary ones are gone (once saved).
     for worker in pool.workers:
         until(lambda: [e["id"] for e in json.loads((worker.data_dir / "envs.json").read_text())["environments"]]

@@ -120,3 +120,33 @@ def test_sigkill_during_a_run_leaves_every_store_valid(data_dir: Path, greeter: 
     shown = run_cli(data_dir, "runs", "list")
     assert shown.returncode == 0 and "\tfailed\tSlow\t" in shown.stdout
     assert JsonStore(data.root / "workflows.json", WorkflowsDocument, WorkflowsDocument).load().problem is None
+
+
+def test_runs_show_table_prints_a_run_s_table(data_dir: Path, tmp_path: Path) -> None:
+    """`runs show ID --table` prints an exported table (aligned, Chinese counted as two columns) or, by name or
+    number, a list output; `--json` gives its cells."""
+    rows = "return {rows: [{'名称': '苹果', '价格': 3.5}, {'名称': 'pear', '价格': 12}]}"
+    doc = {"kind": "app", "version": "0.3.0", "app": {"name": "Fruit", "mode": "workflow"},
+           "workflow": {"graph": {"nodes": [
+               {"id": "start", "data": {"type": "start"}},
+               {"id": "make", "data": {"type": "code", "code": rows, "outputs": {"rows": {"type": "array"}}}},
+               {"id": "save", "data": {"type": "export", "filename": "fruit", "headers": ["名称", "价格"],
+                                       "rows_selector": ["make", "rows"], "format": "xlsx"}},
+               {"id": "end", "data": {"type": "end", "outputs": [{"variable": "fruit",
+                                                                  "value_selector": ["make", "rows"]}]}}],
+               "edges": [{"source": "start", "target": "make"}, {"source": "make", "target": "save"},
+                         {"source": "save", "target": "end"}]}}}
+    file = tmp_path / "fruit.json"
+    file.write_text(json.dumps(doc), "utf-8")
+    ran = run_cli(data_dir, "run", str(file), "--headless", "--json", timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    run_id = json.loads(ran.stdout)["id"]
+
+    shown = run_cli(data_dir, "runs", "show", run_id, "--table")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines() == ["名称  价格", "----  ----", "苹果  3.5", "pear  12"]
+    assert "fruit.xlsx" in shown.stderr and "other tables: 2. fruit" in shown.stderr
+    output = run_cli(data_dir, "runs", "show", run_id, "--table", "2", "--json")
+    assert json.loads(output.stdout)["rows"] == [["苹果", 3.5], ["pear", 12]]
+    missing = run_cli(data_dir, "runs", "show", run_id, "--table", "nope")
+    assert missing.returncode == 1 and "no table 'nope'" in missing.stderr

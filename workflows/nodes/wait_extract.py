@@ -138,7 +138,7 @@ class ExportData(NodeData):
     headers: list[Any] | None = None
     headers_selector: list[PathItem] | None = None
     rows_selector: list[PathItem] | None = None
-    format: Literal["csv", "json", "jsonl", "md", "pdf"] = "csv"
+    format: Literal["csv", "json", "jsonl", "md", "pdf", "xlsx"] = "csv"
 
     def lint(self) -> list[str]:
         if self.data_selector is not None:

@@ -12,6 +12,7 @@ from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 
 from app import __version__
 from app.browser import direct, inflight
+from app.browser.identity import request_headers
 from app.browser.cdp import refusal
 from app.browser.netcapture import CaptureError, TabCapture as NetTabCapture, write_har_file
 from app.browser.netmock import MockRule
@@ -120,6 +121,10 @@ class TabNetwork:
 
         recording = net.captures.get(core.tab_id)
         record = recording.add_direct if recording is not None and recording.running else None
+        given = {name.lower() for name in headers}
+        # The environment's identity, as the browser sends it; a header the caller gives wins.
+        headers = {**{k: v for k, v in request_headers(core.page.env_profile).items() if k.lower() not in given},
+                   **headers}
         try:
             return await direct.send(method, url, headers, body, timeout, blocked=core.blocked,
                                      cookies_for=cookies_for, record=record)

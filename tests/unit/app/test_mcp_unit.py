@@ -317,7 +317,8 @@ def test_server_calls_operations_through_the_registry(served: tuple[McpHttpServe
             assert refused.is_error is True
             assert refused.structured_content == {
                 "ok": False, "control": None,
-                "error": "unknown parameter 'colour' for env_create; valid parameters: name, remark",
+                "error": "unknown parameter 'colour' for env_create; valid parameters: name, remark, userAgent, "
+                         "languages, timezone, geolocation",
                 "code": "invalid_parameters"}
             # Concurrent calls are concurrent tasks on the main loop.
             results = await asyncio.gather(*(client.call_tool("env_list", {}) for _ in range(8)))

@@ -25,7 +25,8 @@ def test_success_envelope(tmp_path: Path) -> None:
 def test_unknown_parameter_lists_the_valid_ones(tmp_path: Path) -> None:
     result = call(tmp_path, "env_create", {"name": "Work", "colour": "red"})
     assert result == {"ok": False, "control": None,
-                      "error": "unknown parameter 'colour' for env_create; valid parameters: name, remark",
+                      "error": "unknown parameter 'colour' for env_create; valid parameters: name, remark, userAgent, languages, "
+                               "timezone, geolocation",
                       "code": "invalid_parameters"}
 
 

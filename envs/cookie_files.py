@@ -1,0 +1,138 @@
+"""Cookie files other tools read and write (pure logic, no Qt).
+
+- Netscape `cookies.txt` (curl `-b`/`-c`, wget `--load-cookies`, yt-dlp `--cookies`): one cookie per line,
+  seven tab-separated fields `domain includeSubdomains path secure expires name value`; `#HttpOnly_` before
+  the domain marks an HttpOnly cookie (curl's extension); `expires` 0 is a session cookie.
+- The JSON of the common cookie-editor browser extensions (Cookie-Editor, EditThisCookie): a list of
+  `{domain, hostOnly, path, secure, httpOnly, sameSite, session, expirationDate, name, value, storeId}`.
+
+The cookies in between are the browser's own (CDP `Network.Cookie`: `domain` with a leading dot for a domain
+cookie, `expires` -1 for a session cookie), as env_export reads them and env_import sets them
+(app/browser/transfer.py). `detect_format` tells the three files env_import accepts apart by their content.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Literal, Mapping
+
+CookieFormat = Literal["json", "netscape", "cookie-editor"]
+NETSCAPE_HEADER = "# Netscape HTTP Cookie File"
+HTTP_ONLY_PREFIX = "#HttpOnly_"
+_SAME_SITE_OUT = {"none": "no_restriction", "lax": "lax", "strict": "strict"}
+
+
+class CookieFileError(ValueError):
+    """A cookie file that cannot be read; the message says where and why."""
+
+
+def _host_only(cookie: Mapping[str, Any]) -> bool:
+    return bool(cookie.get("hostOnly")) or not str(cookie.get("domain", "")).startswith(".")
+
+
+def _expires(cookie: Mapping[str, Any]) -> float | None:
+    """Seconds since the epoch, or None for a session cookie."""
+    if cookie.get("session"):
+        return None
+    value = cookie.get("expires", cookie.get("expirationDate"))
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def to_netscape(cookies: Iterable[Mapping[str, Any]]) -> str:
+    lines = [NETSCAPE_HEADER, "# Written by BrowserPilot (env_export). This file is a live login: keep it private.", ""]
+    for cookie in cookies:
+        domain = str(cookie.get("domain", ""))
+        name, value = str(cookie.get("name", "")), str(cookie.get("value", ""))
+        if not domain or not name or any(ch in name + value + domain for ch in "\t\r\n"):
+            continue  # not expressible in the format
+        subdomains = not _host_only(cookie)
+        if subdomains and not domain.startswith("."):
+            domain = "." + domain
+        if not subdomains:
+            domain = domain.lstrip(".")
+        expires = _expires(cookie)
+        prefix = HTTP_ONLY_PREFIX if cookie.get("httpOnly") else ""
+        lines.append("\t".join([prefix + domain, "TRUE" if subdomains else "FALSE", str(cookie.get("path") or "/"),
+                                "TRUE" if cookie.get("secure") else "FALSE", str(int(expires or 0)), name, value]))
+    return "\n".join(lines) + "\n"
+
+
+def from_netscape(text: str) -> list[dict[str, Any]]:
+    cookies: list[dict[str, Any]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        http_only = line.startswith(HTTP_ONLY_PREFIX)
+        if http_only:
+            line = line[len(HTTP_ONLY_PREFIX):]
+        elif not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) == 6:
+            fields.append("")  # an empty value: some writers drop the last tab
+        if len(fields) != 7:
+            raise CookieFileError(f"line {number} has {len(fields)} tab-separated fields, a cookies.txt line has 7 "
+                                  "(domain, subdomains, path, secure, expires, name, value)")
+        domain, subdomains, path, secure, expires, name, value = fields
+        try:
+            expiry = float(expires or 0)
+        except ValueError:
+            raise CookieFileError(f"line {number}: the expiry {expires!r} is not a number") from None
+        include = subdomains.strip().upper() == "TRUE"
+        domain = domain.strip()
+        if include and not domain.startswith("."):
+            domain = "." + domain
+        cookie: dict[str, Any] = {"name": name, "value": value, "domain": domain, "hostOnly": not include,
+                                  "path": path or "/", "secure": secure.strip().upper() == "TRUE",
+                                  "httpOnly": http_only, "session": expiry <= 0}
+        if expiry > 0:
+            cookie["expires"] = expiry
+        cookies.append(cookie)
+    return cookies
+
+
+def to_cookie_editor(cookies: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for cookie in cookies:
+        host_only = _host_only(cookie)
+        domain = str(cookie.get("domain", ""))
+        expires = _expires(cookie)
+        entry: dict[str, Any] = {
+            "domain": domain.lstrip(".") if host_only else (domain if domain.startswith(".") else "." + domain),
+            "hostOnly": host_only, "httpOnly": bool(cookie.get("httpOnly")), "name": str(cookie.get("name", "")),
+            "path": str(cookie.get("path") or "/"), "sameSite": _SAME_SITE_OUT.get(
+                str(cookie.get("sameSite", "")).lower(), "unspecified" if not cookie.get("sameSite") else "lax"),
+            "secure": bool(cookie.get("secure")), "session": expires is None, "storeId": "0",
+            "value": str(cookie.get("value", ""))}
+        if expires is not None:
+            entry["expirationDate"] = expires
+        out.append(entry)
+    return out
+
+
+def from_cookie_editor(items: list[Any]) -> list[dict[str, Any]]:
+    cookies = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not item.get("name") or not item.get("domain"):
+            raise CookieFileError(f"entry {index + 1} is not a cookie (it needs a name and a domain)")
+        cookie = dict(item)
+        domain = str(cookie["domain"])
+        if not cookie.get("hostOnly", not domain.startswith(".")) and not domain.startswith("."):
+            cookie["domain"] = "." + domain  # a domain cookie written without its dot
+        cookies.append(cookie)
+    return cookies
+
+
+def detect_format(text: str) -> tuple[CookieFormat, Any]:
+    """Which of the three formats `text` is, and its parsed content (JSON value, or the text itself)."""
+    stripped = text.lstrip("\ufeff").lstrip()
+    if stripped.startswith(("[", "{")):
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise CookieFileError(f"it is not JSON ({exc.msg}, line {exc.lineno})") from None
+        return ("cookie-editor" if isinstance(value, list) else "json"), value
+    if stripped.startswith(("# Netscape HTTP Cookie File", "# HTTP Cookie File")) or any(
+            len(line.split("\t")) in (6, 7) for line in stripped.splitlines()[:50]
+            if line.strip() and (not line.startswith("#") or line.startswith(HTTP_ONLY_PREFIX))):
+        return "netscape", stripped
+    raise CookieFileError("it is neither an env_export file, a cookie editor's JSON nor a Netscape cookies.txt")
