@@ -2442,8 +2442,8 @@ Its window is closed and its cookies, logins and stored site data are removed. T
         <translation>用正则表达式从一个值里取出一部分。</translation>
     </message>
     <message>
-        <source>Writes a table (CSV) into the run&apos;s folder.</source>
-        <translation>把一张表（CSV）写进运行的文件夹。</translation>
+        <source>Writes a table file (CSV, Excel, JSON and more) into the run&apos;s folder.</source>
+        <translation>把一个表格文件（CSV、Excel、JSON 等）写进运行的文件夹。</translation>
     </message>
 </context>
 <context>

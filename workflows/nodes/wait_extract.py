@@ -130,7 +130,7 @@ class ExportData(NodeData):
     category: ClassVar[str] = "wait & extract"
     produces_output: ClassVar[bool] = True
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "export")
-    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Writes a table (CSV) into the run's folder.")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Writes a table file (CSV, Excel, JSON and more) into the run's folder.")
     output_keys: ClassVar[tuple[str, ...]] = ("path", "filename")
     type: Literal["export"]
     data_selector: list[PathItem] | None = None
