@@ -29,6 +29,7 @@ from app.settings import SettingsStore
 from app.ui.env_window import EnvWindow
 from app.ui.env_windows import EnvWindows
 from app.ui.op_runner import OpRunner
+from app.ui.wheel_guard import install_wheel_guard
 from app.unattended import Unattended
 from envs.datadir import DataDir
 from envs.savemanager import SaveManager, Saver
@@ -67,6 +68,7 @@ class BrowserPilotApp(QObject):
         show the tabs asked to be shown (default: not headless; a headless app with windows draws them offscreen,
         as the tests and the screenshot script do)."""
         super().__init__()
+        install_wheel_guard()  # the wheel changes only the focused widget's value
         self.data = data
         self.headless = headless
         with_windows = not headless if windows is None else windows
@@ -239,7 +241,7 @@ class BrowserPilotApp(QObject):
             # Deleted here, not left to deleteLater (the loop may not turn again) or to Python's teardown, which
             # can free them after the QApplication (a SIGTERM once crashed in libQt6Gui).
             for window in list(self.windows.windows.values()):
-                window.close()
+                window.close_quietly()
                 if shiboken6.isValid(window):
                     shiboken6.delete(window)
             self.windows.windows.clear()

@@ -232,7 +232,7 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "
 ENV_NAMES = {"en": [("Personal", ""), ("Work (Alice)", "alice@example.com — shop admin"),
                     ("Shop test account", "QA; resets nightly")],
              "zh_CN": [("个人", ""), ("工作 (Alice)", "alice@example.com — 店铺管理员"), ("商店测试账号", "QA；每晚重置")]}
-PANEL_TABS = {"environments": 0, "workflows": 1, "runs": 2, "agent-runs": 3}
+PANEL_TABS = {"environments": 0, "workflows": 1, "schedules": 2, "runs": 3, "agent-runs": 4}
 
 
 def main_window(s: Session) -> str:
@@ -247,10 +247,11 @@ def panel(s: Session, window: str, index: int) -> None:
     time.sleep(0.3)
 
 
-TAB_X = [70, 210, 315, 425]
+TAB_X = [70, 210, 330, 440, 550]
+SETTINGS_BUTTON = (1258, 42)  # the main toolbar's gear, at its right end
 TAB_Y = 78
 ROW_Y = [185, 215, 245, 275]
-AGENT_TASK, AGENT_URL, AGENT_START = (1000, 130), (1000, 201), (825, 236)
+AGENT_TASK, AGENT_URL, AGENT_START = (1000, 130), (1000, 201), (711, 236)
 EDITOR_WAIT_NODE = (360, 390)
 SIGN_IN_EMAIL, SIGN_IN_PASSWORD = (380, 313), (380, 391)
 
@@ -275,6 +276,12 @@ def scenes(s: Session, full: bool) -> None:
         s.shot(window, "env-window-handoff")
         main = main_window(s)
         s.shot(main, "main-environments")
+        # The editor's side panel in Chinese: every field's label and the undo text translated.
+        s.op("editor_open", name="Export shop orders")
+        editor = find_window("workflow editor|工作流编辑器")
+        show(editor)
+        click(editor, *EDITOR_WAIT_NODE)
+        s.shot(editor, "editor-side-panel")
         return
 
     for name in ("Sign in to the shop", "Check product prices", "Find the basket"):
@@ -290,6 +297,24 @@ def scenes(s: Session, full: bool) -> None:
     s.shot(main, "main-runs")
     panel(s, main, PANEL_TABS["agent-runs"])
     s.shot(main, "main-agent-runs")
+
+    # File → Settings and Data Folder… (the toolbar's gear): the settings, in a dialog that scrolls and fits the
+    # screen.
+    click(main, *SETTINGS_BUTTON)
+    settings = find_window("^Settings$|^设置$")
+    show(settings, None)
+    s.shot(settings, "settings")
+    keys(settings, "Escape")
+
+    # The run form starts from the workflow's last inputs (the email of the run above; a secret would stay empty).
+    main = main_window(s)
+    panel(s, main, PANEL_TABS["workflows"])
+    click(main, 80, ROW_Y[3])  # "Sign in to the shop"
+    click(main, 280, 116)
+    form = find_window("Run “|运行“")
+    show(form, None)
+    s.shot(form, "run-inputs")
+    keys(form, "Escape")
 
     # A run started from the Workflows panel shows its progress strip there (Run… on the selected row).
     main = main_window(s)
@@ -344,6 +369,12 @@ def scenes(s: Session, full: bool) -> None:
     click(window, *SIGN_IN_EMAIL)  # leaving the password field records it
     wait_for(lambda: len(s.op("record_status", tabId=rec).get("steps", [])) >= 3, 20, "three recorded steps")
     s.shot(window, "env-window-recording")
+    # Closing the window while it records asks first: save the recording, discard it or keep recording.
+    keys(window, "ctrl+shift+w")
+    question = find_window("Close while recording|正在录制")
+    show(question, None)
+    s.shot(question, "env-window-close-recording")
+    keys(question, "Escape")  # keep recording
     s.op("record_stop", tabId=rec, name="Sign in (recorded)", save=False)
 
     # The editor with a running workflow: the goto is done, the wait for the table is running.

@@ -176,12 +176,19 @@ class RunManager:
         """The run itself: lock the tab, execute, release the tab, write the record, tell the subscribers."""
         run_id, tab = record.id, settings.tab_id
         self.events.emit(run_id, "run_started", record=record.view())
+        before: str | None = None
         try:
+            before = await self._control_of(ops, settings.env_id, tab)
             await ops("page_lock", {"tabId": tab})
             executor = Executor(doc, ops, self._code, self._tab_state, settings, record, on_progress,
                                 on_event=lambda kind, fields: self.events.emit(run_id, kind, **fields))
             record = await executor.run(inputs)
         finally:
+            if before == "shared":  # the person's tab (shared before the run) is theirs again, as in the original;
+                try:                # done while the run still holds the tab, so no next run's lock is undone
+                    await asyncio.shield(self._share_again(ops, tab))
+                except asyncio.CancelledError:
+                    log.info("run %s cancelled again while its tab was shared again", run_id)
             self._active.pop(run_id, None)
             if self._tab_holders.get(tab) == run_id:
                 del self._tab_holders[tab]
@@ -189,6 +196,22 @@ class RunManager:
             log.info("run %s of %s ended %s in %s ms", run_id, doc.name, record.status, record.duration_ms)
             self.events.emit(run_id, "run_finished", status=record.status, record=record.view())
         return record
+
+    @staticmethod
+    async def _control_of(ops: OperationsPort, env_id: str, tab_id: str) -> str | None:
+        """Who controls the tab now (agent, handoff, shared), or None when it cannot be told."""
+        listed = await ops("tab_list", {"env": env_id})
+        return next((str(t["control"]) for t in listed.get("tabs", []) if t.get("id") == tab_id), None)
+
+    @staticmethod
+    async def _share_again(ops: OperationsPort, tab_id: str) -> None:
+        try:
+            result = await ops("page_unlock", {"tabId": tab_id})
+        except Exception as exc:  # noqa: BLE001 (the run's record is written whatever happens here)
+            log.info("tab %s not shared again after its run: %s", tab_id, exc)
+            return
+        if not result.get("ok"):  # the tab was closed meanwhile
+            log.info("tab %s not shared again after its run: %s", tab_id, result.get("error"))
 
     def cancel(self, run_id: str) -> bool:
         task = self._active.get(run_id)

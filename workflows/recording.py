@@ -96,7 +96,23 @@ class Step:
         for key in ("note", "secret", "input_name", "default"):
             if getattr(self, key):
                 out[key if key != "input_name" else "input"] = getattr(self, key)
+        if self.type == "fill" and not self.secret:
+            out["suggestedInput"] = self.input_name or suggested_input_name(self)
         return out
+
+
+def suggested_input_name(step: Step) -> str:
+    """A start input's name for the value typed in this step, from the field's label (`Full name` -> `full_name`),
+    its accessible name or placeholder; `value` when none of them gives letters to make one of."""
+    alternatives = (step.locator or {}).get("alternatives") or []
+    names = [str(a[key]) for key in ("label", "name", "placeholder", "testid") for a in alternatives if a.get(key)]
+    quoted = re.search(r"'(.+)'", step.target)
+    names += [quoted.group(1)] if quoted else []
+    for name in names:
+        slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:40].strip("_")
+        if slug:
+            return slug
+    return "value"
 
 
 def _alternative_text(alternative: dict[str, Any]) -> str:
@@ -207,6 +223,9 @@ class Recording:
     def _click(self, raw: dict[str, Any]) -> Step | None:
         loc = raw["loc"]
         last = self.last
+        if raw.get("control") == "select" and last is not None and last.type == "select" \
+                and _same_target(last.locator, loc):
+            return None  # the click that closed the list of options just chosen: the select step says it all
         detail = int(raw.get("detail") or 1)
         if detail > 1 and last is not None and last.type == "click" and _same_target(last.locator, loc):
             last.data["count"] = min(detail, 3)

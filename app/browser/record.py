@@ -90,7 +90,7 @@ class TabRecorder(QObject):
         self._marks_deadline = 0.0
         self._was_paused = False
         self._pages: list[BrowserPage] = []
-        self._profile = tab.browser_page.profile()
+        self._profile = tab.browser_page.env_profile  # not `.profile()`: see BrowserPage
         self._profile.downloadRequested.connect(self._on_download)
         self.attach(tab.browser_page, run_now=True)
         log.info("recording tab %s from %s", tab.tab_id, url or "a blank page")

@@ -27,11 +27,12 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, QSize, Signal
+from PySide6.QtWebEngineCore import QWebEngineProfile
 
 from app.browser.cdp import CdpHub
 from app.browser.code_sandbox import CodeSandbox
 from app.browser.control import ControlState, TabControl
-from app.browser.downloads import delete_pages
+from app.browser.downloads import DownloadManager, delete_pages
 from app.browser.identity import IdentityRegistry
 from app.browser.netcapture import CaptureRegistry, NetServices
 from app.browser.parts.core import TabFolders
@@ -44,12 +45,18 @@ from app.browser.windowless import keep_windowless, show_in_window
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.model import DEFAULT_ENV_ID
-from envs.store import EnvStore
+from envs.store import EnvError, EnvStore
 from workflows.ports import Control, TabInfo
 
 log = logging.getLogger("browserpilot.browser")
 
 PAGE_SIZE = QSize(1200, 760)  # a windowless tab's page area: an environment window's (1200x800) page
+
+
+class EnvironmentStartError(EnvError):
+    """An environment's browser profile cannot be made: whatever needed a tab of it fails at once, saying why."""
+
+    code = "env_cannot_start"
 
 
 class BrowserService(QObject):
@@ -115,7 +122,7 @@ class BrowserService(QObject):
         if self._closed:
             raise LookupError("the app is shutting down")
         env = self.envs.get(env_id)
-        profile = self.profiles.get(env.id)
+        profile = self.profile(env.id)
         view = BrowserTab(env.id, profile, page=page)
         shown = show and self.with_windows
         if not shown:
@@ -143,6 +150,22 @@ class BrowserService(QObject):
             # operation starts right after (its load events could be taken for the operation's).
             view.open(target)
         return tab
+
+    def profile(self, env_id: str) -> QWebEngineProfile:
+        """The environment's profile (made the first time); EnvironmentStartError when it cannot be made."""
+        try:
+            return self.profiles.get(env_id)
+        except OSError as exc:  # its folder cannot be made or used (a file in its place, no space, no rights)
+            log.error("environment %s cannot start: %s", env_id, exc)
+            name = self.envs.get(env_id).name
+            raise EnvironmentStartError(
+                f"the environment “{name}” cannot start: its data folder {self.data.partition(env_id)} cannot "
+                f"be used ({exc.strerror or exc})") from exc
+
+    def downloads(self, env_id: str) -> DownloadManager:
+        """The environment's download manager (its profile is made if needed; EnvironmentStartError)."""
+        self.profile(env_id)
+        return self.profiles.downloads(env_id)
 
     def _on_popup(self, page: BrowserPage, opener_id: str) -> None:
         """A page opened a new window (`target=_blank`, `window.open`): a tab of the same environment, shown

@@ -124,6 +124,10 @@ class BrowserPage(QWebEnginePage):
 
     def __init__(self, profile: QWebEngineProfile, parent: Any = None) -> None:
         super().__init__(profile, parent)
+        # The environment's profile, kept here: never ask a page for `profile()`. PySide6 then counts the profile's
+        # Python object as the page's child, and deleting the page (closing its tab) invalidates it while the
+        # profile lives on, so the environment could not open a tab again ("QWebEngineProfile already deleted").
+        self.env_profile = profile
         self.opener: BrowserPage | None = None
         self.dialog_policy: DialogPolicy = "accept"
         self.prompt_text: str | None = None  # answer to prompt(); None: the prompt's default text
@@ -145,7 +149,7 @@ class BrowserPage(QWebEnginePage):
 
     # -- popups ----------------------------------------------------------------------------------------
     def createWindow(self, kind: QWebEnginePage.WebWindowType) -> QWebEnginePage:
-        page = BrowserPage(self.profile())
+        page = BrowserPage(self.env_profile)
         page.opener = self
         page.dialog_policy, page.prompt_text = self.dialog_policy, self.prompt_text
         self._new_pages.append(page)

@@ -18,10 +18,10 @@ from app.ui.theme import FONT_SIZES, icon
 ButtonSpec = tuple[str, str, str, Callable[[], object]]  # key, icon name, text, handler
 
 PANEL_STYLE = f"""
-QLabel[role="hint"] {{ color: palette(placeholder-text); font-size: {FONT_SIZES["font_small"]}px; }}
+QLabel[role="hint"] {{ color: palette(placeholder-text); font-size: {FONT_SIZES["font_small"]}pt; }}
 QLabel[role="error"] {{ color: palette(bright-text); }}
 QLabel[role="note"] {{ color: palette(placeholder-text); }}
-QWidget#empty-state QLabel#empty-title {{ font-size: {FONT_SIZES["font_title"]}px; font-weight: 600; }}
+QWidget#empty-state QLabel#empty-title {{ font-size: {FONT_SIZES["font_title"]}pt; font-weight: 600; }}
 QWidget#empty-state QLabel#empty-text {{ color: palette(placeholder-text); }}
 QWidget#empty-banner {{ background: palette(alternate-base); border: 1px solid palette(midlight);
                         border-radius: 8px; }}
@@ -30,10 +30,10 @@ QWidget#empty-banner QLabel#empty-text {{ color: palette(placeholder-text); }}
 QFrame#job-batch, QFrame#job-run {{ background: palette(alternate-base); border: 1px solid palette(midlight);
                                     border-radius: 8px; }}
 QLabel#job-label {{ font-weight: 600; }}
-QLabel#job-counts {{ color: palette(placeholder-text); font-size: {FONT_SIZES["font_small"]}px; }}
-QLabel#welcome-title {{ font-size: {FONT_SIZES["font_title"]}px; font-weight: 600; }}
+QLabel#job-counts {{ color: palette(placeholder-text); font-size: {FONT_SIZES["font_small"]}pt; }}
+QLabel#welcome-title {{ font-size: {FONT_SIZES["font_title"]}pt; font-weight: 600; }}
 QLabel#welcome-section {{ font-weight: 600; margin-top: 6px; }}
-QPlainTextEdit#welcome-config {{ font-family: monospace; font-size: {FONT_SIZES["font_small"]}px; }}
+QPlainTextEdit#welcome-config {{ font-family: monospace; font-size: {FONT_SIZES["font_small"]}pt; }}
 """
 
 

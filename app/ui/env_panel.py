@@ -48,6 +48,12 @@ def local_time(value: datetime) -> str:
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
+def first_line(text: str) -> str:
+    """A multi-line text in one cell: its first line, and "…" when more follows (the tooltip has it all)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
+
+
 class EnvTableModel(RowsTableModel[Any]):
     columns = COLUMNS
     context = "EnvTableModel"
@@ -78,7 +84,7 @@ class EnvTableModel(RowsTableModel[Any]):
         shown = self._shown.get(env.id)
         if shown is None:
             shown = (env.name + (self.tr("  (default)") if env.is_default else ""),
-                     env.remark.splitlines()[0] if env.remark else "",
+                     first_line(env.remark),
                      ", ".join(site.domain for site in env.sites[:5]), local_time(env.created_at), env.id)
             self._shown[env.id] = shown
         return shown

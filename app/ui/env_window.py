@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QLineEdit,
     QMainWindow,
+    QMessageBox,
     QSizePolicy,
     QTabBar,
     QTabWidget,
@@ -212,6 +213,7 @@ class EnvWindow(QMainWindow):
         self._followed: dict[str, list[QMetaObject.Connection]] = {}  # tab id -> this window's connections
         self._search_url = search_url
         self._home_url = home_url
+        self._ask_before_closing = True  # about a recording; not while the app shuts down (`close_quietly`)
         self.setObjectName(f"env-window-{env_id}")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.resize(1200, 800)
@@ -764,7 +766,7 @@ class EnvWindow(QMainWindow):
     def _build_downloads(self) -> None:
         """The Downloads dock (this environment's downloads) and its toolbar button with a badge of the
         downloads not seen yet."""
-        manager = self.service.profiles.downloads(self.env_id)
+        manager = self.service.downloads(self.env_id)
         self.downloads_panel = DownloadsPanel(manager, self)
         self.downloads_dock = QDockWidget(self.tr("Downloads"), self)
         self.downloads_dock.setObjectName("downloads-dock")
@@ -826,12 +828,58 @@ class EnvWindow(QMainWindow):
                 self._show_recording(current)
 
     # -- closing ---------------------------------------------------------------------------------------
+    def close_quietly(self) -> None:
+        """Close without asking (the app is shutting down)."""
+        self._ask_before_closing = False
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Closing the window closes the tabs it shows (the browser service deletes them; the environment's
-        profile and login stay)."""
+        profile and login stay). A tab that records asks first: save the recording, discard it, or keep
+        recording."""
+        if self._ask_before_closing and not self._recordings_settled():
+            event.ignore()
+            return
         for tab in self.tab_list():
             self.service.close(tab.tab_id)
         for tab_id in list(self._followed):  # tabs that left without the service (none, normally)
             self._unfollow(tab_id)
         self.closed.emit(self.env_id)
         super().closeEvent(event)
+
+    def _recordings_settled(self) -> bool:
+        """Whether the window may close now: no tab records, or the person chose to discard the recordings.
+        Saving stops the first recording with a name (then the window asks again for the next one, if any,
+        and closes); keeping them leaves the window open."""
+        recording = [tab for tab in self.tab_list() if TabRecorder.of(tab) is not None]
+        if not recording:
+            return True
+        tab = recording[0]
+        if self.current_tab() is not tab:
+            self.tabs.setCurrentWidget(tab)
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Close while recording"),
+                          self.tr("This window is recording “{title}”. Save the recording as a workflow before the "
+                                  "window closes?").format(title=tab.title() or tab.url().toString() or self.env_name),
+                          QMessageBox.StandardButton.NoButton, self)
+        box.setObjectName("close-recording")
+        save = box.addButton(self.tr("Save Recording…"), QMessageBox.ButtonRole.AcceptRole)
+        save.setObjectName("close-recording-save")
+        discard = box.addButton(self.tr("Discard Recording"), QMessageBox.ButtonRole.DestructiveRole)
+        discard.setObjectName("close-recording-discard")
+        keep = box.addButton(self.tr("Keep Recording"), QMessageBox.ButtonRole.RejectRole)
+        keep.setObjectName("close-recording-keep")
+        box.setDefaultButton(save)
+        box.setEscapeButton(keep)
+        box.exec()
+        clicked = box.clickedButton()
+        box.deleteLater()
+        if clicked is discard:
+            return True
+        if clicked is save and self.record_panel is not None:
+            self.record_panel.show_tab(tab)
+            self.record_panel.stop(then=self._close_after_save)
+        return False
+
+    def _close_after_save(self) -> None:
+        """A recording was saved on the way out: close (asking again if another tab still records)."""
+        QTimer.singleShot(0, self.close)

@@ -14,9 +14,10 @@ import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QMessageBox
 
 from app.browser.parts.tab import Tab
-from app.browser.service import BrowserService
+from app.browser.service import BrowserService, EnvironmentStartError
 from app.ui.env_window import EnvWindow
 from app.ui.op_runner import OpRunner
 from envs.groups import GroupStore
@@ -65,8 +66,14 @@ class EnvWindows(QObject):
             window.activateWindow()
         return window, created
 
-    def show_environment(self, env_id: str) -> EnvWindow:
-        """Open (with a tab) or raise the environment's window."""
+    def show_environment(self, env_id: str) -> EnvWindow | None:
+        """Open (with a tab) or raise the environment's window; an environment that cannot start says why (and
+        None)."""
+        try:
+            self.service.profile(env_id)
+        except EnvironmentStartError as exc:
+            QMessageBox.warning(None, self.tr("Open Environment"), str(exc)[:1].upper() + str(exc)[1:])
+            return None
         window, _created = self.window_for(env_id)
         if not window.tab_list():
             window.new_tab()
@@ -74,7 +81,7 @@ class EnvWindows(QObject):
 
     def close_all(self) -> None:
         for window in list(self.windows.values()):
-            window.close()
+            window.close_quietly()
         self.windows.clear()
 
     # -- following the service ---------------------------------------------------------------------------

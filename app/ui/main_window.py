@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDockWidget,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QTabWidget,
     QVBoxLayout,
@@ -50,6 +52,8 @@ if TYPE_CHECKING:
     from app.mcp.service import McpService
 
 log = logging.getLogger("browserpilot.ui")
+
+WORKFLOW_ACTIONS = ("run-workflow", "batch-workflow", "edit-workflow", "export-workflow", "delete-workflow")
 
 
 class McpSection(QGroupBox):
@@ -144,45 +148,85 @@ class McpSection(QGroupBox):
         self.note.setText(message)
 
 
-class AboutDialog(QDialog):
-    """About and settings: the version, where the data lives, the log file, the MCP server."""
+def data_folder_form(data: DataDir, parent: QWidget) -> tuple[QFormLayout, QLabel]:
+    """Where the data lives and the log file, selectable (the data folder's label is returned too)."""
+    translate = QCoreApplication.translate
+    data_folder = QLabel(str(data.root), parent)
+    data_folder.setObjectName("data-folder")
+    data_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    log_file = QLabel(str(data.logs / "browserpilot.log"), parent)
+    log_file.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    form = QFormLayout()
+    form.addRow(translate("AboutDialog", "Data folder:"), data_folder)
+    form.addRow(translate("AboutDialog", "Log file:"), log_file)
+    return form, data_folder
 
-    def __init__(self, data: DataDir, parent: QWidget | None = None, mcp: "McpService | None" = None) -> None:
+
+def close_buttons(data: DataDir, dialog: QDialog) -> QDialogButtonBox:
+    """Close, and Open Data Folder."""
+    open_folder = QPushButton(icon("folder-open"), QCoreApplication.translate("AboutDialog", "Open Data Folder"), dialog)
+    open_folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(data.root))))
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+    buttons.addButton(open_folder, QDialogButtonBox.ButtonRole.ActionRole)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
+class AboutDialog(QDialog):
+    """Help → About: the version, what the app is, where the data lives, the log file."""
+
+    def __init__(self, data: DataDir, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("about-dialog")
         self.setWindowTitle(self.tr("About BrowserPilot"))
         title = QLabel(f"<h2>BrowserPilot {__version__}</h2><p>"
                        + self.tr("One shared, persistent, multi-environment browser for people and AI agents.")
                        + "</p>", self)
         title.setWordWrap(True)
-        self.data_folder = QLabel(str(data.root), self)
-        self.data_folder.setObjectName("data-folder")
-        self.data_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        log_file = QLabel(str(data.logs / "browserpilot.log"), self)
-        log_file.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form = QFormLayout()
-        form.addRow(self.tr("Data folder:"), self.data_folder)
-        form.addRow(self.tr("Log file:"), log_file)
-        open_folder = QPushButton(icon("folder-open"), self.tr("Open Data Folder"), self)
-        open_folder.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(data.root))))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.addButton(open_folder, QDialogButtonBox.ButtonRole.ActionRole)
-        buttons.rejected.connect(self.reject)
+        form, self.data_folder = data_folder_form(data, self)
         layout = QVBoxLayout(self)
         layout.addWidget(title)
         layout.addLayout(form)
-        self.mcp_section = McpSection(mcp, self) if mcp is not None else None
+        layout.addWidget(close_buttons(data, self))
+
+
+class SettingsDialog(QDialog):
+    """File → Settings and Data Folder: where the data lives, the MCP server, runs and agents, the desktop; in a
+    scroll area, so that the dialog fits a small screen (and the wheel scrolls it)."""
+
+    def __init__(self, data: DataDir, parent: QWidget | None = None, mcp: "McpService | None" = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("settings-dialog")
+        self.setWindowTitle(self.tr("Settings"))
+        body = QWidget(self)
+        inner = QVBoxLayout(body)
+        form, self.data_folder = data_folder_form(data, body)
+        inner.addLayout(form)
+        self.mcp_section = McpSection(mcp, body) if mcp is not None else None
         if self.mcp_section is not None:
-            layout.addWidget(self.mcp_section)
+            inner.addWidget(self.mcp_section)
             self.finished.connect(lambda _result: self.mcp_section.detach() if self.mcp_section else None)
             from app.ui.settings_dialog import UnattendedSection
 
-            self.unattended = UnattendedSection(self.mcp_section.mcp.settings, self)
-            layout.addWidget(self.unattended)
+            self.unattended = UnattendedSection(self.mcp_section.mcp.settings, body)
+            inner.addWidget(self.unattended)
             from app.ui.desktop_settings import DesktopSection
 
-            self.desktop = DesktopSection(self.mcp_section.mcp.settings, data.root, self)
-            layout.addWidget(self.desktop)
-        layout.addWidget(buttons)
+            self.desktop = DesktopSection(self.mcp_section.mcp.settings, data.root, body)
+            inner.addWidget(self.desktop)
+        inner.addStretch(1)
+        self.scroll = QScrollArea(self)
+        self.scroll.setObjectName("settings-scroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(body)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(close_buttons(data, self))
+        screen = (parent.screen() if parent is not None else None) or QGuiApplication.primaryScreen()
+        height = min(body.sizeHint().height() + 80, int(screen.availableGeometry().height() * 0.85)) if screen \
+            else body.sizeHint().height() + 80
+        self.resize(max(body.sizeHint().width() + 40, 560), height)
 
 
 class MainWindow(QMainWindow):
@@ -197,6 +241,7 @@ class MainWindow(QMainWindow):
         self.data = data
         self.mcp = mcp
         self.settings = ops.ctx.settings  # the app's one settings store
+        self._ctx = ops.ctx
         self._open_env = open_env
         self._quit_app = quit_app
         self.welcome: WelcomeDialog | None = None
@@ -229,6 +274,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.panels)
         self._build_menus()
         self._build_toolbar()
+        self.workflows_panel.chosen_changed.connect(self._workflow_actions_follow)
+        self._workflow_actions_follow(self.workflows_panel.selected_workflow() is not None)
         self.statusBar().showMessage(self.tr("Data folder: {path}").format(path=data.root))
 
     def _action(self, text: str, icon_name: str, shortcut: QKeySequence | str | QKeySequence.StandardKey | None,
@@ -264,11 +311,11 @@ class MainWindow(QMainWindow):
         self._add("file", self.tr("&Import Workflows…"), "upload", "Ctrl+I", self.import_workflows, "import-workflows")
         self._menus["file"].addSeparator()
         self._add("file", self.tr("&Settings and Data Folder…"), "settings", QKeySequence.StandardKey.Preferences,
-                  self.show_about, "settings")
+                  self.show_settings, "settings")
         self._add("file", self.tr("Open &Data Folder"), "folder-open", None,
                   lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.data.root))), "open-data-folder")
         self._menus["file"].addSeparator()
-        self._add("file", self.tr("&Quit"), "power", QKeySequence.StandardKey.Quit, self._quit_app, "quit")
+        self._add("file", self.tr("&Quit"), "power", QKeySequence.StandardKey.Quit, self.quit_when_meant, "quit")
         self._add("env", self.tr("&Open"), "app-window", "Ctrl+O", panel.open_selected, "open-environment")
         self._add("env", self.tr("&Rename…"), "pencil", "F2", panel.rename_selected, "rename-environment")
         self._add("env", self.tr("Edit Re&mark…"), "square-pen", "Ctrl+E", panel.edit_remark_selected,
@@ -319,6 +366,41 @@ class MainWindow(QMainWindow):
         # The less frequent ones show their icon only (their name is the tooltip).
         for name in ("open-environment", "import-workflows", "batch-workflow", "settings"):
             self.actions_by_name[name].setPriority(QAction.Priority.LowPriority)
+
+    def _workflow_actions_follow(self, chosen: bool) -> None:
+        """The Workflow actions act on the selected workflow: without one they are disabled, and say why."""
+        why = "" if chosen else self.workflows_panel.why_nothing_chosen()
+        for name in WORKFLOW_ACTIONS:
+            action = self.actions_by_name[name]
+            action.setEnabled(chosen)
+            action.setToolTip(button_text(action.text()) if chosen else f"{button_text(action.text())} — {why}")
+            action.setStatusTip(why)
+
+    def quit_when_meant(self) -> bool:
+        """File → Quit: runs still running or tabs still recording are said first, and quitting waits for a yes.
+        Returns whether the app quits."""
+        runner, browser = self._ctx.runner, self._ctx.browser
+        runs = len(runner.active_runs()) if runner is not None else 0
+        recordings = len(browser.recording_tabs()) if browser is not None else 0
+        if runs or recordings:
+            lines = ([self.tr("%n run(s) still running will stop.", "", runs)] if runs else []) + \
+                ([self.tr("%n recording(s) not saved will be lost.", "", recordings)] if recordings else [])
+            box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Quit BrowserPilot"),
+                              self.tr("Quit now?") + "\n\n" + "\n".join(lines), QMessageBox.StandardButton.NoButton,
+                              self)
+            box.setObjectName("quit-confirm")
+            quit_button = box.addButton(self.tr("Quit"), QMessageBox.ButtonRole.DestructiveRole)
+            quit_button.setObjectName("quit-confirm-quit")
+            stay = box.addButton(self.tr("Don't Quit"), QMessageBox.ButtonRole.RejectRole)
+            stay.setObjectName("quit-confirm-stay")
+            box.setDefaultButton(stay)
+            box.exec()
+            quitting = box.clickedButton() is quit_button
+            box.deleteLater()
+            if not quitting:
+                return False
+        self._quit_app()
+        return True
 
     def _on_workflows(self, handler: Callable[[], object]) -> Callable[[], None]:
         """A Workflow-menu action: show the Workflows panel, then act on its selected workflow."""
@@ -379,7 +461,12 @@ class MainWindow(QMainWindow):
         self.runs_panel.select_run(run_id)
 
     def show_about(self) -> None:
-        dialog = AboutDialog(self.data, self, mcp=self.mcp)
+        dialog = AboutDialog(self.data, self)
+        dialog.exec()
+        dialog.deleteLater()
+
+    def show_settings(self) -> None:
+        dialog = SettingsDialog(self.data, self, mcp=self.mcp)
         dialog.exec()
         dialog.deleteLater()
 

@@ -1,4 +1,4 @@
-"""The names the UI shows for node types.
+"""The names the UI shows for node types and their fields.
 
 Each node class declares its label (`workflows.nodes`: `label = QT_TRANSLATE_NOOP("NodeKind", "goto")`, English,
 which is the type as it is written in the workflow file); the UI translates it under the context "NodeKind", so
@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from workflows.nodes import NODE_TYPES
-from workflows.nodes.base import LABEL_CONTEXT
+from workflows.nodes.base import FIELD_CONTEXT, FIELD_LABELS, LABEL_CONTEXT, SUMMARY_CONTEXT
 
 CONTEXT = LABEL_CONTEXT
 
@@ -32,3 +32,16 @@ def kind_with_name(kind: str) -> str:
     finds it."""
     label = kind_label(kind)
     return label if label.casefold() == kind.casefold() else f"{label} {kind}"
+
+
+def field_label(key: str) -> str:
+    """A node field's (or a list record's) name for a person, in their language; a key without one stays as it
+    is."""
+    english = FIELD_LABELS.get(key)
+    return QCoreApplication.translate(FIELD_CONTEXT, english) if english is not None else key
+
+
+def kind_summary(kind: str) -> str:
+    """What a node type does, in a sentence in the person's language ("" for an unknown type)."""
+    model = NODE_TYPES.get(kind)
+    return QCoreApplication.translate(SUMMARY_CONTEXT, model.summary) if model is not None and model.summary else ""

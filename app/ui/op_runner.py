@@ -27,7 +27,11 @@ class OpRunner:
         """Start an operation; call `on_ok` with its envelope on success, or show its error."""
 
         async def go() -> None:
-            result = await self.registry.call(self.ctx, name, params)
+            try:
+                result = await self.registry.call(self.ctx, name, params)
+            except Exception as exc:  # a defect: said, not left in a task nobody reads
+                log.error("%s failed unexpectedly in the GUI", name, exc_info=exc)
+                result = {"ok": False, "error": f"{name} failed unexpectedly: {exc}"}
             if result["ok"]:
                 if on_ok is not None:
                     on_ok(result)

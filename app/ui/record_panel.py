@@ -243,17 +243,31 @@ class RecordPanel(QDockWidget):
         if step is None:
             return
         name, ok = QInputDialog.getText(self, self.tr("Make input"), self.tr(
-            "Name of the start input (asked for at each run; the recorded value is its default):"), text="value")
+            "Name of the start input (asked for at each run; the recorded value is its default):"),
+            text=str(step.get("suggestedInput") or "value"))
         if ok and name.strip():
             self._edit({"action": "make_input", "step": step["id"], "name": name.strip()})
 
     def _fill_locator_menu(self) -> None:
+        """The recorded locator and its alternatives, the one replay tries first checked."""
         menu = self.locator_button.menu()
         menu.clear()
         step = self.selected()
-        for index, text in enumerate((step or {}).get("alternatives") or []):
-            menu.addAction(text, lambda i=index, s=step["id"]: self._edit(  # type: ignore[index]
+        if step is None:
+            return
+        preferred = step.get("prefer")
+        recorded = menu.addAction(self.tr("As recorded: {locator}").format(
+            locator=step["data"].get("locator", {}).get("selector") or step["data"].get("locator", {}).get("xpath")
+            or ""))
+        recorded.setCheckable(True)
+        recorded.setChecked(preferred is None)
+        recorded.setEnabled(False)  # what replay tries first unless an alternative is chosen
+        menu.addSeparator()
+        for index, text in enumerate(step.get("alternatives") or []):
+            action = menu.addAction(text, lambda i=index, s=step["id"]: self._edit(
                 {"action": "set_locator", "step": s, "index": i}))
+            action.setCheckable(True)
+            action.setChecked(index == preferred)
 
     def _insert(self, params: dict[str, Any]) -> None:
         step = self.selected()
@@ -271,19 +285,24 @@ class RecordPanel(QDockWidget):
             self._insert({"kind": "capture", "name": name.strip()})
 
     # -- stopping --------------------------------------------------------------------------------------
-    def stop(self) -> None:
+    def stop(self, then: Callable[[], None] | None = None) -> None:
+        """Stop: ask the workflow's name, save it, then replay it or open it in the editor. With `then` (the
+        window closes), only save, and call `then` once it is saved."""
         if self._tab is None or self._recorder is None:
             return
         tab = self._tab
         dialog = StopDialog(tab.title() or self.tr("Recorded workflow"), self)
+        dialog.replay.setVisible(then is None)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        name, replay = dialog.name.text().strip(), dialog.replay.isChecked()
+        name, replay = dialog.name.text().strip(), dialog.replay.isChecked() and then is None
 
         def saved(result: dict[str, Any]) -> None:
             self.show_tab(tab)
             self.stopped.emit(result["name"])
-            if replay:
+            if then is not None:
+                then()
+            elif replay:
                 self.replay(result, tab)
             elif self._ops.ctx.open_editor is not None:  # the node-graph editor, when the app has one
                 self._ops.run("editor_open", {"name": result["name"]}, self)

@@ -286,6 +286,20 @@ class RunInputsDialog(QDialog):
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
 
+    def remember(self, inputs: Mapping[str, Any]) -> None:
+        """Start from a last run's inputs: every field but the secrets (never kept; left empty) and values the
+        form no longer offers."""
+        for name, value in inputs.items():
+            field = self.fields.get(name)
+            if field is None or field.kind == "secret" or value is None \
+                    or (isinstance(value, str) and value.startswith("<secret:")):
+                continue
+            try:
+                field.set_value(value)
+            except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
+                log.info("last input %s not filled in: %s", name, exc)
+        self._validate()
+
     def accept(self) -> None:
         if self.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled():
             super().accept()
@@ -447,7 +461,9 @@ class BatchDialog(QDialog):
         self.on_workers.setObjectName("batch-on-workers")
         self.broker = QLineEdit(broker, self)
         self.broker.setObjectName("batch-broker")
-        self.broker.setPlaceholderText(self.tr("redis://host:6379/0 (rediss:// for TLS)"))
+        self.broker.setPlaceholderText("redis://host:6379/0")
+        self.broker.setToolTip(self.tr("The Redis broker of the workers, e.g. redis://host:6379/0 (rediss:// for TLS)"))
+        self.broker.setMinimumWidth(self.broker.fontMetrics().horizontalAdvance("redis://host:6379/0") + 40)
         self.broker.setEnabled(False)
         self.on_workers.toggled.connect(lambda on: (self.broker.setEnabled(on), self.envs.setEnabled(not on),
                                                     self.concurrency.setEnabled(not on), self._validate()))
@@ -478,6 +494,20 @@ class BatchDialog(QDialog):
         self.problem.setText("\n".join(problems))
         self.problem.setVisible(bool(problems))
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
+
+    def remember(self, inputs: Mapping[str, Any]) -> None:
+        """Start from a last run's inputs: every field but the secrets (never kept; left empty) and values the
+        form no longer offers."""
+        for name, value in inputs.items():
+            field = self.fields.get(name)
+            if field is None or field.kind == "secret" or value is None \
+                    or (isinstance(value, str) and value.startswith("<secret:")):
+                continue
+            try:
+                field.set_value(value)
+            except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
+                log.info("last input %s not filled in: %s", name, exc)
+        self._validate()
 
     def accept(self) -> None:
         if self.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled():

@@ -170,6 +170,9 @@ class OpCalls:
                 result = await self.ops.registry.call(ctx or self.ops.ctx, name, params)
             except asyncio.CancelledError:
                 result = {"ok": False, "cancelled": True, "error": f"{name} was cancelled"}
+            except Exception as exc:  # a defect: the panel still shows an end (never "Running…" for good)
+                log.error("%s failed unexpectedly", name, exc_info=exc)
+                result = {"ok": False, "code": "internal", "error": f"{name} failed unexpectedly: {exc}"}
             if shiboken6.isValid(self.owner):  # the window may be gone when the app quits
                 on_done(result)
 
@@ -565,7 +568,7 @@ class RunsPanel(QWidget):
         self.empty = EmptyState(
             "runs", "history", self.tr("No runs yet"),
             self.tr("Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and "
-                    "each node's timing. Run a workflow from the Workflows panel, or with `browserpilot run`."),
+                    "each node's timing. Run a workflow from the Workflows panel, or with the command browserpilot run."),
             [("workflows", "workflow", self.tr("Go to Workflows"), self.workflows_requested.emit)], self)
         self.stack = TableOrEmpty(splitter, self.empty, self)
         layout = QVBoxLayout(self)

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap, QPixmapCache
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtWidgets import QApplication
 
 from app.resources import RESOURCES_DIR
+from app.ui.wheel_guard import install_wheel_guard
 
 log = logging.getLogger("browserpilot.ui")
 
@@ -240,7 +241,8 @@ def stylesheet(scheme: Scheme) -> str:
     """The application stylesheet for `scheme`: app.qss with its `@token`s filled in."""
     text = STYLE_FILE.read_text("utf-8") if STYLE_FILE.exists() else ""
     tokens = {**{field: getattr(scheme, field) for field in Scheme.__dataclass_fields__ if field != "name"},
-              **{field: f"{size:g}pt" for field, size in FONT_SIZES.items()}}
+              **{field: f"{size:g}pt" for field, size in FONT_SIZES.items()},
+              "scheme_name": scheme.name, "styles_dir": STYLE_FILE.parent.as_posix()}
     for token in sorted(tokens, key=len, reverse=True):   # longest first: @border_strong before @border
         text = text.replace(f"@{token}", tokens[token])
     return text
@@ -252,9 +254,7 @@ def apply_theme(app: QApplication, *, scheme: str | None = None) -> None:
     if scheme is not None and scheme not in SCHEMES:
         raise ValueError(f"unknown theme {scheme!r}: expected one of {', '.join(SCHEMES)}")
     chosen = DARK if (scheme or _requested_scheme()) == "dark" else LIGHT
-    style = QStyleFactory.create("Fusion")
-    if style is not None:
-        app.setStyle(style)
+    install_wheel_guard(app, "Fusion")  # Fusion, whose polish also guards every value widget from the wheel
     app.setProperty(_SCHEME_PROPERTY, chosen.name)
     app.setPalette(_palette(chosen))
     font = app.font()

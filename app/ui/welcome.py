@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 import app as app_package
 from app.ui.empty_state import PANEL_STYLE
+from app.ui.screen_fit import fit_on_screen
 from app.ui.theme import icon
 from envs.datadir import DataDir
 
@@ -47,7 +48,6 @@ class WelcomeDialog(QDialog):
         self.setObjectName("welcome")
         self.setWindowTitle(self.tr("Welcome to BrowserPilot"))
         self.setStyleSheet(PANEL_STYLE)
-        self.resize(660, 620)
         title = QLabel(self.tr("Welcome to BrowserPilot"), self)
         title.setObjectName("welcome-title")
         intro = QLabel(self.tr("One shared browser for you and your AI agents: environments keep their own logins, "
@@ -121,6 +121,8 @@ class WelcomeDialog(QDialog):
         layout.addWidget(self.note)
         layout.addWidget(self.readme)
         layout.addWidget(buttons)
+        hint = self.sizeHint()  # the texts wrap longer in some languages (Chinese): the dialog grows, not the box
+        fit_on_screen(self, max(660, hint.width()), max(620, hint.height()))
 
     def _add_config(self, client: str, text: str) -> None:
         page = QWidget(self)
@@ -137,6 +139,10 @@ class WelcomeDialog(QDialog):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(editor, 1)
         layout.addLayout(row)
+        # The whole configuration shows without a scroll bar (it is meant to be read and copied).
+        lines = max(1, text.count("\n") + 1)
+        editor.setMinimumHeight(editor.fontMetrics().lineSpacing() * lines + 2 * editor.frameWidth()
+                                + int(editor.document().documentMargin() * 2) + 6)
         self.configs.addTab(page, client)
         self.copy_buttons[client] = copy
         self.config_texts[client] = editor

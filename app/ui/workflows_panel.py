@@ -234,6 +234,7 @@ class WorkflowsPanel(QWidget):
     record_requested = Signal()       # the empty state's Record: record in an environment window
     agent_requested = Signal()        # the empty state's Ask an Agent: an environment window's Agent panel
     schedule_requested = Signal(str)  # a workflow id: Schedule… (a new schedule in the Schedules panel)
+    chosen_changed = Signal(bool)     # whether a workflow is selected (what the Workflow menu acts on)
 
     REFRESH_DELAY_MS = 150
     REFRESH_GAP_MS = 1000
@@ -373,6 +374,13 @@ class WorkflowsPanel(QWidget):
         chosen = self.selected_workflow() is not None
         for key in ("export", "run", "batch", "schedule", "delete"):
             self.buttons[key].setEnabled(chosen)
+        self.chosen_changed.emit(chosen)
+
+    def why_nothing_chosen(self) -> str:
+        """Why the Workflow actions cannot act now (said on them while they are disabled)."""
+        if self.model.rowCount() == 0:
+            return self.tr("No workflows yet: record one, import one or make a new one first")
+        return self.tr("Select a workflow in the Workflows panel first")
 
     def _schedule_refresh(self, select: str | None = None) -> None:
         """Read the list soon: REFRESH_DELAY_MS after the first change, and while changes keep coming (a batch
@@ -543,13 +551,33 @@ class WorkflowsPanel(QWidget):
         """Ask for the inputs of the selected workflow, then run it."""
 
         def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
-            dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, parent=self)
-            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-            dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
-                                                           dialog.env.currentText()))
-            dialog.open()
+            def show(last_inputs: dict[str, Any], last_env: str | None) -> None:
+                dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, env_id=last_env, parent=self)
+                dialog.remember(last_inputs)
+                dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
+                                                               dialog.env.currentText()))
+                dialog.open()
+
+            self._last_inputs(wf, show)
 
         self._prepare(ask)
+
+    def _last_inputs(self, wf: dict[str, Any], then: Callable[[dict[str, Any], str | None], None]) -> None:
+        """The inputs and environment of the workflow's last run of its own (a batch's rows are not one), for
+        the run form to start from; the run record holds no secret (`<secret:name>` instead)."""
+
+        def read(run: Envelope, env: str | None) -> None:
+            then(dict(run["run"].get("inputs") or {}) if run["ok"] else {}, env)
+
+        def listed(result: Envelope) -> None:
+            runs = [r for r in result.get("runs", []) if r.get("batchId") is None] if result["ok"] else []
+            if not runs:
+                then({}, None)
+                return
+            self.calls.start("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")))
+
+        self.calls.start("run_list", {"workflow": wf["id"], "limit": 20}, listed)
 
     def batch_selected(self) -> None:
         """Ask for the rows file, environments and tabs at once, then run the batch."""

@@ -94,6 +94,23 @@
     </message>
 </context>
 <context>
+    <name>MainWindow</name>
+    <message numerus="yes">
+        <source>%n run(s) still running will stop.</source>
+        <translation>
+            <numerusform>%n run still running will stop.</numerusform>
+            <numerusform>%n runs still running will stop.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n recording(s) not saved will be lost.</source>
+        <translation>
+            <numerusform>%n recording not saved will be lost.</numerusform>
+            <numerusform>%n recordings not saved will be lost.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>RecordPanel</name>
     <message numerus="yes">
         <source>{dot} &lt;b&gt;Recording&lt;/b&gt; %n step(s) — act in the page as usual</source>

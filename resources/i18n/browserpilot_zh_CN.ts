@@ -532,8 +532,8 @@
         <translation>通过 broker 在工作机上运行(&amp;W)：</translation>
     </message>
     <message>
-        <source>redis://host:6379/0 (rediss:// for TLS)</source>
-        <translation>redis://host:6379/0（TLS 用 rediss://）</translation>
+        <source>The Redis broker of the workers, e.g. redis://host:6379/0 (rediss:// for TLS)</source>
+        <translation>工作机的 Redis broker，例如 redis://host:6379/0（TLS 用 rediss://）</translation>
     </message>
     <message>
         <source>Choose at least one environment.</source>
@@ -779,16 +779,16 @@ Files this environment downloads appear here.</source>
         <translation>连线 {source} → {target}</translation>
     </message>
     <message>
-        <source>Edit {node}.{key}</source>
-        <translation>修改 {node}.{key}</translation>
+        <source>Edit {field} of “{node}”</source>
+        <translation>修改“{node}”的{field}</translation>
+    </message>
+    <message>
+        <source>Edit {field}</source>
+        <translation>修改{field}</translation>
     </message>
     <message>
         <source>Move</source>
         <translation>移动</translation>
-    </message>
-    <message>
-        <source>Edit {key}</source>
-        <translation>修改 {key}</translation>
     </message>
     <message>
         <source>Add note</source>
@@ -1410,6 +1410,26 @@ Files this environment downloads appear here.</source>
         <translation>移出分组</translation>
     </message>
     <message>
+        <source>Close while recording</source>
+        <translation>正在录制</translation>
+    </message>
+    <message>
+        <source>This window is recording “{title}”. Save the recording as a workflow before the window closes?</source>
+        <translation>这个窗口正在录制“{title}”。关闭窗口前，要把录制保存为工作流吗？</translation>
+    </message>
+    <message>
+        <source>Save Recording…</source>
+        <translation>保存录制…</translation>
+    </message>
+    <message>
+        <source>Discard Recording</source>
+        <translation>丢弃录制</translation>
+    </message>
+    <message>
+        <source>Keep Recording</source>
+        <translation>继续录制</translation>
+    </message>
+    <message>
         <source>Close tab</source>
         <translation>关闭标签页</translation>
     </message>
@@ -1448,6 +1468,13 @@ Files this environment downloads appear here.</source>
     <message>
         <source>Downloads (Ctrl+Shift+Y)</source>
         <translation>下载（Ctrl+Shift+Y）</translation>
+    </message>
+</context>
+<context>
+    <name>EnvWindows</name>
+    <message>
+        <source>Open Environment</source>
+        <translation>打开环境</translation>
     </message>
 </context>
 <context>
@@ -1798,6 +1825,34 @@ Its window is closed and its cookies, logins and stored site data are removed. T
         <source>Main</source>
         <translation>主工具栏</translation>
     </message>
+    <message numerus="yes">
+        <source>%n run(s) still running will stop.</source>
+        <translation>
+            <numerusform>还有 %n 次运行没结束，会被停止。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n recording(s) not saved will be lost.</source>
+        <translation>
+            <numerusform>还有 %n 段录制没保存，会丢失。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quit BrowserPilot</source>
+        <translation>退出 BrowserPilot</translation>
+    </message>
+    <message>
+        <source>Quit now?</source>
+        <translation>现在退出吗？</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Don&apos;t Quit</source>
+        <translation>不退出</translation>
+    </message>
     <message>
         <source>New Workflow</source>
         <translation>新建工作流</translation>
@@ -1917,10 +1972,261 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
+    <name>NodeField</name>
+    <message>
+        <source>Body</source>
+        <translation>请求体</translation>
+    </message>
+    <message>
+        <source>Mouse button</source>
+        <translation>鼠标按键</translation>
+    </message>
+    <message>
+        <source>Cases</source>
+        <translation>分支</translation>
+    </message>
+    <message>
+        <source>Case id</source>
+        <translation>分支编号</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Comparison</source>
+        <translation>判断方式</translation>
+    </message>
+    <message>
+        <source>Conditions</source>
+        <translation>条件</translation>
+    </message>
+    <message>
+        <source>Clicks</source>
+        <translation>点击次数</translation>
+    </message>
+    <message>
+        <source>Data from</source>
+        <translation>数据来源</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认值</translation>
+    </message>
+    <message>
+        <source>Direction</source>
+        <translation>方向</translation>
+    </message>
+    <message>
+        <source>Distance</source>
+        <translation>距离</translation>
+    </message>
+    <message>
+        <source>Across (px)</source>
+        <translation>横向 (px)</translation>
+    </message>
+    <message>
+        <source>Down (px)</source>
+        <translation>纵向 (px)</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Entry</source>
+        <translation>输入方式</translation>
+    </message>
+    <message>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <source>Flags</source>
+        <translation>标志</translation>
+    </message>
+    <message>
+        <source>Follow the new tab</source>
+        <translation>跟随新标签页</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>Headers from</source>
+        <translation>表头来源</translation>
+    </message>
+    <message>
+        <source>Items from</source>
+        <translation>列表来源</translation>
+    </message>
+    <message>
+        <source>Label</source>
+        <translation>显示名</translation>
+    </message>
+    <message>
+        <source>Element</source>
+        <translation>元素</translation>
+    </message>
+    <message>
+        <source>At most</source>
+        <translation>最多</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Offset</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <source>Option</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
+    </message>
+    <message>
+        <source>Outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Pattern</source>
+        <translation>正则</translation>
+    </message>
+    <message>
+        <source>Required</source>
+        <translation>必填</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>重试次数</translation>
+    </message>
+    <message>
+        <source>Rows from</source>
+        <translation>行来源</translation>
+    </message>
+    <message>
+        <source>Save as</source>
+        <translation>另存为</translation>
+    </message>
+    <message>
+        <source>Save to</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Screenshot height</source>
+        <translation>截图高度</translation>
+    </message>
+    <message>
+        <source>Screenshot width</source>
+        <translation>截图宽度</translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <source>Wait until</source>
+        <translation>等到</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Until</source>
+        <translation>直到</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Value from</source>
+        <translation>取值来源</translation>
+    </message>
+    <message>
+        <source>Variable</source>
+        <translation>参数名</translation>
+    </message>
+    <message>
+        <source>Variables</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Input by</source>
+        <translation>输入途径</translation>
+    </message>
+    <message>
+        <source>x</source>
+        <translation>x</translation>
+    </message>
+    <message>
+        <source>y</source>
+        <translation>y</translation>
+    </message>
+</context>
+<context>
     <name>NodeForm</name>
     <message>
         <source>The type {kind} is not known here: its fields are kept as they are.</source>
         <translation>这里不认识类型 {kind}：它的字段原样保留。</translation>
+    </message>
+    <message>
+        <source>{field}{required}:</source>
+        <translation>{field}{required}：</translation>
     </message>
     <message>
         <source>Kept as they are: {keys}</source>
@@ -2062,6 +2368,97 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     </message>
 </context>
 <context>
+    <name>NodeSummary</name>
+    <message>
+        <source>Runs JavaScript inside the page; it returns an object.</source>
+        <translation>在页面里运行 JavaScript，返回一个对象。</translation>
+    </message>
+    <message>
+        <source>Runs JavaScript on its own (no page, no network); it returns an object.</source>
+        <translation>单独运行 JavaScript（没有页面，也不联网），返回一个对象。</translation>
+    </message>
+    <message>
+        <source>Sends one Chrome DevTools Protocol command.</source>
+        <translation>发送一条 Chrome DevTools Protocol 命令。</translation>
+    </message>
+    <message>
+        <source>Sends an HTTP request; its output is the status, the body and its JSON.</source>
+        <translation>发送一个 HTTP 请求，输出状态码、正文和 JSON。</translation>
+    </message>
+    <message>
+        <source>Downloads a file into the run&apos;s folder, by a click or from an address.</source>
+        <translation>点击或按地址下载一个文件到运行的文件夹。</translation>
+    </message>
+    <message>
+        <source>The workflow&apos;s inputs: each is asked for before a run.</source>
+        <translation>工作流的参数：每次运行前填写。</translation>
+    </message>
+    <message>
+        <source>The end of a branch: its outputs become the run&apos;s outputs.</source>
+        <translation>分支的结束：这里的输出就是运行的输出。</translation>
+    </message>
+    <message>
+        <source>Takes the branch of the first case whose conditions all hold, else the false branch.</source>
+        <translation>走第一个条件全部成立的分支，都不成立就走 false 分支。</translation>
+    </message>
+    <message>
+        <source>Runs its body once per item of a list, or until a condition holds.</source>
+        <translation>对列表的每一项运行一遍循环体，或者一直运行到条件成立。</translation>
+    </message>
+    <message>
+        <source>Opens an address in the tab.</source>
+        <translation>在标签页里打开一个地址。</translation>
+    </message>
+    <message>
+        <source>Clicks an element, or a point of the page.</source>
+        <translation>点击一个元素，或者页面上的一个点。</translation>
+    </message>
+    <message>
+        <source>Types or pastes text into a field.</source>
+        <translation>在输入框里输入或粘贴文本。</translation>
+    </message>
+    <message>
+        <source>Chooses an option of a list.</source>
+        <translation>在下拉列表里选一个选项。</translation>
+    </message>
+    <message>
+        <source>Presses a key or a shortcut: Enter, Tab, Ctrl+A and so on.</source>
+        <translation>按一个键或快捷键：Enter、Tab、Ctrl+A 等。</translation>
+    </message>
+    <message>
+        <source>Scrolls the page or an element, once or until an element appears.</source>
+        <translation>滚动页面或一个元素，一次，或者直到某个元素出现。</translation>
+    </message>
+    <message>
+        <source>Swipes the page or an element, once or until an element appears.</source>
+        <translation>滑动页面或一个元素，一次，或者直到某个元素出现。</translation>
+    </message>
+    <message>
+        <source>Chooses files for a file field.</source>
+        <translation>给文件输入框选择文件。</translation>
+    </message>
+    <message>
+        <source>Hands the tab to the person with a message, until the next step&apos;s element appears.</source>
+        <translation>带着提示把标签页交给人，直到下一步的元素出现。</translation>
+    </message>
+    <message>
+        <source>Hands the tab to the person while a captcha is shown.</source>
+        <translation>出现验证码时把标签页交给人来处理。</translation>
+    </message>
+    <message>
+        <source>Waits until an element appears or is gone, at most the timeout (seconds).</source>
+        <translation>等一个元素出现或消失，最多等超时的秒数。</translation>
+    </message>
+    <message>
+        <source>Takes a part of a value with a regular expression.</source>
+        <translation>用正则表达式从一个值里取出一部分。</translation>
+    </message>
+    <message>
+        <source>Writes a table file (CSV, Excel, JSON and more) into the run&apos;s folder.</source>
+        <translation>把一个表格文件（CSV、Excel、JSON 等）写进运行的文件夹。</translation>
+    </message>
+</context>
+<context>
     <name>PageGuard</name>
     <message>
         <source>Blocked: {host}</source>
@@ -2117,6 +2514,10 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     <message>
         <source>name</source>
         <translation>名称</translation>
+    </message>
+    <message>
+        <source>{field}:</source>
+        <translation>{field}：</translation>
     </message>
     <message>
         <source>Remove {noun}</source>
@@ -2242,6 +2643,10 @@ New value:</source>
     <message>
         <source>Name of the start input (asked for at each run; the recorded value is its default):</source>
         <translation>开始参数的名称（每次运行时填写；录下的值作为默认值）：</translation>
+    </message>
+    <message>
+        <source>As recorded: {locator}</source>
+        <translation>录制时的：{locator}</translation>
     </message>
     <message>
         <source>Handoff here</source>
@@ -2672,8 +3077,8 @@ New value:</source>
         <translation>还没有运行记录</translation>
     </message>
     <message>
-        <source>Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and each node&apos;s timing. Run a workflow from the Workflows panel, or with `browserpilot run`.</source>
-        <translation>每次运行工作流都记在这里：输出、文件、停下时的现场截图和每个节点的耗时。可以在“工作流”面板里运行，或者用 `browserpilot run`。</translation>
+        <source>Every run of a workflow is recorded here: its outputs, files, a screenshot where it stopped and each node&apos;s timing. Run a workflow from the Workflows panel, or with the command browserpilot run.</source>
+        <translation>每次运行工作流都记在这里：输出、文件、停下时的现场截图和每个节点的耗时。可以在“工作流”面板里运行，或者用命令 browserpilot run。</translation>
     </message>
     <message>
         <source>Go to Workflows</source>
@@ -2929,6 +3334,13 @@ New value:</source>
     <message>
         <source>Schedules</source>
         <translation>定时任务</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
     </message>
 </context>
 <context>
@@ -3256,6 +3668,14 @@ New value:</source>
     <message>
         <source>Cannot list workflows: {error}</source>
         <translation>列不出工作流：{error}</translation>
+    </message>
+    <message>
+        <source>No workflows yet: record one, import one or make a new one first</source>
+        <translation>还没有工作流：先录制、导入或新建一个</translation>
+    </message>
+    <message>
+        <source>Select a workflow in the Workflows panel first</source>
+        <translation>先在工作流面板里选中一个工作流</translation>
     </message>
     <message>
         <source>Import Workflows</source>

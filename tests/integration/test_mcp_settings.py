@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.mcp import config
 from app.shell import BrowserPilotApp
-from app.ui.main_window import AboutDialog
+from app.ui.main_window import SettingsDialog
 from tests.support.qt import saved
 
 
@@ -40,7 +40,7 @@ def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: 
     url = shell.mcp.url
     assert url is not None and url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
 
-    dialog = AboutDialog(shell.data, shell.main_window, mcp=shell.mcp)
+    dialog = SettingsDialog(shell.data, shell.main_window, mcp=shell.mcp)
     qtbot.addWidget(dialog)
     section = dialog.mcp_section
     assert section is not None
@@ -88,7 +88,7 @@ def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: 
 
 
 def test_settings_dialog_sets_the_idle_exit_of_an_app_started_for_agents(qtbot: QtBot, shell: BrowserPilotApp) -> None:
-    dialog = AboutDialog(shell.data, shell.main_window, mcp=shell.mcp)
+    dialog = SettingsDialog(shell.data, shell.main_window, mcp=shell.mcp)
     qtbot.addWidget(dialog)
     minutes = dialog.findChild(QSpinBox, "idle-exit-minutes")
     assert minutes is not None and minutes.value() == 10 and minutes.isVisibleTo(dialog)

@@ -295,7 +295,7 @@ def test_rejected_import_shows_every_problem_and_drop_imports(qtbot: QtBot, shel
     qtbot.waitUntil(target.exists, timeout=5_000)
     exported = json.loads(target.read_text("utf-8"))
     assert exported["app"]["name"] == "Dropped" and "id" not in exported
-    assert str(target) in panel.note.text()
+    qtbot.waitUntil(lambda: str(target) in panel.note.text(), timeout=5_000)  # said once the file is written
 
 
 def test_delete_asks_for_confirmation(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:

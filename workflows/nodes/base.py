@@ -43,6 +43,80 @@ def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 (the name Q
     return text
 
 
+SUMMARY_CONTEXT = "NodeSummary"
+"""The translation context of the node types' summaries (`NodeData.summary`)."""
+
+FIELD_CONTEXT = "NodeField"
+"""The translation context of the fields' labels (FIELD_LABELS)."""
+
+FIELD_LABELS: dict[str, str] = {
+    "body": QT_TRANSLATE_NOOP("NodeField", "Body"),
+    "button": QT_TRANSLATE_NOOP("NodeField", "Mouse button"),
+    "cases": QT_TRANSLATE_NOOP("NodeField", "Cases"),
+    "case_id": QT_TRANSLATE_NOOP("NodeField", "Case id"),
+    "code": QT_TRANSLATE_NOOP("NodeField", "Code"),
+    "code_language": QT_TRANSLATE_NOOP("NodeField", "Language"),
+    "comparison_operator": QT_TRANSLATE_NOOP("NodeField", "Comparison"),
+    "conditions": QT_TRANSLATE_NOOP("NodeField", "Conditions"),
+    "count": QT_TRANSLATE_NOOP("NodeField", "Clicks"),
+    "data_selector": QT_TRANSLATE_NOOP("NodeField", "Data from"),
+    "default": QT_TRANSLATE_NOOP("NodeField", "Default"),
+    "direction": QT_TRANSLATE_NOOP("NodeField", "Direction"),
+    "distance": QT_TRANSLATE_NOOP("NodeField", "Distance"),
+    "dx": QT_TRANSLATE_NOOP("NodeField", "Across (px)"),
+    "dy": QT_TRANSLATE_NOOP("NodeField", "Down (px)"),
+    "engine": QT_TRANSLATE_NOOP("NodeField", "Engine"),
+    "entry": QT_TRANSLATE_NOOP("NodeField", "Entry"),
+    "filename": QT_TRANSLATE_NOOP("NodeField", "File name"),
+    "flags": QT_TRANSLATE_NOOP("NodeField", "Flags"),
+    "followNewTab": QT_TRANSLATE_NOOP("NodeField", "Follow the new tab"),
+    "format": QT_TRANSLATE_NOOP("NodeField", "Format"),
+    "group": QT_TRANSLATE_NOOP("NodeField", "Group"),
+    "headers": QT_TRANSLATE_NOOP("NodeField", "Headers"),
+    "headers_selector": QT_TRANSLATE_NOOP("NodeField", "Headers from"),
+    "items_selector": QT_TRANSLATE_NOOP("NodeField", "Items from"),
+    "label": QT_TRANSLATE_NOOP("NodeField", "Label"),
+    "locator": QT_TRANSLATE_NOOP("NodeField", "Element"),
+    "max": QT_TRANSLATE_NOOP("NodeField", "At most"),
+    "message": QT_TRANSLATE_NOOP("NodeField", "Message"),
+    "method": QT_TRANSLATE_NOOP("NodeField", "Method"),
+    "mode": QT_TRANSLATE_NOOP("NodeField", "Mode"),
+    "offset": QT_TRANSLATE_NOOP("NodeField", "Offset"),
+    "option": QT_TRANSLATE_NOOP("NodeField", "Option"),
+    "options": QT_TRANSLATE_NOOP("NodeField", "Options"),
+    "outputs": QT_TRANSLATE_NOOP("NodeField", "Outputs"),
+    "params": QT_TRANSLATE_NOOP("NodeField", "Parameters"),
+    "paths": QT_TRANSLATE_NOOP("NodeField", "Files"),
+    "pattern": QT_TRANSLATE_NOOP("NodeField", "Pattern"),
+    "required": QT_TRANSLATE_NOOP("NodeField", "Required"),
+    "retries": QT_TRANSLATE_NOOP("NodeField", "Retries"),
+    "rows_selector": QT_TRANSLATE_NOOP("NodeField", "Rows from"),
+    "saveAs": QT_TRANSLATE_NOOP("NodeField", "Save as"),
+    "savePath": QT_TRANSLATE_NOOP("NodeField", "Save to"),
+    "shortcut": QT_TRANSLATE_NOOP("NodeField", "Keys"),
+    "shotHeight": QT_TRANSLATE_NOOP("NodeField", "Screenshot height"),
+    "shotWidth": QT_TRANSLATE_NOOP("NodeField", "Screenshot width"),
+    "source": QT_TRANSLATE_NOOP("NodeField", "Script"),
+    "state": QT_TRANSLATE_NOOP("NodeField", "Wait until"),
+    "text": QT_TRANSLATE_NOOP("NodeField", "Text"),
+    "timeout": QT_TRANSLATE_NOOP("NodeField", "Timeout"),
+    "title": QT_TRANSLATE_NOOP("NodeField", "Title"),
+    "type": QT_TRANSLATE_NOOP("NodeField", "Type"),
+    "until": QT_TRANSLATE_NOOP("NodeField", "Until"),
+    "url": QT_TRANSLATE_NOOP("NodeField", "Address"),
+    "value": QT_TRANSLATE_NOOP("NodeField", "Value"),
+    "value_selector": QT_TRANSLATE_NOOP("NodeField", "Value from"),
+    "variable": QT_TRANSLATE_NOOP("NodeField", "Variable"),
+    "variable_selector": QT_TRANSLATE_NOOP("NodeField", "Variable"),
+    "variables": QT_TRANSLATE_NOOP("NodeField", "Variables"),
+    "via": QT_TRANSLATE_NOOP("NodeField", "Input by"),
+    "x": QT_TRANSLATE_NOOP("NodeField", "x"),
+    "y": QT_TRANSLATE_NOOP("NodeField", "y"),
+}
+"""A person's name for each field of the node types (and of their structured lists' records), in English; the
+UI translates it under FIELD_CONTEXT (app/ui/node_kinds.py `field_label`). The document keeps the field's key."""
+
+
 def clip(text: str, size: int = MAX_TEXT_IN_WORDS) -> str:
     """Text shortened for a step's words: at most `size` characters, with … when cut."""
     return text if len(text) <= size else text[: size - 1] + "…"
@@ -147,6 +221,7 @@ class NodeData(DocumentModel):
     category: ClassVar[str] = ""
     produces_output: ClassVar[bool] = False
     label: ClassVar[str] = ""
+    summary: ClassVar[str] = ""  # what the node does, in a sentence for a person (QT_TRANSLATE_NOOP("NodeSummary"))
     output_keys: ClassVar[tuple[str, ...]] = ()
     structured_fields: ClassVar[dict[str, Spec]] = {}
     type: str

@@ -119,6 +119,7 @@ class ScriptData(_CodeLike):
 
     node_type: ClassVar[str] = "script"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "script")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Runs JavaScript inside the page; it returns an object.")
     type: Literal["script"]
     source: str = ""
 
@@ -148,6 +149,7 @@ class CodeData(_CodeLike):
 
     node_type: ClassVar[str] = "code"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "code")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Runs JavaScript on its own (no page, no network); it returns an object.")
     type: Literal["code"]
     code: str = ""
     code_language: Text | None = None
@@ -182,6 +184,7 @@ class CdpData(NodeData):
     node_type: ClassVar[str] = "cdp"
     category: ClassVar[str] = "data & debug"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "cdp")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Sends one Chrome DevTools Protocol command.")
     type: Literal["cdp"]
     method: Text
     params: Annotated[dict[str, Any] | str, PlainValidator(_json_object_or_text)] = Field(default_factory=dict)
@@ -240,6 +243,7 @@ class HttpRequestData(NodeData):
     category: ClassVar[str] = "data & debug"
     produces_output: ClassVar[bool] = True
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "http-request")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Sends an HTTP request; its output is the status, the body and its JSON.")
     output_keys: ClassVar[tuple[str, ...]] = ("status_code", "body", "json")
     type: Literal["http-request"]
     method: Any = "GET"
@@ -288,6 +292,7 @@ class DownloadData(PageNodeData):
     node_type: ClassVar[str] = "download"
     category: ClassVar[str] = "data & debug"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "download")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Downloads a file into the run's folder, by a click or from an address.")
     output_keys: ClassVar[tuple[str, ...]] = ("path", "bytes")
     type: Literal["download"]
     locator: OptionalLocator = None

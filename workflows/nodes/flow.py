@@ -81,6 +81,7 @@ class StartData(NodeData):
     node_type: ClassVar[str] = "start"
     category: ClassVar[str] = "flow"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "start")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "The workflow's inputs: each is asked for before a run.")
     structured_fields: ClassVar[dict[str, Spec]] = {"variables": Spec(
         (Sub("variable", optional=False), Sub("label"), Sub("type", "choice", OFFERED_INPUT_TYPES),
          Sub("required", "bool", default=True), Sub("options", "options"), Sub("default", "value")),
@@ -129,6 +130,7 @@ class EndData(NodeData):
     node_type: ClassVar[str] = "end"
     category: ClassVar[str] = "flow"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "end")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "The end of a branch: its outputs become the run's outputs.")
     structured_fields: ClassVar[dict[str, Spec]] = {"outputs": Spec(
         (Sub("variable", optional=False), Sub("value_selector", "selector", optional=False)),
         lambda: {"variable": "", "value_selector": []}, "output")}
@@ -150,6 +152,7 @@ class IfElseData(NodeData):
     node_type: ClassVar[str] = "if-else"
     category: ClassVar[str] = "flow"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "if-else")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Takes the branch of the first case whose conditions all hold, else the false branch.")
     output_keys: ClassVar[tuple[str, ...]] = ("case",)
     structured_fields: ClassVar[dict[str, Spec]] = {"cases": Spec(
         (Sub("case_id", optional=False), Sub("conditions", "conditions")),
@@ -198,6 +201,7 @@ class LoopData(NodeData):
     category: ClassVar[str] = "flow"
     produces_output: ClassVar[bool] = True
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "loop")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Runs its body once per item of a list, or until a condition holds.")
     output_keys: ClassVar[tuple[str, ...]] = ("output", "index")
     structured_fields: ClassVar[dict[str, Spec]] = {"until": Spec(
         CONDITION_FIELDS.subs, CONDITION_FIELDS.new_item, "condition", max_items=1, shape="one")}

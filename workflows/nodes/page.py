@@ -33,6 +33,7 @@ def envelope_data(result: dict[str, Any]) -> dict[str, Any]:
 class GotoData(PageNodeData):
     node_type: ClassVar[str] = "goto"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "goto")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Opens an address in the tab.")
     output_keys: ClassVar[tuple[str, ...]] = ("url", "title", "status")
     type: Literal["goto"]
     url: Text
@@ -79,6 +80,7 @@ class ClickData(PageNodeData):
 
     node_type: ClassVar[str] = "click"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "click")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Clicks an element, or a point of the page.")
     type: Literal["click"]
     locator: OptionalLocator = None
     until: OptionalLocator = None
@@ -166,6 +168,7 @@ class FillData(PageNodeData):
 
     node_type: ClassVar[str] = "fill"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "fill")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Types or pastes text into a field.")
     type: Literal["fill"]
     locator: NodeLocator
     entry: Literal["type", "paste"] = "type"
@@ -197,6 +200,7 @@ class FillData(PageNodeData):
 class SelectData(PageNodeData):
     node_type: ClassVar[str] = "select"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "select")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Chooses an option of a list.")
     type: Literal["select"]
     locator: NodeLocator
     option: Text
@@ -217,6 +221,7 @@ class PressData(PageNodeData):
 
     node_type: ClassVar[str] = "press"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "press")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Presses a key or a shortcut: Enter, Tab, Ctrl+A and so on.")
     type: Literal["press"]
     shortcut: NonEmptyText
 
@@ -255,6 +260,7 @@ class ScrollData(_ScrollLike):
 
     node_type: ClassVar[str] = "scroll"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "scroll")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Scrolls the page or an element, once or until an element appears.")
     type: Literal["scroll"]
 
     @classmethod
@@ -272,6 +278,7 @@ class SwipeData(_ScrollLike):
 
     node_type: ClassVar[str] = "swipe"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "swipe")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Swipes the page or an element, once or until an element appears.")
     type: Literal["swipe"]
     offset: ClickOffset | None = None
     dx: Annotated[float, Field(ge=-100_000, le=100_000)] | None = None
@@ -304,6 +311,7 @@ class SwipeData(_ScrollLike):
 class UploadData(PageNodeData):
     node_type: ClassVar[str] = "upload"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "upload")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Chooses files for a file field.")
     type: Literal["upload"]
     locator: NodeLocator
     paths: Annotated[list[NonEmptyText], Field(min_length=1)]

@@ -35,6 +35,7 @@ class HandoffData(NodeData):
     node_type: ClassVar[str] = "handoff"
     category: ClassVar[str] = "people"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "handoff")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Hands the tab to the person with a message, until the next step's element appears.")
     type: Literal["handoff"]
     message: Text = ""
     timeout: Seconds | None = None
@@ -66,6 +67,7 @@ class CaptchaData(NodeData):
     category: ClassVar[str] = "people"
     produces_output: ClassVar[bool] = True
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "captcha")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Hands the tab to the person while a captcha is shown.")
     output_keys: ClassVar[tuple[str, ...]] = ("solved", "attempts", "skipped")
     type: Literal["captcha"]
     engine: Text | None = None

@@ -47,6 +47,7 @@ class WaitData(PageNodeData):
     node_type: ClassVar[str] = "wait"
     category: ClassVar[str] = "wait & extract"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "wait")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Waits until an element appears or is gone, at most the timeout (seconds).")
     type: Literal["wait"]
     locator: NodeLocator
     state: Text = "appear"
@@ -78,6 +79,7 @@ class ExtractData(NodeData):
     category: ClassVar[str] = "wait & extract"
     produces_output: ClassVar[bool] = True
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "extract")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Takes a part of a value with a regular expression.")
     output_keys: ClassVar[tuple[str, ...]] = ("value", "matches")
     type: Literal["extract"]
     variable_selector: list[PathItem]
@@ -128,6 +130,7 @@ class ExportData(NodeData):
     category: ClassVar[str] = "wait & extract"
     produces_output: ClassVar[bool] = True
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "export")
+    summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Writes a table file (CSV, Excel, JSON and more) into the run's folder.")
     output_keys: ClassVar[tuple[str, ...]] = ("path", "filename")
     type: Literal["export"]
     data_selector: list[PathItem] | None = None

@@ -123,7 +123,7 @@ class TabNetwork:
         record = recording.add_direct if recording is not None and recording.running else None
         given = {name.lower() for name in headers}
         # The environment's identity, as the browser sends it; a header the caller gives wins.
-        headers = {**{k: v for k, v in request_headers(core.page.profile()).items() if k.lower() not in given},
+        headers = {**{k: v for k, v in request_headers(core.page.env_profile).items() if k.lower() not in given},
                    **headers}
         try:
             return await direct.send(method, url, headers, body, timeout, blocked=core.blocked,

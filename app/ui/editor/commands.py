@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.ui.editor.model import MISSING, EditorModel, JsonDict, Level
+from app.ui.node_kinds import field_label
 
 MERGE_WINDOW_S = 2.0
 FIELD_ID = 1201
@@ -91,7 +92,9 @@ class SetField(QUndoCommand):
 
     def __init__(self, model: EditorModel, node_id: str, key: str, value: Any, parent: QUndoCommand | None = None,
                  mergeable: bool = True, part: str = "") -> None:
-        super().__init__(QCoreApplication.translate("EditorCommands", "Edit {node}.{key}").format(node=node_id, key=key), parent)
+        title = model.node(node_id)["data"].get("title") if model.has_node(node_id) else None
+        super().__init__(QCoreApplication.translate("EditorCommands", "Edit {field} of “{node}”").format(
+            field=field_label(key), node=title or node_id), parent)
         self.model, self.node_id, self.key = model, node_id, key
         self.value = copy.deepcopy(value)
         self.old: Any = MISSING
@@ -132,7 +135,8 @@ class MoveNodes(QUndoCommand):
 
 class SetAppField(QUndoCommand):
     def __init__(self, model: EditorModel, key: str, value: Any, parent: QUndoCommand | None = None) -> None:
-        super().__init__(QCoreApplication.translate("EditorCommands", "Edit {key}").format(key=key), parent)
+        super().__init__(QCoreApplication.translate("EditorCommands", "Edit {field}").format(field=field_label(key)),
+                         parent)
         self.model, self.key, self.value, self.old = model, key, value, MISSING
 
     def redo(self) -> None:

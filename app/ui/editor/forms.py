@@ -24,7 +24,7 @@ from app.ui.editor.model import MISSING
 from app.ui.editor.narrow import narrow_combo, narrow_form
 from app.ui.editor.structured import RecordList, spec_of
 from app.ui.editor.templates import TemplateCompleter, reachable_variables
-from app.ui.node_kinds import kind_label
+from app.ui.node_kinds import field_label, kind_label, kind_summary
 from app.ui.theme import current_scheme
 from workflows.nodes import NODE_TYPES, NodeLocator
 from workflows.nodes.structured import Spec, from_items, to_items
@@ -100,8 +100,9 @@ class NodeForm(QWidget):
         header.setObjectName("node-form-header")
         header.setWordWrap(True)
         layout.addWidget(header)
-        if node_model is not None and node_model.__doc__:
-            about = QLabel(node_model.__doc__.strip().split("\n\n")[0], self)
+        summary = kind_summary(kind)
+        if summary:
+            about = QLabel(summary, self)
             about.setWordWrap(True)
             about.setObjectName("node-form-about")
             about.setForegroundRole(QPalette.ColorRole.PlaceholderText)   # secondary text, in either scheme
@@ -120,8 +121,9 @@ class NodeForm(QWidget):
                 if name in SKIPPED:
                     continue
                 editor = self._editor(kind, name, field, pick, test)
-                label = QLabel(name + ("*" if field.is_required() else "") + ":", self)
-                label.setToolTip(_help(node_model, name, field))
+                label = QLabel(self.tr("{field}{required}:").format(
+                    field=field_label(name), required="*" if field.is_required() else ""), self)
+                label.setToolTip(f"{name}: {_help(node_model, name, field)}")
                 editor.setToolTip(_help(node_model, name, field))
                 form.addRow(label, editor)
         unknown = [key for key in data if key not in known and key not in SKIPPED]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QHBoxL
 
 from app.ui.editor.locator_editor import LocatorEditor
 from app.ui.editor.narrow import narrow_combo, narrow_form
+from app.ui.node_kinds import field_label
 from workflows.nodes import NODE_TYPES
 from workflows.nodes.conditions import CONDITION_FIELDS
 from workflows.nodes.structured import NAME_KEY, Spec, Sub
@@ -118,7 +119,8 @@ class RecordList(QWidget):
             editor = self._sub_editor(index, sub, item, frame)
             editor.setObjectName(f"{self.objectName()}-{index}-{sub.key.strip(chr(0))}")
             editors[sub.key] = editor
-            form.addRow((self.tr("name") if sub.key == NAME_KEY else sub.key) + ":", editor)
+            form.addRow(self.tr("{field}:").format(field=self.tr("name") if sub.key == NAME_KEY
+                                                   else field_label(sub.key)), editor)
         remove = QPushButton(self.tr("Remove {noun}").format(noun=noun_label(self.spec.noun)), frame)
         remove.setObjectName(f"{self.objectName()}-{index}-remove")
         remove.clicked.connect(lambda _=False, i=index: self._remove(i))

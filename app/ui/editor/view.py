@@ -8,6 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from app.ui.editor.items import DETAIL_ZOOM
 from app.ui.editor.minimap import Minimap
 
 MIN_ZOOM, MAX_ZOOM = 0.1, 3.0
@@ -49,7 +50,8 @@ class EditorView(QGraphicsView):
             self.set_zoom(self.zoom * (1.15 ** steps))
         event.accept()
 
-    def fit(self) -> None:
+    def fit(self, legible: bool = False) -> None:
+        """Show the whole graph (Ctrl+0); `legible` (a first view): never below the zoom where titles are drawn."""
         scene = self.scene()
         if scene is None:
             return
@@ -60,6 +62,14 @@ class EditorView(QGraphicsView):
         if self.zoom > 1.0:
             self.set_zoom(1.0)
             self.centerOn(bounds.center())
+        elif legible and self.zoom < DETAIL_ZOOM:
+            # Never so far out that nodes lose their titles: at the smallest legible zoom, the graph's beginning
+            # (its top left) is shown, and the rest is a scroll away.
+            self.set_zoom(DETAIL_ZOOM)
+            seen = self.visible_scene_rect()
+            middle = bounds.center().y() if bounds.height() + 80 <= seen.height() \
+                else bounds.top() - 40 + seen.height() / 2
+            self.centerOn(bounds.left() - 40 + seen.width() / 2, middle)
         self.zoomed.emit(self.zoom)
         self.minimap.update()
 

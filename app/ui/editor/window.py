@@ -24,6 +24,7 @@ from app.ui.editor.run_view import RunOverlay
 from app.ui.editor.scene import EditorScene
 from app.ui.editor.validation import ValidationList
 from app.ui.editor.view import EditorView
+from app.ui.screen_fit import fit_on_screen
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
 from workflows.document import DocumentError, validate_document
@@ -103,7 +104,7 @@ class EditorWindow(QMainWindow):
         self._wire()
         # the system's light/dark switch (apply_theme re-applies on it first; then the palette change arrives)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._follow_theme)
-        self.resize(1260, 760)
+        fit_on_screen(self, 1260, 760)  # the whole window on the screen, even a small one
         self.show_level(())
         self._update_title()
         self._follow_store()
@@ -150,7 +151,7 @@ class EditorWindow(QMainWindow):
         self._action("cut", self.tr("Cut"), ["Ctrl+X"], self.cut_selected, canvas=True)
         self._action("paste", self.tr("Paste"), ["Ctrl+V"], self.paste, canvas=True, icon_name="clipboard-paste")
         self._action("duplicate", self.tr("Duplicate"), ["Ctrl+D"], self.duplicate_selected, canvas=True)
-        self._action("fit", self.tr("Fit"), ["Ctrl+0"], self.view.fit, canvas=True, icon_name="maximize")
+        self._action("fit", self.tr("Fit"), ["Ctrl+0"], lambda: self.view.fit(), canvas=True, icon_name="maximize")
         self._action("up-a-level", self.tr("Up a level"), ["Alt+Up"], lambda: self.show_level(self.level[:-1]),
                      canvas=True, icon_name="arrow-up")
         arrange = self._action("arrange", self.tr("Arrange"), [], lambda: self.controller.arrange(self.level),
@@ -215,7 +216,7 @@ class EditorWindow(QMainWindow):
     def _fit_if_pending(self) -> None:
         if self._fit_pending:
             self._fit_pending = False
-            self.view.fit()
+            self.view.fit(legible=True)
 
     def changeEvent(self, event: QEvent) -> None:
         """apply_theme set another palette (the scheme changed): the canvas and its overview follow."""
