@@ -237,7 +237,8 @@ class DownloadManager(QObject):
     @staticmethod
     def of(page: QWebEnginePage) -> "DownloadManager | None":
         """The download manager of the page's profile (its child), if it has one."""
-        manager = page.profile().findChild(DownloadManager)
+        profile = getattr(page, "env_profile", None)  # see BrowserPage.env_profile
+        manager = profile.findChild(DownloadManager) if profile is not None else None
         return manager if isinstance(manager, DownloadManager) else None
 
     def track(self, record: DownloadRecord, transfer: QObject) -> None:

@@ -132,7 +132,7 @@ class TabCapture:
         """What the environment sends: its policy, its profile's cookies, user agent and languages, and the
         page as Referer."""
         core = self._core
-        profile = core.page.profile()
+        profile = core.page.env_profile
         cookies: list[dict[str, Any]] = []
         if core.net is not None:
             found = await core.guarded(core.net.cdp.channel(core.page).send("Network.getAllCookies"))

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-ASKING = re.compile(r"page(?:\(\))?\.profile\(\)|view\.page\(\)\.profile\(\)")
+ASKING = re.compile(r"page(?:\(\))?\.profile\(\)")
 
 
 def test_no_page_is_asked_for_its_profile() -> None:
