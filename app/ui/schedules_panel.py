@@ -102,6 +102,7 @@ class SchedulesPanel(QWidget):
         self.setObjectName("schedules-panel")
         self.ops = ops
         self.settings = settings
+        self._select_when_shown: str | None = None
         self.model = ScheduleTableModel(self)
         self.table = record_table(self, self.model, "schedules")
         header = self.table.horizontalHeader()
@@ -179,6 +180,8 @@ class SchedulesPanel(QWidget):
         self.model.set_rows(result["schedules"])
         self.stack.show_empty(not result["schedules"])
         self.paused_note.setVisible(bool(result.get("paused")))
+        if self._select_when_shown is not None:
+            self.select(self._select_when_shown)
         self._update_buttons()
 
     def selected(self) -> dict[str, Any] | None:
@@ -186,10 +189,13 @@ class SchedulesPanel(QWidget):
         return self.model.schedule_at(rows[0].row()) if rows else None
 
     def select(self, schedule_id: str) -> None:
+        """Select the schedule's row; a schedule just made is selected when the list next shows it."""
+        self._select_when_shown = schedule_id
         for row in range(self.model.rowCount()):
             view = self.model.schedule_at(row)
             if view is not None and view["id"] == schedule_id:
                 self.table.selectRow(row)
+                self._select_when_shown = None
 
     def _update_buttons(self) -> None:
         chosen = self.selected() is not None
