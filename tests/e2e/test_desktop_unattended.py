@@ -7,7 +7,10 @@ they are not installed - ./dev.sh setup installs them).
 - A schedule fires a workflow that hands its tab to the person: the notification is read back from the bus;
   choosing its "Open" action in dunst's menu brings the environment's window to the front (un-minimised) on the
   waiting tab; the person types into the page, presses Enter and clicks Done on the banner (real X input,
-  xdotool); the run finishes ok with what the person typed at the server.
+  xdotool; the Done button is found on a screenshot by the banner's amber line); Done gives the tab back while
+  the page's answer is still held, then the run finishes ok with what the person typed at the server. (A
+  handoff node goes on when the next node's element appears, as the original's does: Done alone does not
+  resume it.)
 - An MCP client's `page_handoff` (not a workflow's) notifies too.
 """
 
@@ -179,7 +182,7 @@ def test_a_scheduled_handoff_notifies_and_open_brings_its_tab_then_done_lets_the
         tmp_path: Path) -> None:
     process, data = app
     server, login = site
-    at = (datetime.now() + timedelta(seconds=4)).replace(microsecond=0)
+    at = (datetime.now() + timedelta(seconds=8)).replace(microsecond=0)  # room for the command to reach the app
     added = run_cli(data, "schedule", "add", "Gate", "--at", at.isoformat(), "--json")  # to the running app
     assert added.returncode == 0, added.stderr
     schedule_id = json.loads(added.stdout)["id"]
