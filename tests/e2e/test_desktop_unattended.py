@@ -3,7 +3,7 @@ notification server and trayer as the system tray (tests/support/desktop.py star
 they are not installed - ./dev.sh setup installs them).
 
 - Closing the main window (through the window manager, as a person does) leaves the app running with its icon
-  in the tray.
+  in the tray; the icon gets its amber "needs you" badge while a run waits for the person.
 - A schedule fires a workflow that hands its tab to the person: the notification is read back from the bus;
   choosing its "Open" action in dunst's menu brings the environment's window to the front (un-minimised) on the
   waiting tab; the person types into the page, presses Enter and clicks Done on the banner (real X input,
@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage
 
 from app.mcp.client import forward_operation
 from app.settings import SettingsStore
 from envs.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli
+from app.ui.tray import NEEDS_YOU_COLOR
 from tests.support.desktop import Desktop, missing_tools, wait_until
 from tests.support.server import LocalServer, Request, Response
 
@@ -157,6 +158,20 @@ def banner_of(image: QImage) -> tuple[int, int, int, int] | None:
     return None
 
 
+def tray_shows(desktop: Desktop, image: QImage, color: str) -> bool:
+    """Whether BrowserPilot's tray icon, as drawn on the screen, has pixels of `color` (its badge)."""
+    wanted = QColor(color)
+    icon = next(wid for wid, instance in desktop.tray_icons().items() if instance == "browserpilot")
+    x0, y0, width, height = desktop.geometry(icon)
+    for x in range(x0, x0 + width):
+        for y in range(y0, y0 + height):
+            pixel = image.pixelColor(x, y)
+            if max(abs(pixel.red() - wanted.red()), abs(pixel.green() - wanted.green()),
+                   abs(pixel.blue() - wanted.blue())) <= 24:
+                return True
+    return False
+
+
 def runs_of(data: Path, schedule_id: str) -> list[dict[str, Any]]:
     try:
         runs = json.loads((data / "runs.json").read_text())["runs"]
@@ -166,7 +181,7 @@ def runs_of(data: Path, schedule_id: str) -> list[dict[str, Any]]:
 
 
 def test_closing_the_main_window_leaves_the_app_in_the_tray(desktop: Desktop, app: tuple[subprocess.Popen[bytes],
-                                                                                          Path]) -> None:
+                                                                                          Path], tmp_path: Path) -> None:
     process, data = app
     main = wait_until(lambda: desktop.window_titled(r"^BrowserPilot$"), 60, "the main window")
     wait_until(lambda: "browserpilot" in desktop.tray_icons().values(), 30, "BrowserPilot's icon in the tray")
@@ -174,6 +189,7 @@ def test_closing_the_main_window_leaves_the_app_in_the_tray(desktop: Desktop, ap
     wait_until(lambda: main not in desktop.client_windows(), 20, "the main window to go")
     assert process.poll() is None, "the app quit when its window closed"
     assert "browserpilot" in desktop.tray_icons().values(), "the tray icon went with the window"
+    assert not tray_shows(desktop, screenshot(desktop, tmp_path / "idle.png"), NEEDS_YOU_COLOR)  # idle: no badge
     assert call(data, "schedule_list")["schedules"]  # and it still answers
 
 
@@ -197,6 +213,8 @@ def test_a_scheduled_handoff_notifies_and_open_brings_its_tab_then_done_lets_the
     assert len(waiting) == 1 and waiting[0]["title"] == "Gate check"
     gate_tab = waiting[0]["id"]
     assert runs_of(data, schedule_id)[0]["status"] == "running"
+    wait_until(lambda: tray_shows(desktop, screenshot(desktop, tmp_path / "tray.png"), NEEDS_YOU_COLOR), 10,
+               "the tray icon's amber \"needs you\" badge")
 
     # Meanwhile the person looked elsewhere: another tab in front, the window minimised.
     call(data, "tab_open", url=server.url("/elsewhere"))

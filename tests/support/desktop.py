@@ -200,6 +200,13 @@ class Desktop:
         found = re.search(r"window id # (0x[0-9a-f]+)", self.run("xprop", "-root", "_NET_ACTIVE_WINDOW"))
         return int(found.group(1), 16) if found and int(found.group(1), 16) else None
 
+    def geometry(self, wid: int) -> tuple[int, int, int, int]:
+        """A window's place on the screen: x, y, width, height."""
+        info = self.run("xwininfo", "-id", str(wid))
+        value = {key: int(re.search(rf"{key}:\s+(-?\d+)", info).group(1))  # type: ignore[union-attr]
+                 for key in ("Absolute upper-left X", "Absolute upper-left Y", "Width", "Height")}
+        return (value["Absolute upper-left X"], value["Absolute upper-left Y"], value["Width"], value["Height"])
+
     def window_state(self, wid: int) -> str:
         return self.run("xprop", "-id", hex(wid), "_NET_WM_STATE", "WM_STATE", check=False)
 
