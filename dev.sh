@@ -48,6 +48,7 @@ install_system_packages() {
   done
   # ./dev.sh package: the .deb and its check (packaging/build_deb.sh, packaging/smoke_test.sh).
   command -v lintian >/dev/null || missing+=("lintian")
+  command -v patchelf >/dev/null || missing+=("patchelf")  # build_deb.sh: the build machine's RUNPATH out
   if [ ${#missing[@]} -gt 0 ]; then
     echo "dev.sh: installing system packages: ${missing[*]}"
     as_root apt-get update -qq

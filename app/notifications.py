@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Literal
 
 log = logging.getLogger("browserpilot.notifications")
@@ -74,7 +75,7 @@ class Notifier:
             from desktop_notifier import Button, DesktopNotifier, Icon
 
             if self._notifier is None:
-                icon = Icon(path=self._icon) if self._icon else None
+                icon = Icon(path=Path(self._icon)) if self._icon else None  # a Path: it is sent as a URI
                 self._notifier = DesktopNotifier(app_name=self._app_name, app_icon=icon)
             buttons = [Button(title=action.label, on_pressed=action.callback, identifier="open")] if action else []
             await asyncio.wait_for(self._notifier.send(

@@ -4,7 +4,8 @@ notifications, the tray, and an app that stays when its windows close.
 `Unattended` is made by the shell (one wiring block in app/shell.py) and owns:
 
 - the `Scheduler` (app/schedules/service.py), started with the app (`start`), also headless;
-- the `AttentionWatcher` (app/schedules/attention.py): runs whose tab is handed to the person;
+- the `AttentionWatcher` (app/schedules/attention.py): tabs handed to the person (a workflow's handoff or
+  captcha, an agent's or an MCP client's `page_handoff`);
 - the `Notifier` (app/notifications.py): a person is needed (always for a run a schedule started, otherwise
   only when the run's window is not the active one: a person who looks at it needs no notification), a
   scheduled run failed, a scheduled batch finished, a schedule skipped or missed a time; "Open" raises the
@@ -27,7 +28,6 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.browser.control import TabControl
 from app.notifications import Action, NotificationKind, Notifier
 from app.resources import APP_ICON
 from app.schedules.attention import AttentionWatcher, Waiting
@@ -84,7 +84,7 @@ class Unattended(QObject):
         self.notifier = Notifier(lambda kind: bool(getattr(settings.current, SETTING_OF_KIND[kind])),
                                  icon=str(APP_ICON))
         assert shell.ctx.runner is not None
-        self.attention = AttentionWatcher(shell.ctx.runner.events, self._control_of, self)
+        self.attention = AttentionWatcher(shell.ctx.runner.events, shell.service, self)
         self.attention.needed.connect(self._on_needed)
         self.attention.changed.connect(lambda _waiting: self._update_tray())
         self.scheduler.subscribe(self._on_notice)
@@ -190,12 +190,6 @@ class Unattended(QObject):
             self.shell.quit()
 
     # -- people and events ---------------------------------------------------------------------------------
-    def _control_of(self, tab_id: str) -> TabControl | None:
-        try:
-            return self.shell.service.get(tab_id).tab_control
-        except LookupError:
-            return None
-
     def open_waiting(self, waiting: Waiting) -> None:
         """Raise the environment's window on the waiting tab (a windowless one is shown in it first)."""
         if not self.shell.envs.exists(waiting.env_id):
@@ -231,7 +225,9 @@ class Unattended(QObject):
     def _on_needed(self, waiting: Waiting) -> None:
         if waiting.schedule_id is None and self._window_active(waiting.env_id):
             return  # the person is looking at it
-        self.notifier.notify("needs_person", self.tr("A person is needed: {workflow}").format(workflow=waiting.workflow),
+        title = (self.tr("A person is needed: {workflow}").format(workflow=waiting.workflow) if waiting.workflow
+                 else self.tr("A person is needed"))
+        self.notifier.notify("needs_person", title,
                              self.tr("{env}: {message}").format(env=self._env_name(waiting.env_id),
                                                                 message=waiting.message),
                              Action(self.tr("Open"), lambda w=waiting: self.open_waiting(w)))
@@ -259,6 +255,11 @@ class Unattended(QObject):
         if self.tray is not None:
             self.tray.add_event(TrayEntry(f"{title} — {body}"[:120], action.callback))
 
+    def _waiting_text(self, waiting: Waiting) -> str:
+        where = self.tr("{env}: {message}").format(env=self._env_name(waiting.env_id), message=waiting.message)
+        return self.tr("{workflow} — {where}").format(workflow=waiting.workflow, where=where) if waiting.workflow \
+            else where
+
     def _on_run_event(self, event: Any) -> None:
         if event.kind in ("run_started", "run_finished"):
             self._update_tray()
@@ -269,8 +270,7 @@ class Unattended(QObject):
             return
         runner = self.shell.ctx.runner
         tray.set_running(len(runner.active_runs()) if runner is not None else 0)
-        tray.set_waiting([TrayEntry(self.tr("{workflow} — {env}: {message}").format(
-            workflow=w.workflow, env=self._env_name(w.env_id), message=w.message)[:120],
-            lambda w=w: self.open_waiting(w)) for w in self.attention.waiting()])
+        tray.set_waiting([TrayEntry(self._waiting_text(w)[:120], lambda w=w: self.open_waiting(w))
+                          for w in self.attention.waiting()])
         if (self.keeps_running() or tray.state != "idle") and not tray.icon.isVisible():
             tray.show()

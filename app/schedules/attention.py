@@ -1,17 +1,20 @@
-"""Runs that wait for a person: a workflow run whose tab is handed over (a `handoff` node, or a `captcha` node
-that found a captcha) until the person clicks Done or the run goes on.
+"""Tabs that wait for a person: a tab handed over (`page_handoff`: a workflow's `handoff` node, a `captcha` node
+that found a captcha, an agent or an MCP client asking for a login) until the person clicks Done or the tab is
+taken back.
 
-`AttentionWatcher` follows the run manager's events (workflows/events.py): when a run starts, it subscribes to
-the control of the run's tab (`TabControl.state_changed`, app/browser/control.py: the state `handoff` is what
-`page_handoff` sets) until the run ends. `changed` is emitted with the list of waiting runs whenever it changes;
-`needed` once for each handoff that begins (the notification and the tray's "needs you" follow it).
+`AttentionWatcher` follows every tab of the browser service (`tab_opened` / `tab_closed`) and its control
+(`TabControl.state_changed`, app/browser/control.py: the state `handoff` is what `page_handoff` sets), and the
+run manager's events (workflows/events.py), so that a handoff on a workflow run's tab names the run, its
+workflow and the schedule that started it. A handoff on a tab no run owns (an agent's, an MCP client's) waits
+too, with no run. `changed` is emitted with the list of waiting tabs whenever it changes; `needed` once for
+each handoff that begins (the notification and the tray's "needs you" follow it).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
@@ -19,84 +22,115 @@ from PySide6.QtCore import QObject, Signal
 from app.browser.control import ControlState, TabControl
 from workflows.events import RunEvent, RunEvents
 
+if TYPE_CHECKING:
+    from app.browser.parts.tab import Tab
+    from app.browser.service import BrowserService
+
 log = logging.getLogger("browserpilot.schedules")
 
 
 @dataclass(frozen=True)
 class Waiting:
-    """A run waiting for a person."""
+    """A tab waiting for a person."""
 
-    run_id: str
+    run_id: str | None  # the workflow run on the tab; None for an agent's or an MCP client's handoff
     tab_id: str
     env_id: str
-    workflow: str
+    workflow: str  # the run's workflow ("" without a run)
     message: str
-    schedule_id: str | None  # the schedule that started it, if one did
+    schedule_id: str | None  # the schedule that started the run, if one did
 
 
 class AttentionWatcher(QObject):
-    changed = Signal(list)  # [Waiting]: the runs waiting for a person now
-    needed = Signal(object)  # Waiting: a run has just begun to wait
+    changed = Signal(list)  # [Waiting]: the tabs waiting for a person now
+    needed = Signal(object)  # Waiting: a tab has just begun to wait
 
-    def __init__(self, events: RunEvents, control_of: Callable[[str], TabControl | None],
-                 parent: QObject | None = None) -> None:
+    def __init__(self, events: RunEvents, service: "BrowserService", parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._control_of = control_of
-        self._watched: dict[str, tuple[TabControl, Callable[[str], None], dict[str, Any]]] = {}
-        self._waiting: dict[str, Waiting] = {}
+        self._service = service
+        self._controls: dict[str, tuple[TabControl, str, Callable[[str], None]]] = {}  # tab id -> control, env
+        self._runs: dict[str, tuple[str, dict[str, Any]]] = {}  # tab id -> (run id, record) of the run on it
+        self._waiting: dict[str, Waiting] = {}  # tab id -> what waits there
         self._unsubscribe = events.subscribe(self._on_event)
+        service.tab_opened.connect(self._on_tab_opened)
+        service.tab_closed.connect(self._on_tab_closed)
+        for tab in service.tabs():
+            self._on_tab_opened(tab)
 
     def waiting(self) -> list[Waiting]:
         return list(self._waiting.values())
 
     def close(self) -> None:
         self._unsubscribe()
-        for run_id in list(self._watched):
-            self._forget(run_id)
+        if shiboken6.isValid(self._service):
+            for signal, slot in ((self._service.tab_opened, self._on_tab_opened),
+                                 (self._service.tab_closed, self._on_tab_closed)):
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
+        for tab_id in list(self._controls):
+            self._unwatch(tab_id)
+        self._runs.clear()
+        self._waiting.clear()
 
-    def _on_event(self, event: RunEvent) -> None:
-        if event.kind == "run_started" and event.record:
-            self._watch(event.run_id, event.record)
-        elif event.kind == "run_finished":
-            self._forget(event.run_id)
-
-    def _watch(self, run_id: str, record: dict[str, Any]) -> None:
-        tab_id = record.get("tabId")
-        control = self._control_of(tab_id) if tab_id else None
-        if control is None:
+    # -- tabs ----------------------------------------------------------------------------------------------
+    def _on_tab_opened(self, tab: "Tab") -> None:
+        control = tab.tab_control
+        if tab.tab_id in self._controls or not shiboken6.isValid(control):
             return
 
-        def on_state(state: str, run_id: str = run_id) -> None:
-            self._on_state(run_id, state)
+        def on_state(state: str, tab_id: str = tab.tab_id) -> None:
+            self._on_state(tab_id, state)
 
         control.state_changed.connect(on_state)
-        self._watched[run_id] = (control, on_state, record)
-        self._on_state(run_id, str(control.state))
+        self._controls[tab.tab_id] = (control, tab.env_id, on_state)
+        self._on_state(tab.tab_id, str(control.state))
 
-    def _on_state(self, run_id: str, state: str) -> None:
-        watched = self._watched.get(run_id)
-        if watched is None:
-            return
-        control, _slot, record = watched
-        if state == ControlState.HANDOFF and run_id not in self._waiting:
-            waiting = Waiting(run_id=run_id, tab_id=str(record.get("tabId")), env_id=str(record.get("env")),
-                              workflow=str(record.get("workflowName") or ""), message=control.message,
-                              schedule_id=(record.get("trigger") or {}).get("schedule"))
-            self._waiting[run_id] = waiting
-            log.info("run %s waits for a person: %s", run_id, waiting.message)
-            self.needed.emit(waiting)
-            self.changed.emit(self.waiting())
-        elif state != ControlState.HANDOFF and self._waiting.pop(run_id, None) is not None:
+    def _on_tab_closed(self, tab_id: str, _env_id: str) -> None:
+        self._unwatch(tab_id)
+        if self._waiting.pop(tab_id, None) is not None:
             self.changed.emit(self.waiting())
 
-    def _forget(self, run_id: str) -> None:
-        watched = self._watched.pop(run_id, None)
+    def _unwatch(self, tab_id: str) -> None:
+        watched = self._controls.pop(tab_id, None)
         if watched is not None:
-            control, slot, _record = watched
+            control, _env, slot = watched
             if shiboken6.isValid(control):
                 try:
                     control.state_changed.disconnect(slot)
                 except (RuntimeError, TypeError):
                     pass
-        if self._waiting.pop(run_id, None) is not None:
+
+    # -- runs ----------------------------------------------------------------------------------------------
+    def _on_event(self, event: RunEvent) -> None:
+        if event.kind == "run_started" and event.record:
+            tab_id = event.record.get("tabId")
+            if tab_id:
+                self._runs[str(tab_id)] = (event.run_id, event.record)
+        elif event.kind == "run_finished":
+            for tab_id, (run_id, _record) in list(self._runs.items()):
+                if run_id == event.run_id:
+                    del self._runs[tab_id]
+                    waiting = self._waiting.get(tab_id)
+                    if waiting is not None and waiting.run_id == run_id:
+                        del self._waiting[tab_id]  # the run ended (timed out, stopped): it waits no more
+                        self.changed.emit(self.waiting())
+
+    # -- the state -----------------------------------------------------------------------------------------
+    def _on_state(self, tab_id: str, state: str) -> None:
+        watched = self._controls.get(tab_id)
+        if watched is None:
+            return
+        control, env_id, _slot = watched
+        if state == ControlState.HANDOFF and tab_id not in self._waiting:
+            run_id, record = self._runs.get(tab_id, (None, {}))
+            waiting = Waiting(run_id=run_id, tab_id=tab_id, env_id=str(record.get("env") or env_id),
+                              workflow=str(record.get("workflowName") or ""), message=control.message,
+                              schedule_id=(record.get("trigger") or {}).get("schedule"))
+            self._waiting[tab_id] = waiting
+            log.info("tab %s (run %s) waits for a person: %s", tab_id, run_id or "none", waiting.message)
+            self.needed.emit(waiting)
+            self.changed.emit(self.waiting())
+        elif state != ControlState.HANDOFF and self._waiting.pop(tab_id, None) is not None:
             self.changed.emit(self.waiting())

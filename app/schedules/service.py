@@ -4,7 +4,10 @@ Built on APScheduler 3 (`AsyncIOScheduler` on the qasync loop, the memory job st
 schedule with the schedule's cron / interval / date trigger). `schedules.json` is the truth; the jobs are made
 from it at start and remade whenever the store changes (the panel, the CLI through the app, MCP).
 
-- **On time.** APScheduler sleeps until the next fire time (one timer on the loop, no polling); the job starts
+- **On time.** APScheduler sleeps until the next fire time (one timer on the loop, no polling), in two hops
+  (`PunctualScheduler`): the loop's long timers are coarse (qasync's are Qt's default timers, and Qt fires one
+  of 20 s or more on a whole second of its own clock: up to a second late), so it wakes `FINAL_HOP` seconds
+  early and waits the rest with a short timer, which Qt keeps within 5 %. The job starts
   the workflow through the operations registry (`workflow_start` + `run_wait`, `workflow_batch`, or
   `workflow_distribute` when the schedule names a broker) with a context whose runs carry
   `trigger: {schedule: ID}` (`OpContext.with_trigger`).
@@ -76,6 +79,19 @@ class ScheduleNotice:
 NoticeListener = Callable[[ScheduleNotice], None]
 
 
+FINAL_HOP = 1.0
+"""Seconds before a fire time at which the scheduler wakes, to wait the rest with a short, precise timer."""
+
+
+class PunctualScheduler(AsyncIOScheduler):  # type: ignore[misc]
+    """APScheduler's asyncio scheduler, waking `FINAL_HOP` seconds before a fire time, then once more."""
+
+    def _start_timer(self, wait_seconds: float | None) -> None:
+        if wait_seconds is not None and wait_seconds > 2 * FINAL_HOP:
+            wait_seconds -= FINAL_HOP  # woken early, APScheduler finds nothing due and waits the rest
+        super()._start_timer(wait_seconds)
+
+
 class Scheduler:
     """Fires the schedules of `ctx.schedules` (see the module docstring)."""
 
@@ -105,7 +121,7 @@ class Scheduler:
         if self._scheduler is not None:
             return
         loop = asyncio.get_event_loop()
-        scheduler = AsyncIOScheduler(event_loop=loop, timezone=local_zone(),
+        scheduler = PunctualScheduler(event_loop=loop, timezone=local_zone(),
                                      job_defaults={"coalesce": True, "max_instances": 1})
         scheduler.add_listener(self._on_missed, EVENT_JOB_MISSED)
         self._scheduler = scheduler

@@ -5,14 +5,18 @@ The timing is chosen as a person says it (every N minutes, every day at, on week
 expression) and checked as it is typed with the same code the operations use (workflows/schedule_timing.py):
 the line under it says "every weekday at 09:00 — next Thursday 09:00", or why the timing cannot be scheduled,
 and OK stays off until it can. `params()` gives the fields of `schedule_create` / `schedule_update`.
+
+`open_schedule_dialog` is the one way to it, whoever asks (the Schedules panel's New and Edit, "Schedule…" in
+the Workflows panel and in the workflow editor): it reads the saved workflows and the environments, shows the
+dialog over the asking window, and creates or updates the schedule through the operations.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
-from PySide6.QtCore import QDateTime, QLocale, QTime
+from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, Qt, QTime
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -24,6 +28,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -32,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
 from workflows.schedule_timing import Timing, TimingError, Words, describe, describe_next, timing_from_options
 
@@ -268,3 +274,36 @@ class ScheduleDialog(QDialog):
             if not fields["broker"]:
                 del fields["broker"]
         return fields
+
+
+def open_schedule_dialog(ops: OpRunner, parent: QWidget, *, workflow_id: str | None = None,
+                         schedule: dict[str, Any] | None = None,
+                         on_saved: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """New Schedule (for `workflow_id`, chosen in the form) or Edit (`schedule`, a `schedule_list` view): the
+    dialog over `parent`, then `schedule_create` / `schedule_update`; `on_saved` gets the operation's result."""
+
+    def show(workflows: list[dict[str, Any]], envs: list[dict[str, Any]]) -> None:
+        if not workflows:
+            QMessageBox.information(parent, QCoreApplication.translate("SchedulesPanel", "New Schedule"),
+                                    QCoreApplication.translate(
+                                        "SchedulesPanel", "Save a workflow first: a schedule runs a saved workflow."))
+            return
+        settings = ops.ctx.settings
+        dialog = ScheduleDialog(workflows, envs, parent, schedule=schedule, workflow_id=workflow_id,
+                                broker=settings.current.workers_broker if settings is not None else "")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def accepted() -> None:
+            params = dialog.params()
+            if schedule is None:
+                ops.run("schedule_create", params, parent, on_ok=on_saved)
+            else:
+                ops.run("schedule_update", {**params, "schedule": schedule["id"]}, parent, on_ok=on_saved)
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+
+    def got_workflows(listed: dict[str, Any]) -> None:
+        ops.run("env_list", {}, parent, on_ok=lambda envs: show(listed["workflows"], envs["environments"]))
+
+    ops.run("workflow_list", {}, parent, on_ok=got_workflows)

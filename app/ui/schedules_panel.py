@@ -21,7 +21,7 @@ from app.settings import SettingsStore
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import local_time, status_icon, status_text
-from app.ui.schedule_dialog import ScheduleDialog, timing_words, translated_words
+from app.ui.schedule_dialog import open_schedule_dialog, timing_words, translated_words
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.theme import icon
 from workflows.schedule_timing import Timing, describe
@@ -102,6 +102,7 @@ class SchedulesPanel(QWidget):
         self.setObjectName("schedules-panel")
         self.ops = ops
         self.settings = settings
+        self._select_when_shown: str | None = None
         self.model = ScheduleTableModel(self)
         self.table = record_table(self, self.model, "schedules")
         header = self.table.horizontalHeader()
@@ -179,6 +180,8 @@ class SchedulesPanel(QWidget):
         self.model.set_rows(result["schedules"])
         self.stack.show_empty(not result["schedules"])
         self.paused_note.setVisible(bool(result.get("paused")))
+        if self._select_when_shown is not None:
+            self.select(self._select_when_shown)
         self._update_buttons()
 
     def selected(self) -> dict[str, Any] | None:
@@ -186,10 +189,13 @@ class SchedulesPanel(QWidget):
         return self.model.schedule_at(rows[0].row()) if rows else None
 
     def select(self, schedule_id: str) -> None:
+        """Select the schedule's row; a schedule just made is selected when the list next shows it."""
+        self._select_when_shown = schedule_id
         for row in range(self.model.rowCount()):
             view = self.model.schedule_at(row)
             if view is not None and view["id"] == schedule_id:
                 self.table.selectRow(row)
+                self._select_when_shown = None
 
     def _update_buttons(self) -> None:
         chosen = self.selected() is not None
@@ -198,34 +204,13 @@ class SchedulesPanel(QWidget):
 
     # -- actions -------------------------------------------------------------------------------------------
     def new_schedule(self, workflow_id: str | None = None) -> None:
-        self._with_choices(lambda workflows, envs: self._open_dialog(workflows, envs, None, workflow_id))
+        open_schedule_dialog(self.ops, self, workflow_id=workflow_id,
+                             on_saved=lambda result: self.select(result["schedule"]["id"]))
 
     def edit_selected(self) -> None:
         view = self.selected()
         if view is not None:
-            self._with_choices(lambda workflows, envs: self._open_dialog(workflows, envs, view, None))
-
-    def _with_choices(self, then: Any) -> None:
-        def got_workflows(listed: dict[str, Any]) -> None:
-            self.ops.run("env_list", {}, self, on_ok=lambda envs: then(listed["workflows"], envs["environments"]))
-        self.ops.run("workflow_list", {}, self, on_ok=got_workflows)
-
-    def _open_dialog(self, workflows: list[dict[str, Any]], envs: list[dict[str, Any]],
-                     view: dict[str, Any] | None, workflow_id: str | None) -> None:
-        if not workflows:
-            QMessageBox.information(self, self.tr("New Schedule"),
-                                    self.tr("Save a workflow first: a schedule runs a saved workflow."))
-            return
-        dialog = ScheduleDialog(workflows, envs, self, schedule=view, workflow_id=workflow_id,
-                                broker=self.settings.current.workers_broker)
-        self.dialog = dialog
-        if dialog.exec() != ScheduleDialog.DialogCode.Accepted:
-            return
-        params = dialog.params()
-        if view is None:
-            self.ops.run("schedule_create", params, self, on_ok=lambda r: self.select(r["schedule"]["id"]))
-        else:
-            self.ops.run("schedule_update", {**params, "schedule": view["id"]}, self)
+            open_schedule_dialog(self.ops, self, schedule=view)
 
     def set_enabled(self, schedule_id: str, enabled: bool) -> None:
         self.ops.run("schedule_update", {"schedule": schedule_id, "enabled": enabled}, self)

@@ -932,6 +932,10 @@ Files this environment downloads appear here.</source>
         <translation>取消运行</translation>
     </message>
     <message>
+        <source>Schedule…</source>
+        <translation>定时…</translation>
+    </message>
+    <message>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
@@ -1074,6 +1078,14 @@ Files this environment downloads appear here.</source>
     <message>
         <source>Cannot run: {problem}</source>
         <translation>无法运行：{problem}</translation>
+    </message>
+    <message>
+        <source>Save the workflow first: a schedule runs the saved workflow.</source>
+        <translation>请先保存工作流：定时任务运行的是已保存的工作流。</translation>
+    </message>
+    <message>
+        <source>Scheduled: {name} (the Schedules panel lists it)</source>
+        <translation>已设定定时任务：{name}（见“定时任务”面板）</translation>
     </message>
     <message>
         <source>Running {run}…</source>
@@ -3435,6 +3447,10 @@ New value:</source>
         <translation>需要人来处理：{workflow}</translation>
     </message>
     <message>
+        <source>A person is needed</source>
+        <translation>需要人来处理</translation>
+    </message>
+    <message>
         <source>{env}: {message}</source>
         <translation>{env}：{message}</translation>
     </message>
@@ -3475,8 +3491,8 @@ New value:</source>
         <translation>查看定时任务</translation>
     </message>
     <message>
-        <source>{workflow} — {env}: {message}</source>
-        <translation>{workflow} — {env}：{message}</translation>
+        <source>{workflow} — {where}</source>
+        <translation>{workflow} — {where}</translation>
     </message>
 </context>
 <context>

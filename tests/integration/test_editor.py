@@ -665,3 +665,38 @@ def test_the_problems_list_follows_the_edits(qtbot: QtBot, shell: BrowserPilotAp
     key(qtbot, window.view, "Ctrl+Z")
     qtbot.waitUntil(lambda: not problems.checking)
     assert [problems.item(i).text() for i in range(problems.count())] == ["No problems."]
+
+
+def test_schedule_in_the_editor_opens_the_schedule_dialog_for_the_saved_workflow(
+        qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811
+    from PySide6.QtWidgets import QDialogButtonBox, QToolBar
+
+    from app.ui.schedule_dialog import KINDS, ScheduleDialog
+
+    window = open_fixture(qtbot, shell, editors)
+    bar = window.findChild(QToolBar, "editor-toolbar")
+    button = bar.widgetForAction(window.schedule_action)
+    assert button is not None and button.isVisible() and window.schedule_action.text() == "Schedule…"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(d.isVisible() for d in window.findChildren(ScheduleDialog)))
+    dialog = next(d for d in window.findChildren(ScheduleDialog) if d.isVisible())
+    assert dialog.objectName() == "schedule-dialog" and dialog.windowTitle() == "New Schedule"
+    assert dialog.workflow.currentData() == window.workflow_id  # this workflow, chosen already
+    dialog.kind.setCurrentIndex(KINDS.index("every"))
+    dialog.minutes.setValue(15)
+    assert dialog.preview.text().startswith("every 15 minutes")
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert ok.isEnabled()
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(shell.ctx.schedules.list()) == 1)
+    made = shell.ctx.schedules.list()[0]
+    assert made.workflow_id == window.workflow_id and made.timing.every_seconds == 900 and made.enabled
+    qtbot.waitUntil(lambda: window.message.text().startswith("Scheduled: "))
+
+    # With unsaved changes the schedule would run something else than the editor shows: it says so instead.
+    window.add_note()
+    assert window.dirty
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert window.message.text() == "Save the workflow first: a schedule runs the saved workflow."
+    assert not any(d.isVisible() for d in window.findChildren(ScheduleDialog))
+    assert len(shell.ctx.schedules.list()) == 1

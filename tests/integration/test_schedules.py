@@ -159,3 +159,36 @@ def test_a_time_missed_while_closed_runs_once_at_start_or_is_recorded_as_missed(
         assert schedule_of(qtbot, app, two_schedules_missed["skip"])["history"][0]["status"] == "missed"
         assert len(schedule_of(qtbot, app, two_schedules_missed["skip"])["history"]) == 1
         assert len(triggered_runs(app, two_schedules_missed["run"])) == 1
+
+
+def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_the_dialog(
+        qtbot: QtBot, shell: BrowserPilotApp, site: LocalServer) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from app.ui.schedule_dialog import KINDS, ScheduleDialog
+
+    workflow = saved(qtbot, shell, visit(site, "Morning", "/tick"))
+    window = shell.main_window
+    assert window is not None
+    panel = window.workflows_panel
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1)
+    panel.table.selectRow(0)
+    qtbot.mouseClick(panel.buttons["schedule"], Qt.MouseButton.LeftButton)
+    schedules = window.schedules_panel  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: any(d.isVisible() for d in schedules.findChildren(ScheduleDialog)))
+    assert window.panels.currentWidget() is schedules
+    dialog = next(d for d in schedules.findChildren(ScheduleDialog) if d.isVisible())
+    assert dialog.workflow.currentData() == workflow
+    dialog.kind.setCurrentIndex(KINDS.index("cron"))
+    dialog.cron.setText("0 25 * * *")  # no such hour: refused, with the reason
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert not ok.isEnabled() and dialog.preview.text().startswith("Cannot be scheduled: ")
+    dialog.kind.setCurrentIndex(KINDS.index("weekdays"))
+    assert ok.isEnabled() and dialog.preview.text().startswith("every weekday at 09:00")
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(shell.ctx.schedules.list()) == 1)
+    made = shell.ctx.schedules.list()[0]
+    assert made.workflow_id == workflow and made.timing.kind == "weekdays" and made.timing.time == "09:00"
+    qtbot.waitUntil(lambda: schedules.selected() is not None and schedules.selected()["id"] == made.id)

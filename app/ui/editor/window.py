@@ -144,6 +144,8 @@ class EditorWindow(QMainWindow):
         self.cancel_action = self._action("cancel-run", self.tr("Cancel run"), ["Shift+F5"], self.cancel_run,
                                           icon_name="circle-stop")
         self.cancel_action.setEnabled(False)
+        self.schedule_action = self._action("schedule", self.tr("Schedule…"), [], self.schedule,
+                                            icon_name="calendar")
         self._action("delete", self.tr("Delete"), ["Delete", "Backspace"], self.delete_selected, canvas=True,
                      icon_name="trash-2")
         self._action("select-all", self.tr("Select all"), ["Ctrl+A"], self.select_all, canvas=True)
@@ -167,7 +169,7 @@ class EditorWindow(QMainWindow):
         bar.setObjectName("editor-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in (self.save_action, undo, redo, None, arrange, note, into, out, None, self.run_action,
-                       self.cancel_action, self.overlay_action):
+                       self.cancel_action, self.overlay_action, None, self.schedule_action):
             bar.addSeparator() if action is None else bar.addAction(action)
         self.addToolBar(bar)
 
@@ -453,6 +455,16 @@ class EditorWindow(QMainWindow):
             dialog.open()
             return
         self._start(doc.to_data(), {}, envs[0][0] if envs else None)
+
+    def schedule(self) -> None:
+        """Schedule…: the schedule dialog (the Schedules panel's) for this workflow, as it is saved."""
+        if self.workflow_id is None or self.dirty:
+            self.say(self.tr("Save the workflow first: a schedule runs the saved workflow."))
+            return
+        from app.ui.schedule_dialog import open_schedule_dialog
+
+        open_schedule_dialog(self.ops, self, workflow_id=self.workflow_id, on_saved=lambda result: self.say(
+            self.tr("Scheduled: {name} (the Schedules panel lists it)").format(name=result["schedule"]["name"])))
 
     def _start(self, document: dict[str, Any], inputs: dict[str, Any], env_id: str | None) -> None:
         assert self.ops.ctx.runner is not None
