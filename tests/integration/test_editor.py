@@ -674,9 +674,11 @@ def test_schedule_in_the_editor_opens_the_schedule_dialog_for_the_saved_workflow
     from app.ui.schedule_dialog import KINDS, ScheduleDialog
 
     window = open_fixture(qtbot, shell, editors)
-    bar = window.findChild(QToolBar, "editor-toolbar")
+    window.resize(1600, window.height())  # the editor fits the (800 px) offscreen screen: the end of its toolbar
+    bar = window.findChild(QToolBar, "editor-toolbar")  # would be behind the toolbar's » menu
     button = bar.widgetForAction(window.schedule_action)
-    assert button is not None and button.isVisible() and window.schedule_action.text() == "Schedule…"
+    qtbot.waitUntil(lambda: button is not None and button.isVisible())
+    assert window.schedule_action.text() == "Schedule…"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: any(d.isVisible() for d in window.findChildren(ScheduleDialog)))
     dialog = next(d for d in window.findChildren(ScheduleDialog) if d.isVisible())
