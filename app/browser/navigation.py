@@ -250,7 +250,9 @@ class NavigationWatch:
         self.outcome: LoadOutcome | None = None
         self.download = False
         self.cancelled = False  # the page's leave-page question was answered "stay"
+        self._changed = asyncio.Event()  # something happened to the main frame's loads since the last `changed`
         page.loadingChanged.connect(self._on_loading_changed)
+        page.urlChanged.connect(self._on_url_changed)  # a navigation committed
         cancelled = getattr(page, "navigation_cancelled", None)
         self._cancelled_signal = cancelled
         if cancelled is not None:
@@ -262,7 +264,20 @@ class NavigationWatch:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    async def changed(self, timeout: float) -> None:
+        """Return when a load started, committed or ended since the last call, or after `timeout` (waiting
+        polls stay for what no signal tells: the page's own report of a navigation on its way)."""
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        self._changed.clear()
+
+    def _on_url_changed(self, _url: object) -> None:
+        self._changed.set()
+
     def _on_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
+        self._changed.set()
         status = info.status()
         if status == Status.LoadStartedStatus:
             self.started.append(info.url().toString())
@@ -279,6 +294,7 @@ class NavigationWatch:
 
     def close(self) -> None:
         for signal, slot in ((self.page.loadingChanged, self._on_loading_changed),
+                             (self.page.urlChanged, self._on_url_changed),
                              (self._cancelled_signal, self._on_cancelled)):
             if signal is None:
                 continue
@@ -340,7 +356,7 @@ async def committed(page: QWebEnginePage, watch: NavigationWatch, document: str 
         if loop.time() >= deadline:
             raise NavigationError(f"the navigation to {target()} that this action started did not commit within "
                                   f"{timeout:g} s", target())
-        await asyncio.sleep(_COMMIT_POLL)
+        await watch.changed(_COMMIT_POLL)
 
 
 async def _forget_started(page: QWebEnginePage) -> None:

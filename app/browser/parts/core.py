@@ -112,15 +112,19 @@ class TabCore:
         wait = max(timeout, NAVIGATION_TIMEOUT)
         if not await self.guarded(committed(self.page, watch, document, navigating, wait)):
             return False
-        await self.settled(wait)
+        await self.settled(wait, watch)
         return True
 
-    async def settled(self, timeout: float = 30.0) -> None:
-        """Wait for a load in progress (e.g. started by the click before) to finish."""
+    async def settled(self, timeout: float = 30.0, watch: NavigationWatch | None = None) -> None:
+        """Wait for a load in progress (e.g. started by the click before) to finish: woken by the load's end
+        when a `watch` of the page's loads is at hand, polled every 10 ms otherwise."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while self.view.loading and loop.time() < deadline:
-            await asyncio.sleep(0.01)
+            if watch is not None:
+                await watch.changed(0.01)
+            else:
+                await asyncio.sleep(0.01)
 
     async def point(self, locator: Locator | None, x: float | None, y: float | None, timeout: float,
                     **checks: bool) -> tuple[float, float, str | None]:
