@@ -274,7 +274,8 @@ class Executor:
             entry.ms = round((time.perf_counter() - started) * 1000, 1)
             self._event("node_finished", node=node.id, node_type=node.type, ms=entry.ms,
                         status="ok" if entry.ok else "failed", output=self.redact(output) if entry.ok else None,
-                        error=self.redact(entry.error), handle=context.handle if node.type == "if-else" else None)
+                        error=self.redact(entry.error), handle=context.handle if node.type == "if-else" else None,
+                        healed=entry.healed)
             if self.on_progress is not None:
                 self.on_progress(self.record)
 
@@ -360,24 +361,42 @@ class Executor:
                                                           in self.settings.secret_values.items()}})
         return result.get("path") if result.get("ok") and result.get("path") else None
 
-    async def locate(self, locator: NodeLocator, entry: TraceEntry, timeout: float) -> dict[str, Any]:
-        """The first alternative that names exactly one element now; with one alternative, that one (the
-        operation itself waits for it)."""
+    async def locate(self, locator: NodeLocator, entry: TraceEntry, timeout: float, node: Node | None = None
+                     ) -> dict[str, Any]:
+        """The first candidate that names exactly one element now (one look at the page, its shadow roots and
+        frames together: `page_find`); with one candidate and no fingerprint, that one (the operation itself
+        waits for it). When none does and the locator has a fingerprint, the element it heals to (recorded in
+        `entry.healed`); when nothing fits clearly until `timeout`, the node fails naming the best candidates."""
         candidates = [(c.source, self.render_locator(c.locator)) for c in locator.labeled_candidates()]
-        if len(candidates) == 1:
+        fingerprint = locator.fingerprint if locator.fingerprint and locator.fingerprint.get("kind") else None
+        if len(candidates) == 1 and fingerprint is None:
             entry.locator = candidates[0][0]
             return candidates[0][1]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        last: dict[str, Any] = {}
         while True:
-            for source, candidate in candidates:
-                found = await self.ops("page_query", {"tabId": self.settings.tab_id, "locator": candidate})
-                if found.get("ok") and found.get("count") == 1:
-                    entry.locator = source
-                    return candidate
+            found = await self.ops("page_find", {"tabId": self.settings.tab_id,
+                                                 "locators": [c for _, c in candidates], "fingerprint": fingerprint})
+            status = found.get("status") if found.get("ok") else None
+            if status == "found":
+                entry.locator = candidates[int(found["index"])][0]
+                return candidates[int(found["index"])][1]
+            if status == "healed":
+                entry.locator = "fingerprint"
+                entry.healed = {"from": locator.label(), "to": _plain(found.get("locator") or {}),
+                                "score": found.get("score"), "why": found.get("why"), "element": found.get("desc")}
+                log.info("run %s healed %s: %s -> %s (score %s: %s)", self.record.id, entry.node, locator.label(),
+                         found.get("desc"), found.get("score"), found.get("why"))
+                return {"ref": found["ref"]}
+            if found.get("ok"):
+                last = found
             if loop.time() >= deadline:
-                entry.locator = candidates[0][0]
-                return candidates[0][1]  # let the operation report what is wrong with the first one
+                if fingerprint is None or node is None:
+                    entry.locator = candidates[0][0] if candidates else None
+                    if candidates:
+                        return candidates[0][1]  # let the operation report what is wrong with the first one
+                raise NodeFailed(node, _not_found(locator, last, timeout), None)  # type: ignore[arg-type]
             await asyncio.sleep(PRESENCE_POLL)
 
     def render_locator(self, locator: Locator) -> dict[str, Any]:
@@ -450,10 +469,14 @@ class _NodeRun:
         return await self._executor.ops(name, {"tabId": self.tab_id, **params})
 
     async def locate(self, locator: NodeLocator, timeout: float) -> dict[str, Any]:
-        return await self._executor.locate(locator, self._entry, timeout)
+        return await self._executor.locate(locator, self._entry, timeout, self.node)
 
     def render_locator(self, locator: NodeLocator | Locator) -> dict[str, Any]:
-        first = locator.candidates()[0] if isinstance(locator, NodeLocator) else locator
+        if isinstance(locator, NodeLocator):
+            found = locator.candidates()
+            first = found[0] if found else Locator(selector=locator.label())
+        else:
+            first = locator
         return self._executor.render_locator(first)
 
     def acting_timeout_ms(self) -> int:
@@ -489,6 +512,29 @@ class _NodeRun:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+def _plain(locator: dict[str, Any]) -> dict[str, Any]:
+    """A healed element's new locator as a node keeps it (primary, alternatives, fingerprint)."""
+    return {k: locator[k] for k in ("selector", "xpath", "alternatives", "fingerprint") if locator.get(k)}
+
+
+def _not_found(locator: NodeLocator, last: dict[str, Any], timeout: float) -> str:
+    """Why a node with a fingerprint found no element: what no locator matched, what was refused, and the
+    best candidates with their scores."""
+    parts = [f'no element matches "{locator.label()}" after waiting {timeout:g} s']
+    for refused in last.get("rejected") or []:
+        parts.append(f"refused {refused.get('desc')}: {refused.get('why')}")
+    candidates = last.get("candidates") or []
+    if candidates:
+        listed = "; ".join(f"{c.get('desc')} {c.get('score')} ({', '.join(c.get('why') or []) or 'nothing alike'})"
+                           for c in candidates[:5])
+        verdict = ("no candidate is clearly better than the next" if last.get("status") == "unsure"
+                   else "no candidate is alike enough")
+        parts.append(f"{verdict}: {listed}")
+    else:
+        parts.append(f"and no element of its kind ({(locator.fingerprint or {}).get('kind')}) is on the page")
+    return "; ".join(parts)
+
+
 def _node_label(node: Node) -> str:
     title = f" {node.data.title!r}" if node.data is not None and node.data.title else ""
     kind = node.data.type if node.data is not None else "?"

@@ -57,6 +57,7 @@ class TraceEntry(_Model):
     ok: bool
     error: str | None = None
     locator: str | None = None  # which locator alternative matched
+    healed: dict[str, Any] | None = None  # {from, to, score, why}: no locator matched, the fingerprint did
 
 
 class RunRecord(_Model):

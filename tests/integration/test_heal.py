@@ -1,0 +1,111 @@
+"""Issue 26 with the real browser: locators keep a fingerprint of their element; when the site changes so that no
+locator finds it any more, replay heals to the element that fits the fingerprint clearly (and says so in the
+run record and the node's events), and refuses an element of another kind, one in another form, or a choice
+between look-alikes.
+
+The site (tests/support/heal_site.py) serves one order form that changes in named kinds between the recording
+and each replay; its server decides each replay: ok, failed or wrong.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.browser.tab import BrowserTab
+from app.shell import BrowserPilotApp
+from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, our_flow
+from tests.support.qt import open_view, run_op, running_app, wait_loaded
+from tests.support.server import LocalServer, Response
+
+
+@pytest.fixture(scope="module")
+def app(qapp: QApplication, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
+    with running_app(qapp, tmp_path_factory.mktemp("data")) as shell:
+        yield shell
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[HealSite]:
+    with LocalServer() as server:
+        yield HealSite(server)
+
+
+@pytest.fixture(scope="module")
+def tab(app: BrowserPilotApp) -> BrowserTab:
+    return open_view(app, "env-default", "about:blank")
+
+
+@pytest.fixture(scope="module")
+def upload(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("files") / VALUES["doc_name"]
+    path.write_bytes(VALUES["doc_bytes"])
+    return str(path)
+
+
+def locators_on_the_unchanged_form(qtbot: QtBot, app: BrowserPilotApp, tab_id: str, site: HealSite
+                                   ) -> dict[str, dict[str, Any]]:
+    """What our generator writes for each element of the flow (the recorder and Pick use the same one)."""
+    site.reset("same")
+    assert run_op(qtbot, app, "page_navigate", {"tabId": tab_id, "url": site.url})["ok"]
+    out = {}
+    for key, selector in TARGETS.items():
+        found = run_op(qtbot, app, "page_inspect", {"tabId": tab_id, "locator": {"selector": selector}})
+        assert found["ok"], found
+        out[key] = found["locator"]
+    return out
+
+
+_flow: dict[str, Any] = {}
+
+
+def the_flow(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, site: HealSite, upload: str) -> dict[str, Any]:
+    if not _flow:
+        _flow.update(our_flow("Order tea", site.url, locators_on_the_unchanged_form(qtbot, app, tab.tab_id, site),
+                              upload))
+    return _flow
+
+
+def replay(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, document: dict[str, Any]) -> dict[str, Any]:
+    return run_op(qtbot, app, "workflow_run", {"workflow": document, "tabId": tab.tab_id}, timeout=120_000)
+
+
+def test_every_locator_keeps_a_fingerprint_and_no_bare_tag_or_position(qtbot: QtBot, app: BrowserPilotApp,
+                                                                       tab: BrowserTab, site: HealSite,
+                                                                       upload: str) -> None:
+    flow = the_flow(qtbot, app, tab, site, upload)
+    located = [n["data"]["locator"] for n in flow["workflow"]["graph"]["nodes"] if "locator" in n["data"]]
+    assert len(located) == 8
+    for locator in located:
+        fp = locator["fingerprint"]
+        assert fp["kind"] in ("text", "select", "check", "file", "range", "button"), fp
+        assert fp["form"]["action"] == "/order" and "select" in fp["form"]["shape"], fp
+        for alternative in locator.get("alternatives", []):
+            value = alternative.get("selector") or alternative.get("xpath") or ""
+            assert ":nth-of-type" not in value and value not in ("button", "input", "select"), alternative
+    email = located[1]["fingerprint"]
+    assert (email["kind"], email["type"], email["label"], email["attrs"]["name"]) == ("text", "email", "Email", "email")
+    assert located[-1]["fingerprint"]["name"] == "Place order"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_recorded_flow_replays_after_each_kind_of_change(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab,
+                                                             site: HealSite, upload: str, kind: str) -> None:
+    flow = the_flow(qtbot, app, tab, site, upload)
+    site.reset(kind)
+    result = replay(qtbot, app, tab, flow)
+    assert result["ok"], (kind, [e.get("error") for e in result["run"]["trace"] if e.get("error")])
+    qtbot.waitUntil(lambda: bool(site.orders), timeout=10_000)
+    assert site.verdict() == ("ok", ""), kind
+    healed = [entry for entry in result["run"]["trace"] if entry.get("healed")]
+    if kind in ("same", "ids", "late", "shadow", "iframe"):
+        assert healed == [], healed
+    print(kind, [(e.get("title"), e.get("locator"), (e.get("healed") or {}).get("score")) for e in result["run"]["trace"]])
+    if kind in ("three", "redesign"):
+        assert healed, "the button's id, label and text changed: it must be healed"
+        for entry in healed:
+            assert entry["healed"]["score"] >= 0.5 and entry["healed"]["why"] and entry["healed"]["from"]
