@@ -109,3 +109,43 @@ def test_the_recorded_flow_replays_after_each_kind_of_change(qtbot: QtBot, app: 
         assert healed, "the button's id, label and text changed: it must be healed"
         for entry in healed:
             assert entry["healed"]["score"] >= 0.5 and entry["healed"]["why"] and entry["healed"]["from"]
+
+
+# -- refusals ------------------------------------------------------------------------------------------------------
+REFUSALS = {
+    # The button is gone; a text field labelled like it is there: never typed into or clicked as the button.
+    "another kind": ('<h2>Your order</h2><form method=post action=/order><label>Full name <input name=who '
+                     'autocomplete=name></label> <label>Place order <input name=place></label></form>',
+                     "no element of its kind (button)"),
+    # The order form is gone; the newsletter's look-alike fields and button are not taken for it.
+    "another form": ('<h2>Newsletter</h2><form method=post action=/subscribe><label>Full name <input name=fullname '
+                     'autocomplete=name></label> <button>Place order</button></form>', "another form"),
+    # Two reworded buttons in the order form, neither clearly the one recorded.
+    "two look-alikes": ('<h2>Your order</h2><form method=post action=/order enctype=multipart/form-data>'
+                        '<label>Name <input name=n autocomplete=name></label> <button name=a>Order now</button> '
+                        '<button name=b>Order later</button></form>', "no candidate is"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSALS)
+def test_a_wrong_kind_another_form_or_a_tie_is_refused_and_named(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab,
+                                                                 site: HealSite, upload: str, case: str) -> None:
+    flow = the_flow(qtbot, app, tab, site, upload)
+    nodes = {n["id"]: n for n in flow["workflow"]["graph"]["nodes"]}
+    page, reason = REFUSALS[case]
+    site.server.route("/changed", lambda request: Response(f"<!doctype html><title>Shop</title>{page}"))
+    target = "n9" if case != "another form" else "n2"  # Place order, or Full name
+    document = {**flow, "workflow": {**flow["workflow"], "graph": {
+        "nodes": [nodes["start"], {"id": "open", "data": {"type": "goto", "url": site.server.url("/changed")}},
+                  {"id": target, "data": {**nodes[target]["data"], "timeout": 1}}],
+        "edges": [{"source": "start", "target": "open"}, {"source": "open", "target": target}]}}}
+    site.reset("same")
+    result = replay(qtbot, app, tab, document)
+    assert not result["ok"]
+    error = result["run"]["trace"][-1]["error"]
+    assert reason in error, error
+    assert "no element matches" in error
+    if case == "two look-alikes":
+        assert "<button name=a>Order now</button>" in error and "<button name=b>Order later</button>" in error
+    assert site.orders == [] and site.subscriptions == []
+    assert all(not entry.get("healed") for entry in result["run"]["trace"])
