@@ -1,4 +1,5 @@
-"""Workflow and run operations: write, update, list, read, run, batch, import, export, delete; list, read, wait
+"""Workflow and run operations: write, update, list, read, run, batch, import, export, delete, history, diff and
+restore (every change keeps a version: workflows/versions.py); list, read, wait
 for, follow and cancel runs. A run is a job: `workflow_start` returns its id at once, `run_events` tells what
 happens (workflows.events), `run_wait` gives the end (`workflow_run` is the two in one call). Documents are BrowserPilot 0.3.0 workflow files; validation errors name the exact place.
 
@@ -28,6 +29,7 @@ from workflows.document import FORMAT_VERSION, WorkflowDocument, validate_docume
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord
 from workflows.store import SavedWorkflow
+from workflows.versions import diff as diff_versions
 
 DOC_HELP = ("A BrowserPilot 0.3.0 document {kind: 'app', version: '0.3.0', app: {name}, workflow: "
             "{environment_variables, graph: {nodes, edges}}} (README: Workflows).")
@@ -65,10 +67,11 @@ def _summary(saved: SavedWorkflow, ctx: OpContext) -> dict[str, Any]:
                         if last else None)}
 
 
-def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None) -> dict[str, Any]:
-    """Save by name (or replace `workflow_id`, keeping its id through a rename)."""
+def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None, reason: str = "save",
+          note: str = "") -> dict[str, Any]:
+    """Save by name (or replace `workflow_id`, keeping its id through a rename); a new version (`reason`)."""
     saved, replaced = ctx.workflows.save(doc.name, doc.app.description or "", json.loads(dump_document(doc)),
-                                         doc.node_count(), workflow_id=workflow_id)
+                                         doc.node_count(), workflow_id=workflow_id, reason=reason, note=note)
     summary = _summary(saved, ctx)
     return {"workflow": summary, "replaced": replaced, "warnings": doc.warnings,
             "id": saved.id, "name": saved.name, "nodes": saved.node_count, "params": summary["params"]}
@@ -201,7 +204,7 @@ async def workflow_update(ctx: OpContext, params: WorkflowUpdateParams) -> dict[
         if taken:
             raise OpError(f"cannot rename to {params.rename!r}: workflow {taken[0].id} already has that name")
     apply_update(raw, params)
-    return _save(ctx, validate_document(raw), workflow_id=saved.id)
+    return _save(ctx, validate_document(raw), workflow_id=saved.id, reason="update")
 
 
 def _levels(level: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -437,7 +440,7 @@ async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
     doc, notes = await in_thread(load_any, params.path)  # the person's file: read off the Qt thread
-    result = _save(ctx, doc)
+    result = _save(ctx, doc, reason="import")
     if notes:
         result["notes"] = notes
     return result
@@ -461,6 +464,58 @@ async def workflow_delete(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]
     """Delete a saved workflow (its past runs stay in the run list)."""
     deleted = ctx.workflows.delete(params.key())
     return {"deleted": {"id": deleted.id, "name": deleted.name}, "id": deleted.id, "name": deleted.name}
+
+
+class HistoryParams(Params):
+    name: str = Field(description="A saved workflow's name or wf- id.")
+
+
+class DiffParams(HistoryParams):
+    a: int = Field(description="The older version's number (workflow_history lists them).")
+    b: int | None = Field(default=None, description="The newer version's number (default: the newest).")
+
+
+class RestoreParams(HistoryParams):
+    version: int = Field(description="The version to go back to; the restore is itself a new version.")
+
+
+@operation("workflow_history", HistoryParams, read_only=True)
+async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
+    """The kept versions of a saved workflow (the last 50), newest first: {version, at, reason (save, import,
+    update, record, repair, restore, recovered), name, note, nodes}."""
+    saved = ctx.workflows.find(params.name)
+    versions = [v.summary() for v in reversed(ctx.workflows.versions.list(saved.id))]
+    return {"id": saved.id, "name": saved.name, "versions": versions}
+
+
+@operation("workflow_diff", DiffParams, read_only=True)
+async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
+    """What changed between two versions of a saved workflow: {changes: one line per node added, removed or
+    changed (and which fields), diff: a unified diff of the documents}."""
+    saved = ctx.workflows.find(params.name)
+    store = ctx.workflows.versions
+    kept = store.list(saved.id)
+    try:
+        older = store.get(saved.id, params.a)
+        newer = store.get(saved.id, params.b) if params.b is not None else kept[-1]
+    except (LookupError, IndexError) as exc:
+        raise OpError(str(exc) or "this workflow has no versions") from None
+    return {"id": saved.id, "name": saved.name, **diff_versions(older, newer)}
+
+
+@operation("workflow_restore", RestoreParams)
+async def workflow_restore(ctx: OpContext, params: RestoreParams) -> dict[str, Any]:
+    """Make a kept version the workflow again (under its current id); the restore is itself a new version."""
+    saved = ctx.workflows.find(params.name)
+    try:
+        version = ctx.workflows.versions.get(saved.id, params.version)
+    except LookupError as exc:
+        raise OpError(str(exc)) from None
+    doc = validate_document(version.document)
+    result = _save(ctx, doc, workflow_id=saved.id, reason="restore", note=f"version {version.version}")
+    result["restored"] = version.version
+    result["version"] = ctx.workflows.versions.list(saved.id)[-1].version
+    return result
 
 
 @operation("run_list", RunListParams, read_only=True)
@@ -489,5 +544,6 @@ async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
 
 OPERATIONS: tuple[Operation[Any], ...] = (
     workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_start, workflow_batch,
-    workflow_import, workflow_export, workflow_delete, run_list, run_read, run_wait, run_events, run_cancel,
+    workflow_import, workflow_export, workflow_delete, workflow_history, workflow_diff, workflow_restore, run_list,
+    run_read, run_wait, run_events, run_cancel,
 )

@@ -436,19 +436,32 @@ class RunDetail(QWidget):
             self.trace.insertRow(row)
             node = entry["node"] + (f" — {entry['title']}" if entry.get("title") else "")
             started = parse_time(entry.get("start"))
+            healed = entry.get("healed")
+            locator = entry.get("locator") or ""
+            if healed:
+                locator = self.tr("healed ({score}): {element}").format(score=healed.get("score"),
+                                                                       element=healed.get("element") or "")
             cells = (node, entry["type"], started.astimezone().strftime("%H:%M:%S.%f")[:-3] if started else "",
                      f"{entry.get('ms', 0):.0f}", "✓" if entry.get("ok") else "✗", entry.get("error") or "",
-                     entry.get("locator") or "")
+                     locator)
             for column, text in enumerate(cells):
                 item = _item(text.replace("\n", " ⏎ "), text)
                 if column == 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if not entry.get("ok"):
                     item.setForeground(QBrush(QColor(current_scheme().danger)))
+                elif healed:
+                    item.setForeground(QBrush(QColor(current_scheme().warning)))
+                    item.setToolTip(self.tr("No locator found the element any more; its fingerprint did.\n"
+                                            "was: {before}\nnow: {element}\nscore {score}: {why}").format(
+                        before=healed.get("from"), element=healed.get("element"), score=healed.get("score"),
+                        why=healed.get("why")))
                 self.trace.setItem(row, column, item)
         self.trace.resizeColumnsToContents()
         self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(run["files"])) if run.get("files")
                               else self.tr("Files"))
+        healed = sum(1 for entry in run.get("trace", []) if entry.get("healed"))
+        self.pages.setTabText(2, self.tr("Trace ({n} healed)").format(n=healed) if healed else self.tr("Trace"))
 
     @staticmethod
     def _fill(table: QTableWidget, rows: list[tuple[str, str, str]]) -> None:
