@@ -38,6 +38,7 @@ from workflows.nodes.flow import EndData
 from workflows.nodes.values import number_from_text
 from workflows.ports import Locator
 from workflows.redaction import Redactor, redacting_logs
+from workflows.repairs import target_key
 from workflows.runs import RunRecord, TraceEntry, now
 from workflows.secret_binding import SecretBinding, placeholder
 from workflows.template import Variables, VariableError, js_text
@@ -343,6 +344,13 @@ class Executor:
         except FileNotFoundError:
             return path
 
+    async def keep_as(self, path: str, name: str) -> str | None:
+        """Move a file into the run folder as `name`; None when it cannot be moved."""
+        try:
+            return await self.take_file(path, name)
+        except OSError:
+            return None
+
     async def take_file(self, path: str, name: str | None = None) -> str:
         """Move a file into the run folder as `name` (default: its own name), on a worker thread: the Qt thread
         never waits for the disk."""
@@ -384,8 +392,14 @@ class Executor:
                 return candidates[int(found["index"])][1]
             if status == "healed":
                 entry.locator = "fingerprint"
-                entry.healed = {"from": locator.label(), "to": _plain(found.get("locator") or {}),
-                                "score": found.get("score"), "why": found.get("why"), "element": found.get("desc")}
+                to = _plain(found.get("locator") or {})
+                entry.healed = {"from": locator.label(), "to": to, "score": found.get("score"),
+                                "why": found.get("why"), "element": found.get("desc")}
+                shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id,
+                                                          "locator": {"ref": found["ref"]}})
+                if shot.get("ok") and shot.get("path"):
+                    entry.healed["shot"] = await self.keep_as(shot["path"], f"healed-{entry.node}.png")
+                self.record.healed.append({"node": entry.node, "key": target_key(to)})
                 log.info("run %s healed %s: %s -> %s (score %s: %s)", self.record.id, entry.node, locator.label(),
                          found.get("desc"), found.get("score"), found.get("why"))
                 return {"ref": found["ref"]}

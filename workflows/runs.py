@@ -80,6 +80,7 @@ class RunRecord(_Model):
     outputs: dict[str, Any] = Field(default_factory=dict)
     files: list[str] = Field(default_factory=list)
     trace: list[TraceEntry] = Field(default_factory=list)
+    healed: list[dict[str, Any]] = Field(default_factory=list)  # [{node, key}]: healed nodes, kept in the index
     taken_over: bool = False
     title: str | None = None
     notes: list[str] = Field(default_factory=list)

@@ -15,6 +15,7 @@ import asyncio
 import csv
 import io
 import json
+import logging
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -29,7 +30,13 @@ from workflows.document import FORMAT_VERSION, WorkflowDocument, validate_docume
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord
 from workflows.store import SavedWorkflow
+from workflows.repairs import apply as apply_repair
+from workflows.repairs import auto_repair_runs, current_key, target_key
+from workflows.repairs import due as repair_due
+from workflows.repairs import proposals as repair_proposals
 from workflows.versions import diff as diff_versions
+
+log = logging.getLogger("browserpilot.ops")
 
 DOC_HELP = ("A BrowserPilot 0.3.0 document {kind: 'app', version: '0.3.0', app: {name}, workflow: "
             "{environment_variables, graph: {nodes, edges}}} (README: Workflows).")
@@ -518,6 +525,99 @@ async def workflow_restore(ctx: OpContext, params: RestoreParams) -> dict[str, A
     return result
 
 
+class RepairsParams(HistoryParams):
+    pass
+
+
+class RepairParams(Params):
+    run_id: str = Field(description="The run whose heals to accept (workflow_repairs lists them).")
+    node: str | None = Field(default=None, description="Only this node's repair (default: every node it healed).")
+
+
+def _accept(ctx: OpContext, record: RunRecord, nodes: set[str] | None, note: str) -> dict[str, Any]:
+    """Keep the healed elements' locators of `record` in its workflow (one new version, reason repair)."""
+    if not record.workflow_id:
+        raise OpError(f"run {record.id} ran a workflow that is not saved: there is nothing to repair")
+    chosen = [p for p in repair_proposals(record) if nodes is None or p["node"] in nodes]
+    if not chosen:
+        raise OpError(f"run {record.id} healed no node{' ' + ', '.join(sorted(nodes)) if nodes else ''}: "
+                      "nothing to repair" + ("" if record.status == "ok" else " (only a successful run proposes repairs)"))
+    saved = ctx.workflows.find(record.workflow_id)
+    document = saved.document
+    for proposal in chosen:
+        try:
+            document = apply_repair(document, proposal["node"], proposal["to"])
+        except LookupError as exc:
+            raise OpError(str(exc)) from None
+    nodes_text = ", ".join(p["node"] for p in chosen)
+    result = _save(ctx, validate_document(document), workflow_id=saved.id, reason="repair",
+                   note=f"{note}: run {record.id}, node{'s' if len(chosen) > 1 else ''} {nodes_text}")
+    result["repaired"] = [{"node": p["node"], "from": p["from"], "to": p["to"]} for p in chosen]
+    result["version"] = ctx.workflows.versions.list(saved.id)[-1].version
+    return result
+
+
+@operation("workflow_repairs", RepairsParams, read_only=True)
+async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, Any]:
+    """The repairs proposed by the recent successful runs of a saved workflow and not accepted yet: for each
+    healed node, {runId, node, title, from (the locator that no longer found it), to (the healed element's
+    locator), score, why, element, shot (a screenshot of the element)}; newest run first."""
+    saved = ctx.workflows.find(params.name)
+    seen: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for entry in ctx.runs.list(limit=50, workflow=saved.id):
+        pending = [h for h in entry.healed if (h.get("node"), h.get("key")) not in seen
+                   and current_key(saved.document, str(h.get("node"))) not in (None, h.get("key"))]
+        if entry.status != "ok" or not pending:
+            continue
+        record = await in_thread(ctx.runs.get, entry.id)   # the whole record (its trace) may be on disk
+        for proposal in repair_proposals(record):
+            key = (proposal["node"], target_key(proposal["to"]))
+            if key not in seen and any((h.get("node"), h.get("key")) == key for h in pending):
+                seen.add(key)
+                out.append(proposal)
+    return {"id": saved.id, "name": saved.name, "repairs": out,
+            "autoRepair": auto_repair_runs(saved.document)}
+
+
+@operation("workflow_repair", RepairParams)
+async def workflow_repair(ctx: OpContext, params: RepairParams) -> dict[str, Any]:
+    """Accept the repairs a run proposes: each healed node of the run keeps the locator of the element it
+    healed to (with its fingerprint), saved as a new version of the workflow (reason repair)."""
+    try:
+        record = await in_thread(ctx.runs.get, params.run_id)
+    except LookupError as exc:
+        raise OpError(str(exc)) from None
+    return _accept(ctx, record, {params.node} if params.node else None, "accepted")
+
+
+def auto_repair(ctx: OpContext, record: RunRecord) -> dict[str, Any] | None:
+    """After a run ends: accept its repairs by themselves when its workflow says so (`app.autoRepair` N) and
+    the same nodes healed the same way in its last N runs, all successful. None when nothing was accepted."""
+    if record.status != "ok" or not record.healed or not record.workflow_id:
+        return None
+    try:
+        saved = ctx.workflows.find(record.workflow_id)
+    except LookupError:
+        return None
+    runs = auto_repair_runs(saved.document)
+    if runs <= 0:
+        return None
+    history = ctx.runs.list(limit=runs, workflow=saved.id)
+    nodes = {str(h["node"]) for h in record.healed
+             if current_key(saved.document, str(h["node"])) not in (None, h.get("key"))
+             and repair_due(history, str(h["node"]), str(h.get("key")), runs)}
+    if not nodes:
+        return None
+    try:
+        result = _accept(ctx, record, nodes, f"accepted by itself after {runs} successful runs")
+    except OpError as exc:
+        log.warning("auto repair of %s after run %s: %s", saved.name, record.id, exc)
+        return None
+    log.info("auto repair of %s after run %s: %s", saved.name, record.id, ", ".join(sorted(nodes)))
+    return result
+
+
 @operation("run_list", RunListParams, read_only=True)
 async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
     """The latest runs, newest first: id, workflow, environment, status, start, duration, error."""
@@ -544,6 +644,7 @@ async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
 
 OPERATIONS: tuple[Operation[Any], ...] = (
     workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_start, workflow_batch,
-    workflow_import, workflow_export, workflow_delete, workflow_history, workflow_diff, workflow_restore, run_list,
+    workflow_import, workflow_export, workflow_delete, workflow_history, workflow_diff, workflow_restore,
+    workflow_repairs, workflow_repair, run_list,
     run_read, run_wait, run_events, run_cancel,
 )

@@ -163,3 +163,62 @@ def test_a_form_in_a_frame_replays_as_fast_as_one_in_the_page(qtbot: QtBot, app:
         assert result["ok"] and site.verdict()[0] == "ok", kind
         took[kind] = min(took.get(kind, 1e9), sum(entry["ms"] for entry in result["run"]["trace"]))
     assert took["iframe"] < 2 * took["same"] + 500, took
+
+
+# -- repairs -------------------------------------------------------------------------------------------------------
+def saved_flow(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, site: HealSite, upload: str, name: str,
+               auto: int = 0) -> dict[str, Any]:
+    flow = the_flow(qtbot, app, tab, site, upload)
+    document = {**flow, "app": {**flow["app"], "name": name, **({"autoRepair": auto} if auto else {})}}
+    assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
+    return document
+
+
+def run_saved(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, site: HealSite, name: str, kind: str
+              ) -> dict[str, Any]:
+    site.reset(kind)
+    result = run_op(qtbot, app, "workflow_run", {"name": name, "tabId": tab.tab_id}, timeout=120_000)
+    assert result["ok"], result.get("error")
+    qtbot.waitUntil(lambda: bool(site.orders), timeout=10_000)
+    assert site.verdict() == ("ok", ""), kind
+    return result["run"]
+
+
+def test_a_heal_proposes_a_repair_that_once_accepted_needs_no_healing(qtbot: QtBot, app: BrowserPilotApp,
+                                                                        tab: BrowserTab, site: HealSite,
+                                                                        upload: str) -> None:
+    saved_flow(qtbot, app, tab, site, upload, "Order tea (repair)")
+    run = run_saved(qtbot, app, tab, site, "Order tea (repair)", "three")
+    healed = [e for e in run["trace"] if e.get("healed")]
+    assert [e["title"] for e in healed] == ["Place order"]
+    listed = run_op(qtbot, app, "workflow_repairs", {"name": "Order tea (repair)"})
+    assert listed["ok"] and listed["autoRepair"] == 0
+    [proposal] = listed["repairs"]
+    assert (proposal["runId"], proposal["node"], proposal["title"]) == (run["id"], "n9", "Place order")
+    assert proposal["to"]["fingerprint"]["name"] == "Confirm order" and proposal["from"]
+    assert Path(proposal["shot"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"   # the element, as it was healed
+
+    accepted = run_op(qtbot, app, "workflow_repair", {"runId": run["id"]})
+    assert accepted["ok"], accepted
+    history = run_op(qtbot, app, "workflow_history", {"name": "Order tea (repair)"})["versions"]
+    assert (history[0]["reason"], history[0]["note"]) == ("repair", f"accepted: run {run['id']}, node n9")
+    diff = run_op(qtbot, app, "workflow_diff", {"name": "Order tea (repair)", "a": history[1]["version"]})
+    assert diff["changes"] == ["changed node n9 (click 'Place order'): locator"]
+    assert run_op(qtbot, app, "workflow_repairs", {"name": "Order tea (repair)"})["repairs"] == []
+    again = run_saved(qtbot, app, tab, site, "Order tea (repair)", "three")
+    assert not any(e.get("healed") for e in again["trace"])   # the repaired locator finds it now
+
+
+def test_a_workflow_set_to_repair_itself_accepts_after_n_successful_runs(qtbot: QtBot, app: BrowserPilotApp,
+                                                                          tab: BrowserTab, site: HealSite,
+                                                                          upload: str) -> None:
+    saved_flow(qtbot, app, tab, site, upload, "Order tea (auto)", auto=2)
+    run_saved(qtbot, app, tab, site, "Order tea (auto)", "three")
+    reasons = [v["reason"] for v in run_op(qtbot, app, "workflow_history", {"name": "Order tea (auto)"})["versions"]]
+    assert reasons == ["save"]   # one heal is not enough
+    second = run_saved(qtbot, app, tab, site, "Order tea (auto)", "three")
+    versions = run_op(qtbot, app, "workflow_history", {"name": "Order tea (auto)"})["versions"]
+    assert (versions[0]["reason"], versions[0]["note"]) == (
+        "repair", f"accepted by itself after 2 successful runs: run {second['id']}, node n9")
+    third = run_saved(qtbot, app, tab, site, "Order tea (auto)", "three")
+    assert not any(e.get("healed") for e in third["trace"])
