@@ -551,6 +551,11 @@ class RunsPanel(QWidget):
             self.buttons[key] = button
             row.addWidget(button)
         self._add_overlay_button(row)
+        repair = QPushButton(icon("wrench"), self.tr("Accept &Repair"), self)
+        repair.setObjectName("runs-repair")
+        repair.clicked.connect(lambda _checked=False: self.accept_repair())
+        self.buttons["repair"] = repair
+        row.addWidget(repair)
         row.addStretch(1)
         self.note = QLabel(self)
         self.note.setObjectName("runs-note")
@@ -743,6 +748,14 @@ class RunsPanel(QWidget):
         self.buttons["cancel"].setEnabled(running)
         self.buttons["cancel"].setToolTip(self.tr("Cancel the selected run; its record is written as cancelled")
                                           if running else self.tr("Only a running run can be cancelled"))
+        shown = self.detail.run if self.detail.run and run and self.detail.run.get("id") == run["id"] else None
+        healed = [e for e in (shown or {}).get("trace", []) if e.get("healed")]
+        can_repair = bool(healed) and shown is not None and shown.get("status") == "ok" and bool(shown.get("workflowId"))
+        self.buttons["repair"].setEnabled(can_repair)
+        self.buttons["repair"].setToolTip(
+            self.tr("Keep the healed elements' locators in the workflow ({n} nodes), as a new version").format(
+                n=len(healed)) if can_repair else
+            self.tr("A successful run of a saved workflow whose nodes were healed proposes a repair"))
 
     # -- actions ---------------------------------------------------------------------------------------
     def cancel_selected(self) -> None:
@@ -752,6 +765,24 @@ class RunsPanel(QWidget):
         self.buttons["cancel"].setEnabled(False)
         self.note.setText(self.tr("Cancelling {id}…").format(id=run["id"]))
         self.ops.run("run_cancel", {"runId": run["id"]}, self, title=self.tr("Cancel Run"))
+
+    def accept_repair(self) -> None:
+        """Accept the selected run's repairs (workflow_repair): its workflow keeps the healed locators."""
+        run = self.detail.run
+        if not run or not self.buttons["repair"].isEnabled():
+            return
+        self.buttons["repair"].setEnabled(False)
+
+        def done(result: Envelope) -> None:
+            if result.get("ok"):
+                self.note.setText(self.tr("Repaired {workflow}: {nodes} (version {version})").format(
+                    workflow=result.get("name"), nodes=", ".join(r["node"] for r in result.get("repaired", [])),
+                    version=result.get("version")))
+            else:
+                self.note.setText(str(result.get("error")))
+            self._update_buttons()
+
+        self.calls.start("workflow_repair", {"runId": run["id"]}, done)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

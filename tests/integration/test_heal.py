@@ -222,3 +222,31 @@ def test_a_workflow_set_to_repair_itself_accepts_after_n_successful_runs(qtbot: 
         "repair", f"accepted by itself after 2 successful runs: run {second['id']}, node n9")
     third = run_saved(qtbot, app, tab, site, "Order tea (auto)", "three")
     assert not any(e.get("healed") for e in third["trace"])
+
+
+def test_the_runs_panel_marks_healed_nodes_and_accepts_their_repair(qtbot: QtBot, app: BrowserPilotApp,
+                                                                     tab: BrowserTab, site: HealSite,
+                                                                     upload: str) -> None:
+    from PySide6.QtCore import Qt
+
+    from app.ui.runs_panel import RunsPanel
+
+    saved_flow(qtbot, app, tab, site, upload, "Order tea (panel)")
+    run = run_saved(qtbot, app, tab, site, "Order tea (panel)", "three")
+    panel = RunsPanel(app.ops)
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.select_run(run["id"])
+    button = panel.buttons["repair"]
+    qtbot.waitUntil(button.isEnabled, timeout=10_000)
+    trace = panel.detail.trace
+    rows = {trace.item(r, 0).text(): trace.item(r, 6) for r in range(trace.rowCount())}
+    marked = rows["n9 — Place order"]
+    assert marked.text().startswith("healed (") and "Confirm order" in marked.text()
+    assert "now: <button" in marked.toolTip() and "score" in marked.toolTip()
+    assert not rows["n2 — Full name"].text().startswith("healed")
+    assert panel.detail.pages.tabText(2) == "Trace (1 healed)"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.note.text().startswith("Repaired Order tea (panel): n9"), timeout=10_000)
+    versions = run_op(qtbot, app, "workflow_history", {"name": "Order tea (panel)"})["versions"]
+    assert versions[0]["reason"] == "repair" and versions[0]["note"].endswith(f"run {run['id']}, node n9")
