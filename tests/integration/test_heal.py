@@ -9,6 +9,7 @@ and each replay; its server decides each replay: ok, failed or wrong.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -250,3 +251,44 @@ def test_the_runs_panel_marks_healed_nodes_and_accepts_their_repair(qtbot: QtBot
     qtbot.waitUntil(lambda: panel.note.text().startswith("Repaired Order tea (panel): n9"), timeout=10_000)
     versions = run_op(qtbot, app, "workflow_history", {"name": "Order tea (panel)"})["versions"]
     assert versions[0]["reason"] == "repair" and versions[0]["note"].endswith(f"run {run['id']}, node n9")
+
+
+def test_the_editors_history_accepts_a_repair_shows_changes_and_restores(qtbot: QtBot, app: BrowserPilotApp,
+                                                                           tab: BrowserTab, site: HealSite,
+                                                                           upload: str) -> None:
+    from PySide6.QtCore import Qt
+
+    from app.ui.editor.editors import Editors
+
+    saved_flow(qtbot, app, tab, site, upload, "Order tea (editor)")
+    run = run_saved(qtbot, app, tab, site, "Order tea (editor)", "three")
+    editors = Editors(app.ops, lambda: None)
+    try:
+        window = editors.open("Order tea (editor)")
+        window.history_action.trigger()
+        dialog = window.history
+        assert dialog is not None
+        qtbot.waitUntil(lambda: dialog.repairs.count() == 1 and dialog.accept_button.isEnabled(), timeout=10_000)
+        assert dialog.tabs.tabText(1) == "Proposed Repairs (1)"
+        assert "was: " in dialog.repair_detail.text() and "Confirm order" in dialog.repair_detail.text()
+        assert dialog.repair_shot.pixmap() is not None and not dialog.repair_shot.pixmap().isNull()
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dialog.note.text().startswith("Repaired node n9") and dialog.repairs.count() == 0
+                        and dialog.versions.count() == 2, timeout=10_000)
+        # the editor follows the store: its n9 now has the repaired locator
+        node = next(n for n in window.model.data["workflow"]["graph"]["nodes"] if n["id"] == "n9")
+        qtbot.waitUntil(lambda: "Confirm order" in json.dumps(
+            next(n for n in window.model.data["workflow"]["graph"]["nodes"] if n["id"] == "n9")["data"]["locator"]),
+            timeout=10_000)
+        dialog.versions.setCurrentRow(0)
+        qtbot.waitUntil(lambda: "changed node n9 (click 'Place order'): locator" in dialog.changes.toPlainText(),
+                        timeout=10_000)
+        dialog.versions.setCurrentRow(1)   # the version before the repair
+        qtbot.mouseClick(dialog.restore_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dialog.note.text().startswith("Restored version") and dialog.versions.count() == 3,
+                        timeout=10_000)
+        versions = run_op(qtbot, app, "workflow_history", {"name": "Order tea (editor)"})["versions"]
+        assert [v["reason"] for v in versions] == ["restore", "repair", "save"]
+        assert node is not None and run["id"] in versions[1]["note"]
+    finally:
+        editors.close_all()
