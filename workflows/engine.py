@@ -535,8 +535,8 @@ def _not_found(locator: NodeLocator, last: dict[str, Any], timeout: float) -> st
     """Why a node with a fingerprint found no element: what no locator matched, what was refused, and the
     best candidates with their scores."""
     parts = [f'no element matches "{locator.label()}" after waiting {timeout:g} s']
-    for refused in last.get("rejected") or []:
-        parts.append(f"refused {refused.get('desc')}: {refused.get('why')}")
+    for refused in {f"refused {r.get('desc')}: {r.get('why')}": None for r in last.get("rejected") or []}:
+        parts.append(refused)
     candidates = last.get("candidates") or []
     if candidates:
         listed = "; ".join(f"{c.get('desc')} {c.get('score')} ({', '.join(c.get('why') or []) or 'nothing alike'})"
