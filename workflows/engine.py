@@ -391,18 +391,7 @@ class Executor:
                 entry.locator = candidates[int(found["index"])][0]
                 return candidates[int(found["index"])][1]
             if status == "healed":
-                entry.locator = "fingerprint"
-                to = _plain(found.get("locator") or {})
-                entry.healed = {"from": locator.label(), "to": to, "score": found.get("score"),
-                                "why": found.get("why"), "element": found.get("desc")}
-                shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id,
-                                                          "locator": {"ref": found["ref"]}})
-                if shot.get("ok") and shot.get("path"):
-                    entry.healed["shot"] = await self.keep_as(shot["path"], f"healed-{entry.node}.png")
-                self.record.healed.append({"node": entry.node, "key": target_key(to)})
-                log.info("run %s healed %s: %s -> %s (score %s: %s)", self.record.id, entry.node, locator.label(),
-                         found.get("desc"), found.get("score"), found.get("why"))
-                return {"ref": found["ref"]}
+                return await self._healed(locator, entry, found, by_model=False)
             if found.get("ok"):
                 last = found
             if loop.time() >= deadline:
@@ -410,8 +399,34 @@ class Executor:
                     entry.locator = candidates[0][0] if candidates else None
                     if candidates:
                         return candidates[0][1]  # let the operation report what is wrong with the first one
-                raise NodeFailed(node, _not_found(locator, last, timeout), None)  # type: ignore[arg-type]
+                message = _not_found(locator, last, timeout)
+                asked = await self.ops("page_heal_model", {
+                    "tabId": self.settings.tab_id, "fingerprint": fingerprint, "nodeType": node.type,
+                    "title": node.data.title or "", "redact": list(self.settings.secret_values.values())})
+                if asked.get("ok") and asked.get("status") == "healed":
+                    return await self._healed(locator, entry, asked, by_model=True)
+                if asked.get("code") != "no_model":
+                    message += f"; the model was asked: {asked.get('error')}"
+                raise NodeFailed(node, message, None)
             await asyncio.sleep(PRESENCE_POLL)
+
+    async def _healed(self, locator: NodeLocator, entry: TraceEntry, found: dict[str, Any], by_model: bool
+                      ) -> dict[str, Any]:
+        """Record a heal (the trace entry, the run's index, a screenshot of the element); its ref locator."""
+        entry.locator = "model" if by_model else "fingerprint"
+        to = _plain(found.get("locator") or {})
+        entry.healed = {"from": locator.label(), "to": to, "score": found.get("score"),
+                        "why": found.get("reason") if by_model else found.get("why"), "element": found.get("desc")}
+        if by_model:
+            entry.healed["byModel"] = True
+        shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id, "locator": {"ref": found["ref"]}})
+        if shot.get("ok") and shot.get("path"):
+            entry.healed["shot"] = await self.keep_as(shot["path"], f"healed-{entry.node}.png")
+        self.record.healed.append({"node": entry.node, "key": target_key(to), **({"byModel": True} if by_model else {})})
+        log.info("run %s healed %s%s: %s -> %s (score %s: %s)", self.record.id, entry.node,
+                 " by the model" if by_model else "", locator.label(), found.get("desc"), found.get("score"),
+                 entry.healed["why"])
+        return {"ref": found["ref"]}
 
     def render_locator(self, locator: Locator) -> dict[str, Any]:
         return {key: js_text(self.variables.render(value))

@@ -2,7 +2,8 @@
 proposes that the workflow keep the healed element's locator instead. A person accepts it (the Runs panel, the
 editor, `workflow_repair`); a workflow whose `app.autoRepair` is N (ours; default off) accepts a deterministic
 repair by itself once the same node healed to the same element in its last N runs, all successful. An accepted
-repair is saved as a new version (reason `repair`). Pure Python.
+repair is saved as a new version (reason `repair`). A heal by the model is only ever accepted by a person. Pure
+Python.
 """
 
 from __future__ import annotations
@@ -75,5 +76,6 @@ def due(history: list[RunRecord], node_id: str, key: str, runs: int) -> bool:
     `node_id` to the element `key`."""
     if runs <= 0 or len(history) < runs:
         return False
-    return all(r.status == "ok" and any(h.get("node") == node_id and h.get("key") == key for h in r.healed)
+    return all(r.status == "ok" and any(h.get("node") == node_id and h.get("key") == key and not h.get("byModel")
+                                        for h in r.healed)
                for r in history[:runs])

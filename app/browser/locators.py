@@ -530,13 +530,15 @@ async def snapshot(page: QWebEnginePage, locator: LocatorLike | None = None, *, 
 
 # -- finding a node's element again (replay) ----------------------------------------------------------------------
 async def find(page: QWebEnginePage, candidates: Sequence[LocatorLike], fingerprint: Mapping[str, Any] | None,
-               threshold: float | None = None, margin: float | None = None) -> dict[str, Any]:
+               threshold: float | None = None, margin: float | None = None, heal: bool = True) -> dict[str, Any]:
     """One look at the page, frames and shadow roots together (resources/js/heal.js `find`): `{status: found,
     index}` for the first locator naming exactly one element (refused when it is of another kind or in another
     form than the fingerprint's), else with a fingerprint `{status: healed, ref, desc, score, margin, why,
     locator}` or `{status: none | unsure, candidates: [{desc, score, why}]}`; `counts` per locator."""
     specs = [locator_spec(locator)[0] for locator in candidates]
-    opts = {k: v for k, v in (("threshold", threshold), ("margin", margin)) if v is not None}
+    opts: dict[str, Any] = {k: v for k, v in (("threshold", threshold), ("margin", margin)) if v is not None}
+    if not heal:
+        opts["locatorsOnly"] = True   # only check the locators (and refuse another kind or form)
     expression = ("(typeof __bpHeal === 'undefined' ? {error: 'missing'} : __bpHeal.find("
                   f"{json.dumps(specs, ensure_ascii=False)}, {json.dumps(fingerprint or None, ensure_ascii=False)}, "
                   f"{json.dumps(opts)}))")

@@ -111,11 +111,20 @@
       label: clip(label, 80), shape: formShape(form), el: form };
   }
 
-  /** The text around the element: its container's text without its own, clipped. */
+  /** An element's own text, never what was typed or chosen in it or in the controls it holds (a value may be a
+   *  secret): the controls, editable regions, scripts and styles are left out. */
+  function plainText(el) {
+    const copy = el.cloneNode(true);
+    for (const c of copy.querySelectorAll('input, select, textarea, [contenteditable], script, style, template')) c.remove();
+    if (copy.matches && copy.matches('[contenteditable]')) return '';
+    return norm(copy.textContent);
+  }
+
+  /** The text around the element: its container's text (never a field's value), clipped. */
   function nearOf(el) {
     const box = el.parentElement && el.parentElement.localName === 'label' ? el.parentElement.parentElement : el.parentElement;
     if (!box) return '';
-    return clip(norm(E.text(box)), 120);
+    return clip(plainText(box), 120);
   }
 
   /** The text of the element's labels, without the controls a wrapping label holds (a select's options). */
@@ -147,7 +156,9 @@
     const name = clip(norm(E.name(el)), 80); if (name) fp.name = name;
     const label = labelText(el); if (label) fp.label = label;
     const placeholder = el.getAttribute('placeholder'); if (placeholder) fp.placeholder = clip(norm(placeholder), 80);
-    if (!['input', 'select', 'textarea'].includes(el.localName)) { const t = clip(norm(E.text(el)), 80); if (t) fp.text = t; }
+    if (kind !== 'text' && !['input', 'select', 'textarea'].includes(el.localName)) {
+      const t = clip(plainText(el), 80); if (t) fp.text = t;
+    }
     if (Object.keys(attrs).length) fp.attrs = attrs;
     const form = formOf(el);
     const scope = form ? form.el : el.ownerDocument;
@@ -291,7 +302,7 @@
       counts[i] = 0;
       rejected.push({ index: i, desc: E.describe(bp.elements(locators[i])[0]), why: refused });
     }
-    if (!fp || !fp.kind) return { status: 'none', counts, candidates: [], rejected };
+    if (!fp || !fp.kind || opts.locatorsOnly) return { status: 'none', counts, candidates: [], rejected };
     const threshold = opts.threshold ?? THRESHOLD, margin = opts.margin ?? MARGIN;
     const ranked = rank(fp);
     const report = (r) => ({ desc: E.describe(r.el), score: round(r.score), why: r.form < FORM_MIN ? ['another form'] : r.why });

@@ -294,3 +294,82 @@ def test_the_editors_history_accepts_a_repair_shows_changes_and_restores(qtbot: 
         assert node is not None and run["id"] in versions[1]["note"]
     finally:
         editors.close_all()
+
+
+# -- the model step ------------------------------------------------------------------------------------------------
+SECRET = "4111-1111-" + "7788"
+
+
+def model_flow(flow: dict[str, Any], url: str) -> dict[str, Any]:
+    """Type a secret into the page's name field, then the recorded Place order click (its fingerprint)."""
+    place = next(n for n in flow["workflow"]["graph"]["nodes"] if n["id"] == "n9")
+    nodes = [{"id": "start", "data": {"type": "start", "variables": [{"variable": "card", "type": "secret"}]}},
+             {"id": "open", "data": {"type": "goto", "url": url}},
+             {"id": "card", "data": {"type": "fill", "locator": {"selector": "input[name=n]"},
+                                     "text": "{{#input.card#}}"}},
+             {"id": "n9", "data": {**place["data"], "timeout": 1}}]
+    return {**flow, "workflow": {**flow["workflow"], "graph": {
+        "nodes": nodes, "edges": [{"source": a["id"], "target": b["id"]} for a, b in zip(nodes, nodes[1:])]}}}
+
+
+@pytest.mark.parametrize("points_at", ["Order now", "Name"])
+def test_the_model_points_when_nothing_fits_clearly_and_its_answer_is_checked(
+        qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, site: HealSite, upload: str, points_at: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.support.fake_anthropic import FakeAnthropic, Reply, model_env, ref_of, tool
+
+    flow = the_flow(qtbot, app, tab, site, upload)
+    page, _reason = REFUSALS["two look-alikes"]
+    site.server.route("/changed", lambda request: Response(f"<!doctype html><title>Shop</title>{page}"))
+    asked: list[dict[str, Any]] = []
+
+    def point(request: dict[str, Any]) -> Reply:
+        asked.append(request)
+        outline = request["messages"][0]["content"][0]["text"]
+        role = "button" if points_at == "Order now" else "textbox"
+        return Reply([tool("point_at", ref=ref_of(outline, role, points_at), reason=f"it is {points_at}")])
+
+    site.reset("same")
+    site.server.requests.clear()
+    with FakeAnthropic([point], forbidden=[SECRET]) as fake:
+        model_env(monkeypatch, fake)
+        result = run_op(qtbot, app, "workflow_run", {"workflow": model_flow(flow, site.server.url("/changed")),
+                                                     "tabId": tab.tab_id, "inputs": {"card": SECRET}},
+                        timeout=120_000)
+        assert fake.problems == []   # the secret typed in the page never reached the model
+    assert len(asked) == 1, result["run"]["trace"][-1].get("error")
+    step = asked[0]["messages"][0]["content"][0]["text"]
+    assert '"nodeType": "click"' in step and '"title": "Place order"' in step and '"kind": "button"' in step
+    place = result["run"]["trace"][-1]
+    if points_at == "Order now":
+        assert result["ok"], result.get("error")
+        qtbot.waitUntil(lambda: len(site.server.requests) > 0 and any(r.path == "/order" for r in site.server.requests),
+                        timeout=10_000)
+        order = next(r for r in site.server.requests if r.path == "/order")
+        assert b'name="a"' in order.body and SECRET.encode() in order.body   # the button the model chose
+        assert place["locator"] == "model" and place["healed"]["byModel"] is True
+        assert "Order now" in place["healed"]["element"] and place["healed"]["why"] == "it is Order now"
+        # a model's repair is proposed, never accepted by itself
+        assert result["run"]["healed"] == [{"node": "n9", "key": place["healed"]["to"]["selector"]
+                                            if "selector" in place["healed"]["to"] else place["healed"]["to"]["xpath"],
+                                            "byModel": True}]
+    else:
+        assert not result["ok"]
+        assert "the model was asked: the model pointed at" in place["error"] and "not a button" in place["error"]
+        assert not any(r.path == "/order" for r in site.server.requests)
+    site.server.requests.clear()
+
+
+def test_a_fingerprint_never_holds_what_was_typed(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab,
+                                                  site: HealSite) -> None:
+    """A value typed into a field (maybe a secret) is in no fingerprint: not the field's, not its neighbours'."""
+    site.reset("same")
+    assert run_op(qtbot, app, "page_navigate", {"tabId": tab.tab_id, "url": site.url})["ok"]
+    typed = "Tr0ub4dor&3-secret"
+    for key in ("fullname", "note"):
+        assert run_op(qtbot, app, "page_type", {"tabId": tab.tab_id, "locator": {"selector": TARGETS[key]},
+                                                "text": typed})["ok"]
+    for key, selector in TARGETS.items():
+        found = run_op(qtbot, app, "page_inspect", {"tabId": tab.tab_id, "locator": {"selector": selector}})
+        assert found["ok"] and found["locator"]["fingerprint"]["kind"], key
+        assert typed not in json.dumps(found["locator"]), key
