@@ -78,32 +78,63 @@
   }
 
   const HEADING = 'h1, h2, h3, h4, h5, h6, legend, [role=heading]';
+  const HEADING_TAG = /^(h[1-6]|legend)$/;
+  const isHeading = (el) => HEADING_TAG.test(el.localName) || el.getAttribute('role') === 'heading';
 
   /** The nearest heading or legend before `el` within its ancestors (a few levels up), or ''. */
-  function headingOf(el) {
-    let n = el;
-    for (let depth = 0; n && depth < 8; depth++, n = up(n)) {
-      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) {
-        if (s.matches(HEADING)) return clip(norm(s.textContent), 80);
-        const inner = s.querySelectorAll ? s.querySelectorAll(HEADING) : [];
-        if (inner.length) return clip(norm(inner[inner.length - 1].textContent), 80);
+  function headingOf(el, depth = 0) {
+    if (!el || depth >= 8) return '';
+    let seen = 0;   // the nearest siblings only: a heading far above is not this element's
+    for (let s = el.previousElementSibling; s && seen < 12; s = s.previousElementSibling, seen++) {
+      // the sibling, or a heading as its first or last child (`<header><h2>…</h2></header>`)
+      for (const h of [s, s.lastElementChild, s.firstElementChild]) {
+        if (h && isHeading(h)) return clip(norm(h.textContent), 80);
       }
     }
-    return '';
+    const parent = up(el);   // shared by the controls of a form: asked once per rank
+    return parent ? remember('heading', parent, () => headingOf(parent, depth + 1)) : '';
   }
+
 
   const path = (href) => { try { return new URL(href, location.href).pathname; } catch (e) { return ''; } };
 
   /** The kinds of the controls a form holds, sorted (`button text text select`): its shape. */
   function formShape(form) {
-    const kinds = [...form.querySelectorAll(CANDIDATES)].map(kindOf).filter((k) => k !== 'hidden' && !k.startsWith('other'));
+    const kinds = controlsOf(form).map(kindOf).filter((k) => k !== 'hidden' && !k.startsWith('other'));
     return kinds.sort();
   }
+
+  /** Memos while one `rank` runs (every candidate asks the same questions of its form and tree). */
+  let memo = null;
+  const remember = (what, key, make) => {
+    if (!memo) return make();
+    let table = memo.get(what);
+    if (!table) { table = new Map(); memo.set(what, table); }
+    if (!table.has(key)) table.set(key, make());
+    return table.get(key);
+  };
+  /** The controls under a form or document. */
+  const controlsOf = (scope) => remember('controls', scope, () => [...scope.querySelectorAll(CANDIDATES)]);
+  /** Those of one kind. */
+  const ofKind = (scope, kind) => remember('kind:' + kind, scope, () => controlsOf(scope).filter((c) => kindOf(c) === kind));
+  /** The <label for=…> of a tree, by id. */
+  const labelsById = (root) => remember('labels', root, () => {
+    const out = new Map();
+    for (const label of root.querySelectorAll('label[for]')) {
+      const list = out.get(label.htmlFor);
+      if (list) list.push(label); else out.set(label.htmlFor, [label]);
+    }
+    return out;
+  });
 
   /** The form (or a dialog) an element belongs to, through shadow roots and frames: its identity and shape. */
   function formOf(el) {
     const form = (el.form) || closestUp(el, 'form, [role=form], dialog, [role=dialog]');
     if (!form) return null;
+    return remember('form', form, () => describeForm(form));
+  }
+
+  function describeForm(form) {
     const id = form.id && window.__bpGen && window.__bpGen.stableId(form.id) ? form.id : '';
     const label = norm(form.getAttribute('aria-label') || '') ||
       norm((form.querySelector(HEADING) || {}).textContent || '') || headingOf(form);
@@ -129,7 +160,14 @@
 
   /** The text of the element's labels, without the controls a wrapping label holds (a select's options). */
   function labelText(el) {
-    const labels = el.labels ? [...el.labels] : [];
+    let labels;
+    if (memo) {   // el.labels scans the whole tree on every call
+      labels = (el.id && labelsById(el.getRootNode()).get(el.id)) || [];
+      const wrapping = el.parentElement && el.parentElement.closest('label');
+      if (wrapping && !wrapping.hasAttribute('for')) labels = [...labels, wrapping];
+    } else {
+      labels = el.labels ? [...el.labels] : [];
+    }
     return clip(norm(labels.map((l) => {
       const copy = l.cloneNode(true);
       for (const c of copy.querySelectorAll('input, select, textarea, button')) c.remove();
@@ -162,13 +200,14 @@
     if (Object.keys(attrs).length) fp.attrs = attrs;
     const form = formOf(el);
     const scope = form ? form.el : el.ownerDocument;
-    if (form) { const { el: _, ...rest } = form; fp.form = rest; }
+    if (form) fp.form = remember('formOut', form.el, () => { const { el: _, ...rest } = form; return rest; });
     const heading = headingOf(el); if (heading) fp.heading = heading;
-    const same = [...scope.querySelectorAll(CANDIDATES)].filter((c) => kindOf(c) === kind);
+    const same = ofKind(scope, kind);
     fp.index = Math.max(0, same.indexOf(el));
     fp.of = same.length;
     fp.sort = sortOf(el);
-    fp.sole = same.filter((c) => sortOf(c) === fp.sort).length === 1;   // the only one of its sort in its form
+    const sorts = remember('sorts:' + kind, scope, () => same.reduce((m, c) => m.set(sortOf(c), (m.get(sortOf(c)) || 0) + 1), new Map()));
+    fp.sole = sorts.get(fp.sort) === 1;   // the only one of its sort in its form
     const near = nearOf(el); if (near) fp.near = near;
     return fp;
   }
@@ -245,7 +284,7 @@
     if (fp.type) add('type', 1, fp.type === c.type ? 1 : 0);
     if (fp.tag) add("tag", 2, fp.tag === c.tag ? 1 : 0);
     const full = fp.index !== undefined;   // a fingerprint we took (one from a Chrome recording knows less)
-    const form = full ? formSim(fp.form, c.form) : 1;
+    const form = full ? remember('formSim', c.form || 'none', () => formSim(fp.form, c.form)) : 1;
     if (full) add('form', 3, form);
     if (fp.heading) add('heading', 1, textSim(fp.heading, c.heading || ''));
     if (fp.near) add('neighbours', 1, textSim(fp.near, c.near || ''));
@@ -265,10 +304,16 @@
   /** Every candidate of the fingerprint's kind, scored, best first: [{el, score, why, form}]. */
   function rank(fp) {
     const out = [];
-    for (const el of bp.elements({ selector: CANDIDATES })) {
-      if (kindOf(el) !== fp.kind || !usable(el, fp.kind)) continue;
-      const c = fingerprint(el);
-      out.push({ el, ...score(fp, c) });
+    memo = new Map();
+    try {
+      bp.batch(() => {
+        for (const el of bp.elements({ selector: CANDIDATES })) {
+          if (kindOf(el) !== fp.kind || !usable(el, fp.kind)) continue;
+          out.push({ el, ...score(fp, fingerprint(el)) });
+        }
+      });
+    } finally {
+      memo = null;
     }
     return out.sort((a, b) => b.score - a.score);
   }
