@@ -98,8 +98,17 @@ def test_the_recorded_flow_replays_after_each_kind_of_change(qtbot: QtBot, app: 
                                                              site: HealSite, upload: str, kind: str) -> None:
     flow = the_flow(qtbot, app, tab, site, upload)
     site.reset(kind)
-    result = replay(qtbot, app, tab, flow)
+    events: list[Any] = []
+    assert app.ctx.runner is not None
+    unsubscribe = app.ctx.runner.events.subscribe(events.append)
+    try:
+        result = replay(qtbot, app, tab, flow)
+    finally:
+        unsubscribe()
     assert result["ok"], (kind, [e.get("error") for e in result["run"]["trace"] if e.get("error")])
+    finished = {e.node: e.as_dict() for e in events if e.kind == "node_finished" and e.run_id == result["run"]["id"]}
+    for entry in result["run"]["trace"]:
+        assert finished[entry["node"]].get("healed") == entry.get("healed"), entry["node"]   # the events say so too
     qtbot.waitUntil(lambda: bool(site.orders), timeout=10_000)
     assert site.verdict() == ("ok", ""), kind
     healed = [entry for entry in result["run"]["trace"] if entry.get("healed")]
