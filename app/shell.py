@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.browser.service import BrowserService
 from app.mcp.service import McpService
 from app.ops import OpContext, build_registry
+from app.ops.workflow_ops import auto_repair
 from app.settings import SettingsStore
 from app.ui.env_window import EnvWindow
 from app.ui.env_windows import EnvWindows
@@ -34,6 +35,7 @@ from app.unattended import Unattended
 from envs.datadir import DataDir
 from envs.savemanager import SaveManager, Saver
 from envs.store import EnvEvent, EnvStore, purge_trash
+from workflows.events import RunEvent
 from workflows.manager import RunManager
 from workflows.runs import RunRecord, RunStore
 from workflows.schedules import ScheduleStore
@@ -91,6 +93,7 @@ class BrowserPilotApp(QObject):
                                      self.service.tab_state, self.ctx.tab_holders,
                                      max_concurrency=self.settings.current.batch_concurrency,
                                      settle_seconds=self.ctx.settle_seconds)
+        self.ctx.runner.events.subscribe(self._on_run_event)
         self.ops = OpRunner(self.registry, self.ctx)
         self.windows: EnvWindows | None = None
         if with_windows:
@@ -275,6 +278,11 @@ class BrowserPilotApp(QObject):
             self.main_window.showNormal()
             self.main_window.raise_()
             self.main_window.activateWindow()
+
+    def _on_run_event(self, event: RunEvent) -> None:
+        """A run ended: its workflow may accept its repairs by itself (`app.autoRepair`, workflow_ops)."""
+        if event.kind == "run_finished" and event.record and event.record.get("healed"):
+            auto_repair(self.ctx, RunRecord.model_validate(event.record))
 
     def _on_env_event(self, event: EnvEvent) -> None:
         if event.kind == "deleted":

@@ -38,6 +38,7 @@ from workflows.nodes.flow import EndData
 from workflows.nodes.values import number_from_text
 from workflows.ports import Locator
 from workflows.redaction import Redactor, redacting_logs
+from workflows.repairs import target_key
 from workflows.runs import RunRecord, TraceEntry, now
 from workflows.secret_binding import SecretBinding, placeholder
 from workflows.template import Variables, VariableError, js_text
@@ -274,7 +275,8 @@ class Executor:
             entry.ms = round((time.perf_counter() - started) * 1000, 1)
             self._event("node_finished", node=node.id, node_type=node.type, ms=entry.ms,
                         status="ok" if entry.ok else "failed", output=self.redact(output) if entry.ok else None,
-                        error=self.redact(entry.error), handle=context.handle if node.type == "if-else" else None)
+                        error=self.redact(entry.error), handle=context.handle if node.type == "if-else" else None,
+                        healed=entry.healed)
             if self.on_progress is not None:
                 self.on_progress(self.record)
 
@@ -342,6 +344,13 @@ class Executor:
         except FileNotFoundError:
             return path
 
+    async def keep_as(self, path: str, name: str) -> str | None:
+        """Move a file into the run folder as `name`; None when it cannot be moved."""
+        try:
+            return await self.take_file(path, name)
+        except OSError:
+            return None
+
     async def take_file(self, path: str, name: str | None = None) -> str:
         """Move a file into the run folder as `name` (default: its own name), on a worker thread: the Qt thread
         never waits for the disk."""
@@ -360,25 +369,64 @@ class Executor:
                                                           in self.settings.secret_values.items()}})
         return result.get("path") if result.get("ok") and result.get("path") else None
 
-    async def locate(self, locator: NodeLocator, entry: TraceEntry, timeout: float) -> dict[str, Any]:
-        """The first alternative that names exactly one element now; with one alternative, that one (the
-        operation itself waits for it)."""
+    async def locate(self, locator: NodeLocator, entry: TraceEntry, timeout: float, node: Node | None = None
+                     ) -> dict[str, Any]:
+        """The first candidate that names exactly one element now (one look at the page, its shadow roots and
+        frames together: `page_find`); with one candidate and no fingerprint, that one (the operation itself
+        waits for it). When none does and the locator has a fingerprint, the element it heals to (recorded in
+        `entry.healed`); when nothing fits clearly until `timeout`, the node fails naming the best candidates."""
         candidates = [(c.source, self.render_locator(c.locator)) for c in locator.labeled_candidates()]
-        if len(candidates) == 1:
+        fingerprint = locator.fingerprint if locator.fingerprint and locator.fingerprint.get("kind") else None
+        if len(candidates) == 1 and fingerprint is None:
             entry.locator = candidates[0][0]
             return candidates[0][1]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        last: dict[str, Any] = {}
         while True:
-            for source, candidate in candidates:
-                found = await self.ops("page_query", {"tabId": self.settings.tab_id, "locator": candidate})
-                if found.get("ok") and found.get("count") == 1:
-                    entry.locator = source
-                    return candidate
+            found = await self.ops("page_find", {"tabId": self.settings.tab_id,
+                                                 "locators": [c for _, c in candidates], "fingerprint": fingerprint})
+            status = found.get("status") if found.get("ok") else None
+            if status == "found":
+                entry.locator = candidates[int(found["index"])][0]
+                return candidates[int(found["index"])][1]
+            if status == "healed":
+                return await self._healed(locator, entry, found, by_model=False)
+            if found.get("ok"):
+                last = found
             if loop.time() >= deadline:
-                entry.locator = candidates[0][0]
-                return candidates[0][1]  # let the operation report what is wrong with the first one
+                if fingerprint is None or node is None:
+                    entry.locator = candidates[0][0] if candidates else None
+                    if candidates:
+                        return candidates[0][1]  # let the operation report what is wrong with the first one
+                message = _not_found(locator, last, timeout)
+                asked = await self.ops("page_heal_model", {
+                    "tabId": self.settings.tab_id, "fingerprint": fingerprint, "nodeType": node.type,
+                    "title": node.data.title or "", "redact": list(self.settings.secret_values.values())})
+                if asked.get("ok") and asked.get("status") == "healed":
+                    return await self._healed(locator, entry, asked, by_model=True)
+                if asked.get("code") != "no_model":
+                    message += f"; the model was asked: {asked.get('error')}"
+                raise NodeFailed(node, message, None)
             await asyncio.sleep(PRESENCE_POLL)
+
+    async def _healed(self, locator: NodeLocator, entry: TraceEntry, found: dict[str, Any], by_model: bool
+                      ) -> dict[str, Any]:
+        """Record a heal (the trace entry, the run's index, a screenshot of the element); its ref locator."""
+        entry.locator = "model" if by_model else "fingerprint"
+        to = _plain(found.get("locator") or {})
+        entry.healed = {"from": locator.label(), "to": to, "score": found.get("score"),
+                        "why": found.get("reason") if by_model else found.get("why"), "element": found.get("desc")}
+        if by_model:
+            entry.healed["byModel"] = True
+        shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id, "locator": {"ref": found["ref"]}})
+        if shot.get("ok") and shot.get("path"):
+            entry.healed["shot"] = await self.keep_as(shot["path"], f"healed-{entry.node}.png")
+        self.record.healed.append({"node": entry.node, "key": target_key(to), **({"byModel": True} if by_model else {})})
+        log.info("run %s healed %s%s: %s -> %s (score %s: %s)", self.record.id, entry.node,
+                 " by the model" if by_model else "", locator.label(), found.get("desc"), found.get("score"),
+                 entry.healed["why"])
+        return {"ref": found["ref"]}
 
     def render_locator(self, locator: Locator) -> dict[str, Any]:
         return {key: js_text(self.variables.render(value))
@@ -450,10 +498,14 @@ class _NodeRun:
         return await self._executor.ops(name, {"tabId": self.tab_id, **params})
 
     async def locate(self, locator: NodeLocator, timeout: float) -> dict[str, Any]:
-        return await self._executor.locate(locator, self._entry, timeout)
+        return await self._executor.locate(locator, self._entry, timeout, self.node)
 
     def render_locator(self, locator: NodeLocator | Locator) -> dict[str, Any]:
-        first = locator.candidates()[0] if isinstance(locator, NodeLocator) else locator
+        if isinstance(locator, NodeLocator):
+            found = locator.candidates()
+            first = found[0] if found else Locator(selector=locator.label())
+        else:
+            first = locator
         return self._executor.render_locator(first)
 
     def acting_timeout_ms(self) -> int:
@@ -489,6 +541,29 @@ class _NodeRun:
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
+def _plain(locator: dict[str, Any]) -> dict[str, Any]:
+    """A healed element's new locator as a node keeps it (primary, alternatives, fingerprint)."""
+    return {k: locator[k] for k in ("selector", "xpath", "alternatives", "fingerprint") if locator.get(k)}
+
+
+def _not_found(locator: NodeLocator, last: dict[str, Any], timeout: float) -> str:
+    """Why a node with a fingerprint found no element: what no locator matched, what was refused, and the
+    best candidates with their scores."""
+    parts = [f'no element matches "{locator.label()}" after waiting {timeout:g} s']
+    for refused in {f"refused {r.get('desc')}: {r.get('why')}": None for r in last.get("rejected") or []}:
+        parts.append(refused)
+    candidates = last.get("candidates") or []
+    if candidates:
+        listed = "; ".join(f"{c.get('desc')} {c.get('score')} ({', '.join(c.get('why') or []) or 'nothing alike'})"
+                           for c in candidates[:5])
+        verdict = ("no candidate is clearly better than the next" if last.get("status") == "unsure"
+                   else "no candidate is alike enough")
+        parts.append(f"{verdict}: {listed}")
+    else:
+        parts.append(f"and no element of its kind ({(locator.fingerprint or {}).get('kind')}) is on the page")
+    return "; ".join(parts)
+
+
 def _node_label(node: Node) -> str:
     title = f" {node.data.title!r}" if node.data is not None and node.data.title else ""
     kind = node.data.type if node.data is not None else "?"

@@ -1,6 +1,6 @@
 """What happens during a run, as events that the GUI (the editor's live view, the panels), MCP clients and the
 command line all follow: `run_started`, `node_started`, `node_finished` (status ok | failed, ms, the output
-or the error, the if-else handle taken), `loop_pass` (the loop node and the pass number, from 1) and
+or the error, the if-else handle taken, `healed` when the node's locator was healed), `loop_pass` (the loop node and the pass number, from 1) and
 `run_finished` (the status and the whole record).
 
 `RunEvents` is one manager's hub: subscribers for every run or one run, and the events of recent runs kept
@@ -41,6 +41,7 @@ class RunEvent:
     loop: str | None = None
     index: int | None = None
     record: dict[str, Any] | None = None
+    healed: dict[str, Any] | None = None   # node_finished: {from, to, score, why} when the node's element was healed
 
     def as_dict(self) -> dict[str, Any]:
         """The event as JSON-ready camelCase, without empty fields."""

@@ -31,7 +31,9 @@ exact}`; `aria/Name` (role unknown) → `{name, exact}`, which replay tries as `
 `text="Name"`; `text/…` → `{text}`; `xpath/…` → `{xpath}`; `pierce/…` → `{selector}` (our CSS engine pierces
 open shadow roots); CSS → `{selector}` (`>>>` deep combinators become ` >> ` chains). A chain becomes one
 `{selector: "a >> b"}`. The locator's own `selector` (or `xpath`) is the first plain CSS (else pierce CSS,
-else XPath) selector, so the file also runs in the original app; the rest go to `alternatives`. Pure Python.
+else XPath) selector, so the file also runs in the original app; the rest go to `alternatives`. What the
+selectors tell of the element (its role and name, id, name attribute, placeholder) becomes its `fingerprint`
+when its kind is known, so replay can heal it. Pure Python.
 """
 
 from __future__ import annotations
@@ -186,7 +188,51 @@ def _locator(step: dict[str, Any], where: str, notes: list[str]) -> dict[str, An
             alternatives.append(entry[1])
     if alternatives:
         locator["alternatives"] = alternatives
+    fingerprint = _fingerprint(entries, str(step.get("type") or ""))
+    if fingerprint:
+        locator["fingerprint"] = fingerprint
     return locator
+
+
+_ROLE_KINDS = {"button": "button", "link": "link", "textbox": "text", "searchbox": "text", "combobox": "select",
+               "listbox": "select", "checkbox": "check", "switch": "check", "radio": "radio", "slider": "range"}
+_CSS_ATTR = re.compile(r'^(?P<tag>[a-z]+)?\[(?P<attr>name|id|placeholder|aria-label|data-testid)=(?P<q>["\']?)'
+                       r'(?P<value>[^"\'\]]+)(?P=q)\]$')
+
+
+def _fingerprint(entries: list[tuple[str, dict[str, Any]]], step_type: str) -> dict[str, Any] | None:
+    """What the recording says of the element (ours, resources/js/heal.js's shape): its kind and name from an
+    `aria/Name[role=…]` selector, its id, name or placeholder from simple CSS ones; None when its kind is unknown
+    (healing never guesses the kind)."""
+    fp: dict[str, Any] = {"v": 1}
+    attrs: dict[str, str] = {}
+    for kind, alternative in entries:
+        if kind == "aria":
+            if alternative.get("role"):
+                fp.setdefault("role", alternative["role"])
+            if alternative.get("name"):
+                fp.setdefault("name", alternative["name"])
+        elif kind == "css":
+            css = alternative["selector"].strip()
+            if re.fullmatch(r"#[A-Za-z][\w-]*", css):
+                attrs.setdefault("id", css[1:])
+            elif match := _CSS_ATTR.match(css):
+                attr = "testid" if match["attr"] == "data-testid" else match["attr"]
+                if attr == "placeholder":
+                    fp.setdefault("placeholder", match["value"])
+                else:
+                    attrs.setdefault(attr, match["value"])
+                if match["tag"]:
+                    fp.setdefault("tag", match["tag"])
+    kind = _ROLE_KINDS.get(str(fp.get("role") or "").lower())
+    if kind is None and step_type == "change" and fp.get("tag") in ("input", "textarea"):
+        kind = "text"
+    if kind is None:
+        return None
+    fp["kind"] = kind
+    if attrs:
+        fp["attrs"] = attrs
+    return fp
 
 
 def _names_select(locator: dict[str, Any]) -> bool:

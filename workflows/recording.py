@@ -40,7 +40,8 @@ def _same_target(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
 
 
 def plain_locator(loc: dict[str, Any]) -> dict[str, Any]:
-    """The node's locator: the primary `selector` or `xpath`, then the ranked `alternatives` (and `prefer`)."""
+    """The node's locator: the primary `selector` or `xpath`, then the ranked `alternatives` (and `prefer`), and
+    the element's `fingerprint` (ours: replay heals with it when no locator finds the element)."""
     out: dict[str, Any] = {}
     for key in ("selector", "xpath"):
         if loc.get(key):
@@ -49,6 +50,8 @@ def plain_locator(loc: dict[str, Any]) -> dict[str, Any]:
         out["alternatives"] = copy.deepcopy(loc["alternatives"])
         if loc.get("prefer") is not None:
             out["prefer"] = loc["prefer"]
+    if loc.get("fingerprint"):
+        out["fingerprint"] = copy.deepcopy(loc["fingerprint"])
     return out
 
 

@@ -57,6 +57,7 @@ class TraceEntry(_Model):
     ok: bool
     error: str | None = None
     locator: str | None = None  # which locator alternative matched
+    healed: dict[str, Any] | None = None  # {from, to, score, why}: no locator matched, the fingerprint did
 
 
 class RunRecord(_Model):
@@ -79,6 +80,7 @@ class RunRecord(_Model):
     outputs: dict[str, Any] = Field(default_factory=dict)
     files: list[str] = Field(default_factory=list)
     trace: list[TraceEntry] = Field(default_factory=list)
+    healed: list[dict[str, Any]] = Field(default_factory=list)  # [{node, key}]: healed nodes, kept in the index
     taken_over: bool = False
     title: str | None = None
     notes: list[str] = Field(default_factory=list)

@@ -1,5 +1,6 @@
 """`workflows.json`: saved workflows by name. Saving a workflow whose name exists replaces its graph and keeps
-its `wf-` id. Documents are stored in the 0.3.0 shape (`dump_document`), validated on the way in.
+its `wf-` id. Documents are stored in the 0.3.0 shape (`dump_document`), validated on the way in. Every save
+keeps a version (workflows/versions.py).
 
 The workflows in memory are the truth; each one's JSON data is made once when it is saved, and the file is
 written by the store's saver (envs/savemanager.py: in the app off the Qt thread, debounced; by default at
@@ -19,6 +20,7 @@ from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
+from workflows.versions import VersionStore
 
 log = logging.getLogger("browserpilot.workflows")
 
@@ -52,6 +54,10 @@ class WorkflowStore:
         # Each workflow as JSON data, made once (a new dict when it changes; never changed in place).
         self._entries: dict[str, dict[str, Any]] = {wf.id: self._dump(wf) for wf in self._doc.workflows}
         self._subscribers: list[Callable[[SavedWorkflow, bool], None]] = []
+        self.versions = VersionStore(data.root / "workflow-versions", self._saver,
+                                     [wf.id for wf in self._doc.workflows])
+        for wf in self._doc.workflows:  # a document saved without its version (see workflows/versions.py)
+            self.versions.reconcile(wf.id, wf.name, wf.document)
 
     def subscribe(self, callback: Callable[[SavedWorkflow, bool], None]) -> Callable[[], None]:
         """Call `callback(workflow, deleted)` after each save or delete (the editor notices outside changes);
@@ -80,9 +86,10 @@ class WorkflowStore:
         raise LookupError(f"there is no workflow named {name_or_id!r}; workflow_list shows the saved ones")
 
     def save(self, name: str, description: str, document: dict[str, Any], node_count: int, *,
-             workflow_id: str | None = None) -> tuple[SavedWorkflow, bool]:
+             workflow_id: str | None = None, reason: str = "save", note: str = "") -> tuple[SavedWorkflow, bool]:
         """Insert or replace by name (or, with `workflow_id`, replace that workflow, renaming it and keeping its
-        id); returns the saved workflow and whether it replaced one."""
+        id); returns the saved workflow and whether it replaced one. The document is kept as a new version
+        (`reason`: save, import, update, repair, restore, record), written before workflows.json."""
         workflows = list(self._doc.workflows)
         if workflow_id is not None:
             index = next((i for i, wf in enumerate(workflows) if wf.id == workflow_id), None)
@@ -101,6 +108,7 @@ class WorkflowStore:
             saved = workflows[index].model_copy(update={"description": description, "document": document,
                                                         "updated_at": now(), "node_count": node_count})
             workflows[index] = saved
+        self.versions.add(saved.id, name, document, reason, note)
         self._commit(workflows)
         log.info("saved workflow %s (%s)", saved.id, name)
         self._announce(saved, False)

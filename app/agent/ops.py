@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from app.agent.heal_model import page_heal_model
 from app.agent.records import AgentRecord
 from app.agent.secrets import SecretError
 from app.ops.context import OpContext
@@ -123,4 +124,4 @@ async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
     return {"record": record.view()}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (agent_run, agent_list, agent_read)
+OPERATIONS: tuple[Operation[Any], ...] = (agent_run, agent_list, agent_read, page_heal_model)

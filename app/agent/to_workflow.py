@@ -11,7 +11,8 @@ script's effect is not known to be repeatable). A step on an element is kept whe
 that one element when the agent acted: the locator `page_inspect` computed for it just before the call
 (`ToolCall.locator`: a primary and ranked alternatives, each verified to find only that element), with the
 agent's own selector as one more alternative (the action found exactly one element with it: actions are
-strict). A ref with no such computed locator cannot be kept and is named in the notes. The task's checks
+strict) unless it names the element only by tag or position (`button`: after a change it finds whatever button
+is left), and the element's fingerprint, which replay heals with. A ref with no such computed locator cannot be kept and is named in the notes. The task's checks
 (`expect`) become `wait` nodes (state appear) after the last step. Typed `<secret:name>` becomes the start
 variable `name` of type `secret`, used as `{{#input.name#}}`, with the run's binding as its `domains` (ours;
 the original ignores it): a replay types it only where the agent could. On request, the other typed values
@@ -25,6 +26,7 @@ from typing import Any, NamedTuple
 
 from app.agent.records import AgentRecord, ToolCall, check_locator
 from app.agent.secrets import PLACEHOLDER
+from workflows.nodes.locators import is_vague
 from workflows.recording import plain_locator
 
 FORMAT_VERSION = "0.3.0"
@@ -48,7 +50,7 @@ def _locator(call: ToolCall, key: str = "locator") -> dict[str, Any] | None:
         return own
     primary = {k: computed[k] for k in ("selector", "xpath") if k in computed}
     alternatives = computed.get("alternatives") or []
-    if own is not None and own != primary and own not in alternatives:
+    if own is not None and own != primary and own not in alternatives and not is_vague(own.get("selector") or own.get("xpath")):
         computed["alternatives"] = [*alternatives, own]
     return computed
 

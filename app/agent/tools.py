@@ -33,6 +33,7 @@ log = logging.getLogger("browserpilot.agent")
 
 TAB_OPERATIONS = ("tab_open", "tab_list", "tab_activate", "tab_close")
 CONTROL_OPERATIONS = ("page_lock", "page_unlock")  # the run manages its tab's control itself
+REPLAY_OPERATIONS = ("page_find", "page_heal_model")  # a workflow replay's finding (and asking a model): not the agent's
 NAVIGATING = {"page_navigate", "page_back", "page_forward", "page_reload", "tab_open", "tab_close", "tab_activate"}
 # Calls after which the page may be another one (a click can submit a form; the load starts a moment later):
 # the rest of their batch is not run.
@@ -63,7 +64,8 @@ Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 def agent_operation_names(registry: OperationRegistry) -> list[str]:
     return [name for name in registry.names()
-            if (name.startswith("page_") and name not in CONTROL_OPERATIONS) or name in TAB_OPERATIONS]
+            if (name.startswith("page_") and name not in CONTROL_OPERATIONS + REPLAY_OPERATIONS)
+            or name in TAB_OPERATIONS]
 
 
 def tool_definitions(registry: OperationRegistry) -> list[dict[str, Any]]:

@@ -188,11 +188,27 @@ _PROBE_INSTALL = """(() => {
       const nav = window.__bpNavigations;
       console.debug(%s + box.id + ':' + n + ':' + (nav && nav.pending && nav.pending() ? 1 : 0));
     };
-    window.addEventListener('keyup', (e) => {
+    const onKey = (e) => {
       if (e.isTrusted && e.key === 'Shift') {
         report(box.n += 1);
       }
-    }, true);
+    };
+    // The key-up goes to the frame that has the focus: listen in every same-origin frame too, and in each
+    // frame document loaded later (a frame's load event reaches its parent window's capture listeners).
+    const hooked = new WeakSet();
+    const hook = (win) => {
+      try {
+        if (!win || hooked.has(win.document)) return;
+        hooked.add(win.document);
+        win.addEventListener('keyup', onKey, true);
+        win.addEventListener('load', (e) => {
+          const t = e.target;
+          if (t && (t.localName === 'iframe' || t.localName === 'frame')) hook(t.contentWindow);
+        }, true);
+        for (let i = 0; i < win.frames.length; i++) hook(win.frames[i]);
+      } catch (err) { /* a cross-origin frame: the fence waits for its time limit there */ }
+    };
+    hook(window);
   }
   return [window.__bpInputProbe.id, window.__bpInputProbe.n];
 })()""" % json.dumps(PROBE_TOKEN)

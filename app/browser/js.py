@@ -28,7 +28,7 @@ log = logging.getLogger("browserpilot.browser")
 
 MAIN_WORLD = int(QWebEngineScript.ScriptWorldId.MainWorld)
 APP_WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
-HELPER_SCRIPTS = ("document.js", "locator.js", "locator_gen.js")
+HELPER_SCRIPTS = ("document.js", "locator.js", "locator_gen.js", "heal.js")
 
 
 class PageTimeout(PageError):

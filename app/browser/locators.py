@@ -29,6 +29,8 @@ A thin, typed layer over the helper injected into every frame (`resources/js/loc
 - Reading: `count`, `describe`, `resolve`, `is_visible`, `query` (every match with a ref), `snapshot`
   (the accessibility tree as a compact outline for a model, with refs; long runs folded, pages of them by
   `locator` + `start`).
+- `find(page, locators, fingerprint)`: one poll of a replayed node: the first locator naming exactly one
+  element (of the fingerprint's kind and form), else the element the fingerprint heals to (resources/js/heal.js).
 - `select_option` chooses an option of a native <select> in the page (the one operation that is not a
   trusted input event: native popups cannot be driven offscreen); `find_option` only reports its index,
   so a driver may choose it with the keyboard instead. `focus` focuses an element.
@@ -524,3 +526,36 @@ async def snapshot(page: QWebEnginePage, locator: LocatorLike | None = None, *, 
     return Snapshot(url=result["url"], title=result["title"], text=result["text"], refs=int(result["refs"]),
                     truncated=bool(result["truncated"]), generation=int(result["generation"]),
                     folded=int(result["folded"]))
+
+
+# -- finding a node's element again (replay) ----------------------------------------------------------------------
+async def find(page: QWebEnginePage, candidates: Sequence[LocatorLike], fingerprint: Mapping[str, Any] | None,
+               threshold: float | None = None, margin: float | None = None, heal: bool = True) -> dict[str, Any]:
+    """One look at the page, frames and shadow roots together (resources/js/heal.js `find`): `{status: found,
+    index}` for the first locator naming exactly one element (refused when it is of another kind or in another
+    form than the fingerprint's), else with a fingerprint `{status: healed, ref, desc, score, margin, why,
+    locator}` or `{status: none | unsure, candidates: [{desc, score, why}]}`; `counts` per locator."""
+    specs = [locator_spec(locator)[0] for locator in candidates]
+    opts: dict[str, Any] = {k: v for k, v in (("threshold", threshold), ("margin", margin)) if v is not None}
+    if not heal:
+        opts["locatorsOnly"] = True   # only check the locators (and refuse another kind or form)
+    expression = ("(typeof __bpHeal === 'undefined' ? {error: 'missing'} : __bpHeal.find("
+                  f"{json.dumps(specs, ensure_ascii=False)}, {json.dumps(fingerprint or None, ensure_ascii=False)}, "
+                  f"{json.dumps(opts)}))")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5.0
+    while True:
+        try:
+            result = await run_js(page, expression, timeout=MAX_CALL, world=APP_WORLD)
+        except PageTimeout:
+            raise
+        except PageError as error:
+            if type(error) is not PageError:
+                raise
+            result = {"error": "missing"}
+        if isinstance(result, dict) and result.get("error") != "missing":
+            return result
+        if loop.time() >= deadline:
+            raise HelperMissing("the page has no BrowserPilot helper: it is still loading, or it is an error page "
+                                "or not a web page")
+        await asyncio.sleep(POLL_INTERVAL)

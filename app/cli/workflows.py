@@ -1,4 +1,5 @@
-"""Command-line verbs for workflows and runs: `run`, `workflow list|import|export|delete`, `runs list|show`.
+"""Command-line verbs for workflows and runs: `run`, `workflow list|import|export|update|history|diff|restore|
+delete`, `runs list|show`.
 
 Every verb maps to an operation. `workflow` and `runs` run it here (or in the running app); `run` needs the
 browser: it goes to the running app when there is one, otherwise it starts the app for the run (headless
@@ -57,6 +58,18 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     updated.add_argument("--remove-edge", dest="remove_edges", metavar="ID", action="append", default=[],
                          help="remove an edge (repeatable)")
     updated.add_argument("--json", action="store_true")
+    history = actions.add_parser("history", parents=[common], help="the kept versions of a saved workflow")
+    history.add_argument("name")
+    history.add_argument("--json", action="store_true")
+    diffed = actions.add_parser("diff", parents=[common], help="what changed between two versions")
+    diffed.add_argument("name")
+    diffed.add_argument("a", type=int, metavar="A")
+    diffed.add_argument("b", type=int, metavar="B", nargs="?", default=None, help="default: the newest version")
+    diffed.add_argument("--json", action="store_true")
+    restored = actions.add_parser("restore", parents=[common], help="go back to a version (itself a new version)")
+    restored.add_argument("name")
+    restored.add_argument("version", type=int, metavar="V")
+    restored.add_argument("--json", action="store_true")
     deleted = actions.add_parser("delete", parents=[common], help="delete a saved workflow")
     deleted.add_argument("name")
     deleted.add_argument("--json", action="store_true")
@@ -139,6 +152,31 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
             for warning in result.get("warnings", []):
                 print(f"warning: {warning}", file=sys.stderr)
         return "workflow_update", changes, show_update
+    if verb == "history":
+        def show_history(result: dict[str, Any]) -> None:
+            if as_json:
+                return _print_json(result)
+            for v in result["versions"]:
+                note = f"\t{v['note']}" if v.get("note") else ""
+                print(f"{v['version']}\t{v['at']}\t{v['reason']}\t{v['nodes']} nodes\t{v['name']}{note}")
+        return "workflow_history", {"name": args.name}, show_history
+    if verb == "diff":
+        def show_diff(result: dict[str, Any]) -> None:
+            if as_json:
+                return _print_json(result)
+            print(f"version {result['from']} -> {result['to']}")
+            for change in result["changes"] or ["no change"]:
+                print(f"  {change}")
+            if result["diff"]:
+                print(result["diff"])
+        params_diff: dict[str, Any] = {"name": args.name, "a": args.a}
+        if args.b is not None:
+            params_diff["b"] = args.b
+        return "workflow_diff", params_diff, show_diff
+    if verb == "restore":
+        return "workflow_restore", {"name": args.name, "version": args.version}, (
+            lambda r: _print_json(r) if as_json else print(f"restored version {r['restored']} of {r['name']} as "
+                                                          f"version {r['version']}"))
     if verb == "export":
         params: dict[str, Any] = {"name": args.name}
         if args.output:
@@ -196,6 +234,14 @@ def print_record(run: dict[str, Any]) -> None:
     for key in ("screenshot", "har"):
         if run.get(key):
             print(f"{key}: {run[key]}")
+    healed = [entry for entry in run.get("trace") or [] if entry.get("healed")]
+    if healed:
+        print(f"healed: {len(healed)} node{'s' if len(healed) != 1 else ''} (no locator found the element; its "
+              "fingerprint did)")
+        for entry in healed:
+            heal = entry["healed"]
+            print(f"  {entry['node']}{' ' + repr(entry['title']) if entry.get('title') else ''}: {heal.get('from')} "
+                  f"-> {heal.get('element')} (score {heal.get('score')}: {heal.get('why')})")
 
 
 def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:

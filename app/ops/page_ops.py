@@ -350,6 +350,23 @@ async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
     return await on_page(ctx, params, query)
 
 
+class FindParams(TabParams):
+    locators: list[Locator] = Field(default_factory=list, max_length=50,
+                                    description="Tried in order; the first naming exactly one element wins.")
+    fingerprint: dict[str, Any] | None = Field(default=None, description="The element as it was recorded (a "
+                                               "locator's `fingerprint`): heals when no locator finds it.")
+
+
+@operation("page_find", FindParams, needs_browser=True, read_only=True)
+async def page_find(ctx: OpContext, params: FindParams) -> dict[str, Any]:
+    """One look for a workflow node's element, in the page, its open shadow roots and same-origin frames
+    together: {status: found, index} for the first locator naming exactly one element (refused when it is of
+    another kind or in another form than the fingerprint says); otherwise, with a fingerprint, {status: healed,
+    ref, desc, score, margin, why, locator} when one element of the same kind fits it clearly, else {status:
+    none | unsure, candidates: [{desc, score, why}]}."""
+    return await on_page(ctx, params, lambda p: p.reading.find(params.locators, params.fingerprint))
+
+
 class SnapshotParams(TabParams):
     locator: Locator | None = Field(default=None, description="Only this element's content, e.g. the {ref} a "
                                                               "folded run's line names.")
@@ -513,7 +530,7 @@ async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
 
 OPERATIONS: tuple[Operation[Any], ...] = (
     page_navigate, page_back, page_forward, page_reload, page_click, page_type, page_paste, page_select,
-    page_key, page_scroll, page_swipe, page_drag, page_upload, page_download, page_wait, page_query,
+    page_key, page_scroll, page_swipe, page_drag, page_upload, page_download, page_wait, page_query, page_find,
     page_snapshot, page_source, page_screenshot, page_pdf, page_script, page_lock, page_unlock, page_handoff,
     page_cdp, page_settle,
 )

@@ -112,7 +112,7 @@ async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any
     if params.save:
         nodes = len(document["workflow"]["graph"]["nodes"])
         saved, replaced = ctx.workflows.save(document["app"]["name"], document["app"].get("description") or "",
-                                             document, nodes)
+                                             document, nodes, reason="record")
         out.update(saved=True, id=saved.id, replaced=replaced)
     tab.recording.stop()
     return out

@@ -1,4 +1,5 @@
-"""Workflow and run operations: write, update, list, read, run, batch, import, export, delete; list, read, wait
+"""Workflow and run operations: write, update, list, read, run, batch, import, export, delete, history, diff and
+restore (every change keeps a version: workflows/versions.py); list, read, wait
 for, follow and cancel runs. A run is a job: `workflow_start` returns its id at once, `run_events` tells what
 happens (workflows.events), `run_wait` gives the end (`workflow_run` is the two in one call). Documents are BrowserPilot 0.3.0 workflow files; validation errors name the exact place.
 
@@ -14,6 +15,7 @@ import asyncio
 import csv
 import io
 import json
+import logging
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,6 +30,13 @@ from workflows.document import FORMAT_VERSION, WorkflowDocument, validate_docume
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord
 from workflows.store import SavedWorkflow
+from workflows.repairs import apply as apply_repair
+from workflows.repairs import auto_repair_runs, current_key, target_key
+from workflows.repairs import due as repair_due
+from workflows.repairs import proposals as repair_proposals
+from workflows.versions import diff as diff_versions
+
+log = logging.getLogger("browserpilot.ops")
 
 DOC_HELP = ("A BrowserPilot 0.3.0 document {kind: 'app', version: '0.3.0', app: {name}, workflow: "
             "{environment_variables, graph: {nodes, edges}}} (README: Workflows).")
@@ -65,10 +74,11 @@ def _summary(saved: SavedWorkflow, ctx: OpContext) -> dict[str, Any]:
                         if last else None)}
 
 
-def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None) -> dict[str, Any]:
-    """Save by name (or replace `workflow_id`, keeping its id through a rename)."""
+def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None, reason: str = "save",
+          note: str = "") -> dict[str, Any]:
+    """Save by name (or replace `workflow_id`, keeping its id through a rename); a new version (`reason`)."""
     saved, replaced = ctx.workflows.save(doc.name, doc.app.description or "", json.loads(dump_document(doc)),
-                                         doc.node_count(), workflow_id=workflow_id)
+                                         doc.node_count(), workflow_id=workflow_id, reason=reason, note=note)
     summary = _summary(saved, ctx)
     return {"workflow": summary, "replaced": replaced, "warnings": doc.warnings,
             "id": saved.id, "name": saved.name, "nodes": saved.node_count, "params": summary["params"]}
@@ -206,7 +216,7 @@ async def workflow_update(ctx: OpContext, params: WorkflowUpdateParams) -> dict[
         if taken:
             raise OpError(f"cannot rename to {params.rename!r}: workflow {taken[0].id} already has that name")
     apply_update(raw, params)
-    return _save(ctx, validate_document(raw), workflow_id=saved.id)
+    return _save(ctx, validate_document(raw), workflow_id=saved.id, reason="update")
 
 
 def _levels(level: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -442,7 +452,7 @@ async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
     doc, notes = await in_thread(load_any, params.path)  # the person's file: read off the Qt thread
-    result = _save(ctx, doc)
+    result = _save(ctx, doc, reason="import")
     if notes:
         result["notes"] = notes
     return result
@@ -466,6 +476,151 @@ async def workflow_delete(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]
     """Delete a saved workflow (its past runs stay in the run list)."""
     deleted = ctx.workflows.delete(params.key())
     return {"deleted": {"id": deleted.id, "name": deleted.name}, "id": deleted.id, "name": deleted.name}
+
+
+class HistoryParams(Params):
+    name: str = Field(description="A saved workflow's name or wf- id.")
+
+
+class DiffParams(HistoryParams):
+    a: int = Field(description="The older version's number (workflow_history lists them).")
+    b: int | None = Field(default=None, description="The newer version's number (default: the newest).")
+
+
+class RestoreParams(HistoryParams):
+    version: int = Field(description="The version to go back to; the restore is itself a new version.")
+
+
+@operation("workflow_history", HistoryParams, read_only=True)
+async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
+    """The kept versions of a saved workflow (the last 50), newest first: {version, at, reason (save, import,
+    update, record, repair, restore, recovered), name, note, nodes}."""
+    saved = ctx.workflows.find(params.name)
+    versions = [v.summary() for v in reversed(ctx.workflows.versions.list(saved.id))]
+    return {"id": saved.id, "name": saved.name, "versions": versions}
+
+
+@operation("workflow_diff", DiffParams, read_only=True)
+async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
+    """What changed between two versions of a saved workflow: {changes: one line per node added, removed or
+    changed (and which fields), diff: a unified diff of the documents}."""
+    saved = ctx.workflows.find(params.name)
+    store = ctx.workflows.versions
+    kept = store.list(saved.id)
+    try:
+        older = store.get(saved.id, params.a)
+        newer = store.get(saved.id, params.b) if params.b is not None else kept[-1]
+    except (LookupError, IndexError) as exc:
+        raise OpError(str(exc) or "this workflow has no versions") from None
+    return {"id": saved.id, "name": saved.name, **diff_versions(older, newer)}
+
+
+@operation("workflow_restore", RestoreParams)
+async def workflow_restore(ctx: OpContext, params: RestoreParams) -> dict[str, Any]:
+    """Make a kept version the workflow again (under its current id); the restore is itself a new version."""
+    saved = ctx.workflows.find(params.name)
+    try:
+        version = ctx.workflows.versions.get(saved.id, params.version)
+    except LookupError as exc:
+        raise OpError(str(exc)) from None
+    doc = validate_document(version.document)
+    result = _save(ctx, doc, workflow_id=saved.id, reason="restore", note=f"version {version.version}")
+    result["restored"] = version.version
+    result["version"] = ctx.workflows.versions.list(saved.id)[-1].version
+    return result
+
+
+class RepairsParams(HistoryParams):
+    pass
+
+
+class RepairParams(Params):
+    run_id: str = Field(description="The run whose heals to accept (workflow_repairs lists them).")
+    node: str | None = Field(default=None, description="Only this node's repair (default: every node it healed).")
+
+
+def _accept(ctx: OpContext, record: RunRecord, nodes: set[str] | None, note: str) -> dict[str, Any]:
+    """Keep the healed elements' locators of `record` in its workflow (one new version, reason repair)."""
+    if not record.workflow_id:
+        raise OpError(f"run {record.id} ran a workflow that is not saved: there is nothing to repair")
+    chosen = [p for p in repair_proposals(record) if nodes is None or p["node"] in nodes]
+    if not chosen:
+        raise OpError(f"run {record.id} healed no node{' ' + ', '.join(sorted(nodes)) if nodes else ''}: "
+                      "nothing to repair" + ("" if record.status == "ok" else " (only a successful run proposes repairs)"))
+    saved = ctx.workflows.find(record.workflow_id)
+    document = saved.document
+    for proposal in chosen:
+        try:
+            document = apply_repair(document, proposal["node"], proposal["to"])
+        except LookupError as exc:
+            raise OpError(str(exc)) from None
+    nodes_text = ", ".join(p["node"] for p in chosen)
+    result = _save(ctx, validate_document(document), workflow_id=saved.id, reason="repair",
+                   note=f"{note}: run {record.id}, node{'s' if len(chosen) > 1 else ''} {nodes_text}")
+    result["repaired"] = [{"node": p["node"], "from": p["from"], "to": p["to"]} for p in chosen]
+    result["version"] = ctx.workflows.versions.list(saved.id)[-1].version
+    return result
+
+
+@operation("workflow_repairs", RepairsParams, read_only=True)
+async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, Any]:
+    """The repairs proposed by the recent successful runs of a saved workflow and not accepted yet: for each
+    healed node, {runId, node, title, from (the locator that no longer found it), to (the healed element's
+    locator), score, why, element, shot (a screenshot of the element)}; newest run first."""
+    saved = ctx.workflows.find(params.name)
+    seen: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for entry in ctx.runs.list(limit=50, workflow=saved.id):
+        pending = [h for h in entry.healed if (h.get("node"), h.get("key")) not in seen
+                   and current_key(saved.document, str(h.get("node"))) not in (None, h.get("key"))]
+        if entry.status != "ok" or not pending:
+            continue
+        record = await in_thread(ctx.runs.get, entry.id)   # the whole record (its trace) may be on disk
+        for proposal in repair_proposals(record):
+            key = (proposal["node"], target_key(proposal["to"]))
+            if key not in seen and any((h.get("node"), h.get("key")) == key for h in pending):
+                seen.add(key)
+                out.append(proposal)
+    return {"id": saved.id, "name": saved.name, "repairs": out,
+            "autoRepair": auto_repair_runs(saved.document)}
+
+
+@operation("workflow_repair", RepairParams)
+async def workflow_repair(ctx: OpContext, params: RepairParams) -> dict[str, Any]:
+    """Accept the repairs a run proposes: each healed node of the run keeps the locator of the element it
+    healed to (with its fingerprint), saved as a new version of the workflow (reason repair)."""
+    try:
+        record = await in_thread(ctx.runs.get, params.run_id)
+    except LookupError as exc:
+        raise OpError(str(exc)) from None
+    return _accept(ctx, record, {params.node} if params.node else None, "accepted")
+
+
+def auto_repair(ctx: OpContext, record: RunRecord) -> dict[str, Any] | None:
+    """After a run ends: accept its repairs by themselves when its workflow says so (`app.autoRepair` N) and
+    the same nodes healed the same way in its last N runs, all successful. None when nothing was accepted."""
+    if record.status != "ok" or not record.healed or not record.workflow_id:
+        return None
+    try:
+        saved = ctx.workflows.find(record.workflow_id)
+    except LookupError:
+        return None
+    runs = auto_repair_runs(saved.document)
+    if runs <= 0:
+        return None
+    history = ctx.runs.list(limit=runs, workflow=saved.id)
+    nodes = {str(h["node"]) for h in record.healed
+             if current_key(saved.document, str(h["node"])) not in (None, h.get("key"))
+             and repair_due(history, str(h["node"]), str(h.get("key")), runs)}
+    if not nodes:
+        return None
+    try:
+        result = _accept(ctx, record, nodes, f"accepted by itself after {runs} successful runs")
+    except OpError as exc:
+        log.warning("auto repair of %s after run %s: %s", saved.name, record.id, exc)
+        return None
+    log.info("auto repair of %s after run %s: %s", saved.name, record.id, ", ".join(sorted(nodes)))
+    return result
 
 
 @operation("run_list", RunListParams, read_only=True)
@@ -518,6 +673,6 @@ async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
 
 OPERATIONS: tuple[Operation[Any], ...] = (
     workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_start, workflow_batch,
-    workflow_import, workflow_export, workflow_delete, run_list, run_read, run_wait, run_events, run_cancel,
-    run_tables,
+    workflow_import, workflow_export, workflow_delete, workflow_history, workflow_diff, workflow_restore,
+    workflow_repairs, workflow_repair, run_list, run_read, run_wait, run_events, run_cancel, run_tables,
 )

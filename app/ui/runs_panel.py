@@ -443,21 +443,35 @@ class RunDetail(QWidget):
             self.trace.insertRow(row)
             node = entry["node"] + (f" — {entry['title']}" if entry.get("title") else "")
             started = parse_time(entry.get("start"))
+            healed = entry.get("healed")
+            locator = entry.get("locator") or ""
+            if healed:
+                locator = self.tr("healed ({score}): {element}").format(score=healed.get("score"),
+                                                                       element=healed.get("element") or "")
             cells = (node, entry["type"], started.astimezone().strftime("%H:%M:%S.%f")[:-3] if started else "",
                      f"{entry.get('ms', 0):.0f}", "✓" if entry.get("ok") else "✗", entry.get("error") or "",
-                     entry.get("locator") or "")
+                     locator)
             for column, text in enumerate(cells):
                 item = _item(text.replace("\n", " ⏎ "), text)
                 if column == 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if not entry.get("ok"):
                     item.setForeground(QBrush(QColor(current_scheme().danger)))
+                elif healed:
+                    item.setForeground(QBrush(QColor(current_scheme().warning)))
+                    item.setToolTip(self.tr("No locator found the element any more; its fingerprint did.\n"
+                                            "was: {before}\nnow: {element}\nscore {score}: {why}").format(
+                        before=healed.get("from"), element=healed.get("element"), score=healed.get("score"),
+                        why=healed.get("why")))
                 self.trace.setItem(row, column, item)
         self.trace.resizeColumnsToContents()
         self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(run["files"])) if run.get("files")
                               else self.tr("Files"))
         if not run or run.get("id") != self.tables_run:
             self.show_tables(None, [])
+        healed = sum(1 for entry in run.get("trace", []) if entry.get("healed"))
+        self.pages.setTabText(self.pages.indexOf(self.trace),
+                              self.tr("Trace ({n} healed)").format(n=healed) if healed else self.tr("Trace"))
 
     tables_run: str | None = None
 
@@ -556,6 +570,11 @@ class RunsPanel(QWidget):
             self.buttons[key] = button
             row.addWidget(button)
         self._add_overlay_button(row)
+        repair = QPushButton(icon("wrench"), self.tr("Accept &Repair"), self)
+        repair.setObjectName("runs-repair")
+        repair.clicked.connect(lambda _checked=False: self.accept_repair())
+        self.buttons["repair"] = repair
+        row.addWidget(repair)
         row.addStretch(1)
         self.note = QLabel(self)
         self.note.setObjectName("runs-note")
@@ -754,6 +773,14 @@ class RunsPanel(QWidget):
         self.buttons["cancel"].setEnabled(running)
         self.buttons["cancel"].setToolTip(self.tr("Cancel the selected run; its record is written as cancelled")
                                           if running else self.tr("Only a running run can be cancelled"))
+        shown = self.detail.run if self.detail.run and run and self.detail.run.get("id") == run["id"] else None
+        healed = [e for e in (shown or {}).get("trace", []) if e.get("healed")]
+        can_repair = bool(healed) and shown is not None and shown.get("status") == "ok" and bool(shown.get("workflowId"))
+        self.buttons["repair"].setEnabled(can_repair)
+        self.buttons["repair"].setToolTip(
+            self.tr("Keep the healed elements' locators in the workflow ({n} nodes), as a new version").format(
+                n=len(healed)) if can_repair else
+            self.tr("A successful run of a saved workflow whose nodes were healed proposes a repair"))
 
     # -- actions ---------------------------------------------------------------------------------------
     def cancel_selected(self) -> None:
@@ -763,6 +790,24 @@ class RunsPanel(QWidget):
         self.buttons["cancel"].setEnabled(False)
         self.note.setText(self.tr("Cancelling {id}…").format(id=run["id"]))
         self.ops.run("run_cancel", {"runId": run["id"]}, self, title=self.tr("Cancel Run"))
+
+    def accept_repair(self) -> None:
+        """Accept the selected run's repairs (workflow_repair): its workflow keeps the healed locators."""
+        run = self.detail.run
+        if not run or not self.buttons["repair"].isEnabled():
+            return
+        self.buttons["repair"].setEnabled(False)
+
+        def done(result: Envelope) -> None:
+            if result.get("ok"):
+                self.note.setText(self.tr("Repaired {workflow}: {nodes} (version {version})").format(
+                    workflow=result.get("name"), nodes=", ".join(r["node"] for r in result.get("repaired", [])),
+                    version=result.get("version")))
+            else:
+                self.note.setText(str(result.get("error")))
+            self._update_buttons()
+
+        self.calls.start("workflow_repair", {"runId": run["id"]}, done)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

@@ -988,6 +988,10 @@ Files this environment downloads appear here.</source>
         <translation>清除运行结果</translation>
     </message>
     <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
         <source>Editor</source>
         <translation>编辑器</translation>
     </message>
@@ -1046,6 +1050,10 @@ Files this environment downloads appear here.</source>
     <message>
         <source>Save workflow</source>
         <translation>保存工作流</translation>
+    </message>
+    <message>
+        <source>Save the workflow first: its versions start with its first save.</source>
+        <translation>请先保存工作流：版本从第一次保存开始记录。</translation>
     </message>
     <message>
         <source>This workflow was deleted from the list; Save puts it back.</source>
@@ -1581,6 +1589,81 @@ Its window is closed and its cookies, logins and stored site data are removed. T
     <message>
         <source>Give the page back to BrowserPilot</source>
         <translation>把页面交还给 BrowserPilot</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryDialog</name>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>&amp;Restore This Version</source>
+        <translation>恢复此版本(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Accept Repair</source>
+        <translation>接受修复(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Versions</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Proposed Repairs</source>
+        <translation>建议的修复</translation>
+    </message>
+    <message>
+        <source>{version}  {at}  {reason}  ({nodes} nodes)</source>
+        <translation>{version}  {at}  {reason}  （{nodes} 个节点）</translation>
+    </message>
+    <message>
+        <source>{node} {title}: healed to {element} (score {score})</source>
+        <translation>{node} {title}：已自愈到 {element}（得分 {score}）</translation>
+    </message>
+    <message>
+        <source>Proposed Repairs ({n})</source>
+        <translation>建议的修复（{n}）</translation>
+    </message>
+    <message>
+        <source>No run of this workflow proposes a repair.</source>
+        <translation>此工作流的运行没有建议任何修复。</translation>
+    </message>
+    <message>
+        <source>The oldest version kept.</source>
+        <translation>保留的最早版本。</translation>
+    </message>
+    <message>
+        <source>No change.</source>
+        <translation>没有变化。</translation>
+    </message>
+    <message>
+        <source>Run {run}, node {node}
+was: {before}
+now: {after}
+found: {element}
+score {score}: {why}</source>
+        <translation>运行 {run}，节点 {node}
+原来：{before}
+现在：{after}
+找到：{element}
+得分 {score}：{why}</translation>
+    </message>
+    <message>
+        <source>Restored version {old} as version {new}.</source>
+        <translation>已将版本 {old} 恢复为版本 {new}。</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Repaired node {node} (version {version}).</source>
+        <translation>已修复节点 {node}（版本 {version}）。</translation>
+    </message>
+    <message>
+        <source>Accept Repair</source>
+        <translation>接受修复</translation>
     </message>
 </context>
 <context>
@@ -2840,12 +2923,30 @@ New value:</source>
         <translation>，标签页 {tab}</translation>
     </message>
     <message>
+        <source>healed ({score}): {element}</source>
+        <translation>已自愈（{score}）：{element}</translation>
+    </message>
+    <message>
+        <source>No locator found the element any more; its fingerprint did.
+was: {before}
+now: {element}
+score {score}: {why}</source>
+        <translation>定位器已找不到该元素；由它的指纹找到。
+原来：{before}
+现在：{element}
+得分 {score}：{why}</translation>
+    </message>
+    <message>
         <source>Files ({n})</source>
         <translation>文件（{n}）</translation>
     </message>
     <message>
         <source>Tables ({n})</source>
         <translation>表格（{n}）</translation>
+    </message>
+    <message>
+        <source>Trace ({n} healed)</source>
+        <translation>轨迹（{n} 个已自愈）</translation>
     </message>
     <message>
         <source>(the screenshot file is missing)</source>
@@ -3085,6 +3186,10 @@ New value:</source>
         <translation>刷新(&amp;F)</translation>
     </message>
     <message>
+        <source>Accept &amp;Repair</source>
+        <translation>接受修复(&amp;R)</translation>
+    </message>
+    <message>
         <source>No runs yet</source>
         <translation>还没有运行记录</translation>
     </message>
@@ -3119,12 +3224,24 @@ New value:</source>
         <translation>只有正在运行的才能取消</translation>
     </message>
     <message>
+        <source>Keep the healed elements&apos; locators in the workflow ({n} nodes), as a new version</source>
+        <translation>将自愈找到的元素的定位器保存到工作流中（{n} 个节点），作为新版本</translation>
+    </message>
+    <message>
+        <source>A successful run of a saved workflow whose nodes were healed proposes a repair</source>
+        <translation>已保存工作流的成功运行中若有节点自愈，会建议一次修复</translation>
+    </message>
+    <message>
         <source>Cancelling {id}…</source>
         <translation>正在取消 {id}…</translation>
     </message>
     <message>
         <source>Cancel Run</source>
         <translation>取消运行</translation>
+    </message>
+    <message>
+        <source>Repaired {workflow}: {nodes} (version {version})</source>
+        <translation>已修复 {workflow}：{nodes}（版本 {version}）</translation>
     </message>
 </context>
 <context>

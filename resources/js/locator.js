@@ -1314,6 +1314,13 @@
     return { status: 'ok', desc, focused: active === el };
   }
 
+  /** `fn()` in the current per-call memo, or in a new one for its duration. */
+  function within(fn) {
+    if (cx) return fn();
+    cx = newContext();
+    try { return fn(); } finally { cx = null; }
+  }
+
   /** Call `fn`; our own failures become {error: kind, message}, anything else propagates. */
   const api = (fn) => (...args) => {
     cx = newContext();
@@ -1340,13 +1347,16 @@
     }),
     // For other helpers run in this world (inspect.js): elements themselves, not JSON. `elements` throws
     // {kind, message} for a bad locator; the rest take an element.
-    elements: (loc) => { cx = newContext(); try { return resolve(loc); } finally { cx = null; } },
+    elements: (loc) => within(() => resolve(loc)),
+    // `fn` with one memo (labels of a tree…) for all the element calls it makes: healing asks for the names of
+    // every candidate, and a memo per call rebuilt the label index each time.
+    batch: (fn) => within(fn),
     element: {
       at: (x, y) => hitTest(x, y),
       ref: (el) => refFor(el),
-      describe: (el) => { cx = newContext(); try { return describe(el); } finally { cx = null; } },
+      describe: (el) => within(() => describe(el)),
       role: (el) => roleOf(el),
-      name: (el) => { cx = newContext(); try { return accName(el, roleOf(el)); } finally { cx = null; } },
+      name: (el) => within(() => accName(el, roleOf(el))),
       text: (el) => contentText(el, { checkVisible: false, budget: 300 }),
       visible: (el) => isVisible(el),
       rect: (el) => rect(geometry(el)),

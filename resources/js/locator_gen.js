@@ -167,6 +167,11 @@
     return out;
   }
 
+  /** Whether a CSS selector or XPath names an element only by tags and positions (see workflows/nodes/locators.py). */
+  const VAGUE_CSS = /^\s*[a-z][a-z0-9-]*(:nth-(of-type|child)\(\d+\))?(\s*[>\s]\s*[a-z][a-z0-9-]*(:nth-(of-type|child)\(\d+\))?)*\s*$/i;
+  const vague = (value) => !!value && (/:nth-(of-type|child)\(|^\/.*\[\d+\]/.test(value) || VAGUE_CSS.test(value) ||
+    /^(\/+[a-z*][a-z0-9-]*(\[\d+\])?)+$/i.test(value));
+
   const isEngine = (alt) => alt.selector === undefined && alt.xpath === undefined;
   const altSelector = (alt) => {
     if (alt.testid !== undefined) return `testid=${q(alt.testid)}`;
@@ -244,11 +249,14 @@
       if (primary.selector) locator.selector = primary.selector; else locator.xpath = primary.xpath;
     }
     // Ranked alternatives: the engine forms in rank order, the chains, then the other plain forms in rank order.
-    locator.alternatives = alts.concat(chains, plain.filter((p) => p !== primary)
+    // A bare tag or a position (`button`, `form > div:nth-of-type(2) > input`, `/html/body/div[2]`) is never an
+    // alternative: after a redesign it finds whatever element is left there.
+    locator.alternatives = alts.concat(chains, plain.filter((p) => p !== primary && !vague(p.selector || p.xpath))
       .map((p) => (p.selector ? { selector: p.selector } : { xpath: p.xpath })));
     locator.unique = !!primary || alts.length > 0 || chains.length > 0;
+    if (window.__bpHeal) locator.fingerprint = window.__bpHeal.fingerprint(el);
     return locator;
   }
 
-  window.__bpGen = Object.freeze({ locatorFor, interactive, stableId: stable, stableClass: stable });
+  window.__bpGen = Object.freeze({ locatorFor, interactive, vague, stableId: stable, stableClass: stable });
 })();

@@ -17,6 +17,19 @@ from workflows.ports import Locator
 _ROLE_NAME = re.compile(r"[A-Za-z][A-Za-z-]*")
 _REGEX_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
 _ALTERNATIVE_KINDS = ("testid", "label", "text", "placeholder", "selector", "xpath")
+_STEP = r"[A-Za-z][A-Za-z0-9-]*(?::nth-(?:of-type|child)\(\d+\))?"
+_VAGUE_CSS = re.compile(rf"\s*{_STEP}(?:\s*[>\s]\s*{_STEP})*\s*")
+_VAGUE_XPATH = re.compile(r"(?:/+(?:[A-Za-z*][A-Za-z0-9-]*|\*\[local-name\(\)=\"[^\"]+\"\])(?:\[\d+\])?)+")
+_POSITION = re.compile(r":nth-(?:of-type|child)\(|^/.*\[\d+\]")
+
+
+def is_vague(value: str | None) -> bool:
+    """Whether a CSS selector or XPath names its element only by tags and positions (`button`, `input`,
+    `form > div:nth-of-type(2) > input`, `/html/body/div[2]/button`): after a change to the page it finds
+    whatever element is left there. Such alternatives are not written any more and are ignored in old files
+    (resources/js/locator_gen.js has the same rule)."""
+    text = (value or "").strip()
+    return bool(text) and bool(_POSITION.search(text) or _VAGUE_CSS.fullmatch(text) or _VAGUE_XPATH.fullmatch(text))
 
 
 def _quote(value: str) -> str:
@@ -136,6 +149,7 @@ class NodeLocator(DocumentModel):
     xpath: str | None = None
     alternatives: list[LocatorAlternative] | None = None
     prefer: int | None = None
+    fingerprint: dict[str, Any] | None = None  # ours: what the element looked like (resources/js/heal.js)
 
     @model_validator(mode="before")
     @classmethod
@@ -166,16 +180,22 @@ class NodeLocator(DocumentModel):
                 seen.add(key)
                 out.append(LocatorCandidate(source, locator))
 
+        def alternative(index: int) -> None:
+            for locator in self.alternatives[index].selectors():  # type: ignore[index]
+                if not is_vague(locator.selector or locator.xpath):
+                    add(f"alternatives[{index}]", locator)
+
         if self.prefer is not None and self.alternatives:
-            for locator in self.alternatives[self.prefer].selectors():
-                add(f"alternatives[{self.prefer}]", locator)
-        if (self.selector or "").strip():
+            alternative(self.prefer)
+        # A vague primary is still the original's locator, tried when there is nothing else to find the element
+        # by; with a fingerprint, healing does better.
+        healable = bool(self.fingerprint and self.fingerprint.get("kind"))
+        if (self.selector or "").strip() and not (healable and is_vague(self.selector)):
             add("selector", _selector_locator(self.selector))  # type: ignore[arg-type]
-        if (self.xpath or "").strip():
+        if (self.xpath or "").strip() and not (healable and is_vague(self.xpath)):
             add("xpath", Locator(xpath=self.xpath.strip()))  # type: ignore[union-attr]
-        for index, alternative in enumerate(self.alternatives or []):
-            for locator in alternative.selectors():
-                add(f"alternatives[{index}]", locator)
+        for index in range(len(self.alternatives or [])):
+            alternative(index)
         return out
 
     def candidates(self) -> list[Locator]:
@@ -185,7 +205,9 @@ class NodeLocator(DocumentModel):
     def label(self) -> str:
         """A short description for messages: the first candidate."""
         first = self.labeled_candidates()
-        return first[0].locator.label() if first else "(no locator)"
+        if first:
+            return first[0].locator.label()
+        return (self.selector or self.xpath or "").strip() or "(no locator)"
 
 
 

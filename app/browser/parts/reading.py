@@ -28,6 +28,10 @@ class TabReading:
     async def query(self, locator: Locator) -> dict[str, Any]:
         return (await self._core.guarded(locators.query(self._core.page, locator))).to_dict()
 
+    async def find(self, candidates: list[Locator], fingerprint: dict[str, Any] | None,
+                   heal: bool = True) -> dict[str, Any]:
+        return await self._core.guarded(locators.find(self._core.page, candidates, fingerprint, heal=heal))
+
     async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]:
         snap = await self._core.guarded(locators.snapshot(self._core.page, locator, start=start, items=items))
         return {"url": snap.url, "title": snap.title, "snapshot": snap.text, "refs": snap.refs,

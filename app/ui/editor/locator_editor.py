@@ -153,9 +153,11 @@ class LocatorEditor(QWidget):
         self._pick(self.apply_picked)
 
     def apply_picked(self, locator: dict[str, Any]) -> None:
-        """Fill from a picked element's locator (`page_hit`'s): its selector, XPath and alternatives."""
-        kept = {k: v for k, v in self.value.items() if k not in ("selector", "xpath", "alternatives")}
-        self.value = {**kept, **{k: v for k, v in locator.items() if k in ("selector", "xpath", "alternatives") and v}}
+        """Fill from a picked element's locator (`page_hit`'s): its selector, XPath, alternatives and fingerprint
+        (what replay heals with); a `prefer` chose among the old alternatives, so it goes."""
+        taken = ("selector", "xpath", "alternatives", "fingerprint")
+        kept = {k: v for k, v in self.value.items() if k not in (*taken, "prefer")}
+        self.value = {**kept, **{k: v for k, v in locator.items() if k in taken and v}}
         self.set_value(self.value)
         self.result.setText(self.tr("Picked."))
         self._emit()

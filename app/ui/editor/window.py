@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QDialogButtonBox, QLabel, QMainWindow, QMessageBo
 
 from app.ui.editor.controller import CLIPBOARD_KIND, EditorController, EditRefused
 from app.ui.editor.forms import NodeForm
+from app.ui.editor.history import HistoryDialog
 from app.ui.editor.model import EditorModel, Level
 from app.ui.editor.node_menu import NodeMenu
 from app.ui.editor.run_view import RunOverlay
@@ -59,6 +60,7 @@ class EditorWindow(QMainWindow):
         self._fit_pending = False
         self._written: dict[str, Any] | None = None   # what this window last saved (its own echo is ignored)
         self._outside: QMessageBox | None = None
+        self.history: HistoryDialog | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self.scene = EditorScene(self.model, self)
         self.view = EditorView(self)
@@ -165,11 +167,13 @@ class EditorWindow(QMainWindow):
                            icon_name="log-out")
         self.overlay_action = self._action("clear-run", self.tr("Clear run"), [], self.overlay.clear,
                                            icon_name="x")
+        self.history_action = self._action("history", self.tr("History"), [], self.show_history,
+                                           icon_name="history")
         bar = QToolBar(self.tr("Editor"), self)
         bar.setObjectName("editor-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in (self.save_action, undo, redo, None, arrange, note, into, out, None, self.run_action,
-                       self.cancel_action, self.overlay_action, None, self.schedule_action):
+                       self.cancel_action, self.overlay_action, None, self.history_action, self.schedule_action):
             bar.addSeparator() if action is None else bar.addAction(action)
         self.addToolBar(bar)
 
@@ -392,6 +396,16 @@ class EditorWindow(QMainWindow):
 
         self.ops.run("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"))
         return True
+
+    def show_history(self) -> None:
+        """The History panel: versions (diff, restore) and the repairs the runs propose (accept)."""
+        if self.workflow_id is None:
+            self.say(self.tr("Save the workflow first: its versions start with its first save."))
+            return
+        dialog = HistoryDialog(self.ops, self.workflow_id, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.history = dialog
+        dialog.open()
 
     def _follow_store(self) -> None:
         store = self.ops.ctx.workflows

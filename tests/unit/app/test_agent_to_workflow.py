@@ -74,3 +74,19 @@ def test_a_task_without_checks_is_saved_with_a_note_that_a_replay_cannot_confirm
     conversion = to_workflow(record(), "No checks")
     assert conversion.document["workflow"]["graph"]["nodes"][-2]["data"]["type"] == "select"
     assert any("no checks" in note for note in conversion.notes)
+
+
+def test_the_agents_own_bare_tag_is_not_kept_and_the_fingerprint_is() -> None:
+    """Issue 26: `{"selector": "button"}` finds whatever single button a changed page has left."""
+    fingerprint = {"v": 1, "kind": "button", "name": "Place order"}
+    computed = {"selector": "#place", "alternatives": [{"role": "button", "name": "Place order", "exact": True}],
+                "fingerprint": fingerprint}
+    calls = [ToolCall(id="a", name="page_click", input={"locator": {"selector": "button"}}, ok=True, locator=computed),
+             ToolCall(id="b", name="page_click", input={"locator": {"selector": "form > div:nth-of-type(2) > a"}},
+                      ok=True, locator={"selector": "#more", "alternatives": []})]
+    done = AgentRecord(task="Order", model="m", env="env-default", start_url="http://127.0.0.1:1/shop",
+                       status="succeeded", steps=[Step(index=1, calls=calls)])
+    nodes = to_workflow(done, "Order").document["workflow"]["graph"]["nodes"]
+    clicks = [n["data"]["locator"] for n in nodes if n["data"]["type"] == "click"]
+    assert clicks[0] == computed
+    assert clicks[1] == {"selector": "#more"}

@@ -58,8 +58,11 @@ def test_a_realistic_recording_imports_as_a_valid_linear_workflow() -> None:
     assert (node["scroll1"].direction, node["scroll1"].locator) == ("down", None)  # type: ignore[union-attr]
     assert labels(node["scroll2"].locator) == ["div.terms"]  # type: ignore[union-attr]
     assert node["scroll2"].model_extra == {"to": {"x": 0, "y": 300}}
+    # The recording's positional XPath (/html/body/main/form/button) stays in the file but replay ignores it.
     assert labels(node["click4"].locator) == [  # type: ignore[union-attr]
-        "button.submit", 'role=button[name="Subscribe"s]', "/html/body/main/form/button", "text=Subscribe"]
+        "button.submit", 'role=button[name="Subscribe"s]', "text=Subscribe"]
+    assert node["click4"].locator.fingerprint == {  # type: ignore[union-attr]
+        "v": 1, "kind": "button", "role": "button", "name": "Subscribe"}
     assert node["click4"].timeout == 8  # type: ignore[union-attr]
     assert (node["wait1"].state, node["wait1"].timeout) == ("appear", 4)  # type: ignore[union-attr]
     assert node["wait2"].state == "gone"  # type: ignore[union-attr]

@@ -88,9 +88,21 @@ def test_edits_and_their_errors() -> None:
 
 
 def test_prefer_puts_its_alternative_first_and_must_name_one() -> None:
-    locator = NodeLocator.model_validate({"selector": "#a", "alternatives": [{"text": "A"}, {"xpath": "//b"}],
+    locator = NodeLocator.model_validate({"selector": "#a", "alternatives": [{"text": "A"}, {"xpath": "//b[@id='b']"}],
                                           "prefer": 1})
     assert [c.source for c in locator.labeled_candidates()] == ["alternatives[1]", "selector", "alternatives[0]"]
+
+
+def test_bare_tags_and_positions_are_never_tried_and_a_vague_primary_gives_way_to_the_fingerprint() -> None:
+    old = {"selector": "button", "alternatives": [{"selector": "button"}, {"selector": "form > div:nth-of-type(2) > input"},
+                                                  {"xpath": "/html/body/form/button[2]"}, {"xpath": "//b"},
+                                                  {"role": "button", "name": "Place order"}, {"selector": "#place"}]}
+    assert [c.locator.label() for c in NodeLocator.model_validate(old).labeled_candidates()] == [
+        "button", 'role=button[name="Place order"]', "#place"]
+    healable = NodeLocator.model_validate({**old, "fingerprint": {"v": 1, "kind": "button", "name": "Place order"}})
+    assert [c.source for c in healable.labeled_candidates()] == ["alternatives[4]", "alternatives[5]"]
+    only_vague = NodeLocator.model_validate({"selector": "div:nth-of-type(3)", "fingerprint": {"kind": "button"}})
+    assert only_vague.labeled_candidates() == [] and only_vague.label() == "div:nth-of-type(3)"
     with pytest.raises(ValueError, match="prefer must be the index"):
         NodeLocator.model_validate({"selector": "#a", "alternatives": [{"text": "A"}], "prefer": 1})
 
