@@ -15,10 +15,11 @@ from typing import Any, Callable
 from app.instance import AlreadyRunningError, InstanceLock
 from app.qt_asyncio import start_qt, wakeup_timer
 from app.runtime import NoDisplayError, prepare_qt_environment
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import StoreError
 
-log = logging.getLogger("browserpilot.app")
+log = logging.getLogger(loggers.APP)
 
 
 def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], debug: bool = False,

@@ -29,8 +29,9 @@ from typing import Mapping, Sequence
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 from app.resources import FROM_CHECKOUT, RESOURCES_DIR
+from envs import loggers
 
-log = logging.getLogger("browserpilot.i18n")
+log = logging.getLogger(loggers.I18N)
 
 LANG_VARIABLE = "BROWSERPILOT_LANG"
 ENGLISH = "en"

@@ -1,6 +1,6 @@
 """Logging: one logger per subsystem under `browserpilot.*`, a rotating file in the data folder, stderr.
 
-Subsystems: store, envs, ops, cli, browser, ui, qt (Qt's own messages). `--debug` makes stderr verbose.
+The names are declared once, in envs/loggers.py. `--debug` makes stderr verbose.
 """
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ import logging
 import logging.handlers
 from pathlib import Path
 
-ROOT = "browserpilot"
+from envs import loggers
+
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
 def setup_logging(log_dir: Path | None, debug: bool = False, quiet: bool = False) -> logging.Logger:
-    root = logging.getLogger(ROOT)
+    root = logging.getLogger(loggers.ROOT)
     root.setLevel(logging.DEBUG)
     for handler in list(root.handlers):
         root.removeHandler(handler)

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-log = logging.getLogger("browserpilot.notifications")
+from envs import loggers
+
+log = logging.getLogger(loggers.NOTIFICATIONS)
 
 NotificationKind = Literal["needs_person", "run_failed", "batch_finished", "schedule_skipped"]
 SEND_TIMEOUT = 5.0

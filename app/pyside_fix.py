@@ -24,7 +24,9 @@ import ctypes
 import logging
 import sys
 
-log = logging.getLogger("browserpilot.app")
+from envs import loggers
+
+log = logging.getLogger(loggers.APP)
 _applied = False
 _bools_applied = False
 FEATURE_MODULE = "shibokensupport.feature"  # PySide6's __feature__ machinery

@@ -6,7 +6,9 @@ import logging
 
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 
-log = logging.getLogger("browserpilot.qt")
+from envs import loggers
+
+log = logging.getLogger(loggers.QT)
 
 _LEVELS = {
     QtMsgType.QtDebugMsg: logging.DEBUG,

@@ -20,7 +20,9 @@ from __future__ import annotations
 import logging
 import os
 
-log = logging.getLogger("browserpilot.app")
+from envs import loggers
+
+log = logging.getLogger(loggers.APP)
 
 RENDERING_ENV = "BROWSERPILOT_RENDERING"
 MODES = ("auto", "gpu", "software")

@@ -32,6 +32,7 @@ from app.ui.env_windows import EnvWindows
 from app.ui.op_runner import OpRunner
 from app.ui.wheel_guard import install_wheel_guard
 from app.unattended import Unattended
+from envs import loggers
 from envs.datadir import DataDir
 from envs.savemanager import SaveManager, Saver
 from envs.store import EnvEvent, EnvStore, purge_trash
@@ -45,7 +46,7 @@ from workflows.store import WorkflowStore
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
 
-log = logging.getLogger("browserpilot.app")
+log = logging.getLogger(loggers.APP)
 
 
 class _AnnouncingRunStore(RunStore):

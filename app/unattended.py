@@ -33,6 +33,7 @@ from app.resources import APP_ICON
 from app.schedules.attention import AttentionWatcher, Waiting
 from app.schedules.service import ScheduleNotice, Scheduler
 from app.ui.tray import Tray, TrayEntry
+from envs import loggers
 
 if TYPE_CHECKING:
     from app.browser.service import BrowserService
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from app.ui.op_runner import OpRunner
     from envs.store import EnvStore
 
-log = logging.getLogger("browserpilot.schedules")
+log = logging.getLogger(loggers.SCHEDULES)
 
 SETTING_OF_KIND: dict[NotificationKind, str] = {
     "needs_person": "notify_needs_person", "run_failed": "notify_run_failed",

@@ -17,11 +17,12 @@ from typing import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
 
-log = logging.getLogger("browserpilot.envs")
+log = logging.getLogger(loggers.ENVS)
 
 DEFAULT_COLOR = "#1a73e8"
 MAX_GROUP_NAME = 60

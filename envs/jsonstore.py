@@ -23,10 +23,11 @@ from typing import Callable, Generic, TypeVar
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
+from envs import loggers
 from envs.atomic import atomic_write_bytes, move_aside
 from envs.errors import StoreError
 
-log = logging.getLogger("browserpilot.store")
+log = logging.getLogger(loggers.STORE)
 
 M = TypeVar("M", bound=BaseModel)
 

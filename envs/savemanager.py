@@ -38,10 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, TypeVar
 
+from envs import loggers
 from envs.atomic import atomic_write_bytes
 from envs.errors import StoreError
 
-log = logging.getLogger("browserpilot.store")
+log = logging.getLogger(loggers.STORE)
 
 Render = Callable[[], bytes]
 Job = Callable[[], None]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
+from envs import loggers
 from envs.datadir import DataDir
 from envs.domains import PatternError, normalize_patterns
 from envs.identity import IdentityError, clean_geolocation, clean_languages, clean_timezone, clean_user_agent
@@ -41,7 +42,7 @@ from envs.model import (
 )
 from envs.savemanager import ImmediateSaver, Saver
 
-log = logging.getLogger("browserpilot.envs")
+log = logging.getLogger(loggers.ENVS)
 
 TRASH_PREFIX = ".trash-"
 SITE_REFRESH_SECONDS = 60

@@ -30,10 +30,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError
 
+from envs import loggers
 from workflows.nodes import (FAILS, NODE_TYPES, RESERVED_HANDLE, DocumentModel, Edge, EndData, EndOutput, Graph, LoopData,
                              Node, NodeData, NonEmptyText, RawNodeData, StartData, StartVariable, Text)
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 FORMAT_VERSION = "0.3.0"
 MAX_DEPTH = 200

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Protocol
 
+from envs import loggers
 from envs.atomic import move_file
 from envs.savemanager import in_thread
 from workflows.document import WorkflowDocument
@@ -43,7 +44,7 @@ from workflows.runs import RunRecord, TraceEntry, now
 from workflows.secret_binding import SecretBinding, placeholder
 from workflows.template import Variables, VariableError, js_text
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 DEFAULT_TIMEOUT = 10.0
 SETTLE_TIMEOUT = 10.0

@@ -16,7 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-log = logging.getLogger("browserpilot.workflows")
+from envs import loggers
+
+log = logging.getLogger(loggers.WORKFLOWS)
 
 EventKind = Literal["run_started", "node_started", "node_finished", "loop_pass", "run_finished"]
 KEPT_RUNS = 50

@@ -22,11 +22,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from envs import loggers
 from envs.atomic import atomic_write_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
-from workflows.recorder import import_recording, looks_like_recording
+from workflows.chrome_recorder import import_recording, looks_like_recording
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BOM = "\ufeff"

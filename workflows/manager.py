@@ -17,6 +17,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from envs import loggers
 from workflows.document import WorkflowDocument
 from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, OperationsPort, RunSettings, TabState
 from workflows.events import RunEvents
@@ -24,7 +25,7 @@ from workflows.runs import RunRecord, RunStore, new_run_id
 from workflows.secret_binding import SecretBinding, SecretError, SecretRule
 from workflows.template import VariableError
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 # run id, its bound secrets -> an operations port acting as that run
 OpsForRun = Callable[[str, SecretBinding | None], OperationsPort]

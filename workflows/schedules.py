@@ -28,13 +28,14 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
 from workflows.schedule_timing import Timing
 
-log = logging.getLogger("browserpilot.schedules")
+log = logging.getLogger(loggers.SCHEDULES)
 
 HISTORY = 20
 DEFAULT_GRACE_MINUTES = 12 * 60

@@ -16,13 +16,14 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
 from workflows.versions import VersionStore
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 
 class _Model(BaseModel):

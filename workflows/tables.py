@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from envs import loggers
 from workflows.template import js_string
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 TABLE_FILES = (".csv", ".xlsx", ".json", ".jsonl")
 MAX_ROWS = 100_000  # a table shown or printed is cut here (`truncated`)

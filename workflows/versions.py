@@ -21,11 +21,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs import loggers
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import Saver
 from workflows.runs import now
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 KEPT = 50
 Reason = Literal["save", "import", "update", "repair", "restore", "recovered", "record"]

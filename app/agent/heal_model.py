@@ -19,9 +19,10 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import OpError, operation
+from envs import loggers
 from workflows.ports import Locator, TabPort
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 SYSTEM = ("You help a deterministic browser automation replay one recorded step after the web page changed. You "
           "get the step (its node type and title), the fingerprint of the element it acted on when it was "

@@ -16,9 +16,10 @@ from app.agent.model import ModelClient, ModelError, usage_of
 from app.agent.records import AgentRecord, Judgement, Usage
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings
+from envs import loggers
 from envs.savemanager import in_thread
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 JUDGE_SYSTEM = ("You judge whether a browser agent did what it was asked. You get the task, the agent's steps "
                 "and its final page. Answer with JSON only: {\"verdict\": \"pass\" or \"fail\", \"reason\": "

@@ -35,8 +35,9 @@ from app.agent.records import AgentRecord, SelfReport, Step, ToolCall
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings
 from app.agent.tools import ToolRunner
+from envs import loggers
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 CACHE = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4

@@ -19,8 +19,9 @@ from anthropic.types import Message
 
 from app.agent.records import Usage
 from app.agent.settings import cost_usd
+from envs import loggers
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 StreamEvent = Callable[[str, Any], None]  # ("text", delta) or ("tool", {"name", "input"})
 ModelError = anthropic.APIError

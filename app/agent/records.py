@@ -20,12 +20,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver, in_thread
 from workflows.runs import RecentRecords, now
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 MAX_AGENT_RUNS = 200
 RECENT_FULL_RECORDS = 20  # whole records kept in memory (their record.json may not be written yet)

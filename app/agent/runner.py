@@ -33,12 +33,13 @@ from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner, tool_definitions
 from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
+from envs import loggers
 from envs.atomic import move_file
 from envs.savemanager import in_thread
 from workflows.redaction import redacting_logs
 from workflows.secret_binding import SecretBinding, rules_for
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 

@@ -27,9 +27,10 @@ from app.agent.records import Refusal, ToolCall
 from app.agent.secrets import SecretError, Secrets
 from app.mcp.tools import call_timeout, input_schema, tool_description, tool_result
 from app.ops.registry import OperationRegistry
+from envs import loggers
 from workflows.secret_binding import REFUSED
 
-log = logging.getLogger("browserpilot.agent")
+log = logging.getLogger(loggers.AGENT)
 
 TAB_OPERATIONS = ("tab_open", "tab_list", "tab_activate", "tab_close")
 CONTROL_OPERATIONS = ("page_lock", "page_unlock")  # the run manages its tab's control itself

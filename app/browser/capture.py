@@ -42,9 +42,10 @@ from app.browser.control import TabControl
 from app.browser.health import PageHealth
 from app.browser.js import APP_WORLD, PageError, PageTimeout, ScriptError, run_js, run_js_async
 from app.browser.windowless import grabbing, is_windowless
+from envs import loggers
 from envs.savemanager import in_thread
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 Paper = Literal["A4", "Letter", "Legal", "A3"]
 Clip = tuple[float, float, float, float]  # x, y, width, height in CSS pixels

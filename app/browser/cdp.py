@@ -45,8 +45,9 @@ from PySide6.QtWebEngineCore import (
 )
 
 from app.browser.js import PageError, PageTimeout
+from envs import loggers
 
-log = logging.getLogger("browserpilot.net")
+log = logging.getLogger(loggers.NET)
 
 MAIN_WORLD = int(QWebEngineScript.ScriptWorldId.MainWorld)
 

@@ -30,9 +30,10 @@ from PySide6.QtWebEngineCore import (
 )
 
 from app.browser.js import MAIN_WORLD, PageTimeout, run_js, run_js_async
+from envs import loggers
 from workflows.ports import PageError
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 IDLE_RELEASE = 60.0  # seconds without calls after which the page and its renderer are deleted
 

@@ -39,8 +39,9 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.browser.js import PageError, PageTimeout
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 CONTROL_OBJECT_NAME = "browserpilot-tab-control"
 MAX_HANDOFF_WAIT = 600.0  # seconds: an operation waits at most 10 minutes for the person

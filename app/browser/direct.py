@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
+from envs import loggers
 
-log = logging.getLogger("browserpilot.net")
+
+log = logging.getLogger(loggers.NET)
 
 MAX_REDIRECTS = 10
 REDIRECTS = (301, 302, 303, 307, 308)

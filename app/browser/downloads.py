@@ -36,10 +36,11 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEnginePage
 
+from envs import loggers
 from envs.filenames import safe_file_name, unique_safe_path
 from app.browser.js import PageError, PageTimeout
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 State = QWebEngineDownloadRequest.DownloadState
 MAX_RECORDED = 100

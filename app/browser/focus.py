@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 
 from app.browser.js import APP_WORLD
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 FOCUS_TIMEOUT = 5.0
 _ASK = ("JSON.stringify([document.hasFocus(), !!document.activeElement && "

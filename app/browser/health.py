@@ -30,8 +30,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWebEngineCore import QWebEnginePage
 
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 T = TypeVar("T")
 

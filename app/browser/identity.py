@@ -33,11 +33,12 @@ from PySide6.QtWebEngineCore import QWebEngineProfile
 
 from app.browser.js import MAIN_WORLD, document_script
 from app.resources import JS_DIR
+from envs import loggers
 from envs.identity import accept_language, client_hints
 from envs.model import Environment
 from envs.store import EnvEvent, EnvStore
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 SCRIPT_NAME = "browserpilot-identity"
 _PLACEHOLDER = "__BROWSERPILOT_IDENTITY__"

@@ -23,8 +23,9 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, document_script, run_in_every_frame, run_js
 from app.browser.navigation import START_GRACE
 from app.resources import JS_DIR
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 SCRIPT_NAME = "browserpilot-inflight"
 KEY = f"__bp{secrets.token_hex(6)}"  # the property the tracker hides under: random per app process

@@ -98,8 +98,9 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 MouseButton = Literal["left", "right", "middle"]
 Direction = Literal["left", "right", "up", "down"]

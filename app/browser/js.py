@@ -22,9 +22,10 @@ from typing import Any
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage, QWebEngineProfile, QWebEngineScript
 
 from app.resources import JS_DIR
+from envs import loggers
 from workflows.ports import PageError
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 MAIN_WORLD = int(QWebEngineScript.ScriptWorldId.MainWorld)
 APP_WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)

@@ -48,9 +48,10 @@ from typing import Any, Literal
 from PySide6.QtWebEngineCore import QWebEnginePage
 
 from app.browser.js import APP_WORLD, PageTimeout, run_js
+from envs import loggers
 from workflows.ports import Locator, PageError
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 LocatorLike = Locator | Mapping[str, str] | str
 """A `Locator`, a dict with one of selector/xpath/ref, or a bare selector string."""

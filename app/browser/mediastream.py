@@ -29,8 +29,9 @@ from app.browser.downloads import DownloadManager, DownloadRecord
 from app.browser.js import PageError, PageTimeout
 from app.browser.streamsave import Candidate, Identity, Progress, StreamCancelled, StreamError, StreamJob, \
     StreamRefused, candidates, probe, site_extractor
+from envs import loggers
 
-log = logging.getLogger("browserpilot.media")
+log = logging.getLogger(loggers.MEDIA)
 
 State = QWebEngineDownloadRequest.DownloadState
 

@@ -27,8 +27,9 @@ from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEnginePage
 
 from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, run_js, run_js_async
 from app.browser.policy import block_reason
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 WaitUntil = Literal["load", "domcontentloaded", "none"]
 Status = QWebEngineLoadingInfo.LoadStatus
@@ -98,19 +99,19 @@ class _LoadWatcher:
         self.started: asyncio.Future[str] = loop.create_future()
         self.finished: asyncio.Future[LoadOutcome] = loop.create_future()
         self._page = page
-        self._url = _comparable(url) if url else None  # None: any load is ours
+        self.url = _comparable(url) if url else None  # None: any load is ours
         page.loadingChanged.connect(self._on_loading_changed)
 
     def _on_loading_changed(self, info: QWebEngineLoadingInfo) -> None:
         status = info.status()
         if status == Status.LoadStartedStatus:
-            if not self.started.done() and (self._url is None or _comparable(info.url().toString()) == self._url):
+            if not self.started.done() and (self.url is None or _comparable(info.url().toString()) == self.url):
                 self.started.set_result(info.url().toString())
             elif not self.started.done():
-                log.debug("a load of %s started, not of %s: not this navigation's", info.url().toString(), self._url)
+                log.debug("a load of %s started, not of %s: not this navigation's", info.url().toString(), self.url)
             return
         if not self.started.done():
-            if self._url is None or _comparable(info.url().toString()) != self._url:
+            if self.url is None or _comparable(info.url().toString()) != self.url:
                 return  # the end of a load that began before ours
             # Our address loaded without a start of its own: Chromium tells one start for loads that follow each
             # other while the page is loading (an error page still finishing, say).
@@ -171,7 +172,7 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     old_document: str | None = None
-    if wait_until == "domcontentloaded":
+    if wait_until in ("domcontentloaded", "load"):
         try:
             old_document = await run_js(page, "window.__bpDocumentId || null", timeout=1.0)
         except PageError:
@@ -196,13 +197,10 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
             if watcher.finished.done():
                 _check(watcher.finished.result(), page, started)
         else:
-            try:
-                await asyncio.wait_for(asyncio.shield(watcher.started), timeout=timeout)
-                outcome = await asyncio.wait_for(asyncio.shield(watcher.finished),
-                                                 timeout=max(0.0, deadline - loop.time()))
-            except asyncio.TimeoutError:
+            outcome = await _loaded(page, watcher, old_document, deadline)
+            if outcome is None:
                 raise NavigationError(f"the page did not finish loading within {timeout:g} s",
-                                      page.url().toString()) from None
+                                      page.url().toString())
             _check(outcome, page, started)
     finally:
         watcher.close()
@@ -211,6 +209,32 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
         raise NavigationError(f"the server answered HTTP {status} for {page.url().toString()}",
                               page.url().toString(), status)
     return {"url": page.url().toString(), "title": page.title(), "status": status}
+
+
+_LOADED_CHECK = 0.25  # seconds between looks at the page while a load's end is awaited
+
+
+async def _loaded(page: QWebEnginePage, watcher: _LoadWatcher, old_document: str | None,
+                  deadline: float) -> LoadOutcome | None:
+    """How this navigation's load ended, or None at the deadline. Usually the browser says so; when it said
+    nothing that was taken for this load (its start was folded into a load still running before it, which ended
+    at another address), a new document at this address that has finished loading is its end too."""
+    loop = asyncio.get_running_loop()
+    while loop.time() < deadline:
+        done, _pending = await asyncio.wait({watcher.finished}, timeout=min(_LOADED_CHECK, deadline - loop.time()))
+        if done:
+            return watcher.finished.result()
+        if page.isLoading() or watcher.url is None or _comparable(page.url().toString()) != watcher.url:
+            continue
+        try:
+            document = await run_js(page, "document.readyState === 'complete' && (window.__bpDocumentId || null)",
+                                    timeout=1.0, world=APP_WORLD)
+        except PageError:
+            continue
+        if document and document != old_document and not watcher.finished.done():
+            log.info("the load of %s ended without the browser saying so; its document is there", watcher.url)
+            return LoadOutcome(Status.LoadSucceededStatus, page.url().toString(), Domain.NoErrorDomain, 0, "", False)
+    return None
 
 
 def _check(outcome: LoadOutcome, page: QWebEnginePage, started: float) -> None:

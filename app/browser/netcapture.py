@@ -34,9 +34,10 @@ from app.browser.direct import Hop
 from app.browser.js import PageTimeout
 from app.browser.netmock import MockRegistry
 from app.browser.policy import PolicyRegistry
+from envs import loggers
 from workflows.redaction import Redactor
 
-log = logging.getLogger("browserpilot.net")
+log = logging.getLogger(loggers.NET)
 
 MAX_ENTRIES = 500
 MAX_PAGES = 100

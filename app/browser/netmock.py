@@ -30,8 +30,9 @@ from urllib.parse import urlsplit
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError
 from app.browser.js import PageTimeout
+from envs import loggers
 
-log = logging.getLogger("browserpilot.net")
+log = logging.getLogger(loggers.NET)
 
 HOLDER = "net_mock"
 

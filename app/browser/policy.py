@@ -44,10 +44,11 @@ from PySide6.QtWebEngineCore import (
     QWebEngineUrlRequestInterceptor,
 )
 
+from envs import loggers
 from envs.domains import DomainPolicy, PatternError, Verdict, parse_pattern
 from envs.store import EnvEvent, EnvStore
 
-log = logging.getLogger("browserpilot.net")
+log = logging.getLogger(loggers.NET)
 
 MAX_BLOCKED = 500  # recent blocked requests kept per environment
 NAVIGATION_MEMORY = 30.0  # seconds a blocked top-level navigation is remembered for its error page and report

@@ -41,9 +41,10 @@ from app.browser.input import InputDriver, InputError
 from app.browser.js import HELPER_SCRIPTS, document_script, run_in_every_frame
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
 from app.resources import JS_DIR
+from envs import loggers
 from workflows.recording import Recording, new_session_token
 
-log = logging.getLogger("browserpilot.record")
+log = logging.getLogger(loggers.RECORD)
 
 RECORD_WORLD = 3  # the recorder's own isolated world (0 is the page's, 1 our helpers')
 SCRIPT_NAME = "browserpilot-recorder"

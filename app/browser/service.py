@@ -42,13 +42,14 @@ from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.transfer import ProfileState
 from app.browser.windowless import keep_windowless, show_in_window
+from envs import loggers
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.model import DEFAULT_ENV_ID
 from envs.store import EnvError, EnvStore
 from workflows.ports import Control, TabInfo
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 PAGE_SIZE = QSize(1200, 760)  # a windowless tab's page area: an environment window's (1200x800) page
 

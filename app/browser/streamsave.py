@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-log = logging.getLogger("browserpilot.media")
+from envs import loggers
+
+log = logging.getLogger(loggers.MEDIA)
 
 MANIFEST_TYPES = {"application/vnd.apple.mpegurl": "hls", "application/x-mpegurl": "hls",
                   "audio/mpegurl": "hls", "audio/x-mpegurl": "hls", "application/dash+xml": "dash"}

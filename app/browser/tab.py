@@ -32,9 +32,10 @@ from PySide6.QtWidgets import QWidget
 
 from app.browser.health import PageHealth
 from app.browser.js import PageError, PageTimeout
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
-page_log = logging.getLogger("browserpilot.page")
+log = logging.getLogger(loggers.BROWSER)
+page_log = logging.getLogger(loggers.PAGE)
 
 DialogPolicy = Literal["accept", "dismiss"]
 DialogType = Literal["alert", "confirm", "prompt", "beforeunload"]

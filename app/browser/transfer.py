@@ -27,8 +27,9 @@ from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 
 from app.browser.cdp import CdpError, CdpHub
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
+from envs import loggers
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 MAX_ORIGINS = 100
 LOAD_TIMEOUT = 10.0

@@ -24,10 +24,11 @@ from app.cli import agent, batch, editor, schedules, workflows
 from app.cli.common import run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.logsetup import setup_logging
+from envs import loggers
 from envs.datadir import DataDir, resolve_data_dir
 from envs.errors import StoreError
 
-log = logging.getLogger("browserpilot.cli")
+log = logging.getLogger(loggers.CLI)
 
 
 

@@ -155,7 +155,7 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
     if verb == "history":
         def show_history(result: dict[str, Any]) -> None:
             if as_json:
-                return _print_json(result)
+                return print_json(result)
             for v in result["versions"]:
                 note = f"\t{v['note']}" if v.get("note") else ""
                 print(f"{v['version']}\t{v['at']}\t{v['reason']}\t{v['nodes']} nodes\t{v['name']}{note}")
@@ -163,7 +163,7 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
     if verb == "diff":
         def show_diff(result: dict[str, Any]) -> None:
             if as_json:
-                return _print_json(result)
+                return print_json(result)
             print(f"version {result['from']} -> {result['to']}")
             for change in result["changes"] or ["no change"]:
                 print(f"  {change}")
@@ -175,7 +175,7 @@ def workflow_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
         return "workflow_diff", params_diff, show_diff
     if verb == "restore":
         return "workflow_restore", {"name": args.name, "version": args.version}, (
-            lambda r: _print_json(r) if as_json else print(f"restored version {r['restored']} of {r['name']} as "
+            lambda r: print_json(r) if as_json else print(f"restored version {r['restored']} of {r['name']} as "
                                                           f"version {r['version']}"))
     if verb == "export":
         params: dict[str, Any] = {"name": args.name}

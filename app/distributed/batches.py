@@ -29,11 +29,12 @@ from pydantic.alias_generators import to_camel
 from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
 from app.distributed.ledger import Event
 from app.distributed.models import RowTask
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver
 
-log = logging.getLogger("browserpilot.distributed")
+log = logging.getLogger(loggers.DISTRIBUTED)
 
 BatchStatus = Literal["running", "ended", "cancelled"]
 Outcome = Literal["ok", "failed", "cancelled"]

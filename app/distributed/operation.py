@@ -34,9 +34,10 @@ from app.distributed.shipping import land_files, relocate
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.workflow_ops import WorkflowRunParams, _resolve, read_rows
+from envs import loggers
 from workflows.runs import RunRecord
 
-log = logging.getLogger("browserpilot.distributed")
+log = logging.getLogger(loggers.DISTRIBUTED)
 
 QUEUE_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9._-]*")
 

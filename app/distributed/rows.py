@@ -21,10 +21,11 @@ from typing import Any
 
 from app.distributed.models import RowResult, RowTask
 from app.distributed.shipping import collect_files
+from envs import loggers
 from envs.atomic import atomic_write_text
 from workflows.document import validate_document
 
-log = logging.getLogger("browserpilot.distributed")
+log = logging.getLogger(loggers.DISTRIBUTED)
 
 
 class AppFault(Exception):

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from app.distributed.models import ShippedFile
+from envs import loggers
 from envs.atomic import atomic_write_bytes
 
-log = logging.getLogger("browserpilot.distributed")
+log = logging.getLogger(loggers.DISTRIBUTED)
 
 
 def record_paths(record: dict[str, Any]) -> list[str]:

@@ -32,8 +32,9 @@ from app.distributed.batches import MAX_SENDS, BatchFiles, BatchState, Duplicate
 from app.distributed.broker import in_broker, make_broker, retrying, row_message
 from app.distributed.ledger import BatchLedger, Event
 from app.distributed.models import BatchCounts, RowResult
+from envs import loggers
 
-log = logging.getLogger("browserpilot.distributed")
+log = logging.getLogger(loggers.DISTRIBUTED)
 
 BLOCK_MS = 250
 CHECK_SECONDS = 2.0

@@ -40,9 +40,10 @@ from app.distributed.defaults import DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE, D
 from app.distributed.ledger import BatchLedger
 from app.distributed.models import RowResult, RowTask
 from app.distributed.rows import AppFault, RowRunner
+from envs import loggers
 from envs.datadir import DataDir
 
-log = logging.getLogger("browserpilot.distributed")
+log = logging.getLogger(loggers.DISTRIBUTED)
 
 MAX_RECOVERIES = 2
 """Times a row goes back to the queue after its app lost its renderer or hung (then it is reported failed)."""

@@ -45,9 +45,10 @@ from app import __version__
 from app.mcp.client import (APP_START_TIMEOUT, Endpoint, EndpointUnavailable, QuickClient, connect, connect_quick,
                             ensure_app, reason)
 from app.mcp.config import SERVER_INSTRUCTIONS, SERVER_NAME, read_mcp_file
+from envs import loggers
 from envs.datadir import DataDir
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 # The handshake-era protocol versions the SDK negotiates (`mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS`;
 # tests/unit/app/test_mcp_relay.py checks that they are still the SDK's).

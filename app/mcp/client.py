@@ -34,9 +34,10 @@ from typing import Any, AsyncIterator
 
 from app.mcp.config import McpFile, read_mcp_file
 from app.mcp.idle import STARTER_ENV, Starter, client_header, pid_alive
+from envs import loggers
 from envs.datadir import DataDir
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 APP_START_TIMEOUT = 90.0   # a cold start on a busy 2-core machine takes a few seconds; leave room
 FORWARD_WAIT = 20.0        # an app that holds the lock but is still starting its server

@@ -28,11 +28,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from envs import loggers
 from envs.datadir import DataDir
 from envs.atomic import atomic_write_text
 from envs.errors import StoreError
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 SCHEMA_VERSION = 1
 DEFAULT_PORT = 39221

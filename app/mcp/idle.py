@@ -24,7 +24,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, MutableMapping
 
-log = logging.getLogger("browserpilot.mcp")
+from envs import loggers
+
+log = logging.getLogger(loggers.MCP)
 
 STARTER_ENV = "BROWSERPILOT_STARTED_BY"
 IDLE_SECONDS_ENV = "BROWSERPILOT_IDLE_EXIT_SECONDS"

@@ -27,13 +27,14 @@ import socket
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from envs import loggers
 from envs.datadir import DataDir
 
 if TYPE_CHECKING:
     from app.mcp.idle import BridgeClients
     from app.mcp.tools import ToolCatalog
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 LINE_LIMIT = 256 * 1024 * 1024  # a full-page screenshot travels inline (base64) in one line
 

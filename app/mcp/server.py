@@ -63,12 +63,13 @@ from app.mcp.idle import CLIENT_HEADER, BridgeClients
 from app.mcp.quick import QuickServer
 from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, OperationRegistry, failure
+from envs import loggers
 from envs.datadir import DataDir
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 PORT_ATTEMPTS = 50
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})

@@ -25,6 +25,7 @@ from app.mcp.config import client_configs, load_or_create, regenerate_token
 from app.mcp.idle import BridgeClients, IdleWatch, Starter, idle_timeout
 from app.ops import OpContext, OperationRegistry
 from app.ops.registry import Operation, Params, operation
+from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import StoreError
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from app.mcp.server import McpHttpServer
     from app.settings import SettingsStore
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 Status = Literal["running", "starting", "off", "failed"]
 

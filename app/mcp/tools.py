@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any
 from app.mcp.config import SERVER_INSTRUCTIONS
 from app.ops.compat import original_forms
 from app.ops.registry import Operation, OperationRegistry
+from envs import loggers
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, Tool
 
-log = logging.getLogger("browserpilot.mcp")
+log = logging.getLogger(loggers.MCP)
 
 # Screenshots bigger than this are not inlined (a full-page capture of a long page can be tens of MB, and
 # model APIs refuse images over 5 MB); the envelope still carries the path.

@@ -24,13 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
+from envs import loggers
 from envs.atomic import atomic_write_text
 from envs.cookie_files import CookieFileError, CookieFormat, detect_format, from_cookie_editor, from_netscape, \
     to_cookie_editor, to_netscape
 from envs.savemanager import in_thread
 from envs.store import EnvError
 
-log = logging.getLogger("browserpilot.ops")
+log = logging.getLogger(loggers.OPS)
 
 FILE_KIND = "browserpilot-environment"
 MAX_FILE_BYTES = 50 * 1024 * 1024

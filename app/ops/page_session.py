@@ -19,9 +19,10 @@ from pydantic import Field
 from app.ops.compat import CompatError
 from app.ops.context import OpContext
 from app.ops.registry import OpError, Params
+from envs import loggers
 from workflows.ports import Locator, PageError, TabPort
 
-log = logging.getLogger("browserpilot.ops")
+log = logging.getLogger(loggers.OPS)
 
 DEFAULT_TIMEOUT_MS = 10_000
 MAX_TIMEOUT_MS = 600_000

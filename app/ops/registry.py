@@ -22,9 +22,10 @@ from pydantic.alias_generators import to_camel
 
 from app.ops import compat
 from app.ops.context import OpContext
+from envs import loggers
 from workflows.secret_binding import SecretRefused, site_of
 
-log = logging.getLogger("browserpilot.ops")
+log = logging.getLogger(loggers.OPS)
 
 P = TypeVar("P", bound="Params")
 

@@ -23,6 +23,7 @@ from pydantic import Field, model_validator
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
+from envs import loggers
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
 from envs.savemanager import in_thread
@@ -36,7 +37,7 @@ from workflows.repairs import due as repair_due
 from workflows.repairs import proposals as repair_proposals
 from workflows.versions import diff as diff_versions
 
-log = logging.getLogger("browserpilot.ops")
+log = logging.getLogger(loggers.OPS)
 
 DOC_HELP = ("A BrowserPilot 0.3.0 document {kind: 'app', version: '0.3.0', app: {name}, workflow: "
             "{environment_variables, graph: {nodes, edges}}} (README: Workflows).")

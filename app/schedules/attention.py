@@ -20,13 +20,14 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from app.browser.control import ControlState, TabControl
+from envs import loggers
 from workflows.events import RunEvent, RunEvents
 
 if TYPE_CHECKING:
     from app.browser.parts.tab import Tab
     from app.browser.service import BrowserService
 
-log = logging.getLogger("browserpilot.schedules")
+log = logging.getLogger(loggers.SCHEDULES)
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,11 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
+from envs import loggers
 from workflows.schedule_timing import TimingError, local_zone
 from workflows.schedules import Schedule, ScheduleChange, ScheduleError, ScheduleResult
 
-log = logging.getLogger("browserpilot.schedules")
+log = logging.getLogger(loggers.SCHEDULES)
 
 SKIP_GRACE = 60  # seconds: how late a `skip` schedule's tick may still run (a busy machine, not a missed time)
 CLOCK_CHECK = 60.0  # seconds between two comparisons of the wall clock with the loop's monotonic clock

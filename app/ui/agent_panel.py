@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 
 from app.agent.records import AgentRecord, Step, ToolCall, Usage
 from app.agent.settings import AgentSettingsStore, StoredSecret
+from envs import loggers
 from envs.jsonstore import StoreError
 from workflows.secret_binding import SecretError, start_page_domain
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from app.agent.runner import AgentRun
 from app.ops import OpContext, OperationRegistry
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 
 class AgentSettingsDialog(QDialog):

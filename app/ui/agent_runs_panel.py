@@ -22,8 +22,9 @@ from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import OpCalls, format_duration, local_time
 from app.ui.table_model import RowsTableModel, button_row, record_table
+from envs import loggers
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 LIMIT = 50

@@ -33,8 +33,9 @@ from PySide6.QtWidgets import (
 
 from app.browser.control import ControlState, TabControl
 from app.ui.theme import current_scheme, icon
+from envs import loggers
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 CARD_MARGIN = 20  # px between the overlay's card and the bottom of the view
 FRAME_WIDTH = 3  # px of the overlay's frame in the highlight colour

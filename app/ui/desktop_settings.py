@@ -16,9 +16,10 @@ from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QSystemTrayIcon, QVB
 
 from app import autostart
 from app.settings import SettingsStore
+from envs import loggers
 from envs.jsonstore import StoreError
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 
 class DesktopSection(QGroupBox):

@@ -34,8 +34,9 @@ from PySide6.QtWidgets import (
 
 from app.browser.downloads import DownloadManager, DownloadRecord
 from app.ui.theme import icon
+from envs import loggers
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ICON_SIZE = QSize(16, 16)
 MAX_ROWS = 200  # the oldest finished downloads leave the list beyond this (their files stay)

@@ -74,9 +74,10 @@ from app.ui.downloads_panel import DownloadsPanel
 from app.ui.op_runner import OpRunner
 from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
 from app.ui.theme import icon
+from envs import loggers
 from envs.groups import GroupError, GroupStore, TabGroup
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 TAB_TITLE_CHARS = 28
 TOOLBAR_ICON = QSize(18, 18)

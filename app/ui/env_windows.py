@@ -20,10 +20,11 @@ from app.browser.parts.tab import Tab
 from app.browser.service import BrowserService, EnvironmentStartError
 from app.ui.env_window import EnvWindow
 from app.ui.op_runner import OpRunner
+from envs import loggers
 from envs.groups import GroupStore
 from envs.store import EnvEvent, EnvStore
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 
 class EnvWindows(QObject):

@@ -45,13 +45,14 @@ from app.ui.runs_panel import RunsPanel
 from app.ui.theme import icon
 from app.ui.welcome import WelcomeDialog
 from app.ui.workflows_panel import WorkflowsPanel
+from envs import loggers
 from envs.datadir import DataDir
 from envs.store import EnvStore
 
 if TYPE_CHECKING:
     from app.mcp.service import McpService
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 WORKFLOW_ACTIONS = ("run-workflow", "batch-workflow", "edit-workflow", "export-workflow", "delete-workflow")
 

@@ -10,8 +10,9 @@ from typing import Any, Callable
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.ops import OpContext, OperationRegistry
+from envs import loggers
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ResultHandler = Callable[[dict[str, Any]], None]
 

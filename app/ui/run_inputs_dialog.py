@@ -47,11 +47,12 @@ from PySide6.QtWidgets import (
 
 from app.ops.registry import OpError
 from app.ops.workflow_ops import read_rows  # the operation's own reader, so the dialog agrees with it
+from envs import loggers
 from envs.store import EnvError, EnvStore
 from workflows.document import DocumentError, validate_document
 from workflows.nodes import StartVariable
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 EnvChoice = tuple[str, str]  # (environment id, name)
 PROBLEM_STYLE = "color: #b3261e"

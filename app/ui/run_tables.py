@@ -22,11 +22,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from app.ui.theme import icon
+from envs import loggers
 from envs.savemanager import in_thread
 from workflows.export import write_table
 from workflows.tables import cell_text
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 _NUMBER = re.compile(r"^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$")

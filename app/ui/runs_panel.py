@@ -48,9 +48,10 @@ from app.ui.op_runner import OpRunner
 from app.ui.run_tables import RunTablesView
 from app.ui.table_model import RowsTableModel, record_table
 from app.ui.theme import current_scheme, icon
+from envs import loggers
 from envs.store import EnvEvent
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 Envelope = dict[str, Any]

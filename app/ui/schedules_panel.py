@@ -24,13 +24,14 @@ from app.ui.runs_panel import local_time, status_icon, status_text
 from app.ui.schedule_dialog import open_schedule_dialog, timing_words, translated_words
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.theme import icon
+from envs import loggers
 from workflows.schedule_timing import Timing, describe
 from workflows.schedules import ScheduleStore
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 COLUMNS = (QT_TRANSLATE_NOOP("ScheduleTableModel", "On"), QT_TRANSLATE_NOOP("ScheduleTableModel", "Name"),

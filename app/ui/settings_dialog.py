@@ -13,9 +13,10 @@ import logging
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
 from app.settings import SettingsStore
+from envs import loggers
 from envs.jsonstore import StoreError
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 MAX_MINUTES = 10080  # a week: the settings model's upper bound
 MAX_SETTLE_SECONDS = 300

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import QApplication
 
 from app.resources import RESOURCES_DIR
 from app.ui.wheel_guard import install_wheel_guard
+from envs import loggers
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ICON_DIR = RESOURCES_DIR / "icons" / "lucide"
 STYLE_FILE = RESOURCES_DIR / "styles" / "app.qss"

@@ -22,8 +22,9 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from app.resources import APP_ICON
 from app.ui.theme import icon
+from envs import loggers
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ICON_SIZE = 64
 RECENT_EVENTS = 6

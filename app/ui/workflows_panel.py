@@ -50,9 +50,10 @@ from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
+from envs import loggers
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 
-log = logging.getLogger("browserpilot.ui")
+log = logging.getLogger(loggers.UI)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 COLUMNS = (QT_TRANSLATE_NOOP("WorkflowTableModel", "Name"), QT_TRANSLATE_NOOP("WorkflowTableModel", "Description"),

@@ -28,9 +28,10 @@ from app.browser.js import PageTimeout
 from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, committed
 from app.browser.netcapture import NetServices
 from app.browser.tab import BrowserPage, BrowserTab
+from envs import loggers
 from workflows.ports import Locator, PageError
 
-log = logging.getLogger("browserpilot.browser")
+log = logging.getLogger(loggers.BROWSER)
 
 T = TypeVar("T")
 

@@ -16,9 +16,10 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from app.ui.editor import commands, layout, rules
 from app.ui.editor.model import EditorModel, JsonDict, Level
 from app.ui.node_kinds import kind_label
+from envs import loggers
 from workflows.nodes import NODE_TYPES
 
-log = logging.getLogger("browserpilot.editor")
+log = logging.getLogger(loggers.EDITOR)
 
 CLIPBOARD_KIND = "browserpilot-nodes"
 PASTE_OFFSET = 40.0

@@ -8,13 +8,14 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from app.ui.op_runner import OpRunner
+from envs import loggers
 from workflows.document import validate_document
 from workflows.store import SavedWorkflow
 
 if TYPE_CHECKING:
     from app.ui.editor.window import EditorWindow
 
-log = logging.getLogger("browserpilot.editor")
+log = logging.getLogger(loggers.EDITOR)
 
 
 def new_document(name: str) -> dict[str, Any]:

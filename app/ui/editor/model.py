@@ -16,8 +16,9 @@ from typing import Any, Iterator
 from PySide6.QtCore import QObject, Signal
 
 from app.ui.editor import layout
+from envs import loggers
 
-log = logging.getLogger("browserpilot.editor")
+log = logging.getLogger(loggers.EDITOR)
 
 Level = tuple[str, ...]
 JsonDict = dict[str, Any]

@@ -12,8 +12,9 @@ from PySide6.QtCore import QObject, Signal
 from app.ui.editor.items import state_label
 from app.ui.editor.model import EditorModel
 from app.ui.editor.scene import EditorScene
+from envs import loggers
 
-log = logging.getLogger("browserpilot.editor")
+log = logging.getLogger(loggers.EDITOR)
 
 
 class RunOverlay(QObject):

@@ -19,8 +19,9 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneM
 from app.ui.editor.items import (CATEGORY_COLOURS, NODE_WIDTH, PORT_GRIP, EdgeItem, Look, NodeItem, NoteItem, Port,
                                  category_of, curve, geometry)
 from app.ui.editor.model import EditorModel, Level
+from envs import loggers
 
-log = logging.getLogger("browserpilot.editor")
+log = logging.getLogger(loggers.EDITOR)
 
 EAGER_NODES = 150   # a level up to this size gets its items at once; a bigger one in slices after the first paint
 SLICE_ITEMS = 80    # items made per slice (a few milliseconds, so frames keep coming)

@@ -28,10 +28,11 @@ from app.ui.editor.view import EditorView
 from app.ui.screen_fit import fit_on_screen
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
+from envs import loggers
 from workflows.document import DocumentError, validate_document
 from workflows.io import dump_document
 
-log = logging.getLogger("browserpilot.editor")
+log = logging.getLogger(loggers.EDITOR)
 
 MIME = "application/x-browserpilot-nodes"
 HIGHLIGHT_MS = 1500

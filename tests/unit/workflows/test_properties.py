@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 from workflows.io import dump_document, parse_document
 from workflows.nodes import NODE_TYPES
-from workflows.recorder import import_recording
+from workflows.chrome_recorder import import_recording
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHOP = json.loads((FIXTURES / "shop_orders_0.3.0.json").read_text("utf-8"))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.cli_workflows import print_record
+from app.cli.workflows import print_record
 from workflows.repairs import apply, auto_repair_runs, current_key, due, proposals
 from workflows.runs import RunRecord, TraceEntry
 

@@ -12,7 +12,7 @@ import pytest
 from workflows.document import DocumentError, validate_document
 from workflows.io import dump_document, parse_document
 from workflows.nodes import ClickData, NodeLocator
-from workflows.recorder import import_recording, looks_like_recording
+from workflows.chrome_recorder import import_recording, looks_like_recording
 
 RECORDING = Path(__file__).parent / "fixtures" / "recording_signup.json"
 

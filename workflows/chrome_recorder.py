@@ -46,11 +46,12 @@ from typing import Any, Callable, NamedTuple
 
 from pydantic import ValidationError
 
+from envs import loggers
 from workflows.document import (DocumentError, WorkflowDocument, plain_json_problem, validate_document,
                                 validation_problems)
 from workflows.nodes import NODE_TYPES, LocatorAlternative
 
-log = logging.getLogger("browserpilot.workflows")
+log = logging.getLogger(loggers.WORKFLOWS)
 
 DEFAULT_NAME = "Imported recording"
 EXPRESSION_TIMEOUT_MS = 30_000
