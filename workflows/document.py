@@ -498,7 +498,7 @@ def _level_problems(level: _Level, where_id: dict[str, _Level]) -> tuple[list[st
         elif isinstance(handle, str) and handle not in ("", "source"):
             warnings.append(f"{place}: sourceHandle {_q(handle)} is never taken: a run leaves {_q(source)} by "
                             '"source"')
-    for cycle in _cycles(adjacency):
+    for cycle in cycles(adjacency):
         warnings.append(f"{level.place if not level.top else 'graph'}: the edges form a cycle through "
                         + ", ".join(_q(node_id) for node_id in cycle) + " (a run fails when it reaches a node twice)")
     return refused, warnings
@@ -529,7 +529,7 @@ def _node_raw(level: _Level, node_id: str) -> Any:
     return None
 
 
-def _cycles(adjacency: dict[str, list[str]]) -> list[list[str]]:
+def cycles(adjacency: dict[str, list[str]]) -> list[list[str]]:
     """Strongly connected components with a cycle (Tarjan, iterative), nodes in document order."""
     order = {node_id: i for i, node_id in enumerate(adjacency)}
     index: dict[str, int] = {}

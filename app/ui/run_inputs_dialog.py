@@ -239,6 +239,20 @@ def _env_combo(parent: QWidget, environments: Sequence[EnvChoice], chosen: str |
     return combo
 
 
+def fill_in_last_inputs(fields: Mapping[str, InputField], inputs: Mapping[str, Any]) -> None:
+    """A form starts from a last run's inputs: every field but the secrets (never kept; left empty) and values
+    the form no longer offers."""
+    for name, value in inputs.items():
+        field = fields.get(name)
+        if field is None or field.kind == "secret" or value is None \
+                or (isinstance(value, str) and value.startswith("<secret:")):
+            continue
+        try:
+            field.set_value(value)
+        except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
+            log.info("last input %s not filled in: %s", name, exc)
+
+
 class RunInputsDialog(QDialog):
     """The inputs of one run, one field per start variable, and the environment to run it in."""
 
@@ -288,17 +302,8 @@ class RunInputsDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
 
     def remember(self, inputs: Mapping[str, Any]) -> None:
-        """Start from a last run's inputs: every field but the secrets (never kept; left empty) and values the
-        form no longer offers."""
-        for name, value in inputs.items():
-            field = self.fields.get(name)
-            if field is None or field.kind == "secret" or value is None \
-                    or (isinstance(value, str) and value.startswith("<secret:")):
-                continue
-            try:
-                field.set_value(value)
-            except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
-                log.info("last input %s not filled in: %s", name, exc)
+        """Start from a last run's inputs (`fill_in_last_inputs`)."""
+        fill_in_last_inputs(self.fields, inputs)
         self._validate()
 
     def accept(self) -> None:
@@ -497,17 +502,8 @@ class BatchDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problems)
 
     def remember(self, inputs: Mapping[str, Any]) -> None:
-        """Start from a last run's inputs: every field but the secrets (never kept; left empty) and values the
-        form no longer offers."""
-        for name, value in inputs.items():
-            field = self.fields.get(name)
-            if field is None or field.kind == "secret" or value is None \
-                    or (isinstance(value, str) and value.startswith("<secret:")):
-                continue
-            try:
-                field.set_value(value)
-            except (ValueError, TypeError) as exc:  # an option since removed, a value of another type
-                log.info("last input %s not filled in: %s", name, exc)
+        """Start from a last run's inputs (`fill_in_last_inputs`)."""
+        fill_in_last_inputs(self.fields, inputs)
         self._validate()
 
     def accept(self) -> None:
