@@ -41,6 +41,9 @@ install_system_packages() {
   # Streamed videos (app/browser/streamsave.py): ffmpeg merges a stream's audio and video; the tests make their
   # streams with it and read the saved files with ffprobe.
   command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=("ffmpeg")
+  command -v curl >/dev/null || missing+=("curl")  # tests/integration/test_cookie_files.py: curl reads our cookies.txt
+  # The Chinese UI needs a CJK font (the tests measure Chinese labels and dialogs as a person sees them).
+  { command -v fc-list >/dev/null && fc-list :lang=zh family | grep -q .; } || missing+=("fonts-noto-cjk")
   # A desktop for the tray and notification tests: Xvfb, a window manager, a tray host, a notification server.
   for tool in Xvfb:xvfb openbox:openbox trayer:trayer dunst:dunst wmctrl:wmctrl xdotool:xdotool xwininfo:x11-utils \
       dbus-daemon:dbus; do
