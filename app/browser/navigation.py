@@ -25,7 +25,7 @@ from typing import Callable, Literal
 from PySide6.QtCore import QUrl
 from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEnginePage
 
-from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, run_js, run_js_async
+from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, run_js
 from app.browser.policy import block_reason
 from envs import loggers
 
@@ -391,15 +391,15 @@ async def _forget_started(page: QWebEnginePage) -> None:
 
 
 async def document_now(page: QWebEnginePage) -> tuple[str | None, bool]:
-    """The document's id and whether a navigation it started is on its way, asked after the tasks the page has
-    queued have run (a `form.submit()` in a script plans its navigation as a task of its own). `(None, True)`
-    when the document went meanwhile."""
+    """The document's id and whether a navigation it started is on its way, right after a script ran: what it
+    started has said so by then (`location = …` fires `navigate`; `form.submit()`, whose navigation begins in a
+    task of its own, is told by resources/js/inflight.js as it is called). Asked at once, not after the page's
+    queued tasks: Chromium runs a posted task only after the next frame, ~10 ms. `(None, True)` when the
+    document went meanwhile."""
     try:
-        found = await run_js_async(page, "await new Promise((done) => { const c = new MessageChannel(); "
-                                         "c.port1.onmessage = done; c.port2.postMessage(0); }); "
-                                         "return [window.__bpDocumentId || null, "
-                                         "!!(window.__bpNavigations && window.__bpNavigations.pending())];",
-                                   None, 5.0, world=APP_WORLD)
+        found = await run_js(page, "[window.__bpDocumentId || null, "
+                                   "!!(window.__bpNavigations && window.__bpNavigations.pending())]",
+                             timeout=5.0, world=APP_WORLD)
     except PageError:
         return None, True
     return (found[0], bool(found[1])) if isinstance(found, list) and len(found) == 2 else (None, True)
