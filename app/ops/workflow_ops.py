@@ -626,11 +626,13 @@ def auto_repair(ctx: OpContext, record: RunRecord) -> dict[str, Any] | None:
 
 @operation("run_list", RunListParams, read_only=True)
 async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
-    """The latest runs, newest first: id, workflow, environment, status, start, duration, error."""
+    """The latest runs, newest first: id, workflow, environment, status, start, duration, error, and how many
+    nodes were healed (found by their fingerprint when no locator matched)."""
     runs = ctx.runs.list(limit=params.limit, workflow=params.workflow)
     return {"runs": [{"id": r.id, "workflow": r.workflow_name, "env": r.env, "status": r.status,
                       "startedAt": r.started_at.isoformat(), "durationMs": r.duration_ms, "error": r.error,
-                      "batchId": r.batch_id, "rowIndex": r.row_index, "worker": r.worker} for r in runs]}
+                      "batchId": r.batch_id, "rowIndex": r.row_index, "worker": r.worker,
+                      "healed": len(r.healed)} for r in runs]}
 
 
 @operation("run_read", RunRef, read_only=True)

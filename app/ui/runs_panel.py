@@ -241,7 +241,8 @@ class RunTableModel(RowsTableModel[Any]):
             if column == 0:
                 batch = (self.tr("  (row {n})").format(n=run["rowIndex"] + 1) if run.get("rowIndex") is not None
                          else "")
-                return status_text(run["status"]) + batch
+                healed = self.tr(" · {n} healed").format(n=run["healed"]) if run.get("healed") else ""
+                return status_text(run["status"]) + batch + healed
             if column == 1:
                 return run["workflow"]
             if column == 2:
@@ -260,6 +261,9 @@ class RunTableModel(RowsTableModel[Any]):
                     lines.append(self.tr("batch {batch}, row {n}").format(batch=run["batchId"], n=run["rowIndex"] + 1))
                 if run.get("worker"):
                     lines.append(self.tr("ran on worker {worker}").format(worker=run["worker"]))
+                if run.get("healed"):
+                    lines.append(self.tr("{n} node(s) found by their fingerprint: their locators no longer matched")
+                                 .format(n=run["healed"]))
                 if run.get("error"):
                     lines.append(run["error"])
                 return "\n".join(lines)

@@ -3066,6 +3066,14 @@ score {score}: {why}</source>
 <context>
     <name>RunTableModel</name>
     <message>
+        <source> · {n} healed</source>
+        <translation> · {n} 个已自愈</translation>
+    </message>
+    <message>
+        <source>{n} node(s) found by their fingerprint: their locators no longer matched</source>
+        <translation>{n} 个节点由指纹找到：它们的定位器已不再匹配</translation>
+    </message>
+    <message>
         <source>Status</source>
         <translation>状态</translation>
     </message>

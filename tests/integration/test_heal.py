@@ -249,6 +249,9 @@ def test_the_runs_panel_marks_healed_nodes_and_accepts_their_repair(qtbot: QtBot
     qtbot.addWidget(panel)
     panel.show()
     panel.select_run(run["id"])
+    qtbot.waitUntil(lambda: panel.model.row_of(run["id"]) >= 0)
+    listed = panel.model.index(panel.model.row_of(run["id"]), 0)
+    assert listed.data().endswith(" · 1 healed") and "found by their fingerprint" in listed.data(Qt.ItemDataRole.ToolTipRole)
     button = panel.buttons["repair"]
     qtbot.waitUntil(button.isEnabled, timeout=10_000)
     trace = panel.detail.trace
