@@ -420,7 +420,7 @@ class Executor:
                         "why": found.get("reason") if by_model else found.get("why"), "element": found.get("desc")}
         if by_model:
             entry.healed["byModel"] = True
-        shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id, "locator": {"ref": found["ref"]}})
+        shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id, "outline": {"ref": found["ref"]}})
         if shot.get("ok") and shot.get("path"):
             entry.healed["shot"] = await self.keep_as(shot["path"], f"healed-{entry.node}.png")
         self.record.healed.append({"node": entry.node, "key": target_key(to), **({"byModel": True} if by_model else {})})

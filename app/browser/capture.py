@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QMarginsF, QRect
-from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPixmap
+from PySide6.QtCore import QByteArray, QMarginsF, QRect, QRectF
+from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPen, QPixmap
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineSettings
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
@@ -195,6 +195,24 @@ def _crop(image: QImage, clip: Clip, scale: float, what: str) -> QImage:
     return image.copy(area)
 
 
+OUTLINE_COLOR = QColor(220, 38, 38)  # the red of a proposed repair's element
+
+
+def _outlined(image: QImage, box: Clip, scale: float) -> QImage:
+    """A copy of `image` with a 3 px red frame just outside `box` (CSS px, scaled to the image's pixels)."""
+    x, y, width, height = box
+    framed = image.convertToFormat(QImage.Format.Format_ARGB32)
+    painter = QPainter(framed)
+    try:
+        pen = QPen(OUTLINE_COLOR)
+        pen.setWidth(3)
+        painter.setPen(pen)
+        painter.drawRect(QRectF(x * scale - 3, y * scale - 3, width * scale + 5, height * scale + 5))
+    finally:
+        painter.end()
+    return framed
+
+
 _DOCUMENT_SIZE = """(() => {
   const d = document.documentElement, b = document.body;
   return {width: Math.max(d.scrollWidth, b ? b.scrollWidth : 0, d.clientWidth),
@@ -204,11 +222,11 @@ _DOCUMENT_SIZE = """(() => {
 
 
 async def screenshot(view: QWebEngineView, path: str | os.PathLike[str], full_page: bool = False,
-                     clip: Clip | None = None, timeout: float = 15.0) -> dict[str, Any]:
+                     clip: Clip | None = None, timeout: float = 15.0, outline: Clip | None = None) -> dict[str, Any]:
     """Save a PNG of the tab: the viewport, or the whole document (`full_page`), optionally cut to
     `clip` = (x, y, width, height) in CSS px (viewport coordinates; document coordinates with
-    `full_page`). Returns `{path, width, height, bytes}`; `truncated` when the page was taller or wider
-    than `MAX_FULL_PAGE_PX`."""
+    `full_page`), or with the box `outline` (viewport coordinates) drawn around in red. Returns
+    `{path, width, height, bytes}`; `truncated` when the page was taller or wider than `MAX_FULL_PAGE_PX`."""
     page = _usable(view)
     health = PageHealth.of(page)
     target = Path(path).expanduser().resolve()
@@ -223,6 +241,8 @@ async def screenshot(view: QWebEngineView, path: str | os.PathLike[str], full_pa
         raise CaptureError("the tab has no picture to capture (its view has no size)")
     if clip is not None:
         image = _crop(image, clip, zoom * image.devicePixelRatio(), "page" if full_page else "viewport")
+    if outline is not None and not full_page:
+        image = _outlined(image, outline, zoom * image.devicePixelRatio())
     size = await _save_image(image, target)
     result: dict[str, Any] = {"path": str(target), "width": image.width(), "height": image.height(), "bytes": size}
     if truncated:

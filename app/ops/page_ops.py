@@ -163,6 +163,7 @@ class QueryParams(TabParams):
 class ScreenshotParams(TabParams):
     full_page: bool = Field(default=False, description="The whole scrollable page instead of the viewport.")
     locator: Locator | None = Field(default=None, description="Only this element.")
+    outline: Locator | None = Field(default=None, description="The viewport with this element outlined (in red).")
 
 
 class PdfParams(TabParams):
@@ -402,7 +403,7 @@ async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
 @operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True)
 async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> dict[str, Any]:
     """A PNG of the viewport, the full page, or one element. Returns {path}."""
-    return await on_page(ctx, params, lambda p: p.capture.screenshot(params.full_page, params.locator))
+    return await on_page(ctx, params, lambda p: p.capture.screenshot(params.full_page, params.locator, params.outline))
 
 
 @operation("page_pdf", PdfParams, needs_browser=True, read_only=True)

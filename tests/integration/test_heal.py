@@ -208,7 +208,16 @@ def test_a_heal_proposes_a_repair_that_once_accepted_needs_no_healing(qtbot: QtB
     [proposal] = listed["repairs"]
     assert (proposal["runId"], proposal["node"], proposal["title"]) == (run["id"], "n9", "Place order")
     assert proposal["to"]["fingerprint"]["name"] == "Confirm order" and proposal["from"]
-    assert Path(proposal["shot"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"   # the element, as it was healed
+    # The page as it was healed, the element outlined in red: a viewport-sized picture with the frame's pixels.
+    from PySide6.QtGui import QColor, QImage
+
+    from app.browser.capture import OUTLINE_COLOR
+
+    shot = QImage(proposal["shot"])
+    assert shot.width() >= tab.width() - 20 and shot.height() >= 200
+    red = sum(1 for x in range(0, shot.width(), 2) for y in range(0, shot.height(), 2)
+              if QColor(shot.pixel(x, y)) == OUTLINE_COLOR)
+    assert red > 40, red
 
     accepted = run_op(qtbot, app, "workflow_repair", {"runId": run["id"]})
     assert accepted["ok"], accepted

@@ -23,16 +23,22 @@ class TabCapture:
     def __init__(self, core: TabCore) -> None:
         self._core = core
 
-    async def screenshot(self, full_page: bool, locator: Locator | None) -> dict[str, Any]:
+    async def screenshot(self, full_page: bool, locator: Locator | None,
+                         outline: Locator | None = None) -> dict[str, Any]:
         core = self._core
-        clip = None
-        if locator is not None:
-            await core.guarded(locators.wait_actionable(core.page, locator, 10.0, hit_test=False, enabled=False))
-            found = await locators.query(core.page, locator, limit=2)
-            rect = found.rows[0].rect
-            clip = (rect.x, rect.y, rect.width, rect.height)
+        clip = await self._box(locator) if locator is not None else None
+        boxed = await self._box(outline) if outline is not None else None
         path = core.folders.captures / capture_name("shot", ".png")
-        return await capture.screenshot(core.view, path, full_page=full_page and clip is None, clip=clip)
+        return await capture.screenshot(core.view, path, full_page=full_page and clip is None and boxed is None,
+                                        clip=clip, outline=boxed)
+
+    async def _box(self, locator: Locator) -> tuple[float, float, float, float]:
+        """The element's box in the viewport (CSS px), once it is there and scrolled into view."""
+        core = self._core
+        await core.guarded(locators.wait_actionable(core.page, locator, 10.0, hit_test=False, enabled=False))
+        found = await locators.query(core.page, locator, limit=2)
+        rect = found.rows[0].rect
+        return rect.x, rect.y, rect.width, rect.height
 
     async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]:
         path = self._core.folders.captures / capture_name("page", ".pdf")
