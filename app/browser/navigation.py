@@ -224,8 +224,9 @@ async def _loaded(page: QWebEnginePage, watcher: _LoadWatcher, old_document: str
         done, _pending = await asyncio.wait({watcher.finished}, timeout=min(_LOADED_CHECK, deadline - loop.time()))
         if done:
             return watcher.finished.result()
-        if page.isLoading() or watcher.url is None or _comparable(page.url().toString()) != watcher.url:
-            continue
+        if old_document is None or page.isLoading() or watcher.url is None \
+                or _comparable(page.url().toString()) != watcher.url:
+            continue  # without the document before, a new one cannot be told from it
         try:
             document = await run_js(page, "document.readyState === 'complete' && (window.__bpDocumentId || null)",
                                     timeout=1.0, world=APP_WORLD)
