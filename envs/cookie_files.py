@@ -26,11 +26,12 @@ class CookieFileError(ValueError):
     """A cookie file that cannot be read; the message says where and why."""
 
 
-def _host_only(cookie: Mapping[str, Any]) -> bool:
+def host_only(cookie: Mapping[str, Any]) -> bool:
+    """The cookie goes only to its own host, not to its subdomains."""
     return bool(cookie.get("hostOnly")) or not str(cookie.get("domain", "")).startswith(".")
 
 
-def _expires(cookie: Mapping[str, Any]) -> float | None:
+def expires_at(cookie: Mapping[str, Any]) -> float | None:
     """Seconds since the epoch, or None for a session cookie."""
     if cookie.get("session"):
         return None
@@ -45,12 +46,12 @@ def to_netscape(cookies: Iterable[Mapping[str, Any]]) -> str:
         name, value = str(cookie.get("name", "")), str(cookie.get("value", ""))
         if not domain or not name or any(ch in name + value + domain for ch in "\t\r\n"):
             continue  # not expressible in the format
-        subdomains = not _host_only(cookie)
+        subdomains = not host_only(cookie)
         if subdomains and not domain.startswith("."):
             domain = "." + domain
         if not subdomains:
             domain = domain.lstrip(".")
-        expires = _expires(cookie)
+        expires = expires_at(cookie)
         prefix = HTTP_ONLY_PREFIX if cookie.get("httpOnly") else ""
         lines.append("\t".join([prefix + domain, "TRUE" if subdomains else "FALSE", str(cookie.get("path") or "/"),
                                 "TRUE" if cookie.get("secure") else "FALSE", str(int(expires or 0)), name, value]))
@@ -93,12 +94,12 @@ def from_netscape(text: str) -> list[dict[str, Any]]:
 def to_cookie_editor(cookies: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for cookie in cookies:
-        host_only = _host_only(cookie)
+        own_host = host_only(cookie)
         domain = str(cookie.get("domain", ""))
-        expires = _expires(cookie)
+        expires = expires_at(cookie)
         entry: dict[str, Any] = {
-            "domain": domain.lstrip(".") if host_only else (domain if domain.startswith(".") else "." + domain),
-            "hostOnly": host_only, "httpOnly": bool(cookie.get("httpOnly")), "name": str(cookie.get("name", "")),
+            "domain": domain.lstrip(".") if own_host else (domain if domain.startswith(".") else "." + domain),
+            "hostOnly": own_host, "httpOnly": bool(cookie.get("httpOnly")), "name": str(cookie.get("name", "")),
             "path": str(cookie.get("path") or "/"), "sameSite": _SAME_SITE_OUT.get(
                 str(cookie.get("sameSite", "")).lower(), "unspecified" if not cookie.get("sameSite") else "lax"),
             "secure": bool(cookie.get("secure")), "session": expires is None, "storeId": "0",

@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from envs import loggers
+from envs.cookie_files import expires_at, host_only
 
 log = logging.getLogger(loggers.MEDIA)
 
@@ -197,12 +198,12 @@ def cookie_jar(cookies: Iterable[Mapping[str, Any]]) -> http.cookiejar.CookieJar
         name, domain = str(cookie.get("name") or ""), str(cookie.get("domain") or "")
         if not name or not domain:
             continue
-        session = bool(cookie.get("session")) or not isinstance(cookie.get("expires"), (int, float)) \
-            or float(cookie.get("expires") or -1) <= 0
-        expires = None if session else int(float(cookie["expires"]))
+        at = expires_at(cookie)
+        session, expires = at is None, None if at is None else int(at)
         if expires is not None and expires < now:
             continue
-        dotted = domain.startswith(".")
+        dotted = not host_only(cookie)
+        domain = "." + domain.lstrip(".") if dotted else domain.lstrip(".")
         jar.set_cookie(http.cookiejar.Cookie(
             version=0, name=name, value=str(cookie.get("value") or ""), port=None, port_specified=False,
             domain=domain, domain_specified=dotted, domain_initial_dot=dotted,
