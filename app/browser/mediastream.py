@@ -42,14 +42,12 @@ class StreamTransfer(QObject):
     receivedBytesChanged = Signal()  # noqa: N815  (QWebEngineDownloadRequest's names)
     totalBytesChanged = Signal()  # noqa: N815
     stateChanged = Signal(object)  # noqa: N815
-    _progressed = Signal(object)  # from the worker thread: a copy of the job's Progress
 
     def __init__(self, job: StreamJob, record: DownloadRecord, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.job = job
         self.record = record
         self._state = State.DownloadInProgress
-        self._progressed.connect(self._on_progress)  # queued: the job reports from its thread
 
     def receivedBytes(self) -> int:  # noqa: N802
         return self.record.bytes
@@ -63,12 +61,8 @@ class StreamTransfer(QObject):
     def cancel(self) -> None:
         self.job.cancel()
 
-    def report(self, progress: Progress) -> None:
-        """Any thread: show the job's progress."""
-        if shiboken6.isValid(self):
-            self._progressed.emit(Progress(**vars(progress)))
-
-    def _on_progress(self, progress: Progress) -> None:
+    def show_progress(self, progress: Progress) -> None:
+        """Qt thread only (the job's threads post their reports through the loop: `save_stream`)."""
         record = self.record
         if record.state != "in progress":
             return
@@ -126,7 +120,20 @@ async def save_stream(page: QWebEnginePage, manager: DownloadManager | None, sou
                             mime="video/*", page=page, expected=True)
     job = StreamJob(manifest.url if manifest else "", manifest.kind if manifest else "", folder, name, identity)
     transfer = StreamTransfer(job, record, manager)
-    job.on_progress = transfer.report
+
+    def show(progress: Progress) -> None:  # the Qt thread, where the transfer may already be gone
+        if shiboken6.isValid(transfer):
+            transfer.show_progress(progress)
+
+    def report(progress: Progress) -> None:
+        """yt-dlp's threads (up to three fragments at once): never touch a Qt object here, since the Qt
+        thread may delete the transfer between a validity check and a signal; post a copy to the loop."""
+        try:
+            loop.call_soon_threadsafe(show, Progress(**vars(progress)))
+        except RuntimeError:  # the loop is gone: the app quit while it ran
+            pass
+
+    job.on_progress = report
 
     def work() -> None:
         try:

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+import shiboken6
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.browser.mediastream import StreamTransfer
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from tests.support.disk_audit import qt_thread_disk
@@ -242,10 +244,22 @@ def test_a_stream_from_a_blocked_host_is_refused_naming_the_rule(qtbot: QtBot, a
     assert not folder.exists() or list(folder.iterdir()) == []
 
 
-def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_downloads_list(qtbot: QtBot, app: BrowserPilotApp,
-                                                                site: Site) -> None:
+def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_downloads_list(
+        qtbot: QtBot, app: BrowserPilotApp, site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
+    # yt-dlp reports from up to three fragment threads at once, also while the Qt thread deletes the cancelled
+    # transfer: a report must never touch the Qt object from those threads (a check-then-emit there crashed
+    # the process in CI). Every report is shown on the Qt thread, and reports that keep coming from threads
+    # while the transfer is cancelled and deleted do no harm.
+    shown_on: set[str] = set()
+    show_progress = StreamTransfer.show_progress
+
+    def recording_show(transfer: StreamTransfer, progress: Any) -> None:
+        shown_on.add(threading.current_thread().name)
+        show_progress(transfer, progress)
+
+    monkeypatch.setattr(StreamTransfer, "show_progress", recording_show)
     view = played(qtbot, app, site.player("/slow/ts/index.m3u8"))
     folder = app.service.profiles.downloads("env-default").default_folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -262,13 +276,30 @@ def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_download
         qtbot.waitUntil(lambda: row.record.bytes > 0 and "Fragment" in row.meta.text(), timeout=10_000)
         assert "of 3" in row.meta.text() and "Downloading" in row.meta.text(), row.meta.text()
         assert row.cancel_button.isVisibleTo(panel)
+        transfer = row._live_request()
+        assert isinstance(transfer, StreamTransfer)
+        job, stop = transfer.job, threading.Event()
+
+        def keep_reporting() -> None:  # as fast as fragments could (a report per millisecond, per thread)
+            while not stop.wait(0.001):
+                job.on_progress(job.progress)
+
+        reporters = [threading.Thread(target=keep_reporting, name=f"reporter-{n}") for n in range(3)]
+        for reporter in reporters:
+            reporter.start()
         row.cancel()
     finally:
         site.hold.set()
-    qtbot.waitUntil(task.done, timeout=30_000)
+    try:
+        qtbot.waitUntil(lambda: task.done() and not shiboken6.isValid(transfer), timeout=30_000)
+    finally:
+        stop.set()
+        for reporter in reporters:
+            reporter.join()
     result = task.result()
     assert not result["ok"] and "cancelled" in result["error"], result
     assert row.record.state == "cancelled" and row.state_text() == "Cancelled"
+    assert shown_on == {threading.main_thread().name}, shown_on
     assert sorted(folder.iterdir()) == before  # nothing of it is left
 
 
