@@ -8,7 +8,10 @@
 #   3. PyInstaller with packaging/browserpilot.spec -> build/bundle/dist/browserpilot/
 #   4. icons (packaging/make_icons.py), the desktop entry and install.sh added; tar.gz written
 #   5. the .deb of the same bundle (packaging/build_deb.sh): dist/browserpilot_VERSION_amd64.deb
-# BROWSERPILOT_BUNDLE_FFMPEG=/path/to/static/ffmpeg ships that ffmpeg inside the bundle (else the system's is used).
+# ffmpeg (merging streamed videos) is shipped inside: by default the self-contained build of the pinned
+# imageio-ffmpeg wheel (FFMPEG_WHEEL_REQ below, fetched once into build/ffmpeg);
+# BROWSERPILOT_BUNDLE_FFMPEG=/path/to/static/ffmpeg ships that one instead, =system ships none (the system's is
+# then used, and the .deb depends on the ffmpeg package).
 # Needs ./dev.sh setup done first (dev.sh package does it).
 #
 #   packaging/build_bundle.sh                     package the working tree as it is
@@ -20,6 +23,8 @@ VENV=.venv
 BUILD=build/bundle
 BVENV=build/bundle-venv
 PYINSTALLER_REQ="pyinstaller>=6.10,<7"
+# A static ffmpeg (linked to nothing but glibc; GPL-3, see packaging/deb/copyright), as imageio-ffmpeg ships it.
+FFMPEG_WHEEL_REQ="imageio-ffmpeg==0.8.1"
 [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] || { echo "package: builds for Linux x86-64 only" >&2; exit 1; }
 
 version=$("$VENV/bin/python" -c "import tomllib; print(tomllib.load(open('pyproject.toml','rb'))['project']['version'])")
@@ -67,13 +72,35 @@ mkdir -p "$bundle/share/applications"
 cp packaging/browserpilot.desktop "$bundle/share/applications/"
 cp packaging/install.sh "$bundle/install.sh"
 cp packaging/BUNDLE_README.txt "$bundle/README.txt"
-# ffmpeg (merging a streamed video's audio and video): the system's (`apt install ffmpeg`; the .deb depends on
-# it), or a self-contained (static) build given here, shipped beside the executable, where the app looks first
-# (app/browser/streamsave.py: find_ffmpeg). The system's own binary is not copied: it needs ~200 shared libraries.
-if [ -n "${BROWSERPILOT_BUNDLE_FFMPEG:-}" ]; then
-  install -m 0755 "$BROWSERPILOT_BUNDLE_FFMPEG" "$bundle/ffmpeg"
-  echo "package: ffmpeg from $BROWSERPILOT_BUNDLE_FFMPEG shipped in the bundle"
-fi
+# ffmpeg (merging a streamed video's audio and video): a self-contained (static) build shipped beside the
+# executable, where the app looks first (app/browser/streamsave.py: find_ffmpeg). The system's own binary is not
+# copied: it needs ~200 shared libraries. yt-dlp needs no ffprobe (it probes with ffmpeg when there is none).
+ffmpeg_from=${BROWSERPILOT_BUNDLE_FFMPEG:-wheel}
+case "$ffmpeg_from" in
+  system)
+    echo "package: no ffmpeg inside the bundle: the system's is used (the .deb depends on the ffmpeg package)" ;;
+  wheel)
+    if ! ls build/ffmpeg/imageio_ffmpeg-*.whl >/dev/null 2>&1; then
+      "$VENV/bin/python" -m pip download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+        -d build/ffmpeg "$FFMPEG_WHEEL_REQ"
+    fi
+    wheel_ffmpeg=$(ls build/ffmpeg/imageio_ffmpeg-*.whl | head -1)
+    member=$("$VENV/bin/python" - "$wheel_ffmpeg" "$bundle/ffmpeg" <<'PY'
+import shutil, sys, zipfile
+wheel = zipfile.ZipFile(sys.argv[1])
+name = next(n for n in wheel.namelist() if "/binaries/ffmpeg-linux" in n)
+with wheel.open(name) as source, open(sys.argv[2], "wb") as target:
+    shutil.copyfileobj(source, target)
+print(name.rsplit("/", 1)[-1])
+PY
+)
+    chmod 0755 "$bundle/ffmpeg"
+    "$bundle/ffmpeg" -hide_banner -version >/dev/null || { echo "package: the shipped ffmpeg does not run" >&2; exit 1; }
+    echo "package: ffmpeg shipped in the bundle ($member from $(basename "$wheel_ffmpeg"))" ;;
+  *)
+    install -m 0755 "$ffmpeg_from" "$bundle/ffmpeg"
+    echo "package: ffmpeg from $ffmpeg_from shipped in the bundle" ;;
+esac
 
 echo "package: tarball"
 rm -rf "$BUILD/$name" && mv "$bundle" "$BUILD/$name"

@@ -50,7 +50,11 @@ else
 fi
 
 installed_kb=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@SIZE@/$installed_kb/" packaging/deb/control > "$root/DEBIAN/control"
+# ffmpeg: shipped inside the bundle (build_bundle.sh), else the system's package is a dependency.
+ffmpeg_depends=", ffmpeg"
+[ -x "$root/opt/browserpilot/ffmpeg" ] && ffmpeg_depends=""
+sed -e "s/@VERSION@/$version/" -e "s/@SIZE@/$installed_kb/" -e "s/@FFMPEG_DEPENDS@/$ffmpeg_depends/" \
+  packaging/deb/control > "$root/DEBIAN/control"
 mkdir -p dist
 deb="dist/browserpilot_${version}_amd64.deb"
 dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null

@@ -13,7 +13,10 @@ only this client (the MCP SDK's stdio client and a local page server) uses the c
   5. with --reference EXE: the same cold first call with another installation (the checkout's venv), for a ratio
      under the same machine load;
   6. with --display: the app with windows under that X display, an environment window opened on the page
-     through MCP, and a screenshot of the whole screen (ImageMagick's `import`) written to --shot.
+     through MCP, and a screenshot of the whole screen (ImageMagick's `import`) written to --shot;
+  7. a streamed video (DASH, audio and video apart, made here by the system's ffmpeg) saved by `page_download`
+     with an empty PATH, so that only the ffmpeg shipped in the bundle can merge it (checked with ffprobe);
+     skipped, and said so, when the bundle ships none.
 Prints one JSON object with the measurements; exits non-zero on the first thing that does not work.
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import http.server
 import json
 import os
@@ -220,6 +224,53 @@ def gui_part(exe: Path, work: Path, url: str, display: str, shot: Path) -> dict[
             app.wait()
 
 
+class QuietFileHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def serve_folder(folder: Path) -> str:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(QuietFileHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def stream_part(exe: Path, work: Path) -> dict[str, Any]:
+    """A DASH stream saved whole with nothing but the bundle: PATH is an empty folder, so the merge can only
+    be done by the bundle's own ffmpeg."""
+    if not (exe.parent / "ffmpeg").is_file():
+        return {"skipped": "the bundle ships no ffmpeg (built with BROWSERPILOT_BUNDLE_FFMPEG=system)"}
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.support.streams import CLIP_SECONDS, ffprobe, make_streams  # the suite's own test streams
+
+    streams = make_streams(work / "streams")
+    base = serve_folder(streams.folder)
+    data, home, empty = work / "data-stream", work / "home", work / "empty-path"
+    empty.mkdir(parents=True, exist_ok=True)
+    params = StdioServerParameters(command=str(exe), args=["mcp", "--data-dir", str(data)],
+                                   env={**clean_env(home), "PATH": str(empty)}, cwd="/")
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(params) as client:
+            tab = (await ok(client, "tab_open", url=f"{base}/dash/"))["tabId"]
+            return await ok(client, "page_download", tabId=tab, url=f"{base}/dash/manifest.mpd",
+                            save_as="smoke-video", timeout_ms=120_000)
+
+    started = time.monotonic()
+    saved = asyncio.run(scenario())
+    seconds = time.monotonic() - started
+    stop(app_pid(data))
+    probe = ffprobe(saved["path"])
+    kinds = sorted(kind for kind, _codec in probe["streams"])
+    duration = probe["duration"]
+    if kinds != ["audio", "video"] or abs(duration - CLIP_SECONDS) > 0.5:
+        raise SystemExit(f"smoke: the saved stream has {kinds}, {duration:.2f} s (want audio and video, "
+                         f"{CLIP_SECONDS:g} s): {saved}")
+    return {"file": Path(saved["path"]).name, "bytes": saved["bytes"], "streams": kinds,
+            "duration_s": round(duration, 2), "seconds": round(seconds, 2)}
+
+
 def stop_leftovers(work: Path) -> None:
     """After a failure: end the apps this smoke test started (each data folder's mcp.json names its pid)."""
     for mcp_file in work.glob("data-*/mcp.json"):
@@ -249,6 +300,7 @@ def main() -> int:
                 report["headless"]["first_call_s"] / report["reference"]["first_call_s"], 2)
         if args.display:
             report["gui"] = gui_part(exe, args.work, url, args.display, args.shot or args.work / "screen.png")
+        report["stream"] = stream_part(exe, args.work)
     except BaseException:
         stop_leftovers(args.work)
         raise
