@@ -249,7 +249,7 @@ class Executor:
         self.record.trace.append(entry)
         started = time.perf_counter()
         context = _NodeRun(self, node, level, entry)
-        self._event("node_started", node=node.id, node_type=node.type)
+        self._event("node_started", node=node.id, node_type=node.type, tab_id=self.settings.tab_id)
         output: Any = None
         try:
             while True:

@@ -44,10 +44,11 @@ class RunEvent:
     index: int | None = None
     record: dict[str, Any] | None = None
     healed: dict[str, Any] | None = None   # node_finished: {from, to, score, why} when the node's element was healed
+    tab_id: str | None = None   # node_started: the tab the run acts in (it changes when a click opens a tab it follows)
 
     def as_dict(self) -> dict[str, Any]:
         """The event as JSON-ready camelCase, without empty fields."""
-        names = {"run_id": "runId", "node_type": "nodeType"}
+        names = {"run_id": "runId", "node_type": "nodeType", "tab_id": "tabId"}
         out: dict[str, Any] = {}
         for key, value in self.__dict__.items():
             if value is not None or (key == "output" and self.kind == "node_finished" and self.status == "ok"):

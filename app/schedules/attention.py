@@ -5,8 +5,9 @@ taken back.
 `AttentionWatcher` follows every tab of the browser service (`tab_opened` / `tab_closed`) and its control
 (`TabControl.state_changed`, app/browser/control.py: the state `handoff` is what `page_handoff` sets), and the
 run manager's events (workflows/events.py), so that a handoff on a workflow run's tab names the run, its
-workflow and the schedule that started it. A handoff on a tab no run owns (an agent's, an MCP client's) waits
-too, with no run. `changed` is emitted with the list of waiting tabs whenever it changes; `needed` once for
+workflow and the schedule that started it, also on a tab the run followed a click into (each `node_started`
+says which tab the run acts in). A handoff on a tab no run owns (an agent's, an MCP client's) waits too, with
+no run. `changed` is emitted with the list of waiting tabs whenever it changes; `needed` once for
 each handoff that begins (the notification and the tray's "needs you" follow it).
 """
 
@@ -109,6 +110,11 @@ class AttentionWatcher(QObject):
             tab_id = event.record.get("tabId")
             if tab_id:
                 self._runs[str(tab_id)] = (event.run_id, event.record)
+        elif event.kind == "node_started" and event.tab_id and event.tab_id not in self._runs:
+            # the run followed a click into a new tab: a handoff there is this run's too
+            known = next((entry for entry in self._runs.values() if entry[0] == event.run_id), None)
+            if known is not None:
+                self._runs[event.tab_id] = known
         elif event.kind == "run_finished":
             for tab_id, (run_id, _record) in list(self._runs.items()):
                 if run_id == event.run_id:

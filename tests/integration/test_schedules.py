@@ -192,3 +192,34 @@ def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_
     made = shell.ctx.schedules.list()[0]
     assert made.workflow_id == workflow and made.timing.kind == "weekdays" and made.timing.time == "09:00"
     qtbot.waitUntil(lambda: schedules.selected() is not None and schedules.selected()["id"] == made.id)
+
+
+def test_a_handoff_in_a_tab_the_run_followed_a_click_into_names_the_run(qtbot: QtBot, shell: BrowserPilotApp,
+                                                                         server: LocalServer) -> None:
+    from app.schedules.attention import AttentionWatcher
+
+    server.route("/list", '<!doctype html><title>List</title><a href="/gate" target="_blank">Open the gate</a>')
+    server.route("/gate", "<!doctype html><title>Gate</title><p>Type the code from your phone</p>")
+    nodes = [{"id": "start", "data": {"type": "start"}},
+             {"id": "open", "data": {"type": "goto", "url": server.url("/list")}},
+             {"id": "follow", "data": {"type": "click", "locator": {"selector": "text=Open the gate"},
+                                       "followNewTab": True}},
+             {"id": "ask", "data": {"type": "handoff", "message": "Type the code"}},
+             {"id": "done", "data": {"type": "wait", "locator": {"selector": "#never"}, "state": "appear",
+                                     "timeout": 30}},
+             {"id": "end", "data": {"type": "end", "outputs": []}}]
+    watcher = AttentionWatcher(shell.ctx.runner.events, shell.service)
+    try:
+        run_id = run_op(qtbot, shell, "workflow_start", {"workflow": document("Gate check", nodes)})["runId"]
+        qtbot.waitUntil(lambda: bool(watcher.waiting()), timeout=20_000)
+        waiting = watcher.waiting()[0]
+        first_tab = run_op(qtbot, shell, "run_read", {"runId": run_id})["run"]["tabId"]
+        # the handoff is on the tab the click opened (it shows the gate), and it is the run's: its name, not "no run"
+        assert waiting.tab_id != first_tab
+        qtbot.waitUntil(lambda: any(t["id"] == waiting.tab_id and t["url"] == server.url("/gate")
+                                    for t in run_op(qtbot, shell, "tab_list", {})["tabs"]), timeout=10_000)
+        assert (waiting.run_id, waiting.workflow, waiting.message) == (run_id, "Gate check", "Type the code")
+        assert run_op(qtbot, shell, "run_cancel", {"runId": run_id})["ok"]
+        qtbot.waitUntil(lambda: not watcher.waiting(), timeout=10_000)  # the run ended: nothing waits any more
+    finally:
+        watcher.close()
