@@ -17,6 +17,10 @@ The three flows, all made on the unchanged form:
   as the recorder and the editor's Pick make it: primary, ranked alternatives and the fingerprint); the
   slider is clicked at 80 % of its width, as the recorder writes a slider click. Run with `workflow_run` in
   the app (in-process, headless), no model.
+- ours + model: the same, with a model configured: the local Messages API stand-in (tests/support/
+  fake_anthropic.py, the real `anthropic` client pointed at it by ANTHROPIC_BASE_URL), answering `point_at` as
+  a plain reader would (the snapshot line that shares most words with the fingerprint, of its role). The model
+  is asked only when no locator and no fingerprint match is clear; the column says how often it was.
 - Playwright codegen: what `playwright codegen` writes for this form (get_by_label(...).fill / select_option /
   check / set_input_files, get_by_role("button", name="Place order").click()), with Playwright for Python on
   Debian's chromium. Timeout 3 s per action (codegen's default is 30 s: the outcome is the same, slower).
@@ -36,6 +40,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,7 +59,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run", "--disable-quic"]
 STEP_TIMEOUT_MS = 3000
-SIDES = ("ours", "playwright", "recorder")
+SIDES = ("ours", "model", "playwright", "recorder")
+HEADERS = {"ours": "BrowserPilot (ours)", "model": "ours + model stand-in", "playwright": "Playwright codegen",
+           "recorder": "Chrome Recorder + @puppeteer/replay"}
 SETTLE_S = 1.5  # after a flow ends, how long the server may still receive what it sent
 
 
@@ -68,10 +75,64 @@ def verdict_after(site: HealSite) -> tuple[str, str]:
 
 
 # -- ours ----------------------------------------------------------------------------------------------------------
-def run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path) -> dict[str, dict[str, Any]]:
+def stand_in_model(request: dict[str, Any]) -> Any:
+    """The model stand-in's answer to page_heal_model: the ref of the snapshot line that shares most words with
+    the recorded element's fingerprint (its role counting double), or none when no line shares a word."""
+    from tests.support.fake_anthropic import Reply, tool
+
+    asked = request["messages"][0]["content"][0]["text"]
+    step_text, _, outline = asked.partition("\n\nPage now:\n")
+    fingerprint = json.loads(step_text.removeprefix("Step: ")).get("fingerprint") or {}
+    words: set[str] = set()
+
+    def collect(value: Any) -> None:
+        if isinstance(value, str):
+            words.update(w for w in re.findall(r"[a-z0-9]+", value.lower()) if len(w) > 2)
+        elif isinstance(value, dict):
+            for item in value.values():
+                collect(item)
+        elif isinstance(value, list):
+            for item in value:
+                collect(item)
+
+    collect(fingerprint)
+    role = str(fingerprint.get("role") or "")
+    best, best_score = None, 0
+    for line in outline.splitlines():
+        found = re.search(r"\[ref=(e\d+)\]", line)
+        if not found:
+            continue
+        score = len(words & set(re.findall(r"[a-z0-9]+", line.lower()))) + (2 if role and f"- {role} " in line else 0)
+        if score > best_score:
+            best, best_score = found.group(1), score
+    return Reply([tool("point_at", ref=best, reason=f"{best_score} words in common" if best else "nothing like it")])
+
+
+def run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path,
+             with_model: bool = False) -> dict[str, dict[str, Any]]:
+    if with_model:
+        from tests.support.fake_anthropic import FakeAnthropic
+
+        with FakeAnthropic([stand_in_model] * 1000) as fake:
+            saved = {name: os.environ.get(name) for name in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")}
+            os.environ.update({"ANTHROPIC_BASE_URL": fake.url, "ANTHROPIC_API_KEY": "bench-key"})
+            try:
+                return _run_ours(site, kinds, upload, work / "with-model", lambda: len(fake.requests))
+            finally:
+                for name, value in saved.items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
+    return _run_ours(site, kinds, upload, work / "no-model", None)
+
+
+def _run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path,
+              model_asked: Callable[[], int] | None) -> dict[str, dict[str, Any]]:
     from app.qt_asyncio import run_in_qt
 
     results: dict[str, dict[str, Any]] = {}
+    work.mkdir(parents=True, exist_ok=True)
 
     async def main() -> None:
         from app.shell import BrowserPilotApp
@@ -95,6 +156,7 @@ def run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path) -> d
             (work / "ours.json").write_text(json.dumps(document, indent=1))
             for kind in kinds:
                 site.reset(kind)
+                asked_before = model_asked() if model_asked else 0
                 began = time.perf_counter()
                 result = await op("workflow_run", {"workflow": document, "tabId": tab})
                 ms = (time.perf_counter() - began) * 1000
@@ -104,7 +166,11 @@ def run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path) -> d
                 error = next((e.get("error") for e in trace if e.get("error")), None) or result.get("error")
                 results[kind] = {"verdict": verdict, "why": why or (error or "")[:300], "ms": ms,
                                  "healed": len(healed), "runOk": bool(result.get("ok"))}
-                print(f"ours {kind}: {verdict} {why} ({len(healed)} healed)", file=sys.stderr, flush=True)
+                if model_asked is not None:
+                    results[kind]["asked"] = model_asked() - asked_before
+                    results[kind]["byModel"] = sum(1 for e in healed if (e.get("healed") or {}).get("byModel"))
+                print(f"ours{' + model' if model_asked else ''} {kind}: {verdict} {why} ({len(healed)} healed)",
+                      file=sys.stderr, flush=True)
         finally:
             shell.shutdown()
 
@@ -231,11 +297,13 @@ def run_recorder(site: HealSite, kinds: Sequence[str], upload: str, work: Path) 
 def table(kinds: Sequence[str], results: dict[str, dict[str, dict[str, Any]]]) -> str:
     def cell(side: str, kind: str) -> str:
         r = results[side][kind]
-        extra = f" ({r['healed']} healed)" if side == "ours" and r.get("healed") else ""
-        return f"{r['verdict']}{extra}"
+        notes = [f"{r['healed']} healed"] if r.get("healed") else []
+        if side == "model" and "asked" in r:
+            notes.append(f"model asked {r['asked']}×, {r.get('byModel', 0)} by it" if r["asked"] else "model not asked")
+        return r["verdict"] + (f" ({', '.join(notes)})" if notes else "")
 
-    lines = ["| kind of change | BrowserPilot (ours) | Playwright codegen | Chrome Recorder + @puppeteer/replay |",
-             "|---|---|---|---|"]
+    lines = ["| kind of change | " + " | ".join(HEADERS[side] for side in SIDES) + " |",
+             "|---|" + "---|" * len(SIDES)]
     for kind in kinds:
         lines.append(f"| {kind} | " + " | ".join(cell(side, kind) for side in SIDES) + " |")
     totals = []
@@ -250,7 +318,7 @@ def table(kinds: Sequence[str], results: dict[str, dict[str, dict[str, Any]]]) -
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds (default: all)")
-    parser.add_argument("--sides", default=",".join(SIDES), help="comma-separated sides (default: all three)")
+    parser.add_argument("--sides", default=",".join(SIDES), help="comma-separated sides: ours, model, playwright, recorder (default: all)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON after the table")
     args = parser.parse_args(argv)
     kinds = [k for k in args.kinds.split(",") if k]
@@ -263,6 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         site = HealSite(server)
         runners: dict[str, Callable[[], dict[str, dict[str, Any]]]] = {
             "ours": lambda: run_ours(site, kinds, str(upload), work),
+            "model": lambda: run_ours(site, kinds, str(upload), work, with_model=True),
             "playwright": lambda: run_playwright(site, kinds, str(upload)),
             "recorder": lambda: run_recorder(site, kinds, str(upload), work),
         }
