@@ -314,6 +314,7 @@ def test_cancelling_a_run_stops_its_stream_download(qtbot: QtBot, app: BrowserPi
     folder = app.service.profiles.downloads("env-default").default_folder
     folder.mkdir(parents=True, exist_ok=True)
     before = sorted(folder.iterdir())
+    open_view(app, "env-default", "about:blank")  # the environment's window (and its Downloads list), also alone
     panel = window_of(app, "env-default").downloads_panel
     rows_before = list(panel.rows)
     held = len(site.fetched_by_app("/slow/ts/seg2.ts"))
