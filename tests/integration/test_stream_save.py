@@ -266,6 +266,8 @@ def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_download
     before = sorted(folder.iterdir())
     site.hold.clear()  # from now on the last segment waits
     panel = window_of(app, "env-default").downloads_panel
+    stop = threading.Event()
+    reporters: list[threading.Thread] = []
     task = asyncio.ensure_future(app.registry.call(app.ctx, "page_save_media", {
         "tabId": view.tab_id, "locator": {"selector": "video"}}))
     try:
@@ -278,16 +280,19 @@ def test_a_stream_download_shows_its_progress_and_is_cancelled_from_the_download
         assert row.cancel_button.isVisibleTo(panel)
         transfer = row._live_request()
         assert isinstance(transfer, StreamTransfer)
-        job, stop = transfer.job, threading.Event()
+        job = transfer.job
 
         def keep_reporting() -> None:  # as fast as fragments could (a report per millisecond, per thread)
             while not stop.wait(0.001):
                 job.on_progress(job.progress)
 
-        reporters = [threading.Thread(target=keep_reporting, name=f"reporter-{n}") for n in range(3)]
+        reporters += [threading.Thread(target=keep_reporting, name=f"reporter-{n}") for n in range(3)]
         for reporter in reporters:
             reporter.start()
         row.cancel()
+    except BaseException:
+        stop.set()
+        raise
     finally:
         site.hold.set()
     try:
