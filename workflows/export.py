@@ -134,6 +134,7 @@ def write_xlsx(path: Path, title: str, headers: list[str], rows: list[list[Any]]
     book.save(buffer)
     atomic_write_bytes(path, buffer.getvalue())
 
+
 def csv_file_name(filename: str) -> str:
     """The original's CSV file name: unsafe characters replaced by `_`, `.csv` appended when missing."""
     safe = ORIGINAL_UNSAFE.sub("_", filename)

@@ -21,7 +21,7 @@ from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
-from workflows.versions import VersionStore
+from workflows.versions import Reason, VersionStore
 
 log = logging.getLogger(loggers.WORKFLOWS)
 
@@ -87,7 +87,7 @@ class WorkflowStore:
         raise LookupError(f"there is no workflow named {name_or_id!r}; workflow_list shows the saved ones")
 
     def save(self, name: str, description: str, document: dict[str, Any], node_count: int, *,
-             workflow_id: str | None = None, reason: str = "save", note: str = "") -> tuple[SavedWorkflow, bool]:
+             workflow_id: str | None = None, reason: Reason = "save", note: str = "") -> tuple[SavedWorkflow, bool]:
         """Insert or replace by name (or, with `workflow_id`, replace that workflow, renaming it and keeping its
         id); returns the saved workflow and whether it replaced one. The document is kept as a new version
         (`reason`: save, import, update, repair, restore, record), written before workflows.json."""

@@ -30,6 +30,7 @@ log = logging.getLogger(loggers.WORKFLOWS)
 
 KEPT = 50
 Reason = Literal["save", "import", "update", "repair", "restore", "recovered", "record"]
+"""Why a version was kept (a stored file may hold others: `Version.reason` stays free text when read)."""
 
 
 class _Model(BaseModel):
@@ -92,7 +93,7 @@ class VersionStore:
         span = f"{kept[0]}–{kept[-1]}" if kept else "none"
         raise LookupError(f"there is no version {version} of this workflow (kept: {span})")
 
-    def add(self, workflow_id: str, name: str, document: dict[str, Any], reason: str, note: str = "") -> Version:
+    def add(self, workflow_id: str, name: str, document: dict[str, Any], reason: Reason, note: str = "") -> Version:
         """Keep `document` as the newest version (the last KEPT are kept); written through the saver."""
         doc = self._doc(workflow_id)
         number = (doc.versions[-1].version + 1) if doc.versions else 1

@@ -35,7 +35,7 @@ from workflows.repairs import apply as apply_repair
 from workflows.repairs import auto_repair_runs, current_key, target_key
 from workflows.repairs import due as repair_due
 from workflows.repairs import proposals as repair_proposals
-from workflows.versions import diff as diff_versions
+from workflows.versions import Reason, diff as diff_versions
 
 log = logging.getLogger(loggers.OPS)
 
@@ -75,7 +75,7 @@ def _summary(saved: SavedWorkflow, ctx: OpContext) -> dict[str, Any]:
                         if last else None)}
 
 
-def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None, reason: str = "save",
+def _save(ctx: OpContext, doc: WorkflowDocument, workflow_id: str | None = None, reason: Reason = "save",
           note: str = "") -> dict[str, Any]:
     """Save by name (or replace `workflow_id`, keeping its id through a rename); a new version (`reason`)."""
     saved, replaced = ctx.workflows.save(doc.name, doc.app.description or "", json.loads(dump_document(doc)),
