@@ -1,0 +1,206 @@
+"""A local stand-in of an OpenAI-compatible Chat Completions API (`POST /v1/chat/completions`, `GET /v1/models`) for
+tests, on 127.0.0.1: what Ollama, llama.cpp's server or vLLM answer, with the real `openai` client pointed at it.
+
+It plays the same scripts as the Messages API stand-in (tests/support/fake_anthropic.py): each responder gets the
+request as a Messages-API view (`messages_view`: tool messages as `tool_result` blocks, tool calls as `tool_use`
+blocks, the system prompt apart), so one script serves both providers, and its `Reply` (text and tool_use blocks,
+a stop reason) goes back as a chat completion — streamed as `chat.completion.chunk` events when the request asks,
+the tool calls' arguments in pieces, the usage last. Every request is kept as it arrived (`wire`) and checked: no
+forbidden string (a secret's value) anywhere in the body, no `cache_control` (not this API's), every tool call
+answered by a tool message right after it. Problems are collected in `problems` for the test to assert empty.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tests.support.fake_anthropic import Reply, Responder, text
+
+FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length", "refusal": "content_filter"}
+USAGE = {"prompt_tokens": 1200, "completion_tokens": 30, "total_tokens": 1230,
+         "prompt_tokens_details": {"cached_tokens": 0}}
+
+
+def messages_view(request: dict[str, Any]) -> dict[str, Any]:
+    """A chat completions request as the Messages API would carry it (for the shared scripts)."""
+    system = ""
+    messages: list[dict[str, Any]] = []
+    for message in request.get("messages") or []:
+        role, content = message["role"], message.get("content")
+        if role == "system":
+            system = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = [text(content)] if content else []
+            blocks += [{"type": "tool_use", "id": call["id"], "name": call["function"]["name"],
+                        "input": json.loads(call["function"]["arguments"] or "{}")}
+                       for call in message.get("tool_calls") or []]
+            messages.append({"role": "assistant", "content": blocks})
+        elif role == "tool":
+            block = {"type": "tool_result", "tool_use_id": message["tool_call_id"],
+                     "content": [{"type": "text", "text": content}]}
+            if messages and messages[-1]["role"] == "user" and isinstance(messages[-1]["content"], list) and \
+                    all(b.get("type") == "tool_result" for b in messages[-1]["content"]):
+                messages[-1]["content"].append(block)
+            else:
+                messages.append({"role": "user", "content": [block]})
+        else:
+            parts = [text(content)] if isinstance(content, str) else \
+                [text(p["text"]) if p.get("type") == "text" else {"type": "image", "url": p["image_url"]["url"]}
+                 for p in content]
+            if messages and messages[-1]["role"] == "user" and isinstance(messages[-1]["content"], list):
+                messages[-1]["content"].extend(parts)
+            else:
+                messages.append({"role": "user", "content": content if isinstance(content, str) else parts})
+    tools = [{"name": t["function"]["name"], "description": t["function"].get("description", ""),
+              "input_schema": t["function"].get("parameters")} for t in request.get("tools") or []]
+    view = {"model": request.get("model"), "system": system, "messages": messages, "stream": request.get("stream")}
+    if tools:
+        view["tools"] = tools
+    return view
+
+
+class FakeOpenAI:
+    def __init__(self, script: list[Responder | Reply], forbidden: list[str] | None = None,
+                 judge: Reply | None = None, models: list[str] | None = None) -> None:
+        self.script = list(script)
+        self.forbidden = list(forbidden or [])
+        self.judge = judge or Reply([text('{"verdict": "pass", "reason": "the page shows it done"}')], "end_turn")
+        self.models = list(models or ["local-model"])
+        self.wire: list[dict[str, Any]] = []  # the requests as they arrived
+        self.requests: list[dict[str, Any]] = []  # their Messages-API views
+        self.problems: list[str] = []
+        self.keys: list[str] = []  # the Authorization header of each request
+        self._lock = threading.Lock()
+        self._ids = iter(range(1, 1_000_000))
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def _send(self, payload: bytes, kind: str, status: int = 200) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/v1/models"):
+                    data = [{"id": name, "object": "model", "created": 0, "owned_by": "local"} for name in fake.models]
+                    self._send(json.dumps({"object": "list", "data": data}).encode(), "application/json")
+                else:
+                    self._send(b'{"error": {"message": "not found"}}', "application/json", 404)
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(b'{"error": {"message": "not found"}}', "application/json", 404)
+                    return
+                request = json.loads(body)
+                fake.keys.append(self.headers.get("Authorization", ""))
+                reply = fake._answer(body, request)
+                if request.get("stream"):
+                    self._send(fake._sse(request, reply).encode("utf-8"), "text/event-stream")
+                else:
+                    self._send(json.dumps(fake._completion(request, reply)).encode("utf-8"), "application/json")
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "FakeOpenAI":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    @property
+    def agent_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r.get("tools")]
+
+    def _answer(self, body: bytes, request: dict[str, Any]) -> Reply:
+        view = messages_view(request)
+        with self._lock:
+            self.wire.append(request)
+            self.requests.append(view)
+            self._check(body, request)
+            if not request.get("tools"):
+                return self.judge
+            if not self.script:
+                self.problems.append("the agent asked for more answers than the script has")
+                return Reply([text("out of script")], "refusal")
+            step = self.script.pop(0)
+        return step(view) if callable(step) else step
+
+    def _check(self, body: bytes, request: dict[str, Any]) -> None:
+        decoded = body.decode("utf-8")
+        number = len(self.wire)
+        for secret in self.forbidden:
+            if secret in decoded or json.dumps(secret)[1:-1] in decoded:
+                self.problems.append(f"request {number} contains a secret value")
+        if '"cache_control"' in decoded:
+            self.problems.append(f"request {number} has cache_control, which this API does not know")
+        messages = request.get("messages") or []
+        for i, message in enumerate(messages):
+            calls = {c["id"] for c in message.get("tool_calls") or []}
+            answered: set[str] = set()
+            for following in messages[i + 1:]:
+                if following["role"] != "tool":
+                    break
+                answered.add(following["tool_call_id"])
+            if calls - answered:
+                self.problems.append(f"request {number}: tool calls {sorted(calls - answered)} unanswered")
+
+    def _calls(self, reply: Reply) -> list[dict[str, Any]]:
+        return [{"id": f"call_{next(self._ids):04d}", "type": "function",
+                 "function": {"name": b["name"], "arguments": json.dumps(b["input"])}}
+                for b in reply.content if b["type"] == "tool_use"]
+
+    def _completion(self, request: dict[str, Any], reply: Reply) -> dict[str, Any]:
+        words = "".join(b["text"] for b in reply.content if b["type"] == "text")
+        message: dict[str, Any] = {"role": "assistant", "content": words or None}
+        calls = self._calls(reply)
+        if calls:
+            message["tool_calls"] = calls
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": request.get("model"),
+                "choices": [{"index": 0, "message": message, "finish_reason": FINISH[reply.stop_reason]}],
+                "usage": USAGE}
+
+    def _sse(self, request: dict[str, Any], reply: Reply) -> str:
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                    "model": request.get("model"), "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        chunks = [chunk({"role": "assistant", "content": ""})]
+        words = "".join(b["text"] for b in reply.content if b["type"] == "text")
+        for piece in (words[: len(words) // 2], words[len(words) // 2:]):
+            if piece:
+                chunks.append(chunk({"content": piece}))
+        for index, call in enumerate(self._calls(reply)):
+            arguments = call["function"]["arguments"]
+            chunks.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+            for piece in (arguments[: len(arguments) // 2], arguments[len(arguments) // 2:]):
+                chunks.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+        chunks.append(chunk({}, FINISH[reply.stop_reason]))
+        if (request.get("stream_options") or {}).get("include_usage"):
+            chunks.append({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+                           "model": request.get("model"), "choices": [], "usage": USAGE})
+        return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def openai_env(monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI) -> None:
+    """The app's `openai` client talks to `fake` for the rest of the test (OPENAI_BASE_URL, a key it accepts)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
