@@ -83,7 +83,8 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
         outline = _redact(str(snap.get("snapshot") or ""), params.redact)[:MAX_SNAPSHOT]
         step = _redact(json.dumps({"nodeType": params.node_type, "title": params.title,
                                    "fingerprint": params.fingerprint}, ensure_ascii=False), params.redact)
-        from app.agent.model import ModelError, ModelRequest, open_model  # the model SDK: imported when first asked
+        from app.agent.model import ModelError, ModelRequest  # the model SDK: imported when first asked
+        from app.agent.providers import open_model
 
         request = ModelRequest(model=choice.model, max_tokens=300, system=SYSTEM, tools=[TOOL], tool_choice="point_at",
                                messages=[{"role": "user", "content": [{"type": "text",

@@ -7,6 +7,7 @@ content is a string or blocks `text`, `image` (`source: {type: base64, media_typ
 input`) and `tool_result` (`tool_use_id, is_error, content: [text | image]`); a `ModelReply` with the assistant's
 blocks (`text`, `tool_use`), a neutral stop reason and the usage. Each adapter translates both ways and says what
 its provider lacks (`Capabilities`, `limitations`): the loop keeps no provider's wire format and is not forked.
+`app/agent/providers.py` opens the chosen provider's adapter.
 
 Requests run on a worker thread of their own (`ModelWorker`): under qasync the loop's default executor starts
 QThreads that abort the process at exit, so calls go to a plain `ThreadPoolExecutor`, and streamed events are
@@ -94,25 +95,3 @@ class ModelWorker:
     def close(self) -> None:
         self.cancelled.set()
         self._pool.shutdown(wait=True, cancel_futures=True)
-
-
-def open_model(choice: ModelChoice, timeout: float = 120.0) -> ModelPort:
-    """The adapter of the chosen provider (its SDK imported only now)."""
-    if choice.provider == "openai":
-        from app.agent.model_openai import OpenAIModel
-
-        return OpenAIModel(choice, timeout)
-    from app.agent.model_anthropic import AnthropicModel
-
-    return AnthropicModel(choice, timeout)
-
-
-def list_models(choice: ModelChoice, timeout: float = 20.0) -> list[str]:
-    """(Blocking: call it on a worker thread.) The model names the endpoint lists (`GET /v1/models`), sorted."""
-    if choice.provider == "openai":
-        from app.agent.model_openai import list_openai_models
-
-        return list_openai_models(choice, timeout)
-    from app.agent.model_anthropic import list_anthropic_models
-
-    return list_anthropic_models(choice, timeout)

@@ -101,7 +101,8 @@ class AgentModelsParams(Params):
 async def agent_models(ctx: OpContext, params: AgentModelsParams) -> dict[str, Any]:
     """The models a provider's endpoint offers (its /v1/models list), for choosing the built-in agent's model.
     Returns {provider, baseUrl, models}; fails with code model_unreachable when the endpoint does not answer."""
-    from app.agent.model import ModelError, list_models  # the model SDK: imported when first asked
+    from app.agent.model import ModelError  # the model SDK: imported when first asked
+    from app.agent.providers import list_models
 
     choice = ctx.agent_settings.current.choice(params.provider, None, params.base_url)
     if params.api_key:

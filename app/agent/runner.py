@@ -25,7 +25,8 @@ from typing import Any, Awaitable, Callable
 
 from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
-from app.agent.model import ModelPort, open_model
+from app.agent.model import ModelPort
+from app.agent.providers import open_model
 from app.agent.records import AgentRecord, AgentRunStore, BoundSecret, Check, check_locator, now
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings, ModelChoice

@@ -164,6 +164,7 @@ class AgentSettingsDialog(QDialog):
         self.provider.setCurrentIndex(PROVIDERS.index(current.provider))
         self._show(current.provider)
         self.provider.currentIndexChanged.connect(lambda _i: self._switch(self.provider.currentData()))
+        self.base_url.setFocus()  # not the provider's list: a wheel over it would change the provider unasked
 
     def chosen_provider(self) -> Provider:
         return self.provider.currentData()

@@ -1,0 +1,168 @@
+"""Logins from the browsers people already use, and to and from Playwright (issue 37), with real browsers: Debian's
+chromium and firefox-esr log in to two local sites (the servers set the cookies) in profiles of their own; the
+chosen sites' cookies, read and decrypted from those profiles, log a new environment in, and the other site's stay
+behind; a Playwright storage_state written by an environment opens the logged-in page in Playwright's Chromium, and
+one Playwright wrote logs an environment in. Real QtWebEngine offscreen."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.shell import BrowserPilotApp
+from tests.support.browser_profiles import (CHROMIUM, FIREFOX, chromium_login, firefox_login, playwright_page_text,
+                                            playwright_storage_state)
+from tests.support.qt import run_js, run_op, running_app, view_of
+from tests.support.server import LocalServer, Request, Response
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (./dev.sh installs it)")
+
+
+def login_site(server: LocalServer, user: str) -> LocalServer:
+    """/login sets an HttpOnly session cookie and a preference, and keeps a note in local storage; /account
+    welcomes whoever sends the session; /seen is the login page's next request."""
+    session = f"sid-{user}"
+
+    def login(request: Request) -> Response:
+        return Response(f"<title>in</title><script>localStorage.setItem('user', '{user}');"
+                        f"fetch('/seen')</script>logged in", headers=[
+                            ("Set-Cookie", f"sid={session}; Path=/; HttpOnly; Max-Age=3600"),
+                            ("Set-Cookie", "theme=dark; Path=/; SameSite=Strict; Max-Age=3600")])
+
+    def account(request: Request) -> Response:
+        if f"sid={session}" in request.headers.get("cookie", ""):
+            return Response(f"<title>account</title><p id=who>Welcome {user}</p>")
+        return Response("<title>denied</title>please log in", status=403)
+
+    server.routes["/login"] = login
+    server.routes["/account"] = account
+    server.routes["/seen"] = lambda r: Response("ok", content_type="text/plain")
+    return server
+
+
+@pytest.fixture(scope="module")
+def shell(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
+    with running_app(qapp, tmp_path_factory.mktemp("logins-data")) as app:
+        yield app
+
+
+@pytest.fixture(scope="module")
+def sites() -> Iterator[tuple[LocalServer, LocalServer]]:
+    """The shop (127.0.0.1) and another site (127.0.0.2): two sites to the browsers' cookie rules."""
+    with LocalServer() as shop, LocalServer("127.0.0.2") as other:
+        yield login_site(shop, "alice"), login_site(other, "bob")
+
+
+@pytest.fixture(scope="module")
+def chromium_profile(sites: tuple[LocalServer, LocalServer], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    shop, other = sites
+    folder = tmp_path_factory.mktemp("chromium-user-data")
+    chromium_login(folder, [shop.url("/login"), other.url("/login")])
+    return folder
+
+
+def ok(result: dict[str, Any]) -> dict[str, Any]:
+    assert result["ok"], result
+    return result
+
+
+def page_text(qtbot: QtBot, shell: BrowserPilotApp, env_id: str, url: str) -> str:
+    tab = ok(run_op(qtbot, shell, "tab_open", {"env": env_id}))["tabId"]
+    ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": url}))
+    text = str(run_js(qtbot, view_of(shell, tab), "document.body.innerText"))
+    ok(run_op(qtbot, shell, "tab_close", {"tabId": tab}))
+    return text
+
+
+def test_a_chromium_profiles_login_moves_into_a_new_environment_for_the_chosen_sites_only(
+        qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer], chromium_profile: Path) -> None:
+    shop, other = sites
+    source = f"chromium:{chromium_profile}"
+    envs_before = len(shell.envs.list())
+    # No sites given: nothing is copied, and the sites the profile has cookies for are listed to choose from.
+    asked = run_op(qtbot, shell, "env_import", {"fromBrowser": source})
+    assert not asked["ok"] and asked["code"] == "sites_needed"
+    assert sorted((s["site"], s["cookies"]) for s in asked["sites"]) == [("127.0.0.1", 2), ("127.0.0.2", 2)]
+    assert "127.0.0.1 (2)" in asked["error"] and len(shell.envs.list()) == envs_before
+
+    imported = ok(run_op(qtbot, shell, "env_import", {"fromBrowser": source, "domains": ["127.0.0.1"],
+                                                      "name": "From Chromium"}))
+    assert imported["created"] and imported["cookies"] == 2 and imported["failed"] == 0
+    assert imported["sites"] == [{"site": "127.0.0.1", "cookies": 2}] and imported["undecryptable"] == 0
+    assert imported["database"].startswith(str(chromium_profile))
+    env = imported["env"]
+    assert shell.envs.get(env).name == "From Chromium"
+    assert "Welcome alice" in page_text(qtbot, shell, env, shop.url("/account"))
+    assert "please log in" in page_text(qtbot, shell, env, other.url("/account"))  # left behind
+    # The cookies kept their flags: the session stays HttpOnly, the preference SameSite=Strict, with expiries.
+    exported = ok(run_op(qtbot, shell, "env_export", {"env": env, "format": "playwright"}))
+    cookies = {c["name"]: c for c in json.loads(Path(exported["path"]).read_text("utf-8"))["cookies"]}
+    assert set(cookies) == {"sid", "theme"} and all(c["domain"] == "127.0.0.1" for c in cookies.values())
+    assert cookies["sid"]["httpOnly"] and cookies["theme"]["sameSite"] == "Strict"
+    assert all(c["expires"] > 0 for c in cookies.values())
+
+    # Into an existing environment; a domain with its subdomains; a site the profile never visited.
+    into = ok(run_op(qtbot, shell, "env_import", {"fromBrowser": "chromium", "profile": str(chromium_profile),
+                                                  "domains": ["http://127.0.0.2:1/"], "env": env}))
+    assert not into["created"] and into["sites"] == [{"site": "127.0.0.2", "cookies": 2}]
+    assert "Welcome bob" in page_text(qtbot, shell, env, other.url("/account"))
+    none = run_op(qtbot, shell, "env_import", {"fromBrowser": source, "domains": ["example.org"]})
+    assert not none["ok"] and none["code"] == "no_cookies"
+    missing = run_op(qtbot, shell, "env_import", {"fromBrowser": f"chromium:{chromium_profile / 'nothing'}",
+                                                  "domains": ["*"]})
+    assert not missing["ok"] and missing["code"] == "browser_unreadable" and "no chromium cookies" in missing["error"]
+    both = run_op(qtbot, shell, "env_import", {"fromBrowser": "chromium", "path": "/x"})
+    assert not both["ok"] and "either path" in both["error"]
+
+
+def test_a_storage_state_export_opens_the_logged_in_page_in_playwright(
+        qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer]) -> None:
+    shop, _other = sites
+    env = shell.envs.create("Alice in the app")
+    tab = ok(run_op(qtbot, shell, "tab_open", {"env": env.id}))["tabId"]
+    ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": shop.url("/login")}))
+    qtbot.waitUntil(lambda: bool(shop.hits("/seen")), timeout=10_000)  # the page kept its note
+    exported = ok(run_op(qtbot, shell, "env_export", {"env": env.id, "format": "playwright"}))
+    path = Path(exported["path"])
+    assert exported["format"] == "playwright" and path.name.endswith("-storage-state.json")
+    assert path.stat().st_mode & 0o777 == 0o600
+    state = json.loads(path.read_text("utf-8"))
+    assert {"origin": shop.url("/").rstrip("/"), "localStorage": [{"name": "user", "value": "alice"}]} \
+        in state["origins"]
+    shown = playwright_page_text(path, shop.url("/account"),
+                                 "document.body.innerText + ' / ' + localStorage.getItem('user')")
+    assert "Welcome alice" in shown and shown.endswith(" / alice")
+
+
+def test_playwrights_own_storage_state_logs_an_environment_in(
+        qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer], tmp_path: Path) -> None:
+    _shop, other = sites
+    state = tmp_path / "state.json"
+    playwright_storage_state(other.url("/login"), state)
+    imported = ok(run_op(qtbot, shell, "env_import", {"path": str(state), "name": "From Playwright"}))
+    assert imported["format"] == "playwright" and imported["cookies"] == 2 and imported["created"]
+    env = imported["env"]
+    tab = ok(run_op(qtbot, shell, "tab_open", {"env": env}))["tabId"]
+    ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": other.url("/account")}))
+    view = view_of(shell, tab)
+    assert "Welcome bob" in str(run_js(qtbot, view, "document.body.innerText"))
+    assert run_js(qtbot, view, "localStorage.getItem('user')") == "bob"  # its origin's local storage came along
+
+
+@pytest.mark.skipif(FIREFOX is None, reason="Debian's firefox-esr is not installed (./dev.sh installs it)")
+def test_a_firefox_profiles_login_moves_into_an_environment(
+        qtbot: QtBot, shell: BrowserPilotApp, tmp_path: Path) -> None:
+    """Firefox ended while running (SIGTERM): its newest cookies are only in its write-ahead log, and still read."""
+    with LocalServer() as server:
+        login_site(server, "carol")
+        profile = tmp_path / "firefox-profile"
+        profile.mkdir()
+        firefox_login(profile, server, "/login", "/seen", "sid-carol")
+        imported = ok(run_op(qtbot, shell, "env_import", {"fromBrowser": f"firefox:{profile}",
+                                                          "domains": ["127.0.0.1"]}))
+        assert imported["source"] == f"firefox:{profile}" and imported["cookies"] == 2
+        assert "Welcome carol" in page_text(qtbot, shell, imported["env"], server.url("/account"))
