@@ -14,34 +14,12 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.shell import BrowserPilotApp
-from tests.support.browser_profiles import (CHROMIUM, FIREFOX, chromium_login, firefox_login, playwright_page_text,
-                                            playwright_storage_state)
+from tests.support.browser_profiles import (CHROMIUM, FIREFOX, chromium_login, firefox_login, login_site,
+                                            playwright_page_text, playwright_storage_state)
 from tests.support.qt import run_js, run_op, running_app, view_of
-from tests.support.server import LocalServer, Request, Response
+from tests.support.server import LocalServer
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (./dev.sh installs it)")
-
-
-def login_site(server: LocalServer, user: str) -> LocalServer:
-    """/login sets an HttpOnly session cookie and a preference, and keeps a note in local storage; /account
-    welcomes whoever sends the session; /seen is the login page's next request."""
-    session = f"sid-{user}"
-
-    def login(request: Request) -> Response:
-        return Response(f"<title>in</title><script>localStorage.setItem('user', '{user}');"
-                        f"fetch('/seen')</script>logged in", headers=[
-                            ("Set-Cookie", f"sid={session}; Path=/; HttpOnly; Max-Age=3600"),
-                            ("Set-Cookie", "theme=dark; Path=/; SameSite=Strict; Max-Age=3600")])
-
-    def account(request: Request) -> Response:
-        if f"sid={session}" in request.headers.get("cookie", ""):
-            return Response(f"<title>account</title><p id=who>Welcome {user}</p>")
-        return Response("<title>denied</title>please log in", status=403)
-
-    server.routes["/login"] = login
-    server.routes["/account"] = account
-    server.routes["/seen"] = lambda r: Response("ok", content_type="text/plain")
-    return server
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +95,45 @@ def test_a_chromium_profiles_login_moves_into_a_new_environment_for_the_chosen_s
     assert not missing["ok"] and missing["code"] == "browser_unreadable" and "no chromium cookies" in missing["error"]
     both = run_op(qtbot, shell, "env_import", {"fromBrowser": "chromium", "path": "/x"})
     assert not both["ok"] and "either path" in both["error"]
+
+
+def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
+        qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer], chromium_profile: Path) -> None:
+    """Environment → Import Login from Browser…, as a person uses it: the profile's folder, Find Sites, one site
+    ticked, Import; the report names the site, its cookies and the new environment, which is logged in there."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QListWidget
+
+    from app.ui.browser_login_dialog import BrowserLoginDialog
+
+    shop, other = sites
+    dialog = BrowserLoginDialog(shell.registry, shell.ctx)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: dialog.find_button.isEnabled(), timeout=10_000)  # the browsers found here are listed
+    dialog.browser.setCurrentIndex(dialog.browser.findData("chromium"))
+    dialog.profile.setEditText(str(chromium_profile))
+    assert not dialog.import_button.isEnabled()
+    qtbot.mouseClick(dialog.find_button, Qt.MouseButton.LeftButton)
+    sites_list = dialog.findChild(QListWidget, "browser-login-sites")
+    qtbot.waitUntil(lambda: sites_list.count() == 2, timeout=30_000)
+    shown = sorted(sites_list.item(i).text() for i in range(2))
+    assert shown == ["127.0.0.1 — 2 cookie(s)", "127.0.0.2 — 2 cookie(s)"]
+    assert all(sites_list.item(i).checkState() == Qt.CheckState.Unchecked for i in range(2))  # none chosen for them
+    assert not dialog.import_button.isEnabled()
+    row = next(i for i in range(2) if sites_list.item(i).text().startswith("127.0.0.2"))
+    sites_list.item(row).setCheckState(Qt.CheckState.Checked)
+    assert dialog.import_button.isEnabled() and dialog.name.isVisible()
+    dialog.name.setText("Bob from Chromium")
+    envs_before = len(shell.envs.list())
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result_view is not None or "Not imported" in dialog.status.text(), timeout=30_000)
+    assert dialog.status.text() == "Copied 2 of 2 cookies into Bob from Chromium: 127.0.0.2 (2).", dialog.status.text()
+    assert len(shell.envs.list()) == envs_before + 1
+    env = dialog.result_view["env"]
+    assert "Welcome bob" in page_text(qtbot, shell, env, other.url("/account"))
+    assert "please log in" in page_text(qtbot, shell, env, shop.url("/account"))
+    dialog.close()
 
 
 def test_a_storage_state_export_opens_the_logged_in_page_in_playwright(

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from tests.support.server import LocalServer
+from tests.support.server import LocalServer, Request, Response
 
 CHROMIUM = shutil.which("chromium")
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
@@ -28,6 +28,28 @@ FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run", "--disable-quic"]
 T = TypeVar("T")
+
+
+def login_site(server: LocalServer, user: str) -> LocalServer:
+    """/login sets an HttpOnly session cookie and a preference, and keeps a note in local storage; /account
+    welcomes whoever sends the session; /seen is the login page's next request."""
+    session = f"sid-{user}"
+
+    def login(request: Request) -> Response:
+        return Response(f"<title>in</title><script>localStorage.setItem('user', '{user}');"
+                        f"fetch('/seen')</script>logged in", headers=[
+                            ("Set-Cookie", f"sid={session}; Path=/; HttpOnly; Max-Age=3600"),
+                            ("Set-Cookie", "theme=dark; Path=/; SameSite=Strict; Max-Age=3600")])
+
+    def account(request: Request) -> Response:
+        if f"sid={session}" in request.headers.get("cookie", ""):
+            return Response(f"<title>account</title><p id=who>Welcome {user}</p>")
+        return Response("<title>denied</title>please log in", status=403)
+
+    server.routes["/login"] = login
+    server.routes["/account"] = account
+    server.routes["/seen"] = lambda r: Response("ok", content_type="text/plain")
+    return server
 
 
 def off_loop(work: Callable[[], T], timeout: float = 120.0) -> T:
