@@ -17,7 +17,6 @@ from typing import Any
 from app.agent.model import ModelError, ModelPort, ModelRequest
 from app.agent.records import AgentRecord, Judgement, Usage
 from app.agent.secrets import Secrets
-from app.agent.settings import AgentSettings
 from envs import loggers
 from envs.savemanager import in_thread
 
@@ -59,7 +58,7 @@ def parse_verdict(text: str) -> Judgement:
     return Judgement(verdict=raw["verdict"], reason=str(raw.get("reason") or ""))
 
 
-async def judge(model: ModelPort, settings: AgentSettings, record: AgentRecord, secrets: Secrets,
+async def judge(model: ModelPort, record: AgentRecord, secrets: Secrets,
                 screenshot: str | None) -> tuple[Judgement, Usage]:
     report = record.self_report
     text = (f"Task: {record.task}\n\nSteps:\n{steps_summary(record)}\n\nThe agent's own report: "

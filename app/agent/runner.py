@@ -193,7 +193,7 @@ class AgentRun:
                                        else f"{count} match(es), {'visible' if visible else 'none visible'}"))
         if record.self_report is not None and record.status != "stopped":
             self._emit("judging", None)
-            verdict, usage = await judge(model, self.settings, record, self.secrets, record.final_screenshot)
+            verdict, usage = await judge(model, record, self.secrets, record.final_screenshot)
             record.judge = verdict
             record.usage.add(usage)
             self._emit("usage", record.usage)
