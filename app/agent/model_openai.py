@@ -13,8 +13,11 @@ Translation of the neutral conversation (app/agent/model.py):
   `{"_arguments": text}`, which the operation refuses with the list of its parameters.
 What it lacks is said in the record (`limitations`): no prompt-cache breakpoints (the endpoint may cache by
 itself: the cached tokens it reports are counted), and no images unless the choice says so.
-The token limit is sent as `max_tokens`; an endpoint that wants `max_completion_tokens` instead (OpenAI's newer
-models) says so in its error, and the request is sent again with it (remembered for the rest of the run).
+Endpoints differ in what they accept: the token limit is sent as `max_tokens`, and an endpoint that wants
+`max_completion_tokens` instead (OpenAI's newer models) says so in its error; `stream_options` (asking for the usage
+of a stream) and a forced `tool_choice` are refused by some servers. A request refused with an error naming one of
+these is sent again adapted (remembered for the rest of the run): the usage is then unknown, and a model not forced
+to a tool may still answer with its JSON in words (healing reads either).
 """
 
 from __future__ import annotations
@@ -151,6 +154,7 @@ class OpenAIModel:
                                      max_retries=2)
         self._worker = ModelWorker()
         self._token_param = "max_tokens"
+        self._left_out: set[str] = set()  # optional fields this endpoint refused
 
     def limitations(self) -> list[str]:
         notes = ["prompt caching: the OpenAI-compatible API has no cache breakpoints, so each request is sent whole "
@@ -165,16 +169,23 @@ class OpenAIModel:
         self._worker.cancelled.set()
 
     def _send(self, request: ModelRequest, **extra: Any) -> Any:
-        """One request; an endpoint that refuses `max_tokens` for `max_completion_tokens` gets it again so."""
-        try:
-            return self._client.chat.completions.create(
-                **wire_request(request, self.choice.images, self._token_param), **extra)
-        except openai.BadRequestError as exc:
-            if self._token_param == "max_tokens" and "max_completion_tokens" in str(exc):
-                self._token_param = "max_completion_tokens"
-                return self._client.chat.completions.create(
-                    **wire_request(request, self.choice.images, self._token_param), **extra)
-            raise
+        """One request, adapted and sent again when the endpoint refuses an optional field by name."""
+        while True:
+            wire = {**wire_request(request, self.choice.images, self._token_param), **extra}
+            for name in self._left_out:
+                wire.pop(name, None)
+            try:
+                return self._client.chat.completions.create(**wire)
+            except openai.BadRequestError as exc:
+                said = str(exc)
+                if self._token_param == "max_tokens" and "max_completion_tokens" in said:
+                    self._token_param = "max_completion_tokens"
+                    continue
+                refused = next((name for name in ("stream_options", "tool_choice")
+                                if name in wire and name in said), None)
+                if refused is None:
+                    raise
+                self._left_out.add(refused)
 
     async def stream(self, request: ModelRequest, on_event: StreamEvent | None = None) -> ModelReply:
         loop = asyncio.get_running_loop()

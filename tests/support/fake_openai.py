@@ -66,8 +66,10 @@ def messages_view(request: dict[str, Any]) -> dict[str, Any]:
 
 class FakeOpenAI:
     def __init__(self, script: list[Responder | Reply], forbidden: list[str] | None = None,
-                 judge: Reply | None = None, models: list[str] | None = None) -> None:
+                 judge: Reply | None = None, models: list[str] | None = None,
+                 refuse: tuple[str, ...] = ()) -> None:
         self.script = list(script)
+        self.refuse = refuse  # request fields answered with 400 naming them, as some servers do
         self.forbidden = list(forbidden or [])
         self.judge = judge or Reply([text('{"verdict": "pass", "reason": "the page shows it done"}')], "end_turn")
         self.models = list(models or ["local-model"])
@@ -75,6 +77,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []  # their Messages-API views
         self.problems: list[str] = []
         self.keys: list[str] = []  # the Authorization header of each request
+        self.refused: list[str] = []  # the fields of `refuse` that requests carried
         self._lock = threading.Lock()
         self._ids = iter(range(1, 1_000_000))
         fake = self
@@ -105,6 +108,14 @@ class FakeOpenAI:
                     self._send(b'{"error": {"message": "not found"}}', "application/json", 404)
                     return
                 request = json.loads(body)
+                refused = next((name for name in fake.refuse if name in request), None)
+                if refused is not None:
+                    fake.refused.append(refused)
+                    hint = " Use 'max_completion_tokens' instead." if refused == "max_tokens" else ""
+                    message = {"error": {"message": f"Unsupported parameter: '{refused}'.{hint}",
+                                         "type": "invalid_request_error", "param": refused}}
+                    self._send(json.dumps(message).encode(), "application/json", 400)
+                    return
                 fake.keys.append(self.headers.get("Authorization", ""))
                 reply = fake._answer(body, request)
                 if request.get("stream"):
