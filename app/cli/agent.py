@@ -30,7 +30,7 @@ from workflows.secret_binding import parse_domains, rules_for
 
 def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     agent = verbs.add_parser("agent", parents=[common], help="let the built-in agent do a task in words")
-    agent.add_argument("task", metavar="TASK", help='what to do, e.g. "Sign in with <secret:pw>"')
+    agent.add_argument("task", metavar="TASK", nargs="?", help='what to do, e.g. "Sign in with <secret:pw>"')
     agent.add_argument("--env", dest="agent_env", metavar="ID", default=None, help="environment (default env-default)")
     agent.add_argument("--url", metavar="URL", help="open this address in the agent's tab first")
     agent.add_argument("--secret", dest="secrets", metavar="NAME=VALUE", action="append", default=[],
@@ -47,7 +47,7 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
                                                          "(default: the saved one, else OPENAI_BASE_URL)")
     agent.add_argument("--model", metavar="NAME", help="model name (default: the saved setting)")
     agent.add_argument("--list-models", action="store_true", help="print the models the endpoint offers (its "
-                                                                  "/v1/models) and exit; TASK is ignored")
+                                                                  "/v1/models) and exit (no TASK)")
     agent.add_argument("--save-workflow", metavar="NAME", help="save what worked as a workflow that ends with "
                                                                "the --expect checks (nothing is replayed)")
     agent.add_argument("--typed-as-inputs", action="store_true", help="with --save-workflow: the values the "
@@ -140,6 +140,9 @@ def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
 
     if args.list_models:
         return list_models_verb(args, data)
+    if not args.task:
+        print("browserpilot: agent needs a TASK (what to do, in words)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         params = agent_params(args)
     except SecretError as exc:

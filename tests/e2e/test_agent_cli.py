@@ -118,7 +118,7 @@ def test_a_local_openai_compatible_model_places_the_order(data_dir: Path, server
     shop = Shop(server)
     with FakeOpenAI(order_script("Cy", "<secret:card>"), forbidden=[CARD], models=["local-model", "other"]) as fake:
         env = app_env(OPENAI_API_KEY="local-key")
-        listed = run_cli(data_dir, "agent", "-", "--list-models", "--provider", "openai", "--base-url", fake.url,
+        listed = run_cli(data_dir, "agent", "--list-models", "--provider", "openai", "--base-url", fake.url,
                          timeout=120, env=env)
         assert listed.returncode == 0, listed.stderr
         assert listed.stdout.split() == ["local-model", "other"]

@@ -238,6 +238,19 @@ def test_settings_and_the_panel_list_the_endpoints_models_and_keep_each_provider
             panel.model_picker.box.setCurrentIndex(0)
             panel.model_picker.box.activated.emit(0)  # as a person picks it from the list
             assert store.current.openai.model == "llama3.1:8b"
+
+            # A task on the chosen local model: the panel says what this provider does without.
+            fake.script = [Reply([text("Looking."), tool("page_snapshot")]),
+                           Reply([tool("done", success=True, answer="Nothing to do")])]
+            panel.task_box.setPlainText("Look at the page")
+            panel.url.setText("")
+            qtbot.mouseClick(panel.start_button, Qt.MouseButton.LeftButton)
+            qtbot.waitUntil(lambda: "Status:" in panel.answers.text(), timeout=60_000)
+            qtbot.waitUntil(lambda: panel.start_button.isEnabled(), timeout=30_000)
+            assert fake.problems == [] and fake.wire[0]["model"] == "llama3.1:8b"
+            shown = panel.view.toPlainText()
+            assert "Without: prompt caching" in shown and "Without: images" in shown and "Looking." in shown
+            assert "Nothing to do" in panel.answers.text() and "unknown" in panel.usage.text()
         qtbot.mouseClick(panel.model_picker.refresh_button, Qt.MouseButton.LeftButton)  # the endpoint is gone
         qtbot.waitUntil(lambda: "No list" in panel.model_picker.status.text(), timeout=15_000)
         assert panel.model_picker.name() == "llama3.1:8b"

@@ -97,6 +97,27 @@ def test_a_chromium_profiles_login_moves_into_a_new_environment_for_the_chosen_s
     assert not both["ok"] and "either path" in both["error"]
 
 
+def test_a_browser_in_its_usual_place_is_found_with_its_profiles(
+        qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer], chromium_profile: Path,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chromium's user data where Chromium keeps it on Linux ($XDG_CONFIG_HOME/chromium): listed with its profile,
+    and read without naming a profile (the most recently used one)."""
+    import shutil
+
+    shop, _other = sites
+    config = tmp_path / "config"
+    shutil.copytree(chromium_profile, config / "chromium", symlinks=True,
+                    ignore=shutil.ignore_patterns("Singleton*"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    listed = ok(run_op(qtbot, shell, "env_browser_profiles", {}))
+    assert {"browser": "chromium", "profiles": ["Default"]} in listed["browsers"]
+    assert all(b["browser"] not in ("chrome", "brave", "edge") for b in listed["browsers"])  # not installed here
+    imported = ok(run_op(qtbot, shell, "env_import", {"fromBrowser": "chromium", "domains": ["127.0.0.1"]}))
+    assert imported["source"] == "chromium" and imported["database"] == str(config / "chromium" / "Default" / "Cookies")
+    assert shell.envs.get(imported["env"]).name.startswith("From chromium")
+    assert "Welcome alice" in page_text(qtbot, shell, imported["env"], shop.url("/account"))
+
+
 def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
         qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer], chromium_profile: Path) -> None:
     """Environment → Import Login from Browser…, as a person uses it: the profile's folder, Find Sites, one site

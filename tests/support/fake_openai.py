@@ -13,13 +13,11 @@ answered by a tool message right after it. Problems are collected in `problems` 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
-from tests.support.fake_anthropic import Reply, Responder, text
+from tests.support.fake_anthropic import NOT_FOUND, Answer, Reply, Responder, ScriptedModel, text
 
 FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length", "refusal": "content_filter"}
 USAGE = {"prompt_tokens": 1200, "completion_tokens": 30, "total_tokens": 1230,
@@ -64,102 +62,45 @@ def messages_view(request: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-class FakeOpenAI:
+class FakeOpenAI(ScriptedModel):
     def __init__(self, script: list[Responder | Reply], forbidden: list[str] | None = None,
                  judge: Reply | None = None, models: list[str] | None = None,
                  refuse: tuple[str, ...] = ()) -> None:
-        self.script = list(script)
+        super().__init__(script, forbidden, judge)
+        self.url = f"{self.root}/v1"
         self.refuse = refuse  # request fields answered with 400 naming them, as some servers do
-        self.forbidden = list(forbidden or [])
-        self.judge = judge or Reply([text('{"verdict": "pass", "reason": "the page shows it done"}')], "end_turn")
         self.models = list(models or ["local-model"])
-        self.wire: list[dict[str, Any]] = []  # the requests as they arrived
-        self.requests: list[dict[str, Any]] = []  # their Messages-API views
-        self.problems: list[str] = []
+        self.wire: list[dict[str, Any]] = []  # the requests as they arrived (`requests`: their Messages-API views)
         self.keys: list[str] = []  # the Authorization header of each request
         self.refused: list[str] = []  # the fields of `refuse` that requests carried
-        self._lock = threading.Lock()
         self._ids = iter(range(1, 1_000_000))
-        fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def get(self, path: str) -> Answer:
+        if not path.rstrip("/").endswith("/v1/models"):
+            return NOT_FOUND
+        data = [{"id": name, "object": "model", "created": 0, "owned_by": "local"} for name in self.models]
+        return 200, "application/json", json.dumps({"object": "list", "data": data}).encode()
 
-            def log_message(self, format: str, *args: object) -> None:
-                pass
+    def post(self, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        if not path.rstrip("/").endswith("/chat/completions"):
+            return NOT_FOUND
+        request = json.loads(body)
+        refused = next((name for name in self.refuse if name in request), None)
+        if refused is not None:
+            self.refused.append(refused)
+            hint = " Use 'max_completion_tokens' instead." if refused == "max_tokens" else ""
+            message = {"error": {"message": f"Unsupported parameter: '{refused}'.{hint}",
+                                 "type": "invalid_request_error", "param": refused}}
+            return 400, "application/json", json.dumps(message).encode()
+        self.keys.append(next((value for name, value in headers.items() if name.lower() == "authorization"), ""))
+        self.wire.append(request)
+        reply = self.play(body, request, messages_view(request))
+        if request.get("stream"):
+            return 200, "text/event-stream", self._sse(request, reply).encode("utf-8")
+        return 200, "application/json", json.dumps(self._completion(request, reply)).encode("utf-8")
 
-            def _send(self, payload: bytes, kind: str, status: int = 200) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path.rstrip("/").endswith("/v1/models"):
-                    data = [{"id": name, "object": "model", "created": 0, "owned_by": "local"} for name in fake.models]
-                    self._send(json.dumps({"object": "list", "data": data}).encode(), "application/json")
-                else:
-                    self._send(b'{"error": {"message": "not found"}}', "application/json", 404)
-
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(b'{"error": {"message": "not found"}}', "application/json", 404)
-                    return
-                request = json.loads(body)
-                refused = next((name for name in fake.refuse if name in request), None)
-                if refused is not None:
-                    fake.refused.append(refused)
-                    hint = " Use 'max_completion_tokens' instead." if refused == "max_tokens" else ""
-                    message = {"error": {"message": f"Unsupported parameter: '{refused}'.{hint}",
-                                         "type": "invalid_request_error", "param": refused}}
-                    self._send(json.dumps(message).encode(), "application/json", 400)
-                    return
-                fake.keys.append(self.headers.get("Authorization", ""))
-                reply = fake._answer(body, request)
-                if request.get("stream"):
-                    self._send(fake._sse(request, reply).encode("utf-8"), "text/event-stream")
-                else:
-                    self._send(json.dumps(fake._completion(request, reply)).encode("utf-8"), "application/json")
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> "FakeOpenAI":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    @property
-    def agent_requests(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r.get("tools")]
-
-    def _answer(self, body: bytes, request: dict[str, Any]) -> Reply:
-        view = messages_view(request)
-        with self._lock:
-            self.wire.append(request)
-            self.requests.append(view)
-            self._check(body, request)
-            if not request.get("tools"):
-                return self.judge
-            if not self.script:
-                self.problems.append("the agent asked for more answers than the script has")
-                return Reply([text("out of script")], "refusal")
-            step = self.script.pop(0)
-        return step(view) if callable(step) else step
-
-    def _check(self, body: bytes, request: dict[str, Any]) -> None:
-        decoded = body.decode("utf-8")
-        number = len(self.wire)
-        for secret in self.forbidden:
-            if secret in decoded or json.dumps(secret)[1:-1] in decoded:
-                self.problems.append(f"request {number} contains a secret value")
+    def check(self, decoded: str, request: dict[str, Any]) -> None:
+        number = len(self.requests)
         if '"cache_control"' in decoded:
             self.problems.append(f"request {number} has cache_control, which this API does not know")
         messages = request.get("messages") or []
