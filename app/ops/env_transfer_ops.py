@@ -222,7 +222,7 @@ async def _import_from_browser(ctx: OpContext, params: EnvImportParams) -> dict[
         raise OpError(str(exc), code="browser_unreadable") from None
     sites = sites_of(found.cookies)
     listing = {"source": str(source), "database": found.database, "sites": sites}
-    if params.domains is None:
+    if not params.domains:  # none, or an empty list: ask
         names = ", ".join(f"{s['site']} ({s['cookies']})" for s in sites[:40]) or "none"
         raise OpError(f"say which sites to copy (domains; [\"*\"] for all): {source} has cookies for {names}",
                       code="sites_needed", **listing)
