@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Protocol, TypeVar
 
 from app.agent.records import Usage
-from app.agent.settings import ModelChoice
 
 StreamEvent = Callable[[str, Any], None]  # ("text", delta) or ("tool", {"name", "input"})
 StopReason = Literal["tool_use", "end_turn", "max_tokens", "pause_turn", "refusal"]

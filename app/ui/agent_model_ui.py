@@ -14,7 +14,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 import shiboken6
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QWidget)
 
@@ -29,8 +29,6 @@ ListModels = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # agent_mode
 
 
 def provider_label(provider: str) -> str:
-    from PySide6.QtCore import QCoreApplication
-
     if provider == "openai":
         return QCoreApplication.translate("AgentModel", "OpenAI-compatible (Ollama, llama.cpp, vLLM, LM Studio, "
                                                         "OpenRouter…)")
