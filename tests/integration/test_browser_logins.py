@@ -122,6 +122,7 @@ def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
         qtbot: QtBot, shell: BrowserPilotApp, sites: tuple[LocalServer, LocalServer], chromium_profile: Path) -> None:
     """Environment → Import Login from Browser…, as a person uses it: the profile's folder, Find Sites, one site
     ticked, Import; the report names the site, its cookies and the new environment, which is logged in there."""
+    import shiboken6
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QListWidget
 
@@ -139,7 +140,7 @@ def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
     sites_list = dialog.findChild(QListWidget, "browser-login-sites")
     qtbot.waitUntil(lambda: sites_list.count() == 2, timeout=30_000)
     shown = sorted(sites_list.item(i).text() for i in range(2))
-    assert shown == ["127.0.0.1 — 2 cookie(s)", "127.0.0.2 — 2 cookie(s)"]
+    assert shown == ["127.0.0.1 — 2 cookies", "127.0.0.2 — 2 cookies"]
     assert all(sites_list.item(i).checkState() == Qt.CheckState.Unchecked for i in range(2))  # none chosen for them
     assert not dialog.import_button.isEnabled()
     row = next(i for i in range(2) if sites_list.item(i).text().startswith("127.0.0.2"))
@@ -155,6 +156,7 @@ def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
     assert "Welcome bob" in page_text(qtbot, shell, env, other.url("/account"))
     assert "please log in" in page_text(qtbot, shell, env, shop.url("/account"))
     dialog.close()
+    shiboken6.delete(dialog)  # no window left behind for the next module's tests
 
 
 def test_a_storage_state_export_opens_the_logged_in_page_in_playwright(
