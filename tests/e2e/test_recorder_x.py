@@ -1,0 +1,125 @@
+"""Recording as a person does it on a real desktop (issue 32): the app's windows on Xvfb, the person's mouse and
+keyboard through X (xdotool), the recording read back with record_status and replayed with workflow_run, the
+server judging what each replay did.
+
+- An agent reading the page while the person records (page_query polled across a page load the person
+  started) never pauses the recording: every step of the person's is there, and the replay sends what they did.
+- Wheel scrolling that only brought the next target into view is not a step; scrolling that loads more (an
+  infinite list) is kept, and replays.
+- A link with no unique text (an admin index, a tracker's sidebar) is recorded by what it is, its text and the
+  path it leads to, not by its position: the primary matches it on the unchanged page.
+- Custom select widgets (tests/fixtures/widgets: select2 3 and 4, Choices.js, Tom Select), chosen with the
+  mouse or by typing and Enter: one `select` step "Select 'Workshop' in …", replayed through the widget, with
+  the native <select> underneath as the check; the server receives the choice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import parse_qs
+
+import pytest
+
+from tests.support.desktop import Desktop, missing_tools
+from tests.support.server import LocalServer, Request, Response
+from tests.support.x_person import XApp, XPerson, x_app
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(bool(missing_tools()), reason=f"no desktop tools: {', '.join(missing_tools())} "
+                                                                "(./dev.sh setup installs them)")]
+
+
+@pytest.fixture(scope="module")
+def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
+    screen = Desktop(tmp_path_factory.mktemp("desktop")).start()
+    try:
+        yield screen
+    finally:
+        screen.stop()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    with LocalServer() as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def app(desktop: Desktop, tmp_path_factory: pytest.TempPathFactory) -> Iterator[XApp]:
+    yield from x_app(desktop, tmp_path_factory.mktemp("xapp"))
+
+
+def stop_and_replay(app: XApp, person: XPerson, name: str) -> dict[str, Any]:
+    stopped = app.ok("record_stop", tabId=person.tab, name=name)
+    return app.call("workflow_run", name=name, tabId=person.tab)
+
+
+# -- 6: reading never pauses a recording ---------------------------------------------------------------------
+class Held:
+    """A page whose answer waits until the test lets it go (the person's page load is in flight meanwhile)."""
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.release = threading.Event()
+
+    def __call__(self, request: Request) -> Response:
+        self.release.wait(30)
+        return Response(self.body)
+
+
+READ_START = """<!doctype html><title>Start</title><body style="margin:0;font:18px sans-serif">
+<p style="margin:40px"><a href="/read-form">Open the form</a></p></body>"""
+READ_FORM = """<!doctype html><title>Form</title><body style="margin:0;font:18px sans-serif">
+<form action="/read-sent" style="margin:40px"><label for=t>Title</label> <input id=t name=title>
+<button>Send</button></form></body>"""
+
+
+def test_an_agent_reading_the_page_never_pauses_the_recording(app: XApp, server: LocalServer) -> None:
+    held = Held(READ_FORM)
+    server.route("/read-start", READ_START)
+    server.route("/read-form", held)
+    server.route("/read-sent", "<!doctype html><title>Sent</title><p>sent</p>")
+    person = app.open(server.url("/read-start"))
+    app.ok("record_start", tabId=person.tab)
+    reading = threading.Event()
+    paused_seen: list[str] = []
+    reads = [0]
+
+    def agent() -> None:  # an MCP client reading the page while the person works, as fast as it can
+        while reading.is_set():
+            app.call("page_query", tabId=person.tab, locator={"selector": "input, a"})
+            reads[0] += 1
+            paused = app.ok("record_status", tabId=person.tab).get("paused")
+            if paused:
+                paused_seen.append(paused)
+
+    reading.set()
+    thread = threading.Thread(target=agent)
+    thread.start()
+    try:
+        person.click("a")  # a page load the agent reads across
+        while reads[0] < 5:
+            time.sleep(0.05)
+        held.release.set()
+        person.steps_when(lambda steps: len(steps) >= 2)
+        for _ in range(100):  # the new page is there
+            if app.ok("page_query", tabId=person.tab, locator={"selector": "#t"})["count"]:
+                break
+            time.sleep(0.1)
+        person.click("#t")
+        person.type("Quarterly report")
+        person.click("button")
+        steps = person.steps_when(lambda steps: len(steps) >= 4 and steps[-1]["type"] == "click")
+    finally:
+        reading.clear()
+        thread.join()
+    assert not paused_seen, paused_seen
+    assert [s["words"] for s in steps[1:]] == ["Click link 'Open the form'", "Type 'Quarterly report' into textbox "
+                                               "'Title'", "Click button 'Send'"]
+    assert server.hits("/read-sent")[-1].query == {"title": ["Quarterly report"]}
+    result = stop_and_replay(app, person, "Read while recording")
+    assert result["ok"], result
+    assert len(server.hits("/read-sent")) == 2 and server.hits("/read-sent")[-1].query == {"title": ["Quarterly report"]}
