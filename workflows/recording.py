@@ -4,8 +4,10 @@ way people think about them, edited by the person, and written as a BrowserPilot
 Pure Python (no Qt): `Recording.add(raw)` applies the merge rules of issue 11 — a field's typing becomes one
 `fill` with its final value; a double click one `click` with a count; a click that only focused a field, or
 opened a `<select>`, gives way to the fill/select that follows; the click that opened a file chooser becomes
-the `upload`; wheel scrolling merges per direction and, when an action on an element follows, becomes
-`scroll` *until* that element; a secret field becomes a `secret` start variable and its value is never held
+the `upload`; wheel scrolling is a step only when it loaded content (an infinite list, a lazy page: the page
+grew meanwhile; scrolling that only brought the next target into view is not, since acting on an element
+scrolls to it), merges per direction and, when an action on an element follows, becomes `scroll` *until*
+that element; a secret field becomes a `secret` start variable and its value is never held
 here. A mouse drag on anything but a slider becomes a `swipe` in its main direction that replays the drag
 exactly (ours: `offset` in the element where it started, `dx`/`dy`); the page's click after it is not a step.
 A click that opened a new tab the recording followed into gets `followNewTab` (ours), so replay follows too. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
@@ -206,6 +208,8 @@ class Recording:
         if kind == "press":
             return self._append("press", {"shortcut": str(raw["shortcut"])})
         if kind == "scroll":
+            if not raw.get("loaded", True):
+                return None  # it only brought the next target into view: acting on an element scrolls to it
             last = self.last
             distance = round(float(raw.get("distance") or 0))
             if last is not None and last.type == "scroll" and last.data.get("direction") == raw["direction"] \

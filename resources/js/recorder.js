@@ -15,7 +15,7 @@
  *
  * Raw steps: click {loc, desc, button, detail, control?, offset?, fallback?}, drag {loc, desc, offset, dx,
  * dy, fallback?}, fill {loc, desc, value?, secret?, variable, paste}, select {loc, desc, option}, press
- * {shortcut, loc?}, scroll {direction, distance}, blocked {why}, and mark (the app's end-of-operation marker,
+ * {shortcut, loc?}, scroll {direction, distance, loaded}, blocked {why}, and mark (the app's end-of-operation marker,
  * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
  * frame's URL when not the top frame).
  *
@@ -36,7 +36,6 @@
   const NAMED = { Enter: 'enter', Tab: 'tab', Escape: 'escape', ArrowUp: 'arrowup', ArrowDown: 'arrowdown',
                   ArrowLeft: 'arrowleft', ArrowRight: 'arrowright', PageUp: 'pageup', PageDown: 'pagedown',
                   Home: 'home', End: 'end', Backspace: 'backspace', Delete: 'delete', ' ': 'space' };
-  const SCROLL_DEBOUNCE_MS = 500;
   const DRAG_MIN_PX = 6;
   const MARK_KEY = 'F24';
   const frameUrl = window === window.top ? null : String(location.href);
@@ -257,7 +256,11 @@
            option: option ? option.text.replace(/\s+/g, ' ').trim() : '' });
   }
 
+  // Wheel scrolling is reported when the next action begins (or the page hides), with `loaded`: whether the page
+  // grew meanwhile (an infinite list, a lazy page). Scrolling that only brought the next target into view is not
+  // a step (acting on an element scrolls it into view), so the recording keeps only scrolls that loaded content.
   let wheel = null;
+  const pageHeight = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
   function onWheel(event) {
     if (!event.isTrusted) return;
     const vertical = Math.abs(event.deltaY) >= Math.abs(event.deltaX);
@@ -265,16 +268,22 @@
     if (!delta) return;
     const direction = vertical ? (delta > 0 ? 'down' : 'up') : (delta > 0 ? 'right' : 'left');
     if (wheel && wheel.direction !== direction) flushWheel();
-    if (!wheel) wheel = { direction, distance: 0, timer: 0 };
+    if (!wheel) {
+      wheel = { direction, distance: 0, height: pageHeight(), added: 0, observer: null };
+      const burst = wheel;
+      burst.observer = new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) burst.added += 1;
+      });
+      burst.observer.observe(document, { childList: true, subtree: true });
+    }
     wheel.distance += Math.abs(delta);
-    clearTimeout(wheel.timer);
-    wheel.timer = setTimeout(flushWheel, SCROLL_DEBOUNCE_MS);
   }
   function flushWheel() {
     if (!wheel) return;
-    clearTimeout(wheel.timer);
-    send({ kind: 'scroll', direction: wheel.direction, distance: Math.round(wheel.distance) });
+    const { direction, distance, height, added, observer } = wheel;
+    observer.disconnect();
     wheel = null;
+    send({ kind: 'scroll', direction, distance: Math.round(distance), loaded: pageHeight() > height || added >= 3 });
   }
   // A pending scroll belongs before the next action.
   const flushing = (handler) => (event) => {
@@ -295,7 +304,7 @@
   window.addEventListener('keydown', flushing(onKeyDown), options);
   window.addEventListener('input', onInput, options);
   window.addEventListener('change', flushing(onChange), options);
-  window.addEventListener('pagehide', flushFill, options);
+  window.addEventListener('pagehide', () => { flushFill(); flushWheel(); }, options);
   window.addEventListener('blur', (event) => { if (typed && event.target === typed.el) flushFill(); }, options);
   window.addEventListener('wheel', onWheel, options);
 })

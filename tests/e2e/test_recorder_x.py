@@ -123,3 +123,81 @@ def test_an_agent_reading_the_page_never_pauses_the_recording(app: XApp, server:
     result = stop_and_replay(app, person, "Read while recording")
     assert result["ok"], result
     assert len(server.hits("/read-sent")) == 2 and server.hits("/read-sent")[-1].query == {"title": ["Quarterly report"]}
+
+
+# -- 4: scrolling --------------------------------------------------------------------------------------------
+def long_page(filler: int) -> str:
+    return f"""<!doctype html><title>Long</title><body style="margin:0;font:18px sans-serif">
+<h1 style="margin:20px">Terms</h1>{''.join(f'<p style="margin:20px;height:60px">Clause {i}</p>' for i in range(filler))}
+<form action="/long-sent" style="margin:20px"><label for=d>Description</label> <input id=d name=description>
+<button>Accept</button></form></body>"""
+
+
+def test_scrolling_that_only_brings_the_next_target_into_view_is_not_a_step(app: XApp, server: LocalServer) -> None:
+    layout = {"filler": 30}
+    server.route("/long", lambda request: Response(long_page(layout["filler"])))
+    server.route("/long-sent", "<!doctype html><title>Accepted</title><p>ok</p>")
+    person = app.open(server.url("/long"))
+    app.ok("record_start", tabId=person.tab)
+    for _ in range(40):  # the wheel, until the field shows (as a person scrolls: look, scroll again)
+        if person.rect({"selector": "#d"})["y"] < 500:
+            break
+        person.wheel(4)
+    person.click("#d")
+    person.type("as agreed")
+    person.click("button")
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click")
+    assert [s["type"] for s in steps] == ["goto", "fill", "click"], [s["words"] for s in steps]
+    assert server.hits("/long-sent")[-1].query == {"description": ["as agreed"]}
+    layout["filler"] = 400  # a redesign with far more above the form
+    result = stop_and_replay(app, person, "Accept the terms")
+    assert result["ok"], result.get("error")
+    assert len(server.hits("/long-sent")) == 2 and server.hits("/long-sent")[-1].query == {"description": ["as agreed"]}
+
+
+INFINITE = """<!doctype html><title>Feed</title><body style="margin:0;font:18px sans-serif"><h1 style="margin:20px">Feed</h1>
+<ul id=feed style="margin:20px"></ul><p id=more style="margin:20px">Loading…</p>
+<script>
+let next = 1, loading = false;
+async function more() {
+  if (loading || next > 60) return;
+  loading = true;
+  const items = await (await fetch('/feed-page?from=' + next)).json();
+  for (const text of items) {
+    const li = document.createElement('li');
+    li.style.height = '50px';
+    li.innerHTML = `<button onclick="fetch('/feed-open?item=${encodeURIComponent(text)}')">${text}</button>`;
+    document.getElementById('feed').append(li);
+  }
+  next += items.length;
+  loading = false;
+  if (document.documentElement.scrollHeight < innerHeight + 300) more();
+}
+addEventListener('scroll', () => { if (innerHeight + scrollY > document.documentElement.scrollHeight - 300) more(); });
+more();
+</script></body>"""
+
+
+def test_scrolling_that_loads_more_of_a_list_is_kept_and_replays(app: XApp, server: LocalServer) -> None:
+    import json
+    server.route("/feed", INFINITE)
+    server.route("/feed-page", lambda request: Response(json.dumps(
+        [f"Post {i}" for i in range(int(request.query["from"][0]), int(request.query["from"][0]) + 10)]),
+        headers=[("Content-Type", "application/json")]))
+    server.route("/feed-open", "ok")
+    person = app.open(server.url("/feed"))
+    app.ok("record_start", tabId=person.tab)
+    target = {"xpath": "//button[normalize-space(.)='Post 27']"}
+    for _ in range(60):  # the list grows as the person scrolls
+        found = app.ok("page_query", tabId=person.tab, locator=target)
+        if found["count"] and 0 < found["elements"][0]["rect"]["y"] < 500:
+            break
+        person.wheel(3)
+    person.click(target)
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click")
+    assert [s["type"] for s in steps] == ["goto", "scroll", "click"], [s["words"] for s in steps]
+    assert steps[1]["words"] == "Scroll down until button 'Post 27' shows"
+    assert server.hits("/feed-open")[-1].query == {"item": ["Post 27"]}
+    result = stop_and_replay(app, person, "Open post 27")
+    assert result["ok"], result.get("error")
+    assert len(server.hits("/feed-open")) == 2 and server.hits("/feed-open")[-1].query == {"item": ["Post 27"]}

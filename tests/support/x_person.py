@@ -80,6 +80,7 @@ class XPerson:
         self.tab = tab
         self.window = window
         self.origin = (0.0, 0.0)
+        self.viewport = (0.0, 0.0)
         self.calibrate()
 
     def xdotool(self, *args: str) -> None:
@@ -97,6 +98,7 @@ class XPerson:
             return self.app.ok("page_script", tabId=self.tab, source="return window.__xMove")["value"]
 
         self.origin = tuple(wait_until(moved, 20, "the page to see the pointer", every=0.2))  # type: ignore[assignment]
+        self.viewport = tuple(self.app.ok("page_script", tabId=self.tab, source="return [innerWidth, innerHeight]")["value"])
 
     def rect(self, locator: dict[str, str], index: int = 0) -> dict[str, float]:
         found = self.app.ok("page_query", tabId=self.tab, locator=locator)
@@ -111,7 +113,7 @@ class XPerson:
     def click(self, selector: str | dict[str, str], fx: float = 0.5, fy: float = 0.5, index: int = 0) -> None:
         locator = {"selector": selector} if isinstance(selector, str) else selector
         x, y = self.point(locator, fx, fy, index)
-        self.xdotool("mousemove", "--sync", str(x), str(y), "click", "1")
+        self.xdotool("mousemove", str(x), str(y), "click", "1")
 
     def type(self, text: str) -> None:
         self.xdotool("type", "--delay", "25", text)
@@ -120,10 +122,12 @@ class XPerson:
         self.xdotool("key", "--delay", "40", *keys)
 
     def wheel(self, notches: int, over: str | None = None) -> None:
-        """Turn the wheel `notches` clicks (positive: down) over an element, or where the pointer is."""
+        """Turn the wheel `notches` clicks (positive: down) over an element, or over the middle of the page."""
         if over is not None:
             x, y = self.point({"selector": over})
-            self.xdotool("mousemove", "--sync", str(x), str(y))
+        else:
+            x, y = round(self.origin[0] + self.viewport[0] / 2), round(self.origin[1] + self.viewport[1] / 2)
+        self.xdotool("mousemove", str(x), str(y))
         self.xdotool("click", "--repeat", str(abs(notches)), "--delay", "60", "5" if notches > 0 else "4")
 
     def js(self, source: str) -> Any:

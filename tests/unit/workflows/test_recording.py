@@ -117,6 +117,17 @@ def test_a_scroll_with_no_target_keeps_its_recorded_distance() -> None:
     assert validate_document(recording.document("Scrolls")).warnings == []
 
 
+def test_scrolling_that_loaded_nothing_is_not_a_step() -> None:
+    recording = Recording(start_url="http://x/")
+    target = {"selector": "#go", "alternatives": [{"role": "button", "name": "Go", "exact": True}]}
+    recording.add({"kind": "scroll", "direction": "down", "distance": 900, "loaded": False})
+    recording.add({"kind": "click", "loc": target, "desc": "<button id=go>", "role": "button", "name": "Go"})
+    recording.add({"kind": "scroll", "direction": "down", "distance": 600, "loaded": True})  # an infinite list
+    recording.add({"kind": "click", "loc": target, "desc": "<button id=go>", "role": "button", "name": "Go"})
+    assert [(s.type, "until" in s.data) for s in recording.steps] == [
+        ("goto", False), ("click", False), ("scroll", True), ("click", False)]
+
+
 def test_a_drag_is_a_swipe_in_its_main_direction_that_keeps_the_drag() -> None:
     recording = Recording()
     pad = loc("#pad")
