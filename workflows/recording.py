@@ -78,6 +78,7 @@ class Step:
     secret: str | None = None  # the start variable of a secret field
     input_name: str | None = None  # set by make_input: the start variable the value comes from
     default: str | None = None  # the recorded value of a made input
+    seq: int | None = None  # the number of the page's raw step that made it (resources/js/recorder.js `seq`)
 
     @property
     def locator(self) -> dict[str, Any] | None:
@@ -169,6 +170,15 @@ class Recording:
 
     def add(self, raw: dict[str, Any]) -> Step | None:
         """Apply one raw step; returns the step it made or changed (None when it made none)."""
+        before = {id(s) for s in self.steps}
+        step = self._add(raw)
+        seq = raw.get("seq")
+        for new in self.steps:
+            if id(new) not in before and new.seq is None and isinstance(seq, int):
+                new.seq = seq
+        return step
+
+    def _add(self, raw: dict[str, Any]) -> Step | None:
         kind = raw.get("kind")
         if kind == "newTab":
             return self._new_tab()
@@ -322,6 +332,19 @@ class Recording:
             step.default = str(raw.get("value") or "")
         return step
 
+    def _widget_choice(self, raw: dict[str, Any]) -> Step:
+        """A choice in a custom select widget: one `select` step in place of what the person did in the widget
+        since they began using it (the click that opened it, typing in its search box, Enter): the widget as
+        `locator` (what the original app clicks before it picks the option by its text), the native <select> it
+        keeps in step as `native` (ours: replay opens the widget of that select, and checks it)."""
+        begun = raw.get("from")
+        if isinstance(begun, int):
+            self.steps = [s for s in self.steps if s.seq is None or s.seq < begun or s.type == "goto"]
+        data: dict[str, Any] = {"locator": plain_locator(raw["loc"]), "option": str(raw.get("option") or "")}
+        if raw.get("native") and (raw["native"].get("selector") or raw["native"].get("xpath")):
+            data["native"] = plain_locator(raw["native"])
+        return self._append("select", data, raw)
+
     def _secret_name(self, wanted: str) -> str:
         taken = {s.secret for s in self.steps if s.secret} | {s.input_name for s in self.steps if s.input_name}
         name, n = wanted, 1
@@ -332,6 +355,8 @@ class Recording:
 
     def _select(self, raw: dict[str, Any]) -> Step:
         loc = raw["loc"]
+        if raw.get("widget"):
+            return self._widget_choice(raw)
         last = self.last
         if last is not None and last.type == "select" and _same_target(last.locator, loc):
             last.data["option"] = str(raw.get("option") or "")

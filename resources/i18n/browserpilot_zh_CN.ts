@@ -2197,6 +2197,10 @@ score {score}: {why}</source>
         <translation>偏移</translation>
     </message>
     <message>
+        <source>Native select</source>
+        <translation>原生下拉框</translation>
+    </message>
+    <message>
         <source>Option</source>
         <translation>选项</translation>
     </message>

@@ -25,6 +25,7 @@ import pytest
 
 from tests.support.desktop import Desktop, missing_tools
 from tests.support.server import LocalServer, Request, Response
+from tests.support.widget_site import LIBRARIES, WidgetSite
 from tests.support.x_person import XApp, XPerson, x_app
 
 pytestmark = [pytest.mark.e2e,
@@ -201,3 +202,79 @@ def test_scrolling_that_loads_more_of_a_list_is_kept_and_replays(app: XApp, serv
     result = stop_and_replay(app, person, "Open post 27")
     assert result["ok"], result.get("error")
     assert len(server.hits("/feed-open")) == 2 and server.hits("/feed-open")[-1].query == {"item": ["Post 27"]}
+
+
+# -- 5: custom select widgets ------------------------------------------------------------------------------------
+# What a person clicks to open each widget (the test's eyes), and how they pick: typing and Enter, or scrolling
+# the list with the wheel and clicking the option.
+OPENERS = {"select2-4": ".select2-selection", "select2-3": ".select2-choice", "choices": ".choices__inner",
+           "tom-select": ".ts-control", "react-select": "#id_category-box"}
+PICKS = {"select2-4": "keys", "select2-3": "mouse", "choices": "keys", "tom-select": "mouse", "react-select": "keys"}
+
+
+@pytest.fixture(scope="module")
+def widgets(server: LocalServer) -> WidgetSite:
+    return WidgetSite(server)
+
+
+def pick_with_the_mouse(person: XPerson, text: str) -> None:
+    """Scroll the open list with the wheel until the option shows in it, then click it."""
+    option = {"xpath": f"//*[@role='option' and normalize-space(.)='{text}'][not(ancestor::*[@aria-selected='true'])]"}
+    listbox = {"xpath": f"//*[@role='listbox'][.//*[@role='option' and normalize-space(.)='{text}']]"}
+    for _ in range(30):
+        shown, inside = person.rect(listbox, -1), person.rect(option, -1)
+        if shown["y"] <= inside["y"] and inside["y"] + inside["height"] <= shown["y"] + shown["height"]:
+            break
+        person.wheel(2, over=listbox)
+    person.click(option, index=-1)
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_choice_in_a_custom_select_widget_is_one_select_step_that_replays_through_the_widget(
+        app: XApp, widgets: WidgetSite, library: str) -> None:
+    person = app.open(widgets.url(library))
+    for _ in range(100):  # the widget replaced the native control
+        if app.ok("page_query", tabId=person.tab, locator={"selector": OPENERS[library]})["count"]:
+            break
+        time.sleep(0.05)
+    app.ok("record_start", tabId=person.tab)
+    person.click("#id_title")
+    person.type("Pottery")
+    person.click(OPENERS[library])
+    if PICKS[library] == "keys":
+        person.type("Works")
+        for _ in range(100):  # the list filtered down to the option (as a person looks before pressing Enter)
+            if app.ok("page_query", tabId=person.tab, locator={"xpath": "//*[@role='option'][normalize-space(.)="
+                                                                        "'Workshop']"})["count"]:
+                break
+            time.sleep(0.05)
+        person.key("Return")
+    else:
+        pick_with_the_mouse(person, "Workshop")
+    person.click("input[type=submit]")
+    for _ in range(100):
+        if widgets.sent:
+            break
+        time.sleep(0.05)
+    assert widgets.sent[-1] == {"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click" and steps[-1]["words"].endswith("'Save'"))
+    assert [s["words"] for s in steps[1:]] == ["Type 'Pottery' into textbox 'Title'",
+                                               "Select 'Workshop' in combobox 'Category'", "Click button 'Save'"]
+    choice = steps[2]["data"]
+    assert choice["option"] == "Workshop" and ("native" in choice) == (library != "react-select"), choice
+    name = f"Add a workshop ({library})"
+    stopped = app.ok("record_stop", tabId=person.tab, name=name)
+    assert stopped["saved"]
+    for theme in ("", "new") if library != "react-select" else ("",):
+        before = len(widgets.sent)
+        app.ok("page_navigate", tabId=person.tab, url=widgets.url(library, theme))
+        document = stopped["workflow"]
+        nodes = document["workflow"]["graph"]["nodes"]
+        nodes[1]["data"]["url"] = widgets.url(library, theme)
+        result = app.call("workflow_run", workflow=document, tabId=person.tab)
+        assert result["ok"], (theme, result.get("error"))
+        for _ in range(100):
+            if len(widgets.sent) > before:
+                break
+            time.sleep(0.05)
+        assert widgets.sent[before:] == [{"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}], theme

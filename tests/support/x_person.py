@@ -121,10 +121,10 @@ class XPerson:
     def key(self, *keys: str) -> None:
         self.xdotool("key", "--delay", "40", *keys)
 
-    def wheel(self, notches: int, over: str | None = None) -> None:
+    def wheel(self, notches: int, over: str | dict[str, str] | None = None) -> None:
         """Turn the wheel `notches` clicks (positive: down) over an element, or over the middle of the page."""
         if over is not None:
-            x, y = self.point({"selector": over})
+            x, y = self.point({"selector": over} if isinstance(over, str) else over)
         else:
             x, y = round(self.origin[0] + self.viewport[0] / 2), round(self.origin[1] + self.viewport[1] / 2)
         self.xdotool("mousemove", str(x), str(y))
