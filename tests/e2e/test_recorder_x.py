@@ -8,22 +8,22 @@ server judging what each replay did.
   infinite list) is kept, and replays.
 - A link with no unique text (an admin index, a tracker's sidebar) is recorded by what it is, its text and the
   path it leads to, not by its position: the primary matches it on the unchanged page.
-- Custom select widgets (tests/fixtures/widgets: select2 3 and 4, Choices.js, Tom Select), chosen with the
-  mouse or by typing and Enter: one `select` step "Select 'Workshop' in …", replayed through the widget, with
-  the native <select> underneath as the check; the server receives the choice.
+- Custom select widgets (tests/fixtures/widgets, from npm: select2 3 and 4, Choices.js, Tom Select,
+  react-select), chosen with the mouse (the wheel over the list, a click) or by typing and Enter: one `select`
+  step "Select 'Workshop' in combobox 'Category'", replayed through the widget with the native <select>
+  underneath as the check, on the page as recorded and after a redesign; the server receives the choice.
 """
 
 from __future__ import annotations
 
+import json
 import threading
-import time
-from pathlib import Path
 from typing import Any, Iterator
-from urllib.parse import parse_qs
 
 import pytest
 
-from tests.support.desktop import Desktop, missing_tools
+from tests.support.desktop import Desktop, missing_tools, wait_until
+from tests.support.redesign_pages import ADMIN_INDEX
 from tests.support.server import LocalServer, Request, Response
 from tests.support.widget_site import LIBRARIES, WidgetSite
 from tests.support.x_person import XApp, XPerson, x_app
@@ -53,8 +53,13 @@ def app(desktop: Desktop, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     yield from x_app(desktop, tmp_path_factory.mktemp("xapp"))
 
 
+def shows(app: XApp, person: XPerson, locator: dict[str, str]) -> None:
+    """Wait until the page shows the element (as a person looks before acting)."""
+    wait_until(lambda: app.ok("page_query", tabId=person.tab, locator=locator)["count"], 10, f"{locator} to show")
+
+
 def stop_and_replay(app: XApp, person: XPerson, name: str) -> dict[str, Any]:
-    stopped = app.ok("record_stop", tabId=person.tab, name=name)
+    app.ok("record_stop", tabId=person.tab, name=name)
     return app.call("workflow_run", name=name, tabId=person.tab)
 
 
@@ -102,14 +107,10 @@ def test_an_agent_reading_the_page_never_pauses_the_recording(app: XApp, server:
     thread.start()
     try:
         person.click("a")  # a page load the agent reads across
-        while reads[0] < 5:
-            time.sleep(0.05)
+        wait_until(lambda: reads[0] >= 5, 30, "the agent's reads")
         held.release.set()
         person.steps_when(lambda steps: len(steps) >= 2)
-        for _ in range(100):  # the new page is there
-            if app.ok("page_query", tabId=person.tab, locator={"selector": "#t"})["count"]:
-                break
-            time.sleep(0.1)
+        shows(app, person, {"selector": "#t"})
         person.click("#t")
         person.type("Quarterly report")
         person.click("button")
@@ -124,6 +125,47 @@ def test_an_agent_reading_the_page_never_pauses_the_recording(app: XApp, server:
     result = stop_and_replay(app, person, "Read while recording")
     assert result["ok"], result
     assert len(server.hits("/read-sent")) == 2 and server.hits("/read-sent")[-1].query == {"title": ["Quarterly report"]}
+
+
+def test_after_an_agent_acts_across_a_page_load_the_persons_steps_are_recorded(app: XApp, server: LocalServer
+                                                                               ) -> None:
+    server.route("/act-start", READ_START.replace("/read-form", "/act-form"))
+    server.route("/act-form", READ_FORM.replace("/read-sent", "/act-sent"))
+    server.route("/act-sent", "<!doctype html><title>Sent</title><p>sent</p>")
+    person = app.open(server.url("/act-start"))
+    app.ok("record_start", tabId=person.tab)
+    app.ok("page_click", tabId=person.tab, locator={"selector": "a"})  # the agent opens the form: a new page
+    wait_until(lambda: "paused" not in app.ok("record_status", tabId=person.tab), 5, "the recording to resume")
+    shows(app, person, {"selector": "#t"})
+    person.click("#t")
+    person.type("Minutes")
+    person.click("button")
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click")
+    assert [s["words"] for s in steps[1:]] == ["Type 'Minutes' into textbox 'Title'", "Click button 'Send'"]
+    assert server.hits("/act-sent")[-1].query == {"title": ["Minutes"]}
+    app.ok("record_stop", tabId=person.tab, name="After the agent", save=False)
+
+
+# -- 1: a link is recorded by what it is -------------------------------------------------------------------------
+def test_a_link_without_unique_text_is_recorded_by_its_address_and_replays_without_healing(
+        app: XApp, server: LocalServer) -> None:
+    server.route("/admin/", f"<!doctype html><title>Site administration</title>{ADMIN_INDEX.replace('RECENT', '')}")
+    server.route("/admin/events/event/", "<!doctype html><title>Select event to change</title><p>events</p>")
+    person = app.open(server.url("/admin/"))
+    app.ok("record_start", tabId=person.tab)
+    person.click("tr.model-event th a")  # "Events", the model (the app's caption says "Events" too)
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click")
+    locator = steps[-1]["data"]["locator"]
+    assert steps[-1]["words"] == "Click link 'Events'"
+    assert locator.get("selector") == 'a[href="/admin/events/event/"]', locator
+    name = "Open the events"
+    app.ok("record_stop", tabId=person.tab, name=name)
+    app.ok("page_navigate", tabId=person.tab, url=server.url("/admin/"))  # the unchanged page: the primary finds it
+    assert app.ok("page_query", tabId=person.tab, locator={"selector": locator["selector"]})["count"] == 1
+    result = app.call("workflow_run", name=name, tabId=person.tab)
+    assert result["ok"], result.get("error")
+    assert not [entry for entry in result["run"]["trace"] if entry.get("healed")]
+    assert len(server.hits("/admin/events/event/")) == 2
 
 
 # -- 4: scrolling --------------------------------------------------------------------------------------------
@@ -180,7 +222,6 @@ more();
 
 
 def test_scrolling_that_loads_more_of_a_list_is_kept_and_replays(app: XApp, server: LocalServer) -> None:
-    import json
     server.route("/feed", INFINITE)
     server.route("/feed-page", lambda request: Response(json.dumps(
         [f"Post {i}" for i in range(int(request.query["from"][0]), int(request.query["from"][0]) + 10)]),
@@ -233,29 +274,19 @@ def pick_with_the_mouse(person: XPerson, text: str) -> None:
 def test_a_choice_in_a_custom_select_widget_is_one_select_step_that_replays_through_the_widget(
         app: XApp, widgets: WidgetSite, library: str) -> None:
     person = app.open(widgets.url(library))
-    for _ in range(100):  # the widget replaced the native control
-        if app.ok("page_query", tabId=person.tab, locator={"selector": OPENERS[library]})["count"]:
-            break
-        time.sleep(0.05)
+    shows(app, person, {"selector": OPENERS[library]})  # the widget replaced the native control
     app.ok("record_start", tabId=person.tab)
     person.click("#id_title")
     person.type("Pottery")
     person.click(OPENERS[library])
     if PICKS[library] == "keys":
-        person.type("Works")
-        for _ in range(100):  # the list filtered down to the option (as a person looks before pressing Enter)
-            if app.ok("page_query", tabId=person.tab, locator={"xpath": "//*[@role='option'][normalize-space(.)="
-                                                                        "'Workshop']"})["count"]:
-                break
-            time.sleep(0.05)
+        person.type("Works")  # the list filters down to the option, as a person looks before pressing Enter
+        shows(app, person, {"xpath": "//*[@role='option'][normalize-space(.)='Workshop']"})
         person.key("Return")
     else:
         pick_with_the_mouse(person, "Workshop")
     person.click("input[type=submit]")
-    for _ in range(100):
-        if widgets.sent:
-            break
-        time.sleep(0.05)
+    wait_until(lambda: widgets.sent, 10, "the form at the server")
     assert widgets.sent[-1] == {"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}
     steps = person.steps_when(lambda steps: steps[-1]["type"] == "click" and steps[-1]["words"].endswith("'Save'"))
     assert [s["words"] for s in steps[1:]] == ["Type 'Pottery' into textbox 'Title'",
@@ -273,8 +304,5 @@ def test_a_choice_in_a_custom_select_widget_is_one_select_step_that_replays_thro
         nodes[1]["data"]["url"] = widgets.url(library, theme)
         result = app.call("workflow_run", workflow=document, tabId=person.tab)
         assert result["ok"], (theme, result.get("error"))
-        for _ in range(100):
-            if len(widgets.sent) > before:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: len(widgets.sent) > before, 10, "the replayed form at the server")
         assert widgets.sent[before:] == [{"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}], theme
