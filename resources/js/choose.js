@@ -2,7 +2,7 @@
  * choose.js: custom select widgets (select2, Choices.js, Tom Select, react-select, MUI/Ant selects and the like),
  * told by how they behave and what they tell assistive technology, never by a library's class names:
  *
- * - a *combobox* is an element with role=combobox or aria-haspopup (not "false"); the widget of a field is the
+ * - a *combobox* is an element with role=combobox or aria-haspopup (listbox or true); the widget of a field is the
  *   nearest ancestor (a few levels up) that is one, or that holds exactly one such element and no other field;
  * - a widget usually hides a native <select> it keeps in step (the form still posts it): the select's *widget*
  *   is found the other way round, in the select's nearest ancestors holding no other select or field;
@@ -19,7 +19,9 @@
   const bp = window.__bp;
   const E = bp.element;
   const norm = (s) => String(s || '').replace(/\s+/g, ' ').trim();
-  const COMBO = '[role=combobox], [aria-haspopup]:not([aria-haspopup=false])';
+  // A list box's opener (a menu's or a dialog's is not one).
+  const COMBO = '[role=combobox], [aria-haspopup]:not([aria-haspopup=false]):not([aria-haspopup=menu])' +
+    ':not([aria-haspopup=dialog]):not([aria-haspopup=tree]):not([aria-haspopup=grid])';
   const FIELDS = 'input:not([type=hidden]), select, textarea';
   const LEVELS = 4;
 
