@@ -78,7 +78,7 @@ class Step:
     secret: str | None = None  # the start variable of a secret field
     input_name: str | None = None  # set by make_input: the start variable the value comes from
     default: str | None = None  # the recorded value of a made input
-    seq: int | None = None  # the number of the page's raw step that made it (resources/js/recorder.js `seq`)
+    seq: float | None = None  # when the page sent the raw step that made it (resources/js/recorder.js `seq`)
 
     @property
     def locator(self) -> dict[str, Any] | None:
@@ -174,7 +174,7 @@ class Recording:
         step = self._add(raw)
         seq = raw.get("seq")
         for new in self.steps:
-            if id(new) not in before and new.seq is None and isinstance(seq, int):
+            if id(new) not in before and new.seq is None and isinstance(seq, (int, float)):
                 new.seq = seq
         return step
 
@@ -338,7 +338,7 @@ class Recording:
         `locator` (what the original app clicks before it picks the option by its text), the native <select> it
         keeps in step as `native` (ours: replay opens the widget of that select, and checks it)."""
         begun = raw.get("from")
-        if isinstance(begun, int):
+        if isinstance(begun, (int, float)):
             self.steps = [s for s in self.steps if s.seq is None or s.seq < begun or s.type == "goto"]
         data: dict[str, Any] = {"locator": plain_locator(raw["loc"]), "option": str(raw.get("option") or "")}
         if raw.get("native") and (raw["native"].get("selector") or raw["native"].get("xpath")):

@@ -18,7 +18,7 @@
  * {shortcut, loc?}, scroll {direction, distance, loaded}, select {widget, from, loc, native?, option} (a custom
  * select widget's choice, see `widgetBegins`), blocked {why}, and mark (the app's end-of-operation marker,
  * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
- * frame's URL when not the top frame) and `seq`, its number in the page's order.
+ * frame's URL when not the top frame) and `seq`, when it was sent (see `send`).
  *
  * A drag: the left button pressed on anything but a text field, a slider or a select, moved more than
  * DRAG_MIN_PX and released, with no text selected by it. The click the page gets after it is not a step, nor
@@ -41,10 +41,14 @@
   const MARK_KEY = 'F24';
   const frameUrl = window === window.top ? null : String(location.href);
 
-  let sent = 0;              // raw steps sent so far: each carries its number (`seq`)
+  // Each raw step carries `seq`, when it was sent (epoch ms, increasing): comparable across the frames and the
+  // documents of a recording, whose own counters would start again at every page load.
+  let sent = 0;
+  const now = () => performance.timeOrigin + performance.now();
   const send = (step) => {
     if (frameUrl) step.frame = frameUrl;
-    step.seq = ++sent;
+    sent = Math.max(now(), sent + 0.001);
+    step.seq = sent;
     console.debug(TOKEN + JSON.stringify(step));
   };
   const chooser = () => {
@@ -102,7 +106,7 @@
   // A custom select widget in use (resources/js/choose.js): from the pointer-down or focus that began it, what
   // the person does in it (the click that opened it, typing in its search box, Enter) is one choice: `select`
   // with the option's text, the widget (`loc`) and the native <select> it keeps in step (`native`), sent with
-  // `from`, the first raw step number of the widget's use, which the recording replaces by this one step.
+  // `from`, when the widget's use began: the recording replaces the steps sent since by this one step.
   let widget = null;         // {from, combo, container, t}
   let picked = null;         // {el, at}: the option just picked with the pointer (the click that follows is its end)
 
@@ -115,7 +119,7 @@
     const found = C.comboOf(el);
     if (!found) { widget = null; return; }
     const trigger = C.triggerOf(found.combo, found.container) || found.combo;
-    widget = { from: sent + 1, at: performance.now(), combo: found.combo, container: found.container,
+    widget = { from: Math.max(now(), sent + 0.0005), at: performance.now(), combo: found.combo, container: found.container,
                t: describeTarget(trigger), before: C.shownOptions() };
   }
 

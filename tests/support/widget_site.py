@@ -2,7 +2,7 @@
 npm: select2 3 and 4 on jQuery, Choices.js, Tom Select, react-select on React), served on a LocalServer; the
 server keeps what each submission sent.
 
-`/widget/<library>` is the form; `/widget/<library>?theme=new` is the same form after a redesign (another
+`/widget-start/<library>` links to `/widget/<library>`, the form; `?theme=new` is the same form after a redesign (another
 wrapper, the label reworded, the options in another order, the field's id changed). The native <select> under
 the widget (react-select has none: a hidden input carries its value) is named `category`; the form posts
 `title` and `category` to `/widget-sent`.
@@ -49,6 +49,7 @@ class WidgetSite:
         server.route("/widget-sent", self._sent)
         for library in LIBRARIES:
             server.route(f"/widget/{library}", lambda request, library=library: self._form(request, library))
+            server.route(f"/widget-start/{library}", lambda request, library=library: self._start(request, library))
         for path in WIDGETS.iterdir():
             if path.suffix in TYPES:
                 server.route(f"/widgets/{path.name}", lambda request, data=path.read_bytes(), kind=TYPES[path.suffix]:
@@ -56,6 +57,15 @@ class WidgetSite:
 
     def url(self, library: str, theme: str = "") -> str:
         return self.server.url(f"/widget/{library}" + (f"?theme={theme}" if theme else ""))
+
+    def start_url(self, library: str, theme: str = "") -> str:
+        """A page before the form (the recording spans two documents): a link to it."""
+        return self.server.url(f"/widget-start/{library}" + (f"?theme={theme}" if theme else ""))
+
+    def _start(self, request: Request, library: str) -> Response:
+        form = f"/widget/{library}" + (f"?theme={request.arg('theme')}" if request.arg("theme") else "")
+        return Response(f'<!doctype html><title>Events</title><body style="margin:0;font:16px sans-serif">'
+                        f'<p style="margin:30px"><a href="{form}">Add event</a></p></body>')
 
     def _sent(self, request: Request) -> Response:
         self.sent.append(parse_qs(request.body.decode(), keep_blank_values=True))
