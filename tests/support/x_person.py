@@ -102,7 +102,7 @@ class XPerson:
 
     def rect(self, locator: dict[str, str], index: int = 0) -> dict[str, float]:
         found = self.app.ok("page_query", tabId=self.tab, locator=locator)
-        assert found["count"] > index, (locator, found)
+        assert found["elements"] and found["count"] > index, (locator, found)
         return found["elements"][index]["rect"]
 
     def point(self, locator: dict[str, str], fx: float = 0.5, fy: float = 0.5, index: int = 0) -> tuple[int, int]:
