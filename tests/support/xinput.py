@@ -1,0 +1,414 @@
+"""A person at a real X screen: Xvfb (-displayfd) with openbox, real mouse and keyboard input through xdotool,
+and eyes that read where things are on the page over the DevTools protocol of the browser under test.
+
+Used by bench/realapps.py to record flows in BrowserPilot's own environment window, in Playwright's codegen
+and in Chrome's Recorder with the same hands: the tools see nothing but X input. The eyes never go through the
+tool under test (no operation of ours, no Playwright or Puppeteer call): they talk to the browser's DevTools
+port (`--remote-debugging-port`) with a small WebSocket client of their own (stdlib only), so reading the page
+cannot pause or disturb a recording.
+
+- `Screen`: Xvfb and openbox, `xdotool` and window helpers; stopped by pid.
+- `DevTools`: the browser's DevTools port: its page and frame targets, JavaScript evaluated in them.
+- `Eyes`: where an element (a JavaScript expression) is on the screen, in the top page or in a frame
+  (cross-origin frames too: they are targets of their own); the page's address; waiting for what a person
+  waits for.
+- `Hands`: move, click, wheel, type and press keys as a person does, through xdotool.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+TOOLS = ("Xvfb", "openbox", "xdotool", "xwininfo")
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+def wait_until(condition: Callable[[], T], timeout: float, what: str, every: float = 0.1) -> T:
+    """Poll `condition` (another process's state) until it is truthy; its value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(every)
+
+
+# -- the screen ----------------------------------------------------------------------------------------------------
+@dataclass
+class Screen:
+    """Xvfb on a display it picks itself (-displayfd) and openbox; `stop()` ends both by pid."""
+
+    folder: Path
+    width: int = 1600
+    height: int = 1000
+    display: str = ""
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def start(self) -> "Screen":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        read, write = os.pipe()
+        self._spawn(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{self.width}x{self.height}x24",
+                     "-nolisten", "tcp"], pass_fds=(write,))
+        os.close(write)
+        with os.fdopen(read) as pipe:
+            self.display = ":" + pipe.readline().strip()
+        wait_until(lambda: self._ok(["xwininfo", "-root"]), 10, "Xvfb")
+        for _attempt in range(3):  # openbox now and then ends at once on a just-started server
+            openbox = self._spawn(["openbox", "--sm-disable"])
+            time.sleep(0.5)
+            if openbox.poll() is None:
+                break
+        return self
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in reversed(self.processes):
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def __enter__(self) -> "Screen":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def env(self) -> dict[str, str]:
+        return {"DISPLAY": self.display}
+
+    def _spawn(self, command: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+        with (self.folder / f"{Path(command[0]).name}.err").open("ab") as errors:
+            process = subprocess.Popen(command, env={**os.environ, **self.env()}, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=errors, pass_fds=pass_fds)
+        self.processes.append(process)
+        return process
+
+    def _ok(self, command: list[str]) -> bool:
+        return subprocess.run(command, env={**os.environ, **self.env()}, capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=20).returncode == 0
+
+    def run(self, *command: str, check: bool = True) -> str:
+        done = subprocess.run(command, env={**os.environ, **self.env()}, capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL)
+        if check and done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
+        return done.stdout
+
+    def windows(self, name: str) -> list[int]:
+        """Visible windows whose title matches the regular expression `name`."""
+        found = self.run("xdotool", "search", "--onlyvisible", "--name", name, check=False)
+        return [int(line) for line in found.split()]
+
+    def place(self, wid: int, x: int, y: int, width: int, height: int) -> None:
+        self.run("xdotool", "windowmove", str(wid), str(x), str(y), "windowsize", str(wid), str(width), str(height))
+
+    def screenshot(self, path: Path) -> None:
+        if shutil.which("import"):
+            self.run("import", "-display", self.display, "-window", "root", str(path), check=False)
+
+
+# -- the DevTools protocol, with a WebSocket client of our own -------------------------------------------------------
+class WebSocket:
+    """A minimal RFC 6455 client: text messages, masking, fragments, ping/pong. Enough for DevTools."""
+
+    def __init__(self, url: str, timeout: float = 30.0) -> None:
+        match = re.match(r"ws://([^/:]+):(\d+)(/.*)", url)
+        if not match:
+            raise ValueError(f"not a ws:// address: {url}")
+        host, port, path = match.group(1), int(match.group(2)), match.group(3)
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                           ).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("the DevTools port closed the connection during the handshake")
+            head += chunk
+        head, _, self.buffer = head.partition(b"\r\n\r\n")
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise ConnectionError(f"WebSocket handshake refused: {head[:200]!r}")
+
+    def send(self, text: str) -> None:
+        payload = text.encode()
+        header = bytearray([0x81])
+        if len(payload) < 126:
+            header.append(0x80 | len(payload))
+        elif len(payload) < 65536:
+            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
+        else:
+            header += bytes([0x80 | 127]) + struct.pack(">Q", len(payload))
+        mask = os.urandom(4)
+        header += mask
+        self.sock.sendall(bytes(header) + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def _read(self, count: int) -> bytes:
+        while len(self.buffer) < count:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the DevTools connection closed")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:count], self.buffer[count:]
+        return data
+
+    def receive(self) -> str:
+        message = b""
+        while True:
+            first, second = self._read(2)
+            opcode, length = first & 0x0F, second & 0x7F
+            if length == 126:
+                length = struct.unpack(">H", self._read(2))[0]
+            elif length == 127:
+                length = struct.unpack(">Q", self._read(8))[0]
+            payload = self._read(length)
+            if opcode == 0x9:  # ping
+                self.sock.sendall(bytes([0x8A, 0x80]) + os.urandom(4))
+                continue
+            if opcode == 0x8:
+                raise ConnectionError("the DevTools connection was closed by the browser")
+            message += payload
+            if first & 0x80:
+                return message.decode()
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class DevTools:
+    """A browser's DevTools port (`--remote-debugging-port`): its targets and one connection per target."""
+
+    def __init__(self, port: int, host: str = "127.0.0.1") -> None:
+        self.base = f"http://{host}:{port}"
+        self.sockets: dict[str, WebSocket] = {}
+        self.next_id = 0
+
+    def targets(self) -> list[dict[str, Any]]:
+        try:
+            with urllib.request.urlopen(self.base + "/json/list", timeout=5) as response:  # noqa: S310 - loopback
+                return json.loads(response.read())  # type: ignore[no-any-return]
+        except OSError:
+            return []
+
+    def call(self, target: dict[str, Any], method: str, params: dict[str, Any] | None = None,
+             timeout: float = 30.0) -> dict[str, Any]:
+        ident = target["id"]
+        if ident not in self.sockets:
+            self.sockets[ident] = WebSocket(target["webSocketDebuggerUrl"], timeout)
+        sock = self.sockets[ident]
+        self.next_id += 1
+        wanted = self.next_id
+        try:
+            sock.send(json.dumps({"id": wanted, "method": method, "params": params or {}}))
+            while True:
+                message = json.loads(sock.receive())
+                if message.get("id") == wanted:
+                    if "error" in message:
+                        raise RuntimeError(f"{method}: {message['error']}")
+                    return message.get("result") or {}
+        except (OSError, ConnectionError):
+            self.sockets.pop(ident, None)
+            sock.close()
+            raise
+
+    def evaluate(self, target: dict[str, Any], expression: str, await_promise: bool = False,
+                 timeout: float = 30.0) -> Any:
+        """The JSON value of `expression` in the target's main world (None when it threw)."""
+        wrapped = (f"(async () => JSON.stringify(await ({expression})))()" if await_promise
+                   else f"JSON.stringify(({expression}))")
+        result = self.call(target, "Runtime.evaluate", {"expression": wrapped,
+                                                         "returnByValue": True, "awaitPromise": await_promise},
+                           timeout)
+        if "exceptionDetails" in result:
+            return None
+        value = result.get("result", {}).get("value")
+        return json.loads(value) if isinstance(value, str) else None
+
+    def close(self) -> None:
+        for sock in self.sockets.values():
+            sock.close()
+        self.sockets.clear()
+
+
+# -- the eyes ---------------------------------------------------------------------------------------------------------
+RECT = """(() => { const el = (%s); if (el === true) return {ok: true};
+  if (!el || !el.getBoundingClientRect) return null; const r = el.getBoundingClientRect();
+  const s = getComputedStyle(el); if (r.width < 1 || r.height < 1 || s.visibility === 'hidden') return null;
+  return {x: r.x, y: r.y, w: r.width, h: r.height, vw: innerWidth, vh: innerHeight}; })()"""
+FRAME_RECT = """(() => { const f = document.querySelector(%s); if (!f) return null; const r = f.getBoundingClientRect();
+  const s = getComputedStyle(f); return {x: r.x + f.clientLeft + parseFloat(s.paddingLeft),
+  y: r.y + f.clientTop + parseFloat(s.paddingTop), src: f.src, vw: innerWidth, vh: innerHeight}; })()"""
+
+
+@dataclass
+class Box:
+    """An element's box in the top page's viewport (CSS pixels) and the viewport's size."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    vw: float
+    vh: float
+
+    def point(self, fx: float, fy: float) -> tuple[float, float]:
+        return self.x + self.w * fx, self.y + self.h * fy
+
+    def in_view(self) -> bool:
+        return self.y >= 0 and self.y + self.h <= self.vh and self.x >= 0 and self.x + self.w <= self.vw
+
+
+class Eyes:
+    """Where things are in the page the person looks at: the page target whose address starts with `origin`."""
+
+    def __init__(self, devtools: DevTools, origin: str) -> None:
+        self.devtools = devtools
+        self.origin = origin
+        self.offset: tuple[float, float] | None = None  # screen position of the viewport's top left corner
+
+    def page(self) -> dict[str, Any] | None:
+        pages = [t for t in self.devtools.targets() if t.get("type") == "page" and t.get("url", "").startswith(
+            self.origin)]
+        return pages[0] if pages else None
+
+    def url(self) -> str:
+        page = self.page()
+        return str(page["url"]) if page else ""
+
+    def _frame_target(self, src: str) -> dict[str, Any] | None:
+        """A frame's own target (a cross-origin frame is one), else None (then it is evaluated through the top)."""
+        for target in self.devtools.targets():
+            if target.get("type") in ("iframe", "page") and target.get("url", "").split("#")[0] == src.split("#")[0] \
+                    and not target.get("url", "").startswith(self.origin):
+                return target
+        return None
+
+    def box(self, expression: str, frame: str | None = None) -> Box | bool | None:
+        """The element's box (top viewport coordinates), True for a condition that holds, None otherwise."""
+        page = self.page()
+        if page is None:
+            return None
+        try:
+            if frame is None:
+                found = self.devtools.evaluate(page, RECT % expression)
+                offset = (0.0, 0.0)
+            else:
+                where = self.devtools.evaluate(page, FRAME_RECT % json.dumps(frame))
+                if not where:
+                    return None
+                inner = self._frame_target(where["src"])
+                if inner is not None:
+                    found = self.devtools.evaluate(inner, RECT % expression)
+                else:  # a same-origin frame: through the top page
+                    found = self.devtools.evaluate(page, RECT % (
+                        f"(function(){{ const document = window.document.querySelector({json.dumps(frame)})"
+                        f".contentDocument; return ({expression}); }})()"))
+                offset = (where["x"], where["y"])
+                if found and not found.get("ok"):
+                    found.update(vw=where["vw"], vh=where["vh"])
+        except (OSError, ConnectionError, RuntimeError):
+            return None
+        if not found:
+            return None
+        if found.get("ok"):
+            return True
+        return Box(found["x"] + offset[0], found["y"] + offset[1], found["w"], found["h"], found["vw"], found["vh"])
+
+    def wait(self, expression: str, frame: str | None = None, timeout: float = 20.0) -> Box | bool:
+        return wait_until(lambda: self.box(expression, frame), timeout, f"{expression[:120]} to show", every=0.2)
+
+    def wait_url(self, part: str, timeout: float = 20.0) -> str:
+        return wait_until(lambda: part in self.url() and self.url(), timeout, f"the address to contain {part}",
+                          every=0.2)
+
+    def calibrate(self, hands: "Hands") -> tuple[float, float]:
+        """Where the viewport's corner is on the screen: the pointer is moved over the page twice and the page's
+        own mouse events (screenX - clientX) say it."""
+        page = self.page()
+        assert page is not None, f"no page at {self.origin}"
+        size = self.devtools.evaluate(page, "[innerWidth, innerHeight, screenX, screenY, outerHeight - innerHeight]")
+        guess = (size[2] + 1, size[3] + size[4]) if size else (10, 100)
+        probe = ("new Promise(r => addEventListener('mousemove', e => r([e.screenX - e.clientX, "
+                 "e.screenY - e.clientY]), {once: true, capture: true}))")
+        for dx in (0, 7, 14):
+            result: dict[str, Any] = {}
+            import threading
+
+            def listen() -> None:
+                try:
+                    result["value"] = self.devtools.evaluate(page, probe, await_promise=True, timeout=10)
+                except Exception as exc:  # noqa: BLE001 - reported below
+                    result["error"] = exc
+
+            listener = threading.Thread(target=listen)
+            listener.start()
+            time.sleep(0.3)
+            hands.move(guess[0] + 200 + dx, guess[1] + 120 + dx)
+            listener.join(12)
+            if result.get("value"):
+                self.offset = (float(result["value"][0]), float(result["value"][1]))
+                self.devtools.close()
+                return self.offset
+        raise RuntimeError(f"the page never saw the pointer (guessed its corner at {guess}): {result}")
+
+    def to_screen(self, x: float, y: float) -> tuple[int, int]:
+        assert self.offset is not None, "calibrate() first"
+        return round(self.offset[0] + x), round(self.offset[1] + y)
+
+
+# -- the hands --------------------------------------------------------------------------------------------------------
+class Hands:
+    """Real X input through xdotool, at a person's pace."""
+
+    def __init__(self, screen: Screen, pace: float = 0.25) -> None:
+        self.screen = screen
+        self.pace = pace
+
+    def move(self, x: int, y: int) -> None:
+        self.screen.run("xdotool", "mousemove", str(x), str(y))
+
+    def click(self, x: int, y: int) -> None:
+        self.move(x, y)
+        time.sleep(0.08)
+        self.screen.run("xdotool", "click", "1")
+        time.sleep(self.pace)
+
+    def wheel(self, x: int, y: int, down: bool, notches: int = 1) -> None:
+        self.move(x, y)
+        self.screen.run("xdotool", "click", "--repeat", str(notches), "--delay", "60", "5" if down else "4")
+        time.sleep(self.pace)
+
+    def type(self, text: str) -> None:
+        self.screen.run("xdotool", "type", "--delay", "45", "--", text)
+        time.sleep(self.pace)
+
+    def key(self, name: str) -> None:
+        self.screen.run("xdotool", "key", "--", name)
+        time.sleep(self.pace)
