@@ -156,3 +156,17 @@ def temporary_env(**values: str) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def stop_group(process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """SIGTERM the process group we started (its leader's pid is the group's id), SIGKILL after `timeout`."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    except ProcessLookupError:
+        pass

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from bench.realapps.common import free_port
+from bench.realapps.common import free_port, stop_group
 from bench.realapps.person import Step, play
 from tests.support.xinput import DevTools, Eyes, Hands, Screen, wait_until
 
+WINDOW_WIDTH = 1900  # the environment window: its page about as wide as the peers' 1600 beside the Recording panel
 OP_SCRIPT = """import json, sys
 from app.mcp.client import forward_operation
 from envs.datadir import DataDir
@@ -85,7 +86,7 @@ def record(checkout: Checkout, screen: Screen, start_url: str, origin: str, step
                                    f"--remote-debugging-port={port} --remote-allow-origins=*")))
     devtools = DevTools(port)
     try:
-        eyes = Eyes(devtools, origin)
+        eyes = Eyes(devtools, origin, bars=False)  # the view never moves in its window
         wait_until(eyes.page, 90, "the environment's tab in BrowserPilot")
         tabs = wait_until(lambda: [t for t in checkout.op(data, "tab_list", {}).get("tabs", [])
                                    if str(t.get("url", "")).startswith(origin)], 60, "the tab in tab_list")
@@ -94,7 +95,7 @@ def record(checkout: Checkout, screen: Screen, start_url: str, origin: str, step
                             30, "the environment window")
         for wid in screen.windows("^BrowserPilot$"):  # the main window: out of the way, as a person would
             screen.run("xdotool", "windowminimize", str(wid), check=False)
-        screen.place(window[-1], 0, 0, screen.width, screen.height)
+        screen.place(window[-1], 0, 0, WINDOW_WIDTH, screen.height)
         screen.run("xdotool", "windowactivate", str(window[-1]), check=False)
         hands = Hands(screen)
         eyes.wait("document.readyState === 'complete'", timeout=60)
@@ -151,16 +152,3 @@ def replay(checkout: Checkout, document_path: Path, work: Path, inputs: dict[str
     return {"ok": done.returncode == 0, "error": error, "seconds": seconds, "trace": trace,
             "healed": sum(1 for e in trace if e.get("healed"))}
 
-
-def stop_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the process group we started (its leader's pid), SIGKILL after 30 s."""
-    if process.poll() is not None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-    except ProcessLookupError:
-        pass

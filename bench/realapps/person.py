@@ -89,7 +89,10 @@ def _into_view(eyes: "Eyes", hands: "Hands", step: Click, box: Any) -> Any:
         if not hasattr(box, "in_view") or box.in_view():
             return box
         x, y = eyes.to_screen(box.vw / 2, box.vh / 2)
-        hands.wheel(x, y, down=box.y + box.h > box.vh)
+        if box.y < 0 or box.y + box.h > box.vh:
+            hands.wheel(x, y, down=box.y + box.h > box.vh)
+        else:
+            hands.wheel(x, y, down=box.x + box.w > box.vw, sideways=True)
         box = eyes.wait(step.target, step.frame)
     raise RuntimeError(f"could not scroll {step.target[:80]} into view")
 

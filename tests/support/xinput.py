@@ -58,8 +58,8 @@ class Screen:
     """Xvfb on a display it picks itself (-displayfd) and openbox; `stop()` ends both by pid."""
 
     folder: Path
-    width: int = 1600
-    height: int = 1000
+    width: int = 2200
+    height: int = 1100
     display: str = ""
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
@@ -258,13 +258,17 @@ class DevTools:
 
 
 # -- the eyes ---------------------------------------------------------------------------------------------------------
+# Where the viewport sits on the screen, as far as the page can tell: it moves down when the browser shows a bar
+# above the page (an infobar) and with the window; a panel beside the page changes only the viewport's width.
+CHROME = "[screenX, screenY + outerHeight - innerHeight]"
 RECT = """(() => { const el = (%s); if (el === true) return {ok: true};
   if (!el || !el.getBoundingClientRect) return null; const r = el.getBoundingClientRect();
   const s = getComputedStyle(el); if (r.width < 1 || r.height < 1 || s.visibility === 'hidden') return null;
-  return {x: r.x, y: r.y, w: r.width, h: r.height, vw: innerWidth, vh: innerHeight}; })()"""
+  return {x: r.x, y: r.y, w: r.width, h: r.height, vw: innerWidth, vh: innerHeight, chrome: CHROME}; })()""".replace("CHROME", CHROME)
 FRAME_RECT = """(() => { const f = document.querySelector(%s); if (!f) return null; const r = f.getBoundingClientRect();
   const s = getComputedStyle(f); return {x: r.x + f.clientLeft + parseFloat(s.paddingLeft),
-  y: r.y + f.clientTop + parseFloat(s.paddingTop), src: f.src, vw: innerWidth, vh: innerHeight}; })()"""
+  y: r.y + f.clientTop + parseFloat(s.paddingTop), src: f.src, vw: innerWidth, vh: innerHeight,
+  chrome: CHROME}; })()""".replace("CHROME", CHROME)
 
 
 @dataclass
@@ -288,10 +292,15 @@ class Box:
 class Eyes:
     """Where things are in the page the person looks at: the page target whose address starts with `origin`."""
 
-    def __init__(self, devtools: DevTools, origin: str) -> None:
+    def __init__(self, devtools: DevTools, origin: str, bars: bool = True) -> None:
+        """`bars`: the browser may show bars above the page after calibration (Chrome's infobars): follow
+        what the page says of its position (CHROME). False where the page's view never moves in its window."""
         self.devtools = devtools
         self.origin = origin
+        self.bars = bars
         self.offset: tuple[float, float] | None = None  # screen position of the viewport's top left corner
+        self.chrome: list[float] = []                    # CHROME when last looked at
+        self.chrome_then: list[float] = []               # CHROME when calibrated
 
     def page(self) -> dict[str, Any] | None:
         pages = [t for t in self.devtools.targets() if t.get("type") == "page" and t.get("url", "").startswith(
@@ -319,6 +328,8 @@ class Eyes:
             if frame is None:
                 found = self.devtools.evaluate(page, RECT % expression)
                 offset = (0.0, 0.0)
+                if found and not found.get("ok"):
+                    self.chrome = found["chrome"]
             else:
                 where = self.devtools.evaluate(page, FRAME_RECT % json.dumps(frame))
                 if not where:
@@ -331,6 +342,7 @@ class Eyes:
                         f"(function(){{ const document = window.document.querySelector({json.dumps(frame)})"
                         f".contentDocument; return ({expression}); }})()"))
                 offset = (where["x"], where["y"])
+                self.chrome = where["chrome"]
                 if found and not found.get("ok"):
                     found.update(vw=where["vw"], vh=where["vh"])
         except (OSError, ConnectionError, RuntimeError):
@@ -374,13 +386,16 @@ class Eyes:
             listener.join(12)
             if result.get("value"):
                 self.offset = (float(result["value"][0]), float(result["value"][1]))
+                self.chrome = self.chrome_then = self.devtools.evaluate(page, CHROME) or []
                 self.devtools.close()
                 return self.offset
         raise RuntimeError(f"the page never saw the pointer (guessed its corner at {guess}): {result}")
 
     def to_screen(self, x: float, y: float) -> tuple[int, int]:
         assert self.offset is not None, "calibrate() first"
-        return round(self.offset[0] + x), round(self.offset[1] + y)
+        dx, dy = ((self.chrome[0] - self.chrome_then[0], self.chrome[1] - self.chrome_then[1])
+                  if self.bars and len(self.chrome) == 2 and len(self.chrome_then) == 2 else (0.0, 0.0))
+        return round(self.offset[0] + dx + x), round(self.offset[1] + dy + y)
 
 
 # -- the hands --------------------------------------------------------------------------------------------------------
@@ -400,9 +415,11 @@ class Hands:
         self.screen.run("xdotool", "click", "1")
         time.sleep(self.pace)
 
-    def wheel(self, x: int, y: int, down: bool, notches: int = 1) -> None:
+    def wheel(self, x: int, y: int, down: bool, notches: int = 1, sideways: bool = False) -> None:
+        """Turn the wheel over (x, y): down or up, or (`sideways`) right or left."""
         self.move(x, y)
-        self.screen.run("xdotool", "click", "--repeat", str(notches), "--delay", "60", "5" if down else "4")
+        button = ("7" if down else "6") if sideways else ("5" if down else "4")
+        self.screen.run("xdotool", "click", "--repeat", str(notches), "--delay", "60", button)
         time.sleep(self.pace)
 
     def type(self, text: str) -> None:
