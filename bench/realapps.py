@@ -123,6 +123,17 @@ class Bench:
         self.checkout = checkout
         self.tools = tools
         self.keep = keep
+        self.seeds: dict[tuple[str, str], Path] = {}
+
+    def seed(self, app: App, variant: Variant, work: Path, root: Path) -> None:
+        """Fresh data in `work`: seeded once per variant, then copied (a run never sees another's writes)."""
+        key = (app.name, variant.name)
+        if key not in self.seeds:
+            seeded = root / "seeds" / variant.name
+            seeded.mkdir(parents=True)
+            app.seed(variant, seeded)
+            self.seeds[key] = seeded
+        shutil.copytree(self.seeds[key], work, dirs_exist_ok=True)
 
     def say(self, message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -134,7 +145,7 @@ class Bench:
         variant = app.recorded
         work = root / "record"
         work.mkdir(parents=True)
-        app.seed(variant, work)
+        self.seed(app, variant, work, root)
         with app.start(variant, work) as server, Screen(work / "screen") as screen:
             recorded_origins = origins(server)
             for tool in self.tools:
@@ -160,6 +171,7 @@ class Bench:
                     continue
                 folder = root / f"{replay_variant.name}-{tool}"
                 folder.mkdir()
+                self.seed(app, replay_variant, folder, root)
                 outcome = self.replay(tool, app, replay_variant, recordings[tool], recorded_origins, folder)
                 self.say(f"[{app.name}] {replay_variant.name} {HEADERS[tool]}: {outcome.verdict} "
                          f"({outcome.seconds:.1f} s, {outcome.healed} healed) {outcome.why[:300]}")
@@ -179,7 +191,6 @@ class Bench:
 
     def replay(self, tool: str, app: App, variant: Variant, recording: Any, recorded: dict[str, str],
                folder: Path) -> Outcome:
-        app.seed(variant, folder)
         try:
             server = app.start(variant, folder)
         except Exception as exc:

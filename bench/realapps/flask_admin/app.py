@@ -23,6 +23,10 @@ OLD = ("Flask-Admin==1.6.1", "Flask==2.2.5", "Werkzeug==2.2.3", "WTForms==3.0.1"
 NEW = ("Flask-Admin==2.2.1", "Flask==3.1.2", "Flask-SQLAlchemy==3.1.1", "SQLAlchemy==2.0.44", "WTForms==3.2.1")
 
 
+DAY_14 = ("[...document.querySelectorAll('.daterangepicker td')].find(td => td.textContent.trim() === '14' && "
+          "!td.classList.contains('off') && td.offsetParent)")
+
+
 class FlaskAdmin(App):
     name = "flask_admin"
     covers = ("Bootstrap-themed CRUD with theme variants", "custom select (select2 3.x and 4.x)", "date picker")
@@ -81,9 +85,8 @@ class FlaskAdmin(App):
             WaitFor(text_is("#select2-drop .select2-result-label", "Workshop")),
             Click(text_is("#select2-drop .select2-result-label", "Workshop")),
             Click(q("#starts_on")),
-            WaitFor(q(".daterangepicker td.available")),
-            Click(text_is(".daterangepicker .drp-calendar.left td.available, .daterangepicker .calendar.left "
-                          "td.available:not(.off)", "14")),
+            WaitFor(DAY_14),
+            Click(DAY_14, note="day 14 in the date picker"),
             Click(q("#public")),
             Click(q("#notes")), Type("Bring a laptop, doors open at nine."),
             Click(q("input[type=submit][value=Save]")),
