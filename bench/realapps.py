@@ -36,6 +36,7 @@ import json
 import logging
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -49,11 +50,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.realapps import ours  # noqa: E402
 from bench.realapps.corpus import APP_MODULES, App, Variant, load  # noqa: E402
+from bench.realapps.judge import judge, rebase, settle  # noqa: E402
 from tests.support.xinput import Screen, missing_tools  # noqa: E402
 
 TOOLS = ("ours", "playwright", "recorder")
 HEADERS = {"ours": "BrowserPilot", "playwright": "Playwright codegen", "recorder": "Chrome Recorder"}
-SETTLE_S = 5.0  # after a replay ends, how long a save may still take to land (queues, WebSockets)
 log = logging.getLogger("realapps")
 
 
@@ -68,45 +69,6 @@ class Outcome:
     tool_ok: bool = False
     why: str = ""
     created: list[dict[str, Any]] = field(default_factory=list)
-
-
-# -- judging ---------------------------------------------------------------------------------------------------------
-def judge(app: App, before: list[dict[str, Any]], after: list[dict[str, Any]], tool_ok: bool, error: str
-          ) -> tuple[str, str, list[dict[str, Any]]]:
-    old = {row["id"]: row for row in before}
-    new = [row for row in after if row["id"] not in old]
-    changed = [row for row in after if row["id"] in old and row != old[row["id"]]]
-    want = app.expected.fields
-    if changed:
-        return "wrong", f"changed an existing record: {changed[0]}", new
-    if len(new) > 1:
-        return "wrong", f"{len(new)} records created", new
-    if len(new) == 1:
-        diffs = {key: new[0].get(key) for key in want if new[0].get(key) != want[key]}
-        if diffs:
-            return "wrong", "wrong fields: " + ", ".join(f"{k}={v!r} (want {want[k]!r})" for k, v in diffs.items()), new
-        return ("ok", "", new) if tool_ok else ("ok", f"record right, but the tool reported: {error}", new)
-    return ("lost", "the tool said ok; nothing was created", new) if tool_ok else ("failed", error or "", new)
-
-
-def settle(app: App, variant: Variant, work: Path, before: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records once what the replay sent had time to land (up to SETTLE_S, earlier when one appeared)."""
-    deadline = time.monotonic() + SETTLE_S
-    while True:
-        after = app.records(variant, work)
-        if len(after) > len(before) or time.monotonic() >= deadline:
-            time.sleep(0.3)
-            return app.records(variant, work)
-        time.sleep(0.2)
-
-
-def rebase(text: str, recorded: dict[str, str], now: dict[str, str]) -> str:
-    """A recording's addresses moved from the recording's servers to the replay's (same roles: the app, the
-    portal): the only edit made to any tool's recording."""
-    for role, origin in recorded.items():
-        text = text.replace(origin, now[role])
-        text = text.replace(json.dumps(origin)[1:-1], json.dumps(now[role])[1:-1])
-    return text
 
 
 def origins(server: Any) -> dict[str, str]:
@@ -285,8 +247,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(its .venv/bin/browserpilot; default: this one)")
     parser.add_argument("--json", type=Path, help="also write every outcome as JSON here")
     parser.add_argument("--keep", type=Path, help="keep the recordings (and each run's folder) here")
+    parser.add_argument("--table", type=Path, nargs="+", metavar="JSON",
+                        help="only print the table of earlier runs' --json files (one bench split over runs)")
     args = parser.parse_args(argv)
+    if args.table:
+        tools = [t for t in args.tools.split(",") if t]
+        print(table([Outcome(**o) for path in args.table for o in json.loads(path.read_text())], tools))
+        return 0
     logging.basicConfig(level=logging.WARNING)
+    # SIGTERM unwinds like Ctrl-C: every server, screen and browser started so far is stopped by its pid
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if missing_tools():
         raise SystemExit(f"missing: {', '.join(missing_tools())} (./dev.sh setup installs them)")
     checkout = ours.Checkout(args.checkout.resolve())

@@ -40,7 +40,7 @@ class WaitFor:
 
     target: str
     frame: str | None = None
-    timeout: float = 20.0
+    timeout: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class WaitUrl:
     """Wait until the address contains this (a page the person was sent to)."""
 
     part: str
-    timeout: float = 20.0
+    timeout: float = 30.0
 
 
 Step = Click | Type | Key | WaitFor | WaitUrl

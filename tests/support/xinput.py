@@ -218,7 +218,10 @@ class DevTools:
             return []
 
     def call(self, target: dict[str, Any], method: str, params: dict[str, Any] | None = None,
-             timeout: float = 30.0) -> dict[str, Any]:
+             timeout: float = 30.0, session: str | None = None, events: list[dict[str, Any]] | None = None
+             ) -> dict[str, Any]:
+        """One command to the target (or to a session attached through it); `events` collects the events that
+        arrive meanwhile."""
         ident = target["id"]
         if ident not in self.sockets:
             self.sockets[ident] = WebSocket(target["webSocketDebuggerUrl"], timeout)
@@ -226,9 +229,14 @@ class DevTools:
         self.next_id += 1
         wanted = self.next_id
         try:
-            sock.send(json.dumps({"id": wanted, "method": method, "params": params or {}}))
+            command: dict[str, Any] = {"id": wanted, "method": method, "params": params or {}}
+            if session:
+                command["sessionId"] = session
+            sock.send(json.dumps(command))
             while True:
                 message = json.loads(sock.receive())
+                if "id" not in message and events is not None:
+                    events.append(message)
                 if message.get("id") == wanted:
                     if "error" in message:
                         raise RuntimeError(f"{method}: {message['error']}")
@@ -238,14 +246,44 @@ class DevTools:
             sock.close()
             raise
 
+    def frame_context(self, target: dict[str, Any], src: str) -> tuple[str | None, int] | None:
+        """Where to evaluate in the frame showing `src` (a cross-origin one too): (session, context id). An
+        in-process frame gets an isolated world of its own in the page's target; an out-of-process frame is
+        reached through a session attached to it (Target.setAutoAttach, flat sessions)."""
+        def frames(tree: dict[str, Any]) -> list[dict[str, Any]]:
+            return [tree["frame"], *(f for child in tree.get("childFrames") or [] for f in frames(child))]
+
+        def same(url: str) -> bool:
+            return url.split("#")[0] == src.split("#")[0]
+
+        tree = self.call(target, "Page.getFrameTree")["frameTree"]
+        for frame in frames(tree)[1:]:
+            if same(frame.get("url", "")):
+                try:
+                    world = self.call(target, "Page.createIsolatedWorld", {"frameId": frame["id"],
+                                                                           "worldName": "bench-eyes"})
+                    return None, int(world["executionContextId"])
+                except RuntimeError:
+                    break
+        events: list[dict[str, Any]] = []
+        self.call(target, "Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False,
+                                                   "flatten": True}, events=events)
+        for event in events:
+            info = event.get("params", {}).get("targetInfo", {})
+            if event.get("method") == "Target.attachedToTarget" and same(info.get("url", "")):
+                return event["params"]["sessionId"], 0
+        return None
+
     def evaluate(self, target: dict[str, Any], expression: str, await_promise: bool = False,
-                 timeout: float = 30.0) -> Any:
-        """The JSON value of `expression` in the target's main world (None when it threw)."""
+                 timeout: float = 30.0, session: str | None = None, context: int = 0) -> Any:
+        """The JSON value of `expression` in the target's main world, or in the given session / execution
+        context (None when it threw)."""
         wrapped = (f"(async () => JSON.stringify(await ({expression})))()" if await_promise
                    else f"JSON.stringify(({expression}))")
-        result = self.call(target, "Runtime.evaluate", {"expression": wrapped,
-                                                         "returnByValue": True, "awaitPromise": await_promise},
-                           timeout)
+        params: dict[str, Any] = {"expression": wrapped, "returnByValue": True, "awaitPromise": await_promise}
+        if context:
+            params["contextId"] = context
+        result = self.call(target, "Runtime.evaluate", params, timeout, session=session)
         if "exceptionDetails" in result:
             return None
         value = result.get("result", {}).get("value")
@@ -301,6 +339,7 @@ class Eyes:
         self.offset: tuple[float, float] | None = None  # screen position of the viewport's top left corner
         self.chrome: list[float] = []                    # CHROME when last looked at
         self.chrome_then: list[float] = []               # CHROME when calibrated
+        self.reached: dict[tuple[str, str], tuple[str | None, int]] = {}  # (page, frame src) -> where to evaluate
 
     def page(self) -> dict[str, Any] | None:
         pages = [t for t in self.devtools.targets() if t.get("type") == "page" and t.get("url", "").startswith(
@@ -335,12 +374,19 @@ class Eyes:
                 if not where:
                     return None
                 inner = self._frame_target(where["src"])
-                if inner is not None:
+                if inner is not None:  # the frame is a target of its own (Chromium lists out-of-process frames)
                     found = self.devtools.evaluate(inner, RECT % expression)
-                else:  # a same-origin frame: through the top page
-                    found = self.devtools.evaluate(page, RECT % (
-                        f"(function(){{ const document = window.document.querySelector({json.dumps(frame)})"
-                        f".contentDocument; return ({expression}); }})()"))
+                else:
+                    key = (str(page["id"]), str(where["src"]))
+                    reach = self.reached.get(key) or self.devtools.frame_context(page, where["src"])
+                    if reach:
+                        self.reached[key] = reach
+                    try:
+                        found = self.devtools.evaluate(page, RECT % expression, session=reach[0],
+                                                       context=reach[1]) if reach else None
+                    except RuntimeError:
+                        self.reached.pop(key, None)
+                        raise
                 offset = (where["x"], where["y"])
                 self.chrome = where["chrome"]
                 if found and not found.get("ok"):
@@ -353,10 +399,10 @@ class Eyes:
             return True
         return Box(found["x"] + offset[0], found["y"] + offset[1], found["w"], found["h"], found["vw"], found["vh"])
 
-    def wait(self, expression: str, frame: str | None = None, timeout: float = 20.0) -> Box | bool:
+    def wait(self, expression: str, frame: str | None = None, timeout: float = 30.0) -> Box | bool:
         return wait_until(lambda: self.box(expression, frame), timeout, f"{expression[:120]} to show", every=0.2)
 
-    def wait_url(self, part: str, timeout: float = 20.0) -> str:
+    def wait_url(self, part: str, timeout: float = 30.0) -> str:
         return wait_until(lambda: part in self.url() and self.url(), timeout, f"the address to contain {part}",
                           every=0.2)
 

@@ -50,19 +50,20 @@ class GradioApp(App):
 
 def gradio_flow(frame: str | None = None) -> list[Step]:
     """The person's flow on Gradio 4.44, in the top page or in the frame `frame`."""
-    def textbox(label: str, tag: str = "input") -> str:
-        return (f"[...document.querySelectorAll('label')].find(l => (l.innerText || '').trim().startsWith("
-                f"{label!r}))?.querySelector({tag!r})")
+    def field(label: str, tag: str = "input, textarea") -> str:
+        """The control of the block titled `label` (Gradio's block-info title, or the label's own text)."""
+        return (f"[...document.querySelectorAll('[data-testid=block-info], label span')].find(s => "
+                f"s.textContent.trim() === {label!r})?.closest('.block')?.querySelector({tag!r})")
 
     return [
-        WaitFor(textbox("Title"), frame=frame, timeout=60),
-        Click(textbox("Title"), frame=frame), Type("Bench summit"),
-        Click(textbox("Category"), frame=frame),
-        WaitFor(text_is("ul.options li", "Workshop"), frame=frame),
-        Click(text_is("ul.options li", "Workshop"), frame=frame),
-        Click(textbox("Starts on"), frame=frame), Type("2026-03-14"),
-        Click(textbox("Public", "input[type=checkbox]"), frame=frame),
-        Click(textbox("Notes", "textarea"), frame=frame), Type("Bring a laptop, doors open at nine."),
+        WaitFor(field("Title"), frame=frame, timeout=60),
+        Click(field("Title"), frame=frame), Type("Bench summit"),
+        Click(field("Category"), frame=frame),
+        WaitFor(q('ul.options li[aria-label="Workshop"]'), frame=frame),
+        Click(q('ul.options li[aria-label="Workshop"]'), frame=frame),
+        Click(field("Starts on"), frame=frame), Type("2026-03-14"),
+        Click(field("Public", "input[type=checkbox]"), frame=frame),
+        Click(field("Notes", "textarea"), frame=frame), Type("Bring a laptop, doors open at nine."),
         Click(text_is("button", "Save event"), frame=frame),
         WaitFor("[...document.querySelectorAll('.prose, .md')].some(e => e.innerText.includes('Saved event'))",
                 frame=frame),

@@ -32,7 +32,7 @@ def deep(selector: str, test: str = "() => true") -> str:
 
 def labelled(label: str, control: str) -> str:
     """The control in the shadow root whose label reads `label`."""
-    return deep(control, f"(el) => [...el.getRootNode().querySelectorAll('label')].some(l => "
+    return deep(control, f"(el) => [...el.getRootNode().querySelectorAll('label, .bk-label')].some(l => "
                          f"l.textContent.trim() === {label!r})")
 
 

@@ -49,7 +49,7 @@ class StreamlitApp(App):
                       work / "server.log")
 
     def ready_path(self, variant: Variant) -> str:
-        return "/_stcore/health" if variant.name != "1.28" else "/_stcore/health"
+        return "/_stcore/health"
 
     def records(self, variant: Variant, work: Path) -> list[dict[str, Any]]:
         return events(work / "events.sqlite")
@@ -59,11 +59,11 @@ class StreamlitApp(App):
         return [
             WaitFor(q("input[aria-label=Title]")),
             Click(q("input[aria-label=Title]")), Type("Bench summit"),
-            Click(q("[data-baseweb=select] div")),
-            WaitFor(q("[role=listbox] [role=option]")),
-            Click(text_is("[role=listbox] [role=option]", "Workshop")),
+            Click(q("[data-baseweb=select] div"), note="the Category select box"),
+            WaitFor(text_is("[role=option]", "Workshop")),
+            Click(text_is("[role=option]", "Workshop")),
             Click(q("[data-baseweb=datepicker] input, [data-testid=stDateInput] input")),
-            WaitFor(q("[data-baseweb=calendar]")),
+            WaitFor(text_is("[data-baseweb=calendar] [role=gridcell]", "14")),
             Click(text_is("[data-baseweb=calendar] [role=gridcell]", "14")),
             Click(text_is(label, "Public")),
             Click(q("textarea")), Type("Bring a laptop, doors open at nine."),
