@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 import shutil
 import signal
 import sys
@@ -252,7 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.table:
         tools = [t for t in args.tools.split(",") if t]
-        print(table([Outcome(**o) for path in args.table for o in json.loads(path.read_text())], tools))
+        latest = {(o["app"], o["variant"], o["tool"]): Outcome(**o)  # a later file's outcome replaces an earlier
+                  for path in args.table for o in json.loads(path.read_text())}
+        print(table(list(latest.values()), tools))
         return 0
     logging.basicConfig(level=logging.WARNING)
     # SIGTERM unwinds like Ctrl-C: every server, screen and browser started so far is stopped by its pid

@@ -48,7 +48,8 @@ writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({ credenti
 const browser = await puppeteer.launch({
   userDataDir: profile, executablePath: spec.chromium, headless: false, pipe: true, defaultViewport: null,
   ignoreDefaultArgs: ['--enable-automation'],  // no 'controlled by automated software' bar: a person's Chrome
-  args: [...spec.args, `--remote-debugging-port=${spec.port}`, '--remote-allow-origins=*', '--window-position=0,0',
+  // --test-type: no 'unsupported command-line flag' bar over the page (--no-sandbox is needed as root)
+  args: [...spec.args, '--test-type', `--remote-debugging-port=${spec.port}`, '--remote-allow-origins=*', '--window-position=0,0',
     `--window-size=${spec.width},${spec.height}`],
 });
 const page = (await browser.pages())[0] ?? await browser.newPage();

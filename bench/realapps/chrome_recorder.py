@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 from bench.realapps.codegen import CHROMIUM, FLAGS
 from bench.realapps.common import free_port, stop_group
-from bench.realapps.person import Step, play
-from tests.support.xinput import DevTools, Eyes, Hands, Screen, wait_until
+from bench.realapps.person import Step, perform
+from tests.support.xinput import DevTools, Eyes, Screen, wait_until
 
 BENCH = Path(__file__).resolve().parent.parent
 TIMEOUT_MS = 10_000
@@ -51,16 +51,8 @@ def record(screen: Screen, start_url: str, origin: str, steps: list[Step], work:
             raise RuntimeError(f"the recorder did not start: {line!r} {(work / 'recorder.log').read_text()[-1500:]}")
         eyes = Eyes(devtools, origin)
         wait_until(eyes.page, 30, "the recorded page")
-        hands = Hands(screen)
-        eyes.wait("document.readyState === 'complete'", timeout=60)
-        eyes.calibrate(hands)
-        try:
-            play(steps, eyes, hands, say)
-        except Exception:
-            screen.screenshot(work / "recorder-record-failed.png")
-            raise
-        time.sleep(1.0)
-        screen.screenshot(work / "recorder-record-end.png")
+        perform(screen, eyes, steps, work, "recorder", say)
+        time.sleep(1.0)  # the recorder's last events reach the session
         node.stdin.write(b"stop\n")
         node.stdin.flush()
         node.stdin.close()

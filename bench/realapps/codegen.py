@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench.realapps.common import free_port, stop_group
-from bench.realapps.person import Step, play
-from tests.support.xinput import DevTools, Eyes, Hands, Screen, wait_until
+from bench.realapps.person import Step, perform
+from tests.support.xinput import DevTools, Eyes, Screen, wait_until
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -62,14 +61,7 @@ def record(screen: Screen, start_url: str, origin: str, steps: list[Step], work:
                                       and w not in screen.windows("Playwright Inspector")], 30, "the browser window")
         screen.place(browser[-1], 0, 0, BROWSER_WIDTH, screen.height)
         screen.run("xdotool", "windowactivate", str(browser[-1]), check=False)
-        hands = Hands(screen)
-        eyes.wait("document.readyState === 'complete'", timeout=60)
-        eyes.calibrate(hands)
-        try:
-            play(steps, eyes, hands, say)
-        except Exception:
-            screen.screenshot(work / "codegen-record-failed.png")
-            raise
+        perform(screen, eyes, steps, work, "codegen", say)
         # codegen writes its file a moment after each action: wait until it stopped changing
         last = ""
         for _ in range(20):
@@ -78,7 +70,6 @@ def record(screen: Screen, start_url: str, origin: str, steps: list[Step], work:
             if now and now == last:
                 break
             last = now
-        screen.screenshot(work / "codegen-record-end.png")
         if not last:
             raise RuntimeError(f"codegen wrote nothing: {(work / 'codegen.log').read_text()[-1500:]}")
         return last

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -21,19 +20,22 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench.realapps.common import free_port, stop_group
-from bench.realapps.person import Step, play
-from tests.support.xinput import DevTools, Eyes, Hands, Screen, wait_until
+from bench.realapps.person import Step, perform
+from tests.support.xinput import DevTools, Eyes, Screen, wait_until
 
 WINDOW_WIDTH = 1900  # the environment window: its page about as wide as the peers' 1600 beside the Recording panel
+# Run by the checkout's own Python: one operation in the running app (as `browserpilot` verbs forward them), and
+# the welcome dialog marked as seen (a person who has used the app before).
 OP_SCRIPT = """import json, sys
+from pathlib import Path
 from app.mcp.client import forward_operation
 from envs.datadir import DataDir
-print(json.dumps(forward_operation(DataDir(__import__("pathlib").Path(sys.argv[1])), sys.argv[2], json.loads(sys.argv[3]), timeout=60)))
+print(json.dumps(forward_operation(DataDir(Path(sys.argv[1])), sys.argv[2], json.loads(sys.argv[3]), timeout=60)))
 """
 WELCOMED = """import sys
+from pathlib import Path
 from app.settings import SettingsStore
 from envs.datadir import DataDir
-from pathlib import Path
 SettingsStore(DataDir(Path(sys.argv[1]))).update(welcome_shown=True)
 """
 
@@ -97,24 +99,16 @@ def record(checkout: Checkout, screen: Screen, start_url: str, origin: str, step
             screen.run("xdotool", "windowminimize", str(wid), check=False)
         screen.place(window[-1], 0, 0, WINDOW_WIDTH, screen.height)
         screen.run("xdotool", "windowactivate", str(window[-1]), check=False)
-        hands = Hands(screen)
-        eyes.wait("document.readyState === 'complete'", timeout=60)
-        eyes.calibrate(hands)
         started = checkout.op(data, "record_start", {"tabId": tab_id})
         if not started.get("ok", True):
             raise RuntimeError(f"record_start: {started}")
-        try:
-            play(steps, eyes, hands, say)
-        except Exception:
-            screen.screenshot(work / "ours-record-failed.png")
-            raise
+        perform(screen, eyes, steps, work, "ours", say)
         time.sleep(1.0)  # the last steps reach the recording (it merges typing until the field is left)
         status = checkout.op(data, "record_status", {"tabId": tab_id})
         (work / "ours-record-status.json").write_text(json.dumps(status, indent=1))
         stopped = checkout.op(data, "record_stop", {"tabId": tab_id, "name": "bench flow", "save": False})
         if not stopped.get("ok", True) or "workflow" not in stopped:
             raise RuntimeError(f"record_stop: {json.dumps(stopped)[:1500]}")
-        screen.screenshot(work / "ours-record-end.png")
         return stopped["workflow"]  # type: ignore[no-any-return]
     finally:
         devtools.close()

@@ -10,10 +10,11 @@ never through the tool under test); the tools see nothing but the real mouse and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from tests.support.xinput import Eyes, Hands
+    from tests.support.xinput import Eyes, Hands, Screen
 
 
 @dataclass(frozen=True)
@@ -107,3 +108,20 @@ def describe(step: Step) -> str:
     if isinstance(step, WaitFor):
         return f"wait for {step.target[:90]}"
     return f"wait for an address with {step.part}"
+
+
+def perform(screen: "Screen", eyes: "Eyes", steps: list[Step], work: Path, name: str,
+            say: Callable[[str], None]) -> None:
+    """The person at the screen: waits for the page, finds where it is on the screen, does the steps (a
+    screenshot `<name>-record-failed.png` when they could not be done, `<name>-record-end.png` when they were)."""
+    from tests.support.xinput import Hands
+
+    hands = Hands(screen)
+    eyes.wait("document.readyState === 'complete'", timeout=60)
+    eyes.calibrate(hands)
+    try:
+        play(steps, eyes, hands, say)
+    except Exception:
+        screen.screenshot(work / f"{name}-record-failed.png")
+        raise
+    screen.screenshot(work / f"{name}-record-end.png")

@@ -30,26 +30,16 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any
 
-T = TypeVar("T")
+from tests.support.desktop import wait_until
+
+__all__ = ["DevTools", "Eyes", "Hands", "Screen", "missing_tools", "wait_until"]
 TOOLS = ("Xvfb", "openbox", "xdotool", "xwininfo")
 
 
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
-
-
-def wait_until(condition: Callable[[], T], timeout: float, what: str, every: float = 0.1) -> T:
-    """Poll `condition` (another process's state) until it is truthy; its value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(every)
 
 
 # -- the screen ----------------------------------------------------------------------------------------------------
