@@ -102,25 +102,23 @@ class Bench:
     def run_app(self, app: App, root: Path) -> list[Outcome]:
         outcomes: list[Outcome] = []
         recordings: dict[str, Any] = {}
-        recorded_origins: dict[str, str] = {}
+        recorded_origins: dict[str, dict[str, str]] = {}  # per tool: each records on fresh data of its own
         variant = app.recorded
-        work = root / "record"
-        work.mkdir(parents=True)
-        self.seed(app, variant, work, root)
-        with app.start(variant, work) as server, Screen(work / "screen") as screen:
-            recorded_origins = origins(server)
-            for tool in self.tools:
-                self.say(f"[{app.name}] {HEADERS[tool]} records on {variant.name}")
-                folder = work / tool
-                folder.mkdir()
-                try:
-                    recordings[tool] = self.record(tool, app, server, screen, folder)
-                except Exception as exc:  # a recording that failed is a result too
-                    traceback.print_exc()
-                    recordings[tool] = None
-                    for v in app.variants:
-                        outcomes.append(Outcome(app.name, v.name, tool, "not recorded", why=f"{type(exc).__name__}: "
-                                                f"{str(exc)[:300]}"))
+        for tool in self.tools:
+            self.say(f"[{app.name}] {HEADERS[tool]} records on {variant.name}")
+            work = root / f"record-{tool}"
+            work.mkdir(parents=True)
+            self.seed(app, variant, work, root)
+            try:
+                with app.start(variant, work) as server, Screen(work / "screen") as screen:
+                    recorded_origins[tool] = origins(server)
+                    recordings[tool] = self.record(tool, app, server, screen, work)
+            except Exception as exc:  # a recording that failed is a result too
+                traceback.print_exc()
+                recordings[tool] = None
+                for v in app.variants:
+                    outcomes.append(Outcome(app.name, v.name, tool, "not recorded", why=f"{type(exc).__name__}: "
+                                            f"{str(exc)[:300]}"))
         if self.keep:
             for tool, recording in recordings.items():
                 if recording is not None:
@@ -133,7 +131,7 @@ class Bench:
                 folder = root / f"{replay_variant.name}-{tool}"
                 folder.mkdir()
                 self.seed(app, replay_variant, folder, root)
-                outcome = self.replay(tool, app, replay_variant, recordings[tool], recorded_origins, folder)
+                outcome = self.replay(tool, app, replay_variant, recordings[tool], recorded_origins[tool], folder)
                 self.say(f"[{app.name}] {replay_variant.name} {HEADERS[tool]}: {outcome.verdict} "
                          f"({outcome.seconds:.1f} s, {outcome.healed} healed) {outcome.why[:300]}")
                 outcomes.append(outcome)

@@ -125,9 +125,10 @@ def replay(checkout: Checkout, document_path: Path, work: Path, inputs: dict[str
     data.mkdir(parents=True)
     began = time.monotonic()
     try:
-        done = subprocess.run([str(checkout.browserpilot), "--data-dir", str(data), "run", str(document_path),
-                               "--headless", "--json", *(f"--input={k}={v}" for k, v in (inputs or {}).items())], cwd=work, env=checkout.env(QT_QPA_PLATFORM="offscreen"),
-                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        command = [str(checkout.browserpilot), "--data-dir", str(data), "run", str(document_path), "--headless",
+                   "--json", *(f"--input={k}={v}" for k, v in (inputs or {}).items())]
+        done = subprocess.run(command, cwd=work, env=checkout.env(QT_QPA_PLATFORM="offscreen"), capture_output=True,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"browserpilot run did not end within {timeout:.0f} s", "seconds": timeout,
                 "trace": []}

@@ -292,7 +292,8 @@ CHROME = "[screenX, screenY + outerHeight - innerHeight]"
 RECT = """(() => { const el = (%s); if (el === true) return {ok: true};
   if (!el || !el.getBoundingClientRect) return null; const r = el.getBoundingClientRect();
   const s = getComputedStyle(el); if (r.width < 1 || r.height < 1 || s.visibility === 'hidden') return null;
-  return {x: r.x, y: r.y, w: r.width, h: r.height, vw: innerWidth, vh: innerHeight, chrome: CHROME}; })()""".replace("CHROME", CHROME)
+  return {x: r.x, y: r.y, w: r.width, h: r.height, vw: innerWidth, vh: innerHeight, chrome: CHROME};
+})()""".replace("CHROME", CHROME)
 FRAME_RECT = """(() => { const f = document.querySelector(%s); if (!f) return null; const r = f.getBoundingClientRect();
   const s = getComputedStyle(f); return {x: r.x + f.clientLeft + parseFloat(s.paddingLeft),
   y: r.y + f.clientTop + parseFloat(s.paddingTop), src: f.src, vw: innerWidth, vh: innerHeight,

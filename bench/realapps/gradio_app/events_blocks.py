@@ -14,6 +14,7 @@ CATEGORIES = ["Conference", "Hackathon", "Meetup night", "Training", "Webinar se
 
 
 def save_event(title, category, starts_on, public, notes):
+    print(f"save_event called: {title!r} {category!r}", flush=True)  # the server log says whether the click arrived
     with sqlite3.connect(DB) as conn:
         cursor = conn.execute("INSERT INTO event (title, category, starts_on, public, notes) VALUES (?, ?, ?, ?, ?)",
                               (title, category or "", starts_on, int(bool(public)), notes))
