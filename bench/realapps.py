@@ -53,6 +53,7 @@ from bench.realapps.judge import judge, rebase, settle  # noqa: E402
 from tests.support.xinput import Screen, missing_tools  # noqa: E402
 
 TOOLS = ("ours", "playwright", "recorder")
+RECORD_ATTEMPTS = 2
 HEADERS = {"ours": "BrowserPilot", "playwright": "Playwright codegen", "recorder": "Chrome Recorder"}
 log = logging.getLogger("realapps")
 
@@ -105,20 +106,25 @@ class Bench:
         recorded_origins: dict[str, dict[str, str]] = {}  # per tool: each records on fresh data of its own
         variant = app.recorded
         for tool in self.tools:
-            self.say(f"[{app.name}] {HEADERS[tool]} records on {variant.name}")
-            work = root / f"record-{tool}"
-            work.mkdir(parents=True)
-            self.seed(app, variant, work, root)
-            try:
-                with app.start(variant, work) as server, Screen(work / "screen") as screen:
-                    recorded_origins[tool] = origins(server)
-                    recordings[tool] = self.record(tool, app, server, screen, work)
-            except Exception as exc:  # a recording that failed is a result too
-                traceback.print_exc()
-                recordings[tool] = None
+            failure: Exception | None = None
+            for attempt in range(1, RECORD_ATTEMPTS + 1):  # the person's own slip (a lost focus) is not the tool's
+                self.say(f"[{app.name}] {HEADERS[tool]} records on {variant.name} (attempt {attempt})")
+                work = root / f"record-{tool}-{attempt}"
+                work.mkdir(parents=True)
+                self.seed(app, variant, work, root)
+                try:
+                    with app.start(variant, work) as server, Screen(work / "screen") as screen:
+                        recorded_origins[tool] = origins(server)
+                        recordings[tool] = self.record(tool, app, server, screen, work)
+                    failure = None
+                    break
+                except Exception as exc:  # a recording that failed twice is a result too
+                    traceback.print_exc()
+                    recordings[tool], failure = None, exc
+            if failure is not None:
                 for v in app.variants:
-                    outcomes.append(Outcome(app.name, v.name, tool, "not recorded", why=f"{type(exc).__name__}: "
-                                            f"{str(exc)[:300]}"))
+                    outcomes.append(Outcome(app.name, v.name, tool, "not recorded",
+                                            why=f"{type(failure).__name__}: {str(failure)[:300]}"))
         if self.keep:
             for tool, recording in recordings.items():
                 if recording is not None:
