@@ -9,6 +9,7 @@ never through the tool under test); the tools see nothing but the real mouse and
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -71,10 +72,13 @@ def play(steps: list[Step], eyes: "Eyes", hands: "Hands", say: Callable[[str], N
     for number, step in enumerate(steps, 1):
         say(f"  {number:2}. {describe(step)}")
         if isinstance(step, Click):
-            box = eyes.wait(step.target, step.frame)
+            box = _settled(eyes, step, eyes.wait(step.target, step.frame))
             box = _into_view(eyes, hands, step, box)
-            x, y = eyes.to_screen(*box.point(*step.at))
-            hands.click(x, y)
+            if step.frame is None:  # the top page sees the pointer: aim with its help
+                eyes.aim(hands, *box.point(*step.at))
+                hands.click_here()
+            else:
+                hands.click(*eyes.to_screen(*box.point(*step.at)))
         elif isinstance(step, Type):
             hands.type(step.text)
         elif isinstance(step, Key):
@@ -83,6 +87,18 @@ def play(steps: list[Step], eyes: "Eyes", hands: "Hands", say: Callable[[str], N
             eyes.wait(step.target, step.frame, step.timeout)
         elif isinstance(step, WaitUrl):
             eyes.wait_url(step.part, step.timeout)
+
+
+def _settled(eyes: "Eyes", step: Click, box: Any) -> Any:
+    """Wait until the element stops moving (a page still laying out, fonts and styles arriving), as a person's
+    eye waits before the hand goes: the same box twice, 150 ms apart (up to 5 s)."""
+    for _look in range(25):
+        time.sleep(0.15)
+        again = eyes.wait(step.target, step.frame)
+        if again == box:
+            return again
+        box = again
+    return box
 
 
 def _into_view(eyes: "Eyes", hands: "Hands", step: Click, box: Any) -> Any:

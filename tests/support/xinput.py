@@ -26,11 +26,12 @@ import signal
 import socket
 import struct
 import subprocess
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tests.support.desktop import wait_until
 
@@ -397,36 +398,59 @@ class Eyes:
         return wait_until(lambda: part in self.url() and self.url(), timeout, f"the address to contain {part}",
                           every=0.2)
 
+    def _pointer_seen(self, page: dict[str, Any], move: Callable[[], None], what: str) -> Any:
+        """Run `move` (pointer motion) and return what the page's next mousemove event says (`what`, a
+        JavaScript expression over the event `e`), or None when the page saw no motion within 10 s."""
+        probe = f"new Promise(r => addEventListener('mousemove', e => r({what}), {{once: true, capture: true}}))"
+        result: dict[str, Any] = {}
+
+        def listen() -> None:
+            try:
+                result["value"] = self.devtools.evaluate(page, probe, await_promise=True, timeout=10)
+            except Exception as exc:  # noqa: BLE001 - the caller decides
+                result["error"] = exc
+
+        listener = threading.Thread(target=listen)
+        listener.start()
+        time.sleep(0.3)  # the listener is in place
+        move()
+        listener.join(12)
+        self.devtools.close()  # the listener's connection may have timed out half-way
+        return result.get("value")
+
     def calibrate(self, hands: "Hands") -> tuple[float, float]:
-        """Where the viewport's corner is on the screen: the pointer is moved over the page twice and the page's
-        own mouse events (screenX - clientX) say it."""
+        """Where the viewport's corner is on the screen: the pointer is moved over the page and the page's own
+        mouse event (screenX - clientX) says it."""
         page = self.page()
         assert page is not None, f"no page at {self.origin}"
         size = self.devtools.evaluate(page, "[innerWidth, innerHeight, screenX, screenY, outerHeight - innerHeight]")
         guess = (size[2] + 1, size[3] + size[4]) if size else (10, 100)
-        probe = ("new Promise(r => addEventListener('mousemove', e => r([e.screenX - e.clientX, "
-                 "e.screenY - e.clientY]), {once: true, capture: true}))")
         for dx in (0, 7, 14):
-            result: dict[str, Any] = {}
-            import threading
-
-            def listen() -> None:
-                try:
-                    result["value"] = self.devtools.evaluate(page, probe, await_promise=True, timeout=10)
-                except Exception as exc:  # noqa: BLE001 - reported below
-                    result["error"] = exc
-
-            listener = threading.Thread(target=listen)
-            listener.start()
-            time.sleep(0.3)
-            hands.move(guess[0] + 200 + dx, guess[1] + 120 + dx)
-            listener.join(12)
-            if result.get("value"):
-                self.offset = (float(result["value"][0]), float(result["value"][1]))
+            seen = self._pointer_seen(page, lambda: hands.move(guess[0] + 200 + dx, guess[1] + 120 + dx),
+                                      "[e.screenX - e.clientX, e.screenY - e.clientY]")
+            if seen:
+                self.offset = (float(seen[0]), float(seen[1]))
                 self.chrome = self.chrome_then = self.devtools.evaluate(page, CHROME) or []
-                self.devtools.close()
                 return self.offset
-        raise RuntimeError(f"the page never saw the pointer (guessed its corner at {guess}): {result}")
+        raise RuntimeError(f"the page never saw the pointer (guessed its corner at {guess})")
+
+    def aim(self, hands: "Hands", x: float, y: float) -> tuple[int, int]:
+        """Put the pointer on (x, y) of the top page's viewport as a person's hand does, checked by the page's
+        own mousemove: where the page says the pointer landed corrects the viewport's position (a bar that
+        came or went, a window the window manager moved). The screen point."""
+        page = self.page()
+        sx, sy = self.to_screen(x, y)
+        for _attempt in range(3):
+            if page is None:
+                break
+            hands.move(sx + 3, sy + 3)
+            seen = self._pointer_seen(page, lambda: hands.move(sx, sy), "[e.clientX, e.clientY]")
+            if not seen or (abs(seen[0] - round(x)) <= 1 and abs(seen[1] - round(y)) <= 1):
+                break
+            self.offset = (sx - float(seen[0]), sy - float(seen[1]))
+            self.chrome_then = list(self.chrome)
+            sx, sy = self.to_screen(x, y)
+        return sx, sy
 
     def to_screen(self, x: float, y: float) -> tuple[int, int]:
         assert self.offset is not None, "calibrate() first"
@@ -449,6 +473,11 @@ class Hands:
     def click(self, x: int, y: int) -> None:
         self.move(x, y)
         time.sleep(0.08)
+        self.screen.run("xdotool", "click", "1")
+        time.sleep(self.pace)
+
+    def click_here(self) -> None:
+        """Click where the pointer is (after `Eyes.aim`)."""
         self.screen.run("xdotool", "click", "1")
         time.sleep(self.pace)
 
