@@ -77,6 +77,8 @@ class TabInput:
         if bound:
             assert secrets is not None
             text = secrets.fill(text, await focus_chain(core.page), core.tab_id)
+        if core.tracer is not None and (bound or core.tracer.names_secret(text)):
+            await core.tracer.typing_secret()  # the field is masked in the trace and video before a key lands
         if replace:
             await core.input.key("ctrl+a")
         await core.acting(lambda: core.input.paste(text) if paste else core.input.type_text(text), timeout)
