@@ -11,20 +11,24 @@
   value holds a secret (a field the page rendered again), each covered by an opaque box. Their boxes are read
   just before and just after the grab and both are covered (padded), so a field that moved in between is
   still hidden. What the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
-- `render_jpeg` and `render_frame` (on a worker thread) scale a picture down, cover the masks, outline an
-  element in red, and encode it (JPEG for a trace, raw RGB for ffmpeg).
+- `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); `outliner` frames an
+  element in red on a copy where the frame is written; scaling and encoding are ffmpeg's
+  (app/browser/framepipe.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets as random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import shiboken6
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtQuickWidgets import QQuickWidget  # imported early: a view's render widget is wrapped as one
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
 from app.browser import capture
@@ -102,14 +106,70 @@ class Picture:
     image: QImage
     scale: float                                   # image px per CSS px (zoom times device pixel ratio)
     masks: list[Box] = field(default_factory=list)
+    covered: bool = False                          # the masks are painted into the image
 
 
 class TabPictures:
-    """The pictures of one tab (its view); `masking` once a secret was typed into it."""
+    """The pictures of one tab (its view); `masking` once a secret was typed into it. `frames` counts the frames
+    the view's render widget has drawn (its QQuickWindow's `afterRendering`): while it stays, the page looks as
+    it did, and the last picture (`latest`) is used again instead of a new grab."""
 
     def __init__(self, view: QWebEngineView) -> None:
         self.view = view
         self.masking = False
+        self._frames = 0
+        self._proxy: QQuickWidget | None = None
+        self._last: Picture | None = None
+        self._last_frames = -1
+        self._waiting: list[Callable[[], None]] = []  # called once, soon after the next frame
+
+    @property
+    def frames(self) -> int:
+        """Frames drawn so far (a new render widget, after a renderer swap, counts as a change)."""
+        proxy = self.view.focusProxy() if shiboken6.isValid(self.view) else None
+        if proxy is not self._proxy:
+            if self._proxy is not None and shiboken6.isValid(self._proxy):
+                try:
+                    self._proxy.quickWindow().afterRendering.disconnect(self._rendered)
+                except (RuntimeError, TypeError):
+                    pass
+            self._proxy = proxy if isinstance(proxy, QQuickWidget) else None
+            if self._proxy is not None:
+                self._proxy.quickWindow().afterRendering.connect(self._rendered)
+            self._frames += 1
+        if self._proxy is None:  # a render widget of a kind we cannot watch: every look is a change
+            self._frames += 1
+        return self._frames
+
+    def _rendered(self) -> None:
+        self._frames += 1
+        if self._waiting:
+            waiting, self._waiting = self._waiting, []
+            loop = asyncio.get_event_loop()
+            for callback in waiting:
+                loop.call_soon(callback)  # not inside the render widget's own drawing
+
+    def on_next_frame(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the page has drawn its next frame (soon after; not at all if it draws none)."""
+        self.frames  # (watch the current render widget)
+        self._waiting.append(callback)
+
+    def latest(self) -> Picture | None:
+        """The last picture when the page has drawn nothing since, else a new one (`grab`)."""
+        if self._last is not None and self._last_frames == self.frames:
+            return self._last
+        return self.grab()
+
+    def release(self) -> None:
+        """Stop counting frames (nothing records the tab any more)."""
+        if self._proxy is not None and shiboken6.isValid(self._proxy):
+            try:
+                self._proxy.quickWindow().afterRendering.disconnect(self._rendered)
+            except (RuntimeError, TypeError):
+                pass
+        self._proxy = None
+        self._last = None
+        self._waiting.clear()
 
     def usable(self) -> bool:
         view = self.view
@@ -123,15 +183,19 @@ class TabPictures:
         """The picture Qt holds of the page now (no masks yet); None when the tab cannot be pictured."""
         if not self.usable():
             return None
+        frames = self.frames
         image = capture._grab(self.view).toImage()
         if image.isNull() or image.width() == 0:
             return None
-        return Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
+        self._last = Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
+        self._last_frames = frames
+        return self._last
 
     async def picture(self) -> Picture | None:
-        """A picture with its masks (two quick reads of the page when a secret was typed into it)."""
-        if not self.masking:
-            return self.grab()
+        """A picture with its masks (two quick reads of the page when a secret was typed into it), or the last
+        one when the page has drawn nothing since."""
+        if not self.masking or (self._last is not None and self._last_frames == self.frames):
+            return self.latest()
         before = await self._boxes()
         picture = self.grab()
         if picture is None:
@@ -165,75 +229,40 @@ class TabPictures:
         return [tuple(float(v) for v in box) for box in found or [] if len(box) == 4]  # type: ignore[misc]
 
 
-# -- on a worker thread ----------------------------------------------------------------------------------------
-def _cover(painter: QPainter, masks: list[Box], factor: float) -> None:
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(MASK_COLOUR)
-    for x, y, width, height in masks:
-        painter.drawRect(QRectF((x - MASK_PADDING) * factor, (y - MASK_PADDING) * factor,
-                                (width + 2 * MASK_PADDING) * factor, (height + 2 * MASK_PADDING) * factor))
-
-
-def _outline(painter: QPainter, box: Box, factor: float) -> None:
-    x, y, width, height = box
-    pen = QPen(OUTLINE_COLOUR)
-    pen.setWidthF(max(2.0, 3.0 * min(1.0, factor * 1.5)))
-    painter.setPen(pen)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawRect(QRectF(x * factor - 3, y * factor - 3, width * factor + 5, height * factor + 5))
-
-
-def scaled(picture: Picture, width: int) -> tuple[QImage, float]:
-    """The picture at most `width` pixels wide, masked (and the factor from CSS px to its pixels)."""
-    image = picture.image
-    if image.width() > width:
-        image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
-    image = image.convertToFormat(QImage.Format.Format_RGB32)
-    factor = picture.scale * image.width() / picture.image.width()
-    if picture.masks:
-        painter = QPainter(image)
+# -- marking a picture ----------------------------------------------------------------------------------------
+def masked(picture: Picture) -> QImage:
+    """The picture's image with its masks covered (painted into it, once: the grab is ours alone)."""
+    if picture.masks and not picture.covered:
+        painter = QPainter(picture.image)
         try:
-            _cover(painter, picture.masks, factor)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(MASK_COLOUR)
+            factor = picture.scale
+            for x, y, width, height in picture.masks:
+                painter.drawRect(QRectF((x - MASK_PADDING) * factor, (y - MASK_PADDING) * factor,
+                                        (width + 2 * MASK_PADDING) * factor, (height + 2 * MASK_PADDING) * factor))
         finally:
             painter.end()
-    return image, factor
+        picture.covered = True
+    return picture.image
 
 
-def render_jpeg(picture: Picture, width: int, quality: int, outline: Box | None = None) -> tuple[bytes, int, int]:
-    """A trace screenshot: scaled to at most `width`, masked, `outline` drawn; JPEG bytes, width, height."""
-    from PySide6.QtCore import QBuffer, QIODevice
+def outliner(box: Box, scale: float) -> Callable[[QImage], QImage]:
+    """What draws `box` (CSS px) framed in red on a copy of a picture (run where the frame is written, off the Qt
+    thread; the frame's masks are painted already, and the frame is just outside the box)."""
+    x, y, width, height = (value * scale for value in box)
 
-    image, factor = scaled(picture, width)
-    if outline is not None:
-        painter = QPainter(image)
+    def outline(image: QImage) -> QImage:
+        framed = image.copy()
+        painter = QPainter(framed)
         try:
-            _outline(painter, outline, factor)
-            if picture.masks:  # the outline never uncovers a mask
-                _cover(painter, picture.masks, factor)
+            pen = QPen(OUTLINE_COLOUR)
+            pen.setWidthF(4.0)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(QRectF(x - 4, y - 4, width + 7, height + 7))
         finally:
             painter.end()
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "JPEG", quality):
-        raise OSError("the screenshot could not be encoded")
-    return bytes(buffer.data().data()), image.width(), image.height()
+        return framed
 
-
-def render_frame(picture: Picture, width: int, height: int) -> bytes:
-    """A video frame: the picture fitted into `width` x `height` (black bars), masked; raw RGB24 bytes."""
-    frame = QImage(width, height, QImage.Format.Format_RGB888)
-    frame.fill(Qt.GlobalColor.black)
-    source = picture.image
-    fit = min(width / source.width(), height / source.height())
-    image, _factor = scaled(picture, max(1, round(source.width() * fit)))
-    painter = QPainter(frame)
-    try:
-        painter.drawImage((width - image.width()) // 2, (height - image.height()) // 2, image)
-    finally:
-        painter.end()
-    data = frame.constBits()
-    line = frame.bytesPerLine()
-    raw = bytes(data)  # type: ignore[arg-type]
-    if line == width * 3:
-        return raw
-    return b"".join(raw[row * line: row * line + width * 3] for row in range(height))
+    return outline

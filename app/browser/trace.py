@@ -13,21 +13,20 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
   resource timing (status, duration, size: read at each step without waiting for the answer), each given to
   the step during which it left; while network capture runs on the tab (`net_start`), its entries are used
-  instead, with the request and response bodies it kept (cut to 4 KB). Pictures are scaled (at most 800 px wide) and encoded as JPEG on a worker
-  thread; they are held in memory until the run ends (written only when kept: `on-failure` writes nothing for
-  a run that ends ok) unless the trace is `always` or they grow past 48 MB, then written as they come.
+  instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one ffmpeg per run
+  (app/browser/framepipe.py), which scales them (at most 800 px wide) and writes them as numbered JPEG files
+  in the run's `trace/` folder as they come; a trace that is not kept (`on-failure`, a run that ended ok) is
+  removed when the run ends.
 - A run's video films whichever tab the run acts in (app/browser/tabvideo.py), its nodes as chapters.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import logging
 import secrets as random
 import shutil
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -39,13 +38,13 @@ import shiboken6
 from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlRequestInterceptor
 
 from app.browser import locators
+from app.browser.framepipe import FramePipe, VideoError, find_encoder, jpeg_sequence
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resource types, named as in HAR
-from app.browser.tabpictures import Box, Picture, TabPictures, render_jpeg
-from app.browser.tabvideo import TabVideo, VideoError, VideoResult, find_encoder
+from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner
+from app.browser.tabvideo import TabVideo, VideoResult
 from envs import loggers
 from envs.savemanager import in_thread
-from workflows.redaction import Redactor
 from workflows.tracing import TRACE_FOLDER, VIDEO_STEM, StepTrace, TraceRequest, TraceResult
 
 if TYPE_CHECKING:
@@ -54,14 +53,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(loggers.BROWSER)
 
 SHOT_WIDTH = 800
-SHOT_QUALITY = 70
-MEMORY_BUDGET = 48 * 1024 * 1024
+SHOT_QUEUE = 24        # screenshots waiting for ffmpeg (full-size pictures); beyond, one is left out
+AFTER_WAIT = 0.25      # seconds a step's after picture waits for the page's next frame
 MAX_CONSOLE = 100      # messages per step
 CONSOLE_JOURNAL = 1000  # messages a page keeps between two steps
 MAX_TEXT = 2000        # characters of one message
 MAX_REQUESTS = 200     # requests per step
 BODY_LIMIT = 4096      # characters of a captured body in a trace
-_ENCODER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="browserpilot-trace")
 _SEEN = f"__bpSeen{random.token_hex(4)}"  # per document, in our isolated world: resource entries read so far
 
 _RESOURCES = """(() => {
@@ -145,6 +143,7 @@ class Tracing:
             return
         del self._watches[watch.tab.tab_id]
         watch.tab.core.tracer = None
+        watch.pictures.release()
         if shiboken6.isValid(watch.tab.view):
             watch.tab.page.console_journal = None
             if watch.requests is not None:
@@ -209,6 +208,7 @@ class Tracing:
         watch = self._watches.pop(tab_id, None)
         if watch is not None:
             watch.tab.core.tracer = None
+            watch.pictures.release()
 
     async def stop_all(self) -> None:
         """The app is quitting: end the on-demand videos (kept)."""
@@ -226,22 +226,13 @@ class _Step:
     title: str
     started: float                                   # epoch seconds
     at_ms: float
-    before: concurrent.futures.Future[Any] | None = None
-    after: concurrent.futures.Future[Any] | None = None
+    before: str | None = None                        # the screenshot's path, once handed to ffmpeg
+    after: str | None = None
     box: Box | None = None
     element: str | None = None
     console: list[dict[str, Any]] = field(default_factory=list)
     page_errors: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class _Shot:
-    """An encoded picture: held in memory (`data`) or already written (`path`)."""
-
-    name: str
-    data: bytes | None
-    path: Path | None
 
 
 def _matching(rows: list[list[Any]] | None, when: float) -> list[Any] | None:
@@ -260,7 +251,6 @@ class RunRecording:
         self.tracing = tracing
         self.request = request
         self.folder = request.folder / TRACE_FOLDER
-        self.redact = Redactor(request.secrets)
         self.started = time.time()
         self.steps: dict[int, _Step] = {}
         self.current: _Step | None = None
@@ -270,10 +260,11 @@ class RunRecording:
         self.notes: list[str] = []
         self._requests: list[tuple[str, list[Any]]] = []    # (tab id, resource timing row)
         self._reads: set[asyncio.Future[Any]] = set()
-        self._held = 0                                       # bytes of shots kept in memory
-        self._lock = threading.Lock()
-        self._write_through = request.keep_on_disk
-        self._wrote = False
+        self._shots: FramePipe | None = None                 # the steps' screenshots: numbered JPEG files
+        self._shot_count = 0
+        self._last_shot: dict[str, tuple[int, str]] = {}     # tab id -> (its frames then, the screenshot)
+        self._pending_after: tuple[TabWatch, _Step] | None = None
+        self._after_timer: asyncio.TimerHandle | None = None
         self._attach(watch)
         if request.video:
             self.video = TabVideo(self._video_source, request.folder / VIDEO_STEM)
@@ -293,16 +284,18 @@ class RunRecording:
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
         self._close_step(time.time())
+        self._after_now()
         self.current = None
         result = TraceResult(notes=self.notes)
         try:
             await self._read_requests_now()
+            keep = keep_trace and self.request.screenshots
+            shots = asyncio.ensure_future(self._finish_shots(keep))
             result.video = await self._finish_video(keep_video)
-            if keep_trace and self.request.screenshots:
+            await shots
+            if keep:
                 self._add_captured_requests()
-                result.steps = await in_thread(self._write, name="browserpilot-trace")
-            else:
-                await in_thread(self._drop, name="browserpilot-trace")
+                result.steps = self._step_traces()
         finally:
             for watch in self.watches:
                 if watch.run is self:
@@ -312,6 +305,7 @@ class RunRecording:
 
     # -- what the tab says ---------------------------------------------------------------------------------------
     def acting(self, watch: TabWatch, target: locators.ClickTarget | None) -> None:
+        self._after_now()
         step = self.current
         if step is None or step.before is not None or not self.request.screenshots:
             return
@@ -319,7 +313,7 @@ class RunRecording:
             box = target.box
             step.box = (box.x, box.y, box.width, box.height)
             step.element = target.description
-        step.before = self._picture(watch, f"{step.index:03d}-before", step.box)
+        self._picture(watch, step, "before", step.box)
 
     def names_secret(self, text: str) -> bool:
         return any(value in text for value in self.request.secrets)
@@ -336,7 +330,7 @@ class RunRecording:
         if watch not in self.watches:
             self.watches.append(watch)
         page = watch.tab.page
-        if self.request.screenshots and page.console_journal is None:
+        if self.request.screenshots and page.console_journal is None:  # (each page its own)
             page.console_journal = deque(maxlen=CONSOLE_JOURNAL)
         if self.request.screenshots and watch.requests is None:
             watch.requests = _RequestLog()
@@ -346,9 +340,22 @@ class RunRecording:
         step, watch = self.current, self.watch
         if step is None or watch is None or not self.request.screenshots:
             return
-        step.after = self._picture(watch, f"{step.index:03d}-after", None)
+        self._after_now()
+        self._pending_after = (watch, step)  # its picture: at the page's next frame, at most AFTER_WAIT later
+        self._after_timer = asyncio.get_running_loop().call_later(AFTER_WAIT, self._after_now)
+        watch.pictures.on_next_frame(self._after_now)
         self._drain_console(watch, step)
         self._read_requests(watch)
+
+    def _after_now(self) -> None:
+        """Take the picture of the step that ended last, if it still waits for one: now the page has drawn a frame
+        since (what the step did shows), or AFTER_WAIT passed, or something else needs a picture of the tab."""
+        pending, self._pending_after = self._pending_after, None
+        if self._after_timer is not None:
+            self._after_timer.cancel()
+            self._after_timer = None
+        if pending is not None:
+            self._picture(pending[0], pending[1], "after", None)
 
     def _drain_console(self, watch: TabWatch, step: _Step | None) -> None:
         page = watch.tab.page if shiboken6.isValid(watch.tab.view) else None
@@ -367,49 +374,44 @@ class RunRecording:
             elif len(step.console) < MAX_CONSOLE:
                 step.console.append(item)
 
-    def _picture(self, watch: TabWatch, name: str, outline: Box | None) -> concurrent.futures.Future[Any] | None:
-        """Take a picture now (masked ones: after a quick read of the page) and encode it on the worker."""
+    def _picture(self, watch: TabWatch, step: _Step, kind: str, outline: Box | None) -> None:
+        """The step's `kind` (before or after) picture: the last screenshot again when the page has drawn
+        nothing since and there is no element to outline; else a picture now (a masked one: after a quick read
+        of the page), which ffmpeg writes (app/browser/framepipe.py)."""
         pictures = watch.pictures
-        result: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        frames = pictures.frames
+        last = self._last_shot.get(watch.tab.tab_id)
+        if outline is None and last is not None and last[0] == frames:
+            setattr(step, kind, last[1])
+            return
         if not pictures.masking:
-            picture = pictures.grab()
-            if picture is None:
-                return None
-            self._encode(picture, name, outline, result)
-            return result
+            self._shoot(watch, frames, pictures.latest(), step, kind, outline)
+            return
 
         async def masked() -> None:
-            picture = await pictures.picture()
-            if picture is None:
-                result.set_result(None)
-            else:
-                self._encode(picture, name, outline, result)
+            self._shoot(watch, frames, await pictures.picture(), step, kind, outline)
 
         task = asyncio.ensure_future(masked())
         self._reads.add(task)
         task.add_done_callback(self._reads.discard)
-        return result
 
-    def _encode(self, picture: Picture, name: str, outline: Box | None,
-                result: concurrent.futures.Future[Any]) -> None:
-        write = self._write_through or self._held > MEMORY_BUDGET
-        folder = self.folder
-
-        def work() -> _Shot:
-            data, _width, _height = render_jpeg(picture, SHOT_WIDTH, SHOT_QUALITY, outline)
-            if not write:
-                with self._lock:
-                    self._held += len(data)
-                return _Shot(name, data, None)
-            path = folder / f"{name}.jpg"
-            folder.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            self._wrote = True
-            return _Shot(name, None, path)
-
-        encoding = _ENCODER.submit(work)
-        encoding.add_done_callback(lambda done: result.set_exception(done.exception()) if done.exception()
-                                   else result.set_result(done.result()))
+    def _shoot(self, watch: TabWatch, frames: int, picture: Picture | None, step: _Step, kind: str,
+               outline: Box | None) -> None:
+        if picture is None:
+            return
+        image = masked(picture)
+        if self._shots is None:
+            self._shots = FramePipe(image.width(), image.height(), 1,
+                                    lambda _encoder: jpeg_sequence(self.folder, SHOT_WIDTH, 1), self.folder,
+                                    queue_frames=SHOT_QUEUE, niceness=0, name="browserpilot-trace")
+        if not self._shots.send(image, outliner(outline, picture.scale) if outline is not None else None):
+            self.notes.append(f"a screenshot of {step.title} was left out: the encoder was behind")
+            return
+        self._shot_count += 1
+        path = str(self.folder / f"{self._shot_count:04d}.jpg")
+        setattr(step, kind, path)
+        if outline is None:
+            self._last_shot[watch.tab.tab_id] = (frames, path)
 
     # -- requests ------------------------------------------------------------------------------------------------
     def _read_requests(self, watch: TabWatch) -> None:
@@ -511,42 +513,32 @@ class RunRecording:
             return None
         return result.path if result is not None else None
 
-    # -- the end (on a worker thread) -----------------------------------------------------------------------------
-    def _shot_path(self, future: concurrent.futures.Future[Any] | None) -> str | None:
-        if future is None:
-            return None
+    # -- the end ----------------------------------------------------------------------------------------------
+    async def _finish_shots(self, keep: bool) -> None:
+        """Wait for ffmpeg to write the screenshots (kept), or stop it and remove them."""
+        pipe, self._shots = self._shots, None
+        if pipe is None:
+            return
+        if keep:
+            pipe.close()
+        else:
+            pipe.kill()
         try:
-            shot = future.result(timeout=30)
-        except Exception as exc:  # noqa: BLE001 - one picture that failed leaves a gap in the trace
-            log.warning("run %s: a trace picture failed: %s", self.request.run_id, exc)
-            return None
-        if shot is None:
-            return None
-        if shot.path is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            shot.path = self.folder / f"{shot.name}.jpg"
-            shot.path.write_bytes(shot.data)
-        return str(shot.path)
+            await asyncio.wrap_future(pipe.done)
+        except VideoError as exc:
+            log.warning("run %s: the trace's screenshots could not be written: %s", self.request.run_id, exc)
+            self.notes.append(f"the trace's screenshots could not be written: {exc}")
+            for step in self.steps.values():
+                step.before = step.after = None
+        if not keep:
+            await in_thread(shutil.rmtree, self.folder, True, name="browserpilot-trace")
 
-    def _write(self) -> dict[int, StepTrace]:
-        """Write the held pictures; the steps as the record keeps them."""
+    def _step_traces(self) -> dict[int, StepTrace]:
         steps: dict[int, StepTrace] = {}
         for index, step in self.steps.items():
             box = ({"x": step.box[0], "y": step.box[1], "width": step.box[2], "height": step.box[3]}
                    if step.box else None)
-            steps[index] = StepTrace(at_ms=step.at_ms, before=self._shot_path(step.before),
-                                     after=self._shot_path(step.after), box=box, element=step.element,
-                                     console=step.console, page_errors=step.page_errors, requests=step.requests)
+            steps[index] = StepTrace(at_ms=step.at_ms, before=step.before, after=step.after, box=box,
+                                     element=step.element, console=step.console, page_errors=step.page_errors,
+                                     requests=step.requests)
         return steps
-
-    def _drop(self) -> None:
-        """Nothing is kept: wait for the pictures being encoded, then remove what was written."""
-        for step in self.steps.values():
-            for future in (step.before, step.after):
-                if future is not None:
-                    try:
-                        future.result(timeout=30)
-                    except Exception:  # noqa: BLE001
-                        pass
-        if self._wrote:
-            shutil.rmtree(self.folder, ignore_errors=True)
