@@ -836,6 +836,18 @@ async def traces_in_app(sides: Sides, reps: int, verifier: Verifier, files: Path
             for name, _modes in TRACE_SIDES}
 
 
+def probe_run(base: str, work: Path) -> tuple[float, dict[str, Any]]:
+    """The cold probe run (where the range's point is, for ours): its seconds and outputs."""
+    probe_file = work / "probe.workflow.json"
+    probe_file.write_text(json.dumps(probe_document(base)), "utf-8")
+    probe = spawn("ours: the probe run", [str(BROWSERPILOT), "run", str(probe_file), "--headless", "--json",
+                                          "--data-dir", str(work / "probe-data")])
+    record = last_json("ours: the probe run", probe.stdout)
+    if record.get("status") != "ok":
+        raise BenchError(f"ours: the probe run ended {record.get('status')}: {record.get('error')}")
+    return probe.seconds, record["outputs"]
+
+
 def run_traces(reps: int) -> dict[str, Any]:
     """`--traces`: the probe (for the range's point), then `traces_in_app`."""
     book = sl.OrderBook()
@@ -846,14 +858,8 @@ def run_traces(reps: int) -> dict[str, Any]:
     files.mkdir()
     try:
         sides = Sides(base, work, "")
-        probe_file = work / "probe.workflow.json"
-        probe_file.write_text(json.dumps(probe_document(base)), "utf-8")
-        probe = spawn("ours: the probe run", [str(BROWSERPILOT), "run", str(probe_file), "--headless", "--json",
-                                              "--data-dir", str(work / "probe-data")])
-        probe_record = last_json("ours: the probe run", probe.stdout)
-        if probe_record.get("status") != "ok":
-            raise BenchError(f"ours: the probe run ended {probe_record.get('status')}: {probe_record.get('error')}")
-        sides.doc = workflow_document(base, range_point(probe_record["outputs"]))
+        _seconds, outputs = probe_run(base, work)
+        sides.doc = workflow_document(base, range_point(outputs))
         return run_in_qt(lambda: traces_in_app(sides, reps, Verifier(book), files))
     finally:
         server.shutdown()
@@ -899,15 +905,8 @@ def run_all(reps: int, rows: int, r: Results) -> None:
             pw_rect, r.chromium_version = one.submit(measure_playwright_point, base).result()
         sides.pw_point = range_point(pw_rect)
         sides.pw_offset = range_offset(pw_rect)
-        probe_file = work / "probe.workflow.json"
-        probe_file.write_text(json.dumps(probe_document(base)), "utf-8")
-        probe = spawn("ours: the probe run", [str(BROWSERPILOT), "run", str(probe_file), "--headless", "--json",
-                                              "--data-dir", str(work / "probe-data")])
-        probe_record = last_json("ours: the probe run", probe.stdout)
-        if probe_record.get("status") != "ok":
-            raise BenchError(f"ours: the probe run ended {probe_record.get('status')}: {probe_record.get('error')}")
-        r.probe_cold_s = probe.seconds
-        sides.ours_point = range_point(probe_record["outputs"])
+        r.probe_cold_s, outputs = probe_run(base, work)
+        sides.ours_point = range_point(outputs)
         r.ours_point = [round(v, 1) for v in sides.ours_point]
         r.playwright_point = [round(v, 1) for v in sides.pw_point]
         sides.doc = workflow_document(base, sides.ours_point)

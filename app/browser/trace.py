@@ -54,7 +54,7 @@ log = logging.getLogger(loggers.BROWSER)
 
 SHOT_WIDTH = 800
 SHOT_QUEUE = 24        # screenshots waiting for ffmpeg (full-size pictures); beyond, one is left out
-AFTER_WAIT = 0.25      # seconds a step's after picture waits for the page's next frame
+AFTER_WAIT = 0.4       # seconds a step's after picture waits for what the step did to be painted
 MAX_CONSOLE = 100      # messages per step
 CONSOLE_JOURNAL = 1000  # messages a page keeps between two steps
 MAX_TEXT = 2000        # characters of one message
@@ -341,11 +341,19 @@ class RunRecording:
         if step is None or watch is None or not self.request.screenshots:
             return
         self._after_now()
-        self._pending_after = (watch, step)  # its picture: at the page's next frame, at most AFTER_WAIT later
+        # Its picture once what it did is painted (or AFTER_WAIT later, or when something else needs one first).
+        self._pending_after = (watch, step)
         self._after_timer = asyncio.get_running_loop().call_later(AFTER_WAIT, self._after_now)
-        watch.pictures.on_next_frame(self._after_now)
+        painting = asyncio.ensure_future(self._after_painted(watch, step))
+        self._reads.add(painting)
+        painting.add_done_callback(self._reads.discard)
         self._drain_console(watch, step)
         self._read_requests(watch)
+
+    async def _after_painted(self, watch: TabWatch, step: _Step) -> None:
+        await watch.pictures.painted(AFTER_WAIT)
+        if self._pending_after is not None and self._pending_after[1] is step:
+            self._after_now()
 
     def _after_now(self) -> None:
         """Take the picture of the step that ended last, if it still waits for one: now the page has drawn a frame

@@ -110,9 +110,9 @@ return {x, y, width: Math.min(innerWidth, r.right) - x, height: Math.min(innerHe
 
 @operation("page_record_video", RecordVideoParams, needs_browser=True)
 async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[str, Any]:
-    """Record the video playing in the page (its largest <video>, started muted) for `seconds`, as the page
-    shows it, into a WebM file (no sound). For a stream's original quality and sound use page_save_media.
-    Returns {path, bytes, seconds}."""
+    """Record the video playing in the page (its largest <video>, started muted; clicked first when the page
+    wants a person's gesture to play it) for `seconds`, as the page shows it, into a WebM file (no sound). For a
+    stream's original quality and sound use page_save_media. Returns {path, bytes, seconds, playing}."""
     if params.save_path and not Path(params.save_path).expanduser().is_absolute():
         raise OpError(f"savePath must be absolute: {params.save_path}")
 
@@ -121,6 +121,10 @@ async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[s
         found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0))["value"]
         if not found or found["width"] <= 0 or found["height"] <= 0:
             raise PageError("there is no video element on the page to record", code="no_video")
+        if not found["playing"]:  # the page wants a person's gesture first: click the video, as they would
+            await tab.input.click(None, found["x"] + found["width"] / 2, found["y"] + found["height"] / 2, "left", 1,
+                                  None, 10.0)
+            found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0))["value"] or found
         if params.save_path:
             wanted = Path(params.save_path).expanduser()
             target = wanted.with_suffix("") if wanted.suffix else wanted

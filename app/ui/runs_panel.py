@@ -27,7 +27,6 @@ from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QP
                             QUrl, Signal)
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QIcon, QMouseEvent, QPainter, QPixmap
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -48,7 +47,7 @@ from app.ops import OpContext
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.run_tables import RunTablesView
-from app.ui.table_model import RowsTableModel, record_table
+from app.ui.table_model import RowsTableModel, item_table as _table, record_table
 from app.ui.theme import current_scheme, icon
 from app.ui.trace_view import TraceView
 from envs import loggers
@@ -285,18 +284,6 @@ class ClickableLabel(QLabel):
         if event.button() == Qt.MouseButton.LeftButton and self.isEnabled():
             self.clicked.emit()
         super().mouseReleaseEvent(event)
-
-
-def _table(parent: QWidget, name: str, headers: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(headers), parent)
-    table.setObjectName(name)
-    table.setHorizontalHeaderLabels(list(headers))
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.verticalHeader().hide()
-    table.setAlternatingRowColors(True)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
 
 
 def _item(text: str, tooltip: str | None = None) -> QTableWidgetItem:

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import shiboken6
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QImage, QPixmap
+from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QBrush, QColor, QDesktopServices, QImage, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QLabel, QListView, QListWidget,
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from app.ui.table_model import item_table
 from app.ui.theme import current_scheme, icon
 from envs import loggers
 from envs.savemanager import in_thread
@@ -51,7 +52,7 @@ def _seconds(ms: float | None) -> str:
 
 
 class PictureBox(QLabel):
-    """A screenshot with its caption, scaled to the room it has."""
+    """A screenshot, scaled to the room it has; a double click opens the file in the desktop's image viewer."""
 
     def __init__(self, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +63,12 @@ class PictureBox(QLabel):
         self.setFrameShape(QLabel.Shape.StyledPanel)
         self.image: QImage | None = None
         self.path: str | None = None
+        self.setToolTip(self.tr("Double-click to open the screenshot"))
+
+    def mouseDoubleClickEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
+        if self.path and self.image is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(self.path))
+        super().mouseDoubleClickEvent(event)
 
     def show_image(self, image: QImage | None, path: str | None, empty: str) -> None:
         self.image, self.path = image, path
@@ -147,9 +154,11 @@ class TraceView(QWidget):
         self.step.setWordWrap(True)
         self.step.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.step.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.console = self._table("trace-console", (self.tr("Level"), self.tr("Message"), self.tr("Where")))
-        self.requests = self._table("trace-requests", (self.tr("Method"), self.tr("Status"), self.tr("Type"),
-                                                       self.tr("ms"), self.tr("Address")))
+        self.console = item_table(self, "trace-console", (self.tr("Level"), self.tr("Message"), self.tr("Where")))
+        self.requests = item_table(self, "trace-requests", (self.tr("Method"), self.tr("Status"), self.tr("Type"),
+                                                             self.tr("ms"), self.tr("Address")))
+        for table in (self.console, self.requests):
+            table.setWordWrap(False)
         self.info = QTabWidget(self)
         self.info.setObjectName("trace-info")
         self.info.addTab(self.step, icon("info"), self.tr("Step"))
@@ -167,17 +176,6 @@ class TraceView(QWidget):
         layout.addWidget(self.filmstrip)
         layout.addWidget(split, 1)
         self.show_run(None)
-
-    def _table(self, name: str, headers: tuple[str, ...]) -> QTableWidget:
-        table = QTableWidget(0, len(headers), self)
-        table.setObjectName(name)
-        table.setHorizontalHeaderLabels(list(headers))
-        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.verticalHeader().hide()
-        table.horizontalHeader().setStretchLastSection(True)
-        table.setWordWrap(False)
-        return table
 
     # -- filling ---------------------------------------------------------------------------------------------
     def steps(self) -> list[dict[str, Any]]:

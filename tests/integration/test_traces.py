@@ -262,3 +262,71 @@ def test_a_traced_run_touches_no_disk_on_the_qt_thread(qtbot: QtBot, app: Browse
         read = ok(run_op(qtbot, app, "run_read", {"runId": record["id"]}))
     assert record["status"] == "ok" and read["run"]["video"] == record["video"]
     assert not recorded, "\n".join(map(str, recorded))
+
+
+# -- videos on demand (the original's tools), schedules ----------------------------------------------------------------
+def test_screen_start_and_stop_film_a_tab_and_take_the_originals_form(
+        qtbot: QtBot, app: BrowserPilotApp, site: LocalServer, tab: str) -> None:
+    ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url("/account")}))
+    started = ok(run_op(qtbot, app, "screen_start", {"tabId": tab}))
+    assert started["recording"] is True and started["tabId"] == tab
+    again = run_op(qtbot, app, "screen_start", {"tabId": tab})
+    assert not again["ok"] and again["code"] == "already_recording"
+    ok(run_op(qtbot, app, "page_type", {"tabId": tab, "locator": {"selector": "#user"}, "text": "alice"}))
+    ok(run_op(qtbot, app, "page_click", {"tabId": tab, "locator": {"selector": "#save"}}))
+    ok(run_op(qtbot, app, "page_wait", {"tabId": tab, "locator": {"selector": "text=saved alice"}}))
+    stopped = ok(run_op(qtbot, app, "screen_stop", {"tabId": tab}))
+    found = probe(stopped["path"])
+    assert Path(stopped["path"]).parent == app.data.captures("env-default") and stopped["bytes"] > 0
+    assert found["streams"][0]["codec_name"] == "vp9" and stopped["codec"] == "libvpx-vp9"
+    assert abs(float(found["format"]["duration"]) - stopped["seconds"]) < 0.5 and stopped["seconds"] > 0
+    missing = run_op(qtbot, app, "screen_stop", {"tabId": tab})
+    assert not missing["ok"] and missing["code"] == "not_recording"
+    ok(run_op(qtbot, app, "tab_activate", {"tabId": tab}))
+    assert ok(run_op(qtbot, app, "screen_start", {"env": "env-default"}))["tabId"] == tab  # the original's {env}
+    assert Path(ok(run_op(qtbot, app, "screen_stop", {"env": "env-default"}))["path"]).is_file()
+
+
+def test_page_record_video_films_the_playing_video_element(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                                           tab: str, tmp_path: Path) -> None:
+    clip = tmp_path / "clip.webm"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=duration=6:size=320x240:rate=25",
+                    "-c:v", "libvpx-vp9", "-pix_fmt", "yuv420p", "-deadline", "realtime", "-cpu-used", "8", str(clip)], check=True, timeout=120)
+    data = clip.read_bytes()
+
+    def ranged(request: Request) -> Response:  # Chromium plays a media file from a server that answers ranges
+        start = int((request.headers.get("range") or "bytes=0-").split("=")[1].split("-")[0])
+        return Response(data[start:], status=206, content_type="video/webm",
+                        headers=[("Accept-Ranges", "bytes"), ("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")])
+
+    site.route("/clip.webm", ranged)
+    site.route("/film", "<!doctype html><title>Film</title><style>body{margin:0}</style><h1>A film</h1>"
+                        "<video src=/clip.webm width=320 height=240 loop muted></video>")
+    ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url("/film")}))
+    target = tmp_path / "out" / "film.webm"
+    recorded = ok(run_op(qtbot, app, "page_record_video", {"tabId": tab, "seconds": 2, "savePath": str(target)},
+                         timeout=60_000))
+    assert recorded["path"] == str(target) and recorded["playing"] is True and 1.8 <= recorded["seconds"] <= 3
+    stream = probe(str(target))["streams"][0]
+    assert (int(stream["width"]), int(stream["height"])) == (320, 240)  # the element only, not the page
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    subprocess.run(["ffmpeg", "-v", "error", "-i", str(target), str(frames / "%03d.png")], check=True, timeout=60)
+    pictures = sorted(frames.iterdir())
+    assert len(pictures) >= 8 and QImage(str(pictures[1])) != QImage(str(pictures[-1]))  # it moved: it played
+    ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url("/account")}))
+    none = run_op(qtbot, app, "page_record_video", {"tabId": tab, "seconds": 1})
+    assert not none["ok"] and none["code"] == "no_video"
+
+
+def test_a_schedule_gives_its_runs_its_trace_and_video_modes(qtbot: QtBot, app: BrowserPilotApp,
+                                                            site: LocalServer) -> None:
+    ok(run_op(qtbot, app, "workflow_write", {"workflow": account_flow(site, "Scheduled trace")}))
+    created = ok(run_op(qtbot, app, "schedule_create", {"workflow": "Scheduled trace", "every": "1d",
+                                                       "trace": "always", "video": "on-failure"}))
+    assert created["schedule"]["trace"] == "always" and created["schedule"]["video"] == "on-failure"
+    done = ok(run_op(qtbot, app, "schedule_run", {"schedule": created["schedule"]["id"], "wait": True},
+                     timeout=90_000))
+    record = ok(run_op(qtbot, app, "run_read", {"runId": done["result"]["runId"]}))["run"]
+    assert record["status"] == "ok" and record["tracing"] == {"trace": "always", "video": "on-failure"}
+    assert all(entry.get("after") for entry in record["trace"]) and "video" not in record
