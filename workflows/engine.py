@@ -203,7 +203,7 @@ class Executor:
             return settings.tracer.start(TraceRequest(
                 run_id=self.record.id, tab_id=settings.tab_id, folder=settings.folder,
                 screenshots=settings.trace != "off", video=settings.video != "off",
-                keep_on_disk=settings.trace == "always" or settings.video == "always", secrets=secrets))
+                trace_always=settings.trace == "always", secrets=secrets))
         except Exception:  # noqa: BLE001 - a recording that cannot start does not stop the run
             log.exception("run %s: its trace could not start", self.record.id)
             self.record.notes.append("the trace could not start (see the log)")

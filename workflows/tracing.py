@@ -65,7 +65,7 @@ class TraceRequest:
     folder: Path                 # runs/<run-id>/
     screenshots: bool            # the trace is on (on-failure or always)
     video: bool                  # the video is on
-    keep_on_disk: bool = False   # `always`: files may go to disk as they are made (else held until the end)
+    trace_always: bool = False   # the trace is kept whatever happens: its pictures are encoded as they come
     # Secret values and what stands for each (`<secret:name>`): a field they are typed into is masked in every
     # picture; texts (console, requests) are redacted with them.
     secrets: dict[str, str] = field(default_factory=dict)

@@ -15,8 +15,9 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   the step during which it left; while network capture runs on the tab (`net_start`), its entries are used
   instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one ffmpeg per run
   (app/browser/framepipe.py), which scales them (at most 800 px wide) and writes them as numbered JPEG files
-  in the run's `trace/` folder as they come; a trace that is not kept (`on-failure`, a run that ended ok) is
-  removed when the run ends.
+  in the run's `trace/` folder: as they come when the trace is `always`; with `on-failure`, the newest pictures
+  (up to 48 MB) are held as they are and encoded only when the run does not end ok, so a run that ends ok
+  encodes nothing and writes nothing.
 - A run's video films whichever tab the run acts in (app/browser/tabvideo.py), its nodes as chapters.
 """
 
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
+from PySide6.QtGui import QImage
 from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlRequestInterceptor
 
 from app.browser import locators
@@ -54,6 +56,7 @@ log = logging.getLogger(loggers.BROWSER)
 
 SHOT_WIDTH = 800
 SHOT_QUEUE = 24        # screenshots waiting for ffmpeg (full-size pictures); beyond, one is left out
+HELD_BYTES = 48 * 1024 * 1024  # on-failure: the newest pictures kept (unencoded) until the run ends
 AFTER_WAIT = 0.4       # seconds a step's after picture waits for what the step did to be painted
 MAX_CONSOLE = 100      # messages per step
 CONSOLE_JOURNAL = 1000  # messages a page keeps between two steps
@@ -122,7 +125,7 @@ class Tracing:
     def __init__(self, tab_of: Callable[[str], "Tab | None"]) -> None:
         self._tab_of = tab_of
         self._watches: dict[str, TabWatch] = {}
-        self.screens: dict[str, tuple[TabVideo, float]] = {}  # tab id -> its on-demand video, started (epoch)
+        self.screens: dict[str, TabVideo] = {}  # tab id -> its on-demand video (screen_start)
 
     def watch(self, tab_id: str) -> TabWatch | None:
         """The tab's watch (made, and hooked into the tab, on first use); None when the tab is gone."""
@@ -150,10 +153,6 @@ class Tracing:
                 watch.tab.page.setUrlRequestInterceptor(None)
         watch.requests = None
 
-    def pictures(self, tab_id: str) -> TabPictures | None:
-        watch = self._watches.get(tab_id)
-        return watch.pictures if watch is not None else None
-
     # -- TracePort ---------------------------------------------------------------------------------------------
     def start(self, request: TraceRequest) -> "RunRecording | None":
         watch = self.watch(request.tab_id)
@@ -177,20 +176,22 @@ class Tracing:
         except BaseException:
             self.release(watch)
             raise
+        if tab_id in self.screens:  # another call started one meanwhile
+            raise PageError(f"tab {tab_id} is being recorded already; screen_stop ends that recording",
+                            code="already_recording")
         options: dict[str, Any] = {"crop": crop}
         if max_seconds is not None:
             options["max_seconds"] = max_seconds
         video = TabVideo(lambda: self._pictures_of(tab_id), target, **options)
         watch.videos.add(video)
-        self.screens[tab_id] = (video, time.time())
+        self.screens[tab_id] = video
         video.start()
 
     async def stop_video(self, tab_id: str) -> VideoResult | None:
         """End the tab's on-demand video and return it (LookupError when it is not filmed)."""
-        found = self.screens.pop(tab_id, None)
-        if found is None:
+        video = self.screens.pop(tab_id, None)
+        if video is None:
             raise LookupError(f"tab {tab_id} is not being recorded; screen_start starts a recording")
-        video = found[0]
         try:
             return await video.stop(True)
         finally:
@@ -219,6 +220,15 @@ class Tracing:
                 log.warning("the video of %s could not be finished: %s", tab_id, exc)
 
 
+@dataclass(eq=False)
+class _Shot:
+    """A step's picture: its image until it is handed to ffmpeg, then the path of the file ffmpeg writes."""
+
+    image: QImage | None
+    outline: Callable[[QImage], QImage] | None = None
+    path: str | None = None
+
+
 @dataclass
 class _Step:
     index: int
@@ -226,8 +236,8 @@ class _Step:
     title: str
     started: float                                   # epoch seconds
     at_ms: float
-    before: str | None = None                        # the screenshot's path, once handed to ffmpeg
-    after: str | None = None
+    before: "_Shot | None" = None
+    after: "_Shot | None" = None
     box: Box | None = None
     element: str | None = None
     console: list[dict[str, Any]] = field(default_factory=list)
@@ -262,7 +272,10 @@ class RunRecording:
         self._reads: set[asyncio.Future[Any]] = set()
         self._shots: FramePipe | None = None                 # the steps' screenshots: numbered JPEG files
         self._shot_count = 0
-        self._last_shot: dict[str, tuple[int, str]] = {}     # tab id -> (its frames then, the screenshot)
+        self._last_shot: dict[str, tuple[int, _Shot]] = {}   # tab id -> (its frames then, the screenshot)
+        self._held: deque[_Shot] = deque()                   # on-failure: pictures not encoded yet, oldest first
+        self._held_bytes = 0
+        self._left_out = 0
         self._pending_after: tuple[TabWatch, _Step] | None = None
         self._after_timer: asyncio.TimerHandle | None = None
         self._attach(watch)
@@ -273,7 +286,7 @@ class RunRecording:
     # -- the engine's side (workflows/tracing.py RunTrace) -----------------------------------------------------
     def step(self, index: int, tab_id: str, title: str) -> None:
         now = time.time()
-        self._close_step(now)
+        self._close_step()
         if self.watch is None or self.watch.tab.tab_id != tab_id:
             watch = self.tracing.watch(tab_id)
             if watch is not None:
@@ -283,7 +296,7 @@ class RunRecording:
             self.video.chapter(title)
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
-        self._close_step(time.time())
+        self._close_step()
         self._after_now()
         self.current = None
         result = TraceResult(notes=self.notes)
@@ -336,7 +349,7 @@ class RunRecording:
             watch.requests = _RequestLog()
             page.setUrlRequestInterceptor(watch.requests)
 
-    def _close_step(self, now: float) -> None:
+    def _close_step(self) -> None:
         step, watch = self.current, self.watch
         if step is None or watch is None or not self.request.screenshots:
             return
@@ -407,19 +420,37 @@ class RunRecording:
                outline: Box | None) -> None:
         if picture is None:
             return
-        image = masked(picture)
+        shot = _Shot(masked(picture), outliner(outline, picture.scale) if outline is not None else None)
+        setattr(step, kind, shot)
+        if outline is None:
+            self._last_shot[watch.tab.tab_id] = (frames, shot)
+        if self.request.trace_always:
+            self._send(shot, SHOT_QUEUE)
+            return
+        # on-failure: held until the run's end, the newest up to HELD_BYTES (most runs end ok: nothing encoded)
+        self._held.append(shot)
+        self._held_bytes += shot.image.sizeInBytes()
+        while self._held_bytes > HELD_BYTES and len(self._held) > 1:
+            dropped = self._held.popleft()
+            self._held_bytes -= dropped.image.sizeInBytes()
+            dropped.image = None
+            self._left_out += 1
+
+    def _send(self, shot: _Shot, queue_frames: int) -> None:
+        """Hand a picture to ffmpeg (started with the first one), which writes it as the next numbered JPEG."""
+        image = shot.image
+        if image is None:
+            return
         if self._shots is None:
             self._shots = FramePipe(image.width(), image.height(), 1,
                                     lambda _encoder: jpeg_sequence(self.folder, SHOT_WIDTH, 1), self.folder,
-                                    queue_frames=SHOT_QUEUE, niceness=0, name="browserpilot-trace")
-        if not self._shots.send(image, outliner(outline, picture.scale) if outline is not None else None):
-            self.notes.append(f"a screenshot of {step.title} was left out: the encoder was behind")
+                                    queue_frames=queue_frames, niceness=0, name="browserpilot-trace")
+        shot.image = None
+        if not self._shots.send(image, shot.outline):
+            self._left_out += 1
             return
         self._shot_count += 1
-        path = str(self.folder / f"{self._shot_count:04d}.jpg")
-        setattr(step, kind, path)
-        if outline is None:
-            self._last_shot[watch.tab.tab_id] = (frames, path)
+        shot.path = str(self.folder / f"{self._shot_count:04d}.jpg")
 
     # -- requests ------------------------------------------------------------------------------------------------
     def _read_requests(self, watch: TabWatch) -> None:
@@ -523,7 +554,15 @@ class RunRecording:
 
     # -- the end ----------------------------------------------------------------------------------------------
     async def _finish_shots(self, keep: bool) -> None:
-        """Wait for ffmpeg to write the screenshots (kept), or stop it and remove them."""
+        """Wait for ffmpeg to write the screenshots (kept: the held ones are sent now), or stop it and remove
+        them."""
+        held, self._held = list(self._held), deque()
+        if keep:
+            for shot in held:
+                self._send(shot, len(held) + 1)
+            if self._left_out:
+                self.notes.append(f"{self._left_out} screenshot(s) of the trace were left out (on-failure keeps the "
+                                  f"latest {HELD_BYTES // (1024 * 1024)} MB of pictures; the encoder was behind)")
         pipe, self._shots = self._shots, None
         if pipe is None:
             return
@@ -538,6 +577,7 @@ class RunRecording:
             self.notes.append(f"the trace's screenshots could not be written: {exc}")
             for step in self.steps.values():
                 step.before = step.after = None
+            return
         if not keep:
             await in_thread(shutil.rmtree, self.folder, True, name="browserpilot-trace")
 
@@ -546,7 +586,8 @@ class RunRecording:
         for index, step in self.steps.items():
             box = ({"x": step.box[0], "y": step.box[1], "width": step.box[2], "height": step.box[3]}
                    if step.box else None)
-            steps[index] = StepTrace(at_ms=step.at_ms, before=step.before, after=step.after, box=box,
+            steps[index] = StepTrace(at_ms=step.at_ms, before=step.before.path if step.before else None,
+                                     after=step.after.path if step.after else None, box=box,
                                      element=step.element, console=step.console, page_errors=step.page_errors,
                                      requests=step.requests)
         return steps

@@ -330,3 +330,23 @@ def test_a_schedule_gives_its_runs_its_trace_and_video_modes(qtbot: QtBot, app: 
     record = ok(run_op(qtbot, app, "run_read", {"runId": done["result"]["runId"]}))["run"]
     assert record["status"] == "ok" and record["tracing"] == {"trace": "always", "video": "on-failure"}
     assert all(entry.get("after") for entry in record["trace"]) and "video" not in record
+
+
+def test_the_settings_choose_what_runs_keep(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer, tab: str) -> None:
+    from app.ui.settings_dialog import UnattendedSection
+
+    section = UnattendedSection(app.settings)
+    qtbot.addWidget(section)
+    assert section.trace.currentData() == "on-failure" and section.video.currentData() == "off"
+    assert section.disk.value() == 1024
+    section.trace.setCurrentIndex(section.trace.findData("always"))
+    section.disk.setValue(300)
+    try:
+        assert app.settings.current.trace == "always" and app.settings.current.trace_disk_mb == 300
+        record = run(qtbot, app, account_flow(site, "By the settings"), tab)["run"]
+        assert record["status"] == "ok" and record["tracing"] == {"trace": "always", "video": "off"}
+        assert all(entry.get("after") for entry in record["trace"])
+    finally:
+        section.trace.setCurrentIndex(section.trace.findData("on-failure"))
+        section.disk.setValue(1024)
+    assert app.settings.current.trace == "on-failure"
