@@ -56,8 +56,8 @@ example the code before a change) with the same --reps/--rows, then this one, an
 after/before of each side's figures and of its ratios to Playwright (which carry the load of the moment).
 
 Traces (issue 36): `--traces` measures only (a), in the app on one tab, with the run's trace and video modes
-side by side, rotating every repetition: trace and video off; `trace: always` (every node's screenshots,
-console, requests); `video: always`; both. It prints the medians, the ratios to "off" (targets: trace at most
+side by side, rotating every repetition: trace and video off; `trace: on-failure` (the default; these runs end
+ok, so nothing is kept); `trace: always` (every node's screenshots, console, requests); `video: always`; both. It prints the medians, the ratios to "off" (targets: trace at most
 1.2x, video at most 1.4x) and the disk each run kept (its trace folder and video). Every run is verified as above.
 
 Run: `.venv/bin/python bench/replay.py [--reps N] [--rows R] [--quick] [--json] [--against DIR] [--traces]` (N defaults to 10, R to 100;
@@ -779,7 +779,8 @@ async def in_app(sides: Sides, reps: int, rows: int, verifier: Verifier, files: 
 
 
 TRACE_SIDES: tuple[tuple[str, dict[str, str]], ...] = (
-    ("off", {"trace": "off", "video": "off"}), ("trace always", {"trace": "always", "video": "off"}),
+    ("off", {"trace": "off", "video": "off"}), ("on-failure", {"trace": "on-failure", "video": "off"}),
+    ("trace always", {"trace": "always", "video": "off"}),
     ("video always", {"trace": "off", "video": "always"}), ("both always", {"trace": "always", "video": "always"}))
 TARGET_TRACE = 1.2   # trace always / off, at most
 TARGET_VIDEO = 1.4   # video always / off, at most
