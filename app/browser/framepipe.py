@@ -135,27 +135,31 @@ class FramePipe:
         self._output = output
         self._folder = folder  # where ffmpeg writes: made by the writer thread
         self._niceness = niceness
-        self._queue: queue.Queue[tuple[QImage, Callable[[QImage], QImage] | None] | None] = \
+        self._queue: queue.Queue[tuple[QImage, Callable[[QImage], QImage] | None, int | None] | None] = \
             queue.Queue(maxsize=queue_frames)
         self._process: subprocess.Popen[bytes] | None = None
         self._killed = False
         self._ended = False      # the writer took the end of the frames (close)
+        self._pad_to = 0
         threading.Thread(target=self._run, name=name, daemon=True).start()
 
-    def send(self, image: QImage, finish: Callable[[QImage], QImage] | None = None) -> bool:
+    def send(self, image: QImage, finish: Callable[[QImage], QImage] | None = None, at: int | None = None) -> bool:
         """Queue a frame (fitted into the pipe's size); `finish` (drawing on a copy) runs on the writer thread
-        before it is written. False when the writer is too far behind (the frame is dropped)."""
+        before it is written; `at`: its index in the stream (the writer repeats the frame before it up to there,
+        which keeps a video on the wall clock). False when the writer is too far behind (the frame is dropped)."""
         if self.done.done():
             return False
         try:
-            self._queue.put_nowait((fitted(image, self.width, self.height), finish))
+            self._queue.put_nowait((fitted(image, self.width, self.height), finish, at))
         except queue.Full:
             self.dropped += 1
             return False
         return True
 
-    def close(self) -> None:
-        """No more frames: ffmpeg finishes its file(s) once the queue is written (`done`)."""
+    def close(self, pad_to: int = 0) -> None:
+        """No more frames (the last one repeated up to `pad_to` frames in all): ffmpeg finishes its file(s) once
+        the queue is written (`done`)."""
+        self._pad_to = pad_to
         while True:
             try:
                 self._queue.put_nowait(None)
@@ -211,19 +215,29 @@ class FramePipe:
         stdin = process.stdin
         assert stdin is not None
         descriptor = stdin.fileno()
+        last: QImage | None = None
+
+        def write(frame: QImage) -> None:
+            view = memoryview(frame.constBits())
+            while view:  # os.write lets other threads run meanwhile (the Qt thread)
+                view = view[os.write(descriptor, view):]
+            self.frames += 1
+
         try:
             while True:
                 item = self._queue.get()
                 if item is None:
                     self._ended = True
+                    while last is not None and self.frames < self._pad_to:
+                        write(last)
                     break
-                frame, finish = item
+                frame, finish, at = item
                 if finish is not None:
                     frame = finish(frame)
-                view = memoryview(frame.constBits())
-                while view:  # os.write lets other threads run meanwhile (the Qt thread)
-                    view = view[os.write(descriptor, view):]
-                self.frames += 1
+                while last is not None and at is not None and self.frames < at:
+                    write(last)
+                write(frame)
+                last = frame
         except (BrokenPipeError, OSError) as exc:
             log.info("ffmpeg stopped taking frames: %s", exc)
             self._drain()

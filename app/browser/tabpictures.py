@@ -33,7 +33,7 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 
 from app.browser import capture
 from app.browser.health import PageHealth
-from app.browser.js import APP_WORLD, PageError, run_js, run_js_async
+from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.windowless import is_windowless
 from envs import loggers
 
@@ -41,9 +41,6 @@ log = logging.getLogger(loggers.BROWSER)
 
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
-NEXT_FRAME_WAIT = 0.1  # seconds Qt may take to draw the page's next frame
-_TWO_FRAMES = ("await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))); "
-               "return true;")
 MASK_COLOUR = QColor(38, 38, 38)
 OUTLINE_COLOUR = capture.OUTLINE_COLOR
 KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
@@ -153,20 +150,19 @@ class TabPictures:
                 loop.call_soon(callback)  # not inside the render widget's own drawing
 
     async def painted(self, timeout: float = 1.0) -> None:
-        """Return once what the page shows now has reached Qt's picture: two animation frames in the page (the
-        change is painted), then Qt's next frame (or a moment, when it draws none)."""
+        """Return once what the page shows now has reached Qt's picture: after two more frames (the first may
+        have been on its way before the change), or `timeout` (a page that draws nothing more has drawn it)."""
         if not self.usable():
             return
-        try:
-            await run_js_async(self.view.page(), _TWO_FRAMES, timeout=timeout, world=APP_WORLD)
-        except PageError:
-            return  # between documents, or busy: the caller takes the picture as it is
-        drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.on_next_frame(lambda: drawn.done() or drawn.set_result(None))
-        try:
-            await asyncio.wait_for(drawn, NEXT_FRAME_WAIT)
-        except asyncio.TimeoutError:
-            pass
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        for _frame in range(2):
+            drawn: asyncio.Future[None] = loop.create_future()
+            self.on_next_frame(lambda drawn=drawn: drawn.done() or drawn.set_result(None))
+            try:
+                await asyncio.wait_for(drawn, max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                return
 
     def on_next_frame(self, callback: Callable[[], None]) -> None:
         """Call `callback` once the page has drawn its next frame (soon after; not at all if it draws none)."""

@@ -3,9 +3,11 @@
 - A Qt timer takes a picture of the tab (app/browser/tabpictures.py: no wait for a new frame, secrets masked)
   `fps` times a second and hands it to a `FramePipe` (app/browser/framepipe.py): ffmpeg, at a lower CPU priority
   than the app, scales it (at most `MAX_WIDTH` wide) and encodes VP9 in WebM (else VP8, else H.264 or MPEG-4 in
-  MP4, whichever the build has). The video keeps the wall clock: a late tick sends the last picture again, so
-  the video lasts as long as it recorded. The source is asked for the tab at every tick (a run that follows a
-  click into a new tab is filmed in that tab from then on); while it has none, the last picture repeats.
+  MP4, whichever the build has). Only a picture the page has drawn anew is sent, with its place in time; the
+  writer repeats the frame before it up to there (and the last one up to the end), so the video keeps the wall
+  clock and lasts as long as it recorded, and a still page costs no new picture. The source is asked for the
+  tab at every tick (a run that follows a click into a new tab is filmed in that tab from then on); while it
+  has none, the last picture repeats.
 - Chapters (`chapter(title)`: a run's nodes) are put into the file after it is written, by a remux on a worker
   thread (no re-encoding) that replaces the file when done; the file plays meanwhile, without them.
 - `crop`: only that part of the page (CSS px of the viewport): `page_record_video` films a <video> element.
@@ -107,8 +109,7 @@ class TabVideo(QObject):
         self.started = 0.0
         self.running = False
         self._pipe: FramePipe | None = None
-        self._sent = 0            # frames handed to the pipe (its index in the video's time)
-        self._last: Any = None    # the last frame sent (a QImage), sent again to keep the clock
+        self._sent = 0            # the index after the last frame handed to the pipe (in the video's time)
         self._last_picture: Picture | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(max(20, int(1000 / fps)))
@@ -142,10 +143,7 @@ class TabVideo(QObject):
         pipe = self._pipe
         if pipe is None:
             return None
-        end = max(1, round(self.elapsed() * self.fps))
-        while self._last is not None and self._sent < end and pipe.send(self._last):
-            self._sent += 1
-        pipe.close()
+        pipe.close(pad_to=max(1, round(self.elapsed() * self.fps)))  # the last picture until now
         frames = await asyncio.wrap_future(pipe.done)
         assert pipe.encoder is not None
         path = self.target.with_suffix(pipe.encoder.suffix)
@@ -189,27 +187,23 @@ class TabVideo(QObject):
             self._busy = False
 
     def _send(self, picture: Picture | None) -> None:
-        """Hand the picture to the pipe (made with the first one), with the last one again for missed ticks."""
-        if not self.running:
-            return
-        if picture is not None:
-            picture = self._cropped(picture)
-            if self._pipe is None:
-                self._pipe = FramePipe(picture.image.width(), picture.image.height(), self.fps,
-                                       lambda encoder: video_output(encoder, self.target.with_suffix(encoder.suffix),
-                                                                    MAX_WIDTH), self.target.parent,
-                                       name="browserpilot-video")
-        pipe = self._pipe
-        if pipe is None:
+        """Hand a new picture to the pipe (made with the first one) at its place in time; while the page draws
+        nothing new, nothing is sent (the writer repeats the last frame up to the next one)."""
+        if not self.running or picture is None or picture is self._last_picture:
             return
         index = int(self.elapsed() * self.fps)
-        while self._last is not None and self._sent < index and pipe.send(self._last):
-            self._sent += 1
-        if picture is not None and (self._last_picture is not picture or self._last is None):
-            self._last = masked(picture)
-            self._last_picture = picture
-        if self._last is not None and self._sent <= index and pipe.send(self._last):
-            self._sent += 1
+        if index < self._sent:  # this frame's slot is taken: the next tick sends it
+            return
+        self._last_picture = picture
+        picture = self._cropped(picture)
+        if self._pipe is None:
+            self._pipe = FramePipe(picture.image.width(), picture.image.height(), self.fps,
+                                   lambda encoder: video_output(encoder, self.target.with_suffix(encoder.suffix),
+                                                                MAX_WIDTH), self.target.parent, name="browserpilot-video")
+        if self._pipe.send(masked(picture), at=index):
+            self._sent = index + 1
+        else:  # the writer is behind: try this picture again at the next tick
+            self._last_picture = None
 
     def _cropped(self, picture: Picture) -> Picture:
         if self.crop is None:

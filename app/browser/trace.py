@@ -269,7 +269,8 @@ class RunRecording:
         self.video: TabVideo | None = None
         self.notes: list[str] = []
         self._requests: list[tuple[str, list[Any]]] = []    # (tab id, resource timing row)
-        self._reads: set[asyncio.Future[Any]] = set()
+        self._reads: set[asyncio.Future[Any]] = set()      # reads of the page (requests, masked pictures)
+        self._painting: set[asyncio.Future[Any]] = set()   # waits for a step's effect to be painted
         self._shots: FramePipe | None = None                 # the steps' screenshots: numbered JPEG files
         self._shot_count = 0
         self._last_shot: dict[str, tuple[int, _Shot]] = {}   # tab id -> (its frames then, the screenshot)
@@ -296,9 +297,10 @@ class RunRecording:
             self.video.chapter(title)
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
-        self._close_step()
-        self._after_now()
+        self._close_step(last=True)
         self.current = None
+        for painting in list(self._painting):  # nothing waits for a picture any more
+            painting.cancel()
         result = TraceResult(notes=self.notes)
         try:
             await self._read_requests_now()
@@ -349,17 +351,19 @@ class RunRecording:
             watch.requests = _RequestLog()
             page.setUrlRequestInterceptor(watch.requests)
 
-    def _close_step(self) -> None:
+    def _close_step(self, last: bool = False) -> None:
         step, watch = self.current, self.watch
         if step is None or watch is None or not self.request.screenshots:
             return
         self._after_now()
-        # Its picture once what it did is painted (or AFTER_WAIT later, or when something else needs one first).
-        self._pending_after = (watch, step)
-        self._after_timer = asyncio.get_running_loop().call_later(AFTER_WAIT, self._after_now)
-        painting = asyncio.ensure_future(self._after_painted(watch, step))
-        self._reads.add(painting)
-        painting.add_done_callback(self._reads.discard)
+        if last:  # the run has ended and settled: what its last node did is painted by now
+            self._picture(watch, step, "after", None)
+        else:  # its picture once what it did is painted (or AFTER_WAIT later, or when another is needed first)
+            self._pending_after = (watch, step)
+            self._after_timer = asyncio.get_running_loop().call_later(AFTER_WAIT, self._after_now)
+            painting = asyncio.ensure_future(self._after_painted(watch, step))
+            self._painting.add(painting)
+            painting.add_done_callback(self._painting.discard)
         self._drain_console(watch, step)
         self._read_requests(watch)
 
