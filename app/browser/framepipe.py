@@ -143,14 +143,17 @@ class FramePipe:
         self._pad_to = 0
         threading.Thread(target=self._run, name=name, daemon=True).start()
 
-    def send(self, image: QImage, finish: Callable[[QImage], QImage] | None = None, at: int | None = None) -> bool:
+    def send(self, image: QImage, finish: Callable[[QImage], QImage] | None = None, at: int | None = None,
+             wait: float = 0.0) -> bool:
         """Queue a frame (fitted into the pipe's size); `finish` (drawing on a copy) runs on the writer thread
         before it is written; `at`: its index in the stream (the writer repeats the frame before it up to there,
-        which keeps a video on the wall clock). False when the writer is too far behind (the frame is dropped)."""
+        which keeps a video on the wall clock). False when the writer is too far behind (the frame is not taken);
+        `wait` seconds for room first (only off the Qt thread)."""
         if self.done.done():
             return False
         try:
-            self._queue.put_nowait((fitted(image, self.width, self.height), finish, at))
+            self._queue.put((fitted(image, self.width, self.height), finish, at), timeout=wait) if wait else \
+                self._queue.put_nowait((fitted(image, self.width, self.height), finish, at))
         except queue.Full:
             self.dropped += 1
             return False

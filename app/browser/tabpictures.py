@@ -8,7 +8,8 @@
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
   is masked: the marked elements, and any input or text area of the document (or a same-origin frame) whose
-  value holds a secret (a field the page rendered again), each covered by an opaque box. Their boxes are read
+  value holds a secret or a part of one (a field the page rendered again, a secret half typed), each covered by
+  an opaque box. Their boxes are read
   just before and just after the grab and both are covered (padded), so a field that moved in between is
   still hidden. What the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
 - `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); `outliner` frames an
@@ -93,7 +94,8 @@ _BOXES = """(() => {
     }
     for (const doc of docs)
       for (const field of doc.querySelectorAll('input, textarea'))
-        if (field.value && state.values.some((v) => field.value.includes(v))) add(field);
+        if (field.value && state.values.some((v) => field.value.includes(v) || v.includes(field.value)))
+          add(field);  // a secret, or a part of one being typed
   }
   return boxes;
 })()"""
@@ -195,27 +197,35 @@ class TabPictures:
         return view.isVisible() or is_windowless(view)
 
     def grab(self) -> Picture | None:
-        """The picture Qt holds of the page now (no masks yet); None when the tab cannot be pictured."""
+        """The picture Qt holds of the page now; None when the tab cannot be pictured. Not while `masking`:
+        `picture` then covers the secrets before anyone else may see it."""
+        frames = self.frames
+        picture = self._grab()
+        if picture is not None:
+            self._last, self._last_frames = picture, frames
+        return picture
+
+    def _grab(self) -> Picture | None:
         if not self.usable():
             return None
-        frames = self.frames
         image = capture._grab(self.view).toImage()
         if image.isNull() or image.width() == 0:
             return None
-        self._last = Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
-        self._last_frames = frames
-        return self._last
+        return Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
 
     async def picture(self) -> Picture | None:
-        """A picture with its masks (two quick reads of the page when a secret was typed into it), or the last
-        one when the page has drawn nothing since."""
+        """A picture with its masks covered (two quick reads of the page when a secret was typed into it), or
+        the last one when the page has drawn nothing since. A new one is shared (`latest`) only once covered."""
         if not self.masking or (self._last is not None and self._last_frames == self.frames):
             return self.latest()
         before = await self._boxes()
-        picture = self.grab()
+        frames = self.frames
+        picture = self._grab()
         if picture is None:
             return None
         picture.masks = before + await self._boxes()
+        masked(picture)
+        self._last, self._last_frames = picture, frames
         return picture
 
     async def mask_focused(self, values: list[str]) -> None:

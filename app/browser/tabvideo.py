@@ -138,8 +138,9 @@ class TabVideo(QObject):
         return await asyncio.shield(self._stopping)
 
     async def _stop(self, keep: bool) -> VideoResult | None:
-        self.running = False
         self._timer.stop()
+        await self._last_look()
+        self.running = False
         pipe = self._pipe
         if pipe is None:
             return None
@@ -159,6 +160,23 @@ class TabVideo(QObject):
                              daemon=True).start()
         size = await _size(path)
         return VideoResult(str(path), seconds, frames, size, pipe.encoder.codec)
+
+    async def _last_look(self) -> None:
+        """The page as it is at the end, in the last frame (a tick may have found its slot taken, or been busy)."""
+        while self._busy:
+            await asyncio.sleep(0.01)
+        pictures = self.source()
+        if pictures is None:
+            return
+        picture = await pictures.picture()
+        if picture is None or picture is self._last_picture or self._pipe is None:
+            return
+        self._last_picture = picture
+        at = max(self._sent, int(self.elapsed() * self.fps))
+        image = masked(self._cropped(picture))
+        if not self._pipe.send(image, at=at):  # the writer is behind: wait for room, off the Qt thread
+            await in_thread(self._pipe.send, image, None, at, 5.0, name="browserpilot-video")
+        self._sent = at + 1
 
     # -- the Qt thread: pictures ---------------------------------------------------------------------------
     def _tick(self) -> None:

@@ -28,6 +28,7 @@ import json
 import logging
 import secrets as random
 import shutil
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -57,6 +58,7 @@ log = logging.getLogger(loggers.BROWSER)
 SHOT_WIDTH = 800
 SHOT_QUEUE = 24        # screenshots waiting for ffmpeg (full-size pictures); beyond, one is left out
 HELD_BYTES = 48 * 1024 * 1024  # on-failure: the newest pictures kept (unencoded) until the run ends
+BACKLOG = 16           # always: pictures waiting beyond ffmpeg's queue, at most
 AFTER_WAIT = 0.4       # seconds a step's after picture waits for what the step did to be painted
 MAX_CONSOLE = 100      # messages per step
 CONSOLE_JOURNAL = 1000  # messages a page keeps between two steps
@@ -93,6 +95,13 @@ class _RequestLog(QWebEngineUrlRequestInterceptor):
                           info.requestUrl().toString(), RESOURCE_TYPES.get(info.resourceType(), "other")))
 
 
+def _look_up_ffmpeg() -> None:
+    try:
+        find_encoder()
+    except VideoError as exc:
+        log.info("no video recording here: %s", exc)
+
+
 class TabWatch:
     """What records one tab: its pictures, the run acting in it, the videos filming it (`core.tracer`)."""
 
@@ -125,6 +134,8 @@ class Tracing:
     def __init__(self, tab_of: Callable[[str], "Tab | None"]) -> None:
         self._tab_of = tab_of
         self._watches: dict[str, TabWatch] = {}
+        # Which ffmpeg, and its encoders, looked up once now: a run's first pictures need not wait for it.
+        threading.Thread(target=_look_up_ffmpeg, name="browserpilot-video", daemon=True).start()
         self.screens: dict[str, TabVideo] = {}  # tab id -> its on-demand video (screen_start)
 
     def watch(self, tab_id: str) -> TabWatch | None:
@@ -276,6 +287,7 @@ class RunRecording:
         self._last_shot: dict[str, tuple[int, _Shot]] = {}   # tab id -> (its frames then, the screenshot)
         self._held: deque[_Shot] = deque()                   # on-failure: pictures not encoded yet, oldest first
         self._held_bytes = 0
+        self._backlog: deque[_Shot] = deque()                # always: pictures ffmpeg could not take yet
         self._left_out = 0
         self._pending_after: tuple[TabWatch, _Step] | None = None
         self._after_timer: asyncio.TimerHandle | None = None
@@ -429,7 +441,7 @@ class RunRecording:
         if outline is None:
             self._last_shot[watch.tab.tab_id] = (frames, shot)
         if self.request.trace_always:
-            self._send(shot, SHOT_QUEUE)
+            self._send_in_turn(shot)
             return
         # on-failure: held until the run's end, the newest up to HELD_BYTES (most runs end ok: nothing encoded)
         self._held.append(shot)
@@ -440,21 +452,35 @@ class RunRecording:
             dropped.image = None
             self._left_out += 1
 
-    def _send(self, shot: _Shot, queue_frames: int) -> None:
-        """Hand a picture to ffmpeg (started with the first one), which writes it as the next numbered JPEG."""
+    def _send(self, shot: _Shot, queue_frames: int, wait: float = 0.0) -> bool:
+        """Hand a picture to ffmpeg (started with the first one), which writes it as the next numbered JPEG;
+        False when ffmpeg is behind (the picture waits in the backlog: `_send_backlog`)."""
         image = shot.image
         if image is None:
-            return
+            return True
         if self._shots is None:
             self._shots = FramePipe(image.width(), image.height(), 1,
                                     lambda _encoder: jpeg_sequence(self.folder, SHOT_WIDTH, 1), self.folder,
                                     queue_frames=queue_frames, niceness=0, name="browserpilot-trace")
+        if not self._shots.send(image, shot.outline, wait=wait):
+            return False
         shot.image = None
-        if not self._shots.send(image, shot.outline):
-            self._left_out += 1
-            return
         self._shot_count += 1
         shot.path = str(self.folder / f"{self._shot_count:04d}.jpg")
+        return True
+
+    def _send_in_turn(self, shot: _Shot) -> None:
+        """Send the pictures waiting for ffmpeg, then this one; what it cannot take yet waits, in order."""
+        self._send_backlog(0.0)
+        if self._backlog or not self._send(shot, SHOT_QUEUE):
+            self._backlog.append(shot)
+            while len(self._backlog) > BACKLOG:  # ffmpeg far behind: the oldest waiting picture is left out
+                self._backlog.popleft().image = None
+                self._left_out += 1
+
+    def _send_backlog(self, wait: float) -> None:
+        while self._backlog and self._send(self._backlog[0], SHOT_QUEUE, wait):
+            self._backlog.popleft()
 
     # -- requests ------------------------------------------------------------------------------------------------
     def _read_requests(self, watch: TabWatch) -> None:
@@ -564,9 +590,14 @@ class RunRecording:
         if keep:
             for shot in held:
                 self._send(shot, len(held) + 1)
+            if self._backlog:  # ffmpeg was behind: it takes the rest now, waited for off the Qt thread
+                await in_thread(self._send_backlog, 30.0, name="browserpilot-trace")
+                self._left_out += len(self._backlog)
+                self._backlog.clear()
             if self._left_out:
                 self.notes.append(f"{self._left_out} screenshot(s) of the trace were left out (on-failure keeps the "
-                                  f"latest {HELD_BYTES // (1024 * 1024)} MB of pictures; the encoder was behind)")
+                                  f"latest {HELD_BYTES // (1024 * 1024)} MB of pictures; always: the encoder was far "
+                                  "behind)")
         pipe, self._shots = self._shots, None
         if pipe is None:
             return

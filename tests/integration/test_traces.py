@@ -200,8 +200,9 @@ def test_a_secret_typed_into_a_text_field_is_unreadable_in_every_screenshot_and_
     for path in shots:
         share = dark_share(QImage(path), field, 800 / VIEWPORT_WIDTH)
         assert share < 0.02 or share > 0.9, f"{path}: the token field is {share:.0%} dark (readable text?)"
+    pictures_of = [(e["node"], e.get("before"), e.get("after")) for e in record["trace"]]
     for path in typed_shots:  # once typed, the field is covered
-        assert dark_share(QImage(path), field, 800 / VIEWPORT_WIDTH) > 0.9, path
+        assert dark_share(QImage(path), field, 800 / VIEWPORT_WIDTH) > 0.9, (path, pictures_of)
     frames = tmp_path / "frames"
     frames.mkdir()
     subprocess.run(["ffmpeg", "-v", "error", "-i", record["video"], "-vf", "fps=10", str(frames / "%04d.png")],
