@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
@@ -118,20 +119,40 @@ def fitted(image: QImage, width: int, height: int) -> QImage:
     return frame
 
 
+class Launcher:
+    """Starts threads for the Qt thread: `Thread.start()` waits until the new thread runs, which on a busy machine
+    held the Qt thread for hundreds of milliseconds (bench/ui_stall.py, a traced batch); here one long-lived
+    thread does the starting."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[Callable[[], None], str]] = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="browserpilot-launcher", daemon=True).start()
+
+    def start(self, target: Callable[[], None], name: str) -> None:
+        self._queue.put((target, name))
+
+    def _run(self) -> None:
+        while True:
+            target, name = self._queue.get()
+            threading.Thread(target=target, name=name, daemon=True).start()
+
+
 class FramePipe:
     """One ffmpeg process and the thread that starts and feeds it frames of `width` x `height`. `send` and
-    `close` on the Qt thread; the writer thread finds ffmpeg and its encoder (`output(encoder)` gives the output
-    options; `folder` is made for it), starts it and writes; `done` tells the end (the frames written), or a
-    VideoError."""
+    `close` on the Qt thread; the writer thread (started by `launcher`) finds ffmpeg and its encoder
+    (`output(encoder)` gives the output options; `folder` is made for it), starts it and writes; `done` tells the
+    end: `then(frames written)` (run on the writer thread; default: the frames), or a VideoError."""
 
-    def __init__(self, width: int, height: int, rate: float, output: Callable[[Encoder], list[str]], folder: Path, *,
-                 queue_frames: int = 16, niceness: int = NICENESS, name: str = "browserpilot-frames") -> None:
+    def __init__(self, width: int, height: int, rate: float, output: Callable[[Encoder], list[str]], folder: Path,
+                 launcher: Launcher, *, then: Callable[[int], Any] | None = None, queue_frames: int = 16,
+                 niceness: int = NICENESS, name: str = "browserpilot-frames") -> None:
         self.width, self.height = even(width), even(height)
         self.rate = rate
         self.encoder: Encoder | None = None  # set by the writer thread once ffmpeg is found
         self.frames = 0          # frames written so far (the writer thread)
         self.dropped = 0         # frames not sent: the writer was behind
-        self.done: concurrent.futures.Future[int] = concurrent.futures.Future()
+        self.done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._then = then
         self._output = output
         self._folder = folder  # where ffmpeg writes: made by the writer thread
         self._niceness = niceness
@@ -141,7 +162,7 @@ class FramePipe:
         self._killed = False
         self._ended = False      # the writer took the end of the frames (close)
         self._pad_to = 0
-        threading.Thread(target=self._run, name=name, daemon=True).start()
+        launcher.start(self._run, name)
 
     def send(self, image: QImage, finish: Callable[[QImage], QImage] | None = None, at: int | None = None,
              wait: float = 0.0) -> bool:
@@ -200,7 +221,7 @@ class FramePipe:
                     pass
                 status = self._write(self._process)
                 if status == 0 or self._killed:
-                    self.done.set_result(self.frames)
+                    self.done.set_result(self._then(self.frames) if self._then is not None else self.frames)
                     return
                 errors.seek(0)
                 lines = errors.read().decode("utf-8", "replace").strip().splitlines()

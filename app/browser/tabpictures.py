@@ -42,6 +42,7 @@ log = logging.getLogger(loggers.BROWSER)
 
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
+NEXT_FRAME_WAIT = 0.1  # seconds Qt may take to draw the page's frame once the page has drawn it
 MASK_COLOUR = QColor(38, 38, 38)
 OUTLINE_COLOUR = capture.OUTLINE_COLOR
 KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
@@ -124,6 +125,9 @@ class TabPictures:
         self._last: Picture | None = None
         self._last_frames = -1
         self._waiting: list[Callable[[], None]] = []  # called once, soon after the next frame
+        self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
+        self._painting = 0
+        self._said: dict[str, asyncio.Future[None]] = {}
 
     @property
     def frames(self) -> int:
@@ -152,19 +156,38 @@ class TabPictures:
                 loop.call_soon(callback)  # not inside the render widget's own drawing
 
     async def painted(self, timeout: float = 1.0) -> None:
-        """Return once what the page shows now has reached Qt's picture: after two more frames (the first may
-        have been on its way before the change), or `timeout` (a page that draws nothing more has drawn it)."""
+        """Return once what the page shows now has reached Qt's picture: the page has begun two animation frames
+        since (so the one with the change is drawn; it says so on its console, no script is waited for), then Qt
+        has drawn its next frame; at most `timeout` (a page that navigated or draws nothing says nothing)."""
         if not self.usable():
             return
+        page = self.view.page()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        for _frame in range(2):
+        self._painting += 1
+        said: asyncio.Future[None] = loop.create_future()
+        self._said[f"{self._token}{self._painting}"] = said
+        if self._on_console not in page.console_listeners:
+            page.console_listeners.append(self._on_console)
+        page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => "
+                           f"console.debug({json.dumps(self._token)} + {self._painting})))", APP_WORLD)
+        try:
+            await asyncio.wait_for(said, timeout)
             drawn: asyncio.Future[None] = loop.create_future()
-            self.on_next_frame(lambda drawn=drawn: drawn.done() or drawn.set_result(None))
-            try:
-                await asyncio.wait_for(drawn, max(0.0, deadline - loop.time()))
-            except asyncio.TimeoutError:
-                return
+            self.on_next_frame(lambda: drawn.done() or drawn.set_result(None))
+            await asyncio.wait_for(drawn, min(NEXT_FRAME_WAIT, max(0.0, deadline - loop.time())))
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self._said.pop(f"{self._token}{self._painting}", None)
+
+    def _on_console(self, message: str) -> bool:
+        if not message.startswith(self._token):
+            return False
+        said = self._said.get(message)
+        if said is not None and not said.done():
+            said.set_result(None)
+        return True
 
     def on_next_frame(self, callback: Callable[[], None]) -> None:
         """Call `callback` once the page has drawn its next frame (soon after; not at all if it draws none)."""
@@ -187,6 +210,10 @@ class TabPictures:
         self._proxy = None
         self._last = None
         self._waiting.clear()
+        if shiboken6.isValid(self.view):
+            listeners = self.view.page().console_listeners
+            if self._on_console in listeners:
+                listeners.remove(self._on_console)
 
     def usable(self) -> bool:
         view = self.view

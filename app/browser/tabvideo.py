@@ -29,7 +29,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from app.browser.framepipe import FramePipe, VideoError, find_encoder, video_output
+from app.browser.framepipe import FramePipe, Launcher, VideoError, find_encoder, video_output
 from app.browser.streamsave import find_ffmpeg
 from app.browser.tabpictures import Box, Picture, TabPictures, masked
 from envs import loggers
@@ -97,10 +97,11 @@ class VideoResult:
 class TabVideo(QObject):
     """One recording. `start()`, `chapter(title)`, then `stop(keep)` (each on the Qt thread)."""
 
-    def __init__(self, source: Callable[[], TabPictures | None], target: Path, *, fps: int = FPS,
-                 crop: Box | None = None, max_seconds: float = MAX_SECONDS) -> None:
+    def __init__(self, source: Callable[[], TabPictures | None], target: Path, launcher: Launcher, *,
+                 fps: int = FPS, crop: Box | None = None, max_seconds: float = MAX_SECONDS) -> None:
         super().__init__()
         self.source = source
+        self.launcher = launcher
         self.target = target      # the file's path without its suffix (the encoder gives it)
         self.fps = fps
         self.crop = crop
@@ -115,6 +116,7 @@ class TabVideo(QObject):
         self._timer.setInterval(max(20, int(1000 / fps)))
         self._timer.timeout.connect(self._tick)
         self._busy = False
+        self._keep = True
         self._stopping: asyncio.Future[VideoResult | None] | None = None
 
     def start(self) -> None:
@@ -144,22 +146,27 @@ class TabVideo(QObject):
         pipe = self._pipe
         if pipe is None:
             return None
+        self._keep = keep
         pipe.close(pad_to=max(1, round(self.elapsed() * self.fps)))  # the last picture until now
-        frames = await asyncio.wrap_future(pipe.done)
+        result: VideoResult | None = await asyncio.wrap_future(pipe.done)
+        if pipe.dropped:
+            log.info("video %s: %d frame(s) dropped (the encoder was behind)", self.target, pipe.dropped)
+        return result
+
+    def _finished(self, pipe: FramePipe, frames: int) -> VideoResult | None:
+        """(On the writer thread, once ffmpeg has written the file.) The result; the file removed when it is not
+        kept; its chapters put in meanwhile, on a thread of their own."""
         assert pipe.encoder is not None
         path = self.target.with_suffix(pipe.encoder.suffix)
-        if not keep:
-            _unlink_later(path)
+        if not self._keep:
+            path.unlink(missing_ok=True)
             return None
         seconds = frames / self.fps
-        if pipe.dropped:
-            log.info("video %s: %d frame(s) dropped (the encoder was behind)", path, pipe.dropped)
         if self.chapters:
             chapters = list(self.chapters)
             threading.Thread(target=add_chapters, args=(path, chapters, seconds), name="browserpilot-video",
                              daemon=True).start()
-        size = await _size(path)
-        return VideoResult(str(path), seconds, frames, size, pipe.encoder.codec)
+        return VideoResult(str(path), seconds, frames, path.stat().st_size, pipe.encoder.codec)
 
     async def _last_look(self) -> None:
         """The page as it is at the end, in the last frame (a tick may have found its slot taken, or been busy)."""
@@ -215,9 +222,11 @@ class TabVideo(QObject):
         self._last_picture = picture
         picture = self._cropped(picture)
         if self._pipe is None:
-            self._pipe = FramePipe(picture.image.width(), picture.image.height(), self.fps,
-                                   lambda encoder: video_output(encoder, self.target.with_suffix(encoder.suffix),
-                                                                MAX_WIDTH), self.target.parent, name="browserpilot-video")
+            pipe = self._pipe = FramePipe(
+                picture.image.width(), picture.image.height(), self.fps,
+                lambda encoder: video_output(encoder, self.target.with_suffix(encoder.suffix), MAX_WIDTH),
+                self.target.parent, self.launcher, then=lambda frames: self._finished(pipe, frames),
+                name="browserpilot-video")
         if self._pipe.send(masked(picture), at=index):
             self._sent = index + 1
         else:  # the writer is behind: try this picture again at the next tick
@@ -230,20 +239,6 @@ class TabVideo(QObject):
         image = picture.image.copy(x, y, max(2, width), max(2, height))
         masks = [(mx - self.crop[0], my - self.crop[1], mw, mh) for mx, my, mw, mh in picture.masks]
         return Picture(image, picture.scale, masks)
-
-
-def _unlink_later(path: Path) -> None:
-    threading.Thread(target=lambda: path.unlink(missing_ok=True), name="browserpilot-video", daemon=True).start()
-
-
-async def _size(path: Path) -> int:
-    def size() -> int:
-        try:
-            return path.stat().st_size
-        except OSError:
-            return 0
-
-    return await in_thread(size, name="browserpilot-video")
 
 
 def describe(result: VideoResult | None) -> dict[str, Any]:

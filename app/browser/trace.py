@@ -28,7 +28,6 @@ import json
 import logging
 import secrets as random
 import shutil
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -41,7 +40,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlRequestInterceptor
 
 from app.browser import locators
-from app.browser.framepipe import FramePipe, VideoError, find_encoder, jpeg_sequence
+from app.browser.framepipe import FramePipe, Launcher, VideoError, find_encoder, jpeg_sequence
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resource types, named as in HAR
 from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner
@@ -134,8 +133,9 @@ class Tracing:
     def __init__(self, tab_of: Callable[[str], "Tab | None"]) -> None:
         self._tab_of = tab_of
         self._watches: dict[str, TabWatch] = {}
+        self.launcher = Launcher()  # starts the encoders' writer threads (never the Qt thread's wait)
         # Which ffmpeg, and its encoders, looked up once now: a run's first pictures need not wait for it.
-        threading.Thread(target=_look_up_ffmpeg, name="browserpilot-video", daemon=True).start()
+        self.launcher.start(_look_up_ffmpeg, "browserpilot-video")
         self.screens: dict[str, TabVideo] = {}  # tab id -> its on-demand video (screen_start)
 
     def watch(self, tab_id: str) -> TabWatch | None:
@@ -193,7 +193,7 @@ class Tracing:
         options: dict[str, Any] = {"crop": crop}
         if max_seconds is not None:
             options["max_seconds"] = max_seconds
-        video = TabVideo(lambda: self._pictures_of(tab_id), target, **options)
+        video = TabVideo(lambda: self._pictures_of(tab_id), target, self.launcher, **options)
         watch.videos.add(video)
         self.screens[tab_id] = video
         video.start()
@@ -293,7 +293,7 @@ class RunRecording:
         self._after_timer: asyncio.TimerHandle | None = None
         self._attach(watch)
         if request.video:
-            self.video = TabVideo(self._video_source, request.folder / VIDEO_STEM)
+            self.video = TabVideo(self._video_source, request.folder / VIDEO_STEM, tracing.launcher)
             self.video.start()
 
     # -- the engine's side (workflows/tracing.py RunTrace) -----------------------------------------------------
@@ -309,6 +309,8 @@ class RunRecording:
             self.video.chapter(title)
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
+        if self._painting:  # what the last steps did reaches the pictures (a run may end right after a click)
+            await asyncio.wait(set(self._painting), timeout=AFTER_WAIT)
         self._close_step(last=True)
         self.current = None
         for painting in list(self._painting):  # nothing waits for a picture any more
@@ -461,7 +463,8 @@ class RunRecording:
         if self._shots is None:
             self._shots = FramePipe(image.width(), image.height(), 1,
                                     lambda _encoder: jpeg_sequence(self.folder, SHOT_WIDTH, 1), self.folder,
-                                    queue_frames=queue_frames, niceness=0, name="browserpilot-trace")
+                                    self.tracing.launcher, queue_frames=queue_frames, niceness=0,
+                                    name="browserpilot-trace")
         if not self._shots.send(image, shot.outline, wait=wait):
             return False
         shot.image = None
