@@ -309,7 +309,7 @@ class RunRecording:
             self.video.chapter(title)
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
-        if self._painting:  # what the last steps did reaches the pictures (a run may end right after a click)
+        if self._painting and keep_trace:  # what the last steps did reaches the pictures (a click, then the end)
             await asyncio.wait(set(self._painting), timeout=AFTER_WAIT)
         self._close_step(last=True)
         self.current = None
