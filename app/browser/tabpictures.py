@@ -1,9 +1,11 @@
 """Pictures of a tab for traces and videos: taken now and cheaply, with the fields a secret was typed into masked.
 
 - `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay
-  or banner; ~0.3 ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a
-  screenshot (`capture.settle_frame`): a trace takes two per step and a video several a second, and neither
-  may slow the run down. A picture may therefore lag the page by a frame.
+  or banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a
+  screenshot (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and
+  neither may slow the run down. `painted()` waits, off the run's path, until what the page shows now has
+  reached that picture. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace
+  reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
@@ -29,7 +31,6 @@ from dataclasses import dataclass, field
 import shiboken6
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from PySide6.QtQuickWidgets import QQuickWidget  # imported early: a view's render widget is wrapped as one
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
 from app.browser import capture
@@ -42,7 +43,7 @@ log = logging.getLogger(loggers.BROWSER)
 
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
-NEXT_FRAME_WAIT = 0.1  # seconds Qt may take to draw the page's frame once the page has drawn it
+DELIVERY = 0.03  # seconds a frame the page has drawn may take to reach Qt's picture
 MASK_COLOUR = QColor(38, 38, 38)
 OUTLINE_COLOUR = capture.OUTLINE_COLOR
 KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
@@ -113,73 +114,37 @@ class Picture:
 
 
 class TabPictures:
-    """The pictures of one tab (its view); `masking` once a secret was typed into it. `frames` counts the frames
-    the view's render widget has drawn (its QQuickWindow's `afterRendering`): while it stays, the page looks as
-    it did, and the last picture (`latest`) is used again instead of a new grab."""
+    """The pictures of one tab (its view); `masking` once a secret was typed into it."""
 
     def __init__(self, view: QWebEngineView) -> None:
         self.view = view
         self.masking = False
-        self._frames = 0
-        self._proxy: QQuickWidget | None = None
-        self._last: Picture | None = None
-        self._last_frames = -1
-        self._waiting: list[Callable[[], None]] = []  # called once, soon after the next frame
         self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
         self._painting = 0
         self._said: dict[str, asyncio.Future[None]] = {}
 
-    @property
-    def frames(self) -> int:
-        """Frames drawn so far (a new render widget, after a renderer swap, counts as a change)."""
-        proxy = self.view.focusProxy() if shiboken6.isValid(self.view) else None
-        if proxy is not self._proxy:
-            if self._proxy is not None and shiboken6.isValid(self._proxy):
-                try:
-                    self._proxy.quickWindow().afterRendering.disconnect(self._rendered)
-                except (RuntimeError, TypeError):
-                    pass
-            self._proxy = proxy if isinstance(proxy, QQuickWidget) else None
-            if self._proxy is not None:
-                self._proxy.quickWindow().afterRendering.connect(self._rendered)
-            self._frames += 1
-        if self._proxy is None:  # a render widget of a kind we cannot watch: every look is a change
-            self._frames += 1
-        return self._frames
-
-    def _rendered(self) -> None:
-        self._frames += 1
-        if self._waiting:
-            waiting, self._waiting = self._waiting, []
-            loop = asyncio.get_event_loop()
-            for callback in waiting:
-                loop.call_soon(callback)  # not inside the render widget's own drawing
-
     async def painted(self, timeout: float = 1.0) -> None:
         """Return once what the page shows now has reached Qt's picture: the page has begun two animation frames
-        since (so the one with the change is drawn; it says so on its console, no script is waited for), then Qt
-        has drawn its next frame; at most `timeout` (a page that navigated or draws nothing says nothing)."""
+        since (so the one with the change is drawn; it says so on its console: no script is waited for), and Qt
+        has had a moment to take it; at most `timeout` (a page that navigated says nothing)."""
         if not self.usable():
             return
         page = self.view.page()
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         self._painting += 1
-        said: asyncio.Future[None] = loop.create_future()
-        self._said[f"{self._token}{self._painting}"] = said
+        key = f"{self._token}{self._painting}"
+        said: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._said[key] = said
         if self._on_console not in page.console_listeners:
             page.console_listeners.append(self._on_console)
         page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => "
-                           f"console.debug({json.dumps(self._token)} + {self._painting})))", APP_WORLD)
+                           f"console.debug({json.dumps(key)})))", APP_WORLD)
         try:
             await asyncio.wait_for(said, timeout)
-            drawn: asyncio.Future[None] = loop.create_future()
-            self.on_next_frame(lambda: drawn.done() or drawn.set_result(None))
-            await asyncio.wait_for(drawn, min(NEXT_FRAME_WAIT, max(0.0, deadline - loop.time())))
+            await asyncio.sleep(DELIVERY)
         except asyncio.TimeoutError:
             pass
         finally:
-            self._said.pop(f"{self._token}{self._painting}", None)
+            self._said.pop(key, None)
 
     def _on_console(self, message: str) -> bool:
         if not message.startswith(self._token):
@@ -189,27 +154,9 @@ class TabPictures:
             said.set_result(None)
         return True
 
-    def on_next_frame(self, callback: Callable[[], None]) -> None:
-        """Call `callback` once the page has drawn its next frame (soon after; not at all if it draws none)."""
-        self.frames  # (watch the current render widget)
-        self._waiting.append(callback)
-
-    def latest(self) -> Picture | None:
-        """The last picture when the page has drawn nothing since, else a new one (`grab`)."""
-        if self._last is not None and self._last_frames == self.frames:
-            return self._last
-        return self.grab()
-
     def release(self) -> None:
-        """Stop counting frames (nothing records the tab any more)."""
-        if self._proxy is not None and shiboken6.isValid(self._proxy):
-            try:
-                self._proxy.quickWindow().afterRendering.disconnect(self._rendered)
-            except (RuntimeError, TypeError):
-                pass
-        self._proxy = None
-        self._last = None
-        self._waiting.clear()
+        """Nothing records the tab any more."""
+        self._said.clear()
         if shiboken6.isValid(self.view):
             listeners = self.view.page().console_listeners
             if self._on_console in listeners:
@@ -225,14 +172,7 @@ class TabPictures:
 
     def grab(self) -> Picture | None:
         """The picture Qt holds of the page now; None when the tab cannot be pictured. Not while `masking`:
-        `picture` then covers the secrets before anyone else may see it."""
-        frames = self.frames
-        picture = self._grab()
-        if picture is not None:
-            self._last, self._last_frames = picture, frames
-        return picture
-
-    def _grab(self) -> Picture | None:
+        `picture` covers the secrets first."""
         if not self.usable():
             return None
         image = capture._grab(self.view).toImage()
@@ -241,18 +181,15 @@ class TabPictures:
         return Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
 
     async def picture(self) -> Picture | None:
-        """A picture with its masks covered (two quick reads of the page when a secret was typed into it), or
-        the last one when the page has drawn nothing since. A new one is shared (`latest`) only once covered."""
-        if not self.masking or (self._last is not None and self._last_frames == self.frames):
-            return self.latest()
+        """A picture with its masks covered (two quick reads of the page when a secret was typed into it)."""
+        if not self.masking:
+            return self.grab()
         before = await self._boxes()
-        frames = self.frames
-        picture = self._grab()
+        picture = self.grab()
         if picture is None:
             return None
         picture.masks = before + await self._boxes()
         masked(picture)
-        self._last, self._last_frames = picture, frames
         return picture
 
     async def mask_focused(self, values: list[str]) -> None:
@@ -279,6 +216,11 @@ class TabPictures:
             # the value scan finds a re-rendered one at the next picture.
             return []
         return [tuple(float(v) for v in box) for box in found or [] if len(box) == 4]  # type: ignore[misc]
+
+
+def same(a: QImage | None, b: QImage | None) -> bool:
+    """Whether two pictures show the same pixels."""
+    return a is not None and b is not None and a.size() == b.size() and a == b
 
 
 # -- marking a picture ----------------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 - A Qt timer takes a picture of the tab (app/browser/tabpictures.py: no wait for a new frame, secrets masked)
   `fps` times a second and hands it to a `FramePipe` (app/browser/framepipe.py): ffmpeg, at a lower CPU priority
   than the app, scales it (at most `MAX_WIDTH` wide) and encodes VP9 in WebM (else VP8, else H.264 or MPEG-4 in
-  MP4, whichever the build has). Only a picture the page has drawn anew is sent, with its place in time; the
-  writer repeats the frame before it up to there (and the last one up to the end), so the video keeps the wall
-  clock and lasts as long as it recorded, and a still page costs no new picture. The source is asked for the
+  MP4, whichever the build has). Only a picture that differs from the last one is sent, with its place in time;
+  the writer repeats the frame before it up to there (and the last one up to the end), so the video keeps the
+  wall clock and lasts as long as it recorded, and a still page costs ffmpeg nothing new. The source is asked for the
   tab at every tick (a run that follows a click into a new tab is filmed in that tab from then on); while it
   has none, the last picture repeats.
 - Chapters (`chapter(title)`: a run's nodes) are put into the file after it is written, by a remux on a worker
@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QImage
 
 from app.browser.framepipe import FramePipe, Launcher, VideoError, find_encoder, video_output
 from app.browser.streamsave import find_ffmpeg
-from app.browser.tabpictures import Box, Picture, TabPictures, masked
+from app.browser.tabpictures import Box, Picture, TabPictures, masked, same
 from envs import loggers
 from envs.savemanager import in_thread
 
@@ -111,7 +112,7 @@ class TabVideo(QObject):
         self.running = False
         self._pipe: FramePipe | None = None
         self._sent = 0            # the index after the last frame handed to the pipe (in the video's time)
-        self._last_picture: Picture | None = None
+        self._last_image: QImage | None = None  # the last frame handed to the pipe
         self._timer = QTimer(self)
         self._timer.setInterval(max(20, int(1000 / fps)))
         self._timer.timeout.connect(self._tick)
@@ -176,13 +177,15 @@ class TabVideo(QObject):
         if pictures is None:
             return
         picture = await pictures.picture()
-        if picture is None or picture is self._last_picture or self._pipe is None:
+        if picture is None or self._pipe is None:
             return
-        self._last_picture = picture
-        at = max(self._sent, int(self.elapsed() * self.fps))
         image = masked(self._cropped(picture))
+        if same(self._last_image, image):
+            return
+        at = max(self._sent, int(self.elapsed() * self.fps))
         if not self._pipe.send(image, at=at):  # the writer is behind: wait for room, off the Qt thread
             await in_thread(self._pipe.send, image, None, at, 5.0, name="browserpilot-video")
+        self._last_image = image
         self._sent = at + 1
 
     # -- the Qt thread: pictures ---------------------------------------------------------------------------
@@ -203,7 +206,7 @@ class TabVideo(QObject):
             self._busy = True
             asyncio.ensure_future(self._take_masked(pictures))
             return
-        self._send(pictures.latest())  # the last picture again while the page draws nothing new
+        self._send(pictures.grab())
 
     async def _take_masked(self, pictures: TabPictures) -> None:
         try:
@@ -212,25 +215,26 @@ class TabVideo(QObject):
             self._busy = False
 
     def _send(self, picture: Picture | None) -> None:
-        """Hand a new picture to the pipe (made with the first one) at its place in time; while the page draws
-        nothing new, nothing is sent (the writer repeats the last frame up to the next one)."""
-        if not self.running or picture is None or picture is self._last_picture:
+        """Hand a picture to the pipe (made with the first one) at its place in time, unless it shows what the
+        last one did (the writer repeats that one up to the next)."""
+        if not self.running or picture is None:
             return
         index = int(self.elapsed() * self.fps)
-        if index < self._sent:  # this frame's slot is taken: the next tick sends it
+        if index < self._sent:  # this frame's slot is taken: the next tick sends what the page shows then
             return
-        self._last_picture = picture
         picture = self._cropped(picture)
+        image = masked(picture)
+        if same(self._last_image, image):
+            return
         if self._pipe is None:
             pipe = self._pipe = FramePipe(
-                picture.image.width(), picture.image.height(), self.fps,
+                image.width(), image.height(), self.fps,
                 lambda encoder: video_output(encoder, self.target.with_suffix(encoder.suffix), MAX_WIDTH),
                 self.target.parent, self.launcher, then=lambda frames: self._finished(pipe, frames),
                 name="browserpilot-video")
-        if self._pipe.send(masked(picture), at=index):
+        if self._pipe.send(image, at=index):
+            self._last_image = image
             self._sent = index + 1
-        else:  # the writer is behind: try this picture again at the next tick
-            self._last_picture = None
 
     def _cropped(self, picture: Picture) -> Picture:
         if self.crop is None:

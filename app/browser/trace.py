@@ -43,7 +43,7 @@ from app.browser import locators
 from app.browser.framepipe import FramePipe, Launcher, VideoError, find_encoder, jpeg_sequence
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resource types, named as in HAR
-from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner
+from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner, same
 from app.browser.tabvideo import TabVideo, VideoResult
 from envs import loggers
 from envs.savemanager import in_thread
@@ -284,7 +284,7 @@ class RunRecording:
         self._painting: set[asyncio.Future[Any]] = set()   # waits for a step's effect to be painted
         self._shots: FramePipe | None = None                 # the steps' screenshots: numbered JPEG files
         self._shot_count = 0
-        self._last_shot: dict[str, tuple[int, _Shot]] = {}   # tab id -> (its frames then, the screenshot)
+        self._last_shot: dict[str, tuple[QImage, _Shot]] = {}  # tab id -> (its last picture, its screenshot)
         self._held: deque[_Shot] = deque()                   # on-failure: pictures not encoded yet, oldest first
         self._held_bytes = 0
         self._backlog: deque[_Shot] = deque()                # always: pictures ffmpeg could not take yet
@@ -414,34 +414,34 @@ class RunRecording:
                 step.console.append(item)
 
     def _picture(self, watch: TabWatch, step: _Step, kind: str, outline: Box | None) -> None:
-        """The step's `kind` (before or after) picture: the last screenshot again when the page has drawn
-        nothing since and there is no element to outline; else a picture now (a masked one: after a quick read
-        of the page), which ffmpeg writes (app/browser/framepipe.py)."""
+        """The step's `kind` (before or after) picture, taken now (a masked one: after a quick read of the page);
+        ffmpeg writes it (app/browser/framepipe.py)."""
         pictures = watch.pictures
-        frames = pictures.frames
-        last = self._last_shot.get(watch.tab.tab_id)
-        if outline is None and last is not None and last[0] == frames:
-            setattr(step, kind, last[1])
-            return
         if not pictures.masking:
-            self._shoot(watch, frames, pictures.latest(), step, kind, outline)
+            self._shoot(watch, pictures.grab(), step, kind, outline)
             return
 
-        async def masked() -> None:
-            self._shoot(watch, frames, await pictures.picture(), step, kind, outline)
+        async def masked_picture() -> None:
+            self._shoot(watch, await pictures.picture(), step, kind, outline)
 
-        task = asyncio.ensure_future(masked())
+        task = asyncio.ensure_future(masked_picture())
         self._reads.add(task)
         task.add_done_callback(self._reads.discard)
 
-    def _shoot(self, watch: TabWatch, frames: int, picture: Picture | None, step: _Step, kind: str,
-               outline: Box | None) -> None:
+    def _shoot(self, watch: TabWatch, picture: Picture | None, step: _Step, kind: str, outline: Box | None) -> None:
+        """The picture as the step's: the last screenshot again when it shows the same pixels and there is no
+        element to outline, else a new one."""
         if picture is None:
             return
-        shot = _Shot(masked(picture), outliner(outline, picture.scale) if outline is not None else None)
+        image = masked(picture)
+        last = self._last_shot.get(watch.tab.tab_id)
+        if outline is None and last is not None and same(last[0], image):
+            setattr(step, kind, last[1])
+            return
+        shot = _Shot(image, outliner(outline, picture.scale) if outline is not None else None)
         setattr(step, kind, shot)
         if outline is None:
-            self._last_shot[watch.tab.tab_id] = (frames, shot)
+            self._last_shot[watch.tab.tab_id] = (image, shot)
         if self.request.trace_always:
             self._send_in_turn(shot)
             return

@@ -2748,6 +2748,13 @@ score {score}: {why}</source>
     </message>
 </context>
 <context>
+    <name>PictureBox</name>
+    <message>
+        <source>Double-click to open the screenshot</source>
+        <translation>双击打开截图</translation>
+    </message>
+</context>
+<context>
     <name>RecordList</name>
     <message>
         <source>condition</source>
