@@ -1,6 +1,7 @@
 """The Runs panel's Trace view as a person uses it: the real app on an X server (Xvfb, openbox), a traced run,
-then real clicks through the X server (xdotool) on the filmstrip and on Play (tests/support/trace_view_gui.py
-runs the app and says where things are and what they show)."""
+then real clicks through the X server (xdotool) from the app's first panel: the Runs tab, the run's row, the
+Trace tab, the filmstrip's steps and Play (tests/support/trace_view_gui.py runs the app and says where things are
+and what they show)."""
 
 from __future__ import annotations
 
@@ -90,6 +91,11 @@ def near(colour: tuple[int, int, int], wanted: tuple[int, int, int]) -> bool:
     return all(abs(a - b) <= 40 for a, b in zip(colour, wanted))
 
 
+def click(desktop: Desktop, place: list[int]) -> None:
+    """A left click where a person would click: through the X server."""
+    desktop.run("xdotool", "mousemove", str(place[0]), str(place[1]), "click", "1")
+
+
 def colour_at(path: Path, x: int, y: int) -> tuple[int, int, int]:
     pixel = QImage(str(path)).pixelColor(x, y)
     return pixel.red(), pixel.green(), pixel.blue()
@@ -102,12 +108,18 @@ def test_choose_steps_on_the_filmstrip_and_play_the_video(desktop: Desktop, tmp_
     try:
         run = gui.line("run")
         assert run["status"] == "ok" and run["video"]
-        places = gui.line("places")
+        state = gui.until(lambda s: "runsTab" in s.get("navigation", {}), "the Runs tab")
+        assert not state["onTrace"] and state["selectedRun"] is None  # the app opened on its first panel
+        click(desktop, state["navigation"]["runsTab"])
+        state = gui.until(lambda s: "runRow" in s["navigation"], "the run's row")
+        click(desktop, state["navigation"]["runRow"])
+        gui.until(lambda s: s["selectedRun"] == run["id"], "the run selected")
+        click(desktop, gui.state["navigation"]["traceTab"])
+        places = gui.line("places")  # said once the Trace tab shows this run's filmstrip
         steps = run["trace"]
         assert len(places["items"]) == len(steps) == 6
         for index, name in ((3, "green"), (2, "red"), (4, "blue")):
-            x, y = places["items"][index]
-            desktop.run("xdotool", "mousemove", str(x), str(y), "click", "1")
+            click(desktop, places["items"][index])
             state = gui.until(lambda s, i=index: s.get("current") == i and s.get("afterShown"), f"step {index}")
             assert state["after"] == steps[index]["after"] and state["before"] == steps[index]["before"]
             shot = tmp_path / f"screen-{index}.png"
@@ -115,8 +127,7 @@ def test_choose_steps_on_the_filmstrip_and_play_the_video(desktop: Desktop, tmp_
             gui.line("grabbed")
             ax, ay = places["after"]  # the middle of the after picture: the page's new colour
             assert near(colour_at(shot, ax, ay), COLOURS[name]), (name, colour_at(shot, ax, ay))
-        x, y = places["play"]
-        desktop.run("xdotool", "mousemove", str(x), str(y), "click", "1")
+        click(desktop, places["play"])
         playing = gui.until(lambda s: (s.get("player") or {}).get("frames", 0) >= 3
                             and (s.get("player") or {}).get("position", 0) > 0, "the video playing")
         assert playing["player"]["visible"] and playing["player"]["title"] == f"Video of {run['id']}"

@@ -3,12 +3,14 @@
     python -m tests.support.trace_view_gui DATA_DIR PAGE_URL
 
 Starts the app as a person does (its windows on $DISPLAY), runs a workflow on PAGE_URL with its trace and video
-kept, shows the main window's Runs panel with that run's Trace tab, and then speaks JSON lines on stdout:
+kept, leaves the main window on its first panel, and then speaks JSON lines on stdout:
 
-- `{"run": RECORD}` once, then `{"places": {...}}`: where the filmstrip's items and the Play button are on the
-  screen (X root coordinates), for the test to click them with xdotool;
-- `{"state": {...}}` whenever what the view shows changes: the chosen step, the pictures it shows, the video
-  player's frames and position.
+- `{"run": RECORD}` once;
+- `{"state": {...}}` whenever what the window shows changes: `navigation`, where the Runs tab is and, once the
+  Runs panel is shown, the run's row and the Trace tab (X root coordinates, for the test to click with xdotool);
+  the panel, the run selected and the detail page shown; the chosen step, the pictures it shows, the video
+  player's frames and position;
+- `{"places": {...}}` once the run's Trace tab shows its filmstrip: where its items and the Play button are.
 On stdin it takes `{"grab": PATH}` (a screenshot of the whole X screen, answered with `{"grabbed": PATH}`) and
 `{"quit": true}`. Nothing here clicks: the test does, through the X server.
 """
@@ -46,6 +48,7 @@ def document(url: str) -> dict[str, Any]:
 
 async def main(folder: Path, url: str) -> None:
     from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
 
     from app.shell import BrowserPilotApp
     from envs.datadir import DataDir
@@ -60,30 +63,46 @@ async def main(folder: Path, url: str) -> None:
                                                                    "video": "always"})
     run = result["run"]
     say(run=run)
-    window.panels.setCurrentWidget(window.runs_panel)
+    window.panels.setCurrentIndex(0)  # as the app opens: the person goes to the Runs panel, the run, its Trace
     window.raise_()
     window.activateWindow()
     panel = window.runs_panel
-    panel.select_run(run["id"])
     detail = panel.detail
-    detail.pages.setCurrentWidget(detail.trace_page)
     view = detail.trace_view
-    while view.run is None or view.run.get("id") != run["id"] or view.filmstrip.count() != len(run["trace"]):
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)  # laid out and drawn
 
     def centre(widget: Any, rect: Any = None) -> list[int]:
         area = rect if rect is not None else widget.rect()
         point = widget.mapToGlobal(area.center()) if rect is None else widget.viewport().mapToGlobal(area.center())
         return [point.x(), point.y()]
 
-    items = []
-    for row in range(view.filmstrip.count()):
-        view.filmstrip.scrollToItem(view.filmstrip.item(row))
-        items.append(centre(view.filmstrip, view.filmstrip.visualItemRect(view.filmstrip.item(row))))
-    view.filmstrip.scrollToItem(view.filmstrip.item(0))
-    say(places={"items": items, "play": centre(view.play_button), "after": centre(view.after),
-                "before": centre(view.before)})
+    def tab_centre(tabs: Any, page: Any) -> list[int]:
+        bar = tabs.tabBar()
+        point = bar.mapToGlobal(bar.tabRect(tabs.indexOf(page)).center())
+        return [point.x(), point.y()]
+
+    def navigation() -> dict[str, Any]:
+        """Where the person clicks to reach the trace: the Runs tab, the run's row, the Trace tab."""
+        places: dict[str, Any] = {"runsTab": tab_centre(window.panels, panel)}
+        row = panel.model.row_of(run["id"])
+        if window.panels.currentWidget() is panel and row >= 0:
+            panel.table.scrollTo(panel.model.index(row, 0))
+            places["runRow"] = centre(panel.table, panel.table.visualRect(panel.model.index(row, 1)))
+            places["traceTab"] = tab_centre(detail.pages, detail.trace_page)
+        return places
+
+    def on_trace() -> bool:
+        return (window.panels.currentWidget() is panel and detail.pages.currentWidget() is detail.trace_page
+                and view.run is not None and view.run.get("id") == run["id"]
+                and view.filmstrip.count() == len(run["trace"]))
+
+    def film_places() -> dict[str, Any]:
+        items = []
+        for row in range(view.filmstrip.count()):
+            view.filmstrip.scrollToItem(view.filmstrip.item(row))
+            items.append(centre(view.filmstrip, view.filmstrip.visualItemRect(view.filmstrip.item(row))))
+        view.filmstrip.scrollToItem(view.filmstrip.item(0))
+        return {"items": items, "play": centre(view.play_button), "after": centre(view.after),
+                "before": centre(view.before)}
 
     commands: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     loop = asyncio.get_running_loop()
@@ -94,9 +113,18 @@ async def main(folder: Path, url: str) -> None:
 
     threading.Thread(target=read, daemon=True).start()
     shown: dict[str, Any] = {}
+    said_places = False
     while True:
+        if not said_places and on_trace():
+            said_places = True
+            QApplication.sendPostedEvents()  # laid out and drawn before anyone is told where things are
+            window.repaint()
+            say(places=film_places())
         player = view._player
-        state = {"current": view.filmstrip.currentRow(), "before": view.before.path, "after": view.after.path,
+        state = {"navigation": navigation(), "panel": window.panels.currentIndex(),
+                 "page": detail.pages.currentIndex(), "selectedRun": (panel.selected_run() or {}).get("id"),
+                 "onTrace": on_trace(),
+                 "current": view.filmstrip.currentRow(), "before": view.before.path, "after": view.after.path,
                  "afterShown": view.after.pixmap() is not None and not view.after.pixmap().isNull(),
                  "player": None if player is None else {"frames": player.frames, "position": player.player.position(),
                                                         "title": player.windowTitle(),
