@@ -333,6 +333,27 @@ def test_a_schedule_gives_its_runs_its_trace_and_video_modes(qtbot: QtBot, app: 
     assert all(entry.get("after") for entry in record["trace"]) and "video" not in record
 
 
+def test_a_batch_keeps_the_trace_and_video_of_the_rows_that_failed(qtbot: QtBot, app: BrowserPilotApp,
+                                                                    site: LocalServer) -> None:
+    doc = chain("Batch of users", node("start", "start", variables=[{"variable": "user", "type": "string"}]),
+                node("open", "goto", title="Open the account", url=site.url("/account")),
+                node("user", "fill", title="User name", locator={"selector": "#user"}, text="{{#input.user#}}"),
+                node("save", "click", title="Save", locator={"selector": "#save"}),
+                node("said", "wait", title="Saved alice", locator={"selector": "text=saved alice"}, timeout=2),
+                node("end", "end"))
+    done = ok(run_op(qtbot, app, "workflow_batch", {"workflow": doc, "rows": [{"user": "alice"}, {"user": "bob"}],
+                                                    "concurrency": 2, "trace": "on-failure",
+                                                    "video": "on-failure"}, timeout=120_000))
+    assert [row["status"] for row in done["results"]] == ["ok", "failed"]
+    passed, failed = (ok(run_op(qtbot, app, "run_read", {"runId": row["runId"]}))["run"] for row in done["results"])
+    assert passed["tracing"] == failed["tracing"] == {"trace": "on-failure", "video": "on-failure"}
+    assert not any(entry.get("after") for entry in passed["trace"]) and "video" not in passed
+    assert not (app.ctx.runs.folder(passed["id"]) / "trace").exists()
+    assert all(Path(entry["after"]).is_file() for entry in failed["trace"])
+    assert Path(failed["video"]).is_file() and probe(failed["video"])["format"]["duration"]
+    assert step(failed, "user")["element"].startswith("<input id=user")
+
+
 def test_the_settings_choose_what_runs_keep(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer, tab: str) -> None:
     from app.ui.settings_dialog import UnattendedSection
 
