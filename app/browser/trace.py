@@ -334,14 +334,24 @@ class RunRecording:
 
     # -- what the tab says ---------------------------------------------------------------------------------------
     def acting(self, watch: TabWatch, target: locators.ClickTarget | None) -> None:
-        self._after_now()
         step = self.current
         if step is None or step.before is not None or not self.request.screenshots:
+            self._after_now()
             return
         if target is not None and target.box is not None:
             box = target.box
             step.box = (box.x, box.y, box.width, box.height)
             step.element = target.description
+        pending = self._pending_after
+        if pending is not None and pending[0] is watch and not watch.pictures.masking:
+            # the last step's after picture is still to take: one picture of this moment serves as both (a grab
+            # costs the Qt thread a few ms, and a fast run acts right after the last step)
+            self._take_pending_after()
+            picture = watch.pictures.grab()
+            self._shoot(watch, picture, pending[1], "after", None)
+            self._shoot(watch, picture, step, "before", step.box)
+            return
+        self._after_now()
         self._picture(watch, step, "before", step.box)
 
     def names_secret(self, text: str) -> bool:
@@ -389,12 +399,17 @@ class RunRecording:
     def _after_now(self) -> None:
         """Take the picture of the step that ended last, if it still waits for one: now the page has drawn a frame
         since (what the step did shows), or AFTER_WAIT passed, or something else needs a picture of the tab."""
+        pending = self._take_pending_after()
+        if pending is not None:
+            self._picture(pending[0], pending[1], "after", None)
+
+    def _take_pending_after(self) -> tuple[TabWatch, _Step] | None:
+        """The step that still waits for its after picture, if any; from now on it waits no more."""
         pending, self._pending_after = self._pending_after, None
         if self._after_timer is not None:
             self._after_timer.cancel()
             self._after_timer = None
-        if pending is not None:
-            self._picture(pending[0], pending[1], "after", None)
+        return pending
 
     def _drain_console(self, watch: TabWatch, step: _Step | None) -> None:
         page = watch.tab.page if shiboken6.isValid(watch.tab.view) else None
