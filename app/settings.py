@@ -12,6 +12,7 @@ from pydantic.alias_generators import to_camel
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
+from workflows.tracing import DEFAULT_DISK_MB, DEFAULT_TRACE, DEFAULT_VIDEO, TraceDefaults, TraceMode
 
 DEFAULT_SEARCH_URL = "https://duckduckgo.com/?q={query}"
 
@@ -44,6 +45,18 @@ class Settings(BaseModel):
     notify_run_failed: bool = Field(default=True, description="Notify when a scheduled run fails.")
     notify_batch_finished: bool = Field(default=True, description="Notify when a scheduled batch finishes.")
     notify_schedule_skipped: bool = Field(default=True, description="Notify when a schedule skips or misses a time.")
+    # A run's trace and video (workflows/tracing.py): off, on-failure (kept when the run does not end ok), always.
+    trace: TraceMode = Field(default=DEFAULT_TRACE, description="Keep a trace of every node (screenshots, the "
+                                                                "element acted on, console, requests): off, "
+                                                                "on-failure or always.")
+    video: TraceMode = Field(default=DEFAULT_VIDEO, description="Keep a video of the run's tab: off, on-failure or "
+                                                                "always.")
+    trace_disk_mb: int = Field(default=DEFAULT_DISK_MB, ge=10, le=1_000_000,
+                               description="All runs' traces and videos together take at most this many MB; the "
+                                           "oldest are deleted first.")
+
+    def trace_defaults(self) -> TraceDefaults:
+        return TraceDefaults(self.trace, self.video, self.trace_disk_mb)
 
 
 class SettingsStore:

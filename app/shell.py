@@ -93,7 +93,8 @@ class BrowserPilotApp(QObject):
         self.ctx.runner = RunManager(self.ctx.runs, self._ops_for_run, self.service.code_sandbox,
                                      self.service.tab_state, self.ctx.tab_holders,
                                      max_concurrency=self.settings.current.batch_concurrency,
-                                     settle_seconds=self.ctx.settle_seconds)
+                                     settle_seconds=self.ctx.settle_seconds, tracer=self.service.tracing,
+                                     trace_defaults=lambda: self.settings.current.trace_defaults())
         self.ctx.runner.events.subscribe(self._on_run_event)
         self.ops = OpRunner(self.registry, self.ctx)
         self.windows: EnvWindows | None = None
@@ -224,6 +225,7 @@ class BrowserPilotApp(QObject):
 
         async def settle_then_quit() -> None:
             try:
+                await self.service.tracing.stop_all()  # a screen recording still running is written, not cut
                 pending = await self.settle_all()
                 if pending:
                     log.warning("quitting with %d request(s) still in flight: %s", len(pending),

@@ -55,7 +55,12 @@ Before and after: `--against DIR` first runs DIR's own bench/replay.py with DIR'
 example the code before a change) with the same --reps/--rows, then this one, and prints both and the ratios
 after/before of each side's figures and of its ratios to Playwright (which carry the load of the moment).
 
-Run: `.venv/bin/python bench/replay.py [--reps N] [--rows R] [--quick] [--json] [--against DIR]` (N defaults to 10, R to 100;
+Traces (issue 36): `--traces` measures only (a), in the app on one tab, with the run's trace and video modes
+side by side, rotating every repetition: trace and video off; `trace: on-failure` (the default; these runs end
+ok, so nothing is kept); `trace: always` (every node's screenshots, console, requests); `video: always`; both. It prints the medians, the ratios to "off" (targets: trace at most
+1.2x, video at most 1.4x) and the disk each run kept (its trace folder and video). Every run is verified as above.
+
+Run: `.venv/bin/python bench/replay.py [--reps N] [--rows R] [--quick] [--json] [--against DIR] [--traces]` (N defaults to 10, R to 100;
 --quick means 3 repetitions and 30 rows unless given). Needs node and npm: @puppeteer/replay and puppeteer-core
 are installed into bench/node_modules from bench/package.json on first use (PUPPETEER_SKIP_DOWNLOAD=1).
 Exit status: 0 when every run was measured and verified (whether or not the targets are met), 1 otherwise.
@@ -773,6 +778,108 @@ async def in_app(sides: Sides, reps: int, rows: int, verifier: Verifier, files: 
         pw.executor.shutdown(wait=True)
 
 
+TRACE_SIDES: tuple[tuple[str, dict[str, str]], ...] = (
+    ("off", {"trace": "off", "video": "off"}), ("on-failure", {"trace": "on-failure", "video": "off"}),
+    ("trace always", {"trace": "always", "video": "off"}),
+    ("video always", {"trace": "off", "video": "always"}), ("both always", {"trace": "always", "video": "always"}))
+TARGET_TRACE = 1.2   # trace always / off, at most
+TARGET_VIDEO = 1.4   # video always / off, at most
+
+
+async def traces_in_app(sides: Sides, reps: int, verifier: Verifier, files: Path) -> dict[str, Any]:
+    """(a) with each trace and video mode, rotating: workflow_run times (ms) and the disk each run kept."""
+    from app.shell import BrowserPilotApp
+    from envs.datadir import DataDir
+    from workflows.tracing import size_of, trace_files
+
+    shell = BrowserPilotApp(DataDir(sides.work / "traces-data"), headless=True)
+    shell.start([])
+    times: dict[str, list[float]] = {name: [] for name, _modes in TRACE_SIDES}
+    disk: dict[str, list[int]] = {name: [] for name, _modes in TRACE_SIDES}
+    try:
+        opened = await shell.registry.call(shell.ctx, "tab_open", {"url": "about:blank"})
+        if not opened.get("ok"):
+            raise BenchError(f"tab_open failed: {opened.get('error')}")
+        tab = opened["tabId"]
+        run = 7000
+        for rep in range(-1, reps):
+            label = "warm-up" if rep < 0 else f"repetition {rep + 1}/{reps}"
+            shift = (rep + 1) % len(TRACE_SIDES)
+            for name, modes in TRACE_SIDES[shift:] + TRACE_SIDES[:shift]:
+                run += 1
+                case = make_case(f"ours, {name}, {label}", f"t{run}", run, files)
+                began = time.perf_counter()
+                envelope = await asyncio.wait_for(shell.registry.call(shell.ctx, "workflow_run", {
+                    "workflow": sides.doc, "inputs": case.inputs(), "tabId": tab, **modes}), OP_TIMEOUT_S)
+                ms = (time.perf_counter() - began) * 1000
+                if not envelope.get("ok"):
+                    raise BenchError(f"{case.label}: {envelope.get('error')}")
+                record = envelope["run"]
+                verifier.check(case, record.get("outputs"))
+                kept = await asyncio.to_thread(lambda: sum(size_of(path) for path in trace_files(
+                    shell.ctx.runs.folder(record["id"]))))
+                missing = [e["node"] for e in record["trace"] if not e.get("after")]
+                if modes["trace"] == "always" and missing:
+                    raise BenchError(f"{case.label}: nodes without a screenshot: {missing} ({record.get('notes')})")
+                if modes["video"] == "always" and not record.get("video"):
+                    raise BenchError(f"{case.label}: no video was kept ({record.get('notes')})")
+                if rep >= 0:
+                    times[name].append(ms)
+                    disk[name].append(kept)
+            print(f"traces, {label}: done", file=sys.stderr, flush=True)
+        verifier.check_count("the traced runs")
+    finally:
+        shell.shutdown()
+        await asyncio.sleep(0.3)
+    base = median(times["off"])
+    return {name: {"ms": median(times[name]), "ratio": ratio(median(times[name]), base),
+                   "diskKB": (median([float(v) for v in disk[name]]) or 0) / 1024, "runs": times[name]}
+            for name, _modes in TRACE_SIDES}
+
+
+def probe_run(base: str, work: Path) -> tuple[float, dict[str, Any]]:
+    """The cold probe run (where the range's point is, for ours): its seconds and outputs."""
+    probe_file = work / "probe.workflow.json"
+    probe_file.write_text(json.dumps(probe_document(base)), "utf-8")
+    probe = spawn("ours: the probe run", [str(BROWSERPILOT), "run", str(probe_file), "--headless", "--json",
+                                          "--data-dir", str(work / "probe-data")])
+    record = last_json("ours: the probe run", probe.stdout)
+    if record.get("status") != "ok":
+        raise BenchError(f"ours: the probe run ended {record.get('status')}: {record.get('error')}")
+    return probe.seconds, record["outputs"]
+
+
+def run_traces(reps: int) -> dict[str, Any]:
+    """`--traces`: the probe (for the range's point), then `traces_in_app`."""
+    book = sl.OrderBook()
+    server = sl.start_server(book)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    work = Path(tempfile.mkdtemp(prefix="bench-replay-traces-"))
+    files = work / "files"
+    files.mkdir()
+    try:
+        sides = Sides(base, work, "")
+        _seconds, outputs = probe_run(base, work)
+        sides.doc = workflow_document(base, range_point(outputs))
+        return run_in_qt(lambda: traces_in_app(sides, reps, Verifier(book), files))
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def print_traces(result: dict[str, Any], reps: int) -> None:
+    print(f"Workflow replay (20 steps) in the app, {reps} repetitions per mode (+1 warm-up), medians; every run "
+          "verified.")
+    print(f"{'mode':<14} {'workflow_run ms':>16} {'/ off':>7} {'kept per run':>14}")
+    for name, _modes in TRACE_SIDES:
+        row = result[name]
+        print(f"{name:<14} {fmt(row['ms']):>16} {fmt(row['ratio'], '.2f'):>7} {row['diskKB']:>11.0f} KB")
+    print(f"targets: trace always <= {TARGET_TRACE}x off: "
+          f"{verdict(result['trace always']['ratio'], TARGET_TRACE, True)}; video always <= {TARGET_VIDEO}x off: "
+          f"{verdict(result['video always']['ratio'], TARGET_VIDEO, True)}")
+
+
 def run_in_qt(main: Callable[[], Awaitable[T]]) -> T:
     """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
     from app.qt_asyncio import run_in_qt as run_headless
@@ -799,15 +906,8 @@ def run_all(reps: int, rows: int, r: Results) -> None:
             pw_rect, r.chromium_version = one.submit(measure_playwright_point, base).result()
         sides.pw_point = range_point(pw_rect)
         sides.pw_offset = range_offset(pw_rect)
-        probe_file = work / "probe.workflow.json"
-        probe_file.write_text(json.dumps(probe_document(base)), "utf-8")
-        probe = spawn("ours: the probe run", [str(BROWSERPILOT), "run", str(probe_file), "--headless", "--json",
-                                              "--data-dir", str(work / "probe-data")])
-        probe_record = last_json("ours: the probe run", probe.stdout)
-        if probe_record.get("status") != "ok":
-            raise BenchError(f"ours: the probe run ended {probe_record.get('status')}: {probe_record.get('error')}")
-        r.probe_cold_s = probe.seconds
-        sides.ours_point = range_point(probe_record["outputs"])
+        r.probe_cold_s, outputs = probe_run(base, work)
+        sides.ours_point = range_point(outputs)
         r.ours_point = [round(v, 1) for v in sides.ours_point]
         r.playwright_point = [round(v, 1) for v in sides.pw_point]
         sides.doc = workflow_document(base, sides.ours_point)
@@ -876,6 +976,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="another checkout (with its .venv) measured first with its own bench/replay.py")
+    parser.add_argument("--traces", action="store_true",
+                        help="only the in-app runs with trace and video off, always, and both (issue 36)")
     args = parser.parse_args(argv)
     args.reps = args.reps if args.reps is not None else (QUICK_REPS if args.quick else DEFAULT_REPS)
     args.rows = args.rows if args.rows is not None else (QUICK_ROWS if args.quick else DEFAULT_ROWS)
@@ -915,6 +1017,17 @@ def print_before_after(before: dict[str, Any], after: dict[str, Any], checkout: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.traces:
+        try:
+            traced = run_traces(args.reps)
+        except BenchError as exc:
+            print(f"replay: {exc}", file=sys.stderr)
+            return 1
+        if args.json:
+            print(json.dumps(traced, indent=2))
+        else:
+            print_traces(traced, args.reps)
+        return 0
     if not os.access(sl.CHROMIUM, os.X_OK):
         print(f"replay: {sl.CHROMIUM} is missing or not executable", file=sys.stderr)
         return 1

@@ -28,7 +28,8 @@ Where the late answers come from: `--variant NAME` measures the same with one pa
 `one-site` (every row on the same site, so no row needs a renderer process of its own), `no-side` (the batch
 alone), `one-site-no-side`, `batch-elsewhere` (the batch runs through `browserpilot run --rows` in a second app
 process on a data folder of its own, in one environment; the probe and the side task stay here) and
-`batch-elsewhere-no-side` (this app runs nothing but the probe while the other batches). Each late answer is
+`batch-elsewhere-no-side` (this app runs nothing but the probe while the other batches), and `traced` (as specified,
+every row keeping its trace and its video: issue 36's bound, p99 <= 80 ms, worst <= 200 ms). Each late answer is
 also put down to the side task's operation that was running when it was asked for ("(no side operation)":
 none was, only the batch).
 
@@ -297,6 +298,7 @@ class Variant:
     new_sites: bool = True     # every row on a site (a host) of its own; else all rows on one site
     side: bool = True          # the side task runs in the app meanwhile
     batch_here: bool = True    # the batch runs in the app; else in another app process, on its own data folder
+    traced: bool = False       # every row keeps its trace and video (`trace` and `video` always, issue 36)
 
 
 VARIANTS = {
@@ -307,6 +309,7 @@ VARIANTS = {
     "batch-elsewhere": Variant("the batch in another app process, the side task here", batch_here=False),
     "batch-elsewhere-no-side": Variant("the batch in another app process, nothing here", batch_here=False,
                                        side=False),
+    "traced": Variant("as specified, every row with its trace and video kept", traced=True),
 }
 BATCH_ALONE = "(no side operation)"
 
@@ -395,8 +398,9 @@ async def measure(shell: Any, hosts: list[str], rows: int, variant: Variant, wor
     side_task = asyncio.ensure_future(side())
     try:
         if variant.batch_here:
+            tracing = {"trace": "always", "video": "always"} if variant.traced else {}
             result = await op("workflow_batch", {"workflow": "Stall probe", "rows": batch_rows, "concurrency": 3,
-                                                    "envs": envs})
+                                                    "envs": envs, **tracing})
         else:
             result = await batch_elsewhere(document, batch_rows, work / "elsewhere")
         side_result = await side_task
@@ -520,12 +524,14 @@ def fmt_late(r: dict[str, Any]) -> str:
     return ", ".join(f"{name} {count} ({worst:.0f} ms)" for name, count, worst in r["lateBy"]) or "none"
 
 
-def breakdown(code_root: Path, rows: int, reps: int, windows: bool, as_json: bool) -> int:
-    """Every variant on this checkout, `reps` times each (variants interleaved), as one table."""
-    results: dict[str, list[dict[str, Any]]] = {name: [] for name in VARIANTS}
+def breakdown(code_root: Path, rows: int, reps: int, windows: bool, as_json: bool,
+              names: list[str] | None = None) -> int:
+    """Every variant (or those `names`) on this checkout, `reps` times each (variants interleaved), as one table."""
+    chosen = {name: VARIANTS[name] for name in (names or list(VARIANTS))}
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in chosen}
     try:
         for rep in range(reps):
-            for name in VARIANTS:
+            for name in chosen:
                 print(f"rep {rep + 1}: {name} ...", file=sys.stderr, flush=True)
                 results[name].append(spawn(code_root, rows, windows, name))
     except (BenchError, subprocess.TimeoutExpired) as exc:
@@ -536,7 +542,7 @@ def breakdown(code_root: Path, rows: int, reps: int, windows: bool, as_json: boo
         print(json.dumps(merged, indent=1))
         return 0
     print(f"{'configuration':<56} {'p50':>6} {'p99':>6} {'worst':>6} {'>25 ms':>6}  {'main CPU':>8}  {'batch':>6}")
-    for name, variant in VARIANTS.items():
+    for name, variant in chosen.items():
         r = merged[name]
         print(f"{variant.title:<56} {r['p50']:6.1f} {r['p99']:6.1f} {r['worst']:6.1f} {r['over25']:6d}  "
               f"{r['mainCpuS']:7.2f}s  {r['seconds']:5.1f}s")
@@ -544,7 +550,7 @@ def breakdown(code_root: Path, rows: int, reps: int, windows: bool, as_json: boo
           "during the batch)")
     print("\nlate answers (> 25 ms) by the side task's operation that was running when each was asked for "
           "(count, worst):")
-    for name, variant in VARIANTS.items():
+    for name, variant in chosen.items():
         print(f"  {variant.title:<54} {fmt_late(merged[name])}")
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
@@ -565,6 +571,8 @@ def main() -> int:
                         help="measure one part of the configuration left out or moved (default: as specified)")
     parser.add_argument("--breakdown", action="store_true",
                         help="measure every variant on this checkout and print them as one table")
+    parser.add_argument("--variants", help="with --breakdown: only these variants (comma-separated), e.g. "
+                                           "as-specified,traced")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -586,7 +594,11 @@ def main() -> int:
     if args.breakdown:
         if args.against:
             parser.error("--breakdown measures one checkout: leave out --against")
-        return breakdown(code_root, args.rows, args.reps, args.windows, args.json)
+        names = args.variants.split(",") if args.variants else None
+        unknown = [name for name in names or [] if name not in VARIANTS]
+        if unknown:
+            parser.error(f"unknown variants: {', '.join(unknown)}; valid: {', '.join(VARIANTS)}")
+        return breakdown(code_root, args.rows, args.reps, args.windows, args.json, names)
     sides = [("after", code_root)] + ([("before", args.against.resolve())] if args.against else [])
     results: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in sides}
     try:

@@ -18,6 +18,8 @@ Page nodes call the page operations (through `OperationsPort`, the operations re
 Locators with alternatives are tried in order and the trace records which one matched. A failed node ends
 the run with the node, an error a person can act on, and a screenshot; a person's Take over pauses the run
 until they click Done (Resume), at most 10 minutes (the original just carries on: we wait on purpose).
+A run whose trace or video is on records them through the browser's `TracePort` (workflows/tracing.py): each
+node is a step, and at the end they are kept in the run's folder, or dropped, by their modes.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from workflows.repairs import target_key
 from workflows.runs import RunRecord, TraceEntry, now
 from workflows.secret_binding import SecretBinding, placeholder
 from workflows.template import Variables, VariableError, js_text
+from workflows.tracing import RunTrace, TraceMode, TracePort, TraceRequest, keeps
 
 log = logging.getLogger(loggers.WORKFLOWS)
 
@@ -91,6 +94,10 @@ class RunSettings:
     # Secret inputs bound to their sites: the run's variables hold `<secret:name>`, which the operations fill
     # in only when typed into a field of such a site (the run's operations port carries the same binding).
     secrets: SecretBinding | None = None
+    # The run's trace and video (workflows/tracing.py): their modes, and the browser that records them.
+    trace: TraceMode = "off"
+    video: TraceMode = "off"
+    tracer: TracePort | None = None
 
 
 @dataclass
@@ -120,6 +127,7 @@ class Executor:
         self.tabs_used = [settings.tab_id]  # the run's tab, then any tab a node followed into
         # Secret inputs: every form of their values leaves the record, the events, the HAR and the logs.
         self.redact = Redactor.by_name(settings.secret_values)
+        self.recording: RunTrace | None = None  # the run's trace and video, when either is on
 
     # -- the run -----------------------------------------------------------------------------------------
     async def run(self, inputs: dict[str, Any]) -> RunRecord:
@@ -133,6 +141,7 @@ class Executor:
             "sys": {"env": self.settings.env_id, "tabId": self.settings.tab_id, "url": "", "title": ""},
             "env": self.doc.env_values(),
         })
+        self.recording = self._start_recording()
         try:
             try:
                 self.variables.set("input", self._check_inputs(inputs))
@@ -169,6 +178,7 @@ class Executor:
         finally:
             record.ended_at = now()
             record.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+            await self._finish_recording()  # (not part of the run's duration: the video ends with the run)
             title = self.variables.namespace("sys")[1].get("title") if self.variables.namespace("sys")[0] else None
             record.title = self.redact(title)
             record.notes = self.redact(record.notes)
@@ -176,8 +186,56 @@ class Executor:
             record.error = self.redact(record.error)
             for entry in record.trace:
                 entry.error = self.redact(entry.error)
+                if entry.console or entry.page_errors or entry.requests:
+                    entry.console, entry.page_errors, entry.requests = self.redact(
+                        [entry.console, entry.page_errors, entry.requests])
             record.pending_at_end = self.redact(record.pending_at_end)
         return record
+
+    # -- the trace and the video (workflows/tracing.py) ------------------------------------------------------
+    def _start_recording(self) -> RunTrace | None:
+        settings = self.settings
+        if settings.tracer is None or (settings.trace == "off" and settings.video == "off"):
+            return None
+        self.record.tracing = {"trace": settings.trace, "video": settings.video}
+        secrets = {value: placeholder(name) for name, value in settings.secret_values.items() if value}
+        try:
+            return settings.tracer.start(TraceRequest(
+                run_id=self.record.id, tab_id=settings.tab_id, folder=settings.folder,
+                screenshots=settings.trace != "off", video=settings.video != "off",
+                trace_always=settings.trace == "always", secrets=secrets))
+        except Exception:  # noqa: BLE001 - a recording that cannot start does not stop the run
+            log.exception("run %s: its trace could not start", self.record.id)
+            self.record.notes.append("the trace could not start (see the log)")
+            return None
+
+    async def _finish_recording(self) -> None:
+        """Stop the trace and video; keep them in the run's folder by their modes and the run's status. A
+        cancelled run still stops its recording (a video being written must end)."""
+        if self.recording is None:
+            return
+        recording, self.recording = self.recording, None
+        settings, record = self.settings, self.record
+        finishing = asyncio.ensure_future(recording.finish(keeps(settings.trace, record.status),
+                                                           keeps(settings.video, record.status)))
+        try:
+            result = await asyncio.shield(finishing)
+        except asyncio.CancelledError:
+            result = await finishing  # the run is being cancelled: its recording still ends, and is kept
+        except Exception:  # noqa: BLE001 - a trace that could not be written does not change the run's outcome
+            log.exception("run %s: its trace could not be written", record.id)
+            record.notes.append("the trace could not be written (see the log)")
+            return
+        for index, step in result.steps.items():
+            if 0 <= index < len(record.trace):
+                entry = record.trace[index]
+                entry.at_ms, entry.before, entry.after = step.at_ms, step.before, step.after
+                entry.box, entry.element = step.box, step.element
+                entry.console = step.console or None
+                entry.page_errors = step.page_errors or None
+                entry.requests = step.requests or None
+        record.video = result.video
+        record.notes.extend(result.notes)
 
     async def _settle(self) -> None:
         """Let what the run's tabs still have in flight (the navigation or `fetch` the last click started, a
@@ -247,6 +305,9 @@ class Executor:
         """Run one node; store its output under its id; return the handle it leaves by."""
         entry = TraceEntry(node=node.id, type=node.type, title=node.data.title, start=now(), ms=0.0, ok=False)
         self.record.trace.append(entry)
+        if self.recording is not None:
+            self.recording.step(len(self.record.trace) - 1, self.settings.tab_id,
+                                f"{node.data.title or node.id} ({node.type})")
         started = time.perf_counter()
         context = _NodeRun(self, node, level, entry)
         self._event("node_started", node=node.id, node_type=node.type, tab_id=self.settings.tab_id)

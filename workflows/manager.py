@@ -24,6 +24,7 @@ from workflows.events import RunEvents
 from workflows.runs import RunRecord, RunStore, new_run_id
 from workflows.secret_binding import SecretBinding, SecretError, SecretRule
 from workflows.template import VariableError
+from workflows.tracing import TraceDefaults, TraceMode, TracePort, keeps
 
 log = logging.getLogger(loggers.WORKFLOWS)
 
@@ -72,8 +73,11 @@ class BatchProgress:
 class RunManager:
     def __init__(self, runs: RunStore, ops_for_run: OpsForRun, code: CodePort, tab_state: TabState,
                  tab_holders: dict[str, str], max_concurrency: int = 3,
-                 settle_seconds: Callable[[], float] = lambda: SETTLE_TIMEOUT) -> None:
+                 settle_seconds: Callable[[], float] = lambda: SETTLE_TIMEOUT, tracer: TracePort | None = None,
+                 trace_defaults: Callable[[], TraceDefaults] = TraceDefaults) -> None:
         self.runs = runs
+        self._tracer = tracer
+        self._trace_defaults = trace_defaults
         self._ops_for_run = ops_for_run
         self._code = code
         self._tab_holders = tab_holders
@@ -112,12 +116,14 @@ class RunManager:
     async def start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
                     workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
                     fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None,
-                    trigger: dict[str, Any] | None = None) -> RunRecord:
+                    trigger: dict[str, Any] | None = None, trace: TraceMode | None = None,
+                    video: TraceMode | None = None) -> RunRecord:
         """Start a run and return its first record at once (the run goes on; follow `events`, or `wait`).
-        `trigger` (a schedule's `{schedule: ID}`) is written into the record."""
+        `trigger` (a schedule's `{schedule: ID}`) is written into the record; `trace` and `video` override the
+        settings' modes (workflows/tracing.py)."""
         record, _task = await self._start(doc, inputs, env_id=env_id, tab_id=tab_id, workflow_id=workflow_id,
                                           batch_id=batch_id, row_index=row_index, fresh_tab=fresh_tab,
-                                          on_progress=on_progress, trigger=trigger)
+                                          on_progress=on_progress, trigger=trigger, trace=trace, video=video)
         return record.model_copy(deep=True)
 
     async def wait(self, run_id: str, timeout: float | None = None) -> RunRecord:
@@ -130,11 +136,12 @@ class RunManager:
     async def run(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
                   workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
                   fresh_tab: bool = False, on_progress: Callable[[RunRecord], None] | None = None,
-                  trigger: dict[str, Any] | None = None) -> RunRecord:
+                  trigger: dict[str, Any] | None = None, trace: TraceMode | None = None,
+                  video: TraceMode | None = None) -> RunRecord:
         """Run a workflow to its end and return its record (saved in runs.json)."""
         _record, task = await self._start(doc, inputs, env_id=env_id, tab_id=tab_id, workflow_id=workflow_id,
                                           batch_id=batch_id, row_index=row_index, fresh_tab=fresh_tab,
-                                          on_progress=on_progress, trigger=trigger)
+                                          on_progress=on_progress, trigger=trigger, trace=trace, video=video)
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -145,8 +152,9 @@ class RunManager:
 
     async def _start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None,
                      workflow_id: str | None, batch_id: str | None, row_index: int | None, fresh_tab: bool,
-                     on_progress: Callable[[RunRecord], None] | None,
-                     trigger: dict[str, Any] | None = None) -> tuple[RunRecord, asyncio.Task[RunRecord]]:
+                     on_progress: Callable[[RunRecord], None] | None, trigger: dict[str, Any] | None = None,
+                     trace: TraceMode | None = None,
+                     video: TraceMode | None = None) -> tuple[RunRecord, asyncio.Task[RunRecord]]:
         run_id = new_run_id()
         secrets = bound_secrets(doc, inputs)
         ops = self._ops_for_run(run_id, secrets)
@@ -164,8 +172,10 @@ class RunManager:
         except BaseException:
             self._tab_holders.pop(tab, None)
             raise
+        defaults = self._trace_defaults()
         settings = RunSettings(env_id=env_id, tab_id=tab, folder=self.runs.folder(run_id), secret_values=secret_values,
-                               settle_timeout=self._settle_seconds(), secrets=secrets)
+                               settle_timeout=self._settle_seconds(), secrets=secrets,
+                               trace=trace or defaults.trace, video=video or defaults.video, tracer=self._tracer)
         task = asyncio.ensure_future(self._drive(doc, inputs, record, ops, settings, on_progress))
         self._active[run_id] = task
         self._tasks[run_id] = task
@@ -194,6 +204,8 @@ class RunManager:
             if self._tab_holders.get(tab) == run_id:
                 del self._tab_holders[tab]
             self.runs.save(record)
+            if keeps(settings.trace, record.status) or record.video:
+                self.runs.prune_traces(self._trace_defaults().disk_mb * 1024 * 1024, keep={run_id})
             log.info("run %s of %s ended %s in %s ms", run_id, doc.name, record.status, record.duration_ms)
             self.events.emit(run_id, "run_finished", status=record.status, record=record.view())
         return record
@@ -226,8 +238,8 @@ class RunManager:
 
     async def batch(self, doc: WorkflowDocument, rows: list[dict[str, Any]], *, envs: list[str],
                     concurrency: int, workflow_id: str | None = None,
-                    on_progress: Progress | None = None,
-                    trigger: dict[str, Any] | None = None) -> tuple[str, BatchProgress]:
+                    on_progress: Progress | None = None, trigger: dict[str, Any] | None = None,
+                    trace: TraceMode | None = None, video: TraceMode | None = None) -> tuple[str, BatchProgress]:
         """One run per row, `concurrency` tabs at once, spread round-robin over `envs`; a failed row does
         not stop the others. `on_progress` gets the counts (`BatchProgress.as_dict`) once at the start and
         after each row that ends, whether it ran or could not start."""
@@ -254,7 +266,8 @@ class RunManager:
                     index = queue.get_nowait()
                     try:
                         record = await self.run(doc, rows[index], env_id=env_id, tab_id=tab, workflow_id=workflow_id,
-                                                batch_id=batch_id, row_index=index, trigger=trigger)
+                                                batch_id=batch_id, row_index=index, trigger=trigger, trace=trace,
+                                                video=video)
                     except RunError as exc:
                         log.warning("batch %s row %s could not start: %s", batch_id, index, exc)
                         progress.failed += 1

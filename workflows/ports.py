@@ -292,6 +292,15 @@ class BrowserPort(Protocol):
         """When network capture ran on the tab: write its HAR to `path` with the `redact` strings (secret
         values) replaced, and return the path; None when there is no capture for the tab."""
 
+    # A tab's video on demand (the original's screen_start / screen_stop, page_record_video).
+    async def start_video(self, tab_id: str, path: str, crop: tuple[float, float, float, float] | None = None,
+                          max_seconds: float | None = None) -> None:
+        """Start filming the tab (shown or windowless) into `path` (without suffix: the encoder gives it), only
+        the `crop` box (CSS px of the viewport) if given; a `PageError` when it is filmed already."""
+
+    async def stop_video(self, tab_id: str) -> dict[str, Any]:
+        """End the tab's video: `{path, seconds, frames, bytes, codec}` (LookupError when not filmed)."""
+
     # Moving a login between environments, and tab groups (the original's env_export/env_import, tab_group).
     async def read_env_state(self, env_id: str, origins: Sequence[str] = ()) -> dict[str, Any]:
         """`{cookies: [CDP Network.Cookie], localStorage: {origin: {key: value}}}` of the environment; local

@@ -2,7 +2,8 @@
 
 A record holds what a person needs to understand a run afterwards: status, where it stopped and why, the
 failure screenshot and HAR, outputs (large values live in the run folder, not inline), files, and a per-node
-trace. Secret inputs are stored as `<secret:name>`.
+trace (with screenshots, console and requests when the run kept its trace, and a video: workflows/tracing.py).
+Secret inputs are stored as `<secret:name>`.
 
 The index lives in memory (the truth) together with each entry's JSON data, made once when the entry is
 saved: writing `runs.json` then only joins 200 ready entries, on the saver's thread (envs/savemanager.py; in the
@@ -28,6 +29,7 @@ from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
+from workflows.tracing import prune
 
 log = logging.getLogger(loggers.WORKFLOWS)
 
@@ -59,6 +61,17 @@ class TraceEntry(_Model):
     error: str | None = None
     locator: str | None = None  # which locator alternative matched
     healed: dict[str, Any] | None = None  # {from, to, score, why}: no locator matched, the fingerprint did
+    # The trace of the node (workflows/tracing.py), when the run kept one: when it started (ms from the run's
+    # start), its screenshots (before: at the moment of acting, the element outlined; after), the element it
+    # acted on, the console messages, page errors and requests while it ran. Absent otherwise.
+    at_ms: float | None = None
+    before: str | None = None
+    after: str | None = None
+    box: dict[str, float] | None = None
+    element: str | None = None
+    console: list[dict[str, Any]] | None = None
+    page_errors: list[dict[str, Any]] | None = None
+    requests: list[dict[str, Any]] | None = None
 
 
 class RunRecord(_Model):
@@ -78,6 +91,9 @@ class RunRecord(_Model):
     error: str | None = None
     screenshot: str | None = None
     har: str | None = None
+    video: str | None = None  # the run's video (workflows/tracing.py), when kept
+    # How the run was asked to record itself: {trace, video} modes; absent when both were off.
+    tracing: dict[str, str] | None = None
     outputs: dict[str, Any] = Field(default_factory=dict)
     files: list[str] = Field(default_factory=list)
     trace: list[TraceEntry] = Field(default_factory=list)
@@ -217,6 +233,11 @@ class RunStore:
             self._saver.run(lambda folder=folder: shutil.rmtree(folder, ignore_errors=True), f"evict {old.id}")
             log.info("evicted run %s and its folder", old.id)
         return record
+
+    def prune_traces(self, cap_bytes: int, keep: set[str]) -> None:
+        """Drop the oldest runs' traces and videos until they take at most `cap_bytes` together (on the saver's
+        thread, after the writes queued before); `keep` goes last (workflows/tracing.py)."""
+        self._saver.run(lambda: prune(self.data.runs, cap_bytes, keep), "prune traces")
 
     def _externalise(self, record: RunRecord) -> RunRecord:
         outputs: dict[str, Any] = {}

@@ -34,6 +34,7 @@ from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
 from workflows.schedule_timing import Timing
+from workflows.tracing import TraceMode
 
 log = logging.getLogger(loggers.SCHEDULES)
 
@@ -76,6 +77,9 @@ class Schedule(_Camel):
     rows_file: str | None = None
     broker: str | None = None
     concurrency: int = Field(default=1, ge=1, le=16)
+    # Its runs' trace and video modes (workflows/tracing.py); None: the settings' (trace on-failure, video off).
+    trace: TraceMode | None = None
+    video: TraceMode | None = None
     timing: Timing
     missed: MissedPolicy = "run"
     grace_minutes: int = Field(default=DEFAULT_GRACE_MINUTES, ge=0, le=7 * 24 * 60)
@@ -122,7 +126,7 @@ class SchedulesDocument(_Camel):
 
 Listener = Callable[[ScheduleChange, str], None]
 EDITABLE = frozenset({"name", "workflow_id", "workflow_name", "env", "inputs", "rows_file", "broker", "concurrency",
-                      "timing", "missed", "grace_minutes", "enabled"})
+                      "timing", "missed", "grace_minutes", "enabled", "trace", "video"})
 
 
 def clean_name(name: str) -> str:

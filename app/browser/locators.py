@@ -158,11 +158,12 @@ class WaitTimeout(LocatorError, PageTimeout):
 # -- results -----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ClickTarget:
-    """Where to click: CSS px of the top-level viewport, and what is there."""
+    """Where to click: CSS px of the top-level viewport, and what is there (and its box, when known)."""
 
     x: float
     y: float
     description: str
+    box: "Rect | None" = None
 
 
 @dataclass(frozen=True)
@@ -367,7 +368,9 @@ async def wait_actionable(page: QWebEnginePage, locator: LocatorLike, timeout: f
     opts = {"hitTest": hit_test, "enabled": enabled, "editable": editable, "scroll": scroll, "stable": stable}
     result = await _poll(page, label, "actionable", (spec, opts), timeout)
     log.debug("actionable %s at (%s, %s): %s", label, result["x"], result["y"], result["desc"])
-    return ClickTarget(float(result["x"]), float(result["y"]), str(result["desc"]))
+    box = result.get("box")
+    return ClickTarget(float(result["x"]), float(result["y"]), str(result["desc"]),
+                       Rect(**box) if isinstance(box, dict) else None)
 
 
 async def focus(page: QWebEnginePage, locator: LocatorLike, timeout: float = 10.0) -> str:

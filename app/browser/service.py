@@ -1,5 +1,6 @@
 """`BrowserService`: the browser of the app. It owns the environments' profiles (and their domain policies,
-identities, DevTools channels, network captures, the code sandbox) and every tab, in a registry keyed by tab id.
+identities, DevTools channels, network captures, the code sandbox, the recordings of traces and videos:
+app/browser/trace.py) and every tab, in a registry keyed by tab id.
 
 Windows only show tabs (app/ui/env_windows.py): a tab is made here, with its control state, its policy guard
 and its parts (app/browser/parts/), and is *shown* in its environment's window when the app has windows and
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import shiboken6
@@ -40,6 +42,8 @@ from app.browser.parts.tab import Tab
 from app.browser.policy import PolicyRegistry
 from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserPage, BrowserTab
+from app.browser.tabvideo import describe as describe_video
+from app.browser.trace import Tracing
 from app.browser.transfer import ProfileState
 from app.browser.windowless import keep_windowless, show_in_window
 from envs import loggers
@@ -84,6 +88,7 @@ class BrowserService(QObject):
         self.net = NetServices(self.cdp, self.captures, self.policies)
         self.code_sandbox = CodeSandbox(self)
         self._tabs: dict[str, Tab] = {}
+        self.tracing = Tracing(self._tabs.get)  # runs' traces and videos, screen_start / screen_stop
         self._shown: set[str] = set()
         self._active: dict[str, str] = {}  # env id -> tab id
         self._groups: dict[str, str] = {}  # tab id -> group id
@@ -215,6 +220,7 @@ class BrowserService(QObject):
         if tab is None:
             return None
         self._shown.discard(tab_id)
+        self.tracing.tab_closed(tab_id)
         grouped = self._groups.pop(tab_id, None)
         if self._active.get(tab.env_id) == tab_id:
             rest = self.tabs(tab.env_id)
@@ -319,6 +325,14 @@ class BrowserService(QObject):
         if tab is None or self.captures.get(tab_id) is None:
             return None
         return str((await tab.network.net_export(path, redact))["path"])
+
+    async def start_video(self, tab_id: str, path: str, crop: tuple[float, float, float, float] | None = None,
+                          max_seconds: float | None = None) -> None:
+        self.get(tab_id)
+        await self.tracing.start_video(tab_id, Path(path), crop=crop, max_seconds=max_seconds)
+
+    async def stop_video(self, tab_id: str) -> dict[str, Any]:
+        return describe_video(await self.tracing.stop_video(tab_id))
 
     def _profile_state(self, env_id: str) -> ProfileState:
         return ProfileState(self.cdp, self.profiles.get(env_id), [tab.page for tab in self.tabs(env_id)])

@@ -20,6 +20,7 @@ import logging
 import os
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +118,11 @@ class _ArmedUpload:
     armed_at: float = field(default_factory=time.monotonic)
 
 
+_CONSOLE_LEVELS = {QWebEnginePage.JavaScriptConsoleMessageLevel.InfoMessageLevel: "info",
+                   QWebEnginePage.JavaScriptConsoleMessageLevel.WarningMessageLevel: "warning",
+                   QWebEnginePage.JavaScriptConsoleMessageLevel.ErrorMessageLevel: "error"}
+
+
 class BrowserPage(QWebEnginePage):
     popup_requested = Signal(object)  # the new BrowserPage
     file_chooser_answered = Signal(object)  # FileChooserEvent
@@ -139,13 +145,18 @@ class BrowserPage(QWebEnginePage):
         # Called with each console message first; one that returns True consumed it (the recorder's messages,
         # app/browser/record.py, which never reach the log).
         self.console_listeners: list[Callable[[str], bool]] = []
+        # The page's own console messages (not consumed by a listener) while a trace records the tab
+        # (app/browser/trace.py): (time.time(), level, message, source, line); None when nobody records.
+        self.console_journal: deque[tuple[float, str, str, str, int]] | None = None
 
     def javaScriptConsoleMessage(self, level: QWebEnginePage.JavaScriptConsoleMessageLevel, message: str,  # noqa: N802
                                  line: int, source: str) -> None:
-        """The page's console goes to the debug log (Qt would print it as warnings)."""
+        """The page's console goes to the debug log (Qt would print it as warnings), and to a trace."""
         for listener in list(self.console_listeners):
             if listener(message):
                 return
+        if self.console_journal is not None:
+            self.console_journal.append((time.time(), _CONSOLE_LEVELS.get(level, "log"), message, source, line))
         page_log.debug("console %s:%s %s", source, line, message)
 
     # -- popups ----------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
     browserpilot schedule add WORKFLOW (--cron EXPR | --every 15m | --daily 09:00 [--weekdays] | --at DATETIME)
         [--name NAME] [--env ID] [--input k=v ...] [--rows FILE [--broker URL] [--concurrency N]]
-        [--missed run|skip] [--grace-hours H]
+        [--missed run|skip] [--grace-hours H] [--trace [MODE]] [--video [MODE]]
     browserpilot schedule list [--json]
     browserpilot schedule enable|disable|remove ID
     browserpilot schedule run ID [--json]
@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from app.cli.common import parse_inputs, print_json, run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from app.cli.workflows import add_trace_options
 from envs.datadir import DataDir
 
 
@@ -48,6 +49,7 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     add.add_argument("--grace-hours", type=float, metavar="H", help="how old a missed time may be to still run "
                                                                      "(default 12)")
     add.add_argument("--disabled", action="store_true", help="make it switched off")
+    add_trace_options(add)
     add.add_argument("--json", action="store_true", help="print JSON")
     listing = actions.add_parser("list", parents=[common], help="the schedules and their next times")
     listing.add_argument("--json", action="store_true", help="print JSON")
@@ -90,7 +92,7 @@ def schedule_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callab
         params: dict[str, Any] = {"workflow": args.workflow, "missed": args.missed}
         for key, value in (("cron", args.cron), ("every", args.every), ("daily", args.daily), ("at", args.at),
                            ("name", args.name), ("env", args.schedule_env), ("broker", args.broker),
-                           ("concurrency", args.concurrency)):
+                           ("concurrency", args.concurrency), ("trace", args.trace), ("video", args.video)):
             if value is not None:
                 params[key] = value
         if args.weekdays:

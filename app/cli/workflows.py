@@ -1,5 +1,5 @@
 """Command-line verbs for workflows and runs: `run`, `workflow list|import|export|update|history|diff|restore|
-delete`, `runs list|show`.
+delete`, `runs list|show|export`.
 
 Every verb maps to an operation. `workflow` and `runs` run it here (or in the running app); `run` needs the
 browser: it goes to the running app when there is one, otherwise it starts the app for the run (headless
@@ -35,6 +35,7 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     run.add_argument("--json", action="store_true", help="print the run record(s) as JSON")
     run.add_argument("-q", "--quiet", action="store_true",
                      help="no progress bar on stderr for --rows (it only shows on a terminal anyway)")
+    add_trace_options(run)
     add_run_options(run)
 
     workflow = verbs.add_parser("workflow", parents=[common], help="list, import, export or delete workflows")
@@ -84,7 +85,28 @@ def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:
     show.add_argument("--table", nargs="?", const="", default=None, metavar="NAME",
                       help="print a table of the run instead (an exported table or a list output; NAME or its "
                            "number from 1, default the first; the others are listed after it)")
+    show.add_argument("--trace", action="store_true", help="print the run's trace: each node's timing, locator and "
+                                                           "heal, screenshots, console, page errors and requests")
     show.add_argument("--json", action="store_true")
+    exported = run_actions.add_parser("export", parents=[common], help="write one zip with the run's record, trace, "
+                                                                      "screenshots, video and HAR (for a bug report)")
+    exported.add_argument("run_id", metavar="RUN_ID")
+    exported.add_argument("-o", "--output", metavar="FILE", help="the zip to write (default exports/RUN_ID.zip in the "
+                                                                 "data folder)")
+    exported.add_argument("--json", action="store_true")
+
+
+MODES = ("off", "on-failure", "always")
+
+
+def add_trace_options(parser: argparse.ArgumentParser) -> None:
+    """`--trace [MODE]` and `--video [MODE]` (alone: always); default: the settings' (trace on-failure, video off)."""
+    parser.add_argument("--trace", nargs="?", const="always", choices=MODES, metavar="MODE",
+                        help="keep a trace of every node (screenshots, console, requests): off, on-failure, always "
+                             "(alone: always; default: the setting, on-failure)")
+    parser.add_argument("--video", nargs="?", const="always", choices=MODES, metavar="MODE",
+                        help="keep a video of the run's tab: off, on-failure, always (alone: always; default: the "
+                             "setting, off)")
 
 
 def add_run_options(run: argparse.ArgumentParser) -> None:
@@ -195,8 +217,17 @@ def runs_call(args: argparse.Namespace) -> tuple[str, dict[str, Any], Callable[[
                 duration = f"{run['durationMs'] / 1000:.1f} s" if run.get("durationMs") is not None else "-"
                 print(f"{run['id']}\t{run['status']}\t{run['workflow']}\t{run['env']}\t{run['startedAt']}\t{duration}")
         return "run_list", {"limit": args.limit}, show
+    if args.runs_verb == "export":
+        params: dict[str, Any] = {"runId": args.run_id}
+        if args.output:
+            params["path"] = str(Path(args.output).expanduser().resolve())
+        return "run_export", params, (lambda r: print_json(r) if args.json else print(
+            f"{r['path']}\t{r['files']} files, {r['bytes']} bytes"))
     if args.table is not None:
         return "run_tables", {"runId": args.run_id}, lambda result: print_table(result, args.table, args.json)
+    if args.trace:
+        return "run_read", {"runId": args.run_id}, (lambda r: print_json(r["run"].get("trace", [])) if args.json
+                                                    else print_trace(r["run"]))
     return "run_read", {"runId": args.run_id}, (lambda r: print_json(r["run"]) if args.json else print_record(r["run"]))
 
 
@@ -244,6 +275,46 @@ def print_record(run: dict[str, Any]) -> None:
                   f"-> {heal.get('element')} (score {heal.get('score')}: {heal.get('why')})")
 
 
+def print_trace(run: dict[str, Any]) -> None:
+    """The run's steps: one line each (offset, time, status, node, locator or heal, element), then its pictures,
+    console, page errors and requests, indented."""
+    print(f"{run['id']}  {run['status']}  {run['workflowName']}  {(run.get('durationMs') or 0) / 1000:.2f} s")
+    steps = run.get("trace") or []
+    if run.get("traceRemoved"):
+        print("(the screenshots and video were deleted since: traces take at most the size set in the settings)")
+    elif not any(step.get("before") or step.get("after") for step in steps):
+        mode = (run.get("tracing") or {}).get("trace", "off")
+        print("no screenshots kept: " + ("the trace was off" if mode == "off" else
+                                         f"the trace was {mode} and the run ended {run['status']}"))
+    for step in steps:
+        at = f"{step['atMs'] / 1000:7.2f}s" if step.get("atMs") is not None else "        "
+        title = f" {step['title']!r}" if step.get("title") else ""
+        where = ""
+        if step.get("healed"):
+            where = f"  healed: {step['healed'].get('from')} -> {step['healed'].get('element')}"
+        elif step.get("locator"):
+            where = f"  by {step['locator']}"
+        print(f"{at} {step.get('ms', 0):7.0f} ms  {'ok ' if step.get('ok') else 'ERR'}  {step['node']} "
+              f"({step['type']}){title}{where}")
+        if step.get("element"):
+            print(f"      element: {step['element']}")
+        if step.get("error"):
+            print(f"      error: {step['error']}")
+        for key in ("before", "after"):
+            if step.get(key):
+                print(f"      {key}: {step[key]}")
+        for message in step.get("console") or []:
+            print(f"      console {message['level']}: {message['text']}")
+        for error in step.get("pageErrors") or []:
+            print(f"      page error: {error['text']}")
+        for request in step.get("requests") or []:
+            status = request.get("status") or (request.get("error") or "-")
+            timing = f" {request['ms']:.0f} ms" if request.get("ms") is not None else ""
+            print(f"      {request.get('method', 'GET')} {request['url']} {status}{timing} ({request.get('type')})")
+    if run.get("video"):
+        print(f"video: {run['video']}")
+
+
 def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     target = Path(args.workflow).expanduser()
     params: dict[str, Any] = {"inputs": parse_inputs(args.inputs)}
@@ -258,6 +329,9 @@ def run_call(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
         params["name"] = args.workflow
     if args.run_env:
         params["env"] = args.run_env
+    for key in ("trace", "video"):
+        if getattr(args, key, None):
+            params[key] = getattr(args, key)
     if args.rows:
         params.update(rowsFile=str(Path(args.rows).expanduser().resolve()), concurrency=args.concurrency)
         if getattr(args, "broker", None):

@@ -210,6 +210,9 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
     workflow document travels with each row; each row's result (with the worker's name and timings) is stored
     here as a run of one batch. Delivery is at least once: a row whose worker died runs again elsewhere; its
     first outcome is kept, later ones are listed as duplicates. The batch is also on file (batch_resume)."""
+    if params.trace or params.video:
+        raise OpError("a batch on workers cannot keep traces or videos yet; run the rows here (workflow_batch) "
+                      "to keep them")
     doc, workflow_id = await _resolve(ctx, params)
     rows = params.rows if params.rows is not None else read_rows(params.rows_file or "")
     if not rows:

@@ -1,6 +1,7 @@
 """Result shipping: a worker's run folder files go back to the submitter, up to a size limit per row.
 
-On the worker, `collect_files` reads the files a run produced (its `files`, failure screenshot and HAR),
+On the worker, `collect_files` reads the files a run produced (its `files`, failure screenshot, HAR, and the
+trace's screenshots and video when it kept them),
 smallest first, inline (base64) while the row's total stays within the limit; bigger ones stay where they
 are and are listed with their path on the worker. On the submitter, `land_files` writes them into the run's
 own folder (atomically) and `relocate` points the record's paths at the local copies. Pure Python.
@@ -21,9 +22,10 @@ log = logging.getLogger(loggers.DISTRIBUTED)
 
 
 def record_paths(record: dict[str, Any]) -> list[str]:
-    """Every file path a run record names: files, screenshot, HAR (each once)."""
+    """Every file path a run record names: files, screenshot, HAR, video, the trace's screenshots (each once)."""
     paths = [str(p) for p in record.get("files") or []]
-    paths += [str(record[key]) for key in ("screenshot", "har") if record.get(key)]
+    paths += [str(record[key]) for key in ("screenshot", "har", "video") if record.get(key)]
+    paths += [str(entry[key]) for entry in record.get("trace") or [] for key in ("before", "after") if entry.get(key)]
     return list(dict.fromkeys(paths))
 
 
@@ -76,7 +78,11 @@ def relocate(record: dict[str, Any], moved: dict[str, str]) -> dict[str, Any]:
     """The record with its file paths pointing at the submitter's copies (paths left on the worker unchanged)."""
     out = dict(record)
     out["files"] = [moved.get(str(p), str(p)) for p in record.get("files") or []]
-    for key in ("screenshot", "har"):
+    for key in ("screenshot", "har", "video"):
         if record.get(key):
             out[key] = moved.get(str(record[key]), str(record[key]))
+    if record.get("trace"):
+        out["trace"] = [{**entry, **{key: moved.get(str(entry[key]), str(entry[key]))
+                                     for key in ("before", "after") if entry.get(key)}}
+                        for entry in record["trace"]]
     return out

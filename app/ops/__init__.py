@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.ops import (env_ops, env_transfer_ops, group_ops, inspect_ops, mock_ops, net_ops, page_ops, record_ops,
-                     schedule_ops, tab_ops, workflow_ops)
+                     schedule_ops, tab_ops, trace_ops, workflow_ops)
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OperationRegistry, OpError, Params, failure, operation
 
@@ -23,6 +23,7 @@ def build_registry() -> OperationRegistry:
     registry.add(*workflow_ops.OPERATIONS)
     registry.add(*record_ops.OPERATIONS)
     registry.add(*schedule_ops.OPERATIONS)
+    registry.add(*trace_ops.OPERATIONS)
     _add_agent(registry)
     _add_distributed(registry)
     return registry

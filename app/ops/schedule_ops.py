@@ -21,6 +21,7 @@ from app.ops.registry import Operation, OpError, Params, operation
 from envs.model import DEFAULT_ENV_ID
 from workflows.schedule_timing import Timing, describe, describe_next, timing_from_options
 from workflows.schedules import DEFAULT_GRACE_MINUTES, Schedule
+from workflows.tracing import TraceMode
 
 BROKER_SCHEMES = ("redis://", "rediss://", "redis+socket://")
 
@@ -57,6 +58,10 @@ class ScheduleFields(TimingParams):
                                       description=f"How old a missed time may be and still run (default "
                                                   f"{DEFAULT_GRACE_MINUTES} = 12 h).")
     enabled: bool | None = None
+    trace: TraceMode | None = Field(default=None, description="Its runs keep a trace of every node: off, "
+                                                              "on-failure or always (default: the setting).")
+    video: TraceMode | None = Field(default=None, description="Its runs keep a video: off, on-failure or always "
+                                                              "(default: the setting).")
 
 
 class ScheduleCreateParams(ScheduleFields):
@@ -105,7 +110,9 @@ def _check_target(ctx: OpContext, fields: ScheduleFields, changes: dict[str, Any
         if fields.broker and not fields.broker.startswith(BROKER_SCHEMES):
             raise OpError(f"the broker must be a redis:// or rediss:// URL, not {fields.broker!r}")
         changes["broker"] = fields.broker or None
-    for key in ("inputs", "concurrency", "missed", "grace_minutes", "enabled"):
+    if (fields.trace or fields.video) and changes.get("broker"):
+        raise OpError("a batch on workers cannot keep traces or videos yet")
+    for key in ("inputs", "concurrency", "missed", "grace_minutes", "enabled", "trace", "video"):
         value = getattr(fields, key)
         if value is not None:
             changes[key] = value

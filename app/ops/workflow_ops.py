@@ -35,6 +35,7 @@ from workflows.repairs import apply as apply_repair
 from workflows.repairs import auto_repair_runs, current_key, target_key
 from workflows.repairs import due as repair_due
 from workflows.repairs import proposals as repair_proposals
+from workflows.tracing import TraceMode
 from workflows.versions import Reason, diff as diff_versions
 
 log = logging.getLogger(loggers.OPS)
@@ -146,6 +147,12 @@ class WorkflowRunParams(Params):
     env: str | None = Field(default=None, description="Environment id (default env-default).")
     tab_id: str | None = Field(default=None, description="Tab to run in (default: the environment's active "
                                                          "tab, or a new one when that is busy).")
+    trace: TraceMode | None = Field(default=None, description="Keep a trace of every node (screenshots with the "
+                                                              "element outlined, console, requests): off, "
+                                                              "on-failure or always (default: the setting, "
+                                                              "on-failure).")
+    video: TraceMode | None = Field(default=None, description="Keep a video of the run's tab: off, on-failure or "
+                                                              "always (default: the setting, off).")
 
     @model_validator(mode="after")
     def _one(self) -> "WorkflowRunParams":
@@ -352,12 +359,12 @@ async def _resolve(ctx: OpContext, params: WorkflowRunParams) -> tuple[WorkflowD
 async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, Any]:
     """Run a workflow to its end, deterministically (no model in the loop), and return its run record:
     status ok | failed | cancelled | taken_over, outputs, files, the node it stopped at, error, failure
-    screenshot, HAR, per-node trace."""
+    screenshot, HAR, per-node trace (with screenshots, console and requests when `trace` keeps it), video."""
     assert ctx.runner is not None
     doc, workflow_id = await _resolve(ctx, params)
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
     record = await ctx.runner.run(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id,
-                                  trigger=ctx.trigger)
+                                  trigger=ctx.trigger, trace=params.trace, video=params.video)
     return run_result(record)
 
 
@@ -381,7 +388,7 @@ async def workflow_start(ctx: OpContext, params: WorkflowRunParams) -> dict[str,
     doc, workflow_id = await _resolve(ctx, params)
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
     record = await ctx.runner.start(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id,
-                                    trigger=ctx.trigger)
+                                    trigger=ctx.trigger, trace=params.trace, video=params.video)
     return {"runId": record.id, "tabId": record.tab_id, "workflow": workflow_id or ""}
 
 
@@ -441,7 +448,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     envs = [ctx.envs.get(env).id for env in (params.envs or [params.env or DEFAULT_ENV_ID])]
     batch_id, progress = await ctx.runner.batch(doc, rows, envs=envs, concurrency=params.concurrency,
                                                 workflow_id=workflow_id, on_progress=ctx.progress,
-                                                trigger=ctx.trigger)
+                                                trigger=ctx.trigger, trace=params.trace, video=params.video)
     results = [({"row": index, "status": "not run"} if record is None else
                 {"row": index, "runId": record.id, "status": record.status, "error": record.error,
                  "outputs": record.outputs, "env": record.env}) for index, record in enumerate(progress.records)]
@@ -637,8 +644,21 @@ async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
 
 @operation("run_read", RunRef, read_only=True)
 async def run_read(ctx: OpContext, params: RunRef) -> dict[str, Any]:
-    """A whole run record: inputs (secrets redacted), status, outputs, files, screenshot, HAR, trace."""
-    return {"run": record_view(ctx.runs.get(params.run_id))}
+    """A whole run record: inputs (secrets redacted), status, outputs, files, screenshot, HAR, and the trace:
+    per node its timing, locator and heal, and when the run kept its trace, `before`/`after` screenshot paths,
+    the element acted on (`box`, `element`), `console`, `pageErrors` and `requests`; `video` when one was kept.
+    `traceRemoved` when the traces' disk cap has deleted the files since."""
+    record = await in_thread(ctx.runs.get, params.run_id)  # the whole record may be read from its folder
+    view = record_view(record)
+    if record.video or any(entry.before or entry.after for entry in record.trace):
+        if not await in_thread(_trace_files_exist, record):
+            view["traceRemoved"] = True
+    return {"run": view}
+
+
+def _trace_files_exist(record: RunRecord) -> bool:
+    paths = [record.video] + [path for entry in record.trace for path in (entry.before, entry.after)]
+    return any(path and Path(path).exists() for path in paths)
 
 
 @operation("run_tables", RunTablesParams, read_only=True)

@@ -313,7 +313,8 @@ class Scheduler:
     async def _single(self, ctx: OpContext, schedule: Schedule,
                       first: ScheduleResult) -> tuple[ScheduleResult, dict[str, Any]]:
         started = await self.registry.call(ctx, "workflow_start", {"name": schedule.workflow_id,
-                                                                   "inputs": schedule.inputs, "env": schedule.env})
+                                                                   "inputs": schedule.inputs, "env": schedule.env,
+                                                                   **_tracing(schedule)})
         if not started.get("ok"):
             return first.model_copy(update={"status": "failed", "reason": started.get("error"),
                                             "ended_at": utc_now()}), started
@@ -342,6 +343,7 @@ class Scheduler:
         else:
             name = "workflow_batch"
             params["concurrency"] = schedule.concurrency
+            params.update(_tracing(schedule))
         task = self._live.get(schedule.id)
         if task is not None:
             task.set_name("batch")
@@ -375,3 +377,8 @@ class Scheduler:
             log.info("the wall clock moved %.0f s against the monotonic one (a sleep?): looking at the schedules", drift)
             self._scheduler.wakeup()
         self._clock = asyncio.get_event_loop().call_later(CLOCK_CHECK, self._check_clock)
+
+
+def _tracing(schedule: Schedule) -> dict[str, str]:
+    """The trace and video modes a schedule gives its runs (none: the settings')."""
+    return {key: value for key, value in (("trace", schedule.trace), ("video", schedule.video)) if value}

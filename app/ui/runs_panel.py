@@ -5,8 +5,10 @@ read again, a moment later, whenever a run record is written (a run started or e
 the app's `run_saved` signal). The detail view reads the whole record with `run_read`: where the run stopped
 and why, its outputs as a table, its files (Open, Show in Folder), its tables (`run_tables`: exported tables
 and list outputs, sortable and filterable, app/ui/run_tables.py), the failure screenshot (a thumbnail; click
-to open it), the HAR path, its inputs (secrets redacted) and the per-node trace. A running run can be
-cancelled (`run_cancel`). Everything goes through operations on the asyncio loop; nothing here blocks.
+to open it), the HAR path, its inputs (secrets redacted) and the per-node trace: its Trace view (a filmstrip,
+each step's screenshots, console and requests, the video, Export; app/ui/trace_view.py) above the table of its
+nodes. A running run can be cancelled (`run_cancel`). Everything goes through operations on the asyncio loop;
+nothing here blocks.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QP
                             QUrl, Signal)
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QIcon, QMouseEvent, QPainter, QPixmap
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFormLayout,
     QFrame,
     QHBoxLayout,
@@ -46,8 +47,9 @@ from app.ops import OpContext
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.op_runner import OpRunner
 from app.ui.run_tables import RunTablesView
-from app.ui.table_model import RowsTableModel, record_table
+from app.ui.table_model import RowsTableModel, item_table as _table, record_table
 from app.ui.theme import current_scheme, icon
+from app.ui.trace_view import TraceView
 from envs import loggers
 from envs.store import EnvEvent
 
@@ -284,18 +286,6 @@ class ClickableLabel(QLabel):
         super().mouseReleaseEvent(event)
 
 
-def _table(parent: QWidget, name: str, headers: tuple[str, ...]) -> QTableWidget:
-    table = QTableWidget(0, len(headers), parent)
-    table.setObjectName(name)
-    table.setHorizontalHeaderLabels(list(headers))
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.verticalHeader().hide()
-    table.setAlternatingRowColors(True)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
-
-
 def _item(text: str, tooltip: str | None = None) -> QTableWidgetItem:
     item = QTableWidgetItem(text)
     if tooltip and tooltip != text:
@@ -383,7 +373,16 @@ class RunDetail(QWidget):
         self.pages.addTab(files_page, icon("file"), self.tr("Files"))
         self.tables = RunTablesView(self)
         self.pages.addTab(self.tables, icon("table"), self.tr("Tables"))
-        self.pages.addTab(self.trace, icon("list-ordered"), self.tr("Trace"))
+        self.trace_view = TraceView(self)
+        self.trace.itemSelectionChanged.connect(lambda: self.trace.currentRow() >= 0 and
+                                                self.trace_view.select_step(self.trace.currentRow()))
+        self.trace_page = QSplitter(Qt.Orientation.Vertical, self)
+        self.trace_page.setObjectName("run-trace-page")
+        self.trace_page.addWidget(self.trace_view)
+        self.trace_page.addWidget(self.trace)
+        self.trace_page.setStretchFactor(0, 3)
+        self.trace_page.setStretchFactor(1, 1)
+        self.pages.addTab(self.trace_page, icon("list-ordered"), self.tr("Trace"))
         self.pages.addTab(self.inputs, icon("file-input"), self.tr("Inputs"))
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -470,12 +469,13 @@ class RunDetail(QWidget):
                         why=healed.get("why")))
                 self.trace.setItem(row, column, item)
         self.trace.resizeColumnsToContents()
+        self.trace_view.show_run(run or None)
         self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(run["files"])) if run.get("files")
                               else self.tr("Files"))
         if not run or run.get("id") != self.tables_run:
             self.show_tables(None, [])
         healed = sum(1 for entry in run.get("trace", []) if entry.get("healed"))
-        self.pages.setTabText(self.pages.indexOf(self.trace),
+        self.pages.setTabText(self.pages.indexOf(self.trace_page),
                               self.tr("Trace ({n} healed)").format(n=healed) if healed else self.tr("Trace"))
 
     tables_run: str | None = None
@@ -565,6 +565,7 @@ class RunsPanel(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.detail = RunDetail(self)
+        self.detail.trace_view.calls = self.calls.start  # its Export calls run_export
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
         for key, text, handler, icon_name in (("cancel", self.tr("&Cancel Run"), self.cancel_selected, "circle-stop"),

@@ -3,14 +3,17 @@
 - how long a run, a tab closed by an operation or a quitting app lets what a page still has in flight (a form
   post, a fetch) land (`settleSeconds` in settings.json; read each time it is needed);
 - how long an app started headless by `browserpilot mcp` stays up after its last bridge client has gone
-  (`idleExitMinutes`; the idle watch reads the setting every time it looks).
+  (`idleExitMinutes`; the idle watch reads the setting every time it looks);
+- what a run keeps of itself (workflows/tracing.py): its trace (`trace`: off, on failure, always), its video
+  (`video`), and how much disk all traces and videos may take together (`traceDiskMb`).
 """
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
 from app.settings import SettingsStore
 from envs import loggers
@@ -20,6 +23,10 @@ log = logging.getLogger(loggers.UI)
 
 MAX_MINUTES = 10080  # a week: the settings model's upper bound
 MAX_SETTLE_SECONDS = 300
+MAX_TRACE_DISK_MB = 1_000_000
+MODE_TEXT = {"off": QT_TRANSLATE_NOOP("TraceMode", "Off"),
+             "on-failure": QT_TRANSLATE_NOOP("TraceMode", "When the run fails"),
+             "always": QT_TRANSLATE_NOOP("TraceMode", "Always")}
 
 
 class UnattendedSection(QGroupBox):
@@ -47,6 +54,19 @@ class UnattendedSection(QGroupBox):
                   self.tr("An app that <code>browserpilot mcp</code> started without windows quits this long after "
                           "its last agent client has gone, never while a run, a batch, a recording or a window "
                           "someone uses is open. An app you started yourself never quits by itself."))
+        self.trace = self._mode("trace-mode", "trace", settings.current.trace)
+        self._row(self.tr("Keep a trace of each run:"), self.trace,
+                  self.tr("A screenshot of every node (the element it acted on outlined), its console messages, "
+                          "page errors and requests: the Runs panel's Trace tab. A run, a batch or a schedule may "
+                          "ask otherwise."))
+        self.video = self._mode("video-mode", "video", settings.current.video)
+        self._row(self.tr("Keep a video of each run:"), self.video,
+                  self.tr("A film of the run's tab, its nodes as chapters. Fields a secret was typed into are "
+                          "covered in every screenshot and frame."))
+        self.disk = self._number("trace-disk-mb", "trace_disk_mb", 10, MAX_TRACE_DISK_MB, self.tr(" MB"), "",
+                                 settings.current.trace_disk_mb)
+        self._row(self.tr("Traces and videos take at most:"), self.disk,
+                  self.tr("All runs' traces and videos together; the oldest are deleted first (their runs stay)."))
         self._form.addRow(self.problem)
 
     def _number(self, name: str, field: str, low: int, high: int, suffix: str, special: str,
@@ -61,13 +81,22 @@ class UnattendedSection(QGroupBox):
         box.valueChanged.connect(lambda number: self._save(field, number))
         return box
 
-    def _row(self, label: str, box: QSpinBox, note: str) -> None:
+    def _mode(self, name: str, field: str, value: str) -> QComboBox:
+        box = QComboBox(self)
+        box.setObjectName(name)
+        for mode, text in MODE_TEXT.items():
+            box.addItem(QCoreApplication.translate("TraceMode", text), mode)
+        box.setCurrentIndex(max(0, box.findData(value)))
+        box.currentIndexChanged.connect(lambda _index: self._save(field, box.currentData()))
+        return box
+
+    def _row(self, label: str, box: QWidget, note: str) -> None:
         self._form.addRow(label, box)
         text = QLabel(note, self)
         text.setWordWrap(True)
         self._form.addRow(text)
 
-    def _save(self, field: str, value: int) -> None:
+    def _save(self, field: str, value: int | str) -> None:
         try:
             self.settings.update(**{field: value})
         except (StoreError, OSError) as exc:

@@ -1,11 +1,12 @@
-"""What the main window's panels share: a table model over a list of rows, the record table, a button row."""
+"""What the main window's panels share: a table model over a list of rows, the record table, a table of items, a
+button row."""
 
 from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Generic, Sequence, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QPushButton, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QPushButton, QTableView, QTableWidget, QWidget
 
 from app.ui.theme import icon
 
@@ -82,6 +83,19 @@ class RowsTableModel(QAbstractTableModel, Generic[Row]):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return QCoreApplication.translate(self.context, self.columns[section])
         return None
+
+
+def item_table(parent: QWidget, name: str, headers: Sequence[str]) -> QTableWidget:
+    """A read-only table of items: whole rows selected, no row numbers, the last column stretched."""
+    table = QTableWidget(0, len(headers), parent)
+    table.setObjectName(name)
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.verticalHeader().hide()
+    table.setAlternatingRowColors(True)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
 
 
 def record_table(parent: QWidget, model: QAbstractTableModel, name: str) -> QTableView:

@@ -182,6 +182,16 @@
     </message>
 </context>
 <context>
+    <name>TraceView</name>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n step</numerusform>
+            <numerusform>%n steps</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Tray</name>
     <message numerus="yes">
         <source>BrowserPilot: %n run(s) need you</source>

@@ -2748,6 +2748,13 @@ score {score}: {why}</source>
     </message>
 </context>
 <context>
+    <name>PictureBox</name>
+    <message>
+        <source>Double-click to open the screenshot</source>
+        <translation>双击打开截图</translation>
+    </message>
+</context>
+<context>
     <name>RecordList</name>
     <message>
         <source>condition</source>
@@ -3674,6 +3681,210 @@ score {score}: {why}</source>
     </message>
 </context>
 <context>
+    <name>TraceMode</name>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>When the run fails</source>
+        <translation>运行失败时</translation>
+    </message>
+    <message>
+        <source>Always</source>
+        <translation>始终</translation>
+    </message>
+</context>
+<context>
+    <name>TraceView</name>
+    <message>
+        <source>&amp;Play Video</source>
+        <translation>播放视频(&amp;P)</translation>
+    </message>
+    <message>
+        <source>E&amp;xport…</source>
+        <translation>导出(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>One zip with the run&apos;s record, trace, screenshots, video and HAR, to attach to a bug report</source>
+        <translation>一个 zip 文件，含运行记录、执行过程、截图、视频和 HAR，可附在问题报告里</translation>
+    </message>
+    <message>
+        <source>Before (the element it acted on outlined)</source>
+        <translation>之前（操作的元素用红框标出）</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>之后</translation>
+    </message>
+    <message>
+        <source>Level</source>
+        <translation>级别</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Console</source>
+        <translation>控制台</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Select a run to see its trace.</source>
+        <translation>选中一条运行记录，查看它的执行过程。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n 步</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>its screenshots and video were deleted to keep traces within the disk limit (Settings)</source>
+        <translation>它的截图和视频已被删除，以免执行过程超出磁盘上限（设置）</translation>
+    </message>
+    <message>
+        <source>no screenshots: the trace was off</source>
+        <translation>没有截图：执行过程记录已关闭</translation>
+    </message>
+    <message>
+        <source>no screenshots: they are kept when a run fails, and this one did not</source>
+        <translation>没有截图：只在运行失败时保留，而这次没有失败</translation>
+    </message>
+    <message>
+        <source>no screenshots were kept</source>
+        <translation>没有保留截图</translation>
+    </message>
+    <message>
+        <source>with a video</source>
+        <translation>有视频</translation>
+    </message>
+    <message>
+        <source>page error</source>
+        <translation>页面错误</translation>
+    </message>
+    <message>
+        <source>Console ({n})</source>
+        <translation>控制台（{n}）</translation>
+    </message>
+    <message>
+        <source>Requests ({n})</source>
+        <translation>请求（{n}）</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始于</translation>
+    </message>
+    <message>
+        <source>Took</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Element</source>
+        <translation>元素</translation>
+    </message>
+    <message>
+        <source>Locator</source>
+        <translation>定位</translation>
+    </message>
+    <message>
+        <source>Healed</source>
+        <translation>自动修复</translation>
+    </message>
+    <message>
+        <source>{before} → {element} (score {score}: {why})</source>
+        <translation>{before} → {element}（得分 {score}：{why}）</translation>
+    </message>
+    <message>
+        <source>(no screenshot)</source>
+        <translation>（没有截图）</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>(the screenshot file is missing)</source>
+        <translation>（截图文件不见了）</translation>
+    </message>
+    <message>
+        <source>Video of {run}</source>
+        <translation>{run} 的视频</translation>
+    </message>
+    <message>
+        <source>Export Run</source>
+        <translation>导出运行记录</translation>
+    </message>
+    <message>
+        <source>Zip archives (*.zip)</source>
+        <translation>Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <source>Exported to {path} ({files} files)</source>
+        <translation>已导出到 {path}（{files} 个文件）</translation>
+    </message>
+    <message>
+        <source>Not exported: {error}</source>
+        <translation>未导出：{error}</translation>
+    </message>
+</context>
+<context>
     <name>Tray</name>
     <message numerus="yes">
         <source>BrowserPilot: %n run(s) need you</source>
@@ -3826,6 +4037,34 @@ score {score}: {why}</source>
         <translation>空闲后退出：</translation>
     </message>
     <message>
+        <source>Keep a trace of each run:</source>
+        <translation>保留每次运行的执行过程：</translation>
+    </message>
+    <message>
+        <source>A screenshot of every node (the element it acted on outlined), its console messages, page errors and requests: the Runs panel&apos;s Trace tab. A run, a batch or a schedule may ask otherwise.</source>
+        <translation>每个节点的截图（操作的元素用红框标出）、控制台消息、页面错误和请求：在运行记录面板的“执行过程”页查看。单次运行、批量运行或定时任务可以另行指定。</translation>
+    </message>
+    <message>
+        <source>Keep a video of each run:</source>
+        <translation>保留每次运行的视频：</translation>
+    </message>
+    <message>
+        <source>A film of the run&apos;s tab, its nodes as chapters. Fields a secret was typed into are covered in every screenshot and frame.</source>
+        <translation>录下运行所在的标签页，节点即章节。输入过机密的输入框在每张截图和每一帧里都会被遮住。</translation>
+    </message>
+    <message>
+        <source> MB</source>
+        <translation> MB</translation>
+    </message>
+    <message>
+        <source>Traces and videos take at most:</source>
+        <translation>执行过程和视频最多占用：</translation>
+    </message>
+    <message>
+        <source>All runs&apos; traces and videos together; the oldest are deleted first (their runs stay).</source>
+        <translation>所有运行的执行过程和视频合计；超出时先删最旧的（运行记录保留）。</translation>
+    </message>
+    <message>
         <source>Not saved: {reason}</source>
         <translation>没有保存：{reason}</translation>
     </message>
@@ -3835,6 +4074,21 @@ score {score}: {why}</source>
     <message>
         <source>No problems.</source>
         <translation>没有问题。</translation>
+    </message>
+</context>
+<context>
+    <name>VideoPlayer</name>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>The video cannot be played here: {reason}</source>
+        <translation>这里无法播放视频：{reason}</translation>
     </message>
 </context>
 <context>

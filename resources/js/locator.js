@@ -912,7 +912,7 @@
       if (!hit) return { status: 'offscreen', desc };
       if (!hitReaches(el, hit)) return { status: 'covered', desc, by: describe(hit) };
     }
-    return { status: 'ok', desc, x: point.x, y: point.y };
+    return { status: 'ok', desc, x: point.x, y: point.y, box: rect(g) };
   }
 
   /** Counts for waits: {count, visible, desc: description of the first visible (else first) match}. */

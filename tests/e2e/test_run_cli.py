@@ -150,3 +150,34 @@ def test_runs_show_table_prints_a_run_s_table(data_dir: Path, tmp_path: Path) ->
     assert json.loads(output.stdout)["rows"] == [["苹果", 3.5], ["pear", 12]]
     missing = run_cli(data_dir, "runs", "show", run_id, "--table", "nope")
     assert missing.returncode == 1 and "no table 'nope'" in missing.stderr
+
+
+def test_a_traced_run_from_the_command_line_then_runs_show_trace_and_runs_export(
+        data_dir: Path, greeter: LocalServer, tmp_path: Path) -> None:
+    file = tmp_path / "broken.json"
+    file.write_text(json.dumps(workflow("Traced", greeter.url("/hello"), [
+        {"id": "nope", "data": {"type": "click", "title": "Confirm", "locator": {"selector": "#missing"},
+                                "timeout": 0.5}}])))
+    failed = run_cli(data_dir, "run", str(file), "--headless", "--json", "--input", "who=Ada", "--trace", "--video",
+                     timeout=180)
+    assert failed.returncode == 1
+    record = json.loads(failed.stdout)
+    assert record["tracing"] == {"trace": "always", "video": "always"} and record["video"].endswith(".webm")
+    shown = run_cli(data_dir, "runs", "show", record["id"], "--trace")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0].startswith(f"{record['id']}  failed  Traced")
+    assert any(" ERR  nope (click) 'Confirm'" in line for line in lines)
+    assert any(line.strip().startswith("GET " + greeter.url("/hello")) and " 200 " in line for line in lines)
+    assert sum(line.strip().startswith("after: ") for line in lines) == len(record["trace"])
+    assert lines[-1] == f"video: {record['video']}"
+    target = tmp_path / "bug.zip"
+    exported = run_cli(data_dir, "runs", "export", record["id"], "-o", str(target))
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.startswith(f"{target}\t")
+    import zipfile
+
+    with zipfile.ZipFile(target) as archive:
+        names = set(archive.namelist())
+    assert {"record.json", "video.webm"} <= names and any(name.startswith("trace/") for name in names)
+    assert any(name.startswith("screenshots/failure-") for name in names)

@@ -269,7 +269,7 @@ def test_the_runs_panel_marks_healed_nodes_and_accepts_their_repair(qtbot: QtBot
     assert marked.text().startswith("healed (") and "Confirm order" in marked.text()
     assert "now: <button" in marked.toolTip() and "score" in marked.toolTip()
     assert not rows["n2 — Full name"].text().startswith("healed")
-    assert panel.detail.pages.tabText(panel.detail.pages.indexOf(panel.detail.trace)) == "Trace (1 healed)"
+    assert panel.detail.pages.tabText(panel.detail.pages.indexOf(panel.detail.trace_page)) == "Trace (1 healed)"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.note.text().startswith("Repaired Order tea (panel): n9"), timeout=10_000)
     versions = run_op(qtbot, app, "workflow_history", {"name": "Order tea (panel)"})["versions"]

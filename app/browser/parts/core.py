@@ -7,6 +7,8 @@ tab writes to, the network services, and the rules every action follows.
   action started a navigation (a link, a form submission, Enter in a form), wait until it has committed
   (failing with its reason), then for its load to finish (app/browser/navigation.py).
 - `point(locator, …)`: where to act, once the target is actionable (app/browser/locators.py).
+- `tracer`: set while a trace or video records the tab (app/browser/trace.py); `acting` tells it the moment
+  of acting and the element acted on (the target `point` found last), so the trace shows it outlined.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from app.browser import inflight, locators
 from app.browser.control import TabControl
@@ -40,6 +42,19 @@ def capture_name(prefix: str, suffix: str) -> str:
     return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}{suffix}"
 
 
+class ActingWatcher(Protocol):
+    """What records a tab (app/browser/trace.py) hears from its parts."""
+
+    def acting(self, target: locators.ClickTarget | None) -> None:
+        """The tab is about to get input (on `target`, the element last found actionable, if any)."""
+
+    async def typing_secret(self) -> None:
+        """A secret is about to be typed into the focused field: mask it from now on."""
+
+    def names_secret(self, text: str) -> bool:
+        """Whether `text` holds a secret of the run being recorded."""
+
+
 @dataclass(frozen=True)
 class TabFolders:
     captures: Path   # screenshots, PDFs, HAR files
@@ -59,6 +74,8 @@ class TabCore:
         self.tab_id_of_page = tab_id_of_page
         self.net = net
         self._input: InputDriver | None = None
+        self.tracer: ActingWatcher | None = None
+        self._target: locators.ClickTarget | None = None  # the element `point` found last, for the tracer
         inflight.track(self.page)  # from the app's first operation on it, the tab's requests are counted
 
     @property
@@ -103,6 +120,9 @@ class TabCore:
         submission, Enter in a form, a script the click ran), wait until that navigation has committed
         (failing with its reason: a network error, the domain policy, the page stopping it), then for its
         load to finish, so the next step sees the new page. Returns whether a navigation happened."""
+        if self.tracer is not None:
+            self.tracer.acting(self._target)
+        self._target = None
         with NavigationWatch(self.page) as watch:
             await act()
             fenced = await self.input.fence()
@@ -130,10 +150,12 @@ class TabCore:
     async def point(self, locator: Locator | None, x: float | None, y: float | None, timeout: float,
                     **checks: bool) -> tuple[float, float, str | None]:
         """Where to act: the centre of the actionable element, or the given point."""
+        self._target = None
         if locator is None:
             assert x is not None and y is not None
             return x, y, None
         target = await self.guarded(locators.wait_actionable(self.page, locator, timeout, **checks))
+        self._target = target
         return target.x, target.y, target.description
 
     async def offset_point(self, locator: Locator, offset: tuple[float, float]) -> tuple[float, float]:

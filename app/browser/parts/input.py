@@ -89,6 +89,9 @@ class TabInput:
         if bound:
             assert secrets is not None
             text = secrets.fill(text, await focus_chain(core.page), core.tab_id)
+        if core.tracer is not None and (bound or core.tracer.names_secret(text)):
+            await core.input.fence()  # the click that focused the field is handled: the field is the focused one
+            await core.tracer.typing_secret()  # masked in the trace and the video before a key lands
         if replace:
             await core.input.key("ctrl+a")
         await core.acting(lambda: core.input.paste(text) if paste else core.input.type_text(text), timeout)

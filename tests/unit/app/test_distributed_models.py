@@ -29,6 +29,26 @@ def test_files_within_the_limit_come_back_bigger_ones_stay_where_the_record_says
     assert back.timings()["workerMs"] == 1500.0
 
 
+def test_a_failed_rows_trace_and_video_come_back_into_the_runs_folder(tmp_path: Path) -> None:
+    worker_run = tmp_path / "worker" / "runs" / "run-2"
+    (worker_run / "trace").mkdir(parents=True)
+    for name in ("0001.jpg", "0002.jpg"):
+        (worker_run / "trace" / name).write_bytes(b"jpeg" + name.encode())
+    (worker_run / "video.webm").write_bytes(b"webm")
+    record = {"id": "run-2", "video": str(worker_run / "video.webm"),
+              "trace": [{"node": "a", "before": str(worker_run / "trace" / "0001.jpg"),
+                         "after": str(worker_run / "trace" / "0002.jpg")},
+                        {"node": "b", "after": str(worker_run / "trace" / "0002.jpg")}, {"node": "c"}]}
+    shipped = collect_files(record, worker_run, limit=10_000)
+    assert sorted(f.name for f in shipped) == ["trace/0001.jpg", "trace/0002.jpg", "video.webm"]
+    local = tmp_path / "submitter" / "runs" / "run-2"
+    moved, left = land_files(shipped, local)
+    relocated = relocate(record, moved)
+    assert left == [] and relocated["video"] == str(local / "video.webm")
+    assert [entry.get("after") for entry in relocated["trace"]] == [str(local / "trace" / "0002.jpg")] * 2 + [None]
+    assert (local / "trace" / "0001.jpg").read_bytes() == b"jpeg0001.jpg"
+
+
 def test_a_shipped_name_cannot_leave_the_run_folder(tmp_path: Path) -> None:
     from app.distributed.models import ShippedFile
 

@@ -1,0 +1,262 @@
+"""Pictures of a tab for traces and videos: taken now and cheaply, with the fields a secret was typed into masked.
+
+- `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay
+  or banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a
+  screenshot (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and
+  neither may slow the run down. `painted()` waits, off the run's path, until what the page shows now has
+  reached that picture. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace
+  reuses its last screenshot, the video sends nothing new).
+- Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
+  cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
+  and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
+  is masked: the marked elements, and any input or text area of the document (or a same-origin frame) whose
+  value holds a secret or a part of one (a field the page rendered again, a secret half typed), each covered by
+  an opaque box. Their boxes are read
+  just before and just after the grab and both are covered (padded), so a field that moved in between is
+  still hidden. What the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
+- `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); `outliner` frames an
+  element in red on a copy where the frame is written; scaling and encoding are ffmpeg's
+  (app/browser/framepipe.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets as random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import shiboken6
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtWebEngineWidgets import QWebEngineView
+
+from app.browser import capture
+from app.browser.health import PageHealth
+from app.browser.js import APP_WORLD, PageError, run_js
+from app.browser.windowless import is_windowless
+from envs import loggers
+
+log = logging.getLogger(loggers.BROWSER)
+
+Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
+MASK_PADDING = 4.0
+DELIVERY = 0.03  # seconds a frame the page has drawn may take to reach Qt's picture
+MASK_COLOUR = QColor(38, 38, 38)
+OUTLINE_COLOUR = capture.OUTLINE_COLOR
+KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
+
+# Mark the focused element (see the module docstring) and keep the secrets' values; returns its description.
+_MARK = """(() => {
+  const state = window[KEY] || (window[KEY] = {elements: [], values: []});
+  for (const value of VALUES) if (value && !state.values.includes(value)) state.values.push(value);
+  let el = document.activeElement;
+  for (;;) {
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (!el || !/^(IFRAME|FRAME)$/.test(el.tagName)) break;
+    let inner = null;
+    try { inner = el.contentDocument && el.contentDocument.activeElement; } catch (e) { inner = null; }
+    if (!inner || inner === el.contentDocument.body) break;   // another site's frame: the frame is masked
+    el = inner;
+  }
+  if (el && el !== document.body && el !== document.documentElement && !state.elements.includes(el))
+    state.elements.push(el);
+  return el ? el.tagName.toLowerCase() : null;
+})()"""
+
+# The boxes to cover: the marked elements that are still in a document, and the fields holding a secret.
+_BOXES = """(() => {
+  const state = window[KEY];
+  if (!state) return [];
+  const boxes = [];
+  const offset = (el) => {
+    let x = 0, y = 0, win = el.ownerDocument.defaultView;
+    while (win && win !== window) {
+      const frame = win.frameElement;
+      if (!frame) return null;
+      const r = frame.getBoundingClientRect();
+      x += r.left + frame.clientLeft; y += r.top + frame.clientTop;
+      win = win.parent;
+    }
+    return [x, y];
+  };
+  const add = (el) => {
+    if (!el || !el.isConnected) return;
+    const at = offset(el);
+    if (!at) return;
+    for (const r of el.getClientRects()) if (r.width && r.height) boxes.push([r.left + at[0], r.top + at[1], r.width, r.height]);
+  };
+  state.elements.forEach(add);
+  if (state.values.length) {
+    const docs = [document];
+    for (const frame of document.querySelectorAll('iframe, frame')) {
+      try { if (frame.contentDocument) docs.push(frame.contentDocument); } catch (e) {}
+    }
+    for (const doc of docs)
+      for (const field of doc.querySelectorAll('input, textarea'))
+        if (field.value && state.values.some((v) => field.value.includes(v) || v.includes(field.value)))
+          add(field);  // a secret, or a part of one being typed
+  }
+  return boxes;
+})()"""
+
+
+@dataclass
+class Picture:
+    """The page's pixels at one moment, and what to cover in them."""
+
+    image: QImage
+    scale: float                                   # image px per CSS px (zoom times device pixel ratio)
+    masks: list[Box] = field(default_factory=list)
+    covered: bool = False                          # the masks are painted into the image
+
+
+class TabPictures:
+    """The pictures of one tab (its view); `masking` once a secret was typed into it."""
+
+    def __init__(self, view: QWebEngineView) -> None:
+        self.view = view
+        self.masking = False
+        self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
+        self._painting = 0
+        self._said: dict[str, asyncio.Future[None]] = {}
+
+    async def painted(self, timeout: float = 1.0) -> None:
+        """Return once what the page shows now has reached Qt's picture: the page has begun two animation frames
+        since (so the one with the change is drawn; it says so on its console: no script is waited for), and Qt
+        has had a moment to take it; at most `timeout` (a page that navigated says nothing)."""
+        if not self.usable():
+            return
+        page = self.view.page()
+        self._painting += 1
+        key = f"{self._token}{self._painting}"
+        said: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._said[key] = said
+        if self._on_console not in page.console_listeners:
+            page.console_listeners.append(self._on_console)
+        page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => "
+                           f"console.debug({json.dumps(key)})))", APP_WORLD)
+        try:
+            await asyncio.wait_for(said, timeout)
+            await asyncio.sleep(DELIVERY)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self._said.pop(key, None)
+
+    def _on_console(self, message: str) -> bool:
+        if not message.startswith(self._token):
+            return False
+        said = self._said.get(message)
+        if said is not None and not said.done():
+            said.set_result(None)
+        return True
+
+    def release(self) -> None:
+        """Nothing records the tab any more."""
+        self._said.clear()
+        if shiboken6.isValid(self.view):
+            listeners = self.view.page().console_listeners
+            if self._on_console in listeners:
+                listeners.remove(self._on_console)
+
+    def usable(self) -> bool:
+        view = self.view
+        if not shiboken6.isValid(view):
+            return False
+        if PageHealth.of(view.page()).is_crashed:
+            return False
+        return view.isVisible() or is_windowless(view)
+
+    def grab(self) -> Picture | None:
+        """The picture Qt holds of the page now; None when the tab cannot be pictured. Not while `masking`:
+        `picture` covers the secrets first."""
+        if not self.usable():
+            return None
+        image = capture._grab(self.view).toImage()
+        if image.isNull() or image.width() == 0:
+            return None
+        return Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
+
+    async def picture(self) -> Picture | None:
+        """A picture with its masks covered (two quick reads of the page when a secret was typed into it)."""
+        if not self.masking:
+            return self.grab()
+        before = await self._boxes()
+        picture = self.grab()
+        if picture is None:
+            return None
+        picture.masks = before + await self._boxes()
+        masked(picture)
+        return picture
+
+    async def mask_focused(self, values: list[str]) -> None:
+        """Mask the focused field from now on (and any field showing one of `values`)."""
+        self.masking = True
+        if not self.usable():
+            return
+        script = _MARK.replace("KEY", json.dumps(KEY)).replace("VALUES", json.dumps(values))
+        try:
+            marked = await run_js(self.view.page(), script, timeout=5.0, world=APP_WORLD)
+        except PageError as exc:
+            log.warning("could not mark the focused field to mask it: %s", exc)
+            return
+        log.debug("masking %s in pictures of the tab", marked)
+
+    async def _boxes(self) -> list[Box]:
+        if not self.usable():
+            return []
+        try:
+            found = await run_js(self.view.page(), _BOXES.replace("KEY", json.dumps(KEY)), timeout=2.0,
+                                 world=APP_WORLD)
+        except PageError:
+            # The page does not answer (between documents): a new document has no field typed into yet;
+            # the value scan finds a re-rendered one at the next picture.
+            return []
+        return [tuple(float(v) for v in box) for box in found or [] if len(box) == 4]  # type: ignore[misc]
+
+
+def same(a: QImage | None, b: QImage | None) -> bool:
+    """Whether two pictures show the same pixels."""
+    return a is not None and b is not None and a.size() == b.size() and a == b
+
+
+# -- marking a picture ----------------------------------------------------------------------------------------
+def masked(picture: Picture) -> QImage:
+    """The picture's image with its masks covered (painted into it, once: the grab is ours alone)."""
+    if picture.masks and not picture.covered:
+        painter = QPainter(picture.image)
+        try:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(MASK_COLOUR)
+            factor = picture.scale
+            for x, y, width, height in picture.masks:
+                painter.drawRect(QRectF((x - MASK_PADDING) * factor, (y - MASK_PADDING) * factor,
+                                        (width + 2 * MASK_PADDING) * factor, (height + 2 * MASK_PADDING) * factor))
+        finally:
+            painter.end()
+        picture.covered = True
+    return picture.image
+
+
+def outliner(box: Box, scale: float) -> Callable[[QImage], QImage]:
+    """What draws `box` (CSS px) framed in red on a copy of a picture (run where the frame is written, off the Qt
+    thread; the frame's masks are painted already, and the frame is just outside the box)."""
+    x, y, width, height = (value * scale for value in box)
+
+    def outline(image: QImage) -> QImage:
+        framed = image.copy()
+        painter = QPainter(framed)
+        try:
+            pen = QPen(OUTLINE_COLOUR)
+            pen.setWidthF(4.0)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(QRectF(x - 4, y - 4, width + 7, height + 7))
+        finally:
+            painter.end()
+        return framed
+
+    return outline
