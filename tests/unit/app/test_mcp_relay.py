@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp.server import Server
+from mcp.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -98,7 +98,9 @@ async def through_sdk(lines: list[str]) -> list[dict[str, Any]]:
     answers = Answers(expected_answers(lines))
     server = sdk_server(StandInApp())
     async with stdio_server(Lines(lines, answers.answered), answers) as (read_stream, write_stream):  # type: ignore[arg-type]
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        # As the app's server: its tool list changes (tools_enable), so the handshake says listChanged.
+        await server.run(read_stream, write_stream,
+                         server.create_initialization_options(NotificationOptions(tools_changed=True)))
     return [json.loads(line) for line in answers.text.splitlines()]
 
 
