@@ -25,7 +25,8 @@ The bridge is one client session, so it keeps that session's tools: its `--tools
 and the groups `tools_enable` turned on, sent with each request; when a `tools_enable` call added tools, a
 handshake-era client is sent `notifications/tools/list_changed` right after its answer (the 2026-07-28 era
 delivers change notifications only to a `subscriptions/listen` stream, which the bridge does not serve: such a
-client sees the new tools at its next `tools/list`).
+client sees the new tools at its next `tools/list`). An app of an older version, reached over its MCP server
+because it has no bridge endpoint, knows no profiles: it lists what it lists.
 
 tests/unit/app/test_mcp_relay.py holds the relay to the SDK's own server, answer by answer. The bridge's own
 work is a JSON relay, so it starts in ~0.1 s instead of the ~1.2 s of CPU the SDK takes to import (pydantic
