@@ -32,7 +32,7 @@ from app.mcp.profiles import ORIGINAL_TOOLS
 from app.ops import build_registry
 from envs.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli, serving_app
-from tests.support.server import LocalServer, Request, Response
+from tests.support.server import LocalServer, Response
 
 pytestmark = pytest.mark.e2e
 
