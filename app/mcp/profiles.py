@@ -123,13 +123,11 @@ class ToolSelection:
         """What the listing depends on (a cache key)."""
         return self.profile.text, tuple(sorted(self.enabled))
 
-    def enable(self, groups: Iterable[str]) -> list[str]:
-        """Turn groups on; the ones that were not on yet. Unknown names raise ProfileError."""
-        wanted = list(dict.fromkeys(groups))
-        unknown = [group for group in wanted if group not in GROUPS]
+    def enable(self, groups: Iterable[str]) -> None:
+        """Turn groups on (unknown names raise ProfileError; none is turned on then)."""
+        wanted = set(groups)
+        unknown = sorted(wanted - set(GROUPS))
         if unknown:
             raise ProfileError(f"unknown tool group {', '.join(repr(g) for g in unknown)}; groups: "
                                f"{', '.join(GROUPS)}")
-        added = [group for group in wanted if group not in self.enabled and group not in self.profile.groups]
         self.enabled.update(wanted)
-        return added

@@ -187,46 +187,41 @@ ENABLE_OPERATION: Operation[Any] = Operation(
 
 
 class ToolCatalog:
-    """The registry's operations as MCP tools, rebuilt when the set of operations changes."""
+    """The registry's operations as MCP tools. A tool's entry is built the first time it is listed (a schema
+    takes pydantic a few milliseconds; a client of the core profile never pays for the others) and kept until
+    the set of operations changes."""
 
     def __init__(self, registry: OperationRegistry) -> None:
         self.registry = registry
         self._key: tuple[int, ...] = ()
-        self._entries: dict[str, dict[str, Any]] = {}
-        self._original: dict[str, dict[str, Any]] = {}
+        self._entries: dict[tuple[str, bool], dict[str, Any]] = {}  # by (name, original)
         self._models: dict[tuple[str, bool], Tool] = {}
-        self._schemas: dict[str, dict[str, Any]] = {}
 
     def _refresh(self) -> None:
         key = tuple(id(op) for op in self.registry.operations.values())
-        if key == self._key:
-            return
-        ops = [*(self.registry.get(name) for name in self.registry.names()), ENABLE_OPERATION]
-        self._entries = {op.name: tool_entry(op) for op in ops}
-        self._original, self._models, self._key = {}, {}, key
-        self._schemas = {name: entry["inputSchema"] for name, entry in self._entries.items()}
+        if key != self._key:
+            self._entries, self._models, self._key = {}, {}, key
 
     def operation(self, name: str) -> Operation[Any] | None:
         return ENABLE_OPERATION if name == TOOLS_ENABLE else self.registry.operations.get(name)
 
     def names(self, selection: ToolSelection | None = None) -> list[str]:
         """The tools `selection` lists (None: every tool), in the registry's order, tools_enable last."""
-        self._refresh()
         if selection is None:
-            return list(self._entries)
+            return [*self.registry.names(), TOOLS_ENABLE]
         names = [name for name in self.registry.names() if selection.includes(name, self.registry.get(name).group)]
         if selection.includes(TOOLS_ENABLE, "core") and not selection.profile.everything:
             names.append(TOOLS_ENABLE)
         return names
 
-    def _entry(self, name: str, original: bool) -> dict[str, Any]:
-        if not original:
-            return self._entries[name]
-        if name not in self._original:
+    def _entry(self, name: str, original: bool = False) -> dict[str, Any]:
+        self._refresh()
+        key = (name, original)
+        if key not in self._entries:
             op = self.operation(name)
-            assert op is not None
-            self._original[name] = tool_entry(op, original=True)
-        return self._original[name]
+            assert op is not None, name
+            self._entries[key] = tool_entry(op, original=original)
+        return self._entries[key]
 
     def listing(self, selection: ToolSelection | None = None) -> list[dict[str, Any]]:
         """The tools as JSON-ready dicts (what `tools/list` sends)."""
@@ -240,15 +235,15 @@ class ToolCatalog:
         original = selection is not None and selection.profile.original
         models = []
         for name in self.names(selection):
-            key = (name, original)
-            if key not in self._models:
-                self._models[key] = Tool.model_validate(self._entry(name, original))
-            models.append(self._models[key])
+            entry = self._entry(name, original)
+            if (name, original) not in self._models:
+                self._models[(name, original)] = Tool.model_validate(entry)
+            models.append(self._models[(name, original)])
         return models
 
     def schema(self, name: str) -> dict[str, Any] | None:
-        self._refresh()
-        return self._schemas.get(name)
+        """A tool's input schema by name (None: no such tool)."""
+        return self._entry(name)["inputSchema"] if self.operation(name) is not None else None
 
     def enable(self, selection: ToolSelection, arguments: dict[str, Any]) -> dict[str, Any]:
         """Answer `tools_enable` for the session whose selection this is: turn the groups on, and say which
