@@ -77,8 +77,8 @@ class TypeParams(ActingParams):
 
 
 class SelectParams(ActingParams):
-    option: str = Field(description="Its visible text or value (a custom widget's: its text).")
-    locator: Locator = Field(description="A <select>, or a custom select widget (or the <select> it hides).")
+    option: str = Field(description="Its visible text or value.")
+    locator: Locator = Field(description="A <select> or a custom select widget.")
 
 
 class KeyParams(ActingParams):
@@ -257,8 +257,8 @@ async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
 
 @operation("page_select", SelectParams, needs_browser=True, secret_field="option", group="core")
 async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
-    """Choose an option of a <select>, or of a custom select widget (select2, react-select…) as a person does:
-    open it, search when the option is not shown, click it, check the widget shows it."""
+    """Choose an option of a <select> or of a custom select widget (opened, searched, clicked and checked as a
+    person would)."""
     return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout,
                                                              secrets=ctx.secrets),
                          acting=True, target=params.locator, timeout=params.timeout)
@@ -272,8 +272,8 @@ async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
 
 @operation("page_scroll", ScrollParams, needs_browser=True, group="core")
 async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
-    """Scroll the page or an element with the mouse wheel. With until: at most 16 steps, waiting at the page's
-    end for more to load."""
+    """Scroll the page or an element with the mouse wheel (with until: 16 steps at most, waiting at the end for
+    more to load)."""
     return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, False,
                                                          params.timeout, params.distance),
                          acting=True, timeout=params.timeout)
