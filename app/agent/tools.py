@@ -1,18 +1,18 @@
 """The operations registry as the model's tools, and running the model's tool calls through it.
 
-The tools are what an MCP client of the default profile is shown (`core`: app/mcp/profiles.py), with the very
-names, schemas and descriptions the MCP server publishes (`app.mcp.tools.ToolCatalog`), less the operations
-that are not the agent's (its tab's control, replay internals, the agent itself), plus `done`. `tools_enable`
-turns more groups on for the run: the next request carries their definitions (`AgentTools.definitions`), so
-the prompt cache is rebuilt once from there. `ToolRunner` runs one call: it fills in the agent's tab, checks that every `<secret:name>` names a secret of the run (the value is
-filled in by the operations, only where the run's binding lets it be typed: workflows/secret_binding.py, and
-a refused use is kept as the call's `refusal`), computes the target's stable locator with `page_inspect`
-before acting (for Save as workflow), retries once after a re-snapshot when a ref is stale, makes the agent
-wait out a handoff, notices a changed page, and turns the envelope (redacted) into a `tool_result` block —
-text (a header line and the payload as plain text), plus the image when a screenshot was taken
-(`app.mcp.tools.tool_result`). What a tool returns comes
-from pages: its text is sent inside a `<page_data_NONCE>` block, a tag the page cannot know (a random one
-per run, named in the system prompt), so the model can tell it from the task and never takes it as one.
+The tools are what an MCP client of the default profile is shown (`core`: app/mcp/profiles.py), with the very names,
+schemas and descriptions the MCP server publishes (`app.mcp.tools.ToolCatalog`), less the operations that are not
+the agent's (its tab's control, replay internals, the agent itself), plus `done`. `tools_enable` turns more groups
+on for the run: the next request carries their definitions (`AgentTools.definitions`), so the prompt cache is
+rebuilt once from there. `ToolRunner` runs one call: it fills in the agent's tab, checks that every `<secret:name>`
+names a secret of the run (the value is filled in by the operations, only where the run's binding lets it be typed:
+workflows/secret_binding.py, and a refused use is kept as the call's `refusal`), computes the target's stable
+locator with `page_inspect` before acting (for Save as workflow), retries once after a re-snapshot when a ref is
+stale, makes the agent wait out a handoff, notices a changed page, and turns the envelope (redacted) into a
+`tool_result` block — text (a header line and the payload as plain text), plus the image when a screenshot was taken
+(`app.mcp.tools.tool_result`). What a tool returns comes from pages: its text is sent inside a `<page_data_NONCE>`
+block, a tag the page cannot know (a random one per run, named in the system prompt), so the model can tell it from
+the task and never takes it as one.
 """
 
 from __future__ import annotations

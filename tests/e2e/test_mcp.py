@@ -13,26 +13,22 @@ import os
 import signal
 import struct
 import time
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, Iterator
 from urllib.parse import parse_qs
 
 import httpx
-import httpx2
 import psutil
 import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Tool
 
-from app.mcp.client import Endpoint, wait_for_endpoint
 from app.mcp.profiles import ORIGINAL_TOOLS
 from app.mcp.quick import request as quick_request
 from app.ops import build_registry
-from envs.datadir import DataDir
 from tests.support.app_process import AppProcess, app_command, app_env, run_cli, serving_app
+from tests.support.mcp_http import endpoint, mcp_client
 from tests.support.server import LocalServer, Request, Response
 
 pytestmark = pytest.mark.e2e
@@ -130,22 +126,6 @@ def site() -> Iterator[LocalServer]:
 def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with serving_app(tmp_path_factory.mktemp("mcp") / "data") as data_dir:
         yield data_dir
-
-
-def endpoint(data_dir: Path) -> Endpoint:
-    return wait_for_endpoint(DataDir(data_dir), timeout=30)
-
-
-@asynccontextmanager
-async def mcp_client(data_dir: Path, mode: str = "auto", tools: str | None = None) -> AsyncIterator[Client]:
-    """The SDK's own client over streamable HTTP, with the token from mcp.json, like any agent client; `tools`:
-    the profile it asks for (`?tools=`)."""
-    found = endpoint(data_dir)
-    url = found.url + (f"?tools={tools}" if tools else "")
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {found.token}"}, trust_env=False,
-                                  timeout=httpx2.Timeout(30, read=120)) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-            yield client
 
 
 async def ok(client: Client, tool: str, /, **params: Any) -> dict[str, Any]:
@@ -647,12 +627,14 @@ def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalS
             await ok_original(client, "page_navigate", tabId=tab, url=site.url("/compat"))
             seen: list[dict[str, Any]] = []
             # Flat and nested locators side by side; a locator as JSON text; both forms at once.
-            seen.append(await ok_original(client, "page_type", tabId=tab, selector="#flat", text="by selector", via="cdp"))
-            seen.append(await ok_original(client, "page_type", tabId=tab, locator={"selector": "#nested"}, text="nested"))
-            seen.append(await ok_original(client, "page_paste", tabId=tab, locator='{"xpath": "//input[@id=\'texted\']"}',
-                                 text="json"))
+            seen.append(await ok_original(client, "page_type", tabId=tab, selector="#flat", text="by selector",
+                                          via="cdp"))
+            seen.append(await ok_original(client, "page_type", tabId=tab, locator={"selector": "#nested"},
+                                          text="nested"))
+            seen.append(await ok_original(client, "page_paste", tabId=tab,
+                                          locator='{"xpath": "//input[@id=\'texted\']"}', text="json"))
             both = await ok_original(client, "page_type", tabId=tab, locator={"selector": "#nested"}, selector="#flat",
-                            text="!")
+                                     text="!")
             assert any("locator won" in note for note in both["notes"]), both
             # Select-all then type replaces the text: the focused field is not clicked again.
             await ok_original(client, "page_click", tabId=tab, xpath="//input[@id='count']")
@@ -662,7 +644,7 @@ def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalS
             query = await ok_original(client, "page_query", tabId=tab, selector="input")
             assert query["total"] == query["count"] == 5 and len(query["matches"]) == 5
             cdp = await ok_original(client, "page_cdp", tabId=tab, method="Runtime.evaluate",
-                           params='{"expression": "1 + 1", "returnByValue": true}', sessionId="ignored")
+                                    params='{"expression": "1 + 1", "returnByValue": true}', sessionId="ignored")
             assert cdp["value"] == cdp["result"] and cdp["value"]["result"]["value"] == 2
             assert any("sessionId" in note for note in cdp["notes"]) and any("JSON text" in n for n in cdp["notes"])
             envs = await ok_original(client, "env_list")
@@ -672,10 +654,13 @@ def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalS
             # page_script: an expression, a function body, and inside a same-origin frame.
             title = await ok_original(client, "page_script", tabId=tab, source="document.title")
             assert (title["value"], title["sourceKind"]) == ("Compat", "expression")
-            body = await ok_original(client, "page_script", tabId=tab, source="const n = [...document.forms].length; return n")
+            body = await ok_original(client, "page_script", tabId=tab,
+                                     source="const n = [...document.forms].length; return n")
             assert (body["value"], body["sourceKind"]) == (1, "function body")
-            inner = await ok_original(client, "page_script", tabId=tab, source="document.title", frame={"selector": "iframe"})
-            by_url = await ok_original(client, "page_script", tabId=tab, source="return document.title", frame="/compat/frame")
+            inner = await ok_original(client, "page_script", tabId=tab, source="document.title",
+                                      frame={"selector": "iframe"})
+            by_url = await ok_original(client, "page_script", tabId=tab, source="return document.title",
+                                       frame="/compat/frame")
             assert inner["value"] == by_url["value"] == "Inner frame"
             text = await ok_original(client, "page_source", tabId=tab, kind="text")
             assert "Corner" in text["text"] and "html" not in text
@@ -688,9 +673,10 @@ def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalS
             await ok_original(client, "page_click", tabId=tab, selector="#send", untilSelector="#done")
             # A point on a screenshot twice the viewport's size: (200, 100) there is (100, 50) here, the corner button.
             await ok_original(client, "page_navigate", tabId=tab, url=site.url("/compat"))
-            width, height = (await ok_original(client, "page_script", tabId=tab, source="[innerWidth, innerHeight]"))["value"]
+            viewport = await ok_original(client, "page_script", tabId=tab, source="[innerWidth, innerHeight]")
+            width, height = viewport["value"]
             corner = await ok_original(client, "page_click", tabId=tab, x="200", y="100", shotWidth=width * 2,
-                              shotHeight=str(height * 2), untilSelector="#done")
+                                       shotHeight=str(height * 2), untilSelector="#done")
             assert (corner["x"], corner["y"]) == (100, 50), corner
             seen.append(corner)
             bad = await call(client, "page_click", tabId=tab, x=10, y=10, shotWidth=100)
@@ -725,10 +711,10 @@ def test_the_original_workflow_calls(app_dir: Path, site: LocalServer) -> None:
             assert listed["Order (original calls)"]["params"][0] == {
                 "name": "user", "description": "Account name", "type": "text", "options": []}
             # workflow_update: the original's nodes (upsert, parent), edges (by source/target), removeNodes.
-            updated = await ok_original(client, "workflow_update", workflow="Order (original calls)",
-                               nodes=[node("plan", "select", locator={"selector": "label=Plan"}, option="Pro")],
-                               environment_variables=[{"name": "site", "value": site.url("")}],
-                               description="ordered by an agent")
+            plan = node("plan", "select", locator={"selector": "label=Plan"}, option="Pro")
+            updated = await ok_original(client, "workflow_update", workflow="Order (original calls)", nodes=[plan],
+                                        environment_variables=[{"name": "site", "value": site.url("")}],
+                                        description="ordered by an agent")
             assert updated["id"] == wf_id
             for change, error in (({}, "nothing to change"), ({"removeNodes": ["nope"]}, "nope"),
                                   ({"removeEdges": ["e-nope"]}, "e-nope"),
@@ -737,13 +723,14 @@ def test_the_original_workflow_calls(app_dir: Path, site: LocalServer) -> None:
                 assert failed["ok"] is False and error in failed["error"], (change, failed)
             env = (await ok_original(client, "env_create", name="Original calls"))["env"]
             ran = await ok_original(client, "workflow_run", workflow="Order (original calls)", env=env,
-                           inputs={"user": "alice", "password": "s3cret!", "fullname": "Alice"})
+                                    inputs={"user": "alice", "password": "s3cret!", "fullname": "Alice"})
             assert ran["run"]["status"] == "ok" and ran["workflow"] == wf_id
             exported = await ok_original(client, "workflow_export", workflow=wf_id)
             assert json.loads(Path(exported["path"]).read_text())["app"]["description"] == "ordered by an agent"
             deleted = await ok_original(client, "workflow_delete", workflow="Order (original calls)")
             assert deleted["id"] == wf_id
-            await ok_original(client, "workflow_delete", workflow=taken)  # a document names the workflow by its app.name
+            # A document names the workflow by its app.name.
+            await ok_original(client, "workflow_delete", workflow=taken)
             await ok_original(client, "env_delete", env=env)
 
     asyncio.run(scenario())
@@ -772,16 +759,17 @@ def test_the_originals_missing_tools_through_the_mcp_client(app_dir: Path, site:
             await ok_original(client, "page_navigate", tabId=moved, url=site.url("/account"))
             account = site.hits("/account")[before:]
             assert account and "sid=alice" in account[0].headers.get("cookie", "")
-            assert (await ok_original(client, "page_script", tabId=moved, source="document.querySelector('h1').textContent"))[
-                "value"] == "Welcome alice"
+            heading = await ok_original(client, "page_script", tabId=moved,
+                                        source="document.querySelector('h1').textContent")
+            assert heading["value"] == "Welcome alice"
 
             inspected = await ok_original(client, "page_inspect", tabId=moved, selector="h1")
             assert inspected["tag"] == "h1" and inspected["visible"] is True
             size = (await ok_original(client, "page_script", tabId=moved, source="[innerWidth, innerHeight]"))["value"]
             box = inspected["rect"]
             # A point read on a half-size screenshot maps back to the heading.
-            hit = await ok_original(client, "page_hit", tabId=moved, x=(box["x"] + 5) / 2, y=(box["y"] + box["height"] / 2) / 2,
-                           shotWidth=size[0] / 2, shotHeight=size[1] / 2)
+            hit = await ok_original(client, "page_hit", tabId=moved, x=(box["x"] + 5) / 2,
+                                    y=(box["y"] + box["height"] / 2) / 2, shotWidth=size[0] / 2, shotHeight=size[1] / 2)
             assert hit["tag"] == "h1"
 
             group = await ok_original(client, "group_create", name="Orders", color="blue", env=target)
@@ -792,10 +780,10 @@ def test_the_originals_missing_tools_through_the_mcp_client(app_dir: Path, site:
             tabs = (await ok_original(client, "tab_list", env=target))["tabs"]
             assert [t["groupId"] for t in tabs if t["id"] == moved] == [group_id]
 
-            await ok_original(client, "net_mock", tabId=moved, rules=[{"urlContains": "/never-served", "status": 200,
-                                                               "body": '{"mocked": true}'}])
+            await ok_original(client, "net_mock", tabId=moved,
+                              rules=[{"urlContains": "/never-served", "status": 200, "body": '{"mocked": true}'}])
             mocked = await ok_original(client, "page_script", tabId=moved,
-                              source="return await (await fetch('/never-served')).json()")
+                                       source="return await (await fetch('/never-served')).json()")
             assert mocked["value"] == {"mocked": True} and not site.hits("/never-served")
             await ok_original(client, "net_mock_off", tabId=moved)
             batch = await ok_original(client, "page_cdp_batch", tabId=moved, commands=[

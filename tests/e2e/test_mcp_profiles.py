@@ -16,22 +16,18 @@ import asyncio
 import json
 import os
 import subprocess
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, Iterator
 from urllib.parse import parse_qs
 
 import anyio
-import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
-from app.mcp.client import Endpoint, wait_for_endpoint
 from app.mcp.profiles import ORIGINAL_TOOLS
 from app.ops import build_registry
-from envs.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli, serving_app
+from tests.support.mcp_http import endpoint, mcp_client
 from tests.support.server import LocalServer, Response
 
 pytestmark = pytest.mark.e2e
@@ -63,27 +59,6 @@ def shop() -> Iterator[LocalServer]:
 def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with serving_app(tmp_path_factory.mktemp("profiles") / "data") as data_dir:
         yield data_dir
-
-
-def endpoint(data_dir: Path) -> Endpoint:
-    return wait_for_endpoint(DataDir(data_dir), timeout=30)
-
-
-@asynccontextmanager
-async def http_client(data_dir: Path, tools: str | None = None, mode: str = "legacy",
-                      notifications: list[Any] | None = None) -> AsyncIterator[Client]:
-    """The SDK's client over streamable HTTP (`?tools=` when given), keeping what the server sends unasked."""
-    found = endpoint(data_dir)
-
-    async def keep(message: Any) -> None:
-        if notifications is not None:
-            notifications.append(message)
-
-    url = found.url + (f"?tools={tools}" if tools else "")
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {found.token}"}, trust_env=False,
-                                  timeout=httpx2.Timeout(30, read=120)) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode, message_handler=keep) as client:
-            yield client
 
 
 class CappedClient:
@@ -120,7 +95,7 @@ def ref(snapshot_text: str, role: str, name: str) -> str:
 def test_a_client_that_takes_40_tools_places_an_order_with_the_default_profile(app_dir: Path,
                                                                              shop: LocalServer) -> None:
     async def scenario() -> CappedClient:
-        async with http_client(app_dir) as session:
+        async with mcp_client(app_dir, "legacy") as session:
             client = CappedClient(session)
             await client.start()
             opened = await client.call("tab_open", url=shop.url("/order-form"))
@@ -170,7 +145,7 @@ def test_the_inspector_lists_each_profile(app_dir: Path, tmp_path: Path) -> None
         "the MCP Inspector is not installed: run ./dev.sh setup"
 
     async def listed(tools: str | None) -> set[str]:
-        async with http_client(app_dir, tools) as client:
+        async with mcp_client(app_dir, "legacy", tools) as client:
             return {tool.name for tool in (await client.list_tools()).tools}
 
     names: dict[str, set[str]] = {}
@@ -201,7 +176,7 @@ def test_tools_enable_adds_a_group_and_the_client_hears_the_list_changed(app_dir
     heard: list[Any] = []
 
     async def scenario() -> tuple[set[str], str, set[str], set[str], str, set[str]]:
-        async with http_client(app_dir, "core", notifications=heard) as client:
+        async with mcp_client(app_dir, "legacy", "core", notifications=heard) as client:
             before = {tool.name for tool in (await client.list_tools()).tools}
             result = await client.call_tool("tools_enable", {"groups": ["recording", "network"]})
             with anyio.fail_after(15):
@@ -210,13 +185,15 @@ def test_tools_enable_adds_a_group_and_the_client_hears_the_list_changed(app_dir
             after = {tool.name for tool in (await client.list_tools()).tools}
             status = await client.call_tool("record_status", {})
             assert status.is_error is False, status
-            async with http_client(app_dir, "core") as other:  # another session: its own list
+            async with mcp_client(app_dir, "legacy", "core") as other:  # another session: its own list
                 others = {tool.name for tool in (await other.list_tools()).tools}
         # A client without sessions (2026-07-28): the tools answer, the list stays what the address says.
-        async with http_client(app_dir, "core", mode="auto") as modern:
+        async with mcp_client(app_dir, "auto", "core") as modern:
             stateless = await modern.call_tool("tools_enable", {"groups": ["network"]})
             modern_list = {tool.name for tool in (await modern.list_tools()).tools}
-        return before, result.content[0].text, after, others, stateless.content[0].text, modern_list  # type: ignore[union-attr]
+        enabled_text = result.content[0].text  # type: ignore[union-attr]
+        stateless_text = stateless.content[0].text  # type: ignore[union-attr]
+        return before, enabled_text, after, others, stateless_text, modern_list
 
     before, enabled, after, others, stateless, modern_list = asyncio.run(scenario())
     assert "record_start" not in before and "net_start" not in before
