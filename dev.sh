@@ -42,6 +42,8 @@ install_system_packages() {
   # streams with it and read the saved files with ffprobe.
   command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=("ffmpeg")
   command -v curl >/dev/null || missing+=("curl")  # tests/integration/test_cookie_files.py: curl reads our cookies.txt
+  # Node.js and npm: the MCP Inspector's CLI the tests list each tool profile with (install_test_clients).
+  command -v npm >/dev/null || missing+=("nodejs" "npm")
   # tests/integration/test_browser_logins.py: real browser profiles to import logins from (and Playwright's Chromium).
   command -v chromium >/dev/null || missing+=("chromium")
   command -v firefox-esr >/dev/null || command -v firefox >/dev/null || missing+=("firefox-esr")
@@ -73,6 +75,19 @@ setup() {
   touch "$STAMP"
 }
 
+# MCP clients the tests drive (tests/support/node/package.json), reinstalled when that file changes; npm's
+# registry is needed once, the tests then run them offline.
+TEST_CLIENTS=tests/support/node
+install_test_clients() {
+  local stamp
+  stamp="$TEST_CLIENTS/node_modules/.installed-$(sha1sum "$TEST_CLIENTS/package.json" | cut -c1-12)"
+  [ -f "$stamp" ] && return 0
+  command -v npm >/dev/null || install_system_packages
+  (cd "$TEST_CLIENTS" && npm install --no-package-lock --no-audit --no-fund --loglevel=error >/dev/null)
+  rm -f "$TEST_CLIENTS"/node_modules/.installed-*
+  touch "$stamp"
+}
+
 # The desktop entry and icons (rendered from packaging/browserpilot.svg) into the user's XDG folders.
 install_desktop() {
   [ "${1:-}" = --uninstall ] && exec packaging/install.sh --uninstall
@@ -84,9 +99,10 @@ install_desktop() {
 verb=${1:-}
 [ $# -gt 0 ] && shift
 case "$verb" in
-  setup) setup ;;
+  setup) setup; install_test_clients ;;
   run) setup; exec "$VENV/bin/browserpilot" "$@" ;;
-  test) setup; command -v redis-server >/dev/null || install_system_packages; exec "$VENV/bin/python" -m pytest "$@" ;;
+  test) setup; command -v redis-server >/dev/null || install_system_packages; install_test_clients
+    exec "$VENV/bin/python" -m pytest "$@" ;;
   package) setup; exec packaging/build_bundle.sh "$@" ;;
   install-desktop) setup; install_desktop "$@" ;;
   *) echo "usage: ./dev.sh run [browserpilot arguments] | test [pytest arguments] | setup | package" \

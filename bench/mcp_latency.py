@@ -164,11 +164,12 @@ def quiet_env() -> dict[str, str]:
 
 
 @asynccontextmanager
-async def our_client(data_dir: Path) -> AsyncIterator[Client]:
+async def our_client(data_dir: Path, tools: str = "core,devtools") -> AsyncIterator[Client]:
+    """A client of our endpoint, shown the core tools and page_script/page_cdp (devtools) the benches read with."""
     found = wait_for_endpoint(DataDir(data_dir), timeout=90)
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {found.token}"}, trust_env=False,
                                   verify=False, timeout=httpx2.Timeout(30, read=120)) as http:
-        async with Client(streamable_http_client(found.url, http_client=http)) as client:
+        async with Client(streamable_http_client(f"{found.url}?tools={tools}", http_client=http)) as client:
             yield client
 
 

@@ -14,8 +14,8 @@ visibility hidden, aria-hidden) is (what the peer shows of those is reported, no
 by default: the check follows the fold lines (`page_snapshot {locator, start}`) as an agent would, and the
 sizes of those extra calls are reported as well.
 
-Sizes: the text of the tool result each server returns (what a model reads: ours is the JSON envelope, its
-snapshot included; theirs is markdown with a YAML block), in bytes and approximate tokens (ASCII characters / 4
+Sizes: the text of the tool result each server returns (what a model reads: ours is a header line and the
+snapshot's own lines, app/mcp/result_text.py; theirs is markdown with a YAML block), in bytes and approximate tokens (ASCII characters / 4
 plus one per other character, a rough stand-in for a tokenizer; CJK costs about one token a character), and
 the ratio ours / theirs; for ours also what reading every item costs (the fold lines' calls, or one call with
 `items: 0`). Latency: the median of `--repeat` snapshot calls per page on each side, measured at the

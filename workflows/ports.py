@@ -30,10 +30,10 @@ Control = Literal["agent", "handoff", "shared"]
 class Locator(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    selector: str | None = Field(default=None, description="CSS, or text=…, role=button[name=\"…\"], label=…, "
-                                                          "placeholder=…, testid=… (also data-test, data-qa, data-cy)")
-    xpath: str | None = Field(default=None, description="An XPath starting with /")
-    ref: str | None = Field(default=None, description="A ref from the latest page_snapshot, for example e12")
+    # What each form takes is said once, in the MCP server's instructions (app/mcp/config.py), not per tool.
+    selector: str | None = None  # CSS, or text=…, role=button[name="…"], label=…, placeholder=…, testid=…
+    xpath: str | None = None  # starts with /
+    ref: str | None = None  # from the latest page_snapshot, e.g. e12
 
     @model_validator(mode="after")
     def _exactly_one(self) -> "Locator":

@@ -67,7 +67,7 @@ def _answer(reply: Any) -> dict[str, Any]:
     return answer
 
 
-@operation("page_heal_model", HealModelParams, needs_browser=True, read_only=True)
+@operation("page_heal_model", HealModelParams, needs_browser=True, read_only=True, group="replay")
 async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, Any]:
     """Ask the configured model to point at a replayed node's element that neither its locators nor its
     fingerprint found, and check its answer (one element, of the fingerprint's kind and form). Returns {status:

@@ -31,7 +31,7 @@ from app.agent.records import AgentRecord, AgentRunStore, BoundSecret, Check, ch
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings, ModelChoice
 from app.agent.to_workflow import to_workflow
-from app.agent.tools import ToolRunner, tool_definitions
+from app.agent.tools import ToolRunner
 from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
 from envs import loggers
@@ -158,8 +158,7 @@ class AgentRun:
         try:
             runner = ToolRunner(self.registry, self._model_call, tab_id, self.secrets, self.data_root)
             runner.on_paused = lambda paused: self._emit("paused", paused)
-            self.loop = AgentLoop(record, self.settings, model, runner, tool_definitions(self.registry),
-                                  self.secrets, self._emit)
+            self.loop = AgentLoop(record, self.settings, model, runner, self.secrets, self._emit)
             if self._stop_requested:
                 self.loop.stop()
             url = await runner.url()

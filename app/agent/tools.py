@@ -1,15 +1,18 @@
 """The operations registry as the model's tools, and running the model's tool calls through it.
 
-The tools are the registry's page and tab operations with the very names, schemas and descriptions the MCP
-server publishes (`app.mcp.tools.input_schema` / `tool_description`), plus `done`. `ToolRunner` runs one
-call: it fills in the agent's tab, checks that every `<secret:name>` names a secret of the run (the value is
-filled in by the operations, only where the run's binding lets it be typed: workflows/secret_binding.py, and
-a refused use is kept as the call's `refusal`), computes the target's stable locator with `page_inspect`
-before acting (for Save as workflow), retries once after a re-snapshot when a ref is stale, makes the agent
-wait out a handoff, notices a changed page, and turns the envelope (redacted) into a `tool_result` block —
-text, plus the image when a screenshot was taken (`app.mcp.tools.tool_result`). What a tool returns comes
-from pages: its text is sent inside a `<page_data_NONCE>` block, a tag the page cannot know (a random one
-per run, named in the system prompt), so the model can tell it from the task and never takes it as one.
+The tools are what an MCP client of the default profile is shown (`core`: app/mcp/profiles.py), with the very names,
+schemas and descriptions the MCP server publishes (`app.mcp.tools.ToolCatalog`), less the operations that are not
+the agent's (its tab's control, replay internals, the agent itself), plus `done`. `tools_enable` turns more groups
+on for the run: the next request carries their definitions (`AgentTools.definitions`), so the prompt cache is
+rebuilt once from there. `ToolRunner` runs one call: it fills in the agent's tab, checks that every `<secret:name>`
+names a secret of the run (the value is filled in by the operations, only where the run's binding lets it be typed:
+workflows/secret_binding.py, and a refused use is kept as the call's `refusal`), computes the target's stable
+locator with `page_inspect` before acting (for Save as workflow), retries once after a re-snapshot when a ref is
+stale, makes the agent wait out a handoff, notices a changed page, and turns the envelope (redacted) into a
+`tool_result` block — text (a header line and the payload as plain text), plus the image when a screenshot was taken
+(`app.mcp.tools.tool_result`). What a tool returns comes from pages: its text is sent inside a `<page_data_NONCE>`
+block, a tag the page cannot know (a random one per run, named in the system prompt), so the model can tell it from
+the task and never takes it as one.
 """
 
 from __future__ import annotations
@@ -25,16 +28,16 @@ from typing import Any, Awaitable, Callable
 
 from app.agent.records import Refusal, ToolCall
 from app.agent.secrets import SecretError, Secrets
-from app.mcp.tools import call_timeout, input_schema, tool_description, tool_result
+from app.mcp.profiles import TOOLS_ENABLE, ToolSelection
+from app.mcp.tools import ToolCatalog, call_timeout, tool_result
 from app.ops.registry import OperationRegistry
 from envs import loggers
 from workflows.secret_binding import REFUSED
 
 log = logging.getLogger(loggers.AGENT)
 
-TAB_OPERATIONS = ("tab_open", "tab_list", "tab_activate", "tab_close")
 CONTROL_OPERATIONS = ("page_lock", "page_unlock")  # the run manages its tab's control itself
-REPLAY_OPERATIONS = ("page_find", "page_heal_model")  # a workflow replay's finding (and asking a model): not the agent's
+NOT_THE_AGENTS_GROUPS = ("replay", "agent")  # a workflow replay's finding (and asking a model); agents in agents
 NAVIGATING = {"page_navigate", "page_back", "page_forward", "page_reload", "tab_open", "tab_close", "tab_activate"}
 # Calls after which the page may be another one (a click can submit a form; the load starts a moment later):
 # the rest of their batch is not run.
@@ -63,17 +66,44 @@ DONE_TOOL: dict[str, Any] = {
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-def agent_operation_names(registry: OperationRegistry) -> list[str]:
-    return [name for name in registry.names()
-            if (name.startswith("page_") and name not in CONTROL_OPERATIONS + REPLAY_OPERATIONS)
-            or name in TAB_OPERATIONS]
+class AgentTools:
+    """The agent's tools for one run: the core profile's, and the groups the model turned on with tools_enable."""
+
+    def __init__(self, registry: OperationRegistry) -> None:
+        self.catalog = ToolCatalog(registry)
+        self.selection = ToolSelection()
+        self._definitions: tuple[tuple[str, tuple[str, ...]], list[dict[str, Any]]] | None = None
+
+    def allowed(self, name: str) -> bool:
+        op = self.catalog.operation(name)
+        return (op is not None and name not in CONTROL_OPERATIONS and op.group not in NOT_THE_AGENTS_GROUPS
+                and self.selection.includes(name, op.group))
+
+    def names(self) -> list[str]:
+        return [name for name in self.catalog.names(self.selection) if self.allowed(name)]
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The model's tools, as the Messages API takes them: the MCP tools' names, descriptions and schemas,
+        and done (the same list, in the same order, until tools_enable changes it: a stable prompt prefix)."""
+        key = self.selection.key
+        if self._definitions is None or self._definitions[0] != key:
+            listed = {entry["name"]: entry for entry in self.catalog.listing(self.selection)}
+            tools = [{"name": name, "description": listed[name]["description"],
+                      "input_schema": listed[name]["inputSchema"]} for name in self.names()]
+            self._definitions = (key, [*tools, DONE_TOOL])
+        return self._definitions[1]
+
+    def enable(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """tools_enable for this run: the envelope it answers (app.mcp.tools.ToolCatalog.enable)."""
+        envelope = self.catalog.enable(self.selection, arguments)
+        if envelope.get("ok"):
+            envelope["added"] = [name for name in envelope["added"] if self.allowed(name)]
+        return envelope
 
 
 def tool_definitions(registry: OperationRegistry) -> list[dict[str, Any]]:
-    """The model's tools: the MCP tools' names, schemas and descriptions for the agent's operations, and done."""
-    tools = [{"name": name, "description": tool_description(registry.get(name)),
-              "input_schema": input_schema(registry.get(name))} for name in agent_operation_names(registry)]
-    return [*tools, DONE_TOOL]
+    """The model's first tools: the core profile's, for the agent, and done."""
+    return AgentTools(registry).definitions()
 
 
 def _refs(snapshot: str) -> dict[str, tuple[str, str, int]]:
@@ -105,7 +135,7 @@ class ToolRunner:
         self.tab_id = tab_id
         self.secrets = secrets
         self.data_root = data_root
-        self.allowed = set(agent_operation_names(registry))
+        self.tools = AgentTools(registry)
         self.last_snapshot = ""
         self.files: list[str] = []
         self.taken_over = False
@@ -133,8 +163,17 @@ class ToolRunner:
         """Run one call; return its record and the `tool_result` block for the model."""
         started = time.monotonic()
         record = ToolCall(id=tool_id, name=name, input=self.secrets.redact(raw), secrets=self.secrets.used_in(raw))
-        if name not in self.allowed:
-            return self._failed(record, f"there is no tool {name!r} for the agent", started)
+        if name == TOOLS_ENABLE:
+            envelope = self.tools.enable(raw)
+            record.ok = bool(envelope.get("ok"))
+            record.error = None if record.ok else str(envelope.get("error"))
+            record.result = envelope
+            record.ms = (time.monotonic() - started) * 1000
+            return record, self._block(tool_id, name, envelope)
+        if not self.tools.allowed(name):
+            return self._failed(record, f"there is no tool {name!r} for the agent"
+                                        + ("; tools_enable lists more" if self.tools.catalog.operation(name) else ""),
+                                started)
         try:
             params = self._params(name, raw)
         except SecretError as exc:

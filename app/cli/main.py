@@ -150,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_batch_parser(verbs, common)
     mcp = verbs.add_parser("mcp", parents=[common], help="serve MCP on stdio (forwarding to the running app, "
                                                           "started headless if needed); show or renew the token")
+    mcp.add_argument("--tools", metavar="PROFILE", default=None,
+                     help="which tools the client is shown: core (the default: a whole task, and tools_enable for "
+                          "more), full, original (the original BrowserPilot's tool names and call forms), or a "
+                          "comma list of groups: core,network,recording,...")
     mcp_verbs = mcp.add_subparsers(dest="mcp_verb", metavar="ACTION")
     token = mcp_verbs.add_parser("token", parents=[common], help="print the MCP bearer token")
     token.add_argument("--regenerate", action="store_true",
@@ -311,12 +315,19 @@ def run_mcp_verb(args: argparse.Namespace, data: DataDir) -> int:
     from app.mcp import config
 
     if args.mcp_verb is None:
+        from app.mcp.profiles import ProfileError, parse_profile
+
+        try:
+            parse_profile(args.tools)
+        except ProfileError as exc:
+            print(f"browserpilot mcp: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         from app.mcp.client import start_app_if_needed
 
         started = start_app_if_needed(data)  # the app boots while the bridge loads the SDK (about a second)
         from app.mcp.bridge import run_bridge
 
-        return run_bridge(data, started)
+        return run_bridge(data, started, args.tools)
     try:
         content = config.regenerate_token(data) if args.mcp_verb == "token" and args.regenerate else \
             config.load_or_create(data)

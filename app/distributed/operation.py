@@ -204,7 +204,7 @@ def _row_summary(ctx: OpContext, index: int, row: RowState, run_id: str | None) 
     return item
 
 
-@operation("workflow_distribute", WorkflowDistributeParams)
+@operation("workflow_distribute", WorkflowDistributeParams, group="workers")
 async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) -> dict[str, Any]:
     """Run a workflow once per data row on remote workers (`browserpilot worker`) through a Redis broker. The
     workflow document travels with each row; each row's result (with the worker's name and timings) is stored
@@ -226,7 +226,7 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
     return await follow_batch(ctx, state, login)
 
 
-@operation("batch_resume", BatchResumeParams)
+@operation("batch_resume", BatchResumeParams, group="workers")
 async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> dict[str, Any]:
     """Follow a distributed batch again (its submitter was killed, or stopped waiting): collect the outcomes
     the workers reported meanwhile, send again only the rows the broker no longer has, and wait for the rest.
@@ -238,7 +238,7 @@ async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> dict[str, A
     return await follow_batch(ctx, state, login)
 
 
-@operation("batch_list", Params, read_only=True)
+@operation("batch_list", Params, read_only=True, group="workers")
 async def batch_list(ctx: OpContext, params: Params) -> dict[str, Any]:
     """The distributed batches this app submitted, newest first: status (running = not every row has an
     outcome yet: resume it with batch_resume), counts and duplicates."""

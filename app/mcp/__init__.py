@@ -1,7 +1,10 @@
 """The MCP server: every operation of the registry as a tool for agent clients, secure by default.
 
 - `config`: `mcp.json` (URL, token, pid; mode 0600) and ready-to-paste client configurations;
+- `profiles`: which tools a client is shown (the groups operations declare; core, full, original; a session's
+  selection, which `tools_enable` grows);
 - `tools`: operations as MCP tools (schemas from the pydantic models, descriptions, annotations, results);
+- `result_text`: a result as the model reads it (a header line, the payload as plain text);
 - `server`: streamable HTTP on 127.0.0.1 in its own thread, Host/Origin and bearer-token checks, calls
   handed to the app's main loop;
 - `quick`: the private line-JSON endpoint the stdio bridge (and CLI forwarding) use: the same tools, calls and

@@ -21,6 +21,13 @@ request opens:
   in `_meta`) gets that era: each request's envelope checked, results with `resultType`, cache hints and the
   server's identity.
 
+The bridge is one client session, so it keeps that session's tools: its `--tools` profile (app/mcp/profiles.py)
+and the groups `tools_enable` turned on, sent with each request; when a `tools_enable` call added tools, a
+handshake-era client is sent `notifications/tools/list_changed` right after its answer (the 2026-07-28 era
+delivers change notifications only to a `subscriptions/listen` stream, which the bridge does not serve: such a
+client sees the new tools at its next `tools/list`). An app of an older version, reached over its MCP server
+because it has no bridge endpoint, knows no profiles: it lists what it lists.
+
 tests/unit/app/test_mcp_relay.py holds the relay to the SDK's own server, answer by answer. The bridge's own
 work is a JSON relay, so it starts in ~0.1 s instead of the ~1.2 s of CPU the SDK takes to import (pydantic
 building the protocol types), which on a 2-core machine competed with the app it had just started.
@@ -45,6 +52,7 @@ from app import __version__
 from app.mcp.client import (APP_START_TIMEOUT, Endpoint, EndpointUnavailable, QuickClient, connect, connect_quick,
                             ensure_app, reason)
 from app.mcp.config import SERVER_INSTRUCTIONS, SERVER_NAME, read_mcp_file
+from app.mcp.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
 from envs import loggers
 from envs.datadir import DataDir
 
@@ -96,9 +104,11 @@ class RemoteApp:
     `tool_listing` and `tool_call` are the bridge's two forwards, as the JSON dicts they travel as; both ways
     of speaking MCP use them."""
 
-    def __init__(self, data: DataDir, started: subprocess.Popen[bytes] | None = None) -> None:
+    def __init__(self, data: DataDir, started: subprocess.Popen[bytes] | None = None,
+                 tools: str | None = None) -> None:
         self.data = data
         self._started = started
+        self.selection = ToolSelection(parse_profile(tools))  # this session's tools (ProfileError: --tools)
         self._lock = anyio.Lock()
         self._connection: _Connection | None = None
         self._requests, self._incoming = anyio.create_memory_object_stream[_Request](4)
@@ -178,7 +188,7 @@ class RemoteApp:
             try:
                 client = await self.client()
                 if isinstance(client, QuickClient):
-                    return await client.list_json()
+                    return await client.list_json(**self._selection())
                 listing = await client.list_tools()
                 return {"tools": [tool.model_dump(by_alias=True, mode="json", exclude_none=True)
                                   for tool in listing.tools]}
@@ -199,7 +209,10 @@ class RemoteApp:
             return tool_error(f"BrowserPilot is not reachable: {exc}")
         try:
             if isinstance(client, QuickClient):
-                return await client.call_json(name, arguments)
+                result = await client.call_json(name, arguments, **self._selection())
+                if name == TOOLS_ENABLE:
+                    self._take_enabled(result)
+                return result
             result = await client.call_tool(name, arguments)
             return result.model_dump(by_alias=True, mode="json", exclude_none=True)  # type: ignore[no-any-return]
         except Exception as exc:  # noqa: BLE001 - the app went away mid-call: never repeat an action
@@ -208,6 +221,23 @@ class RemoteApp:
             self.drop(client)
             return tool_error(f"the connection to BrowserPilot was lost during {name} ({reason(exc)}); it may "
                               "or may not have run. The next call reconnects, starting the app if needed.")
+
+
+    def _selection(self) -> dict[str, Any]:
+        """The session's tool selection, as the bridge endpoint takes it with each request."""
+        return {"tools": self.selection.profile.text, "enabled": sorted(self.selection.enabled)}
+
+    def _take_enabled(self, result: dict[str, Any]) -> None:
+        """After tools_enable: the groups the app says are on now."""
+        envelope = result.get("structuredContent")
+        if isinstance(envelope, dict) and envelope.get("ok") and isinstance(envelope.get("enabled"), list):
+            self.selection.enabled = {str(group) for group in envelope["enabled"]}
+
+
+def list_changed(result: dict[str, Any]) -> bool:
+    """A tools_enable result that added tools to the session's list."""
+    envelope = result.get("structuredContent")
+    return isinstance(envelope, dict) and bool(envelope.get("ok")) and bool(envelope.get("listChanged"))
 
 
 def _is_mcp_error(exc: BaseException) -> bool:
@@ -228,7 +258,7 @@ SERVER_INFO = {"name": SERVER_NAME, "title": "BrowserPilot", "version": __versio
 def initialize_result(requested: Any) -> dict[str, Any]:
     """The answer to `initialize`: the client's version when it is one we speak, else the latest."""
     version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
-    return {"capabilities": {"tools": {"listChanged": False}}, "instructions": SERVER_INSTRUCTIONS,
+    return {"capabilities": {"tools": {"listChanged": True}}, "instructions": SERVER_INSTRUCTIONS,
             "protocolVersion": version, "serverInfo": dict(SERVER_INFO)}
 
 
@@ -418,6 +448,8 @@ class StdioRelay:
                 return
             self._running.pop(request_id, None)
             self.answer(request_id, modern_result(method, result) if self.modern else result)
+            if method == "tools/call" and not self.modern and list_changed(result):
+                self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         if scope.cancel_called:
             log.info("bridge: request %r was cancelled by the client", request_id)
 
@@ -474,9 +506,9 @@ class _Wire:
             yield line
 
 
-async def serve_stdio(data: DataDir, started: subprocess.Popen[bytes] | None = None) -> None:
+async def serve_stdio(data: DataDir, started: subprocess.Popen[bytes] | None = None, tools: str | None = None) -> None:
     wire = _Wire()
-    remote = RemoteApp(data, started)
+    remote = RemoteApp(data, started, tools)
     relay = StdioRelay(remote, wire.write)
     lines = wire.lines()
     async with anyio.create_task_group() as tasks:
@@ -490,11 +522,12 @@ async def serve_stdio(data: DataDir, started: subprocess.Popen[bytes] | None = N
         tasks.cancel_scope.cancel()
 
 
-def run_bridge(data: DataDir, started: subprocess.Popen[bytes] | None = None) -> int:
-    """Serve MCP on stdin/stdout until the client closes it. `started`: the app the caller already started."""
-    log.info("stdio bridge started for %s", data.root)
+def run_bridge(data: DataDir, started: subprocess.Popen[bytes] | None = None, tools: str | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client closes it. `started`: the app the caller already started;
+    `tools`: the session's tool profile (checked by the caller: `parse_profile`)."""
+    log.info("stdio bridge started for %s (tools: %s)", data.root, tools or "core")
     try:
-        anyio.run(serve_stdio, data, started)
+        anyio.run(serve_stdio, data, started, tools)
     except KeyboardInterrupt:
         pass
     log.info("stdio bridge ended")

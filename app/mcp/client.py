@@ -225,24 +225,26 @@ class QuickClient:
 
         return types.ListToolsResult.model_validate(await self.list_json())
 
-    async def list_json(self) -> dict[str, Any]:
-        """The `ListToolsResult` as the JSON dict it travels as (no SDK needed)."""
+    async def list_json(self, **selection: Any) -> dict[str, Any]:
+        """The `ListToolsResult` as the JSON dict it travels as (no SDK needed); `selection`: the session's
+        `tools` profile and `enabled` groups (default: the core profile)."""
         from app.mcp.quick import request
 
         assert self.endpoint.quick_port is not None
-        return await request(self.endpoint.quick_port, self._message("tools/list"), timeout=30.0)
+        return await request(self.endpoint.quick_port, self._message("tools/list", **selection), timeout=30.0)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         import mcp_types as types
 
         return types.CallToolResult.model_validate(await self.call_json(name, arguments))
 
-    async def call_json(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call_json(self, name: str, arguments: dict[str, Any], **selection: Any) -> dict[str, Any]:
         """The `CallToolResult` as the JSON dict it travels as (no SDK needed)."""
         from app.mcp.quick import request
 
         assert self.endpoint.quick_port is not None
-        return await request(self.endpoint.quick_port, self._message("tools/call", name=name, arguments=arguments))
+        return await request(self.endpoint.quick_port, self._message("tools/call", name=name, arguments=arguments,
+                                                                     **selection))
 
 
 @asynccontextmanager

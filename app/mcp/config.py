@@ -40,27 +40,35 @@ DEFAULT_PORT = 39221
 MCP_PATH = "/mcp"
 SERVER_NAME = "browserpilot"
 
-# Sent once per session by the app's server and by the stdio bridge (which must not import the registry).
+# What every tool shares, said once per session (the tools' descriptions do not repeat it) by the app's server
+# and by the stdio bridge (which must not import the registry). The built-in agent's system prompt carries
+# LOCATOR_CONVENTION too.
+LOCATOR_CONVENTION = (
+    "Locators: {\"selector\": …} takes CSS or text=…, role=button[name=\"…\"], label=…, placeholder=…, testid=…; "
+    "{\"xpath\": \"/…\"}; or {\"ref\": \"e12\"} from the latest page_snapshot (snapshot again after the page "
+    "changes). They reach into open shadow roots and same-origin iframes. An action needs exactly one match and "
+    "waits (timeoutMs, in ms) until it is visible, enabled, stable and not covered; otherwise the error says what "
+    "matched or what covers it."
+)
+TOOL_CONVENTIONS = (
+    "Page tools act on tabId, else on the active tab of env (default env-default, whose window opens when "
+    "needed). " + LOCATOR_CONVENTION + " For a captcha or a login only the person can do, call "
+    "page_handoff with a message: your next acting call on that tab waits until its target appears, then takes "
+    "the tab back. takenOver in a result means the person pressed Take over since your last call: look at the "
+    "page again. A result's text starts with a line like `ok · tab tab-1 · agent · URL` (or `error (code)` and "
+    "the reason), then its data; a failure's errorShot (the tab then) comes as an image. Parameter names are "
+    "camelCase; an unknown one is refused with the list of valid ones."
+)
 SERVER_INSTRUCTIONS = (
     "BrowserPilot is a persistent browser shared by you and a person. Environments (env_*) are separate "
-    "logins (cookies and storage survive restarts); each has a window of tabs (tab_*). The loop: open a tab "
-    "(tab_open) or page_navigate; page_snapshot for an outline with refs; act with page_click, page_type, "
-    "page_select, page_key (locators or refs); read with page_query, page_wait, page_screenshot. Page tools act "
-    "on tabId, or on the active tab of env (default env-default, whose window opens when needed). Locators: "
-    "{\"selector\": …} takes CSS or text=…, role=…[name=\"…\"], label=…, placeholder=…, testid=…; {\"xpath\": "
-    "\"/…\"}; or {\"ref\": \"e12\"} from the latest page_snapshot. They reach into open shadow roots and "
-    "same-origin iframes. An action needs exactly one match and waits until it is visible, enabled, stable and "
-    "not covered; otherwise the error says what matched or what covers it. For a captcha or a login only the "
-    "person can do, call page_handoff with a message: it returns at once, and your next acting call on that "
-    "tab waits until its target appears, then takes the tab back. takenOver: true in a result means the person "
-    "pressed Take over since your last call: look at the page again before going on. Once a sequence works, "
-    "save it with workflow_write and later call workflow_run once instead of repeating the steps. Two agents "
-    "may work at once on different tabs; a tab that a running workflow holds answers with a busy error naming "
-    "the run. Every result is the envelope {ok, control, ..., notes?}; on failure ok is false, error says why, "
-    "and errorShot (a screenshot of the tab then) comes as an image. Parameter names are camelCase as in the "
-    "schemas; unknown names are refused with the list of valid ones. The original BrowserPilot's forms are "
-    "accepted too (flat selector/xpath, untilSelector, shotWidth/shotHeight, via, objects as JSON text); notes "
-    "in a result say which form won when both were given."
+    "logins (cookies and storage survive restarts); each has a window of tabs (tab_*). The loop: tab_open or "
+    "page_navigate; page_snapshot for an outline with refs; act with page_click, page_type, page_select, "
+    "page_key; read with page_snapshot, page_query, page_source; page_wait for what a page does later. "
+    + TOOL_CONVENTIONS + " Once a sequence works, save it with workflow_write and later call workflow_run once "
+    "instead of repeating the steps. Two agents may work at once on different tabs; a tab a running workflow "
+    "holds answers busy. Few tools are listed at first: tools_enable {groups} lists more (network, files, "
+    "devtools, recording, schedules…), or connect with ?tools=full. The original BrowserPilot's call forms are "
+    "accepted too (flat selector/xpath, untilSelector, shotWidth/shotHeight, via, objects as JSON text)."
 )
 
 
@@ -152,13 +160,19 @@ def browserpilot_command() -> str:
     return str(Path(sys.argv[0]).resolve()) if sys.argv and sys.argv[0] else "browserpilot"
 
 
-def client_configs(url: str, token: str, data_root: Path, command: str | None = None) -> dict[str, str]:
-    """Ready-to-paste configurations for the usual clients, keyed by a human name."""
+def client_configs(url: str, token: str, data_root: Path, command: str | None = None,
+                   profile: str = "core") -> dict[str, str]:
+    """Ready-to-paste configurations for the usual clients, keyed by a human name. `profile`: the tools the
+    client is shown (app/mcp/profiles.py); the default, core, needs no parameter."""
     command = command or browserpilot_command()
-    stdio = {"mcpServers": {SERVER_NAME: {"command": command, "args": ["mcp", "--data-dir", str(data_root)]}}}
+    args = ["mcp", *(["--tools", profile] if profile != "core" else []), "--data-dir", str(data_root)]
+    url = f"{url}?tools={profile}" if profile != "core" else url
+    stdio = {"mcpServers": {SERVER_NAME: {"command": command, "args": args}}}
     http = {"mcpServers": {SERVER_NAME: {"url": url, "headers": {"Authorization": f"Bearer {token}"}}}}
-    # Tokens are URL-safe base64 ([A-Za-z0-9_-]): double quotes are enough in every shell.
-    claude_code = f'claude mcp add --transport http {SERVER_NAME} {url} --header "Authorization: Bearer {token}"'
+    # Tokens are URL-safe base64 ([A-Za-z0-9_-]): double quotes are enough in every shell; a URL with a query is
+    # quoted too (the shell would take `?` as a pattern).
+    shown = f'"{url}"' if "?" in url else url
+    claude_code = f'claude mcp add --transport http {SERVER_NAME} {shown} --header "Authorization: Bearer {token}"'
     return {
         "Claude Desktop (stdio)": json.dumps(stdio, indent=2),
         "Claude Code (HTTP)": claude_code,

@@ -2,9 +2,13 @@
 
 ```
 bridge --TCP 127.0.0.1--> {"token": "…", "client": "bridge 4242", "method": "tools/call", "name": …,
-                           "arguments": {…}}\\n
+                           "arguments": {…}, "tools": "core", "enabled": ["network"]}\\n
        <--------------- {"result": {CallToolResult by alias}}\\n   or   {"error": "unauthorized: …"}\\n
 ```
+
+`tools` and `enabled` are the bridge session's tool selection (app/mcp/profiles.py: its `--tools` profile and
+the groups `tools_enable` turned on); the bridge keeps them, this endpoint lists and answers by them
+(`tools_enable` included: its result says which groups are on now, and the bridge takes that).
 
 Why: the MCP SDK and uvicorn take ~1.5 s of CPU to import (pydantic building the protocol types), and an app
 that `browserpilot mcp` has just started for an agent client would otherwise make that client's first call
@@ -27,6 +31,7 @@ import socket
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from app.mcp.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
 from envs import loggers
 from envs.datadir import DataDir
 
@@ -136,18 +141,34 @@ class QuickServer:
             sender = request.get("client")
             owner.clients.request(sender if isinstance(sender, str) else None)
         method = request.get("method")
+        try:
+            selection = _selection(request)
+        except ValueError as exc:
+            return {"error": f"bad request: {exc}"}
         if method == "tools/list":
-            return {"result": {"tools": owner.catalog.listing()}}
+            return {"result": {"tools": owner.catalog.listing(selection)}}
         if method == "tools/call":
             name, arguments = request.get("name"), request.get("arguments") or {}
             if not isinstance(name, str) or not isinstance(arguments, dict):
                 return {"error": "bad request: tools/call needs a name and an arguments object"}
             from app.mcp.tools import result_json  # here: the bridge imports `request` without the registry
 
+            if name == TOOLS_ENABLE:
+                return {"result": result_json(name, owner.catalog.enable(selection, arguments), owner.data.root)}
             envelope = await owner.call_envelope(name, arguments)
             self._on_first_call()
-            return {"result": result_json(name, envelope, owner.data.root)}
+            return {"result": result_json(name, envelope, owner.data.root, json_text=selection.profile.original)}
         return {"error": f"bad request: unknown method {method!r}"}
+
+
+def _selection(request: dict[str, Any]) -> ToolSelection:
+    """The sender's tool selection (ValueError names what is wrong with it)."""
+    profile, enabled = request.get("tools"), request.get("enabled") or []
+    if not (profile is None or isinstance(profile, str)) or not isinstance(enabled, list):
+        raise ValueError("tools is a profile and enabled a list of groups")
+    selection = ToolSelection(parse_profile(profile))
+    selection.enable(str(group) for group in enabled)
+    return selection
 
 
 async def request(port: int, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:

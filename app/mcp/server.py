@@ -9,7 +9,11 @@ client --HTTP--> guard (Host/Origin: 403, bearer token: 401) --> mcp streamable 
   settings comes first, then the previous run's port (so pasted client configurations keep working).
 - The token lives in `mcp.json` (see `app.mcp.config`); the guard re-reads the file whenever it changes, so
   `browserpilot mcp token --regenerate` takes effect at once and the old token stops working.
-- Tools are the registry's operations (`app.mcp.tools.ToolCatalog`), listed afresh on every `tools/list`.
+- Tools are the registry's operations (`app.mcp.tools.ToolCatalog`), listed afresh on every `tools/list`:
+  those of the client's profile (`?tools=core|full|original|group,…`, app/mcp/profiles.py; a profile naming
+  something unknown is refused with 400 by the guard) and the groups its session turned on with
+  `tools_enable`, after which the session is sent `notifications/tools/list_changed` (on its standalone GET
+  stream). A 2026-07-28 client has no session: its list is always its address's profile (tools_enable says so).
 - Each call is handed to the app's main (Qt + asyncio) loop and awaited a little longer than the operation's
   own timeout; concurrent calls simply become concurrent tasks there.
 - Beside it, on a second loopback port, the private endpoint of the stdio bridge (`app.mcp.quick`): it needs
@@ -43,9 +47,10 @@ import select
 import socket
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from app import __version__
 from app.mcp.config import (
@@ -60,6 +65,7 @@ from app.mcp.config import (
     update_mcp_file,
 )
 from app.mcp.idle import CLIENT_HEADER, BridgeClients
+from app.mcp.profiles import TOOLS_ENABLE, ProfileError, ToolSelection, parse_profile
 from app.mcp.quick import QuickServer
 from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, OperationRegistry, failure
@@ -75,6 +81,9 @@ PORT_ATTEMPTS = 50
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 START_TIMEOUT = 15.0
 QUICK_WAIT = 2.0  # at most this long (seconds) the HTTP endpoint waits for the bridge endpoint to listen or fail
+MAX_SESSIONS = 512  # tool selections kept (one per MCP session that turned groups on), the oldest dropped first
+NO_SESSION_NOTE = ("this client speaks MCP without sessions (2026-07-28): its list stays what its address says; "
+                   "the added tools can be called all the same, or connect with ?tools={profile}")
 
 
 class McpStartError(RuntimeError):
@@ -145,8 +154,9 @@ def is_local_origin(origin: str | None) -> bool:
 
 
 class Guard:
-    """ASGI middleware in front of everything: DNS-rebinding protection (403), then the bearer token (401);
-    an accepted request is reported to `clients` (which bridge sent it: the idle exit's view)."""
+    """ASGI middleware in front of everything: DNS-rebinding protection (403), then the bearer token (401),
+    then the tool profile of `?tools=` (400 when it names something unknown); an accepted request is reported
+    to `clients` (which bridge sent it: the idle exit's view)."""
 
     def __init__(self, app: Any, tokens: TokenSource, clients: BridgeClients | None = None) -> None:
         self.app = app
@@ -172,9 +182,25 @@ class Guard:
                                     "in the data folder, or run `browserpilot mcp token`)",
                          [(b"www-authenticate", b'Bearer realm="browserpilot"')])
             return
+        problem = profile_problem(scope.get("query_string", b""))
+        if problem is not None:
+            await _reply(send, 400, f"bad request: {problem}")
+            return
         if self.clients is not None:
             self.clients.request(headers.get(CLIENT_HEADER))
         await self.app(scope, receive, send)
+
+
+def profile_problem(query_string: bytes) -> str | None:
+    """What is wrong with the `tools` profile of a request's query string (None: nothing, or none given)."""
+    values = parse_qs(query_string.decode("latin-1")).get("tools")
+    if not values:
+        return None
+    try:
+        parse_profile(values[-1])
+    except ProfileError as exc:
+        return str(exc)
+    return None
 
 
 async def _reply(send: Any, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -258,6 +284,7 @@ class McpHttpServer:
         self.in_flight: dict[str, int] = {}  # tool calls being answered now, by name (read by the idle exit)
         self.superseded = False  # a newer server of this app owns mcp.json: a late stop must not clear it
         self.catalog = ToolCatalog(registry)
+        self._selections: OrderedDict[str, ToolSelection] = OrderedDict()  # by MCP session id (server thread)
         self.port: int | None = None
         self.error: str | None = None
         self._started = threading.Event()
@@ -318,20 +345,57 @@ class McpHttpServer:
     # -- MCP handlers (server thread) --------------------------------------------------------------------
     def _build_sdk_server(self) -> Any:
         import mcp_types as types
-        from mcp.server import Server
+        from mcp.server import NotificationOptions, Server
 
         async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-            return types.ListToolsResult(tools=self.catalog.tools())
+            return types.ListToolsResult(tools=self.catalog.tools(self.selection(ctx.request)[0]))
 
         async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-            return await self.call(params.name, dict(params.arguments or {}))
+            name, arguments = params.name, dict(params.arguments or {})
+            selection, session = self.selection(ctx.request)
+            if name != TOOLS_ENABLE:
+                return await self.call(name, arguments, json_text=selection.profile.original)
+            envelope = self.catalog.enable(selection, arguments)
+            if envelope.get("listChanged"):
+                if session is None:  # nothing to remember it by: the list stays, the tools answer all the same
+                    envelope["listChanged"] = False
+                    envelope["notes"] = [NO_SESSION_NOTE.format(profile=",".join(envelope["enabled"]))]
+                else:
+                    await ctx.session.send_tool_list_changed()
+            return tool_result(name, envelope, self.data.root)
 
-        return Server(SERVER_NAME, version=__version__, title="BrowserPilot", instructions=SERVER_INSTRUCTIONS,
-                      get_tool_input_schema=self.catalog.schema, on_list_tools=list_tools, on_call_tool=call_tool)
+        server = Server(SERVER_NAME, version=__version__, title="BrowserPilot", instructions=SERVER_INSTRUCTIONS,
+                        get_tool_input_schema=self.catalog.schema, on_list_tools=list_tools,
+                        on_call_tool=call_tool)
+        # The handshake's capabilities say the tool list changes (tools_enable); the 2026-07-28 era derives its
+        # own (no listen stream is served, so no change notifications there).
+        plain = server.create_initialization_options
+        server.create_initialization_options = (  # type: ignore[method-assign]
+            lambda notification_options=None, *args, **kwargs: plain(
+                notification_options or NotificationOptions(tools_changed=True), *args, **kwargs))
+        return server
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> "CallToolResult":
-        """Run one operation on the main loop and turn its envelope into a tool result."""
-        return tool_result(name, await self.call_envelope(name, arguments), self.data.root)
+    def selection(self, request: Any) -> tuple[ToolSelection, str | None]:
+        """The tools of the client that sent `request` (a Starlette request): its address's profile and the
+        groups its MCP session turned on; and that session's id (None: a client without sessions)."""
+        query = request.query_params.get("tools") if request is not None else None
+        session = request.headers.get("mcp-session-id") if request is not None else None
+        profile = parse_profile(query)  # the guard has refused an unknown one
+        if session is None:
+            return ToolSelection(profile), None
+        selection = self._selections.get(session)
+        if selection is None or selection.profile != profile:
+            selection = ToolSelection(profile, set(selection.enabled) if selection is not None else set())
+            self._selections[session] = selection
+            while len(self._selections) > MAX_SESSIONS:
+                self._selections.popitem(last=False)
+        self._selections.move_to_end(session)
+        return selection, session
+
+    async def call(self, name: str, arguments: dict[str, Any], *, json_text: bool = False) -> "CallToolResult":
+        """Run one operation on the main loop and turn its envelope into a tool result (`json_text`: the text is
+        the envelope as JSON, for the original BrowserPilot's clients)."""
+        return tool_result(name, await self.call_envelope(name, arguments), self.data.root, json_text=json_text)
 
     def _quit_event(self) -> asyncio.Event:
         loop = asyncio.get_running_loop()

@@ -94,10 +94,10 @@ class McpService:
     def token(self) -> str:
         return self._server.token() if self._server is not None else load_or_create(self.data).token
 
-    def configs(self, command: str | None = None) -> dict[str, str]:
-        """Client configurations with the live URL (or the one the server will use)."""
+    def configs(self, command: str | None = None, profile: str = "core") -> dict[str, str]:
+        """Client configurations with the live URL (or the one the server will use), for the tool `profile`."""
         url = self.url or load_or_create(self.data).url or f"http://127.0.0.1:{self.settings.current.mcp_port}/mcp"
-        return client_configs(url, self.token(), Path(self.data.root), command)
+        return client_configs(url, self.token(), Path(self.data.root), command, profile)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener` after every change of state or token; returns the unsubscribe function."""
@@ -272,7 +272,7 @@ class AppStatusParams(Params):
 
 
 def _status_operation(service: McpService) -> Operation[Any]:
-    @operation("app_status", AppStatusParams, read_only=True)
+    @operation("app_status", AppStatusParams, read_only=True, group="app")
     async def app_status(ctx: OpContext, params: AppStatusParams) -> dict[str, Any]:
         """Who started this app (a person, or `browserpilot mcp` for an agent client; headless or not), the
         stdio bridges using it, and when it will quit by itself (or why it won't)."""

@@ -2,20 +2,27 @@
 
 Nothing here defines a parameter twice. A tool's `inputSchema` is its operation's pydantic model
 (`op.params.model_json_schema(by_alias=True)`: camelCase names, `additionalProperties: false`, shared
-types under `$defs`); its description is the operation's docstring followed by one line per convention that
-applies (the locator forms, handoff, the original BrowserPilot's forms it also accepts); the conventions
-shared by every tool are in `SERVER_INSTRUCTIONS`, sent once per session; its annotations come from the operation's
-`read_only` and `destructive` flags. The list is rebuilt whenever the registry changes, so operations added
-later (workflow_*, run_*, net_*) become tools without touching this module.
+types under `$defs`), without what a model need not read in every request: generated titles, the null arm of
+optional fields. Its description is the operation's docstring alone: what every tool shares (locators, the
+target tab, control and handoff, envelopes, errors) is said once in `SERVER_INSTRUCTIONS`, sent once per
+session. Its annotations come from the operation's `read_only` and `destructive` flags. An `outputSchema` has
+one place to go, `output_schema` (issue 33 brings a typed result per operation).
 
-A result is the operation's envelope as structured content, the same envelope as JSON text (for clients
-that only read text), and, when the envelope points at a screenshot (`page_screenshot`'s `path`, any
-`errorShot`), that PNG as image content so the model can look at it.
+Which tools a client is shown is its `ToolSelection` (app/mcp/profiles.py: a profile such as `core` or `full`,
+and the groups `tools_enable` turned on); `ToolCatalog.listing(selection)` is that list, the `tools_enable` tool
+included. The `original` profile lists the original BrowserPilot's tools with schemas widened to its call forms
+(`app.ops.compat.original_schema`) and a line saying which forms each takes. The list is rebuilt whenever the
+registry changes, so operations added later become tools without touching this module.
 
-Listings and results are made as plain JSON-ready dicts (`ToolCatalog.listing`, `result_json`), which the
-private endpoint (`app.mcp.quick`) sends as they are; `tools()` and `tool_result` validate the same dicts into
-the SDK's models. So this module does not import the SDK (`mcp_types`, ~0.6 s of pydantic) until those are
-called, and a bridge-started app answers its first call without it.
+A result (`result_json`) is the operation's envelope as structured content, the same envelope as text a model
+reads (`app.mcp.result_text`: a header line and the payload as plain text; as JSON text for the original's
+clients), and, when the envelope points at a screenshot (`page_screenshot`'s `path`, any `errorShot`), that PNG
+as image content so the model can look at it.
+
+Listings and results are made as plain JSON-ready dicts, which the private endpoint (`app.mcp.quick`) sends as
+they are; `tools()` and `tool_result` validate the same dicts into the SDK's models. So this module does not
+import the SDK (`mcp_types`, ~0.6 s of pydantic) until those are called, and a bridge-started app answers its
+first call without it.
 """
 
 from __future__ import annotations
@@ -25,17 +32,24 @@ import inspect
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, ValidationError
 
 from app.mcp.config import SERVER_INSTRUCTIONS
-from app.ops.compat import original_forms
-from app.ops.registry import Operation, OperationRegistry
+from app.mcp.profiles import GROUPS, TOOLS_ENABLE, ProfileError, ToolSelection
+from app.mcp.result_text import render
+from app.ops.compat import original_forms, original_schema
+from app.ops.registry import Operation, OperationRegistry, Params, describe_validation_error, failure
 from envs import loggers
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, Tool
 
 log = logging.getLogger(loggers.MCP)
+
+__all__ = ["SERVER_INSTRUCTIONS", "ToolCatalog", "call_timeout", "input_schema", "result_json", "tool_description",
+           "tool_result"]
 
 # Screenshots bigger than this are not inlined (a full-page capture of a long page can be tens of MB, and
 # model APIs refuse images over 5 MB); the envelope still carries the path.
@@ -44,19 +58,11 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # Envelope keys that hold the path of a PNG worth showing to the model.
 IMAGE_KEYS = ("errorShot", "screenshot")
 
-LOCATOR_NOTE = ('Locator: {"selector": "#id"} (CSS, or text=Sign in, role=button[name="Save"], label=Email, '
-                'placeholder=…, testid=…), {"xpath": "//a"}, or {"ref": "e12"} from the latest page_snapshot.')
-CONTROL_NOTE = "In handoff it first waits for its target (the person finishing), then takes the tab back."
 
-def tool_description(op: Operation[Any]) -> str:
-    """The operation's own docstring, then the conventions that apply to it, one line each."""
-    fields = op.params.model_fields
+def tool_description(op: Operation[Any], *, original: bool = False) -> str:
+    """The operation's own docstring; for the original's clients, then the original's forms it also takes."""
     parts = [_unwrap(op.description) or op.name.replace("_", " ")]
-    if any(_mentions_locator(name, field.annotation) for name, field in fields.items()):
-        parts.append(LOCATOR_NOTE)
-    if op.name.startswith("page_") and not op.read_only and "timeout_ms" in fields:
-        parts.append(CONTROL_NOTE)
-    forms = original_forms(op.params)
+    forms = original_forms(op.params) if original else None
     if forms:
         parts.append(forms)
     return "\n".join(parts)
@@ -68,22 +74,30 @@ def _unwrap(docstring: str) -> str:
     return "\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
 
 
-def _mentions_locator(name: str, annotation: Any) -> bool:
-    return name in ("locator", "until") or "Locator" in repr(annotation)
-
-
-def input_schema(op: Operation[Any]) -> dict[str, Any]:
+def input_schema(op: Operation[Any], *, original: bool = False) -> dict[str, Any]:
     """The parameter model's JSON schema, by alias, as one self-contained document (refs under `$defs`).
 
     Pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
     tool listing costs the model tokens. For the same reason an optional field is written as its type alone
     (`{"type": "string"}` rather than `anyOf` with null and `default: null`): it is optional because it is not
-    required, and null is still accepted. Names, types, other defaults, bounds and descriptions are untouched.
+    required, and null is still accepted; a type used once is written in place rather than under `$defs`;
+    `additionalProperties` is said once, at the top (false: unknown names are refused), and not in nested
+    objects (a locator's unknown keys are refused by the registry just the same, naming the valid ones).
+    Names, types, other defaults, bounds and descriptions are untouched. `original`: widened to the original
+    BrowserPilot's call forms.
     """
-    schema: dict[str, Any] = _compact(_without_titles(op.params.model_json_schema(by_alias=True)))
+    schema: dict[str, Any] = _inline_single_refs(_compact(_without_titles(op.params.model_json_schema(by_alias=True))))
+    schema.pop("description", None)  # the parameter model's docstring is for us, not the model
     schema.setdefault("type", "object")
+    schema["additionalProperties"] = False
     schema.setdefault("properties", {})
-    return schema
+    return original_schema(op.params, schema) if original else schema
+
+
+def output_schema(op: Operation[Any]) -> dict[str, Any] | None:
+    """The tool's `outputSchema`: none yet. The place for it once each operation has a typed result model
+    (issue 33, `Envelope[T]`): the model's JSON schema goes here, and every listing publishes it."""
+    return None
 
 
 def _compact(node: Any) -> Any:
@@ -91,7 +105,7 @@ def _compact(node: Any) -> Any:
         return [_compact(item) for item in node]
     if not isinstance(node, dict):
         return node
-    node = {key: _compact(value) for key, value in node.items()}
+    node = {key: _compact(value) for key, value in node.items() if key != "additionalProperties"}
     options = node.get("anyOf")
     if isinstance(options, list) and {"type": "null"} in options and "default" in node and node["default"] is None:
         rest = [option for option in options if option != {"type": "null"}]
@@ -102,6 +116,32 @@ def _compact(node: Any) -> Any:
         else:
             node["anyOf"] = rest
     return node
+
+
+def _inline_single_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """`$defs` entries referenced once, written in place (a reference and its entry cost more than the type)."""
+    defs = schema.get("$defs")
+    if not isinstance(defs, dict):
+        return schema
+    text = json.dumps(schema)
+    once = {name for name in defs if text.count(f'"#/$defs/{name}"') == 1}
+    if not once:
+        return schema
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.removeprefix("#/$defs/") in once:
+            rest = {key: inline(value) for key, value in node.items() if key != "$ref"}
+            return {**inline(defs[ref.removeprefix("#/$defs/")]), **rest}
+        return {key: inline(value) for key, value in node.items()}
+
+    kept = {name: inline(value) for name, value in defs.items() if name not in once}
+    inlined = {key: inline(value) for key, value in schema.items() if key != "$defs"}
+    return {"$defs": kept, **inlined} if kept else inlined
 
 
 def _without_titles(node: Any) -> Any:
@@ -115,52 +155,111 @@ def _without_titles(node: Any) -> Any:
 
 
 def tool_annotations(op: Operation[Any]) -> dict[str, Any]:
-    """The MCP `ToolAnnotations` of an operation, by alias."""
-    return {"title": op.name.replace("_", " ").capitalize(), "readOnlyHint": op.read_only,
-            "destructiveHint": op.destructive if not op.read_only else False}
+    """The MCP `ToolAnnotations` of an operation, by alias, without what the spec's defaults say already: a
+    read-only tool says so (destructiveHint means nothing then), any other says whether it is destructive (the
+    default would be yes). The name is its title."""
+    return {"readOnlyHint": True} if op.read_only else {"destructiveHint": op.destructive}
 
 
-def tool_entry(op: Operation[Any]) -> dict[str, Any]:
+def tool_entry(op: Operation[Any], *, original: bool = False) -> dict[str, Any]:
     """One MCP `Tool` of the listing, by alias (JSON-ready)."""
-    return {"name": op.name, "description": tool_description(op), "inputSchema": input_schema(op),
-            "annotations": tool_annotations(op)}
+    entry = {"name": op.name, "description": tool_description(op, original=original),
+             "inputSchema": input_schema(op, original=original), "annotations": tool_annotations(op)}
+    output = output_schema(op)
+    if output is not None:
+        entry["outputSchema"] = output
+    return entry
+
+
+# -- tools_enable: more groups for this session --------------------------------------------------------------
+class ToolsEnableParams(Params):
+    groups: list[Literal[tuple(GROUPS)]] = Field(min_length=1)  # type: ignore[valid-type]
+
+
+async def _session_tool(ctx: Any, params: Any) -> dict[str, Any]:
+    raise RuntimeError("tools_enable is answered by the MCP session (ToolCatalog.enable), not the registry")
+
+
+ENABLE_OPERATION: Operation[Any] = Operation(
+    name=TOOLS_ENABLE, params=ToolsEnableParams, func=_session_tool, group="core",
+    description="List more tools in this session. Groups: "
+                + "; ".join(f"{name}: {holds}" for name, holds in GROUPS.items() if name != "core") + ".")
 
 
 class ToolCatalog:
-    """The registry's operations as MCP tools, rebuilt when the set of operations changes."""
+    """The registry's operations as MCP tools. A tool's entry is built the first time it is listed (a schema
+    takes pydantic a few milliseconds; a client of the core profile never pays for the others) and kept until
+    the set of operations changes."""
 
     def __init__(self, registry: OperationRegistry) -> None:
         self.registry = registry
         self._key: tuple[int, ...] = ()
-        self._entries: list[dict[str, Any]] = []
-        self._tools: list[Tool] | None = None
-        self._schemas: dict[str, dict[str, Any]] = {}
+        self._entries: dict[tuple[str, bool], dict[str, Any]] = {}  # by (name, original)
+        self._models: dict[tuple[str, bool], Tool] = {}
 
     def _refresh(self) -> None:
         key = tuple(id(op) for op in self.registry.operations.values())
-        if key == self._key:
-            return
-        entries = [tool_entry(self.registry.get(name)) for name in self.registry.names()]
-        self._entries, self._tools, self._key = entries, None, key
-        self._schemas = {entry["name"]: entry["inputSchema"] for entry in entries}
+        if key != self._key:
+            self._entries, self._models, self._key = {}, {}, key
 
-    def listing(self) -> list[dict[str, Any]]:
+    def operation(self, name: str) -> Operation[Any] | None:
+        return ENABLE_OPERATION if name == TOOLS_ENABLE else self.registry.operations.get(name)
+
+    def names(self, selection: ToolSelection | None = None) -> list[str]:
+        """The tools `selection` lists (None: every tool), in the registry's order, tools_enable last."""
+        if selection is None:
+            return [*self.registry.names(), TOOLS_ENABLE]
+        names = [name for name in self.registry.names() if selection.includes(name, self.registry.get(name).group)]
+        if selection.includes(TOOLS_ENABLE, "core") and not selection.profile.everything:
+            names.append(TOOLS_ENABLE)
+        return names
+
+    def _entry(self, name: str, original: bool = False) -> dict[str, Any]:
+        self._refresh()
+        key = (name, original)
+        if key not in self._entries:
+            op = self.operation(name)
+            assert op is not None, name
+            self._entries[key] = tool_entry(op, original=original)
+        return self._entries[key]
+
+    def listing(self, selection: ToolSelection | None = None) -> list[dict[str, Any]]:
         """The tools as JSON-ready dicts (what `tools/list` sends)."""
-        self._refresh()
-        return list(self._entries)
+        original = selection is not None and selection.profile.original
+        return [self._entry(name, original) for name in self.names(selection)]
 
-    def tools(self) -> list[Tool]:
+    def tools(self, selection: ToolSelection | None = None) -> list[Tool]:
         """The same listing as the SDK's `Tool` models."""
-        self._refresh()
-        if self._tools is None:
-            from mcp_types import Tool
+        from mcp_types import Tool
 
-            self._tools = [Tool.model_validate(entry) for entry in self._entries]
-        return list(self._tools)
+        original = selection is not None and selection.profile.original
+        models = []
+        for name in self.names(selection):
+            entry = self._entry(name, original)
+            if (name, original) not in self._models:
+                self._models[(name, original)] = Tool.model_validate(entry)
+            models.append(self._models[(name, original)])
+        return models
 
     def schema(self, name: str) -> dict[str, Any] | None:
-        self._refresh()
-        return self._schemas.get(name)
+        """A tool's input schema by name (None: no such tool)."""
+        return self._entry(name)["inputSchema"] if self.operation(name) is not None else None
+
+    def enable(self, selection: ToolSelection, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Answer `tools_enable` for the session whose selection this is: turn the groups on, and say which
+        groups are on and which tools were added to its list (`listChanged`: the client should be told)."""
+        try:
+            params = ToolsEnableParams.model_validate(arguments)
+        except ValidationError as exc:
+            return failure(describe_validation_error(ENABLE_OPERATION, exc), code="invalid_parameters")
+        before = set(self.names(selection))
+        try:
+            selection.enable(params.groups)
+        except ProfileError as exc:  # pragma: no cover - the schema's enum refuses unknown names first
+            return failure(str(exc), code="invalid_parameters")
+        added = [name for name in self.names(selection) if name not in before]
+        return {"ok": True, "control": None, "enabled": sorted(selection.profile.groups | selection.enabled),
+                "added": added, "listChanged": bool(added)}
 
 
 # Operations that run for as long as their work takes (a workflow's nodes each have their own timeouts, and
@@ -205,11 +304,12 @@ def _png(path_value: object, data_root: Path) -> bytes | None:
     return blob if blob.startswith(PNG_MAGIC) else None
 
 
-def result_json(name: str, envelope: dict[str, Any], data_root: Path) -> dict[str, Any]:
-    """The MCP `CallToolResult` of one call, by alias (JSON-ready): envelope as structured content and JSON
-    text, screenshots as images."""
+def result_json(name: str, envelope: dict[str, Any], data_root: Path, *, json_text: bool = False) -> dict[str, Any]:
+    """The MCP `CallToolResult` of one call, by alias (JSON-ready): the envelope as structured content and as
+    text a model reads (`json_text`: as JSON text, the original BrowserPilot's form), screenshots as images."""
     envelope = json.loads(json.dumps(envelope, ensure_ascii=False, default=str))
-    content: list[dict[str, Any]] = [{"type": "text", "text": json.dumps(envelope, ensure_ascii=False)}]
+    text = json.dumps(envelope, ensure_ascii=False) if json_text else render(envelope)
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     candidates: list[object] = []
     if name == "page_screenshot" and envelope.get("ok"):
         candidates.append(envelope.get("path"))
@@ -222,8 +322,8 @@ def result_json(name: str, envelope: dict[str, Any], data_root: Path) -> dict[st
     return {"content": content, "structuredContent": envelope, "isError": not envelope.get("ok", False)}
 
 
-def tool_result(name: str, envelope: dict[str, Any], data_root: Path) -> CallToolResult:
+def tool_result(name: str, envelope: dict[str, Any], data_root: Path, *, json_text: bool = False) -> CallToolResult:
     """`result_json` as the SDK's `CallToolResult`."""
     from mcp_types import CallToolResult
 
-    return CallToolResult.model_validate(result_json(name, envelope, data_root))
+    return CallToolResult.model_validate(result_json(name, envelope, data_root, json_text=json_text))

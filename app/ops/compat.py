@@ -196,6 +196,43 @@ def accept(model: type[BaseModel], raw: dict[str, Any]) -> Accepted:
     return Accepted(params, notes, shot)
 
 
+def original_schema(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` (the model's JSON schema by alias) widened to the forms `accept` takes, so a client that checks
+    arguments against the listed schema lets the original's calls through: flat `selector`/`xpath`/`pierce`
+    (and then no required `locator`), `untilSelector`/`untilXpath`, `x`/`y` as text with
+    `shotWidth`/`shotHeight`/`shotX`/`shotY`/`shotScale`, `via`, and objects or lists as JSON text."""
+    fields = _field_names(model)
+    properties = dict(schema.get("properties") or {})
+    required = [name for name in schema.get("required") or []]
+    text = {"type": "string"}
+    for name, annotation in fields.items():
+        kinds = _kinds(annotation)
+        if name in properties and kinds & {"dict", "list"} and "str" not in kinds:
+            properties[name] = {"anyOf": [properties[name], text]}
+    if "locator" in fields:
+        for key in FLAT_LOCATOR_KEYS:
+            properties.setdefault(key, dict(text))
+        properties.setdefault("pierce", {"type": "boolean"})
+        required = [name for name in required if name != "locator"]
+    if "until" in fields:
+        for key in UNTIL_KEYS:
+            properties.setdefault(key, dict(text))
+    if "x" in fields and "y" in fields:
+        for key in ("x", "y"):
+            if key in properties:
+                properties[key] = {"anyOf": [properties[key], text]}
+        for key in SHOT_KEYS:
+            properties.setdefault(key, {"anyOf": [{"type": "number"}, dict(text)]})
+    if "via" not in fields:
+        properties["via"] = {"type": "string", "enum": ["cdp", "native", "inject"]}
+    widened = {**schema, "properties": properties}
+    if required:
+        widened["required"] = required
+    else:
+        widened.pop("required", None)
+    return widened
+
+
 def original_forms(model: type[BaseModel]) -> str | None:
     """One line for a tool's description: which of the original's forms this tool also takes."""
     fields = _field_names(model)

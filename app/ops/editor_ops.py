@@ -15,7 +15,7 @@ class EditorOpenParams(Params):
     name: str = Field(description="A saved workflow's name or wf- id.")
 
 
-@operation("editor_open", EditorOpenParams)
+@operation("editor_open", EditorOpenParams, group="workflows")
 async def editor_open(ctx: OpContext, params: EditorOpenParams) -> dict[str, Any]:
     """Open a saved workflow in the node-graph editor window of the app (raising it when it is open)."""
     if ctx.open_editor is None:

@@ -27,18 +27,11 @@ class NoParams(Params):
 
 
 class IdentityParams(Params):
-    user_agent: str | None = Field(
-        default=None, description="The user agent every tab and request of the environment sends (client hints "
-                                  "Sec-CH-UA* and navigator.userAgentData follow it). \"\" restores the browser's.")
-    languages: list[str] | None = Field(
-        default=None, description="Language tags, first preferred, for Accept-Language and navigator.languages, "
-                                  "for example [\"de-DE\", \"en\"]. [] restores the browser's.")
-    timezone: str | None = Field(
-        default=None, description="IANA time zone the pages see (Date, Intl), for example Asia/Shanghai. \"\" "
-                                  "restores the machine's.")
-    geolocation: dict[str, Any] | None = Field(
-        default=None, description="{latitude, longitude, accuracy}: degrees, degrees, metres (default 50); what "
-                                  "navigator.geolocation reports, granted without asking. {} removes it.")
+    # "" / [] / {} restore the browser's own.
+    user_agent: str | None = None
+    languages: list[str] | None = Field(default=None, description="e.g. [\"de-DE\", \"en\"]")
+    timezone: str | None = Field(default=None, description="IANA, e.g. Asia/Shanghai")
+    geolocation: dict[str, Any] | None = Field(default=None, description="{latitude, longitude, accuracy?}")
 
     def identity(self) -> dict[str, Any]:
         return {"user_agent": self.user_agent, "languages": self.languages, "timezone": self.timezone,
@@ -46,8 +39,8 @@ class IdentityParams(Params):
 
 
 class _EnvCreateFields(Params):
-    name: str = Field(description="Name shown on the environment's window and in the list (1-100 characters).")
-    remark: str = Field(default="", description="A free note, for example which account is logged in.")
+    name: str
+    remark: str = ""
 
 
 class EnvCreateParams(IdentityParams, _EnvCreateFields):  # the identity's fields after name and remark
@@ -84,23 +77,21 @@ def env_result(env: Environment) -> dict[str, Any]:
     return {"environment": env_view(env), "env": env.id}
 
 
-@operation("env_list", NoParams, read_only=True)
+@operation("env_list", NoParams, read_only=True, group="core")
 async def env_list(ctx: OpContext, params: NoParams) -> dict[str, Any]:
-    """List every environment (id, name, remark, createdAt, the most recent sites visited in it, its domain
-    policy and its identity: userAgent, languages, timezone, geolocation)."""
+    """Every environment (a login of its own)."""
     views = [env_view(env) for env in ctx.envs.list()]
     return {"environments": views, "envs": views}
 
 
-@operation("env_create", EnvCreateParams)
+@operation("env_create", EnvCreateParams, group="core")
 async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
-    """Create a new, empty (logged-out) environment with its own cookies and storage, optionally with its own
-    identity (userAgent, languages, timezone, geolocation)."""
+    """Create an empty (logged-out) environment: its own cookies and storage, optionally its own identity."""
     identity = {key: value for key, value in params.identity().items() if value is not None}
     return env_result(ctx.envs.create(params.name, params.remark, **identity))
 
 
-@operation("env_update", EnvUpdateParams)
+@operation("env_update", EnvUpdateParams, group="envs")
 async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
     """Rename an environment, change its remark, set its network policy (allowedDomains, blockedDomains) or its
     identity (userAgent, languages, timezone, geolocation). A changed policy applies at once to the
@@ -111,7 +102,7 @@ async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
                                       **params.identity()))
 
 
-@operation("env_open", EnvOpenParams, needs_browser=True)
+@operation("env_open", EnvOpenParams, needs_browser=True, group="envs")
 async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
     """Open the environment's window, or raise it when it is already open."""
     env = ctx.envs.get(params.env)
@@ -124,7 +115,7 @@ async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
     return result
 
 
-@operation("env_delete", EnvRefParams, destructive=True)
+@operation("env_delete", EnvRefParams, destructive=True, group="envs")
 async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
     """Delete an environment: close its window, remove its cookies, storage and partition folder, and its
     record. env-default cannot be deleted."""

@@ -24,32 +24,30 @@ FIRST_FILE_INPUT = Locator(xpath="(//input[@type='file'])[1]")
 
 # -- parameters ------------------------------------------------------------------------------------------
 class NavigateParams(ActingParams):
-    url: str = Field(description="Absolute URL to load.")
-    wait_until: WaitUntil = Field(default="load", description="load (default), domcontentloaded or none.")
-    timeout_ms: int = Field(default=30_000, ge=0, le=600_000, description="Navigation timeout in ms (default 30000).")
+    url: str
+    wait_until: WaitUntil = "load"
+    timeout_ms: int = Field(default=30_000, ge=0, le=600_000)
 
 
 class HistoryParams(ActingParams):
-    wait_until: WaitUntil = Field(default="load", description="load (default), domcontentloaded or none.")
-    timeout_ms: int = Field(default=30_000, ge=0, le=600_000, description="Navigation timeout in ms (default 30000).")
+    wait_until: WaitUntil = "load"
+    timeout_ms: int = Field(default=30_000, ge=0, le=600_000)
 
 
 class ClickOffset(Params):
-    x: float = Field(ge=0, le=1, description="0 is the element's left edge, 1 its right edge.")
-    y: float = Field(ge=0, le=1, description="0 is the element's top edge, 1 its bottom edge.")
+    x: float = Field(ge=0, le=1)  # 0: the element's left edge, 1: its right edge
+    y: float = Field(ge=0, le=1)  # 0: its top edge, 1: its bottom edge
 
 
 class ClickParams(ActingParams):
-    locator: Locator | None = Field(default=None, description="The element to click (or x and y).")
-    x: float | None = Field(default=None, description="Viewport x in CSS pixels (instead of a locator).")
-    y: float | None = Field(default=None, description="Viewport y in CSS pixels (instead of a locator).")
+    locator: Locator | None = None
+    x: float | None = Field(default=None, description="Viewport CSS px, with y, instead of a locator.")
+    y: float | None = None
     button: MouseButton = "left"
-    click_count: int = Field(default=1, ge=1, le=3, description="2 for a double click.")
-    until: Locator | None = Field(default=None, description="An element expected after the click; the click is "
-                                                            "retried (up to 3 times) until it appears.")
-    offset: ClickOffset | None = Field(default=None, description="With a locator: click this point of the element "
-                                                                "({x, y} fractions of its box, 0..1) instead of "
-                                                                "its centre, e.g. a slider at 70 %.")
+    click_count: int = Field(default=1, ge=1, le=3)
+    until: Locator | None = None
+    offset: ClickOffset | None = Field(default=None, description="Point in the element as fractions of its box "
+                                                                "(default: its centre).")
 
     @model_validator(mode="after")
     def _target(self) -> "ClickParams":
@@ -63,13 +61,11 @@ class ClickParams(ActingParams):
 
 
 class TypeParams(ActingParams):
-    text: str = Field(description="Text to enter; any Unicode.")
-    locator: Locator | None = Field(default=None, description="Field to type into (clicked first unless it has "
-                                                              "focus); default: the focused element.")
-    x: float | None = Field(default=None, description="Or click this viewport point first, then type.")
+    text: str
+    locator: Locator | None = Field(default=None, description="Default: the focused element.")
+    x: float | None = Field(default=None, description="Or click this viewport point first.")
     y: float | None = None
-    replace: bool = Field(default=False, description="Select the field's current text first, so the new text "
-                                                     "replaces it.")
+    replace: bool = Field(default=False, description="Replace the field's text.")
 
     @model_validator(mode="after")
     def _target(self) -> "TypeParams":
@@ -81,20 +77,19 @@ class TypeParams(ActingParams):
 
 
 class SelectParams(ActingParams):
-    option: str = Field(description="Option to choose, by visible text or value (a custom widget's: its text).")
-    locator: Locator = Field(description="The <select>, or a custom select widget or the <select> it hides.")
+    option: str = Field(description="Its visible text or value.")
+    locator: Locator = Field(description="A <select> or a custom select widget.")
 
 
 class KeyParams(ActingParams):
-    shortcut: str = Field(description="Key or chord: enter, esc, tab, shift+tab, ctrl+a, arrowdown, f5, …")
+    shortcut: str
 
 
 class ScrollParams(ActingParams):
-    direction: Direction = Field(default="down", description="up or down (default down).")
-    locator: Locator | None = Field(default=None, description="Scroll inside this element instead of the page.")
-    until: Locator | None = Field(default=None, description="Keep scrolling until this element is visible.")
-    distance: float | None = Field(default=None, gt=0, le=1_000_000, description="Pixels in one go (default "
-                                                                                 "60% of the view; not with until).")
+    direction: Direction = "down"
+    locator: Locator | None = Field(default=None, description="Scroll inside this element.")
+    until: Locator | None = Field(default=None, description="Until this element is visible.")
+    distance: float | None = Field(default=None, gt=0, le=1_000_000, description="Pixels (default 60% of the view).")
 
 
 class SwipeParams(ScrollParams):
@@ -123,9 +118,8 @@ class DragParams(ActingParams):
 
 
 class UploadParams(ActingParams):
-    paths: list[str] = Field(min_length=1, description="Absolute paths of existing, readable files.")
-    locator: Locator | None = Field(default=None, description="The file input (or the button that opens the "
-                                                              "chooser); default: the page's first file input.")
+    paths: list[str] = Field(min_length=1, description="Absolute file paths.")
+    locator: Locator | None = Field(default=None, description="The file input or its button (default: the first).")
 
 
 class DownloadParams(ActingParams):
@@ -143,8 +137,8 @@ class DownloadParams(ActingParams):
 
 class WaitParams(TabParams):
     locator: Locator
-    state: Literal["appear", "gone"] = Field(default="appear", description="appear (default) or gone.")
-    timeout_ms: int = Field(default=10_000, ge=500, le=60_000, description="Default 10000; kept within 500…60000.")
+    state: Literal["appear", "gone"] = "appear"
+    timeout_ms: int = 10_000  # brought within 500…60000 (no bounds in the schema: the original's calls pass more)
 
     @field_validator("timeout_ms", mode="before")
     @classmethod
@@ -161,9 +155,9 @@ class QueryParams(TabParams):
 
 
 class ScreenshotParams(TabParams):
-    full_page: bool = Field(default=False, description="The whole scrollable page instead of the viewport.")
+    full_page: bool = False
     locator: Locator | None = Field(default=None, description="Only this element.")
-    outline: Locator | None = Field(default=None, description="The viewport with this element outlined (in red).")
+    outline: Locator | None = Field(default=None, description="Outline this element in red.")
 
 
 class PdfParams(TabParams):
@@ -174,8 +168,7 @@ class PdfParams(TabParams):
 
 
 class SourceParams(TabParams):
-    kind: Literal["html", "text", "dom"] = Field(default="html", description="html (default; dom is the same) or "
-                                                                          "text (the page's visible text).")
+    kind: Literal["html", "text", "dom"] = Field(default="html", description="text: the visible text; dom: html.")
 
 
 class ScriptParams(TabParams):
@@ -197,17 +190,16 @@ class CdpParams(TabParams):
 
 
 class HandoffParams(TabParams):
-    message: str = Field(min_length=1, description="What the person should do, e.g. 'Solve the captcha'.")
-    wait: bool = Field(default=False, description="Wait until the person clicks Done (instead of returning at "
-                                                  "once); fails after timeoutMs.")
-    timeout_ms: int = Field(default=600_000, ge=0, le=600_000, description="With wait: at most this long (ms).")
+    message: str = Field(min_length=1, description="What the person should do.")
+    wait: bool = Field(default=False, description="Return when the person clicks Done.")
+    timeout_ms: int = Field(default=600_000, ge=0, le=600_000)
 
 
 # -- operations ------------------------------------------------------------------------------------------
-@operation("page_navigate", NavigateParams, needs_browser=True)
+@operation("page_navigate", NavigateParams, needs_browser=True, group="core")
 async def page_navigate(ctx: OpContext, params: NavigateParams) -> dict[str, Any]:
-    """Load a URL in the tab and wait (load | domcontentloaded | none). Returns {url, title, status}; a failed
-    load is an error naming the reason (DNS, refused, blocked, HTTP 5xx)."""
+    """Load a URL and wait for it (waitUntil). A failed load is an error naming why (DNS, refused, blocked,
+    HTTP 5xx)."""
     return await on_page(ctx, params, lambda p: p.navigation.navigate(params.url, params.wait_until, params.timeout))
 
 
@@ -221,16 +213,14 @@ def _history(action: Literal["back", "forward", "reload"]):  # type: ignore[no-u
     return run
 
 
-page_back = operation("page_back", HistoryParams, needs_browser=True)(_history("back"))
-page_forward = operation("page_forward", HistoryParams, needs_browser=True)(_history("forward"))
-page_reload = operation("page_reload", HistoryParams, needs_browser=True)(_history("reload"))
+page_back = operation("page_back", HistoryParams, needs_browser=True, group="core")(_history("back"))
+page_forward = operation("page_forward", HistoryParams, needs_browser=True, group="input")(_history("forward"))
+page_reload = operation("page_reload", HistoryParams, needs_browser=True, group="input")(_history("reload"))
 
 
-@operation("page_click", ClickParams, needs_browser=True)
+@operation("page_click", ClickParams, needs_browser=True, group="core")
 async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
-    """Click an element (exactly one must match) or a point, with trusted mouse input. Waits until the
-    element is visible, enabled, stable and not covered. With `until`, retries up to 3 times until that
-    element appears."""
+    """Click an element or a point. With until: retried (3 times at most) until that element appears."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
     return await on_page(ctx, params, lambda p: p.input.click(params.locator, params.x, params.y, params.button,
                                                         params.click_count, params.until, params.timeout,
@@ -250,49 +240,46 @@ async def _type(ctx: OpContext, tab: TabPort, params: TypeParams, paste: bool) -
     return {**point, **typed}
 
 
-@operation("page_type", TypeParams, needs_browser=True, secret_field="text")
+@operation("page_type", TypeParams, needs_browser=True, secret_field="text", group="core")
 async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
-    """Type text key by key (any Unicode) into the element, the point x/y, or the focused field. An element
-    that has no focus is clicked first; one that has focus is not, so page_key ctrl+a then page_type replaces
-    the text. Existing text is kept otherwise (or use replace)."""
+    """Type text key by key into a field (clicked first unless it has the focus). Existing text is kept
+    unless replace."""
     return await on_page(ctx, params, lambda p: _type(ctx, p, params, False),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_paste", TypeParams, needs_browser=True, secret_field="text")
+@operation("page_paste", TypeParams, needs_browser=True, secret_field="text", group="input")
 async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Insert text as one block, like a paste, into the element, the point x/y, or the focused field."""
     return await on_page(ctx, params, lambda p: _type(ctx, p, params, True),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_select", SelectParams, needs_browser=True, secret_field="option")
+@operation("page_select", SelectParams, needs_browser=True, secret_field="option", group="core")
 async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
-    """Choose an option of a <select> by its visible text or its value; or of a custom select widget (select2,
-    Choices.js, Tom Select, react-select…: the widget, or the hidden <select> it keeps in step), as a person
-    does: open it, type into its search box when its list does not show the option, click the option whose text
-    matches, and check that the widget shows it."""
+    """Choose an option of a <select> or of a custom select widget (opened, searched, clicked and checked as a
+    person would)."""
     return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout,
                                                              secrets=ctx.secrets),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_key", KeyParams, needs_browser=True)
+@operation("page_key", KeyParams, needs_browser=True, group="core")
 async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
-    """Press a key or chord in the focused element: enter, esc, tab, shift+tab, ctrl+a, arrows, f1-f12."""
+    """Press a key or chord in the focused element: enter, esc, tab, shift+tab, ctrl+a, arrowdown, f5…"""
     return await on_page(ctx, params, lambda p: p.input.key(params.shortcut), acting=True, timeout=params.timeout)
 
 
-@operation("page_scroll", ScrollParams, needs_browser=True)
+@operation("page_scroll", ScrollParams, needs_browser=True, group="core")
 async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
-    """Scroll the page (or an element) with the mouse wheel, down by default; with `until`, keep going (at
-    most 16 steps; at the page's end, waiting for it to load more) until that element is visible."""
+    """Scroll the page or an element with the mouse wheel (with until: 16 steps at most, waiting at the end for
+    more to load)."""
     return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, False,
                                                          params.timeout, params.distance),
                          acting=True, timeout=params.timeout)
 
 
-@operation("page_swipe", SwipeParams, needs_browser=True)
+@operation("page_swipe", SwipeParams, needs_browser=True, group="input")
 async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
     """Swipe (press, move, release) over the page or an element, up by default; with `until`, repeat (at most
     20 times) until that element is visible. For carousels and swipe-driven lists."""
@@ -301,7 +288,7 @@ async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
                          acting=True, timeout=params.timeout)
 
 
-@operation("page_drag", DragParams, needs_browser=True)
+@operation("page_drag", DragParams, needs_browser=True, group="input")
 async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
     """Press on an element (or point), move by dx/dy and release: sliders, drag handles."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
@@ -310,10 +297,9 @@ async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_upload", UploadParams, needs_browser=True)
+@operation("page_upload", UploadParams, needs_browser=True, group="core")
 async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
-    """Give files to a file input (default: the page's first) without a dialog. Paths are checked first: a
-    missing or unreadable file is an error before anything is clicked."""
+    """Give files to a file input, without a dialog."""
     target = params.locator or FIRST_FILE_INPUT
 
     async def upload(tab: TabPort) -> dict[str, Any]:
@@ -325,7 +311,7 @@ async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
     return await on_page(ctx, params, upload, acting=True, target=target, timeout=params.timeout)
 
 
-@operation("page_download", DownloadParams, needs_browser=True)
+@operation("page_download", DownloadParams, needs_browser=True, group="files")
 async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any]:
     """Download by clicking a link/button or from a URL; waits until the file is complete. Returns {path, name,
     bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name. On a media
@@ -336,16 +322,15 @@ async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_wait", WaitParams, needs_browser=True, read_only=True)
+@operation("page_wait", WaitParams, needs_browser=True, read_only=True, group="core")
 async def page_wait(ctx: OpContext, params: WaitParams) -> dict[str, Any]:
-    """Wait until an element appears (is visible) or is gone, at most timeoutMs (default 10 s, max 60 s)."""
+    """Wait until an element is visible (appear) or gone; timeoutMs is brought within 500…60000."""
     return await on_page(ctx, params, lambda p: p.reading.wait(params.locator, params.state, params.timeout_ms / 1000))
 
 
-@operation("page_query", QueryParams, needs_browser=True, read_only=True)
+@operation("page_query", QueryParams, needs_browser=True, read_only=True, group="core")
 async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
-    """Every element matching a locator: tag, text, key attributes, rect, visible, hittable. Returns {count,
-    elements} (also as total and matches, the original's names)."""
+    """Every element a locator matches, with its text, attributes, box and state."""
 
     async def query(tab: TabPort) -> dict[str, Any]:
         found = await tab.reading.query(params.locator)
@@ -361,7 +346,7 @@ class FindParams(TabParams):
                                                "locator's `fingerprint`): heals when no locator finds it.")
 
 
-@operation("page_find", FindParams, needs_browser=True, read_only=True)
+@operation("page_find", FindParams, needs_browser=True, read_only=True, group="replay")
 async def page_find(ctx: OpContext, params: FindParams) -> dict[str, Any]:
     """One look for a workflow node's element, in the page, its open shadow roots and same-origin frames
     together: {status: found, index} for the first locator naming exactly one element (refused when it is of
@@ -372,26 +357,21 @@ async def page_find(ctx: OpContext, params: FindParams) -> dict[str, Any]:
 
 
 class SnapshotParams(TabParams):
-    locator: Locator | None = Field(default=None, description="Only this element's content, e.g. the {ref} a "
-                                                              "folded run's line names.")
-    start: int = Field(default=1, ge=1, description="With locator: the first item shown of the long runs directly "
-                                                    "inside it (default 1).")
-    items: int = Field(default=25, ge=0, le=10_000, description="Longest run of similar siblings (list items, rows, "
-                                                                "cards) shown before folding (default 25; 0: all).")
+    locator: Locator | None = Field(default=None, description="Only this element's content.")
+    start: int = Field(default=1, ge=1)  # with locator: the first item of its folded runs (a fold line says it)
+    items: int = Field(default=25, ge=0, le=10_000, description="Similar items shown before a fold (0: all).")
 
 
-@operation("page_snapshot", SnapshotParams, needs_browser=True, read_only=True)
+@operation("page_snapshot", SnapshotParams, needs_browser=True, read_only=True, group="core")
 async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> dict[str, Any]:
-    """The page's accessibility tree, one line per node: landmarks, headings, text, lists, tables, images,
-    and controls with a ref (e.g. e12) that later operations accept as {ref} until the page changes. Long runs
-    of similar items are folded to a line naming the page_snapshot call (locator + start) that shows more."""
+    """The page as an outline, one line per node, controls with a ref (e12) that later calls take as
+    {"ref": "e12"}. A long run of similar items is folded to a line naming the call that shows more."""
     return await on_page(ctx, params, lambda p: p.reading.snapshot(params.locator, params.start, params.items))
 
 
-@operation("page_source", SourceParams, needs_browser=True, read_only=True)
+@operation("page_source", SourceParams, needs_browser=True, read_only=True, group="core")
 async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
-    """The page's current HTML (the live DOM, serialised) as {html}, or with kind text its visible text as
-    {text}."""
+    """The page's live HTML, or its visible text (kind text)."""
     if params.kind == "text":
         async def text(tab: TabPort) -> dict[str, Any]:
             read = await tab.reading.script("return document.body ? document.body.innerText : ''", None, 30.0)
@@ -403,13 +383,13 @@ async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
     return await on_page(ctx, params, html)
 
 
-@operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True)
+@operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True, group="core")
 async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> dict[str, Any]:
-    """A PNG of the viewport, the full page, or one element. Returns {path}."""
+    """A PNG of the viewport, the full page or one element, shown to you as an image."""
     return await on_page(ctx, params, lambda p: p.capture.screenshot(params.full_page, params.locator, params.outline))
 
 
-@operation("page_pdf", PdfParams, needs_browser=True, read_only=True)
+@operation("page_pdf", PdfParams, needs_browser=True, read_only=True, group="files")
 async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
     """Print the page to PDF (A4, Letter, Legal or A3; landscape; backgrounds; optional header and footer with
     title, URL and 'n / total' page numbers). Returns {path}."""
@@ -450,7 +430,7 @@ return value && typeof value.then === 'function' ? value.then(answer) : answer(v
 """
 
 
-@operation("page_script", ScriptParams, needs_browser=True)
+@operation("page_script", ScriptParams, needs_browser=True, group="devtools")
 async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     """Run JavaScript in the page (or a same-origin iframe with `frame`): an expression (document.title) or an
     async function body with `return`. Returns {value, sourceKind: expression | function body}; errors come
@@ -471,7 +451,7 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     return await on_page(ctx, params, run)
 
 
-@operation("page_cdp", CdpParams, needs_browser=True)
+@operation("page_cdp", CdpParams, needs_browser=True, group="devtools")
 async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
     """Send one Chrome DevTools Protocol command to the tab and return its {result}. No debugging port is
     opened: a hidden DevTools channel attaches to the tab on first use and detaches when idle. Commands that
@@ -497,23 +477,22 @@ async def _set_control(tab: TabPort, control: Literal["agent", "shared", "handof
     return {"control": control}
 
 
-@operation("page_lock", TabParams, needs_browser=True)
+@operation("page_lock", TabParams, needs_browser=True, group="input")
 async def page_lock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Put the tab under agent control: an overlay blocks the person's input (they can press Take over)."""
     return await on_page(ctx, params, lambda p: _set_control(p, "agent"))
 
 
-@operation("page_unlock", TabParams, needs_browser=True)
+@operation("page_unlock", TabParams, needs_browser=True, group="input")
 async def page_unlock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Share the tab: no overlay, the person and the agent both act."""
     return await on_page(ctx, params, lambda p: _set_control(p, "shared"))
 
 
-@operation("page_handoff", HandoffParams, needs_browser=True)
+@operation("page_handoff", HandoffParams, needs_browser=True, group="core")
 async def page_handoff(ctx: OpContext, params: HandoffParams) -> dict[str, Any]:
     """Ask the person to do one step (a captcha, a login): a banner shows the message and a Done button.
-    Returns at once. The next acting call on this tab waits (up to its timeoutMs, at most 10 minutes) for its
-    target to appear, then re-locks the tab and acts; Done also returns control."""
+    Returns at once; your next acting call on the tab waits for its target, then takes the tab back."""
     return await on_page(ctx, params, lambda p: _set_control(p, "handoff", params.message,
                                                              params.timeout_ms if params.wait else None))
 
@@ -523,7 +502,7 @@ class SettleParams(TabParams):
                                    description="Wait at most this long (ms); default: the app's setting (10 s).")
 
 
-@operation("page_settle", SettleParams, needs_browser=True, read_only=True)
+@operation("page_settle", SettleParams, needs_browser=True, read_only=True, group="input")
 async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
     """Wait until what the tab still has in flight has landed: a navigation, a form post, fetch/XHR requests
     and beacons the last actions started (e.g. before closing a tab). Returns {settled, pending: [{kind,

@@ -2,11 +2,11 @@
 
 `on_page` resolves the tab (default: the active tab of env-default), applies the control rules for acting
 operations (wait out a handoff, then lock), runs the action on the tab's parts, and builds the envelope:
-`control` of the tab, `takenOver` when a person took over since the last result, `dialogs` and `newTabs` seen
-meanwhile, and on failure `error` with its `code` (`PageError.code`) and `errorShot` (a screenshot taken at
-that moment). When `x`/`y` were given as pixels on a
-screenshot (the original's `shotWidth`/`shotHeight`, see `app.ops.compat`), they are mapped to the viewport
-here, before the action, and the result notes the mapping.
+`control` of the tab, its address now (`url`, unless the action's data has its own), `takenOver` when a
+person took over since the last result, `dialogs` and `newTabs` seen meanwhile, and on failure `error` with
+its `code` (`PageError.code`) and `errorShot` (a screenshot taken at that moment). When `x`/`y` were given as
+pixels on a screenshot (the original's `shotWidth`/`shotHeight`, see `app.ops.compat`), they are mapped to the
+viewport here, before the action, and the result notes the mapping.
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ MAX_TIMEOUT_MS = 600_000
 
 
 class TabParams(Params):
-    tab_id: str | None = Field(default=None, description="Default: the active tab of env.")
-    env: str | None = Field(default=None, description="Environment id (default env-default).")
+    # tabId, else the active tab of env (default env-default): said once in the MCP server's instructions.
+    tab_id: str | None = None
+    env: str | None = None
 
 
 class ActingParams(TabParams):
-    timeout_ms: int = Field(default=DEFAULT_TIMEOUT_MS, ge=0, le=MAX_TIMEOUT_MS,
-                            description="Wait this long (ms) for the target to be actionable.")
+    # How long (ms) to wait for the target to be actionable (the instructions say it once).
+    timeout_ms: int = Field(default=DEFAULT_TIMEOUT_MS, ge=0, le=MAX_TIMEOUT_MS)
 
     @property
     def timeout(self) -> float:
@@ -74,15 +75,27 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
             value = getattr(exc, key, None)
             if value:
                 extra[key] = value
+        _add_address(ctx, tab.tab_id, extra)
         raise OpError(str(exc), **extra) from None
     envelope: dict[str, Any] = {"control": control.state, "tabId": tab.tab_id}
     if control.consume_taken_over():
         envelope["takenOver"] = True
     envelope.update(control.drain_events())
     envelope.update(data)
+    _add_address(ctx, tab.tab_id, envelope)
     if notes:
         envelope["notes"] = notes + list(envelope.get("notes") or [])
     return envelope
+
+
+def _add_address(ctx: OpContext, tab_id: str, envelope: dict[str, Any]) -> None:
+    """The tab's address now, when the operation's own data has none (a result's header shows where the tab
+    is: after a click that navigated, the new page). No page is asked."""
+    if envelope.get("url") or ctx.browser is None:
+        return
+    state = ctx.browser.tab_state(tab_id)
+    if state is not None and state[0]:
+        envelope["url"] = state[0]
 
 
 async def _map_shot_point(tab: TabPort, params: TabParams) -> str:

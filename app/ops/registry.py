@@ -72,6 +72,9 @@ class Operation(Generic[P]):
     # The parameter whose `<secret:name>` the operation itself fills in, where the secret's binding allows
     # (the text typed or the option chosen); a bound secret anywhere else refuses the call.
     secret_field: str | None = None
+    # The tool group it is listed in (app/mcp/profiles.py GROUPS: core, network, recording, …): which MCP clients
+    # and the built-in agent see it without asking. Every operation names one (tests/unit/app/test_registry.py).
+    group: str | None = None
 
     def parameter_names(self) -> list[str]:
         return [f.alias or name for name, f in self.params.model_fields.items()]
@@ -85,6 +88,7 @@ def operation(
     destructive: bool = False,
     needs_browser: bool = False,
     secret_field: str | None = None,
+    group: str | None = None,
 ) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P]]:
     """Declare an operation; the function's docstring is its description."""
 
@@ -98,6 +102,7 @@ def operation(
             destructive=destructive,
             needs_browser=needs_browser,
             secret_field=secret_field,
+            group=group,
         )
 
     return wrap

@@ -40,9 +40,9 @@ from workflows.versions import Reason, diff as diff_versions
 
 log = logging.getLogger(loggers.OPS)
 
-DOC_HELP = ("A BrowserPilot 0.3.0 document {kind: 'app', version: '0.3.0', app: {name}, workflow: "
-            "{environment_variables, graph: {nodes, edges}}} (README: Workflows).")
-WORKFLOW_REF_HELP = "A saved workflow's name or wf- id (or a whole document)."
+DOC_HELP = ("A document {kind: 'app', version: '0.3.0', app: {name}, workflow: {environment_variables, graph: "
+            "{nodes, edges}}}.")
+WORKFLOW_REF_HELP = "Name, wf- id or document."
 
 
 def _document(raw: Any) -> WorkflowDocument:
@@ -92,11 +92,10 @@ def record_view(record: RunRecord) -> dict[str, Any]:
 
 # -- parameters ------------------------------------------------------------------------------------------
 class WorkflowWriteParams(Params):
-    workflow: dict[str, Any] | str = Field(description=DOC_HELP + " With app, only the workflow part. A name that "
-                                                                  "exists is replaced (its id kept).")
-    app: dict[str, Any] | None = Field(default=None, description="The document's app part {name, description?}.")
-    kind: str | None = Field(default=None, description="With app: the document's kind (app).")
-    version: str | None = Field(default=None, description="With app: the document's version (0.3.0).")
+    workflow: dict[str, Any] | str = Field(description=DOC_HELP + " With app: its workflow part.")
+    app: dict[str, Any] | None = None
+    kind: str | None = None
+    version: str | None = None
 
 
 class WorkflowRef(Params):
@@ -141,18 +140,15 @@ class WorkflowUpdateParams(WorkflowRef):
 
 
 class WorkflowRunParams(Params):
-    name: str | None = Field(default=None, description="A saved workflow's name or id.")
+    name: str | None = None
     workflow: dict[str, Any] | str | None = Field(default=None, description=WORKFLOW_REF_HELP)
-    inputs: dict[str, Any] = Field(default_factory=dict, description="Values for the start variables.")
-    env: str | None = Field(default=None, description="Environment id (default env-default).")
-    tab_id: str | None = Field(default=None, description="Tab to run in (default: the environment's active "
-                                                         "tab, or a new one when that is busy).")
-    trace: TraceMode | None = Field(default=None, description="Keep a trace of every node (screenshots with the "
-                                                              "element outlined, console, requests): off, "
-                                                              "on-failure or always (default: the setting, "
-                                                              "on-failure).")
+    inputs: dict[str, Any] = Field(default_factory=dict, description="Values of the start variables.")
+    env: str | None = None
+    tab_id: str | None = Field(default=None, description="Default: env's active tab, or a new one when busy.")
+    trace: TraceMode | None = Field(default=None, description="Keep a trace of every node: off, on-failure or "
+                                                              "always (default: the setting).")
     video: TraceMode | None = Field(default=None, description="Keep a video of the run's tab: off, on-failure or "
-                                                              "always (default: the setting, off).")
+                                                              "always (default: the setting).")
 
     @model_validator(mode="after")
     def _one(self) -> "WorkflowRunParams":
@@ -185,11 +181,11 @@ class ExportParams(WorkflowRef):
 
 class RunListParams(Params):
     limit: int = Field(default=50, ge=1, le=200)
-    workflow: str | None = Field(default=None, description="Only runs of this workflow (name or id).")
+    workflow: str | None = Field(default=None, description="Only this workflow's runs.")
 
 
 class RunRef(Params):
-    run_id: str = Field(description="A run- id from workflow_run or run_list.")
+    run_id: str
 
 
 class RunTablesParams(RunRef):
@@ -198,11 +194,10 @@ class RunTablesParams(RunRef):
 
 
 # -- operations ------------------------------------------------------------------------------------------
-@operation("workflow_write", WorkflowWriteParams)
+@operation("workflow_write", WorkflowWriteParams, group="core")
 async def workflow_write(ctx: OpContext, params: WorkflowWriteParams) -> dict[str, Any]:
-    """Validate and save a workflow document (by its app.name), whole or as {app, workflow}. Every problem is
-    reported at once with its exact place. Use after a sequence of page_* steps worked, so later you can call
-    workflow_run once."""
+    """Save a workflow document (a name that exists is replaced, its id kept); every problem is reported with
+    its place. Save steps that worked, then workflow_run them in one call."""
     if params.app is None:
         return _save(ctx, _document(params.workflow))
     body = parse_json(params.workflow) if isinstance(params.workflow, str) else params.workflow
@@ -210,7 +205,7 @@ async def workflow_write(ctx: OpContext, params: WorkflowWriteParams) -> dict[st
                                          "app": params.app, "workflow": body}))
 
 
-@operation("workflow_update", WorkflowUpdateParams)
+@operation("workflow_update", WorkflowUpdateParams, group="workflows")
 async def workflow_update(ctx: OpContext, params: WorkflowUpdateParams) -> dict[str, Any]:
     """Edit a saved workflow: upsert nodes and edges, remove them by id, replace its environment variables,
     rename it (the name must be free) or change its description. Unknown ids are errors."""
@@ -329,15 +324,14 @@ def _upsert_edge(graph: dict[str, Any], edge: dict[str, Any]) -> None:
     raise OpError(f"edge {edge.get('source')} -> {edge.get('target')}: no level of the workflow has both nodes")
 
 
-@operation("workflow_list", Params, read_only=True)
+@operation("workflow_list", Params, read_only=True, group="core")
 async def workflow_list(ctx: OpContext, params: Params) -> dict[str, Any]:
-    """List saved workflows: id, name, description, node count, params (the start variables: name,
-    description, type, options), last run."""
+    """Saved workflows, with their start variables (params) and last run."""
     return {"workflows": [{**summary, "remark": summary["description"], "nodes": summary["nodeCount"]}
                           for summary in (_summary(saved, ctx) for saved in ctx.workflows.list())]}
 
 
-@operation("workflow_read", WorkflowRef, read_only=True)
+@operation("workflow_read", WorkflowRef, read_only=True, group="workflows")
 async def workflow_read(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]:
     """The whole document of a saved workflow, plus its id."""
     saved = ctx.workflows.find(params.key())
@@ -355,11 +349,10 @@ async def _resolve(ctx: OpContext, params: WorkflowRunParams) -> tuple[WorkflowD
     return _document(params.workflow), None
 
 
-@operation("workflow_run", WorkflowRunParams, needs_browser=True)
+@operation("workflow_run", WorkflowRunParams, needs_browser=True, group="core")
 async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, Any]:
-    """Run a workflow to its end, deterministically (no model in the loop), and return its run record:
-    status ok | failed | cancelled | taken_over, outputs, files, the node it stopped at, error, failure
-    screenshot, HAR, per-node trace (with screenshots, console and requests when `trace` keeps it), video."""
+    """Run a workflow to its end, with no model in the loop; returns its run record (status, outputs, files,
+    the failed node and error, trace and video when kept)."""
     assert ctx.runner is not None
     doc, workflow_id = await _resolve(ctx, params)
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
@@ -380,7 +373,7 @@ def run_result(record: RunRecord) -> dict[str, Any]:
     return {"run": view, "tabId": record.tab_id, **original}
 
 
-@operation("workflow_start", WorkflowRunParams, needs_browser=True)
+@operation("workflow_start", WorkflowRunParams, needs_browser=True, group="workflows")
 async def workflow_start(ctx: OpContext, params: WorkflowRunParams) -> dict[str, Any]:
     """Start a workflow run and return at once with {runId, tabId}; follow it with run_events, end it with
     run_wait (the envelope workflow_run returns) or run_cancel."""
@@ -396,7 +389,7 @@ class RunWaitParams(RunRef):
     timeout_ms: int = Field(default=600_000, ge=0, le=3_600_000, description="How long to wait (default 10 min).")
 
 
-@operation("run_wait", RunWaitParams, needs_browser=True)
+@operation("run_wait", RunWaitParams, needs_browser=True, group="runs")
 async def run_wait(ctx: OpContext, params: RunWaitParams) -> dict[str, Any]:
     """Wait for a run (from workflow_start) to end; returns what workflow_run returns."""
     assert ctx.runner is not None
@@ -412,7 +405,7 @@ class RunEventsParams(RunRef):
     since: int = Field(default=0, ge=0, description="Only events after this seq (the last one you saw).")
 
 
-@operation("run_events", RunEventsParams, needs_browser=True, read_only=True)
+@operation("run_events", RunEventsParams, needs_browser=True, read_only=True, group="runs")
 async def run_events(ctx: OpContext, params: RunEventsParams) -> dict[str, Any]:
     """What happened in a run, in order: run_started, node_started, node_finished (status, ms, output or
     error), loop_pass, run_finished; each with a seq. `done` once the run has ended."""
@@ -437,7 +430,7 @@ def read_rows(path: str) -> list[dict[str, Any]]:
     return [dict(row) for row in csv.DictReader(io.StringIO(text))]
 
 
-@operation("workflow_batch", WorkflowBatchParams, needs_browser=True)
+@operation("workflow_batch", WorkflowBatchParams, needs_browser=True, group="workflows")
 async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[str, Any]:
     """Run a workflow once per data row (rows or a CSV/JSON rowsFile), up to `concurrency` tabs at once, or
     round-robin over several environments (accounts) with `envs`. A failed row does not stop the others."""
@@ -455,7 +448,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     return {"batchId": batch_id, **progress.as_dict(), "results": results}
 
 
-@operation("workflow_import", PathParams)
+@operation("workflow_import", PathParams, group="workflows")
 async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
@@ -466,7 +459,7 @@ async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     return result
 
 
-@operation("workflow_export", ExportParams, read_only=True)
+@operation("workflow_export", ExportParams, read_only=True, group="workflows")
 async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any]:
     """Write a saved workflow to a file in the 0.3.0 shape (without the local id). Returns {path}."""
     from workflows.io import save_file
@@ -479,7 +472,7 @@ async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any
     return {"path": str(await in_thread(save_file, target, doc))}
 
 
-@operation("workflow_delete", WorkflowRef, destructive=True)
+@operation("workflow_delete", WorkflowRef, destructive=True, group="workflows")
 async def workflow_delete(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]:
     """Delete a saved workflow (its past runs stay in the run list)."""
     deleted = ctx.workflows.delete(params.key())
@@ -499,7 +492,7 @@ class RestoreParams(HistoryParams):
     version: int = Field(description="The version to go back to; the restore is itself a new version.")
 
 
-@operation("workflow_history", HistoryParams, read_only=True)
+@operation("workflow_history", HistoryParams, read_only=True, group="workflows")
 async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
     """The kept versions of a saved workflow (the last 50), newest first: {version, at, reason (save, import,
     update, record, repair, restore, recovered), name, note, nodes}."""
@@ -508,7 +501,7 @@ async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, A
     return {"id": saved.id, "name": saved.name, "versions": versions}
 
 
-@operation("workflow_diff", DiffParams, read_only=True)
+@operation("workflow_diff", DiffParams, read_only=True, group="workflows")
 async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
     """What changed between two versions of a saved workflow: {changes: one line per node added, removed or
     changed (and which fields), diff: a unified diff of the documents}."""
@@ -523,7 +516,7 @@ async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
     return {"id": saved.id, "name": saved.name, **diff_versions(older, newer)}
 
 
-@operation("workflow_restore", RestoreParams)
+@operation("workflow_restore", RestoreParams, group="workflows")
 async def workflow_restore(ctx: OpContext, params: RestoreParams) -> dict[str, Any]:
     """Make a kept version the workflow again (under its current id); the restore is itself a new version."""
     saved = ctx.workflows.find(params.name)
@@ -570,7 +563,7 @@ def _accept(ctx: OpContext, record: RunRecord, nodes: set[str] | None, note: str
     return result
 
 
-@operation("workflow_repairs", RepairsParams, read_only=True)
+@operation("workflow_repairs", RepairsParams, read_only=True, group="workflows")
 async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, Any]:
     """The repairs proposed by the recent successful runs of a saved workflow and not accepted yet: for each
     healed node, {runId, node, title, from (the locator that no longer found it), to (the healed element's
@@ -593,7 +586,7 @@ async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, A
             "autoRepair": auto_repair_runs(saved.document)}
 
 
-@operation("workflow_repair", RepairParams)
+@operation("workflow_repair", RepairParams, group="workflows")
 async def workflow_repair(ctx: OpContext, params: RepairParams) -> dict[str, Any]:
     """Accept the repairs a run proposes: each healed node of the run keeps the locator of the element it
     healed to (with its fingerprint), saved as a new version of the workflow (reason repair)."""
@@ -631,10 +624,9 @@ def auto_repair(ctx: OpContext, record: RunRecord) -> dict[str, Any] | None:
     return result
 
 
-@operation("run_list", RunListParams, read_only=True)
+@operation("run_list", RunListParams, read_only=True, group="core")
 async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
-    """The latest runs, newest first: id, workflow, environment, status, start, duration, error, and how many
-    nodes were healed (found by their fingerprint when no locator matched)."""
+    """The latest runs, newest first."""
     runs = ctx.runs.list(limit=params.limit, workflow=params.workflow)
     return {"runs": [{"id": r.id, "workflow": r.workflow_name, "env": r.env, "status": r.status,
                       "startedAt": r.started_at.isoformat(), "durationMs": r.duration_ms, "error": r.error,
@@ -642,12 +634,10 @@ async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
                       "healed": len(r.healed)} for r in runs]}
 
 
-@operation("run_read", RunRef, read_only=True)
+@operation("run_read", RunRef, read_only=True, group="core")
 async def run_read(ctx: OpContext, params: RunRef) -> dict[str, Any]:
-    """A whole run record: inputs (secrets redacted), status, outputs, files, screenshot, HAR, and the trace:
-    per node its timing, locator and heal, and when the run kept its trace, `before`/`after` screenshot paths,
-    the element acted on (`box`, `element`), `console`, `pageErrors` and `requests`; `video` when one was kept.
-    `traceRemoved` when the traces' disk cap has deleted the files since."""
+    """A run's whole record: per-node trace (timing, locator, heal; screenshots, console and requests when kept),
+    video; `traceRemoved` when the disk cap deleted them."""
     record = await in_thread(ctx.runs.get, params.run_id)  # the whole record may be read from its folder
     view = record_view(record)
     if record.video or any(entry.before or entry.after for entry in record.trace):
@@ -661,7 +651,7 @@ def _trace_files_exist(record: RunRecord) -> bool:
     return any(path and Path(path).exists() for path in paths)
 
 
-@operation("run_tables", RunTablesParams, read_only=True)
+@operation("run_tables", RunTablesParams, read_only=True, group="runs")
 async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
     """A run's tables, as a spreadsheet shows them: the tables its export nodes wrote (CSV, XLSX, JSON, JSON
     Lines) and its outputs that are lists. Returns {runId, tables: [{name, source: file|output, path?,
@@ -685,7 +675,7 @@ async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
     return {"runId": params.run_id, "tables": [table.view() for table in tables]}
 
 
-@operation("run_cancel", RunRef, destructive=True)
+@operation("run_cancel", RunRef, destructive=True, group="runs")
 async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
     """Cancel a running workflow run; its record is written with status cancelled."""
     if ctx.runner is None or not ctx.runner.cancel(params.run_id):

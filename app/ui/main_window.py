@@ -43,6 +43,7 @@ from app.ui.op_runner import OpRunner
 from app.ui.agent_runs_panel import AgentRunsPanel
 from app.ui.runs_panel import RunsPanel
 from app.ui.theme import icon
+from app.ui.tool_profile_choice import ToolProfileChoice
 from app.ui.welcome import WelcomeDialog
 from app.ui.workflows_panel import WorkflowsPanel
 from envs import loggers
@@ -58,7 +59,8 @@ WORKFLOW_ACTIONS = ("run-workflow", "batch-workflow", "edit-workflow", "export-w
 
 
 class McpSection(QGroupBox):
-    """The MCP server in the settings: on/off, status and URL, the token, ready-to-paste client configurations."""
+    """The MCP server in the settings: on/off, status and URL, the token, ready-to-paste client configurations
+    for the chosen tool profile (core, full, original)."""
 
     def __init__(self, mcp: "McpService", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +80,8 @@ class McpSection(QGroupBox):
         regenerate = QPushButton(icon("refresh-cw"), self.tr("Regenerate Token…"), self)
         regenerate.setObjectName("mcp-regenerate")
         regenerate.clicked.connect(self._regenerate)
+        self.tools = ToolProfileChoice(self)
+        self.tools.changed.connect(lambda _profile: self.refresh())
         self.choice = QComboBox(self)
         self.choice.setObjectName("mcp-config-choice")
         self.choice.currentIndexChanged.connect(lambda _index: self._show_config())
@@ -101,6 +105,7 @@ class McpSection(QGroupBox):
         layout.addWidget(self.enabled)
         layout.addWidget(self.status)
         layout.addLayout(token_row)
+        layout.addWidget(self.tools)
         layout.addLayout(config_row)
         layout.addWidget(self.config)
         layout.addWidget(self.note)
@@ -118,7 +123,7 @@ class McpSection(QGroupBox):
             self.status.setText(self.tr("Not running: {problem}").format(problem=self.mcp.problem))
         else:
             self.status.setText(self.tr("Off") if not self.mcp.enabled else self.tr("Not running"))
-        configs = self.mcp.configs()
+        configs = self.mcp.configs(profile=self.tools.profile)
         chosen = self.choice.currentText()
         self.choice.blockSignals(True)
         self.choice.clear()

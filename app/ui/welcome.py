@@ -2,7 +2,8 @@
 
 Shown once per data folder (`Settings.welcome_shown`, set when it is first shown) by the main window, and
 again on Help → Welcome. The MCP configurations are the MCP service's own (`McpService.configs`, built by
-`app.mcp.config.client_configs`), one block per client with a Copy button.
+`app.mcp.config.client_configs`), one block per client with a Copy button, for the tool profile chosen above
+them (core by default; full; the original BrowserPilot's tools).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import app as app_package
 from app.ui.empty_state import PANEL_STYLE
 from app.ui.screen_fit import fit_on_screen
 from app.ui.theme import icon
+from app.ui.tool_profile_choice import ToolProfileChoice
 from envs.datadir import DataDir
 
 if TYPE_CHECKING:
@@ -77,6 +79,9 @@ class WelcomeDialog(QDialog):
                                   "while it runs; the stdio one starts it when needed."), self)
         mcp_hint.setWordWrap(True)
         mcp_hint.setProperty("role", "hint")
+        self.mcp = mcp
+        self.tools = ToolProfileChoice(self)
+        self.tools.changed.connect(self._show_configs)
         self.configs = QTabWidget(self)
         self.configs.setObjectName("welcome-configs")
         self.copy_buttons: dict[str, QPushButton] = {}
@@ -117,6 +122,7 @@ class WelcomeDialog(QDialog):
         layout.addSpacing(6)
         layout.addWidget(mcp_heading)
         layout.addWidget(mcp_hint)
+        layout.addWidget(self.tools)
         layout.addWidget(self.configs, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.readme)
@@ -146,6 +152,14 @@ class WelcomeDialog(QDialog):
         self.configs.addTab(page, client)
         self.copy_buttons[client] = copy
         self.config_texts[client] = editor
+
+    def _show_configs(self, profile: str) -> None:
+        """The configurations for another tool profile, in the same blocks."""
+        if self.mcp is None:
+            return
+        for client, text in self.mcp.configs(profile=profile).items():
+            if client in self.config_texts:
+                self.config_texts[client].setPlainText(text)
 
     def _copy(self, client: str, text: str) -> None:
         QGuiApplication.clipboard().setText(text)

@@ -3885,6 +3885,37 @@ score {score}: {why}</source>
     </message>
 </context>
 <context>
+    <name>ToolProfileChoice</name>
+    <message>
+        <source>The default: the tools for a whole task, few enough for clients that take only 40. The agent lists more with tools_enable when it needs them.</source>
+        <translation>默认：完成一整个任务要用的工具，只收 40 个工具的客户端也装得下。需要更多时，Agent 用 tools_enable 打开。</translation>
+    </message>
+    <message>
+        <source>Every tool at once. Clients that take a limited number of tools drop the rest.</source>
+        <translation>一次列出全部工具。只收有限个工具的客户端会丢掉多出来的。</translation>
+    </message>
+    <message>
+        <source>For agents and SKILL files written for the original BrowserPilot: its tool names and call forms, results as JSON text.</source>
+        <translation>给为原版 BrowserPilot 写的 Agent 和 SKILL 文件用：原版的工具名称和调用写法，结果是 JSON 文本。</translation>
+    </message>
+    <message>
+        <source>Core (default)</source>
+        <translation>核心（默认）</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Original BrowserPilot&apos;s tools</source>
+        <translation>原版 BrowserPilot 的工具</translation>
+    </message>
+    <message>
+        <source>Tools:</source>
+        <translation>工具：</translation>
+    </message>
+</context>
+<context>
     <name>Tray</name>
     <message numerus="yes">
         <source>BrowserPilot: %n run(s) need you</source>

@@ -13,25 +13,22 @@ import os
 import signal
 import struct
 import time
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, Iterator
 from urllib.parse import parse_qs
 
 import httpx
-import httpx2
 import psutil
 import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Tool
 
-from app.mcp.client import Endpoint, wait_for_endpoint
+from app.mcp.profiles import ORIGINAL_TOOLS
 from app.mcp.quick import request as quick_request
 from app.ops import build_registry
-from envs.datadir import DataDir
-from tests.support.app_process import AppProcess, app_command, app_env, run_cli
+from tests.support.app_process import AppProcess, app_command, app_env, run_cli, serving_app
+from tests.support.mcp_http import endpoint, mcp_client
 from tests.support.server import LocalServer, Request, Response
 
 pytestmark = pytest.mark.e2e
@@ -127,32 +124,34 @@ def site() -> Iterator[LocalServer]:
 
 @pytest.fixture(scope="module")
 def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    data_dir = tmp_path_factory.mktemp("mcp") / "data"
-    data_dir.mkdir()
-    with AppProcess(data_dir) as app:
-        wait_for_endpoint(DataDir(data_dir), timeout=90)
+    with serving_app(tmp_path_factory.mktemp("mcp") / "data") as data_dir:
         yield data_dir
-        rc, err = app.stop()
-    assert rc == 0, err
-    assert "Traceback" not in err, err
-    assert json.loads((data_dir / "mcp.json").read_text())["pid"] is None
-
-
-def endpoint(data_dir: Path) -> Endpoint:
-    return wait_for_endpoint(DataDir(data_dir), timeout=30)
-
-
-@asynccontextmanager
-async def mcp_client(data_dir: Path, mode: str = "auto") -> AsyncIterator[Client]:
-    """The SDK's own client over streamable HTTP, with the token from mcp.json, like any agent client."""
-    found = endpoint(data_dir)
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {found.token}"}, trust_env=False,
-                                  timeout=httpx2.Timeout(30, read=120)) as http:
-        async with Client(streamable_http_client(found.url, http_client=http), mode=mode) as client:
-            yield client
 
 
 async def ok(client: Client, tool: str, /, **params: Any) -> dict[str, Any]:
+    """The envelope of a call that must succeed; its text is for a model: a header line, then plain text."""
+    result = await client.call_tool(tool, params)
+    envelope = result.structured_content
+    assert isinstance(envelope, dict), result
+    assert envelope["ok"] is True, (tool, envelope)
+    assert result.is_error is False
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.split("\n")[0].split(" · ")[0] == "ok" and not text.startswith("{"), text
+    return envelope
+
+
+_ORIGINAL_SCHEMAS: dict[int, dict[str, Any]] = {}
+
+
+async def ok_original(client: Client, tool: str, /, **params: Any) -> dict[str, Any]:
+    """The same, for a client of the original BrowserPilot (`?tools=original`): the call is one its listing
+    allows (a client that checks arguments against the schemas lets it through), and the text is the envelope
+    as JSON, as the original sent it."""
+    if id(client) not in _ORIGINAL_SCHEMAS:
+        _ORIGINAL_SCHEMAS[id(client)] = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+    schemas = _ORIGINAL_SCHEMAS[id(client)]
+    assert tool in schemas, f"{tool} is not one of the original's tools"
+    Draft202012Validator(schemas[tool]).validate(params)
     result = await client.call_tool(tool, params)
     envelope = result.structured_content
     assert isinstance(envelope, dict), result
@@ -170,7 +169,7 @@ def png_size(blob: bytes) -> tuple[int, int]:
 # -- tools ---------------------------------------------------------------------------------------------------
 def test_every_operation_is_listed_with_a_valid_schema_and_annotations(app_dir: Path) -> None:
     async def scenario() -> None:
-        async with mcp_client(app_dir) as client:
+        async with mcp_client(app_dir, tools="full") as client:
             listing = await client.list_tools()
         tools = {tool.name: tool for tool in listing.tools}
         assert set(build_registry().names()) <= set(tools)
@@ -182,7 +181,7 @@ def test_every_operation_is_listed_with_a_valid_schema_and_annotations(app_dir: 
         assert tools["env_delete"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert tools["page_click"].annotations.destructive_hint is False  # type: ignore[union-attr]
         assert "locator" in tools["page_click"].input_schema["properties"]
-        assert "page_snapshot" in (tools["page_click"].description or "")
+        assert "tools_enable" not in tools  # everything is listed already
 
     asyncio.run(scenario())
 
@@ -418,7 +417,7 @@ def test_the_bridge_endpoint_answers_as_http_does_and_only_with_the_token(app_di
     # The same listing as the SDK server's, tool for tool, and calls in the same envelope on the same tabs.
     assert [Tool.model_validate(entry) for entry in listing["tools"]] == tools
     assert called["isError"] is False and called["structuredContent"]["title"] == "Counter"
-    assert json.loads(called["content"][0]["text"]) == called["structuredContent"]
+    assert called["content"][0]["text"].startswith(f"ok · tab {called['structuredContent']['tabId']} · agent · ")
     assert over_http["value"] == "Counter"
     assert unknown["isError"] is True and "page_nonsense" in unknown["structuredContent"]["error"]
 
@@ -620,60 +619,69 @@ def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalS
     before = len(site.hits("/compat/sent"))
 
     async def scenario() -> list[dict[str, Any]]:
-        async with mcp_client(app_dir) as client:
-            tab = (await ok(client, "tab_open", url="about:blank"))["tabId"]
-            await ok(client, "page_navigate", tabId=tab, url=site.url("/compat"))
+        async with mcp_client(app_dir, tools="original") as client:
+            # Exactly the original's tool names (those we have: the README says which we left out).
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            assert listed == set(ORIGINAL_TOOLS) & set(build_registry().names()) and "page_pdf" not in listed
+            tab = (await ok_original(client, "tab_open", url="about:blank"))["tabId"]
+            await ok_original(client, "page_navigate", tabId=tab, url=site.url("/compat"))
             seen: list[dict[str, Any]] = []
             # Flat and nested locators side by side; a locator as JSON text; both forms at once.
-            seen.append(await ok(client, "page_type", tabId=tab, selector="#flat", text="by selector", via="cdp"))
-            seen.append(await ok(client, "page_type", tabId=tab, locator={"selector": "#nested"}, text="nested"))
-            seen.append(await ok(client, "page_paste", tabId=tab, locator='{"xpath": "//input[@id=\'texted\']"}',
-                                 text="json"))
-            both = await ok(client, "page_type", tabId=tab, locator={"selector": "#nested"}, selector="#flat",
-                            text="!")
+            seen.append(await ok_original(client, "page_type", tabId=tab, selector="#flat", text="by selector",
+                                          via="cdp"))
+            seen.append(await ok_original(client, "page_type", tabId=tab, locator={"selector": "#nested"},
+                                          text="nested"))
+            seen.append(await ok_original(client, "page_paste", tabId=tab,
+                                          locator='{"xpath": "//input[@id=\'texted\']"}', text="json"))
+            both = await ok_original(client, "page_type", tabId=tab, locator={"selector": "#nested"}, selector="#flat",
+                                     text="!")
             assert any("locator won" in note for note in both["notes"]), both
             # Select-all then type replaces the text: the focused field is not clicked again.
-            await ok(client, "page_click", tabId=tab, xpath="//input[@id='count']")
-            await ok(client, "page_key", tabId=tab, shortcut="ctrl+a")
-            await ok(client, "page_type", tabId=tab, selector="#count", text="3")
+            await ok_original(client, "page_click", tabId=tab, xpath="//input[@id='count']")
+            await ok_original(client, "page_key", tabId=tab, shortcut="ctrl+a")
+            await ok_original(client, "page_type", tabId=tab, selector="#count", text="3")
             # The original's results: total in page_query, value in page_cdp, envs and envId.
-            query = await ok(client, "page_query", tabId=tab, selector="input")
+            query = await ok_original(client, "page_query", tabId=tab, selector="input")
             assert query["total"] == query["count"] == 5 and len(query["matches"]) == 5
-            cdp = await ok(client, "page_cdp", tabId=tab, method="Runtime.evaluate",
-                           params='{"expression": "1 + 1", "returnByValue": true}', sessionId="ignored")
+            cdp = await ok_original(client, "page_cdp", tabId=tab, method="Runtime.evaluate",
+                                    params='{"expression": "1 + 1", "returnByValue": true}', sessionId="ignored")
             assert cdp["value"] == cdp["result"] and cdp["value"]["result"]["value"] == 2
             assert any("sessionId" in note for note in cdp["notes"]) and any("JSON text" in n for n in cdp["notes"])
-            envs = await ok(client, "env_list")
+            envs = await ok_original(client, "env_list")
             assert envs["envs"] == envs["environments"]
-            tabs = (await ok(client, "tab_list"))["tabs"]
+            tabs = (await ok_original(client, "tab_list"))["tabs"]
             assert all(item["envId"] == item["env"] for item in tabs)
             # page_script: an expression, a function body, and inside a same-origin frame.
-            title = await ok(client, "page_script", tabId=tab, source="document.title")
+            title = await ok_original(client, "page_script", tabId=tab, source="document.title")
             assert (title["value"], title["sourceKind"]) == ("Compat", "expression")
-            body = await ok(client, "page_script", tabId=tab, source="const n = [...document.forms].length; return n")
+            body = await ok_original(client, "page_script", tabId=tab,
+                                     source="const n = [...document.forms].length; return n")
             assert (body["value"], body["sourceKind"]) == (1, "function body")
-            inner = await ok(client, "page_script", tabId=tab, source="document.title", frame={"selector": "iframe"})
-            by_url = await ok(client, "page_script", tabId=tab, source="return document.title", frame="/compat/frame")
+            inner = await ok_original(client, "page_script", tabId=tab, source="document.title",
+                                      frame={"selector": "iframe"})
+            by_url = await ok_original(client, "page_script", tabId=tab, source="return document.title",
+                                       frame="/compat/frame")
             assert inner["value"] == by_url["value"] == "Inner frame"
-            text = await ok(client, "page_source", tabId=tab, kind="text")
+            text = await ok_original(client, "page_source", tabId=tab, kind="text")
             assert "Corner" in text["text"] and "html" not in text
             # Defaults: scroll down, swipe up, wait for appear, its timeout brought within 500…60000.
-            await ok(client, "page_scroll", tabId=tab)
-            await ok(client, "page_wait", tabId=tab, selector="#send", timeoutMs=120_000)
+            await ok_original(client, "page_scroll", tabId=tab)
+            await ok_original(client, "page_wait", tabId=tab, selector="#send", timeoutMs=120_000)
             # page_upload without a locator takes the page's first file input; then send with untilSelector.
-            uploaded = await ok(client, "page_upload", tabId=tab, paths=[str(upload)])
+            uploaded = await ok_original(client, "page_upload", tabId=tab, paths=[str(upload)])
             assert any("first file input" in note for note in uploaded["notes"])
-            await ok(client, "page_click", tabId=tab, selector="#send", untilSelector="#done")
+            await ok_original(client, "page_click", tabId=tab, selector="#send", untilSelector="#done")
             # A point on a screenshot twice the viewport's size: (200, 100) there is (100, 50) here, the corner button.
-            await ok(client, "page_navigate", tabId=tab, url=site.url("/compat"))
-            width, height = (await ok(client, "page_script", tabId=tab, source="[innerWidth, innerHeight]"))["value"]
-            corner = await ok(client, "page_click", tabId=tab, x="200", y="100", shotWidth=width * 2,
-                              shotHeight=str(height * 2), untilSelector="#done")
+            await ok_original(client, "page_navigate", tabId=tab, url=site.url("/compat"))
+            viewport = await ok_original(client, "page_script", tabId=tab, source="[innerWidth, innerHeight]")
+            width, height = viewport["value"]
+            corner = await ok_original(client, "page_click", tabId=tab, x="200", y="100", shotWidth=width * 2,
+                                       shotHeight=str(height * 2), untilSelector="#done")
             assert (corner["x"], corner["y"]) == (100, 50), corner
             seen.append(corner)
             bad = await call(client, "page_click", tabId=tab, x=10, y=10, shotWidth=100)
             assert bad["ok"] is False and "shotWidth and shotHeight go together" in bad["error"]
-            await ok(client, "tab_close", tabId=tab)
+            await ok_original(client, "tab_close", tabId=tab)
             return seen
 
     seen = asyncio.run(scenario())
@@ -691,38 +699,39 @@ def test_the_original_workflow_calls(app_dir: Path, site: LocalServer) -> None:
     before = len(site.hits("/order"))
 
     async def scenario() -> None:
-        async with mcp_client(app_dir) as client:
-            written = await ok(client, "workflow_write", app=document["app"], workflow=document["workflow"])
+        async with mcp_client(app_dir, tools="original") as client:
+            written = await ok_original(client, "workflow_write", app=document["app"], workflow=document["workflow"])
             assert written["name"] == "Order (original calls)" and written["nodes"] == 10
             assert written["warnings"] == []
             wf_id = written["id"]
             taken = json.loads(json.dumps(document))
             taken["app"]["name"] = "A taken name"
-            await ok(client, "workflow_write", workflow=json.dumps(taken))  # a whole document, as JSON text
-            listed = {item["name"]: item for item in (await ok(client, "workflow_list"))["workflows"]}
+            await ok_original(client, "workflow_write", workflow=json.dumps(taken))  # a whole document, as JSON text
+            listed = {item["name"]: item for item in (await ok_original(client, "workflow_list"))["workflows"]}
             assert listed["Order (original calls)"]["params"][0] == {
                 "name": "user", "description": "Account name", "type": "text", "options": []}
             # workflow_update: the original's nodes (upsert, parent), edges (by source/target), removeNodes.
-            updated = await ok(client, "workflow_update", workflow="Order (original calls)",
-                               nodes=[node("plan", "select", locator={"selector": "label=Plan"}, option="Pro")],
-                               environment_variables=[{"name": "site", "value": site.url("")}],
-                               description="ordered by an agent")
+            plan = node("plan", "select", locator={"selector": "label=Plan"}, option="Pro")
+            updated = await ok_original(client, "workflow_update", workflow="Order (original calls)", nodes=[plan],
+                                        environment_variables=[{"name": "site", "value": site.url("")}],
+                                        description="ordered by an agent")
             assert updated["id"] == wf_id
             for change, error in (({}, "nothing to change"), ({"removeNodes": ["nope"]}, "nope"),
                                   ({"removeEdges": ["e-nope"]}, "e-nope"),
                                   ({"rename": "A taken name", "description": "x"}, "already has that name")):
                 failed = await call(client, "workflow_update", name="Order (original calls)", **change)
                 assert failed["ok"] is False and error in failed["error"], (change, failed)
-            env = (await ok(client, "env_create", name="Original calls"))["env"]
-            ran = await ok(client, "workflow_run", workflow="Order (original calls)", env=env,
-                           inputs={"user": "alice", "password": "s3cret!", "fullname": "Alice"})
+            env = (await ok_original(client, "env_create", name="Original calls"))["env"]
+            ran = await ok_original(client, "workflow_run", workflow="Order (original calls)", env=env,
+                                    inputs={"user": "alice", "password": "s3cret!", "fullname": "Alice"})
             assert ran["run"]["status"] == "ok" and ran["workflow"] == wf_id
-            exported = await ok(client, "workflow_export", workflow=wf_id)
+            exported = await ok_original(client, "workflow_export", workflow=wf_id)
             assert json.loads(Path(exported["path"]).read_text())["app"]["description"] == "ordered by an agent"
-            deleted = await ok(client, "workflow_delete", workflow="Order (original calls)")
+            deleted = await ok_original(client, "workflow_delete", workflow="Order (original calls)")
             assert deleted["id"] == wf_id
-            await ok(client, "workflow_delete", workflow=taken)  # a document names the workflow by its app.name
-            await ok(client, "env_delete", env=env)
+            # A document names the workflow by its app.name.
+            await ok_original(client, "workflow_delete", workflow=taken)
+            await ok_original(client, "env_delete", env=env)
 
     asyncio.run(scenario())
     assert form(site.hits("/order")[before]) == {"fullname": "Alice", "email": "alice@example.com", "plan": "Pro"}
@@ -733,50 +742,51 @@ def test_the_originals_missing_tools_through_the_mcp_client(app_dir: Path, site:
     the original has answer the original's calls: page_inspect, page_hit on a screenshot point, tab groups,
     net_mock, page_cdp_batch."""
     async def scenario() -> None:
-        async with mcp_client(app_dir) as client:
-            source = (await ok(client, "env_create", name="Logged in"))["env"]
-            tab = (await ok(client, "tab_open", env=source))["tabId"]
-            await ok(client, "page_navigate", tabId=tab, url=site.url("/login"))
-            await ok(client, "page_type", tabId=tab, selector="[name=user]", text="alice")
-            await ok(client, "page_type", tabId=tab, xpath="//input[@name='pass']", text="s3cret!")
-            await ok(client, "page_click", tabId=tab, selector="text=Sign in", untilSelector="h1")
-            exported = await ok(client, "env_export", env=source)
+        async with mcp_client(app_dir, tools="original") as client:
+            source = (await ok_original(client, "env_create", name="Logged in"))["env"]
+            tab = (await ok_original(client, "tab_open", env=source))["tabId"]
+            await ok_original(client, "page_navigate", tabId=tab, url=site.url("/login"))
+            await ok_original(client, "page_type", tabId=tab, selector="[name=user]", text="alice")
+            await ok_original(client, "page_type", tabId=tab, xpath="//input[@name='pass']", text="s3cret!")
+            await ok_original(client, "page_click", tabId=tab, selector="text=Sign in", untilSelector="h1")
+            exported = await ok_original(client, "env_export", env=source)
             assert os.stat(exported["path"]).st_mode & 0o777 == 0o600 and "alice" not in json.dumps(exported)
-            imported = await ok(client, "env_import", path=exported["path"], name="Moved login")
+            imported = await ok_original(client, "env_import", path=exported["path"], name="Moved login")
             target = imported["env"]
             assert target != source and imported["created"]
-            moved = (await ok(client, "tab_open", env=target))["tabId"]
+            moved = (await ok_original(client, "tab_open", env=target))["tabId"]
             before = len(site.hits("/account"))
-            await ok(client, "page_navigate", tabId=moved, url=site.url("/account"))
+            await ok_original(client, "page_navigate", tabId=moved, url=site.url("/account"))
             account = site.hits("/account")[before:]
             assert account and "sid=alice" in account[0].headers.get("cookie", "")
-            assert (await ok(client, "page_script", tabId=moved, source="document.querySelector('h1').textContent"))[
-                "value"] == "Welcome alice"
+            heading = await ok_original(client, "page_script", tabId=moved,
+                                        source="document.querySelector('h1').textContent")
+            assert heading["value"] == "Welcome alice"
 
-            inspected = await ok(client, "page_inspect", tabId=moved, selector="h1")
+            inspected = await ok_original(client, "page_inspect", tabId=moved, selector="h1")
             assert inspected["tag"] == "h1" and inspected["visible"] is True
-            size = (await ok(client, "page_script", tabId=moved, source="[innerWidth, innerHeight]"))["value"]
+            size = (await ok_original(client, "page_script", tabId=moved, source="[innerWidth, innerHeight]"))["value"]
             box = inspected["rect"]
             # A point read on a half-size screenshot maps back to the heading.
-            hit = await ok(client, "page_hit", tabId=moved, x=(box["x"] + 5) / 2, y=(box["y"] + box["height"] / 2) / 2,
-                           shotWidth=size[0] / 2, shotHeight=size[1] / 2)
+            hit = await ok_original(client, "page_hit", tabId=moved, x=(box["x"] + 5) / 2,
+                                    y=(box["y"] + box["height"] / 2) / 2, shotWidth=size[0] / 2, shotHeight=size[1] / 2)
             assert hit["tag"] == "h1"
 
-            group = await ok(client, "group_create", name="Orders", color="blue", env=target)
+            group = await ok_original(client, "group_create", name="Orders", color="blue", env=target)
             group_id = group.get("groupId") or group["group"]["id"]
-            await ok(client, "tab_group", tabId=moved, groupId=group_id)
-            listed = await ok(client, "group_list", env=target)
+            await ok_original(client, "tab_group", tabId=moved, groupId=group_id)
+            listed = await ok_original(client, "group_list", env=target)
             assert group_id in json.dumps(listed)
-            tabs = (await ok(client, "tab_list", env=target))["tabs"]
+            tabs = (await ok_original(client, "tab_list", env=target))["tabs"]
             assert [t["groupId"] for t in tabs if t["id"] == moved] == [group_id]
 
-            await ok(client, "net_mock", tabId=moved, rules=[{"urlContains": "/never-served", "status": 200,
-                                                               "body": '{"mocked": true}'}])
-            mocked = await ok(client, "page_script", tabId=moved,
-                              source="return await (await fetch('/never-served')).json()")
+            await ok_original(client, "net_mock", tabId=moved,
+                              rules=[{"urlContains": "/never-served", "status": 200, "body": '{"mocked": true}'}])
+            mocked = await ok_original(client, "page_script", tabId=moved,
+                                       source="return await (await fetch('/never-served')).json()")
             assert mocked["value"] == {"mocked": True} and not site.hits("/never-served")
-            await ok(client, "net_mock_off", tabId=moved)
-            batch = await ok(client, "page_cdp_batch", tabId=moved, commands=[
+            await ok_original(client, "net_mock_off", tabId=moved)
+            batch = await ok_original(client, "page_cdp_batch", tabId=moved, commands=[
                 {"method": "Runtime.evaluate", "params": {"expression": "2 * 21", "returnByValue": True}},
                 {"method": "Runtime.evaluate", "params": {"expression": "document.title", "returnByValue": True}}])
             assert "42" in json.dumps(batch) and "Account" in json.dumps(batch)

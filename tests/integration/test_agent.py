@@ -18,7 +18,7 @@ from app.agent.records import AgentRunStore
 from app.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
 from tests.support.agent_shop import CHECK, Shop, order_script
-from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, model_env, ref_of, result_json,
+from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, model_env, ref_of,
                                           result_text, text, tool)
 from tests.support.qt import run_op, running_app, views
 from tests.support.server import LocalServer, Request, Response
@@ -60,7 +60,7 @@ def agent(qtbot: QtBot, app: BrowserPilotApp, params: dict[str, Any], timeout: i
 def test_fills_a_form_with_a_secret_and_keeps_it_as_a_workflow(qtbot: QtBot, app: BrowserPilotApp,
                                                              site: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     def act(request: dict[str, Any]) -> Reply:
-        snapshot = result_json(last_results(request)[0])["snapshot"]
+        snapshot = result_text(last_results(request)[0])
         return Reply([text("I will sign in."),
                       tool("page_type", locator={"ref": ref_of(snapshot, "textbox", "User")}, text="ada"),
                       tool("page_type", locator={"ref": ref_of(snapshot, "textbox", "Code")}, text="<secret:code>"),
@@ -117,6 +117,44 @@ def test_fills_a_form_with_a_secret_and_keeps_it_as_a_workflow(qtbot: QtBot, app
     assert nodes[4]["data"]["locator"]["alternatives"]
     assert nodes[5]["data"]["locator"] == {"selector": "#welcome"} and nodes[5]["data"]["state"] == "appear"
     assert len(site.received) == 1
+
+
+def test_the_agent_starts_with_the_core_tools_and_turns_a_group_on(qtbot: QtBot, app: BrowserPilotApp,
+                                                                    site: LocalServer,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model is sent the core profile's tools (as an MCP client of the default profile is), asks for the
+    input group with tools_enable, and its next request carries page_paste, which it then uses; the tools keep
+    their cache breakpoint."""
+    def paste(request: dict[str, Any]) -> Reply:
+        answer = result_text(last_results(request)[0])
+        assert answer.startswith("ok\n") and "page_paste" in answer, answer
+        return Reply([tool("page_paste", locator={"selector": "label=User"}, text="pasted by the agent")])
+
+    def read(request: dict[str, Any]) -> Reply:
+        assert not last_results(request)[0]["is_error"], result_text(last_results(request)[0])
+        return Reply([tool("page_query", locator={"selector": "label=User"})])
+
+    def done(request: dict[str, Any]) -> Reply:
+        assert "pasted by the agent" in result_text(last_results(request)[0])
+        return Reply([tool("done", success=True, answer="pasted")])
+
+    script = [Reply([tool("tools_enable", groups=["input"])]), paste, read, done]
+    with FakeAnthropic(script) as fake:
+        model_env(monkeypatch, fake)
+        result = agent(qtbot, app, {"task": "Paste a name into User", "url": site.url("/form")})
+        assert fake.problems == []
+        requests = fake.agent_requests
+    assert result["ok"] and result["record"]["status"] == "succeeded", result
+    first = [t["name"] for t in requests[0]["tools"]]
+    later = [t["name"] for t in requests[1]["tools"]]
+    assert "tools_enable" in first and "page_paste" not in first and len(first) <= 41  # core, and done
+    assert {"workflow_run", "page_snapshot", "tab_open"} <= set(first) and "page_lock" not in first
+    assert set(later) - set(first) == {"page_paste", "page_swipe", "page_drag", "page_forward", "page_reload",
+                                       "page_settle"}  # the input group, less the tab's control (not the agent's)
+    assert first[-1] == later[-1] == "done"
+    assert all(request["tools"][-1]["cache_control"] == {"type": "ephemeral"} for request in requests)
+    # The conventions the short descriptions leave out are in the system prompt.
+    assert '{"ref": "e12"}' in requests[0]["system"][0]["text"]
 
 
 def test_saved_workflow_replays_with_no_model_configured(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
@@ -184,8 +222,9 @@ def test_stale_ref_is_resnapshotted_and_retried(qtbot: QtBot, app: BrowserPilotA
     refs: dict[str, str] = {}
 
     def replace(request: dict[str, Any]) -> Reply:
-        refs["go"] = ref_of(result_json(last_results(request)[0])["snapshot"], "button", "Go")
-        return Reply([tool("page_script", source="document.querySelector('#box').innerHTML = '<button>Go</button>'")])
+        refs["go"] = ref_of(result_text(last_results(request)[0]), "button", "Go")
+        return Reply([tool("tools_enable", groups=["devtools"]),
+                      tool("page_script", source="document.querySelector('#box').innerHTML = '<button>Go</button>'")])
 
     def click_old(request: dict[str, Any]) -> Reply:
         return Reply([tool("page_click", locator={"ref": refs["go"]})])

@@ -56,6 +56,19 @@ def test_settings_dialog_shows_and_controls_the_mcp_server(qtbot: QtBot, shell: 
     desktop = json.loads(section.config.toPlainText())["mcpServers"]["browserpilot"]
     assert desktop["args"] == ["mcp", "--data-dir", str(shell.data.root)]
 
+    # The tool profile: the configurations ask for it (the default, core, needs nothing).
+    assert section.tools.profile == "core" and "tools_enable" in section.tools.hint.text()
+    section.tools.choose("original")
+    assert "original BrowserPilot" in section.tools.hint.text()
+    desktop = json.loads(section.config.toPlainText())["mcpServers"]["browserpilot"]
+    assert desktop["args"] == ["mcp", "--tools", "original", "--data-dir", str(shell.data.root)]
+    section.choice.setCurrentText("Cursor (HTTP)")
+    original_url = json.loads(section.config.toPlainText())["mcpServers"]["browserpilot"]["url"]
+    assert original_url == f"{url}?tools=original" and initialize(original_url, token) == 200
+    section.tools.choose("core")
+    section.choice.setCurrentText("Claude Desktop (stdio)")
+    assert json.loads(section.config.toPlainText())["mcpServers"]["browserpilot"]["args"][1] == "--data-dir"
+
     button(section, "mcp-copy-token").click()
     assert QApplication.clipboard().text() == token
     assert initialize(url, token) == 200

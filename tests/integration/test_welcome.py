@@ -24,6 +24,11 @@ def test_the_welcome_shows_once_per_data_folder(qapp: QApplication, qtbot: QtBot
         assert list(welcome.config_texts) == ["Claude Desktop (stdio)", "Claude Code (HTTP)", "Cursor (HTTP)"]
         desktop = json.loads(welcome.config_texts["Claude Desktop (stdio)"].toPlainText())
         assert desktop["mcpServers"]["browserpilot"]["args"] == ["mcp", "--data-dir", str(data_dir)]
+        welcome.tools.choose("full")  # every tool, for clients that take them all
+        desktop = json.loads(welcome.config_texts["Claude Desktop (stdio)"].toPlainText())
+        assert desktop["mcpServers"]["browserpilot"]["args"] == ["mcp", "--tools", "full", "--data-dir", str(data_dir)]
+        assert "?tools=full" in welcome.config_texts["Cursor (HTTP)"].toPlainText()
+        welcome.tools.choose("core")
         welcome.copy_buttons["Claude Code (HTTP)"].click()
         copied = QApplication.clipboard().text()
         assert copied.startswith("claude mcp add --transport http browserpilot http://127.0.0.1:")

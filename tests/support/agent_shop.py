@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs
 
-from tests.support.fake_anthropic import Reply, Responder, last_results, ref_of, result_json, result_text, text, tool
+from tests.support.fake_anthropic import Reply, Responder, last_results, ref_of, result_text, text, tool
 from tests.support.server import LocalServer, Response
 
 ORDER_FORM = """<title>Shop</title><h1>Blue widget</h1>
@@ -45,7 +45,7 @@ def order_script(name: str, card: str) -> list[Responder]:
     says "Order placed"; done."""
 
     def fill(request: dict[str, Any]) -> Reply:
-        snapshot = result_json(last_results(request)[0])["snapshot"]
+        snapshot = result_text(last_results(request)[0])
         return Reply([text("I will place the order."),
                       tool("page_type", locator={"ref": ref_of(snapshot, "textbox", "Name")}, text=name),
                       tool("page_type", locator={"ref": ref_of(snapshot, "textbox", "Card")}, text=card),

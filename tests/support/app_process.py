@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import psutil
 
@@ -65,3 +68,21 @@ class AppProcess:
         if self.process.poll() is None:
             self.process.kill()
             self.process.communicate()
+
+
+@contextmanager
+def serving_app(data_dir: Path) -> Iterator[Path]:
+    """`browserpilot --headless` on `data_dir` (made here) until the block ends, its MCP endpoint up; then it must
+    stop cleanly (exit 0, no traceback, mcp.json saying nobody serves it)."""
+    from app.mcp.client import wait_for_endpoint
+    from envs.datadir import DataDir
+
+    data_dir.mkdir(parents=True)
+    with AppProcess(data_dir) as app:
+        wait_for_endpoint(DataDir(data_dir), timeout=90)
+        yield data_dir
+        rc, err = app.stop()
+    assert rc == 0, err
+    assert "Traceback" not in err, err
+    assert json.loads((data_dir / "mcp.json").read_text())["pid"] is None
+

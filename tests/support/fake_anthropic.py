@@ -65,10 +65,6 @@ def result_text(block: dict[str, Any]) -> str:
                      if part.get("type") == "text")
 
 
-def result_json(block: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(page_data(block["content"][0]["text"]))
-
-
 def ref_of(snapshot: str, role: str, name: str) -> str:
     """The ref of the element with this role and name in a page_snapshot's outline."""
     match = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=(e\d+)\]', snapshot)

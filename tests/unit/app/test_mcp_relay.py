@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp.server import Server
+from mcp.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -98,7 +98,9 @@ async def through_sdk(lines: list[str]) -> list[dict[str, Any]]:
     answers = Answers(expected_answers(lines))
     server = sdk_server(StandInApp())
     async with stdio_server(Lines(lines, answers.answered), answers) as (read_stream, write_stream):  # type: ignore[arg-type]
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        # As the app's server: its tool list changes (tools_enable), so the handshake says listChanged.
+        await server.run(read_stream, write_stream,
+                         server.create_initialization_options(NotificationOptions(tools_changed=True)))
     return [json.loads(line) for line in answers.text.splitlines()]
 
 
@@ -258,3 +260,39 @@ def test_a_cancelled_call_gets_no_answer_and_malformed_lines_lose_nothing() -> N
     assert set(answers) == {1, 3, 5}  # 2 was cancelled; the response (4) and junk lines get nothing
     assert answers[3]["error"]["code"] == bridge.INVALID_REQUEST
     assert answers[5]["result"] == RESULT
+
+
+class EnablingApp(StandInApp):
+    """The app's answer to a tools_enable that added tools to the session's list."""
+
+    async def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if name != "tools_enable":
+            return await super().tool_call(name, arguments)
+        envelope = {"ok": True, "control": None, "enabled": ["core", "network"], "added": ["net_start"],
+                    "listChanged": True}
+        return {"content": [{"type": "text", "text": "ok"}], "structuredContent": envelope, "isError": False}
+
+
+def relay_lines(lines: list[str]) -> list[dict[str, Any]]:
+    async def run() -> list[dict[str, Any]]:
+        sent: list[bytes] = []
+        relay = bridge.StdioRelay(EnablingApp(), sent.append)  # type: ignore[arg-type]
+        async with anyio.create_task_group() as tasks:
+            for line in lines:
+                message = relay.parse(line.encode("utf-8"))
+                if message is not None:
+                    relay.take(message, tasks)
+        return [json.loads(line) for line in b"".join(sent).decode("utf-8").splitlines()]
+    return anyio.run(run)
+
+
+def test_a_handshake_client_hears_the_list_changed_after_the_answer_that_changed_it() -> None:
+    enable = {"name": "tools_enable", "arguments": {"groups": ["network"]}}
+    answers = relay_lines([request(1, "initialize", initialize("2025-06-18")), request(2, "tools/call", enable),
+                           request(3, "tools/call", {"name": "page_click", "arguments": {}})])
+    assert answers[0]["result"]["capabilities"]["tools"] == {"listChanged": True}
+    changed = [i for i, a in enumerate(answers) if a.get("method") == "notifications/tools/list_changed"]
+    assert len(changed) == 1 and answers[changed[0] - 1]["id"] == 2  # right after tools_enable's answer
+    # The 2026-07-28 era delivers change notifications only to a listen stream, which the bridge does not serve.
+    modern = relay_lines([request(1, "tools/call", {**enable, **envelope()})])
+    assert [a.get("method") for a in modern] == [None]

@@ -21,6 +21,7 @@ from pydantic import Field
 
 from app.mcp import config
 from app.mcp.server import McpHttpServer, is_local_host, is_local_origin
+from app.mcp.profiles import GROUPS, ORIGINAL_TOOLS, ProfileError, ToolSelection, parse_profile
 from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, Params, build_registry, operation
 from envs.datadir import DataDir
@@ -34,7 +35,7 @@ PNG_1PX = base64.b64decode(
 def test_every_operation_is_a_tool_with_a_valid_self_contained_schema() -> None:
     registry = build_registry()
     tools = {tool.name: tool for tool in ToolCatalog(registry).tools()}
-    assert sorted(tools) == registry.names()
+    assert sorted(tools) == sorted([*registry.names(), "tools_enable"])
     for name, tool in tools.items():
         schema = tool.input_schema
         Draft202012Validator.check_schema(schema)
@@ -44,13 +45,17 @@ def test_every_operation_is_a_tool_with_a_valid_self_contained_schema() -> None:
         text = json.dumps(schema)
         for ref in {part.split('"')[0] for part in text.split('"$ref": "')[1:]}:
             assert ref.startswith("#/$defs/") and ref.removeprefix("#/$defs/") in schema["$defs"], (name, ref)
+        if name == "tools_enable":
+            continue
         op = registry.get(name)
         assert set(schema["properties"]) == set(op.parameter_names())
         assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is op.read_only
-        assert tool.annotations.destructive_hint is (op.destructive and not op.read_only)
+        assert bool(tool.annotations.read_only_hint) is op.read_only
+        if not op.read_only:  # the spec's default is destructive: every other tool says whether it is
+            assert tool.annotations.destructive_hint is op.destructive
         assert tool.description and len(tool.description) < 1000, name  # long explanations live in README
         assert '"title": "' not in json.dumps(schema)  # pydantic's generated titles are left out
+        assert '"description": "Base of every' not in json.dumps(schema)  # a parameter model's docstring is ours
 
 
 def test_schema_validation_matches_the_registry() -> None:
@@ -59,28 +64,34 @@ def test_schema_validation_matches_the_registry() -> None:
     click = Draft202012Validator(catalog.schema("page_click"))
     assert click.is_valid({"locator": {"selector": "text=Sign in"}, "timeoutMs": 500})
     assert not click.is_valid({"locator": {"selector": "a"}, "colour": "red"})
-    assert not click.is_valid({"locator": {"css": "a"}})
+    assert not click.is_valid({"locator": "#a"})
 
 
-def test_descriptions_carry_the_conventions_where_they_apply() -> None:
+def test_descriptions_leave_the_shared_conventions_to_the_instructions() -> None:
+    """What every tool shares is said once, in the instructions; a description says what its tool does."""
     tools = {tool.name: tool.description or "" for tool in ToolCatalog(build_registry()).tools()}
-    assert "{\"ref\": \"e12\"} from the latest page_snapshot" in tools["page_click"]
-    assert "In handoff" in tools["page_click"] and "In handoff" in tools["page_type"]
     assert "Returns at once" in tools["page_handoff"]
-    assert "Locator:" not in tools["env_list"] and "In handoff" not in tools["page_snapshot"]
+    assert not any("Locator:" in text or "original BrowserPilot" in text for text in tools.values())
     assert "\n    " not in tools["page_click"]  # docstring indentation is gone
-    # The original BrowserPilot's forms, one line, only where they apply.
-    assert "flat selector/xpath/pierce" in tools["page_click"] and "untilSelector" in tools["page_click"]
-    assert "shotWidth" in tools["page_drag"] and "untilSelector" not in tools["page_drag"]
-    assert "original" not in tools["env_list"]
-    assert "takenOver" in SERVER_INSTRUCTIONS and "errorShot" in SERVER_INSTRUCTIONS
+    for convention in ("takenOver", "errorShot", '{"ref": "e12"}', "role=button", "tabId", "env-default",
+                       "timeoutMs", "tools_enable", "?tools=full", "page_handoff"):
+        assert convention in SERVER_INSTRUCTIONS, convention
+    # The original's clients are told, in each of its tools, which of its forms it takes.
+    original = {entry["name"]: entry["description"]
+                for entry in ToolCatalog(build_registry()).listing(ToolSelection(parse_profile("original")))}
+    assert "flat selector/xpath/pierce" in original["page_click"] and "untilSelector" in original["page_click"]
+    assert "shotWidth" in original["page_drag"] and "untilSelector" not in original["page_drag"]
+    assert "original" not in original["env_list"]
 
 
 def test_optional_fields_are_listed_as_their_type_alone() -> None:
     schema = ToolCatalog(build_registry()).schema("page_click")
     assert schema is not None
-    assert schema["properties"]["tabId"] == {"type": "string", "description": "Default: the active tab of env."}
-    assert schema["properties"]["locator"]["$ref"] == "#/$defs/Locator"
+    assert schema["properties"]["tabId"] == {"type": "string"}
+    assert schema["properties"]["locator"]["$ref"] == "#/$defs/Locator"  # used twice (locator, until): shared
+    assert schema["$defs"]["Locator"] == {"type": "object", "properties": {
+        "selector": {"type": "string"}, "xpath": {"type": "string"}, "ref": {"type": "string"}}}
+    assert schema["properties"]["offset"]["type"] == "object"  # used once: written in place
     assert "null" not in json.dumps(schema)
 
 
@@ -93,7 +104,7 @@ def test_operations_added_later_become_tools() -> None:
         workflow_name: str = Field(description="Workflow id or name.")
         inputs: dict[str, Any] = Field(default_factory=dict)
 
-    @operation("later_run", LaterParams, destructive=True)
+    @operation("later_run", LaterParams, destructive=True, group="network")
     async def later_run(ctx: OpContext, params: LaterParams) -> dict[str, Any]:
         """Run something added after the server started."""
         return {}
@@ -103,6 +114,80 @@ def test_operations_added_later_become_tools() -> None:
     assert len(tools) == before + 1
     assert set(tools["later_run"].input_schema["properties"]) == {"workflowName", "inputs"}
     assert tools["later_run"].annotations.destructive_hint is True  # type: ignore[union-attr]
+    assert "later_run" not in catalog.names(ToolSelection())  # its group is not in the default profile
+    assert "later_run" in catalog.names(ToolSelection(parse_profile("core,network")))
+
+
+# -- profiles and groups -------------------------------------------------------------------------------------
+def test_every_operation_says_its_group_and_every_group_has_tools() -> None:
+    registry = build_registry()
+    missing = [name for name in registry.names() if registry.get(name).group is None]
+    assert missing == [], f"operations without a group (Operation.group, app/mcp/profiles.py GROUPS): {missing}"
+    unknown = {name: registry.get(name).group for name in registry.names() if registry.get(name).group not in GROUPS}
+    assert unknown == {}
+    # app_status (group app) is added by the app's MCP service (app/mcp/service.py), not build_registry.
+    assert {registry.get(name).group for name in registry.names()} == set(GROUPS) - {"app"}
+
+
+def test_profiles_list_what_they_say() -> None:
+    registry = build_registry()
+    catalog = ToolCatalog(registry)
+    core = catalog.names(ToolSelection())
+    assert len(core) <= 40 and "tools_enable" in core
+    for needed in ("env_list", "env_create", "tab_open", "tab_list", "tab_close", "page_navigate", "page_snapshot",
+                   "page_click", "page_type", "page_select", "page_key", "page_scroll", "page_upload", "page_wait",
+                   "page_source", "page_screenshot", "page_handoff", "workflow_list", "workflow_write",
+                   "workflow_run", "run_list", "run_read"):
+        assert needed in core, needed
+    assert set(catalog.names(ToolSelection(parse_profile("full")))) == set(registry.names())
+    original = catalog.names(ToolSelection(parse_profile("original")))
+    assert set(original) == set(ORIGINAL_TOOLS) & set(registry.names()) and "tools_enable" not in original
+    # The original's tools we do not have are the ones the README names.
+    assert set(ORIGINAL_TOOLS) - set(registry.names()) <= {
+        "page_record_video", "page_draw", "screen_start", "screen_stop", "captcha_panel", "captcha_detect",
+        "captcha_read", "captcha_solve"}
+    both = catalog.names(ToolSelection(parse_profile("core, network")))
+    assert set(both) == set(core) | {n for n in registry.names() if registry.get(n).group == "network"}
+    with pytest.raises(ProfileError, match="unknown tool profile or group 'netwrk'.*valid: core, full, original"):
+        parse_profile("core,netwrk")
+    with pytest.raises(ProfileError):
+        parse_profile("core,")
+
+
+def test_original_schemas_take_the_originals_call_forms() -> None:
+    listing = {entry["name"]: entry for entry in
+               ToolCatalog(build_registry()).listing(ToolSelection(parse_profile("original")))}
+    click = Draft202012Validator(listing["page_click"]["inputSchema"])
+    assert click.is_valid({"selector": "#send", "untilSelector": "#done", "via": "cdp"})
+    assert click.is_valid({"x": "200", "y": 100, "shotWidth": 800, "shotHeight": "600"})
+    assert not click.is_valid({"selector": "#a", "colour": "red"})
+    select = Draft202012Validator(listing["page_select"]["inputSchema"])
+    assert select.is_valid({"xpath": "//select", "option": "Pro"})  # no locator needed with a flat one
+    cdp = Draft202012Validator(listing["page_cdp"]["inputSchema"])
+    assert cdp.is_valid({"method": "Runtime.evaluate", "params": '{"expression": "1"}'})  # JSON text
+
+
+def test_tools_enable_adds_groups_to_one_selection() -> None:
+    catalog = ToolCatalog(build_registry())
+    selection = ToolSelection()
+    answer = catalog.enable(selection, {"groups": ["network", "recording"]})
+    assert answer["ok"] is True and answer["listChanged"] is True
+    assert answer["enabled"] == ["core", "network", "recording"]
+    assert "net_start" in answer["added"] and "record_start" in answer["added"] and "page_pdf" not in answer["added"]
+    assert "net_start" in catalog.names(selection) and "net_start" not in catalog.names(ToolSelection())
+    again = catalog.enable(selection, {"groups": ["network"]})
+    assert again["ok"] is True and again["added"] == [] and again["listChanged"] is False
+    refused = catalog.enable(selection, {"groups": ["netwrk"]})
+    assert refused["ok"] is False and refused["code"] == "invalid_parameters" and "groups" in refused["error"]
+    assert catalog.enable(selection, {"group": "network"})["error"].startswith("unknown parameter 'group'")
+
+
+def test_core_is_small() -> None:
+    """The default listing against Playwright MCP's (25 tools, 21,332 characters as bench/agent_context.py
+    measured it): at most 40 tools and 0.7 of its size. bench/agent_context.py measures it side by side."""
+    listing = ToolCatalog(build_registry()).listing(ToolSelection())
+    assert len(listing) <= 40
+    assert len(json.dumps(listing, ensure_ascii=False)) <= 0.7 * 21_332
 
 
 def test_call_timeout_follows_the_operations_own_timeout() -> None:
@@ -121,12 +206,17 @@ def test_results_carry_the_envelope_and_screenshots_as_images(tmp_path: Path) ->
     outside = tmp_path.parent / "outside.png"
     outside.write_bytes(PNG_1PX)
 
-    result = tool_result("page_screenshot", {"ok": True, "control": "agent", "path": str(shot)}, tmp_path)
+    result = tool_result("page_screenshot", {"ok": True, "control": "agent", "tabId": "tab-1", "path": str(shot)},
+                         tmp_path)
     assert result.is_error is False
-    assert result.structured_content == {"ok": True, "control": "agent", "path": str(shot)}
+    assert result.structured_content == {"ok": True, "control": "agent", "tabId": "tab-1", "path": str(shot)}
     assert [block.type for block in result.content] == ["text", "image"]
-    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    assert result.content[0].text == f"ok · tab tab-1 · agent\npath: {shot}"  # type: ignore[union-attr]
     assert base64.b64decode(result.content[1].data) == PNG_1PX  # type: ignore[union-attr]
+    # For the original BrowserPilot's clients, the text is the envelope as JSON, as the original sent it.
+    original = tool_result("page_screenshot", {"ok": True, "control": "agent", "path": str(shot)}, tmp_path,
+                           json_text=True)
+    assert json.loads(original.content[0].text) == original.structured_content  # type: ignore[union-attr]
 
     failed = tool_result("page_click", {"ok": False, "control": "agent", "error": "no element matches",
                                         "errorShot": str(shot)}, tmp_path)
@@ -171,6 +261,15 @@ def test_client_configurations(tmp_path: Path) -> None:
     cursor = json.loads(configs["Cursor (HTTP)"])
     assert cursor["mcpServers"]["browserpilot"] == {"url": "http://127.0.0.1:39221/mcp",
                                                     "headers": {"Authorization": "Bearer tok"}}
+    # Another profile: in the address, and as --tools for the stdio bridge.
+    full = config.client_configs("http://127.0.0.1:39221/mcp", "tok", tmp_path, "/opt/bp/bin/browserpilot",
+                                 "original")
+    assert json.loads(full["Claude Desktop (stdio)"])["mcpServers"]["browserpilot"]["args"] == [
+        "mcp", "--tools", "original", "--data-dir", str(tmp_path)]
+    assert full["Claude Code (HTTP)"] == ('claude mcp add --transport http browserpilot '
+                                          '"http://127.0.0.1:39221/mcp?tools=original" --header "Authorization: Bearer tok"')
+    assert json.loads(full["Cursor (HTTP)"])["mcpServers"]["browserpilot"]["url"] == (
+        "http://127.0.0.1:39221/mcp?tools=original")
 
 
 def test_a_taken_port_moves_to_the_next_free_one() -> None:
@@ -294,6 +393,10 @@ def test_server_refuses_without_token_and_from_foreign_origins(served: tuple[Mcp
     assert _post(server.url, {**good, "Origin": "http://evil.example"}).status_code == 403
     assert _post(server.url, {**good, "Host": "evil.example"}).status_code == 403
     assert _post(server.url, good).status_code == 200
+    # A profile that names something unknown is refused before the SDK sees the request.
+    refused = _post(server.url + "?tools=core,netwrk", good)
+    assert refused.status_code == 400 and "'netwrk'" in refused.text and "valid: core, full, original" in refused.text
+    assert _post(server.url + "?tools=full", good).status_code == 200
 
     # A token regenerated by another process (the command line) is in force at once; the old one is not.
     renewed = config.regenerate_token(DataDir(data.root))
