@@ -6,6 +6,8 @@ tab writes to, the network services, and the rules every action follows.
 - `acting(act, timeout)`: send input, wait until the page has handled it (the input fence), and when the
   action started a navigation (a link, a form submission, Enter in a form), wait until it has committed
   (failing with its reason), then for its load to finish (app/browser/navigation.py).
+- What the tab sends is counted from the app's first operation on it (app/browser/inflight.py); the requests
+  of its workers are watched once the page says it has some (`workers`, app/browser/worker_traffic.py).
 - `point(locator, …)`: where to act, once the target is actionable (app/browser/locators.py).
 """
 
@@ -28,6 +30,7 @@ from app.browser.js import PageTimeout
 from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, committed
 from app.browser.netcapture import NetServices
 from app.browser.tab import BrowserPage, BrowserTab
+from app.browser.worker_traffic import WorkerTraffic
 from envs import loggers
 from workflows.ports import Locator, PageError
 
@@ -59,7 +62,8 @@ class TabCore:
         self.tab_id_of_page = tab_id_of_page
         self.net = net
         self._input: InputDriver | None = None
-        inflight.track(self.page)  # from the app's first operation on it, the tab's requests are counted
+        self.workers: WorkerTraffic | None = None
+        inflight.track(self.page, self._watch_workers)  # from the app's first operation on it, what the tab sends
 
     @property
     def page(self) -> BrowserPage:
@@ -72,6 +76,12 @@ class TabCore:
         if self._input is None:
             self._input = InputDriver(self.view)
         return self._input
+
+    def _watch_workers(self) -> None:
+        """The page has workers: watch their requests too (once per tab, on its DevTools channel)."""
+        if self.workers is None and self.net is not None:
+            self.workers = WorkerTraffic(self.net.cdp.channel(self.page))
+            self.workers.start()
 
     def net_services(self) -> NetServices:
         if self.net is None:
@@ -103,6 +113,8 @@ class TabCore:
         submission, Enter in a form, a script the click ran), wait until that navigation has committed
         (failing with its reason: a network error, the domain policy, the page stopping it), then for its
         load to finish, so the next step sees the new page. Returns whether a navigation happened."""
+        if self.workers is not None:
+            await self.workers.ready()  # what the page's workers do for this action is seen
         with NavigationWatch(self.page) as watch:
             await act()
             fenced = await self.input.fence()
