@@ -127,14 +127,15 @@ class WorkerTraffic:
                 self.active_at = time.monotonic()
 
     async def _follow(self, child: str, waiting: bool) -> None:
-        """Watch a worker's requests, then let it run (it was held at its start)."""
-        try:
-            await self.channel.send("Network.enable", {}, session_id=child)
-        except (CdpError, CdpClosed, PageTimeout) as exc:
-            log.info("could not watch the requests of worker %s: %s", self._workers.get(child), exc)
-        finally:
-            if waiting:
-                try:
-                    await self.channel.send("Runtime.runIfWaitingForDebugger", session_id=child)
-                except (CdpError, CdpClosed, PageTimeout) as exc:
-                    log.info("worker %s: %s", self._workers.get(child), exc)
+        """Watch a worker's requests, then let it run (it was held at its start). Both commands leave together,
+        in this order (tasks start in the order they are made), and the worker's session handles them in order:
+        `Network.enable` still comes first, and a worker whose `Network.enable` is slow to answer (a service
+        worker starting under load) is not held until it does."""
+        commands = [("Network.enable", "could not watch the requests of worker"),
+                    *([("Runtime.runIfWaitingForDebugger", "could not let run worker")] if waiting else [])]
+        sent = [asyncio.ensure_future(self.channel.send(method, {}, session_id=child)) for method, _ in commands]
+        for (_method, failure), outcome in zip(commands, await asyncio.gather(*sent, return_exceptions=True)):
+            if isinstance(outcome, (CdpError, CdpClosed, PageTimeout)):
+                log.info("%s %s: %s", failure, self._workers.get(child), outcome)
+            elif isinstance(outcome, BaseException):
+                raise outcome
