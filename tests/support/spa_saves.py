@@ -1,6 +1,6 @@
 """A single-page app's ways of saving, each a moment after the click (issue: silent successes in single-page
-apps), for the tests of "ok means it landed" (tests/e2e/test_spa_saves.py, tests/integration/test_spa_saves.py,
-the workers' rows in tests/e2e/test_distributed.py).
+apps), for the tests of "ok means it landed" (tests/e2e/test_spa_saves.py, `tab_close` in
+tests/integration/test_effects_landed.py, the workers' rows in tests/e2e/test_distributed.py).
 
 Every case is a page `/case/<name>` with a field `#who` and a button `#save`; the click sends the save its own
 way. The server is slow and, like a server that rolls back what a request did when its client goes away (or a
