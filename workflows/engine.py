@@ -55,7 +55,8 @@ HANDOFF_TIMEOUT = 600.0
 PRESENCE_POLL = 0.1
 PAUSE_MESSAGE = "The workflow is paused because you took over. Click Done to resume it from where it stopped."
 
-__all__ = ["CodePort", "Executor", "NodeFailed", "OperationsPort", "RunSettings", "RunTakenOver", "compare"]
+__all__ = ["CodePort", "Executor", "NodeFailed", "OperationsPort", "RunSettings", "RunTakenOver", "compare",
+           "cut_off_error"]
 
 
 class OperationsPort(Protocol):
@@ -238,20 +239,27 @@ class Executor:
         record.notes.extend(result.notes)
 
     async def _settle(self) -> None:
-        """Let what the run's tabs still have in flight (the navigation or `fetch` the last click started, a
-        beacon) land before anyone closes them or the process ends; what is cut off at the bound is listed in
-        the record (`pendingAtEnd`)."""
+        """Let what the run's tabs still have in flight (the navigation or `fetch` the last click started, the
+        Save a single-page app sends a moment after it) land before anyone closes them or the process ends
+        (`page_settle`); what is cut off at the bound is listed in the record (`pendingAtEnd`), and when the
+        last action started it, the run does not end "ok": it fails naming what it was still waiting for."""
+        bound = self.settings.settle_timeout
         for tab_id in dict.fromkeys(self.tabs_used):
-            result = await self.ops("page_settle", {"tabId": tab_id,
-                                                    "timeoutMs": int(self.settings.settle_timeout * 1000)})
+            result = await self.ops("page_settle", {"tabId": tab_id, "timeoutMs": int(bound * 1000)})
             if not result.get("ok"):
                 log.info("run %s: could not wait for tab %s: %s", self.record.id, tab_id, result.get("error"))
                 continue
             for item in result.get("pending") or []:
                 self.record.pending_at_end.append({"tabId": tab_id, **item})
-        if self.record.pending_at_end:
-            self.record.notes.append(f"{len(self.record.pending_at_end)} request(s) were still in flight when the "
-                                     f"run ended, after waiting {self.settings.settle_timeout:g} s (pendingAtEnd)")
+        if not self.record.pending_at_end:
+            return
+        self.record.notes.append(f"{len(self.record.pending_at_end)} request(s) were still in flight when the "
+                                 f"run ended, after waiting {bound:g} s (pendingAtEnd)")
+        cut = cut_off_error(self.record.pending_at_end, bound)
+        if cut is not None and self.record.status == "ok":
+            self.record.status = "failed"
+            self.record.error = cut
+            self.record.screenshot = await self._screenshot()
 
     def _produced_output(self, level: _Level) -> dict[str, Any]:
         if level.produced is None:
@@ -624,6 +632,24 @@ def _not_found(locator: NodeLocator, last: dict[str, Any], timeout: float) -> st
     else:
         parts.append(f"and no element of its kind ({(locator.fingerprint or {}).get('kind')}) is on the page")
     return "; ".join(parts)
+
+
+def cut_off_error(pending: list[dict[str, Any]], bound: float) -> str | None:
+    """Why a run (or an agent's task) cannot say "ok" when what its last action started was cut off at the
+    settle bound (`page_settle` marks it `lastAction`), naming what it was still waiting for; None otherwise."""
+    cut = [item for item in pending if item.get("lastAction")]
+    if not cut:
+        return None
+    listed = "; ".join(_in_flight(item) for item in cut[:5]) + (f" and {len(cut) - 5} more" if len(cut) > 5 else "")
+    return f"what the last action started did not finish within {bound:g} s, so it may not have happened: " \
+           f"still waiting for {listed}"
+
+
+def _in_flight(item: dict[str, Any]) -> str:
+    """One request still in flight, as a person reads it: `POST http://…/save (fetch, 10012 ms)`."""
+    where = f" in the frame {item['frame']}" if item.get("frame") else ""
+    waited = f", {item['ms']} ms" if isinstance(item.get("ms"), (int, float)) else ""
+    return f"{item.get('method', 'GET')} {item.get('url', '?')} ({item.get('kind', 'request')}{where}{waited})"
 
 
 def _node_label(node: Node) -> str:

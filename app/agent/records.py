@@ -157,6 +157,8 @@ class AgentRecord(_Model):
     secret_domains: list[BoundSecret] = Field(default_factory=list)  # where each may be typed
     refusals: list[Refusal] = Field(default_factory=list)  # uses of secrets refused, in order
     taken_over: bool = False
+    # What the task's tabs still had in flight after its last step, at the settle bound (as a run's pendingAtEnd)
+    pending_at_end: list[dict[str, Any]] = Field(default_factory=list)
     # Save as workflow: {name, notes, checks, id, saved} or {name, notes, error}; after a replay the person asked
     # for, also `replay` {runId, ok, error?, node?}.
     workflow: dict[str, Any] | None = None

@@ -37,6 +37,7 @@ from app.ops.registry import OperationRegistry
 from envs import loggers
 from envs.atomic import move_file
 from envs.savemanager import in_thread
+from workflows.engine import cut_off_error
 from workflows.redaction import redacting_logs
 from workflows.secret_binding import SecretBinding, rules_for
 
@@ -76,6 +77,7 @@ class AgentRun:
         self.settings = settings
         self.choice = choice or settings.choice()  # the provider and model (default: the saved settings)
         self.registry = registry
+        self.ctx = ctx
         self.binding = bind_task_secrets(task)
         # The person's own calls (the tab, the start page, the checks, saving, replaying) and the model's,
         # which carry the binding.
@@ -175,6 +177,7 @@ class AgentRun:
 
     async def _finish(self, model: ModelPort, tab_id: str) -> None:
         record = self.record
+        await self._settle(tab_id)
         listed = await self._call("tab_list", {})
         record.final_url = self.secrets.redact(next((t.get("url") for t in listed.get("tabs") or []
                                                      if t.get("id") == tab_id), None))
@@ -200,6 +203,23 @@ class AgentRun:
             record.status = "failed"
             record.error = "the agent reported success, but a check failed: " + ", ".join(
                 c.locator for c in record.checks if not c.ok)
+
+    async def _settle(self, tab_id: str) -> None:
+        """After the last step: what it started lands before the task is judged and checked (and before a
+        process that runs it ends), as at the end of a run; when what it started was cut off at the bound, the
+        task does not succeed (workflows.engine.cut_off_error)."""
+        record = self.record
+        bound = self.ctx.settle_seconds()
+        used = [tab_id, *(str(call.input["tabId"]) for step in record.steps for call in step.calls
+                          if isinstance(call.input.get("tabId"), str))]
+        for tab in dict.fromkeys(used):
+            settled = await self._call("page_settle", {"tabId": tab, "timeoutMs": int(bound * 1000)})
+            if settled.get("ok"):
+                record.pending_at_end.extend({"tabId": tab, **item} for item in settled.get("pending") or [])
+        record.pending_at_end = self.secrets.redact(record.pending_at_end)
+        cut = cut_off_error(record.pending_at_end, bound)
+        if cut is not None and record.status == "succeeded":
+            record.status, record.error = "failed", cut
 
     async def save_workflow(self, name: str, typed_as_inputs: bool = False) -> dict[str, Any]:
         """Convert (typed values as start inputs on request) and save. Nothing is replayed here: the notes say

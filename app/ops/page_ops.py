@@ -504,9 +504,11 @@ class SettleParams(TabParams):
 
 @operation("page_settle", SettleParams, needs_browser=True, read_only=True, group="input")
 async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
-    """Wait until what the tab still has in flight has landed: a navigation, a form post, fetch/XHR requests
-    and beacons the last actions started (e.g. before closing a tab). Returns {settled, pending: [{kind,
-    method, url, ms}]}: what was still waiting at the bound."""
+    """Wait until what the last actions started has landed (e.g. before closing a tab): a navigation or form
+    post, fetch/XHR requests, beacons, WebSocket messages, event streams, workers' requests, and the Save a
+    single-page app sends a moment after the click (its timers, then a quiet moment). Returns {settled, pending:
+    [{kind, method, url, ms, lastAction}]}: what was still waiting at the bound (lastAction: the last action
+    started it)."""
     timeout = params.timeout_ms / 1000 if params.timeout_ms is not None else ctx.settle_seconds()
     return await on_page(ctx, params, lambda p: p.network.settle(timeout))
 

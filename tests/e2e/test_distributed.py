@@ -36,6 +36,7 @@ from tests.support.order_shop import LAST_NODES, OrderShop, branching_order_work
 from tests.support.qt import saved, shell  # noqa: F401  (shell: the app in this process, for the dialog's test)
 from tests.support.redis_server import RedisServer
 from tests.support.server import LocalServer
+from tests.support.spa_saves import CASES as SPA_CASES, NO_SAVE, SaveSite, case_url, save_workflow
 from workflows.runs import RunsDocument
 
 pytestmark = pytest.mark.e2e
@@ -397,6 +398,24 @@ def test_the_last_submit_of_each_row_lands_before_the_worker_closes_its_tab(tmp_
         assert result["succeeded"] == len(LAST_NODES) and result["failed"] == 0
         counted = sorted((request.path, re.search(r"row\d", request.body.decode()).group()) for request in shop.orders)
     assert counted == sorted((path, f"row{index}") for index, (path, _node) in enumerate(LAST_NODES.values()))
+
+
+def test_a_single_page_apps_save_a_moment_after_the_click_lands_before_the_worker_closes_its_tab(
+        tmp_path: Path, redis: RedisServer, pool: Pool) -> None:
+    """Each way a single-page app saves a moment after the click (tests/support/spa_saves.py: a debounce, a token
+    first, a WebSocket, a chain, a queue answered on an EventSource, a Web Worker, a form in a shadow root or an
+    iframe) as the last click of a row: the worker closes the row's tab right after the run, and the save must be
+    stored by then; a click that starts nothing is an ordinary row."""
+    data = tmp_path / "submitter"
+    with SaveSite() as shop:
+        wf, rows = tmp_path / "save.json", tmp_path / "rows.json"
+        wf.write_text(json.dumps(save_workflow()))
+        rows.write_text(json.dumps([{"url": case_url(shop, case), "who": f"worker-{case}"}
+                                    for case in (*SPA_CASES, NO_SAVE)]))
+        result = finish(submit(data, wf, rows, redis.url), timeout=240)
+        assert result["succeeded"] == len(SPA_CASES) + 1 and result["failed"] == 0, result
+        stored = {case: shop.saves(f"worker-{case}") for case in (*SPA_CASES, NO_SAVE)}
+    assert stored == {**{case: [case] for case in SPA_CASES}, NO_SAVE: []}
 
 
 def test_retries_run_a_failed_row_again(tmp_path: Path, site: Site, redis: RedisServer, pool: Pool) -> None:

@@ -195,6 +195,33 @@ def test_stop_reasons_each_handled(qtbot: QtBot, app: BrowserPilotApp, monkeypat
     assert not refused["ok"] and "refused" in refused["error"] and "selfReport" not in refused["record"]
 
 
+def test_the_agents_last_step_settles_and_a_save_cut_off_fails_the_task(qtbot: QtBot, app: BrowserPilotApp,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's last click sends its save a moment later (a debounce), and the server never answers: the task
+    waits for it (at most the settle time), lists it, and does not succeed, whatever the model reported."""
+    release = threading.Event()
+    with LocalServer() as local:
+        local.route("/page", "<title>Notes</title><button id=save onclick=\"setTimeout(() => fetch('/api/save', "
+                             "{method: 'POST', body: 'x'}), 250)\">Save</button>")
+        local.route("/api/save", lambda r: (release.wait(30), Response("late"))[1])
+        app.settings.update(settle_seconds=1.0)
+        script = [Reply([tool("page_click", locator={"selector": "#save"})]),
+                  Reply([tool("done", success=True, answer="saved")])]
+        try:
+            with FakeAnthropic(script) as fake:
+                model_env(monkeypatch, fake)
+                result = agent(qtbot, app, {"task": "Save the note", "url": local.url("/page")})
+        finally:
+            app.settings.update(settle_seconds=10.0)
+            release.set()
+    record = result["record"]
+    assert not result["ok"] and record["status"] == "failed", record.get("error")
+    assert record["selfReport"]["success"] is True  # the model thought so
+    assert "did not finish within 1 s" in record["error"] and f"POST {local.url('/api/save')}" in record["error"]
+    assert [(item["kind"], item["method"], item["url"], item["lastAction"]) for item in record["pendingAtEnd"]] == [
+        ("fetch", "POST", local.url("/api/save"), True)]
+
+
 def test_repeated_action_warning_and_failure_budget(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     warned: list[str] = []

@@ -4,6 +4,7 @@ named (issue: a run is "ok" only when its effects landed). One app for the modul
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import socket
 import subprocess
@@ -19,6 +20,7 @@ from pytestqt.qtbot import QtBot
 from app.shell import BrowserPilotApp
 from tests.support.qt import run_op, running_app
 from tests.support.server import LocalServer, Request, Response
+from tests.support.spa_saves import SaveSite, case_url
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +52,16 @@ def document(name: str, *nodes: dict[str, Any]) -> dict[str, Any]:
             "workflow": {"environment_variables": [], "conversation_variables": [],
                          "graph": {"nodes": everything, "edges": [{"source": a["id"], "target": b["id"]}
                                                                    for a, b in zip(everything, everything[1:])]}}}
+
+
+@contextlib.contextmanager
+def settle_time(app: BrowserPilotApp, seconds: float) -> Iterator[None]:
+    """The app's settle bound (`settleSeconds`) for a while, then its default again."""
+    app.settings.update(settle_seconds=seconds)
+    try:
+        yield
+    finally:
+        app.settings.update(settle_seconds=10.0)
 
 
 def run(qtbot: QtBot, app: BrowserPilotApp, doc: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:
@@ -157,25 +169,86 @@ def orders(release: threading.Event) -> Iterator[LocalServer]:
         yield shop
 
 
-def test_a_run_waits_for_the_fetch_its_last_click_fired_and_names_what_it_cut_off(
+def test_a_run_waits_for_the_fetch_its_last_click_fired_and_fails_naming_what_it_cut_off(
         qtbot: QtBot, app: BrowserPilotApp, orders: LocalServer) -> None:
     done = run(qtbot, app, document("Order by API", node("open", "goto", url=orders.url("/order")),
                                     node("api", "click", locator={"selector": "#api"})))
     assert done["status"] == "ok" and done.get("pendingAtEnd", []) == []
     assert len(orders.counted) == 1  # type: ignore[attr-defined]
 
-    app.settings.update(settle_seconds=0.5)
-    try:
+    with settle_time(app, 0.5):
         cut = run(qtbot, app, document("Hang", node("open", "goto", url=orders.url("/order")),
                                        node("hang", "click", locator={"selector": "#hang"})))
-    finally:
-        app.settings.update(settle_seconds=10.0)
-    assert cut["status"] == "ok"
+    # The last click's own request was cut off: the run does not end "ok", it names what it was waiting for.
+    assert cut["status"] == "failed" and cut["error"].startswith("what the last action started did not finish")
+    assert f"POST {orders.url('/api/hang')} (fetch" in cut["error"]
     pending = cut["pendingAtEnd"]
-    assert [(item["kind"], item["method"], item["url"]) for item in pending] == [
-        ("fetch", "POST", orders.url("/api/hang"))], pending
+    assert [(item["kind"], item["method"], item["url"], item["lastAction"]) for item in pending] == [
+        ("fetch", "POST", orders.url("/api/hang"), True)], pending
     assert pending[0]["tabId"] == cut["tabId"] and pending[0]["ms"] >= 500
     assert any("still in flight" in note for note in cut["notes"])
+
+
+def test_a_request_the_page_started_before_the_last_action_is_listed_but_does_not_fail_the_run(
+        qtbot: QtBot, app: BrowserPilotApp, release: threading.Event) -> None:
+    """A long-poll the page keeps open from its load (news, presence) is not the last action's: cut off at the
+    bound, it is listed (lastAction false) and the run is "ok"."""
+    with LocalServer() as site:
+        site.route("/page", "<title>Feed</title><button id=noop onclick=\"this.textContent = 'pressed'\">Press</button>"
+                            "<script>fetch('/api/poll')</script>")
+        site.route("/api/poll", lambda r: (release.wait(120), Response("late"))[1])
+        with settle_time(app, 1.0):
+            done = run(qtbot, app, document("Feed", node("open", "goto", url=site.url("/page")),
+                                            node("press", "click", locator={"selector": "#noop"})))
+    assert done["status"] == "ok", done.get("error")
+    assert [(item["kind"], item["method"], item["url"], item["lastAction"]) for item in done["pendingAtEnd"]] == [
+        ("fetch", "GET", site.url("/api/poll"), False)]
+
+
+def test_tab_close_right_after_a_click_lets_the_save_it_sends_a_moment_later_land(
+        qtbot: QtBot, app: BrowserPilotApp) -> None:
+    with SaveSite() as site:
+        opened = ok(run_op(qtbot, app, "tab_open", {"url": case_url(site, "delayed")}))
+        tab = opened["tabId"]
+        ok(run_op(qtbot, app, "page_type", {"tabId": tab, "locator": {"selector": "#who"}, "text": "closing"}))
+        ok(run_op(qtbot, app, "page_click", {"tabId": tab, "locator": {"selector": "#save"}}))
+        closed = ok(run_op(qtbot, app, "tab_close", {"tabId": tab}))
+        assert "pending" not in closed
+        assert site.saves("closing") == ["delayed"]
+
+
+def test_a_service_workers_request_and_another_sites_frames_request_land_before_the_run_ends(
+        qtbot: QtBot, app: BrowserPilotApp) -> None:
+    """The last click hands the save to the page's service worker, or to a frame of another site: the run ends
+    only once the server has it (it stores a save after 0.6 s, when its client is still there)."""
+    with LocalServer() as shop, LocalServer("127.0.0.2") as other:
+        stored: list[str] = []
+
+        def save(request: Request) -> Response:
+            threading.Event().wait(0.6)
+            if request.client_waiting():
+                stored.append(request.body.decode())
+            return Response("ok")
+
+        shop.route("/sw.js", "self.addEventListener('message', (event) => {\n"
+                             "  event.waitUntil(fetch('/save', {method: 'POST', body: event.data}));\n});",
+                   content_type="text/javascript")
+        shop.route("/save", save)
+        shop.route("/offline", "<title>Notes</title><script>navigator.serviceWorker.register('/sw.js');\n"
+                               "navigator.serviceWorker.ready.then((ready) => {  // the app works once it is ready\n"
+                               "  const save = document.createElement('button'); save.id = 'save'; save.textContent = "
+                               "'Save';\n  save.onclick = () => ready.active.postMessage('by the service worker');\n"
+                               "  document.body.append(save);\n});</script>")
+        other.route("/widget", "<script>addEventListener('message', (event) => "
+                               "fetch('/save', {method: 'POST', body: event.data}))</script>")
+        other.route("/save", save)
+        shop.route("/embed", f"<title>Embed</title><iframe src={other.url('/widget')}></iframe><button id=save "
+                             "onclick=\"frames[0].postMessage('by the other site', '*')\">Save</button>")
+        for path, body in (("/offline", "by the service worker"), ("/embed", "by the other site")):
+            done = run(qtbot, app, document("Save", node("open", "goto", url=shop.url(path)),
+                                            node("save", "click", locator={"selector": "#save"})))
+            assert done["status"] == "ok" and done.get("pendingAtEnd", []) == [], done.get("error")
+            assert stored[-1:] == [body], f"{path}: stored {stored} when the run ended"
 
 
 def _click_api(qtbot: QtBot, app: BrowserPilotApp, env: str | None, orders: LocalServer) -> str:

@@ -1,4 +1,5 @@
-"""A real HTTP server on 127.0.0.1 (port 0) for tests: routes are functions, every request is recorded."""
+"""A real HTTP server on 127.0.0.1 (port 0) for tests: routes are functions, every request is recorded. A route
+that answers with a `Takeover` writes the rest of the exchange itself (a WebSocket, an event stream)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,15 @@ class Response:
     headers: list[tuple[str, str]] = field(default_factory=list)
 
 
-Route = Callable[[Request], Response]
+@dataclass
+class Takeover:
+    """The route answers on the connection itself: `run(request, reader, writer)` (a WebSocket after its
+    handshake, an event stream that stays open); the connection closes when it returns."""
+
+    run: Callable[[Request, Any, Any], None]
+
+
+Route = Callable[[Request], "Response | Takeover"]
 
 
 class LocalServer:
@@ -71,6 +80,10 @@ class LocalServer:
                     server.requests.append(request)
                 route = server.routes.get(parts.path)
                 response = route(request) if route else Response("not found", status=404, content_type="text/plain")
+                if isinstance(response, Takeover):
+                    self.close_connection = True
+                    response.run(request, self.rfile, self.wfile)
+                    return
                 body = response.body.encode("utf-8") if isinstance(response.body, str) else response.body
                 self.send_response(response.status)
                 self.send_header("Content-Type", response.content_type)

@@ -6,6 +6,8 @@ tab writes to, the network services, and the rules every action follows.
 - `acting(act, timeout)`: send input, wait until the page has handled it (the input fence), and when the
   action started a navigation (a link, a form submission, Enter in a form), wait until it has committed
   (failing with its reason), then for its load to finish (app/browser/navigation.py).
+- What the tab sends is counted from the app's first operation on it (app/browser/inflight.py); the requests
+  of its workers are watched once the page says it has some (`workers`, app/browser/worker_traffic.py).
 - `point(locator, …)`: where to act, once the target is actionable (app/browser/locators.py).
 - `tracer`: set while a trace or video records the tab (app/browser/trace.py); `acting` tells it the moment
   of acting and the element acted on (the target `point` found last), so the trace shows it outlined.
@@ -30,6 +32,7 @@ from app.browser.js import PageTimeout
 from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, committed
 from app.browser.netcapture import NetServices
 from app.browser.tab import BrowserPage, BrowserTab
+from app.browser.worker_traffic import WorkerTraffic
 from envs import loggers
 from workflows.ports import Locator, PageError
 
@@ -76,7 +79,8 @@ class TabCore:
         self._input: InputDriver | None = None
         self.tracer: ActingWatcher | None = None
         self._target: locators.ClickTarget | None = None  # the element `point` found last, for the tracer
-        inflight.track(self.page)  # from the app's first operation on it, the tab's requests are counted
+        self.workers: WorkerTraffic | None = None
+        inflight.track(self.page, self._watch_workers)  # from the app's first operation on it, what the tab sends
 
     @property
     def page(self) -> BrowserPage:
@@ -89,6 +93,12 @@ class TabCore:
         if self._input is None:
             self._input = InputDriver(self.view)
         return self._input
+
+    def _watch_workers(self) -> None:
+        """The page has workers: watch their requests too (once per tab, on its DevTools channel)."""
+        if self.workers is None and self.net is not None:
+            self.workers = WorkerTraffic(self.net.cdp.channel(self.page))
+            self.workers.start()
 
     def net_services(self) -> NetServices:
         if self.net is None:
@@ -123,6 +133,8 @@ class TabCore:
         if self.tracer is not None:
             self.tracer.acting(self._target)
         self._target = None
+        if self.workers is not None:
+            await self.workers.ready()  # what the page's workers do for this action is seen
         with NavigationWatch(self.page) as watch:
             await act()
             fenced = await self.input.fence()

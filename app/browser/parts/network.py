@@ -26,10 +26,13 @@ class TabNetwork:
         self._core = core
 
     async def settle(self, timeout: float) -> dict[str, Any]:
-        """Let what the tab still has in flight (a navigation, a form post, fetch/XHR, beacons) land, at most
-        `timeout` seconds: `{pending}` lists what had not (empty: everything landed)."""
+        """Let what the tab's last actions started land (app/browser/inflight.py: a navigation, a form post,
+        fetch/XHR, beacons, WebSocket messages, EventSource answers, workers' requests, and the Save that leaves a
+        moment after the click), at most `timeout` seconds: `{pending}` lists what had not (empty: everything
+        landed), each item saying whether the last action started it (`lastAction`)."""
         core = self._core
-        pending = await inflight.settle(core.page, timeout, lambda: core.view.loading or core.page.isLoading())
+        pending = await inflight.settle(core.page, timeout, lambda: core.view.loading or core.page.isLoading(),
+                                        core.workers)
         return {"pending": pending, "settled": not pending}
 
     async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
