@@ -231,7 +231,6 @@ class SettingsDialog(QDialog):
 
 
 class MainWindow(QMainWindow):
-    run_saved = Signal(object)  # a RunRecord was written (the app's run_saved): the Workflows and Runs panels follow
     new_workflow_requested = Signal(str)        # a name: open the editor on a new workflow
     runs_panel_overlay_requested = Signal(str)  # a run id: show it on its workflow's graph
 
@@ -264,8 +263,6 @@ class MainWindow(QMainWindow):
         self.panels.addTab(self.runs_panel, icon("history"), self.tr("Runs"))
         self.agent_runs_panel = AgentRunsPanel(ops, self)
         self.panels.addTab(self.agent_runs_panel, icon("bot"), self.tr("Agent runs"))
-        self.run_saved.connect(self.workflows_panel.on_run_saved)
-        self.run_saved.connect(self.runs_panel.on_run_saved)
         self.workflows_panel.show_run_requested.connect(self.show_run)
         self.workflows_panel.record_requested.connect(self.record_in_environment)
         self.workflows_panel.agent_requested.connect(self.ask_agent)

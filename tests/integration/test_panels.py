@@ -202,7 +202,6 @@ def test_a_failing_run_shows_its_error_and_screenshot(qtbot: QtBot, shell: Brows
                                       locator={"selector": "#does-not-exist"}, timeout=0.5),
                                  node("end", "end")], server.url("").rstrip("/"))
     assert run_op(qtbot, shell, "workflow_write", {"workflow": broken})["ok"]
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.model.row_of("Broken") >= 0)
     panel.select_workflow("Broken")
 
@@ -302,7 +301,6 @@ def test_delete_asks_for_confirmation(qtbot: QtBot, shell: BrowserPilotApp, serv
     _window, panel, _runs = panels(shell)
     keep = document("Keep me", [node("start", "start"), node("end", "end")], server.url(""))
     assert run_op(qtbot, shell, "workflow_write", {"workflow": keep})["ok"]
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.selected_workflow() is not None)
     answer_dialog(qtbot, lambda box: box.button(QMessageBox.StandardButton.Cancel).click())
     panel.buttons["delete"].click()
@@ -328,7 +326,6 @@ def test_cancel_a_running_run_from_the_runs_panel(qtbot: QtBot, shell: BrowserPi
     server.route("/", "<title>Waiting</title><p>waiting</p>")
     window, panel, runs = panels(shell)
     assert run_op(qtbot, shell, "workflow_write", {"workflow": slow_document(server)})["ok"]
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.selected_workflow() is not None)
     wf = panel.selected_workflow()
     assert wf is not None
@@ -365,7 +362,6 @@ def test_batch_from_a_csv_with_progress_and_cancel(qtbot: QtBot, shell: BrowserP
         node("end", "end")], server.url("").rstrip("/"))
     assert run_op(qtbot, shell, "workflow_write", {"workflow": simple})["ok"]
     assert run_op(qtbot, shell, "workflow_write", {"workflow": slow_document(server)})["ok"]
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.model.rowCount() == 2)
     rows = tmp_path / "rows.csv"
     rows.write_text("\ufeffname,size\r\nAda,S\r\nBob,M\r\nCy,S\r\n", "utf-8")

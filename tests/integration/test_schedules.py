@@ -172,7 +172,6 @@ def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_
     window = shell.main_window
     assert window is not None
     panel = window.workflows_panel
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1)
     panel.table.selectRow(0)
     qtbot.mouseClick(panel.buttons["schedule"], Qt.MouseButton.LeftButton)
