@@ -34,6 +34,7 @@ from app.browser.code_sandbox import CodeSandbox
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import DownloadManager, delete_pages
 from app.browser.identity import IdentityRegistry
+from app.browser.memory import RendererMemory
 from app.browser.netcapture import CaptureRegistry, NetServices
 from app.browser.parts.core import TabFolders
 from app.browser.parts.tab import Tab
@@ -82,6 +83,7 @@ class BrowserService(QObject):
         self.cdp = CdpHub(self)
         self.captures = CaptureRegistry()
         self.net = NetServices(self.cdp, self.captures, self.policies)
+        self.memory = RendererMemory(self.cdp)  # what long-lived tabs leave in their renderers is collected
         self.code_sandbox = CodeSandbox(self)
         self._tabs: dict[str, Tab] = {}
         self._shown: set[str] = set()
@@ -138,6 +140,7 @@ class BrowserService(QObject):
         if activate or env.id not in self._active:
             self._active[env.id] = tab.tab_id
         self.policies.guard_page(view.page(), env.id, tab.tab_id)
+        self.memory.watch(view.page())
         view.browser_page.popup_requested.connect(lambda popup, opener=tab.tab_id: self._on_popup(popup, opener))
         view.browser_page.windowCloseRequested.connect(lambda tab_id=tab.tab_id: self.close(tab_id))
         tab_control.state_changed.connect(lambda state, tab_id=tab.tab_id: self._on_control(tab_id, state))
