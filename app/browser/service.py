@@ -13,6 +13,9 @@ once (`tab_shown`).
 Which tab is active in an environment (the one operations without a tab id act on) is kept here, whether or
 not a window shows it; a window reports the tab a person brings to the front (`note_current`).
 
+What a long-lived tab leaves in its renderer (the documents it navigated away from) is collected now and then,
+without a reload (`memory`, app/browser/memory.py).
+
 Closing: `close` takes a tab out of the registry, tells the windows, and deletes the view on the loop's
 next turn (after Qt's queued download hand-overs: `DownloadManager.delete_later`); `release_environment`
 closes an environment's tabs now and frees its profile; `shutdown` deletes every page, then every profile.
