@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from envs.changes import StoreChange, StoreChanges, StoreName
 
@@ -105,6 +105,23 @@ class StoreSignals(QObject):
         self._delivered_at = time.monotonic()
         if pending:
             self.changed.emit(Changed(pending))
+
+
+def refill(combo: QComboBox, items: Iterable[tuple[str, object]]) -> None:
+    """Show `items` (text, data) in the combo box instead, keeping the person's choice while it is still there."""
+    chosen = combo.currentData()
+    items = list(items)
+    if [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())] == items:
+        return
+    combo.blockSignals(True)
+    combo.clear()
+    for text, data in items:
+        combo.addItem(text, data)
+    index = combo.findData(chosen)
+    combo.setCurrentIndex(index if index >= 0 else 0)
+    combo.blockSignals(False)
+    if index < 0:
+        combo.currentIndexChanged.emit(combo.currentIndex())
 
 
 class _Follower(QObject):

@@ -552,6 +552,7 @@ class WorkflowsPanel(QWidget):
                 dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, env_id=last_env, parent=self)
                 dialog.remember(last_inputs)
                 dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                self._follow_environments(dialog)
                 dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
                                                                dialog.env.currentText()))
                 dialog.open()
@@ -576,6 +577,12 @@ class WorkflowsPanel(QWidget):
 
         self.calls.start("run_list", {"workflow": wf["id"], "limit": 20}, listed)
 
+    def _follow_environments(self, dialog: RunInputsDialog | BatchDialog) -> None:
+        """An open run or batch form offers the environments as they are now."""
+        envs = self.ops.ctx.envs
+        self.ops.changes.follow(dialog, ("envs",), lambda _changed: dialog.set_environments(
+            [(env.id, env.name) for env in envs.list()]))
+
     def batch_selected(self) -> None:
         """Ask for the rows file, environments and tabs at once, then run the batch."""
 
@@ -585,6 +592,7 @@ class WorkflowsPanel(QWidget):
             dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self,
                                  broker=self.ops.ctx.settings.current.workers_broker)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self._follow_environments(dialog)
             names = dict(envs)
 
             def start() -> None:

@@ -484,6 +484,9 @@ class EditorWindow(QMainWindow):
 
             dialog = RunInputsDialog(doc.name, variables, envs, parent=self)
             dialog.setObjectName("editor-run-inputs")
+            store = self.ops.ctx.envs
+            self.ops.changes.follow(dialog, ("envs",), lambda _changed: dialog.set_environments(
+                [(e.id, e.name) for e in store.list()]))
             dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).setIcon(icon("play"))
             dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel).setIcon(icon("x"))
             dialog.accepted.connect(lambda: self._start(doc.to_data(), dialog.inputs(), dialog.env_id()))
