@@ -371,7 +371,8 @@ def summarise(scenario: str, runs: int, per_run_ms: float, samples: list[Sample]
     growth_by_kind = {kind: slope_per_100([(s.runs, s.by_kind.get(kind, 0.0)) for s in after]) for kind in kinds}
     first, last = after[0], during[-1]
     return Result(scenario, runs, per_run_ms, slope_per_100([(s.runs, s.pss_mb) for s in after]), growth_by_kind,
-                  slope_per_100([(s.runs, s.anon_mb) for s in after]), first.pss_mb, last.pss_mb, samples[-1].pss_mb, (first.files, last.files),
+                  slope_per_100([(s.runs, s.anon_mb) for s in after]), first.pss_mb, last.pss_mb,
+                  samples[-1].pss_mb, (first.files, last.files),
                   (first.threads, last.threads), (first.processes, last.processes), [asdict(s) for s in samples])
 
 

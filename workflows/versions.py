@@ -61,7 +61,8 @@ class VersionsDocument(_Model):
 class VersionStore:
     """The versions of every workflow of a data folder (loaded per workflow when first asked)."""
 
-    def __init__(self, folder: Path, saver: Saver, workflow_ids: list[str], changes: StoreChanges | None = None) -> None:
+    def __init__(self, folder: Path, saver: Saver, workflow_ids: list[str],
+                 changes: StoreChanges | None = None) -> None:
         """Loads the versions of `workflow_ids` now (at start-up: never later on the Qt thread). Each version kept
         is published on `changes` (store `versions`, the workflow's id)."""
         self.folder = folder

@@ -2,11 +2,12 @@
 
 The table (status with a coloured marker, workflow, environment, start, duration) is read with `run_list` and
 read again whenever the runs change, whoever changed them (a run started or ended, here, over MCP, from the CLI,
-by a schedule: the panel follows the stores, app/ui/follow.py), keeping the selection. The detail view reads the whole record with `run_read`: where the run stopped
-and why, its outputs as a table, its files (Open, Show in Folder), its tables (`run_tables`: exported tables
-and list outputs, sortable and filterable, app/ui/run_tables.py), the failure screenshot (a thumbnail; click
-to open it), the HAR path, its inputs (secrets redacted) and the per-node trace. A running run can be
-cancelled (`run_cancel`). Everything goes through operations on the asyncio loop; nothing here blocks.
+by a schedule: the panel follows the stores, app/ui/follow.py), keeping the selection. The detail view reads
+the whole record with `run_read`: where the run stopped and why, its outputs as a table, its files (Open, Show
+in Folder), its tables (`run_tables`: exported tables and list outputs, sortable and filterable,
+app/ui/run_tables.py), the failure screenshot (a thumbnail; click to open it), the HAR path, its inputs (secrets
+redacted) and the per-node trace. A running run can be cancelled (`run_cancel`). Everything goes through
+operations on the asyncio loop; nothing here blocks.
 """
 
 from __future__ import annotations

@@ -159,7 +159,8 @@ def person(desktop: Desktop, model: FakeAnthropic, tmp_path_factory: pytest.Temp
 
 
 def comes_and_goes(person: Person, panel: str, chosen: str, other: str, new: str,
-                   made_over_mcp: Callable[[], dict[str, Any]], removed_by_cli: Callable[[dict[str, Any]], Any]) -> None:
+                   made_over_mcp: Callable[[], dict[str, Any]],
+                   removed_by_cli: Callable[[dict[str, Any]], Any]) -> None:
     """With the panel shown and the row `chosen` selected by a click: a row `new` made over MCP shows, and goes
     when the command line removes it; `chosen` stays selected, `other` stays listed."""
     person.show_panel(panel, chosen)

@@ -37,7 +37,8 @@ def feed() -> tuple[StoreChanges, list[StoreChange]]:
 
 def document(name: str) -> dict[str, object]:
     return {"kind": "app", "version": "0.3.0", "app": {"name": name, "mode": "workflow"},
-            "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {"nodes": [], "edges": []}}}
+            "workflow": {"environment_variables": [], "conversation_variables": [],
+                         "graph": {"nodes": [], "edges": []}}}
 
 
 def test_listeners_hear_what_they_follow_and_a_broken_one_stops_nobody() -> None:
@@ -95,8 +96,8 @@ def test_every_store_publishes_its_changes_with_their_keys(data: DataDir, feed: 
         ("agent_runs", "updated", "agent-1")]
 
 
-def test_the_run_store_says_which_runs_came_and_which_were_evicted(data: DataDir,
-                                                                    feed: tuple[StoreChanges, list[StoreChange]]) -> None:
+def test_the_run_store_says_which_runs_came_and_which_were_evicted(
+        data: DataDir, feed: tuple[StoreChanges, list[StoreChange]]) -> None:
     changes, heard = feed
     runs = RunStore(data, changes=changes)
     first = runs.save(RunRecord(id="run-first", workflow_name="w", env="env-default"))
