@@ -2360,6 +2360,10 @@ score {score}: {why}</source>
         <translation>偏移</translation>
     </message>
     <message>
+        <source>Native select</source>
+        <translation>原生下拉框</translation>
+    </message>
+    <message>
         <source>Option</source>
         <translation>选项</translation>
     </message>

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
-from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, our_flow
+from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, big_form_page, our_flow
 from tests.support.qt import open_view, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer, Response
 
@@ -419,22 +419,15 @@ def test_a_fingerprint_never_holds_what_was_typed(qtbot: QtBot, app: BrowserPilo
         assert typed not in json.dumps(found["locator"]), key
 
 
-def test_healing_on_a_page_with_1500_fields_takes_a_moment(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab,
-                                                           site: HealSite, upload: str) -> None:
-    """Every candidate's fingerprint asks about its form, labels and headings: answered once per page look (it took
-    5.6 s a look here before, 0.08 s now)."""
-    import time
-
+def test_healing_on_a_page_with_1500_fields_answers_with_its_candidates(qtbot: QtBot, app: BrowserPilotApp,
+                                                                      tab: BrowserTab, site: HealSite,
+                                                                      upload: str) -> None:
+    """Every candidate's fingerprint asks about its form, labels and headings, answered once per page look; on a
+    page of 1500 look-alike fields the look still answers, with the five best candidates and no choice. How long
+    it takes is measured by `bench/heal.py` (the line "page_find on a page of 1500 fields")."""
     flow = the_flow(qtbot, app, tab, site, upload)
-    rows = "".join(f'<div><label for=i{i}>Field {i}</label><input id=i{i} name=f{i}></div>' for i in range(1500))
-    site.server.route("/big", lambda request: Response(f"<!doctype html><title>Big</title><h2>Your order</h2>"
-                                                       f"<form action=/order>{rows}<button>Go</button></form>"))
+    site.server.route("/big", lambda request: Response(big_form_page()))
     assert run_op(qtbot, app, "page_navigate", {"tabId": tab.tab_id, "url": site.server.url("/big")})["ok"]
     fingerprint = next(n for n in flow["workflow"]["graph"]["nodes"] if n["id"] == "n2")["data"]["locator"]["fingerprint"]
-    took = []
-    for _ in range(3):
-        began = time.perf_counter()
-        found = run_op(qtbot, app, "page_find", {"tabId": tab.tab_id, "locators": [], "fingerprint": fingerprint})
-        took.append(time.perf_counter() - began)
-        assert found["ok"] and found["status"] == "none" and len(found["candidates"]) == 5
-    assert min(took) < 1.0, took
+    found = run_op(qtbot, app, "page_find", {"tabId": tab.tab_id, "locators": [], "fingerprint": fingerprint})
+    assert found["ok"] and found["status"] == "none" and len(found["candidates"]) == 5

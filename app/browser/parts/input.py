@@ -10,6 +10,7 @@ replaced by its value and typed. A refusal types nothing."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
@@ -28,6 +29,17 @@ CLICK_UNTIL_TRIES = 3
 SCROLL_STEPS = 16
 SWIPE_STEPS = 20
 VIEWPORT = "[innerWidth, innerHeight]"
+SCROLL_END_POLL = 0.1  # seconds between looks at a page that ended, for it to load more
+SCROLL_STATE = """(() => { const parts = []; let e = document.elementFromPoint(%f, %f);
+  for (; e; e = e.parentElement) if (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth)
+    parts.push(e.scrollTop, e.scrollLeft, e.scrollHeight, e.scrollWidth);
+  const root = document.scrollingElement || document.documentElement;
+  parts.push(root.scrollTop, root.scrollLeft, root.scrollHeight, root.scrollWidth);
+  return parts.join(' '); })()"""
+WIDGET_LIST_WAIT = 1.0  # seconds for an opened widget's list to show the option before typing its text
+WIDGET_CHECK_WAIT = 2.0  # seconds for the widget to show the option chosen
+WIDGET_SCROLLS = 30  # wheel turns over a widget's list to bring an option into it
+WIDGET_WHEEL_PX = 120.0  # at most this far per turn
 
 
 class TabInput:
@@ -87,8 +99,13 @@ class TabInput:
                      secrets: SecretBinding | None = None) -> dict[str, Any]:
         """Choose with the keyboard on the focused, closed <select> (arrow keys: trusted input and a trusted
         change event, no popup needed); fall back to setting the value when that does not land. A bound secret
-        in `option` is filled in once the <select> has the focus and its frames' addresses allow it."""
+        in `option` is filled in once the <select> has the focus and its frames' addresses allow it. A custom
+        select widget (the widget, or the hidden <select> it keeps in step) is chosen in as a person does:
+        `choose_in_widget`."""
         core = self._core
+        widget = await core.guarded(locators.widget_of(core.page, locator, timeout))
+        if widget is not None:
+            return await self.choose_in_widget(option, widget, timeout, secrets)
         if secrets is not None and secrets.names_in(option):
             secrets.check(option, [core.page.url().toString()])
             await core.guarded(locators.focus(core.page, locator, timeout))
@@ -114,6 +131,50 @@ class TabInput:
             result["method"] = "value"
         return result
 
+    async def choose_in_widget(self, option: str, widget: locators.Widget, timeout: float,
+                               secrets: SecretBinding | None = None) -> dict[str, Any]:
+        """Open the widget (a trusted click), find the option whose text is `option` in the list it opens, typing
+        the text into its search box when the list does not show it, and click it; then check that the widget
+        (its native <select> when it has one) shows it."""
+        core = self._core
+        if secrets is not None and secrets.names_in(option):
+            secrets.check(option, [core.page.url().toString()])
+        opener = await core.guarded(locators.wait_actionable(core.page, {"ref": widget.trigger}, timeout))
+        await core.acting(lambda: core.input.click(opener.x, opener.y), timeout)
+        if secrets is not None and secrets.names_in(option):
+            option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
+        found = await core.guarded(locators.widget_option(core.page, option, min(timeout, WIDGET_LIST_WAIT)))
+        typed = False
+        if found.get("status") != "ok" and found.get("typing"):
+            await core.acting(lambda: core.input.type_text(option), timeout)  # a search box has the focus
+            typed = True
+            found = await core.guarded(locators.widget_option(core.page, option, timeout))
+        if found.get("status") != "ok":
+            listed = ", ".join(json.dumps(o, ensure_ascii=False) for o in found.get("options") or [])
+            more = f", … {found['more']} more" if found.get("more") else ""
+            raise locators.NoSuchOption(f"{widget.description} has no option {json.dumps(option, ensure_ascii=False)} "
+                                        f"(options shown: {listed or 'none'}{more})", widget.description)
+        for _ in range(WIDGET_SCROLLS):  # the option below or above what its list shows: the wheel, over the list
+            place = await core.guarded(locators.widget_reveal(core.page, str(found["ref"])))
+            if place.get("status") != "scroll":
+                break
+            dy = max(-WIDGET_WHEEL_PX, min(WIDGET_WHEEL_PX, float(place["dy"])))
+            await core.input.wheel(float(place["x"]), float(place["y"]), 0.0, dy)
+            await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
+        target = await core.guarded(locators.wait_actionable(core.page, {"ref": str(found["ref"])}, timeout))
+        await core.acting(lambda: core.input.click(target.x, target.y), timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WIDGET_CHECK_WAIT
+        while True:
+            shown = await core.guarded(locators.widget_shows(core.page, widget))
+            if (shown.strip() == option.strip()) if widget.native else option.strip().lower() in shown.lower():
+                break
+            if loop.time() >= deadline:
+                raise PageError(f"{widget.description} shows {json.dumps(shown.strip(), ensure_ascii=False)} after "
+                                f"choosing {json.dumps(option, ensure_ascii=False)}", code="not_chosen")
+            await asyncio.sleep(0.025)
+        return {"element": widget.description, "text": option, "widget": True, **({"typed": True} if typed else {})}
+
     async def key(self, shortcut: str) -> dict[str, Any]:
         core = self._core
         try:
@@ -138,13 +199,33 @@ class TabInput:
             return {"steps": 1, "distance": round(distance or step)}
         distance = step
         steps = SWIPE_STEPS if swipe else SCROLL_STEPS
-        for index in range(steps + 1):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        moved = 0
+        while True:
             if await self._in_view(until):
-                return {"steps": index, "visible": True}
-            if index < steps:
-                await self._scroll_once(x, y, direction, distance, swipe)
-        raise PageError(f'"{until.label()}" did not come into view after {steps} '
-                        f'{"swipes" if swipe else "scroll steps"} {direction}', code="timeout")
+                return {"steps": moved, "visible": True}
+            if moved >= steps:
+                raise PageError(f'"{until.label()}" did not come into view after {steps} '
+                                f'{"swipes" if swipe else "scroll steps"} {direction}', code="timeout")
+            before = await self._scroll_state(x, y)
+            await self._scroll_once(x, y, direction, distance, swipe)
+            if await self._scroll_state(x, y) != before:
+                moved += 1
+                continue
+            # Nothing moved: the end of what the page holds. A page that loads more as it is scrolled (a feed)
+            # may still be fetching it; wait for it to grow, within the step's timeout, rather than spend steps.
+            while await self._scroll_state(x, y) == before:
+                if loop.time() >= deadline:
+                    raise PageError(f'"{until.label()}" did not come into view: the page ended after {moved} '
+                                    f'{"swipes" if swipe else "scroll steps"} {direction} and nothing more came '
+                                    f'within {timeout:g} s', code="timeout")
+                await asyncio.sleep(SCROLL_END_POLL)
+
+    async def _scroll_state(self, x: float, y: float) -> str:
+        """Where the page and every scrolling box under (x, y) stand, and how much each holds: it changes when a
+        scroll moved something or the page loaded more."""
+        return str(await run_js(self._core.page, SCROLL_STATE % (x, y)))
 
     async def _scroll_once(self, x: float, y: float, direction: Direction, distance: float, swipe: bool) -> None:
         core = self._core
