@@ -242,6 +242,7 @@ class MainWindow(QMainWindow):
         self.mcp = mcp
         self.settings = ops.ctx.settings  # the app's one settings store
         self._ctx = ops.ctx
+        self._changes = ops.changes  # the stores' changes, for the dialogs opened here
         self._open_env = open_env
         self._quit_app = quit_app
         self.welcome: WelcomeDialog | None = None
@@ -450,6 +451,7 @@ class MainWindow(QMainWindow):
         assert self._ctx.operations is not None
         dialog = BrowserLoginDialog(self._ctx.operations, self._ctx, selected.id if selected else None, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._changes.follow(dialog, ("envs",), lambda _changed: dialog.environments_changed())
         dialog.show()
         return dialog
 
