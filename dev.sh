@@ -50,8 +50,9 @@ install_system_packages() {
   # The Chinese UI needs a CJK font (the tests measure Chinese labels and dialogs as a person sees them).
   { command -v fc-list >/dev/null && fc-list :lang=zh family | grep -q .; } || missing+=("fonts-noto-cjk")
   # A desktop for the tray and notification tests: Xvfb, a window manager, a tray host, a notification server.
+  # Reading that desktop's screen as a person does (tests/support/screen_text.py): screenshots and OCR.
   for tool in Xvfb:xvfb openbox:openbox trayer:trayer dunst:dunst wmctrl:wmctrl xdotool:xdotool xwininfo:x11-utils \
-      dbus-daemon:dbus; do
+      dbus-daemon:dbus import:imagemagick tesseract:tesseract-ocr; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
   done
   # ./dev.sh package: the .deb and its check (packaging/build_deb.sh, packaging/smoke_test.sh).

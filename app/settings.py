@@ -2,13 +2,15 @@
 
 The app holds one `SettingsStore` (its operations' context and its windows share it): the settings in memory
 are the truth, and a change is written through the app's save manager, off the Qt thread. Without a saver (a
-short-lived process) a change is written at once."""
+short-lived process) a change is written at once. Each change is published on the change feed (envs/changes.py:
+store `settings`): the open settings, the tray and the panels follow."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
@@ -60,9 +62,10 @@ class Settings(BaseModel):
 
 
 class SettingsStore:
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self._file = JsonStore(data.settings_json, Settings, Settings)
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self.current = loaded.document
@@ -74,4 +77,5 @@ class SettingsStore:
         dump = self._file.dump
         self._saver.save(self._file.path, lambda: encode_json(dump(candidate)))
         self.current = candidate
+        self.changes.publish("settings", "updated")
         return candidate

@@ -1,7 +1,8 @@
 """`BrowserPilotApp`: where the running app is wired together, and nothing else.
 
 - the stores (envs, settings, workflows, runs, groups) and the one save manager they write through (off the
-  Qt thread, debounced; flushed last);
+  Qt thread, debounced; flushed last), and the one change feed they all publish on (envs/changes.py; the GUI
+  follows it through `ops.changes`, app/ui/follow.py);
 - the browser service (app/browser/service.py): profiles, policies, DevTools channels, captures and every tab;
 - the environments' windows (app/ui/env_windows.py), which only show the service's tabs, in an app a person
   sees; the main window; the workflow editors;
@@ -33,8 +34,9 @@ from app.ui.op_runner import OpRunner
 from app.ui.wheel_guard import install_wheel_guard
 from app.unattended import Unattended
 from envs import loggers
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
-from envs.savemanager import SaveManager, Saver
+from envs.savemanager import SaveManager
 from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.events import RunEvent
 from workflows.manager import RunManager
@@ -49,21 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(loggers.APP)
 
 
-class _AnnouncingRunStore(RunStore):
-    """The run store, telling the app each time it writes a record (when a run starts and when it ends)."""
-
-    def __init__(self, data: DataDir, announce: Callable[[RunRecord], None], saver: Saver) -> None:
-        super().__init__(data, saver)
-        self._announce = announce
-
-    def save(self, record: RunRecord) -> RunRecord:
-        saved = super().save(record)
-        self._announce(saved.model_copy())  # listeners only read it
-        return saved
-
-
 class BrowserPilotApp(QObject):
-    run_saved = Signal(object)  # a RunRecord was written to runs.json: a run started or ended (GUI panels follow)
     save_failed = Signal(str)  # a store's file could not be written (from the saver's thread; kept in memory)
 
     def __init__(self, data: DataDir, *, headless: bool, windows: bool | None = None) -> None:
@@ -78,14 +66,17 @@ class BrowserPilotApp(QObject):
         self.exit_status = 0
         # Every store writes through this one saver, on its own thread (never the Qt thread); flushed last.
         self.saves = SaveManager(on_error=lambda _path, message: self.save_failed.emit(message))
+        # Every store tells of its changes here, whoever made them (the GUI follows: `ops.changes`).
+        self.changes = StoreChanges()
         purge_trash(data, self.saves)
-        self.envs = EnvStore(data, self.saves)
-        self.settings = SettingsStore(data, self.saves)
+        self.envs = EnvStore(data, self.saves, self.changes)
+        self.settings = SettingsStore(data, self.saves, self.changes)
         self.registry = build_registry()
         self.ctx = OpContext(data=data, envs=self.envs, operations=self.registry, saver=self.saves,
-                             settings=self.settings,
-                             runs=_AnnouncingRunStore(data, self.run_saved.emit, self.saves),
-                             workflows=WorkflowStore(data, self.saves), schedules=ScheduleStore(data, self.saves))
+                             changes=self.changes, settings=self.settings,
+                             runs=RunStore(data, self.saves, self.changes),
+                             workflows=WorkflowStore(data, self.saves, self.changes),
+                             schedules=ScheduleStore(data, self.saves, self.changes))
         self.service = BrowserService(data, self.envs, self.ctx.groups, with_windows=with_windows,
                                       home_url=lambda: self.settings.current.home_url, parent=self)
         self.ctx.browser = self.service
@@ -151,7 +142,6 @@ class BrowserPilotApp(QObject):
         if self._shut_down or self.main_window is not None:
             return
         self.main_window = MainWindow(self.data, self.envs, self.ops, self.show_environment, self.quit, mcp=self.mcp)
-        self.run_saved.connect(self.main_window.run_saved)
         self.main_window.workflows_panel.edit_requested.connect(self.editors.open)
         self.main_window.new_workflow_requested.connect(self.editors.new_or_say)
         self.main_window.runs_panel_overlay_requested.connect(self.editors.show_run)
@@ -242,6 +232,7 @@ class BrowserPilotApp(QObject):
             return
         self._shut_down = True
         self.mcp.stop()  # first: no agent call may reach a page that is being deleted
+        self.ops.changes.close()  # the views being closed read nothing more
         self.unattended.stop()  # no schedule fires into a shutting-down app
         if self.windows is not None:
             # Deleted here, not left to deleteLater (the loop may not turn again) or to Python's teardown, which
@@ -253,7 +244,6 @@ class BrowserPilotApp(QObject):
             self.windows.windows.clear()
         self.editors.close_all()
         if self.main_window is not None and shiboken6.isValid(self.main_window):
-            self.main_window.environments.model.detach()
             self.main_window.close()
             shiboken6.delete(self.main_window)
         self.main_window = None
@@ -274,7 +264,7 @@ class BrowserPilotApp(QObject):
     def _attach_agent(self, window: EnvWindow) -> None:
         from app.ui.agent_panel import attach_agent_panel
 
-        attach_agent_panel(window, window.env_id, self.registry, self.ctx)
+        attach_agent_panel(window, window.env_id, self.registry, self.ctx, self.ops.changes)
 
     def show_main_window(self) -> None:
         if self.main_window is not None:

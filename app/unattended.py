@@ -126,7 +126,7 @@ class Unattended(QObject):
         from app.ui.schedules_panel import add_schedules_panel
 
         self.main_window = window
-        add_schedules_panel(window, self.shell.ops, self.shell.ctx.schedules)
+        add_schedules_panel(window, self.shell.ops)
         window.installEventFilter(self)
         if self.shell.headless:
             return

@@ -4,7 +4,8 @@ A group belongs to one environment (`env`); its id is `grp-<hex>`. Which tab is 
 window's business (tabs live as long as the window); the groups themselves, with their names and colours,
 stay across restarts. Colours are `#rrggbb`; Chrome's group colour names (grey, blue, red, yellow, green,
 pink, purple, cyan, orange) and `#rgb` are accepted and stored as `#rrggbb`. Listeners hear of every change
-(the windows redraw their tab bars). Pure Python; written atomically through the store's saver (in the app the
+(the windows redraw their tab bars), through the store's change feed (envs/changes.py; the key is the
+environment whose groups changed). Pure Python; written atomically through the store's saver (in the app the
 save manager, off the Qt thread; at once otherwise).
 """
 
@@ -18,6 +19,7 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs import loggers
+from envs.changes import StoreChange, StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
@@ -75,17 +77,21 @@ GroupListener = Callable[[str], None]  # env id whose groups changed
 class GroupStore:
     """The tab groups of one data folder."""
 
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self._file = JsonStore(data.groups_json, GroupsDocument, GroupsDocument)
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self._doc = loaded.document
-        self._listeners: list[GroupListener] = []
 
     def subscribe(self, listener: GroupListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        """Hear `listener(env_id)` when an environment's groups changed (from the change feed)."""
+
+        def hear(change: StoreChange) -> None:
+            listener(change.key or "")
+
+        return self.changes.subscribe(hear, ("groups",))
 
     def list(self, env_id: str | None = None) -> list[TabGroup]:
         return [g.model_copy() for g in self._doc.groups if env_id is None or g.env == env_id]
@@ -129,8 +135,4 @@ class GroupStore:
         dump = self._file.dump  # rendered maybe later, on the saver's thread: nothing changes `candidate` again
         self._saver.save(self._file.path, lambda: encode_json(dump(candidate)))
         self._doc = candidate
-        for listener in list(self._listeners):
-            try:
-                listener(env_id)
-            except Exception:  # a broken view must not break the store
-                log.exception("group listener failed for %s", env_id)
+        self.changes.publish("groups", "updated", env_id)

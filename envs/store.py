@@ -2,8 +2,9 @@
 
 Rules: `env-default` always exists (it can be renamed, never deleted); names are 1-100 characters after
 trimming and unique (ignoring case); other ids are `env-<hex>`; domain patterns are validated and stored in
-canonical form (envs/domains.py). Listeners are told about every change so views can follow the model
-instead of owning state (the browser applies a changed domain policy to the live profile at once).
+canonical form (envs/domains.py). Every change is published on the store's change feed (envs/changes.py) so
+views can follow the model instead of owning state (the browser applies a changed domain policy to the live
+profile at once); `subscribe` hears the environments' changes there as `EnvEvent`s.
 
 The document in memory is the truth. Each change builds a new document that shares the unchanged
 `Environment` records with the old one (a record is never changed in place once it is in a document, so a
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 from envs import loggers
+from envs.changes import StoreChange, StoreChanges
 from envs.datadir import DataDir
 from envs.domains import PatternError, normalize_patterns
 from envs.identity import IdentityError, clean_geolocation, clean_languages, clean_timezone, clean_user_agent
@@ -120,28 +122,28 @@ def domain_of(url: str) -> str | None:
 class EnvStore:
     """Environments of one data folder. Every change is handed to the saver before listeners hear of it."""
 
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self.data = data
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         self._file = JsonStore(data.envs_json, EnvsDocument, EnvsDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self._doc = loaded.document
-        self._listeners: list[EnvListener] = []
         if not self.exists(DEFAULT_ENV_ID):
             self._commit(lambda doc: doc.environments.insert(0, default_environment()))
 
     # -- listeners -------------------------------------------------------------------------------------
     def subscribe(self, listener: EnvListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        """Hear every change of an environment (from the change feed); returns the unsubscribe function."""
+
+        def hear(change: StoreChange) -> None:
+            listener(EnvEvent(change.kind, change.key or ""))  # type: ignore[arg-type]
+
+        return self.changes.subscribe(hear, ("envs",))
 
     def _emit(self, kind: Literal["created", "updated", "deleted"], env_id: str) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(EnvEvent(kind, env_id))
-            except Exception:  # a broken view must not break the store
-                log.exception("environment listener failed on %s %s", kind, env_id)
+        self.changes.publish("envs", kind, env_id)
 
     # -- reading ---------------------------------------------------------------------------------------
     def list(self) -> list[Environment]:

@@ -9,7 +9,8 @@ The index lives in memory (the truth) together with each entry's JSON data, made
 saved: writing `runs.json` then only joins 200 ready entries, on the saver's thread (envs/savemanager.py; in the
 app off the Qt thread, debounced), with no dump or validation of the whole document on every run start and end.
 The newest whole records (with their traces) are kept in memory too, so `get` answers without the disk while
-their `record.json` is still being written. Evicted run folders are removed by the saver as well.
+their `record.json` is still being written. Evicted run folders are removed by the saver as well. Each record
+saved, and each one evicted, is published on the store's change feed (envs/changes.py: store `runs`, the run id).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs import loggers
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
@@ -158,9 +160,10 @@ class RecentRecords:
 class RunStore:
     """`runs.json` of a data folder, newest first."""
 
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self.data = data
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         self._file = JsonStore(data.root / "runs.json", RunsDocument, RunsDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
@@ -201,6 +204,11 @@ class RunStore:
                 return RunRecord.model_validate(self._entries[run_id])
         raise LookupError(f"there is no run with id {run_id!r}")
 
+    def entry(self, run_id: str) -> RunRecord | None:
+        """The run's index entry (no trace), from memory; None when the store does not hold it (any more)."""
+        data = self._entries.get(run_id)
+        return RunRecord.model_validate(data) if data is not None else None
+
     def save(self, record: RunRecord) -> RunRecord:
         """Insert or replace a record, evict beyond 200, write. `runs.json` is the index (no per-node trace,
         large outputs moved out), so it stays small; a finished run's whole record is `runs/<id>/record.json`."""
@@ -232,6 +240,9 @@ class RunStore:
             folder = self.folder(old.id)
             self._saver.run(lambda folder=folder: shutil.rmtree(folder, ignore_errors=True), f"evict {old.id}")
             log.info("evicted run %s and its folder", old.id)
+        self.changes.publish("runs", "created" if existing is None else "updated", record.id)
+        for old in evicted:
+            self.changes.publish("runs", "deleted", old.id)
         return record
 
     def prune_traces(self, cap_bytes: int, keep: set[str]) -> None:

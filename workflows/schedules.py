@@ -14,8 +14,9 @@ when the app is back, if the time is at most `graceMinutes` old, or skip), and i
 
 The store follows every store here: the document in memory is the truth, each change builds a new document
 and hands its rendering to the saver (envs/savemanager.py: in the app off the Qt thread, debounced; by default
-written at once), `schema_version`ed, validated on load, an unusable file moved aside and reported. Listeners
-hear of every change (the scheduler reschedules, the panel redraws). Pure Python, no Qt.
+written at once), `schema_version`ed, validated on load, an unusable file moved aside and reported. Every change
+is published on the store's change feed (envs/changes.py): the scheduler reschedules, the panel redraws.
+Pure Python, no Qt.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs import loggers
+from envs.changes import StoreChange, StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
@@ -141,8 +143,9 @@ def clean_name(name: str) -> str:
 class ScheduleStore:
     """`schedules.json` of a data folder (see the module docstring)."""
 
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         self._file = JsonStore(data.root / "schedules.json", SchedulesDocument, SchedulesDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
@@ -154,7 +157,6 @@ class ScheduleStore:
                                                            "reason": "the app stopped while this run was going"})
                 schedule.last = stopped
                 schedule.history = [stopped, *schedule.history[1:]] if schedule.history else [stopped]
-        self._listeners: list[Listener] = []
 
     @property
     def path(self) -> Any:
@@ -162,15 +164,15 @@ class ScheduleStore:
 
     # -- listeners -------------------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        """Hear `listener(kind, schedule_id)` for every change of a schedule (from the change feed)."""
+
+        def hear(change: StoreChange) -> None:
+            listener(change.kind, change.key or "")  # type: ignore[arg-type]
+
+        return self.changes.subscribe(hear, ("schedules",))
 
     def _emit(self, kind: ScheduleChange, schedule_id: str) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(kind, schedule_id)
-            except Exception:  # a broken view must not break the store
-                log.exception("schedule listener failed on %s %s", kind, schedule_id)
+        self.changes.publish("schedules", kind, schedule_id)
 
     # -- reading ---------------------------------------------------------------------------------------
     def list(self) -> list[Schedule]:

@@ -4,19 +4,21 @@ keeps a version (workflows/versions.py).
 
 The workflows in memory are the truth; each one's JSON data is made once when it is saved, and the file is
 written by the store's saver (envs/savemanager.py: in the app off the Qt thread, debounced; by default at
-once, a failed write leaving the store as it was)."""
+once, a failed write leaving the store as it was). Each save and delete is published on the store's change feed
+(envs/changes.py: store `workflows`, the workflow's id)."""
 
 from __future__ import annotations
 
 import logging
 import secrets
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs import loggers
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
@@ -46,32 +48,19 @@ class WorkflowsDocument(_Model):
 
 
 class WorkflowStore:
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         self._file = JsonStore(data.root / "workflows.json", WorkflowsDocument, WorkflowsDocument)
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self._doc = loaded.document
         # Each workflow as JSON data, made once (a new dict when it changes; never changed in place).
         self._entries: dict[str, dict[str, Any]] = {wf.id: self._dump(wf) for wf in self._doc.workflows}
-        self._subscribers: list[Callable[[SavedWorkflow, bool], None]] = []
         self.versions = VersionStore(data.root / "workflow-versions", self._saver,
-                                     [wf.id for wf in self._doc.workflows])
+                                     [wf.id for wf in self._doc.workflows], self.changes)
         for wf in self._doc.workflows:  # a document saved without its version (see workflows/versions.py)
             self.versions.reconcile(wf.id, wf.name, wf.document)
-
-    def subscribe(self, callback: Callable[[SavedWorkflow, bool], None]) -> Callable[[], None]:
-        """Call `callback(workflow, deleted)` after each save or delete (the editor notices outside changes);
-        returns the unsubscribe function."""
-        self._subscribers.append(callback)
-        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
-
-    def _announce(self, saved: SavedWorkflow, deleted: bool) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback(saved.model_copy(deep=True), deleted)
-            except Exception:  # a listener's defect must not undo a save
-                log.exception("a workflow store subscriber failed")
 
     def list(self) -> list[SavedWorkflow]:
         return [wf.model_copy(deep=True) for wf in self._doc.workflows]
@@ -112,13 +101,13 @@ class WorkflowStore:
         self.versions.add(saved.id, name, document, reason, note)
         self._commit(workflows)
         log.info("saved workflow %s (%s)", saved.id, name)
-        self._announce(saved, False)
+        self.changes.publish("workflows", "updated" if index is not None else "created", saved.id)
         return saved.model_copy(deep=True), index is not None
 
     def delete(self, name_or_id: str) -> SavedWorkflow:
         target = self.find(name_or_id)
         self._commit([wf for wf in self._doc.workflows if wf.id != target.id])
-        self._announce(target, True)
+        self.changes.publish("workflows", "deleted", target.id)
         return target
 
     @staticmethod

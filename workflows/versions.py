@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs import loggers
+from envs.changes import StoreChanges
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import Saver
 from workflows.runs import now
@@ -60,10 +61,13 @@ class VersionsDocument(_Model):
 class VersionStore:
     """The versions of every workflow of a data folder (loaded per workflow when first asked)."""
 
-    def __init__(self, folder: Path, saver: Saver, workflow_ids: list[str]) -> None:
-        """Loads the versions of `workflow_ids` now (at start-up: never later on the Qt thread)."""
+    def __init__(self, folder: Path, saver: Saver, workflow_ids: list[str],
+                 changes: StoreChanges | None = None) -> None:
+        """Loads the versions of `workflow_ids` now (at start-up: never later on the Qt thread). Each version kept
+        is published on `changes` (store `versions`, the workflow's id)."""
         self.folder = folder
         self._saver = saver
+        self.changes = changes or StoreChanges()
         self._loaded: dict[str, VersionsDocument] = {}
         for workflow_id in workflow_ids:
             self._doc(workflow_id)
@@ -103,6 +107,7 @@ class VersionStore:
         self._loaded[workflow_id] = doc
         data = doc.model_dump(mode="json", by_alias=True)
         self._saver.save(self.folder / f"{workflow_id}.json", lambda: encode_json(data))
+        self.changes.publish("versions", "created", workflow_id)
         return version.model_copy(deep=True)
 
     def reconcile(self, workflow_id: str, name: str, document: dict[str, Any]) -> Version | None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from envs import loggers
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver, in_thread
@@ -187,11 +188,13 @@ class AgentRunStore:
     them, and removes the folders of what falls beyond the newest 200, all where the write happens (in the app
     on the saver's thread). The file is read when the store is first used: `await refreshed()` reads it (and
     later, what others wrote since) off the loop's thread, as the operations and an agent run do; a plain
-    method used first reads it there and then (a short-lived process, a test)."""
+    method used first reads it there and then (a short-lived process, a test). Each record saved here, and
+    runs of other writers taken in, are published on the change feed (envs/changes.py: store `agent_runs`)."""
 
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self.root = data.root / "agent_runs"
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()
         self._file = JsonStore(data.root / "agent_runs.json", AgentRunsDocument, AgentRunsDocument)
         self.load_problem: str | None = None
         self._loaded = False
@@ -246,6 +249,7 @@ class AgentRunStore:
             self._full.drop(old)
         mine = {run_id: self._entries[run_id] for run_id in self._mine if run_id in self._entries}
         self._saver.save(self._file.path, lambda: self._merged_index(mine))
+        self.changes.publish("agent_runs", "updated", record.id)
         return record
 
     async def written(self) -> None:
@@ -291,6 +295,8 @@ class AgentRunStore:
     def _take_in(self, runs: list[dict[str, Any]]) -> None:
         """Runs from the file, except this store's own; one still marked running was cut short (the app
         stopped while it ran)."""
+        before = self._entries
+        self._entries = dict(before)
         for entry in runs:
             if entry.get("id") in self._mine:
                 continue
@@ -299,6 +305,8 @@ class AgentRunStore:
                          "error": entry.get("error") or "the app stopped while this agent run was in progress"}
             self._entries[str(entry["id"])] = entry
         self._entries = dict(sorted(self._entries.items(), key=lambda item: _started(item[1]), reverse=True))
+        if self._loaded and self._entries != before:
+            self.changes.publish("agent_runs", "updated", None)
 
     def _merged_index(self, mine: dict[str, dict[str, Any]]) -> bytes:
         """(Where the index is written.) The file's runs with this store's over them, newest first, at most

@@ -22,6 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
@@ -140,10 +141,11 @@ class AgentSettingsStore:
     that replaces the old one, through the saver (the app's save manager: off the Qt thread; at once
     otherwise). The settings in memory are the truth; the app holds one store (`OpContext.agent_settings`)."""
 
-    def __init__(self, data: DataDir, saver: Saver | None = None) -> None:
+    def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self.path: Path = data.root / "agent.json"
         self._file = JsonStore(self.path, AgentSettings, AgentSettings)
         self._saver: Saver = saver or ImmediateSaver()
+        self.changes = changes or StoreChanges()  # each update is published (store `agent_settings`)
         loaded = self._file.load()
         self.load_problem = loaded.problem
         self.current = loaded.document
@@ -153,4 +155,5 @@ class AgentSettingsStore:
         dump = self._file.dump
         self._saver.save(self.path, lambda: encode_json(dump(candidate)))
         self.current = candidate
+        self.changes.publish("agent_settings", "updated")
         return candidate

@@ -14,6 +14,9 @@ once (`tab_shown`).
 Which tab is active in an environment (the one operations without a tab id act on) is kept here, whether or
 not a window shows it; a window reports the tab a person brings to the front (`note_current`).
 
+What a long-lived tab leaves in its renderer (the documents it navigated away from) is collected now and then,
+without a reload (`memory`, app/browser/memory.py).
+
 Closing: `close` takes a tab out of the registry, tells the windows, and deletes the view on the loop's
 next turn (after Qt's queued download hand-overs: `DownloadManager.delete_later`); `release_environment`
 closes an environment's tabs now and frees its profile; `shutdown` deletes every page, then every profile.
@@ -36,6 +39,7 @@ from app.browser.code_sandbox import CodeSandbox
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import DownloadManager, delete_pages
 from app.browser.identity import IdentityRegistry
+from app.browser.memory import RendererMemory
 from app.browser.netcapture import CaptureRegistry, NetServices
 from app.browser.parts.core import TabFolders
 from app.browser.parts.tab import Tab
@@ -86,6 +90,7 @@ class BrowserService(QObject):
         self.cdp = CdpHub(self)
         self.captures = CaptureRegistry()
         self.net = NetServices(self.cdp, self.captures, self.policies)
+        self.memory = RendererMemory(self.cdp)  # what long-lived tabs leave in their renderers is collected
         self.code_sandbox = CodeSandbox(self)
         self._tabs: dict[str, Tab] = {}
         self.tracing = Tracing(self._tabs.get)  # runs' traces and videos, screen_start / screen_stop
@@ -143,6 +148,7 @@ class BrowserService(QObject):
         if activate or env.id not in self._active:
             self._active[env.id] = tab.tab_id
         self.policies.guard_page(view.page(), env.id, tab.tab_id)
+        self.memory.watch(view.page())
         view.browser_page.popup_requested.connect(lambda popup, opener=tab.tab_id: self._on_popup(popup, opener))
         view.browser_page.windowCloseRequested.connect(lambda tab_id=tab.tab_id: self.close(tab_id))
         tab_control.state_changed.connect(lambda state, tab_id=tab.tab_id: self._on_control(tab_id, state))

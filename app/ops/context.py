@@ -1,8 +1,9 @@
 """What every operation receives: the data folder, the stores, and the browser when the app runs one.
 
 The stores made here write through `saver`: the app gives its save manager (off the Qt thread); a short-lived
-process keeps the default, which writes at once. Copies of a context (`for_run`, a panel's own listener) share
-them."""
+process keeps the default, which writes at once. Every store publishes its changes on one feed, `changes`
+(envs/changes.py; by default the environment store's). Copies of a context (`for_run`, a panel's own listener)
+share them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Callable, ClassVar, Protocol, cast
 from app.agent.records import AgentRunStore
 from app.agent.settings import AgentSettingsStore
 from app.settings import SettingsStore
+from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.jsonstore import StoreError
@@ -70,6 +72,7 @@ class OpContext:
     # Seconds what a tab has in flight may take to land before an operation closes the tab (Settings).
     settle_seconds: Callable[[], float] = lambda: 10.0
     saver: Saver = field(default_factory=ImmediateSaver)
+    changes: StoreChanges = field(default=None)  # type: ignore[assignment]  (the env store's, in __post_init__)
     workflows: WorkflowStore = field(default=None)  # type: ignore[assignment]  (made in __post_init__)
     runs: RunStore = field(default=None)  # type: ignore[assignment]
     groups: GroupStore = field(default=None)  # type: ignore[assignment]
@@ -92,20 +95,22 @@ class OpContext:
     page_errors: ClassVar[tuple[type[Exception], ...]] = (PageError,)
 
     def __post_init__(self) -> None:
+        if self.changes is None:
+            self.changes = self.envs.changes
         if self.workflows is None:
-            self.workflows = WorkflowStore(self.data, self.saver)
+            self.workflows = WorkflowStore(self.data, self.saver, self.changes)
         if self.runs is None:
-            self.runs = RunStore(self.data, self.saver)
+            self.runs = RunStore(self.data, self.saver, self.changes)
         if self.groups is None:
-            self.groups = GroupStore(self.data, self.saver)
+            self.groups = GroupStore(self.data, self.saver, self.changes)
         if self.schedules is None:
-            self.schedules = ScheduleStore(self.data, self.saver)
+            self.schedules = ScheduleStore(self.data, self.saver, self.changes)
         if self.settings is None:
-            self.settings = SettingsStore(self.data, self.saver)
+            self.settings = SettingsStore(self.data, self.saver, self.changes)
         if self.agent_settings is None:
-            self.agent_settings = AgentSettingsStore(self.data, self.saver)
+            self.agent_settings = AgentSettingsStore(self.data, self.saver, self.changes)
         if self.agent_runs is None:
-            self.agent_runs = AgentRunStore(self.data, self.saver)
+            self.agent_runs = AgentRunStore(self.data, self.saver, self.changes)
 
     def for_run(self, run_id: str, secrets: SecretBinding | None = None) -> "OpContext":
         """The same context (same stores, runner and tab holders) acting as a workflow run, with its bound

@@ -32,6 +32,7 @@ from envs import loggers
 from envs.jsonstore import StoreError
 from workflows.secret_binding import SecretError, start_page_domain
 from app.ui.agent_model_ui import AgentSettingsDialog, ModelPicker, provider_label
+from app.ui.follow import StoreSignals
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
 from app.ui.theme import current_scheme, icon
 
@@ -427,16 +428,20 @@ class AgentDock(QDockWidget):
     """The Agent dock. Its panel is made the first time the dock shows: most windows (every one of a headless
     app, a batch's) never show it."""
 
-    def __init__(self, window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> None:
+    def __init__(self, window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext,
+                 changes: StoreSignals | None = None) -> None:
         super().__init__(QCoreApplication.translate("AgentPanel", "Agent"), window)
         self.setObjectName("agent-dock")
         self._make = lambda: AgentPanel(env_id, registry, ctx, self)
+        self._changes = changes
 
     def panel(self) -> AgentPanel:
         widget = self.widget()
         if not isinstance(widget, AgentPanel):
             widget = self._make()
             self.setWidget(widget)
+            if self._changes is not None:  # the model and key, changed in another window's Agent panel
+                self._changes.follow(widget, ("agent_settings",), lambda _changed, panel=widget: panel._refresh())
         return widget
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt's name)
@@ -444,9 +449,10 @@ class AgentDock(QDockWidget):
         super().showEvent(event)
 
 
-def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext) -> QDockWidget:
+def attach_agent_panel(window: QMainWindow, env_id: str, registry: OperationRegistry, ctx: OpContext,
+                       changes: StoreSignals | None = None) -> QDockWidget:
     """The Agent dock on the right of an environment window (hidden until the person opens it)."""
-    dock = AgentDock(window, env_id, registry, ctx)
+    dock = AgentDock(window, env_id, registry, ctx, changes)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     action = dock.toggleViewAction()
     action.setShortcut("Ctrl+Shift+A")

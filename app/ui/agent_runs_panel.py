@@ -1,7 +1,9 @@
 """The Agent runs panel of the main window: the built-in agent's latest runs and the detail of the selected one.
 
 The table (started, task, status, the agent's self-report, the judge's verdict, the person's checks, tokens,
-cost) is read with `agent_list` when the panel is shown and on Refresh. The detail reads the whole record
+cost) is read with `agent_list` when the panel is shown and whenever the agent runs change (an agent run here,
+in an environment window, over MCP or from the CLI: the panel follows the stores, app/ui/follow.py), keeping
+the selection. The detail reads the whole record
 with `agent_read`: the three answers side by side (they are kept apart: the self-report, the judge, the
 checks), the uses of secrets that were refused, the steps (the model's words and each tool call with its
 result), the files, the saved workflow and its replay when the person asked for one. Everything goes through
@@ -19,9 +21,10 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget)
 
 from app.ui.empty_state import EmptyState, TableOrEmpty
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import OpCalls, format_duration, local_time
-from app.ui.table_model import RowsTableModel, button_row, record_table
+from app.ui.table_model import RowsTableModel, record_table
 from envs import loggers
 
 log = logging.getLogger(loggers.UI)
@@ -86,9 +89,7 @@ class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
         self._rows = []
 
     def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
+        self.replace_rows(list(rows), key=lambda run: run["id"])  # the selection and the scroll position stay
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         run = self.row_at(index.row())
@@ -122,8 +123,7 @@ class AgentRunsPanel(QWidget):
         self.table = record_table(self, self.model, "agent-runs")
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._select(current.row()))
-        row, self.buttons = button_row(self, "agent-runs",
-                                       [("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw")])
+        row = QHBoxLayout()
         self.note = QLabel(self)
         self.note.setObjectName("agent-runs-note")
         row.addStretch(1)
@@ -173,12 +173,21 @@ class AgentRunsPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.stack, 1)
         self.detail: dict[str, Any] | None = None
+        ops.changes.follow(self, ("agent_runs",), self._on_stores_changed)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
-        self.refresh()
+        self.refresh()  # also takes in what another process added to agent_runs.json meanwhile
 
-    def refresh(self) -> None:
+    def _on_stores_changed(self, changed: Changed) -> None:
+        shown = self.detail.get("id") if self.detail else None
+        keys = changed.of("agent_runs")
+        self.refresh(reread=shown if shown is not None and (shown in keys or None in keys) else None)
+
+    def refresh(self, reread: str | None = None) -> None:
+        """Read the list now (the panel reads it by itself whenever it changes); `reread`: the shown run's id,
+        whose detail is read again too."""
+
         def listed(result: dict[str, Any]) -> None:
             if not result.get("ok"):
                 self.note.setText(str(result.get("error", "")))
@@ -189,6 +198,8 @@ class AgentRunsPanel(QWidget):
             self.stack.show_empty(not runs)
             if runs and self.table.currentIndex().row() < 0:
                 self.table.selectRow(0)
+            elif reread is not None and self.model.row_at(self.table.currentIndex().row()) is not None:
+                self._select(self.table.currentIndex().row())
 
         self.calls.start("agent_list", {"limit": LIMIT}, listed)
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
 from app.ops.context import OpContext, Operations
+from app.ui.follow import refill
 from envs import loggers
 
 log = logging.getLogger(loggers.UI)
@@ -62,9 +63,8 @@ class BrowserLoginDialog(QDialog):
         self.sites.itemChanged.connect(lambda _item: self._follow())
         self.into = QComboBox(self)
         self.into.setObjectName("browser-login-into")
-        self.into.addItem(self.tr("A new environment"), NEW_ENV)
-        for env in ctx.envs.list():
-            self.into.addItem(env.name, env.id)
+        for text, env_id in self._into_choices():
+            self.into.addItem(text, env_id)
         if into is not None and self.into.findData(into) >= 0:
             self.into.setCurrentIndex(self.into.findData(into))
         self.name = QLineEdit(self)
@@ -170,6 +170,14 @@ class BrowserLoginDialog(QDialog):
     def chosen(self) -> list[str]:
         return [self.sites.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.sites.count())
                 if self.sites.item(i).checkState() == Qt.CheckState.Checked]
+
+    def _into_choices(self) -> list[tuple[str, str]]:
+        return [(self.tr("A new environment"), NEW_ENV), *((env.name, env.id) for env in self.ctx.envs.list())]
+
+    def environments_changed(self) -> None:
+        """The environment store changed (one made, renamed or deleted elsewhere, or by this dialog's import):
+        "Into" offers the environments there are now, the person's choice staying while it is still there."""
+        refill(self.into, self._into_choices())
 
     def _follow(self) -> None:
         self.name.setVisible(self.into.currentData() == NEW_ENV)

@@ -1,6 +1,7 @@
 """The Environments panel of the main window: a table of environments and the actions on them.
 
-The table model follows the environment store's events; every change goes through an operation. The
+The table follows the environment store (app/ui/follow.py: whoever changed it, the GUI, MCP, the CLI or a page
+load recording a visit), keeping the selection; every change goes through an operation. The
 settings dialog (`EnvSettingsDialog`) edits the name, the remark, the network policy (allowed and blocked
 domains, one pattern per line, checked as you type) and the identity (user agent, languages, time zone,
 geolocation; envs/identity.py).
@@ -30,13 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.empty_state import EmptyState
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from envs.domains import PatternError, normalize_patterns
 from envs.identity import IdentityError, clean_geolocation, clean_languages, clean_timezone, clean_user_agent, \
     known_timezones
 from envs.model import MAX_NAME_LENGTH, Environment
-from envs.store import EnvEvent, EnvStore
+from envs.store import EnvStore
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 COLUMNS = (QT_TRANSLATE_NOOP("EnvTableModel", "Name"), QT_TRANSLATE_NOOP("EnvTableModel", "Remark"),
@@ -63,21 +65,23 @@ class EnvTableModel(RowsTableModel[Any]):
         self.store = store
         self._rows: list[Environment] = store.list()
         self._shown: dict[str, tuple[str, str, str, str, str]] = {}
-        self._unsubscribe = store.subscribe(self._on_store_event)
 
-    def _on_store_event(self, event: EnvEvent) -> None:
-        """An environment changed: only its row is read again and redrawn (a batch records a visit per page
-        load, on the Qt thread); an environment made or deleted reads the whole list."""
-        row = self.row_of(event.env_id) if event.kind == "updated" else -1
-        if row >= 0 and self.store.exists(event.env_id):
-            self._rows[row] = self.store.get(event.env_id)
-            self._shown.pop(event.env_id, None)
-            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.columns) - 1))
+    def follow(self, changed: set[str | None]) -> None:
+        """Environments changed (their ids, from the change feed): only their rows are read again and redrawn
+        (a batch records a visit per page load); an environment made or deleted is inserted or removed, the
+        other rows (and the view's selection and scroll position) staying."""
+        shown = [env_id for env_id in changed if env_id and self.row_of(env_id) >= 0 and self.store.exists(env_id)]
+        if len(shown) < len(changed):  # made, deleted (or the whole store)
+            self.replace_rows(self.store.list(), key=lambda env: env.id)
             return
-        self.beginResetModel()
-        self._rows = self.store.list()
-        self._shown.clear()
-        self.endResetModel()
+        for env_id in shown:
+            row = self.row_of(env_id)
+            self._rows[row] = self.store.get(env_id)
+            self._shown.pop(env_id, None)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.columns) - 1))
+
+    def changed_row(self, row: int) -> None:
+        self._shown.pop(self._rows[row].id, None)
 
     def _texts(self, env: Environment) -> tuple[str, str, str, str, str]:
         """The row's five cells, made once per change of the environment (a repaint asks for each often)."""
@@ -88,9 +92,6 @@ class EnvTableModel(RowsTableModel[Any]):
                      ", ".join(site.domain for site in env.sites[:5]), local_time(env.created_at), env.id)
             self._shown[env.id] = shown
         return shown
-
-    def detach(self) -> None:
-        self._unsubscribe()
 
     def env_at(self, row: int) -> Environment | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
@@ -350,8 +351,20 @@ class EnvironmentsPanel(QWidget):
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         self.model.modelReset.connect(self._update_buttons)
         self.model.modelReset.connect(self._update_empty)
+        self.model.rowsInserted.connect(self._update_empty)
+        self.model.rowsRemoved.connect(self._update_empty)
+        self.model.rowsRemoved.connect(self._update_buttons)
+        self._select_after: str | None = None  # an environment made here: selected once the list shows it
         self._update_buttons()
         self._update_empty()
+        ops.changes.follow(self, ("envs",), self._on_stores_changed)
+
+    def _on_stores_changed(self, changed: Changed) -> None:
+        """Environments changed, whoever changed them (here, over MCP, from the CLI, a visit): the list follows."""
+        self.model.follow(changed.of("envs"))
+        if self._select_after is not None and self.model.row_of(self._select_after) >= 0:
+            self.select_env(self._select_after)
+            self._select_after = None
 
     def _update_empty(self) -> None:
         self.empty.setVisible(all(env.is_default for env in self.store.list()))
@@ -362,6 +375,9 @@ class EnvironmentsPanel(QWidget):
 
     def select_env(self, env_id: str) -> None:
         row = self.model.row_of(env_id)
+        if row < 0 and self.store.exists(env_id):  # made a moment ago: the list has not followed yet
+            self.model.follow({env_id})
+            row = self.model.row_of(env_id)
         if row >= 0:
             self.table.selectRow(row)
 
@@ -378,7 +394,14 @@ class EnvironmentsPanel(QWidget):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         self.ops.run("env_create", {"name": dialog.name.text(), "remark": dialog.remark.toPlainText()}, self,
-                     on_ok=lambda result: self.select_env(result["environment"]["id"]), title=self.tr("New Environment"))
+                     on_ok=lambda result: self._select_made(result["environment"]["id"]),
+                     title=self.tr("New Environment"))
+
+    def _select_made(self, env_id: str) -> None:
+        if self.model.row_of(env_id) >= 0:
+            self.select_env(env_id)
+        else:
+            self._select_after = env_id  # the list shows it in a moment
 
     def open_selected(self) -> None:
         env = self.selected_env()

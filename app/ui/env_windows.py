@@ -6,6 +6,7 @@ service (app/browser/service.py) asks to show, and nothing owns a tab's life her
 - A windowless tab that needs a person (a handoff) is shown the same way, and its window comes to the front.
 - A tab the service closed leaves its window; a window closes with its last tab.
 - `show_environment` opens (or raises) an environment's window for a person, with a tab.
+- A window follows its environment's name and tab groups in the stores, whoever changed them (app/ui/follow.py).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from PySide6.QtWidgets import QMessageBox
 from app.browser.parts.tab import Tab
 from app.browser.service import BrowserService, EnvironmentStartError
 from app.ui.env_window import EnvWindow
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from envs import loggers
 from envs.groups import GroupStore
-from envs.store import EnvEvent, EnvStore
+from envs.store import EnvStore
 
 log = logging.getLogger(loggers.UI)
 
@@ -46,8 +48,7 @@ class EnvWindows(QObject):
         service.tab_closed.connect(self._on_tab_closed)
         service.tab_activated.connect(self._on_tab_activated)
         service.groups_changed.connect(self._on_groups_changed)
-        envs.subscribe(self._on_env_event)
-        groups.subscribe(self._on_group_store_changed)
+        ops.changes.changed.connect(self._on_stores_changed)
 
     def window_for(self, env_id: str, raise_window: bool = True) -> tuple[EnvWindow, bool]:
         window = self.windows.get(env_id)
@@ -114,15 +115,16 @@ class EnvWindows(QObject):
         if window is not None:
             window.group_changed(tab_id)
 
-    def _on_group_store_changed(self, env_id: str) -> None:
-        window = self.windows.get(env_id)
-        if window is not None:
-            window.refresh_groups()
+    def _on_stores_changed(self, changed: Changed) -> None:
+        """An environment renamed (its window's title), or its tab groups changed (its tab bar)."""
+        for env_id in changed.of("envs"):
+            window = self.windows.get(env_id or "")
+            if window is not None and self.envs.exists(window.env_id):
+                window.set_env_name(self.envs.get(window.env_id).name)
+        for env_id in changed.of("groups"):
+            window = self.windows.get(env_id or "")
+            if window is not None:
+                window.refresh_groups()
 
     def _on_window_closed(self, env_id: str) -> None:
         self.windows.pop(env_id, None)
-
-    def _on_env_event(self, event: EnvEvent) -> None:
-        window = self.windows.get(event.env_id)
-        if window is not None and event.kind == "updated" and self.envs.exists(event.env_id):
-            window.set_env_name(self.envs.get(event.env_id).name)

@@ -236,7 +236,6 @@ class SettingsDialog(QDialog):
 
 
 class MainWindow(QMainWindow):
-    run_saved = Signal(object)  # a RunRecord was written (the app's run_saved): the Workflows and Runs panels follow
     new_workflow_requested = Signal(str)        # a name: open the editor on a new workflow
     runs_panel_overlay_requested = Signal(str)  # a run id: show it on its workflow's graph
 
@@ -248,6 +247,7 @@ class MainWindow(QMainWindow):
         self.mcp = mcp
         self.settings = ops.ctx.settings  # the app's one settings store
         self._ctx = ops.ctx
+        self._changes = ops.changes  # the stores' changes, for the dialogs opened here
         self._open_env = open_env
         self._quit_app = quit_app
         self.welcome: WelcomeDialog | None = None
@@ -269,8 +269,6 @@ class MainWindow(QMainWindow):
         self.panels.addTab(self.runs_panel, icon("history"), self.tr("Runs"))
         self.agent_runs_panel = AgentRunsPanel(ops, self)
         self.panels.addTab(self.agent_runs_panel, icon("bot"), self.tr("Agent runs"))
-        self.run_saved.connect(self.workflows_panel.on_run_saved)
-        self.run_saved.connect(self.runs_panel.on_run_saved)
         self.workflows_panel.show_run_requested.connect(self.show_run)
         self.workflows_panel.record_requested.connect(self.record_in_environment)
         self.workflows_panel.agent_requested.connect(self.ask_agent)
@@ -458,6 +456,7 @@ class MainWindow(QMainWindow):
         assert self._ctx.operations is not None
         dialog = BrowserLoginDialog(self._ctx.operations, self._ctx, selected.id if selected else None, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._changes.follow(dialog, ("envs",), lambda _changed: dialog.environments_changed())
         dialog.show()
         return dialog
 

@@ -1,5 +1,6 @@
 """How the GUI calls operations: through the same registry as the CLI and MCP, on the asyncio loop,
-with failures shown to the person in a message box."""
+with failures shown to the person in a message box; and how it hears that the stores changed (`changes`, the
+context's change feed on the Qt thread: app/ui/follow.py), whoever changed them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Callable
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.ops import OpContext, OperationRegistry
+from app.ui.follow import StoreSignals
 from envs import loggers
 
 log = logging.getLogger(loggers.UI)
@@ -21,6 +23,7 @@ class OpRunner:
     def __init__(self, registry: OperationRegistry, ctx: OpContext) -> None:
         self.registry = registry
         self.ctx = ctx
+        self.changes = StoreSignals(ctx.changes)
         self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, name: str, params: dict[str, Any], parent: QWidget | None = None,

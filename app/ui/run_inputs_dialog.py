@@ -292,6 +292,13 @@ class RunInputsDialog(QDialog):
         self.resize(max(440, self.sizeHint().width()), self.sizeHint().height())
         self._validate()
 
+    def set_environments(self, environments: Sequence[EnvChoice]) -> None:
+        """The environments as they are now (one made or deleted elsewhere meanwhile), the choice kept."""
+        from app.ui.follow import refill
+
+        refill(self.env, [(name, env_id) for env_id, name in environments])
+        self._validate()
+
     def _validate(self) -> None:
         missing = [variable_label(field.variable) for field in self.fields.values() if field.missing()]
         problems = [self.tr("Required: {names}.").format(names=name_list(missing))] if missing else []
@@ -486,6 +493,23 @@ class BatchDialog(QDialog):
     def env_ids(self) -> list[str]:
         return [str(self.envs.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(self.envs.count())
                 if self.envs.item(i).checkState() == Qt.CheckState.Checked]
+
+    def set_environments(self, environments: Sequence[EnvChoice]) -> None:
+        """The environments as they are now (one made or deleted elsewhere meanwhile), the ticks kept."""
+        ticked = set(self.env_ids())
+        shown = [(str(self.envs.item(i).data(Qt.ItemDataRole.UserRole)), self.envs.item(i).text())
+                 for i in range(self.envs.count())]
+        if shown == [(env_id, name) for env_id, name in environments]:
+            return
+        self.envs.blockSignals(True)
+        self.envs.clear()
+        for env_id, name in environments:
+            item = QListWidgetItem(name, self.envs)
+            item.setData(Qt.ItemDataRole.UserRole, env_id)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if env_id in ticked else Qt.CheckState.Unchecked)
+        self.envs.blockSignals(False)
+        self._validate()
 
     def _validate(self) -> None:
         problems = []

@@ -1,14 +1,14 @@
 """The Runs panel of the main window: the latest 50 workflow runs and the detail of the selected one.
 
 The table (status with a coloured marker, workflow, environment, start, duration) is read with `run_list` and
-read again, a moment later, whenever a run record is written (a run started or ended: `on_run_saved`, fed by
-the app's `run_saved` signal). The detail view reads the whole record with `run_read`: where the run stopped
-and why, its outputs as a table, its files (Open, Show in Folder), its tables (`run_tables`: exported tables
-and list outputs, sortable and filterable, app/ui/run_tables.py), the failure screenshot (a thumbnail; click
-to open it), the HAR path, its inputs (secrets redacted) and the per-node trace: its Trace view (a filmstrip,
-each step's screenshots, console and requests, the video, Export; app/ui/trace_view.py) above the table of its
-nodes. A running run can be cancelled (`run_cancel`). Everything goes through operations on the asyncio loop;
-nothing here blocks.
+read again whenever the runs change, whoever changed them (a run started or ended, here, over MCP, from the CLI,
+by a schedule: the panel follows the stores, app/ui/follow.py), keeping the selection. The detail view reads
+the whole record with `run_read`: where the run stopped and why, its outputs as a table, its files (Open, Show
+in Folder), its tables (`run_tables`: exported tables and list outputs, sortable and filterable,
+app/ui/run_tables.py), the failure screenshot (a thumbnail; click to open it), the HAR path, its inputs (secrets
+redacted) and the per-node trace: its Trace view (a filmstrip, each step's screenshots, console and requests,
+the video, Export; app/ui/trace_view.py) above the table of its nodes. A running run can be cancelled
+(`run_cancel`). Everything goes through operations on the asyncio loop; nothing here blocks.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import asyncio
 import json
 import logging
 import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
@@ -45,13 +44,13 @@ from PySide6.QtWidgets import (
 from app.distributed.models import group_batches
 from app.ops import OpContext
 from app.ui.empty_state import EmptyState, TableOrEmpty
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.run_tables import RunTablesView
 from app.ui.table_model import RowsTableModel, item_table as _table, record_table
 from app.ui.theme import current_scheme, icon
 from app.ui.trace_view import TraceView
 from envs import loggers
-from envs.store import EnvEvent
 
 log = logging.getLogger(loggers.UI)
 
@@ -551,9 +550,6 @@ class RunsPanel(QWidget):
     overlay_requested = Signal(str)  # run id: draw it on its workflow's graph in the editor
     workflows_requested = Signal()   # the empty state's Go to Workflows
 
-    REFRESH_DELAY_MS = 120
-    REFRESH_GAP_MS = 1000  # while records keep coming (a batch), the list is read at most once a second
-
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ops = ops
@@ -568,8 +564,7 @@ class RunsPanel(QWidget):
         self.detail.trace_view.calls = self.calls.start  # its Export calls run_export
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
-        for key, text, handler, icon_name in (("cancel", self.tr("&Cancel Run"), self.cancel_selected, "circle-stop"),
-                                              ("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw")):
+        for key, text, handler, icon_name in (("cancel", self.tr("&Cancel Run"), self.cancel_selected, "circle-stop"),):
             button = QPushButton(icon(icon_name), text, self)
             button.setObjectName(f"runs-{key}")
             button.clicked.connect(lambda _checked=False, h=handler: h())
@@ -604,65 +599,47 @@ class RunsPanel(QWidget):
 
         self._selected_id: str | None = None
         self._list_generation = 0
-        self._refreshed_at = 0.0  # time.monotonic() of the latest read of the list
+        self._listed = False  # the list was read once (when first shown)
         self._env_names: dict[str, str] | None = None  # None: list them at the next refresh
-        self._stale_names: set[str] = set()
-        unsubscribe = ops.ctx.envs.subscribe(self._on_env_event)
-        self.destroyed.connect(lambda *_: unsubscribe())
         self._detail_generation = 0
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(self.REFRESH_DELAY_MS)
-        self._refresh_timer.timeout.connect(self._refresh_if_shown)
-        self._detail_timer = QTimer(self)
-        self._detail_timer.setSingleShot(True)
-        self._detail_timer.setInterval(self.REFRESH_DELAY_MS)
-        self._detail_timer.timeout.connect(self._read_detail)
-        self._tick = QTimer(self)
+        self._tick = QTimer(self)  # the running runs' durations go on (a clock: nothing is read)
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._on_tick)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selection())
         self._update_buttons()
-        self._refresh_timer.start()
+        ops.changes.follow(self, ("runs", "envs"), self._on_stores_changed)
 
     # -- reading ---------------------------------------------------------------------------------------
-    def on_run_saved(self, record: Any) -> None:
-        """A run record was written (a run started or ended): read the list again, and the detail if it is
-        the selected run."""
-        self._schedule_refresh()
-        if getattr(record, "id", None) == self._selected_id:
-            self._detail_timer.start()
-
-    def _schedule_refresh(self) -> None:
-        """REFRESH_DELAY_MS after the first change; while changes keep coming, at most once per REFRESH_GAP_MS."""
-        if not self._refresh_timer.isActive():
-            since = (time.monotonic() - self._refreshed_at) * 1000
-            self._refresh_timer.start(max(self.REFRESH_DELAY_MS, int(self.REFRESH_GAP_MS - since)))
-
-    def _on_env_event(self, event: EnvEvent) -> None:
-        """Environment names are kept here, not listed (every environment's sites) at each refresh."""
-        if event.kind == "updated" and self._env_names is not None:
-            self._stale_names.add(event.env_id)
-        else:
-            self._env_names = None
+    def _on_stores_changed(self, changed: Changed) -> None:
+        """Runs were written (a run started or ended, a batch's row, an evicted run) or environments changed:
+        read the list again, and the detail when it is the selected run's."""
+        runs = changed.of("runs")
+        if runs or self._env_names_changed(changed.of("envs")):
+            self.refresh()
+        if self._selected_id is not None and self._selected_id in runs:
+            self._read_detail()
 
     def env_names(self) -> dict[str, str]:
-        envs = self.ops.ctx.envs
+        """Environment names are kept here, not listed (every environment's sites) at each refresh."""
         if self._env_names is None:
-            self._env_names = {env.id: env.name for env in envs.list()}
-            self._stale_names.clear()
-        for env_id in self._stale_names:
-            if envs.exists(env_id):
-                self._env_names[env_id] = envs.get(env_id).name
-        self._stale_names.clear()
+            self._env_names = {env.id: env.name for env in self.ops.ctx.envs.list()}
         return self._env_names
 
-    def _refresh_if_shown(self) -> None:
-        if self.window().isVisible():  # a closed window (the app quitting) reads nothing; showing it reads again
-            self.refresh()
+    def _env_names_changed(self, changed: set[str | None]) -> bool:
+        """Whether an environment the list names was renamed, made or deleted (a visit changes no name)."""
+        if not changed or self._env_names is None:
+            return False
+        envs = self.ops.ctx.envs
+        for env_id in changed:
+            if env_id is None or env_id not in self._env_names or not envs.exists(env_id) \
+                    or envs.get(env_id).name != self._env_names[env_id]:
+                self._env_names = None
+                return True
+        return False
 
     def refresh(self) -> None:
-        self._refreshed_at = time.monotonic()
+        """Read the list now (the panel reads it by itself whenever it changes)."""
+        self._listed = True
         self._list_generation += 1
         generation = self._list_generation
 
@@ -680,8 +657,11 @@ class RunsPanel(QWidget):
             self.model.set_rows(runs, names)
             self.stack.show_empty(not runs)
             self.note.setText(self.tr("%n latest run(s)", "", len(runs)) if runs else "")
-            if selected is not None and self.model.row_of(selected) >= 0:
-                self._select_row(self.model.row_of(selected))
+            row = self.model.row_of(selected) if selected is not None else -1
+            if row >= 0:
+                rows = self.table.selectionModel().selectedRows()
+                if not rows or rows[0].row() != row:  # (kept by the model: the scroll position stays too)
+                    self._select_row(row)
             elif selected is not None:
                 self._selected_id = None
                 self.detail.show_run(None)
@@ -817,5 +797,5 @@ class RunsPanel(QWidget):
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+        if not self._listed:
+            self.refresh()

@@ -276,6 +276,20 @@ class ScheduleDialog(QDialog):
         return fields
 
 
+def follow_choices(ops: OpRunner, dialog: ScheduleDialog) -> None:
+    """The dialog's workflows and environments follow the stores while it is open (the choices stay)."""
+    from app.ui.follow import refill
+
+    def listed(workflows: dict[str, Any]) -> None:
+        refill(dialog.workflow, [(wf["name"], wf["id"]) for wf in workflows["workflows"]])
+
+    def changed(_changed: Any) -> None:
+        ops.run("workflow_list", {}, dialog, on_ok=listed)
+        refill(dialog.env, [(env.name, env.id) for env in ops.ctx.envs.list()])
+
+    ops.changes.follow(dialog, ("workflows", "envs"), changed)
+
+
 def open_schedule_dialog(ops: OpRunner, parent: QWidget, *, workflow_id: str | None = None,
                          schedule: dict[str, Any] | None = None,
                          on_saved: Callable[[dict[str, Any]], None] | None = None) -> None:
@@ -292,6 +306,7 @@ def open_schedule_dialog(ops: OpRunner, parent: QWidget, *, workflow_id: str | N
         dialog = ScheduleDialog(workflows, envs, parent, schedule=schedule, workflow_id=workflow_id,
                                 broker=settings.current.workers_broker if settings is not None else "")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        follow_choices(ops, dialog)
 
         def accepted() -> None:
             params = dialog.params()

@@ -1,8 +1,9 @@
 """The Schedules panel of the main window: each schedule with its timing and next time in words ("every weekday
 at 09:00 — next Thursday 09:00"), its last result, an On switch, and New…, Edit…, Run Now, Delete….
 
-The table reads `schedule_list` whenever the schedule store changes (a firing, a result, a change from the CLI
-or an agent) and once a minute (so "next" words stay true); every action is an operation (`schedule_create`,
+The table reads `schedule_list` whenever the schedules change (a firing, a result, a change from the CLI or an
+agent), a workflow is renamed or the schedules are paused (the panel follows the stores: app/ui/follow.py), and
+redraws its "when" words once a minute (so "next" words stay true); every action is an operation (`schedule_create`,
 `schedule_update`, `schedule_run`, `schedule_delete`). `add_schedules_panel` puts it into the main window,
 and connects the Workflows panel's "Schedule…" to a new schedule of the chosen workflow.
 """
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QMessageBox, QVBoxLayout, QWi
 
 from app.settings import SettingsStore
 from app.ui.empty_state import EmptyState, TableOrEmpty
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import local_time, status_icon, status_text
 from app.ui.schedule_dialog import open_schedule_dialog, timing_words, translated_words
@@ -26,7 +28,6 @@ from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.theme import icon
 from envs import loggers
 from workflows.schedule_timing import Timing, describe
-from workflows.schedules import ScheduleStore
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
@@ -37,7 +38,7 @@ ModelIndex = QModelIndex | QPersistentModelIndex
 COLUMNS = (QT_TRANSLATE_NOOP("ScheduleTableModel", "On"), QT_TRANSLATE_NOOP("ScheduleTableModel", "Name"),
            QT_TRANSLATE_NOOP("ScheduleTableModel", "Workflow"), QT_TRANSLATE_NOOP("ScheduleTableModel", "When"),
            QT_TRANSLATE_NOOP("ScheduleTableModel", "Last result"))
-REFRESH_MS = 60_000
+REDRAW_MS = 60_000
 
 
 class ScheduleTableModel(RowsTableModel[Any]):
@@ -98,7 +99,7 @@ class ScheduleTableModel(RowsTableModel[Any]):
 
 
 class SchedulesPanel(QWidget):
-    def __init__(self, ops: OpRunner, store: ScheduleStore, settings: SettingsStore, parent: QWidget | None = None) -> None:
+    def __init__(self, ops: OpRunner, settings: SettingsStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("schedules-panel")
         self.ops = ops
@@ -135,16 +136,11 @@ class SchedulesPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.paused_note)
         layout.addWidget(self.stack, 1)
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(100)
-        self._refresh_timer.timeout.connect(self.refresh)
-        self._minute = QTimer(self)
-        self._minute.setInterval(REFRESH_MS)
-        self._minute.timeout.connect(self.refresh)
+        self._minute = QTimer(self)  # a clock: the "next" words are drawn again, nothing is read
+        self._minute.setInterval(REDRAW_MS)
+        self._minute.timeout.connect(self._redraw_when)
         self._minute.start()
-        self._unsubscribe = store.subscribe(lambda _kind, _id: self._refresh_timer.start())
-        self.destroyed.connect(lambda *_args, stop=self._unsubscribe: stop())
+        ops.changes.follow(self, ("schedules", "workflows", "settings"), self._on_stores_changed)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         self.model.modelReset.connect(self._update_buttons)
         self._update_buttons()
@@ -170,7 +166,15 @@ class SchedulesPanel(QWidget):
         return f"{status} · {local_time(last['at'], seconds=False)}"
 
     # -- the list ------------------------------------------------------------------------------------------
+    def _on_stores_changed(self, _changed: Changed) -> None:
+        self.refresh()
+
+    def _redraw_when(self) -> None:
+        if self.model.rowCount():
+            self.model.dataChanged.emit(self.model.index(0, 3), self.model.index(self.model.rowCount() - 1, 3))
+
     def refresh(self) -> None:
+        """Read the list now (the panel reads it by itself whenever it changes)."""
         if not shiboken6.isValid(self):
             return
         self.ops.run("schedule_list", {}, self, on_ok=self._show)
@@ -232,9 +236,9 @@ class SchedulesPanel(QWidget):
             self.ops.run("schedule_delete", {"schedule": view["id"]}, self)
 
 
-def add_schedules_panel(window: "MainWindow", ops: OpRunner, store: ScheduleStore) -> SchedulesPanel:
+def add_schedules_panel(window: "MainWindow", ops: OpRunner) -> SchedulesPanel:
     """The Schedules tab after Workflows, and "Schedule…" on a workflow opening a new schedule for it."""
-    panel = SchedulesPanel(ops, store, ops.ctx.settings, window)
+    panel = SchedulesPanel(ops, ops.ctx.settings, window)
     index = window.panels.indexOf(window.workflows_panel) + 1
     window.panels.insertTab(index, panel, icon("calendar"), QCoreApplication.translate("SchedulesPanel", "Schedules"))
     window.schedules_panel = panel  # type: ignore[attr-defined]

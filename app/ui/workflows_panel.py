@@ -1,8 +1,8 @@
 """The Workflows panel of the main window: saved workflows and what a person does with them.
 
-The table (name, description, node count, last run) is read with `workflow_list` after each change made here
-and, a moment later, whenever a run record is written (`on_run_saved`, fed by the app's `run_saved` signal).
-Every action goes through an operation on the asyncio loop:
+The table (name, description, node count, last run) is read with `workflow_list` when it is first shown and
+whenever the workflows or the runs change, whoever changed them (the panel follows the stores: app/ui/follow.py),
+keeping the selection and the scroll position. Every action goes through an operation on the asyncio loop:
 
 - Import… (a file dialog, or .json files dropped on the panel) → `workflow_import`; a rejected file's problems
   are all shown at once, in a message box with details.
@@ -23,13 +23,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -45,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.empty_state import EmptyState, TableOrEmpty
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
@@ -237,9 +237,6 @@ class WorkflowsPanel(QWidget):
     schedule_requested = Signal(str)  # a workflow id: Schedule… (a new schedule in the Schedules panel)
     chosen_changed = Signal(bool)     # whether a workflow is selected (what the Workflow menu acts on)
 
-    REFRESH_DELAY_MS = 150
-    REFRESH_GAP_MS = 1000
-
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("workflows-panel")
@@ -262,7 +259,6 @@ class WorkflowsPanel(QWidget):
             ("batch", self.tr("&Batch…"), self.batch_selected, "layers"),
             ("schedule", self.tr("&Schedule…"), self.schedule_selected, "calendar"),
             ("delete", self.tr("&Delete…"), self.delete_selected, "trash-2"),
-            ("refresh", self.tr("Re&fresh"), self.refresh, "refresh-cw"),
         ))
         self.empty = EmptyState(
             "wf", "workflow", self.tr("No workflows yet"),
@@ -296,15 +292,11 @@ class WorkflowsPanel(QWidget):
         self._seen_ids: set[str] = set()  # every run and batch id a record was written for
         self._generation = 0
         self._select_after: str | None = None
-        self._refreshed_at = 0.0  # time.monotonic() of the latest read of the list
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(self.REFRESH_DELAY_MS)
-        self._refresh_timer.timeout.connect(self._refresh_if_shown)
+        self._listed = False  # the list was read once (when first shown)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
         self.model.modelReset.connect(self._update_buttons)
         self._update_buttons()
-        self._refresh_timer.start()
+        ops.changes.follow(self, ("workflows", "runs"), self._on_stores_changed)
 
     def _add_edit_actions(self) -> None:
         """Double-click, or Edit in the context menu, opens the workflow in the editor."""
@@ -337,12 +329,19 @@ class WorkflowsPanel(QWidget):
         menu.popup(self.table.viewport().mapToGlobal(at))
 
     # -- the list --------------------------------------------------------------------------------------
-    def _refresh_if_shown(self) -> None:
-        if self.window().isVisible():  # a closed window (the app quitting) reads nothing; showing it reads again
-            self.refresh()
+    def _on_stores_changed(self, changed: Changed) -> None:
+        """Workflows or runs changed (here, over MCP, from the CLI, by an agent or a schedule): follow this
+        panel's jobs through their runs' records, and read the list again."""
+        runs = self.ops.ctx.runs
+        for run_id in changed.of("runs"):
+            record = runs.entry(run_id) if run_id else None
+            if record is not None:
+                self._follow_jobs(record)
+        self.refresh()
 
     def refresh(self) -> None:
-        self._refreshed_at = time.monotonic()
+        """Read the list now (the panel reads it by itself whenever it changes)."""
+        self._listed = True
         self._generation += 1
         generation = self._generation
 
@@ -356,6 +355,9 @@ class WorkflowsPanel(QWidget):
             self._select_after = None
             self.model.set_rows(result["workflows"])
             self.stack.show_empty(not result["workflows"])
+            kept = self.selected_workflow()
+            if kept is not None and kept["id"] == selected:
+                return  # the model kept the selection (and the view its scroll position)
             row = self.model.row_of(selected) if selected else -1
             if self.model.rowCount():
                 self.table.selectRow(row if row >= 0 else 0)
@@ -383,18 +385,10 @@ class WorkflowsPanel(QWidget):
             return self.tr("No workflows yet: record one, import one or make a new one first")
         return self.tr("Select a workflow in the Workflows panel first")
 
-    def _schedule_refresh(self, select: str | None = None) -> None:
-        """Read the list soon: REFRESH_DELAY_MS after the first change, and while changes keep coming (a batch
-        saves a record at every row's start and end) at most once per REFRESH_GAP_MS."""
-        if select is not None:
-            self._select_after = select
-        if not self._refresh_timer.isActive():
-            since = (time.monotonic() - self._refreshed_at) * 1000
-            self._refresh_timer.start(max(self.REFRESH_DELAY_MS, int(self.REFRESH_GAP_MS - since)))
-
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
-        self._schedule_refresh()
+        if not self._listed:
+            self.refresh()
 
     # -- import and export -------------------------------------------------------------------------------
     def import_dialog(self) -> QFileDialog:
@@ -436,7 +430,10 @@ class WorkflowsPanel(QWidget):
                        if result.get("replaced") else self.tr("Imported “{workflow}” from {file}.")).format(
                 workflow=saved["name"], file=name)
             self.note.setText(message)
-            self._schedule_refresh(select=saved["id"])
+            if self.model.row_of(saved["id"]) >= 0:
+                self.select_workflow(saved["id"])
+            else:
+                self._select_after = saved["id"]  # selected when the list follows the import
             notes = result.get("notes") or []
             warnings = result.get("warnings") or []
             if warnings:
@@ -522,7 +519,6 @@ class WorkflowsPanel(QWidget):
 
         def deleted(result: Envelope) -> None:
             self.note.setText(self.tr("Deleted “{name}”.").format(name=result["deleted"]["name"]))
-            self._schedule_refresh()
 
         self.ops.run("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title=self.tr("Delete Workflow"))
 
@@ -556,6 +552,7 @@ class WorkflowsPanel(QWidget):
                 dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, env_id=last_env, parent=self)
                 dialog.remember(last_inputs)
                 dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                self._follow_environments(dialog)
                 dialog.accepted.connect(lambda: self.start_run(wf, dialog.inputs(), dialog.env_id(),
                                                                dialog.env.currentText()))
                 dialog.open()
@@ -580,6 +577,12 @@ class WorkflowsPanel(QWidget):
 
         self.calls.start("run_list", {"workflow": wf["id"], "limit": 20}, listed)
 
+    def _follow_environments(self, dialog: RunInputsDialog | BatchDialog) -> None:
+        """An open run or batch form offers the environments as they are now."""
+        envs = self.ops.ctx.envs
+        self.ops.changes.follow(dialog, ("envs",), lambda _changed: dialog.set_environments(
+            [(env.id, env.name) for env in envs.list()]))
+
     def batch_selected(self) -> None:
         """Ask for the rows file, environments and tabs at once, then run the batch."""
 
@@ -589,6 +592,7 @@ class WorkflowsPanel(QWidget):
             dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self,
                                  broker=self.ops.ctx.settings.current.workers_broker)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self._follow_environments(dialog)
             names = dict(envs)
 
             def start() -> None:
@@ -679,8 +683,8 @@ class WorkflowsPanel(QWidget):
                                     lambda result: self._batch_ended(job, result), ctx=ctx)
         return job
 
-    def on_run_saved(self, record: Any) -> None:
-        """A run record was written: follow this panel's jobs, and read the list again (last run)."""
+    def _follow_jobs(self, record: Any) -> None:
+        """A run record was written (a run started or ended): this panel's jobs learn their batch and last run."""
         run_id: str = record.id
         batch_id: str | None = record.batch_id
         for job in self.jobs:
@@ -699,7 +703,6 @@ class WorkflowsPanel(QWidget):
         self._seen_ids.add(run_id)
         if batch_id is not None:
             self._seen_ids.add(batch_id)
-        self._schedule_refresh()
 
     def cancel_job(self, job: RunJob) -> None:
         if job.cancelling or job not in self.jobs:
@@ -740,7 +743,6 @@ class WorkflowsPanel(QWidget):
             self.jobs_box.removeWidget(job.row)
             job.row.deleteLater()
             job.row = None
-        self._schedule_refresh()
 
     def _run_ended(self, job: RunJob, result: Envelope) -> None:
         self._finish(job)

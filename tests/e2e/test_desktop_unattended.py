@@ -32,7 +32,7 @@ from app.settings import SettingsStore
 from envs.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli
 from app.ui.tray import NEEDS_YOU_COLOR
-from tests.support.desktop import Desktop, missing_tools, wait_until
+from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.server import LocalServer, Request, Response
 
 pytestmark = [pytest.mark.e2e,
@@ -74,15 +74,6 @@ class Held:
     def __call__(self, request: Request) -> Response:
         self.release.wait(60)
         return Response(self.body)
-
-
-@pytest.fixture(scope="module")
-def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
-    screen = Desktop(tmp_path_factory.mktemp("desktop")).start()
-    try:
-        yield screen
-    finally:
-        screen.stop()
 
 
 @pytest.fixture(scope="module")

@@ -503,7 +503,6 @@ def test_the_batch_dialog_runs_rows_on_workers(qtbot: Any, shell: Any, tmp_path:
     panel = window.workflows_panel
     window.panels.setCurrentWidget(panel)
     assert run_op(qtbot, shell, "workflow_write", {"workflow": workflow(site.url("/row"))})["ok"]
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1)
     panel.select_workflow("Row")
     rows = tmp_path / "rows.csv"

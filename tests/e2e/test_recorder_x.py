@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.support.desktop import Desktop, missing_tools, wait_until
+from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.redesign_pages import ADMIN_INDEX
 from tests.support.server import LocalServer, Request, Response
 from tests.support.widget_site import LIBRARIES, WidgetSite
@@ -31,15 +31,6 @@ from tests.support.x_person import XApp, XPerson, x_app
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(bool(missing_tools()), reason=f"no desktop tools: {', '.join(missing_tools())} "
                                                                 "(./dev.sh setup installs them)")]
-
-
-@pytest.fixture(scope="module")
-def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
-    screen = Desktop(tmp_path_factory.mktemp("desktop")).start()
-    try:
-        yield screen
-    finally:
-        screen.stop()
 
 
 @pytest.fixture(scope="module")

@@ -178,7 +178,6 @@ def test_opened_from_the_panel_and_by_editor_open_with_the_name_in_the_title(
         qtbot: QtBot, shell: BrowserPilotApp) -> None:  # noqa: F811
     result = run_op(qtbot, shell, "workflow_import", {"path": str(FIXTURE)})
     panel = shell.main_window.workflows_panel
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1)
     panel.table.selectRow(0)
     rect = panel.table.visualRect(panel.model.index(0, 0))
@@ -200,6 +199,41 @@ def test_an_outside_change_reloads_a_clean_editor(qtbot: QtBot, shell: BrowserPi
     assert result["ok"], result
     qtbot.waitUntil(lambda: not window.model.has_node("cache"))
     assert "Reloaded" in window.message.text() and not window.dirty
+
+
+def test_an_outside_change_to_an_edited_workflow_asks_and_keeps_or_reloads(
+        qtbot: QtBot, shell: BrowserPilotApp, editors: Editors) -> None:  # noqa: F811
+    """Issue 35: unsaved edits are never dropped by a change made elsewhere; the person chooses. The History
+    panel follows the versions kept meanwhile, its selection staying."""
+    from PySide6.QtWidgets import QMessageBox
+
+    window = open_fixture(qtbot, shell, editors)
+    name = window.model.name
+    window.show_history()
+    history = window.history
+    qtbot.waitUntil(lambda: history.versions.count() == 1)
+    window.select_node("cache")
+    window.view.setFocus()
+    key(qtbot, window.view, "Delete")  # an edit of the person's, not saved
+    assert window.dirty and not window.model.has_node("cache")
+
+    def answer(button: str) -> None:
+        qtbot.waitUntil(lambda: window._outside is not None and window._outside.isVisible(), timeout=5_000)
+        box = window._outside
+        assert isinstance(box, QMessageBox) and name in box.text()
+        next(b for b in box.buttons() if b.text() == button).click()
+        qtbot.waitUntil(lambda: not box.isVisible())
+
+    assert run_op(qtbot, shell, "workflow_update", {"name": name, "removeNodes": ["api"]})["ok"]
+    answer("Keep Mine")
+    assert window.dirty and not window.model.has_node("cache") and window.model.has_node("api")
+    qtbot.waitUntil(lambda: history.versions.count() == 2)  # the version kept elsewhere shows, newest first
+    history.versions.setCurrentRow(1)  # the person looks at the first version
+    assert run_op(qtbot, shell, "workflow_update", {"name": name, "removeNodes": ["invoice"]})["ok"]
+    answer("Reload")
+    assert not window.dirty and window.model.has_node("cache") and not window.model.has_node("invoice")
+    qtbot.waitUntil(lambda: history.versions.count() == 3)
+    assert history.versions.currentItem().data(Qt.ItemDataRole.UserRole) == 1  # still the one chosen
 
 
 def test_a_field_edit_typed_in_the_form_is_one_undo_step(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811

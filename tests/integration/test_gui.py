@@ -128,7 +128,7 @@ def test_window_follows_renames_and_closes_on_delete(qtbot: QtBot, shell: Browse
     assert run_js(qtbot, tab, "document.cookie") == "k=v"
     window = window_of(shell, env.id)
     assert run_op(qtbot, shell, "env_update", {"env": env.id, "name": "Temporary"})["ok"]
-    assert window.windowTitle().endswith("Temporary — BrowserPilot")
+    qtbot.waitUntil(lambda: window.windowTitle().endswith("Temporary — BrowserPilot"))  # the window follows the store
 
     partition = data_dir / "partitions" / env.id
     assert partition.exists()

@@ -172,7 +172,6 @@ def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_
     window = shell.main_window
     assert window is not None
     panel = window.workflows_panel
-    panel.refresh()
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1)
     panel.table.selectRow(0)
     qtbot.mouseClick(panel.buttons["schedule"], Qt.MouseButton.LeftButton)
@@ -181,6 +180,12 @@ def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_
     assert window.panels.currentWidget() is schedules
     dialog = next(d for d in schedules.findChildren(ScheduleDialog) if d.isVisible())
     assert dialog.workflow.currentData() == workflow
+    # While it is open, an agent saves another workflow and makes an environment: the lists follow (issue 35),
+    # the choices made stay.
+    evening = saved(qtbot, shell, visit(site, "Evening", "/tick"))
+    second = run_op(qtbot, shell, "env_create", {"name": "Second"})["env"]
+    qtbot.waitUntil(lambda: dialog.workflow.findData(evening) >= 0 and dialog.env.findData(second) >= 0)
+    assert dialog.workflow.currentData() == workflow and dialog.env.currentData() == "env-default"
     dialog.kind.setCurrentIndex(KINDS.index("cron"))
     dialog.cron.setText("0 25 * * *")  # no such hour: refused, with the reason
     ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)

@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QApplication, QTableView
+from pytestqt.qtbot import QtBot
 
 from app.ui.env_panel import EnvTableModel
 from app.ui.table_model import ModelIndex, RowsTableModel, record_table
@@ -79,23 +80,34 @@ def test_new_gone_and_changed_rows_update_in_place_and_the_selection_stays(qapp:
     assert shown(table) == [] and model.rowCount(QModelIndex()) == 0
 
 
-def test_a_visit_redraws_only_that_environments_row(qapp: QApplication, data_dir: Path) -> None:
+def test_a_visit_redraws_only_that_environments_row(qtbot: QtBot, qapp: QApplication, data_dir: Path) -> None:
+    """The model follows the store's change feed on the Qt thread (app/ui/follow.py), as the panel wires it."""
+    from app.ui.follow import StoreSignals
+
     store = EnvStore(DataDir(data_dir))
     first = store.create("First")
     second = store.create("Second")
     model = EnvTableModel(store)
     table = record_table(None, model, "environments")  # type: ignore[arg-type]
     signals = Signals(model)
+    deliveries: list[Any] = []
+    follow = StoreSignals(store.changes)
+    follow.changed.connect(lambda changed: (deliveries.append(changed), model.follow(changed.of("envs"))))
     row_of_second = model.row_of(second.id)
+    table.selectRow(model.row_of(first.id))
     assert store.record_visit(second.id, "https://shop.example/cart")
+    qtbot.waitUntil(lambda: len(deliveries) == 1)
     sites = model.index(row_of_second, 2).data()
     assert sites.startswith("shop.example")
     assert (signals.resets, signals.changed) == (0, [row_of_second])
     assert model.index(model.row_of(first.id), 2).data() == ""
-    # Created and deleted environments read the whole list again.
+    # Created and deleted environments are inserted and removed; the selection stays on its environment.
     third = store.create("Third")
-    assert signals.resets == 1 and model.row_of(third.id) >= 0
+    qtbot.waitUntil(lambda: model.row_of(third.id) >= 0)
+    assert signals.resets == 0 and signals.inserted == [model.row_of(third.id)]
     store.delete(third.id)
-    assert signals.resets == 2 and model.row_of(third.id) == -1
-    model.detach()
+    qtbot.waitUntil(lambda: model.row_of(third.id) == -1)
+    assert signals.resets == 0 and signals.removed
+    assert model.env_at(table.selectionModel().selectedRows()[0].row()).id == first.id  # type: ignore[union-attr]
+    follow.close()
     table.deleteLater()

@@ -21,7 +21,9 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
+
+import pytest
 
 TOOLS = ("Xvfb", "openbox", "trayer", "dunst", "dunstctl", "dbus-daemon", "dbus-monitor", "dbus-send", "wmctrl",
          "xdotool", "xwininfo", "xprop")
@@ -291,3 +293,13 @@ class Desktop(Screen):
         """Open dunst's context menu and choose the action labelled `label`, as a person would."""
         (self.folder / "pick").write_text(label)
         self.run("dunstctl", "context")
+
+
+@pytest.fixture(scope="module")
+def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
+    """A desktop for the test module (import this fixture into it)."""
+    screen = Desktop(tmp_path_factory.mktemp("desktop")).start()
+    try:
+        yield screen
+    finally:
+        screen.stop()

@@ -2,7 +2,9 @@
 one before (workflow_diff) and Restore (workflow_restore, itself a new version); and the repairs its runs
 propose (workflow_repairs): the locator that no longer found the element, the element it healed to, its
 screenshot, and Accept (workflow_repair). Every action is an operation; the editor reloads what the store
-then holds (it follows the store)."""
+then holds (it follows the store). Both lists follow the stores too (app/ui/follow.py): a version kept elsewhere
+(a save in another window, an agent's update, a repair accepted in the Runs panel) or a run of the workflow that
+ended shows here at once, the selected version and repair staying selected."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit,
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
+from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
 
@@ -75,10 +78,21 @@ class HistoryDialog(QDialog):
         self.repairs.currentItemChanged.connect(lambda *_: self._show_repair())
         self.resize(860, 520)
         self.refresh()
+        ops.changes.follow(self, ("versions", "runs"), self._on_stores_changed)
 
     # -- reading -----------------------------------------------------------------------------------------
+    def _on_stores_changed(self, changed: Changed) -> None:
+        runs = self.ops.ctx.runs
+        ended = any(record is not None and record.workflow_id == self.workflow_id and record.status != "running"
+                    for record in (runs.entry(key) for key in changed.of("runs") if key))
+        if self.workflow_id in changed.of("versions") or ended:
+            self.refresh()
+
     def refresh(self) -> None:
+        """Read both lists now (the dialog reads them by itself whenever they change)."""
+
         def listed(result: dict[str, Any]) -> None:
+            kept = self._selected_version()
             self.versions.clear()
             for v in result["versions"]:
                 text = self.tr("{version}  {at}  {reason}  ({nodes} nodes)").format(
@@ -86,11 +100,15 @@ class HistoryDialog(QDialog):
                 item = QListWidgetItem(text + (f"  — {v['note']}" if v.get("note") else ""))
                 item.setData(Qt.ItemDataRole.UserRole, v["version"])
                 self.versions.addItem(item)
+            numbers = [v["version"] for v in result["versions"]]
             if self.versions.count():
-                self.versions.setCurrentRow(0)
+                self.versions.setCurrentRow(numbers.index(kept) if kept in numbers else 0)
             self._update_buttons()
 
         def proposed(result: dict[str, Any]) -> None:
+            item = self.repairs.currentItem()
+            chosen = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+            kept = (chosen["runId"], chosen["node"]) if chosen else None
             self.repairs.clear()
             for repair in result["repairs"]:
                 item = QListWidgetItem(self.tr("{node} {title}: healed to {element} (score {score})").format(
@@ -100,8 +118,9 @@ class HistoryDialog(QDialog):
                 self.repairs.addItem(item)
             self.tabs.setTabText(1, self.tr("Proposed Repairs ({n})").format(n=len(result["repairs"]))
                                  if result["repairs"] else self.tr("Proposed Repairs"))
+            keys = [(repair["runId"], repair["node"]) for repair in result["repairs"]]
             if self.repairs.count():
-                self.repairs.setCurrentRow(0)
+                self.repairs.setCurrentRow(keys.index(kept) if kept in keys else 0)
             else:
                 self.repair_detail.setText(self.tr("No run of this workflow proposes a repair."))
                 self.repair_shot.clear()
@@ -161,8 +180,7 @@ class HistoryDialog(QDialog):
 
         def done(result: dict[str, Any]) -> None:
             self.note.setText(self.tr("Restored version {old} as version {new}.").format(
-                old=result["restored"], new=result["version"]))
-            self.refresh()
+                old=result["restored"], new=result["version"]))  # (the list follows the new version)
 
         self.ops.run("workflow_restore", {"name": self.workflow_id, "version": version}, self, done,
                      title=self.tr("Restore"))
@@ -175,8 +193,7 @@ class HistoryDialog(QDialog):
 
         def done(result: dict[str, Any]) -> None:
             self.note.setText(self.tr("Repaired node {node} (version {version}).").format(
-                node=repair["node"], version=result["version"]))
-            self.refresh()
+                node=repair["node"], version=result["version"]))  # (both lists follow)
 
         self.ops.run("workflow_repair", {"runId": repair["runId"], "node": repair["node"]}, self, done,
                      title=self.tr("Accept Repair"))

@@ -25,6 +25,7 @@ from app.ui.editor.run_view import RunOverlay
 from app.ui.editor.scene import EditorScene
 from app.ui.editor.validation import ValidationList
 from app.ui.editor.view import EditorView
+from app.ui.follow import Changed
 from app.ui.screen_fit import fit_on_screen
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
@@ -59,7 +60,10 @@ class EditorWindow(QMainWindow):
         self.stack = self.controller.stack
         self.level: Level = ()
         self._fit_pending = False
-        self._written: dict[str, Any] | None = None   # what this window last saved (its own echo is ignored)
+        # The stored document this window's content comes from: as opened, then as it last saved or reloaded it.
+        # A change of the store that brings this document back (the echo of its own save, or a change made before
+        # the window opened and told a moment later) is not a change made elsewhere.
+        self._written: dict[str, Any] | None = _safe_stored(self.model.data) if workflow_id is not None else None
         self._outside: QMessageBox | None = None
         self.history: HistoryDialog | None = None
         self._unsubscribe: list[Callable[[], None]] = []
@@ -409,16 +413,31 @@ class EditorWindow(QMainWindow):
         dialog.open()
 
     def _follow_store(self) -> None:
-        store = self.ops.ctx.workflows
-        if hasattr(store, "subscribe"):
-            self._unsubscribe.append(store.subscribe(self._store_changed))
+        """The saved workflow changed elsewhere (another window, an agent, MCP, the CLI, a repair accepted in
+        the Runs panel): follow it, or ask when there are unsaved edits (app/ui/follow.py)."""
+        self.ops.changes.follow(self, ("workflows",), self._on_workflows_changed)
 
-    def _store_changed(self, saved: Any, deleted: bool) -> None:
-        if saved.id != self.workflow_id and saved.name != self.model.name:
+    def _on_workflows_changed(self, changed: Changed) -> None:
+        keys = changed.of("workflows")
+        store = self.ops.ctx.workflows
+        if self.workflow_id is not None and self.workflow_id in keys:
+            try:
+                saved = store.find(self.workflow_id)
+            except LookupError:
+                self.say(self.tr("This workflow was deleted from the list; Save puts it back."))
+                return
+        elif self.workflow_id is None:  # a new workflow: one saved elsewhere under its name is this one
+            try:
+                saved = store.find(self.model.name)
+            except LookupError:
+                return
+            if saved.id not in keys or saved.name != self.model.name:
+                return
+        else:
             return
-        if deleted:
-            self.say(self.tr("This workflow was deleted from the list; Save puts it back."))
-            return
+        self._store_changed(saved)
+
+    def _store_changed(self, saved: Any) -> None:
         if self.workflow_id is None:
             self.workflow_id = saved.id
         if saved.document == self._written or saved.document == _safe_stored(self.model.data):
@@ -438,6 +457,7 @@ class EditorWindow(QMainWindow):
         box.open()
 
     def reload(self, document: dict[str, Any]) -> None:
+        self._written = copy.deepcopy(document)
         data = validate_document(document).to_data()
         self.model.replace_all(data)
         self.controller.clear_history()
@@ -464,6 +484,9 @@ class EditorWindow(QMainWindow):
 
             dialog = RunInputsDialog(doc.name, variables, envs, parent=self)
             dialog.setObjectName("editor-run-inputs")
+            store = self.ops.ctx.envs
+            self.ops.changes.follow(dialog, ("envs",), lambda _changed: dialog.set_environments(
+                [(e.id, e.name) for e in store.list()]))
             dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).setIcon(icon("play"))
             dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel).setIcon(icon("x"))
             dialog.accepted.connect(lambda: self._start(doc.to_data(), dialog.inputs(), dialog.env_id()))
