@@ -354,6 +354,7 @@ class StreamJob:
         self.ffmpeg = ffmpeg  # found when the job runs (off the Qt thread)
         self.progress = Progress()
         self._cancel = threading.Event()
+        self._progress_lock = threading.Lock()  # yt-dlp reports from its fragment threads, up to three at once
         self.refusal: str | None = None
 
     def cancel(self) -> None:
@@ -384,17 +385,20 @@ class StreamJob:
         state = status.get("status")
         info = status.get("info_dict") or {}
         part, parts = self._part_of(info)
-        done = self.progress.done_bytes
-        if state == "downloading":
-            got = int(status.get("downloaded_bytes") or 0)
-            total = status.get("total_bytes") or status.get("total_bytes_estimate")
-            self._report(phase="downloading", part=part, parts=parts, bytes=done + got,
-                         total=done + int(total) if total else -1,
-                         fragment=int(status.get("fragment_index") or 0),
-                         fragments=int(status.get("fragment_count") or 0))
-        elif state == "finished":
-            got = int(status.get("downloaded_bytes") or status.get("total_bytes") or 0)
-            self._report(done_bytes=done + got, bytes=done + got, part=part, parts=parts)
+        with self._progress_lock:
+            done = self.progress.done_bytes
+            if state == "downloading":
+                got = int(status.get("downloaded_bytes") or 0)
+                total = status.get("total_bytes") or status.get("total_bytes_estimate")
+                # Fragment threads report out of order: what a person sees of a part never goes back.
+                shown = max(done + got, self.progress.bytes if self.progress.part == part else 0)
+                self._report(phase="downloading", part=part, parts=parts, bytes=shown,
+                             total=done + int(total) if total else -1,
+                             fragment=int(status.get("fragment_index") or 0),
+                             fragments=int(status.get("fragment_count") or 0))
+            elif state == "finished":
+                got = int(status.get("downloaded_bytes") or status.get("total_bytes") or 0)
+                self._report(done_bytes=done + got, bytes=done + got, part=part, parts=parts)
 
     def _part_of(self, info: Mapping[str, Any]) -> tuple[int, int]:
         wanted = self._formats or []

@@ -32,12 +32,12 @@ GROUPS: dict[str, str] = {
     "envs": "env_open/update/delete/export/import, env_browser_profiles",
     "tabs": "tab_activate, group_*, tab_group",
     "input": "page_paste/swipe/drag/forward/reload/settle/lock/unlock",
-    "files": "page_download/save_media/pdf",
+    "files": "page_download/save_media/pdf/record_video, screen_start/stop",
     "devtools": "page_script/cdp/cdp_batch/inspect/hit/watch",
     "network": "net_* (capture, HAR, mock, block)",
     "workflows": "workflow_read/update/delete/import/export/diff/history/restore/repair/repairs/start/batch, "
                  "editor_open",
-    "runs": "run_wait/events/tables/cancel",
+    "runs": "run_wait/events/tables/cancel/export",
     "recording": "record_*",
     "schedules": "schedule_*",
     "workers": "workflow_distribute, batch_*",
@@ -47,8 +47,7 @@ GROUPS: dict[str, str] = {
 }
 
 # The original BrowserPilot's tools (src/main/services/tool-catalog.ts), in its order. Those we do not have, on
-# purpose or not yet: page_record_video, page_draw, screen_start/screen_stop, captcha_* (README: Compared with
-# the original BrowserPilot). The `original` profile lists the ones the registry holds.
+# purpose or not yet: page_draw, captcha_* (README: Compared with the original BrowserPilot). The `original` profile lists the ones the registry holds.
 ORIGINAL_TOOLS: tuple[str, ...] = (
     "env_list", "env_create", "env_open", "env_update", "env_delete", "tab_list", "tab_open", "tab_close",
     "tab_activate", "group_create", "group_update", "group_list", "tab_group", "page_navigate", "page_back",

@@ -144,7 +144,7 @@ def test_profiles_list_what_they_say() -> None:
     assert set(original) == set(ORIGINAL_TOOLS) & set(registry.names()) and "tools_enable" not in original
     # The original's tools we do not have are the ones the README names.
     assert set(ORIGINAL_TOOLS) - set(registry.names()) <= {
-        "page_record_video", "page_draw", "screen_start", "screen_stop", "captcha_panel", "captcha_detect",
+        "page_draw", "captcha_panel", "captcha_detect",
         "captcha_read", "captcha_solve"}
     both = catalog.names(ToolSelection(parse_profile("core, network")))
     assert set(both) == set(core) | {n for n in registry.names() if registry.get(n).group == "network"}
