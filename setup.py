@@ -2,7 +2,7 @@
 
 The metadata lives in pyproject.toml. This file only (1) lists the packages, adding `resources/` under the name
 `app.assets` so a wheel, an editable install and a bundle all carry it and `importlib.resources` finds it
-(app/resources.py), and (2) compiles `resources/i18n/*.ts` into `.qm` inside the build when a Qt `lrelease` is
+(app/startup/resources.py), and (2) compiles `resources/i18n/*.ts` into `.qm` inside the build when a Qt `lrelease` is
 at hand (the `.qm` files are build output, not kept in the tree).
 """
 

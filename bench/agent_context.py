@@ -59,7 +59,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from app.agent.tools import DONE_TOOL  # noqa: E402
 from app.mcp.client import wait_for_endpoint  # noqa: E402
-from app.mcp.config import SERVER_INSTRUCTIONS  # noqa: E402
+from app.catalog.conventions import SERVER_INSTRUCTIONS  # noqa: E402
 from bench.mcp_latency import Failed, browserpilot, check, end_app, ensure_playwright_mcp, playwright_params, quiet_env  # noqa: E402
 from bench.snapshot_size import approx_tokens  # noqa: E402
 from envs.datadir import DataDir  # noqa: E402

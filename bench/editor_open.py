@@ -36,14 +36,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.runtime import prepare_qt_environment  # noqa: E402
+from app.startup.runtime import prepare_qt_environment  # noqa: E402
 
 prepare_qt_environment(headless=True)
 import PySide6.QtWebEngineWidgets  # noqa: E402,F401
 from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from app.qt_asyncio import asyncio_inside_qt, qt_application  # noqa: E402
+from app.startup.qt_asyncio import asyncio_inside_qt, qt_application  # noqa: E402
 
 
 def chain(count: int) -> dict[str, Any]:
@@ -250,7 +250,7 @@ def main() -> int:
     args = parser.parse_args()
     app = qt_application(headless=True)
 
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     # This benchmark processes Qt's events itself (`pump`): asyncio runs inside that, as in the tests.

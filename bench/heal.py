@@ -136,12 +136,12 @@ def run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path,
 
 def _run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path, passes: Sequence[str],
               configure: Callable[[str], Callable[[], int] | None]) -> dict[str, dict[str, dict[str, Any]]]:
-    from app.qt_asyncio import run_in_qt
+    from app.startup.qt_asyncio import run_in_qt
 
     every: dict[str, dict[str, dict[str, Any]]] = {}
 
     async def main() -> None:
-        from app.shell import BrowserPilotApp
+        from app.wiring.shell import BrowserPilotApp
         from envs.datadir import DataDir
 
         shell = BrowserPilotApp(DataDir(work / "app-data"), headless=True)

@@ -1,7 +1,7 @@
 """What the network features cost: domain policy, capture, and the port-less CDP channel.
 
 In one run, in-process (offscreen QApplication, qasync loop, `BrowserPilotApp(DataDir(tmp), headless=True)`
-started as the app starts it: app/qt_asyncio.py), against a stdlib HTTP server on 127.0.0.1 in a child process (port 0,
+started as the app starts it: app/startup/qt_asyncio.py), against a stdlib HTTP server on 127.0.0.1 in a child process (port 0,
 TCP_NODELAY, keep-alive, `Cache-Control: no-store`; out of process so it does not compete for the GIL with
 the app, whose interceptor runs Python on the UI thread):
 
@@ -195,7 +195,7 @@ async def main(rounds: int, raw: bool = False) -> int:
     from PySide6 import QtWebEngineCore
 
     from app.browser.policy import decide
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
     from envs.domains import DomainPolicy
 
@@ -350,8 +350,8 @@ async def main(rounds: int, raw: bool = False) -> int:
 
 
 def run_in_qt(main_coro: Callable[[], Awaitable[T]]) -> T:
-    """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
-    from app.qt_asyncio import run_in_qt as run_headless
+    """Start Qt and asyncio as the headless app does (app/startup/qt_asyncio.py) and run."""
+    from app.startup.qt_asyncio import run_in_qt as run_headless
 
     return run_headless(main_coro)
 

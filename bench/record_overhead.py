@@ -56,7 +56,7 @@ async def measure(reps: int) -> int:
     from app.browser.input import InputDriver
     from app.browser.js import run_js
     from app.browser.record import TabRecorder
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20)
     args = parser.parse_args(argv)
-    from app.qt_asyncio import run_in_qt  # Qt and asyncio as the headless app starts them
+    from app.startup.qt_asyncio import run_in_qt  # Qt and asyncio as the headless app starts them
 
     return run_in_qt(lambda: measure(args.reps))
 

@@ -8,7 +8,7 @@ read the order counter, fill First name again, read it back. The sides, all on t
 
 (a) ours in the app: the flow as a BrowserPilot 0.3.0 workflow document (start, 20 nodes, end; values from
     start variables through `{{#input.x#}}` templates; fills are `entry: paste`), run in-process as
-    the headless app starts (app/qt_asyncio.py); one sample is one `workflow_run` operation call (document
+    the headless app starts (app/startup/qt_asyncio.py); one sample is one `workflow_run` operation call (document
     validation, run start, the 20 nodes, the run record written to runs.json), always on the same tab.
 (c) Playwright for Python: bench/replay_playwright.py's `run_flow` on one page of one Debian chromium, in a
     worker thread; one sample is the sum of its 20 timed steps (browser launch and page creation excluded).
@@ -97,7 +97,7 @@ import step_latency as sl  # noqa: E402  (the form page, its server and the orde
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Playwright
 
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
 
 DEFAULT_REPS = 10
 DEFAULT_ROWS = 100
@@ -624,7 +624,7 @@ class PlaywrightThread:
 async def in_app(sides: Sides, reps: int, rows: int, verifier: Verifier, files: Path, r: Results) -> None:
     from PySide6 import QtWebEngineCore
 
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     qt_version, chromium = (str(v) for v in (QtWebEngineCore.qWebEngineVersion(),  # str at run time
@@ -788,7 +788,7 @@ TARGET_VIDEO = 1.4   # video always / off, at most
 
 async def traces_in_app(sides: Sides, reps: int, verifier: Verifier, files: Path) -> dict[str, Any]:
     """(a) with each trace and video mode, rotating: workflow_run times (ms) and the disk each run kept."""
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
     from workflows.tracing import size_of, trace_files
 
@@ -881,8 +881,8 @@ def print_traces(result: dict[str, Any], reps: int) -> None:
 
 
 def run_in_qt(main: Callable[[], Awaitable[T]]) -> T:
-    """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
-    from app.qt_asyncio import run_in_qt as run_headless
+    """Start Qt and asyncio as the headless app does (app/startup/qt_asyncio.py) and run."""
+    from app.startup.qt_asyncio import run_in_qt as run_headless
 
     return run_headless(main)
 

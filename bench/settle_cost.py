@@ -76,7 +76,7 @@ class Server:
 
 
 async def measure(reps: int, server: Server) -> dict[str, list[float]]:
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     folder = Path(tempfile.mkdtemp(prefix="bench-settle-"))
@@ -113,7 +113,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=15)
     args = parser.parse_args()
-    from app.qt_asyncio import run_in_qt
+    from app.startup.qt_asyncio import run_in_qt
 
     server = Server()
     times = run_in_qt(lambda: measure(args.reps, server))

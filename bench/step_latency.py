@@ -2,7 +2,7 @@
 
 Side by side in one run, on the same local form (a stdlib HTTP server on 127.0.0.1, port 0, in a thread):
 
-- ours: the app started in-process as the headless app starts (app/qt_asyncio.py: offscreen, qasync loop,
+- ours: the app started in-process as the headless app starts (app/startup/qt_asyncio.py: offscreen, qasync loop,
   `BrowserPilotApp(DataDir(tmp), headless=True).start([])`), one tab from `tab_open`; each step is one
   `await app.registry.call(app.ctx, name, params)`, timed with `time.perf_counter` around that call.
 - Playwright: the sync API in a worker thread, one Debian `/usr/bin/chromium` launched once (headless, the
@@ -85,7 +85,7 @@ if str(ROOT) not in sys.path:
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Playwright
 
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
 
 CHROMIUM = "/usr/bin/chromium"
 # shared/BENCHMARKS.md; Playwright adds --headless itself (headless=True).
@@ -579,7 +579,7 @@ async def run_all(reps: int, variants: Sequence[Variant], base: str, book: Order
                   info: RunInfo) -> list[RepResult]:
     from PySide6 import QtWebEngineCore
 
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     info.qtwebengine_version = (f"{QtWebEngineCore.qWebEngineVersion()} "
@@ -642,8 +642,8 @@ async def run_all(reps: int, variants: Sequence[Variant], base: str, book: Order
 
 def run_in_qt(reps: int, variants: Sequence[Variant], base: str, book: OrderBook, files: Path,
               info: RunInfo) -> list[RepResult]:
-    """Start Qt and asyncio as the headless app does (app/qt_asyncio.py) and run."""
-    from app.qt_asyncio import run_in_qt as run_headless
+    """Start Qt and asyncio as the headless app does (app/startup/qt_asyncio.py) and run."""
+    from app.startup.qt_asyncio import run_in_qt as run_headless
 
     return run_headless(lambda: run_all(reps, variants, base, book, files, info))
 

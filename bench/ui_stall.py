@@ -441,16 +441,28 @@ def run_here(rows: int, windows: bool = False, variant: str = "as-specified") ->
     """One measurement in this process, on the code at sys.path[0]; `windows`: the app as a person runs it, its
     windows shown on the X server in DISPLAY (under `xvfb-run`), instead of headless; `variant`: a key of
     VARIANTS."""
-    from app.runtime import prepare_qt_environment
+    try:  # this checkout's layout (app/startup, app/wiring)
+        from app.startup.runtime import prepare_qt_environment
+        layout_before_startup = False
+    except ImportError:  # an older checkout (--against)
+        from app.startup.runtime import prepare_qt_environment  # type: ignore[no-redef]
+        layout_before_startup = True
+    prepare_qt_environment(headless=not windows)  # before anything imports Qt
+    if not layout_before_startup:
+        from app.startup.qt_asyncio import start_qt
+        from app.ui.theme import apply_theme
+        from app.wiring.shell import BrowserPilotApp
 
-    prepare_qt_environment(headless=not windows)
-    try:  # Qt and asyncio as the app starts them
-        from app.qt_asyncio import start_qt
-    except ImportError:  # a checkout from before app/qt_asyncio.py (--against): the same start-up, by its old name
-        from app.application import _qt_app as start_qt  # type: ignore[attr-defined,no-redef]
-    _qt_app, loop = start_qt(not windows)
+        def start(headless: bool) -> Any:
+            return start_qt(headless, apply_theme)
+    else:  # the same start-up by its old names, which styled the windows itself
+        from app.wiring.shell import BrowserPilotApp  # type: ignore[no-redef]
+        try:
+            from app.startup.qt_asyncio import start_qt as start  # type: ignore[no-redef]
+        except ImportError:
+            from app.wiring.application import _qt_app as start  # type: ignore[attr-defined,no-redef]
+    _qt_app, loop = start(not windows)
 
-    from app.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     work = Path(tempfile.mkdtemp(prefix="bench-ui-stall-"))

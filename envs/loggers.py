@@ -1,5 +1,5 @@
 """The names of the app's loggers, one per subsystem, declared once: `logging.getLogger(loggers.BROWSER)`.
-app/logsetup.py configures ROOT; every other name is a child of it."""
+app/startup/logsetup.py configures ROOT; every other name is a child of it."""
 
 ROOT = "browserpilot"
 AGENT = "browserpilot.agent"

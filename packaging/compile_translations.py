@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.i18n import APP_CATALOG, CHINESE, ENGLISH, I18N_DIR, compile_all  # noqa: E402
+from app.startup.i18n import APP_CATALOG, CHINESE, ENGLISH, I18N_DIR, compile_all  # noqa: E402
 
 SOURCES = (ROOT / "app", ROOT / "workflows" / "nodes")
 """Where the strings are: the UI, and the node classes' labels (`QT_TRANSLATE_NOOP("NodeKind", …)`, Qt-free)."""

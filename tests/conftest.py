@@ -8,7 +8,7 @@ from typing import Iterator
 
 import pytest
 
-from app.runtime import prepare_qt_environment
+from app.startup.runtime import prepare_qt_environment
 
 # In-process Qt tests run offscreen; QtWebEngine must be imported before the QApplication exists.
 prepare_qt_environment(headless=True)
@@ -16,7 +16,7 @@ import PySide6.QtWebEngineWidgets  # noqa: E402,F401
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from app.i18n import install_translations  # noqa: E402
+from app.startup.i18n import install_translations  # noqa: E402
 from tests.support.server import LocalServer  # noqa: E402
 
 # Tests read the English UI whatever the machine's locale (tests/test_i18n.py switches to Chinese and back).

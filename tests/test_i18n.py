@@ -20,7 +20,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from pytestqt.qtbot import QtBot
 
-from app.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, button_text, choose_language, install_translations
+from app.startup.i18n import CHINESE, ENGLISH, I18N_DIR, app_catalog, button_text, choose_language, install_translations
 from app.ui.node_kinds import KIND_NAMES, kind_label, kind_with_name
 from app.ui.run_inputs_dialog import RunInputsDialog
 from tests.support.qt import open_view, running_app

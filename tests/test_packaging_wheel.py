@@ -83,7 +83,7 @@ def test_the_installed_wheel_runs_a_workflow_outside_the_checkout(installed: Pat
                                                                   tmp_path: Path) -> None:
     venv = installed.parents[1]
     where = subprocess.run([str(venv / "bin" / "python"), "-c",
-                            "import app, app.resources as r; print(app.__file__); print(r.JS_DIR); "
+                            "import app, app.startup.resources as r; print(app.__file__); print(r.JS_DIR); "
                             "print(r.APP_ICON.is_file() and r.APP_STYLE.is_file())"],
                            capture_output=True, text=True, cwd=tmp_path, env=outside_env(), timeout=60)
     module, js_dir, found = where.stdout.split("\n")[:3]

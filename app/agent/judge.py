@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.agent.model import ModelError, ModelPort, ModelRequest
-from app.agent.records import AgentRecord, Judgement, Usage
+from app.stores.agent_runs import AgentRecord, Judgement, Usage
 from app.agent.secrets import Secrets
 from envs import loggers
 from envs.savemanager import in_thread

@@ -31,11 +31,11 @@ import time
 from typing import Any, Callable
 
 from app.agent.model import ModelError, ModelPort, ModelReply, ModelRequest
-from app.agent.records import AgentRecord, SelfReport, Step, ToolCall
+from app.stores.agent_runs import AgentRecord, SelfReport, Step, ToolCall
 from app.agent.secrets import Secrets
-from app.agent.settings import AgentSettings
+from app.stores.agent_settings import AgentSettings
 from app.agent.tools import ToolRunner
-from app.mcp.config import LOCATOR_CONVENTION
+from app.catalog.conventions import LOCATOR_CONVENTION
 from envs import loggers
 
 log = logging.getLogger(loggers.AGENT)

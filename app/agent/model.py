@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Protocol, TypeVar
 
-from app.agent.records import Usage
+from app.stores.agent_runs import Usage
 
 StreamEvent = Callable[[str, Any], None]  # ("text", delta) or ("tool", {"name", "input"})
 StopReason = Literal["tool_use", "end_turn", "max_tokens", "pause_turn", "refusal"]

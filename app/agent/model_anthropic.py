@@ -17,8 +17,8 @@ import anthropic
 from anthropic.types import Message
 
 from app.agent.model import Capabilities, ModelError, ModelReply, ModelRequest, ModelWorker, StreamEvent
-from app.agent.records import Usage
-from app.agent.settings import ModelChoice, cost_usd
+from app.stores.agent_runs import Usage
+from app.stores.agent_settings import ModelChoice, cost_usd
 
 CACHE = {"type": "ephemeral"}
 MAX_BREAKPOINTS = 4

@@ -30,8 +30,8 @@ from typing import Any
 import openai
 
 from app.agent.model import Capabilities, ModelError, ModelReply, ModelRequest, ModelWorker, StreamEvent
-from app.agent.records import Usage
-from app.agent.settings import ModelChoice, cost_usd
+from app.stores.agent_runs import Usage
+from app.stores.agent_settings import ModelChoice, cost_usd
 
 NO_IMAGE = "[a screenshot was taken here; this model is not sent images]"
 FINISH = {"tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from app.agent.heal_model import page_heal_model
-from app.agent.records import AgentRecord
+from app.stores.agent_runs import AgentRecord
 from app.agent.secrets import SecretError
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation

@@ -5,7 +5,7 @@ asks its endpoint which models it offers. Each provider's SDK is imported only w
 from __future__ import annotations
 
 from app.agent.model import ModelPort
-from app.agent.settings import ModelChoice
+from app.stores.agent_settings import ModelChoice
 
 
 def open_model(choice: ModelChoice, timeout: float = 120.0) -> ModelPort:

@@ -27,9 +27,9 @@ from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
 from app.agent.model import ModelPort
 from app.agent.providers import open_model
-from app.agent.records import AgentRecord, AgentRunStore, BoundSecret, Check, check_locator, now
+from app.stores.agent_runs import AgentRecord, AgentRunStore, BoundSecret, Check, check_locator, now
 from app.agent.secrets import Secrets
-from app.agent.settings import AgentSettings, ModelChoice
+from app.stores.agent_settings import AgentSettings, ModelChoice
 from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner
 from app.ops.context import OpContext

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from app.agent.records import AgentRecord, ToolCall, check_locator
+from app.stores.agent_runs import AgentRecord, ToolCall, check_locator
 from app.agent.secrets import PLACEHOLDER
 from workflows.nodes.locators import is_vague
 from workflows.recording import plain_locator

@@ -1,7 +1,7 @@
 """The operations registry as the model's tools, and running the model's tool calls through it.
 
-The tools are what an MCP client of the default profile is shown (`core`: app/mcp/profiles.py), with the very names,
-schemas and descriptions the MCP server publishes (`app.mcp.tools.ToolCatalog`), less the operations that are not
+The tools are what an MCP client of the default profile is shown (`core`: app/catalog/profiles.py), with the very names,
+schemas and descriptions the MCP server publishes (`app.catalog.tools.ToolCatalog`), less the operations that are not
 the agent's (its tab's control, replay internals, the agent itself), plus `done`. `tools_enable` turns more groups
 on for the run: the next request carries their definitions (`AgentTools.definitions`), so the prompt cache is
 rebuilt once from there. `ToolRunner` runs one call: it fills in the agent's tab, checks that every `<secret:name>`
@@ -10,7 +10,7 @@ workflows/secret_binding.py, and a refused use is kept as the call's `refusal`),
 locator with `page_inspect` before acting (for Save as workflow), retries once after a re-snapshot when a ref is
 stale, makes the agent wait out a handoff, notices a changed page, and turns the envelope (redacted) into a
 `tool_result` block — text (a header line and the payload as plain text), plus the image when a screenshot was taken
-(`app.mcp.tools.tool_result`). What a tool returns comes from pages: its text is sent inside a `<page_data_NONCE>`
+(`app.catalog.tools.tool_result`). What a tool returns comes from pages: its text is sent inside a `<page_data_NONCE>`
 block, a tag the page cannot know (a random one per run, named in the system prompt), so the model can tell it from
 the task and never takes it as one.
 """
@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from app.agent.records import Refusal, ToolCall
+from app.stores.agent_runs import Refusal, ToolCall
 from app.agent.secrets import SecretError, Secrets
-from app.mcp.profiles import TOOLS_ENABLE, ToolSelection
-from app.mcp.tools import ToolCatalog, call_timeout, tool_result
+from app.catalog.profiles import TOOLS_ENABLE, ToolSelection
+from app.catalog.tools import ToolCatalog, call_timeout, tool_result
 from app.ops.registry import OperationRegistry
 from envs import loggers
 from workflows.secret_binding import REFUSED
@@ -94,7 +94,7 @@ class AgentTools:
         return self._definitions[1]
 
     def enable(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """tools_enable for this run: the envelope it answers (app.mcp.tools.ToolCatalog.enable)."""
+        """tools_enable for this run: the envelope it answers (app.catalog.tools.ToolCatalog.enable)."""
         envelope = self.catalog.enable(self.selection, arguments)
         if envelope.get("ok"):
             envelope["added"] = [name for name in envelope["added"] if self.allowed(name)]

@@ -65,7 +65,7 @@ What we found, and why the code does what it does (QtWebEngine 6.12, Chromium 14
   took 2-3 ms here, as long as the rest of the click. Polling (every `FENCE_POLL`) still ends a fence whose
   document was replaced meanwhile.
 - **PySide6 6.12 on Python 3.11** drops a reference to None on every call of a method returning nothing; see
-  `app/pyside_fix.py` (applied at start-up).
+  `app/startup/pyside_fix.py` (applied at start-up).
 
 Costs measured on this machine (offscreen, software rendering): sending a click (move, press, release) takes
 0.2-1.4 ms and the page's `click` handler has run 1.3-4 ms after the call started (JS round trip 0.2 ms);

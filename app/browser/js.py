@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage, QWebEngineProfile, QWebEngineScript
 
-from app.resources import JS_DIR
+from app.startup.resources import JS_DIR
 from envs import loggers
 from workflows.ports import PageError
 

@@ -41,7 +41,7 @@ from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigat
 from app.browser.input import InputDriver, InputError
 from app.browser.js import HELPER_SCRIPTS, document_script, run_in_every_frame
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
-from app.resources import JS_DIR
+from app.startup.resources import JS_DIR
 from envs import loggers
 from workflows.recording import Recording, new_session_token
 

@@ -136,7 +136,7 @@ def list_models_verb(args: argparse.Namespace, data: DataDir) -> int:
 
 
 def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
-    from app.runtime import has_display
+    from app.startup.runtime import has_display
 
     if args.list_models:
         return list_models_verb(args, data)

@@ -51,8 +51,9 @@ def add_batch_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_worker_verb(args: argparse.Namespace, data: DataDir) -> int:
-    from app.distributed.worker import WorkerOptions, run_worker
-    from app.logsetup import setup_logging
+    from app.distributed.worker import WorkerOptions
+    from app.wiring.worker import run_worker
+    from app.startup.logsetup import setup_logging
 
     setup_logging(data.logs, debug=getattr(args, "debug", False))  # a worker tells what it does (not quiet)
 

@@ -9,7 +9,7 @@ import sys
 from typing import Any, Callable
 
 from app.cli.exits import EXIT_FAILED, EXIT_OK
-from app.instance import AlreadyRunningError, InstanceLock
+from app.startup.instance import AlreadyRunningError, InstanceLock
 from envs.datadir import DataDir
 from envs.errors import StoreError
 
@@ -36,7 +36,7 @@ def execute_operation(data: DataDir, name: str, params: dict[str, Any]) -> dict[
     Raises `AlreadyRunningError` (the app runs but cannot be reached: the message says why), `StoreError`
     or `OSError`. Every verb (env now; run, workflow, runs as they come) goes through here.
     """
-    from app.ops import build_registry
+    from app.wiring.registry import build_registry
 
     try:
         with InstanceLock(data.lock_file):
@@ -71,9 +71,9 @@ def run_here_or_forward(data: DataDir, name: str, params: dict[str, Any], *, hea
                         progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
     """Run one operation in an app started for it, or in the app already running on this data folder (over
     MCP); the envelope, or None after printing why neither could be done."""
-    from app.application import run_operation
-    from app.instance import AlreadyRunningError
-    from app.runtime import NoDisplayError
+    from app.wiring.application import run_operation
+    from app.startup.instance import AlreadyRunningError
+    from app.startup.runtime import NoDisplayError
     from envs.jsonstore import StoreError
 
     try:

@@ -23,7 +23,7 @@ from app import __version__
 from app.cli import agent, batch, editor, schedules, workflows
 from app.cli.common import run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from app.logsetup import setup_logging
+from app.startup.logsetup import setup_logging
 from envs import loggers
 from envs.datadir import DataDir, resolve_data_dir
 from envs.errors import StoreError
@@ -315,7 +315,7 @@ def run_mcp_verb(args: argparse.Namespace, data: DataDir) -> int:
     from app.mcp import config
 
     if args.mcp_verb is None:
-        from app.mcp.profiles import ProfileError, parse_profile
+        from app.catalog.profiles import ProfileError, parse_profile
 
         try:
             parse_profile(args.tools)
@@ -435,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         call = workflows.workflow_call if args.verb == "workflow" else workflows.runs_call
         name, params, show = call(args)
         return run_operation_verb(data, name, params, show)
-    from app.application import run_app
+    from app.wiring.application import run_app
 
     return run_app(data, headless=args.headless, open_urls=args.open, debug=debug, minimized=args.minimized)
 

@@ -136,7 +136,7 @@ def schedule_verb(args: argparse.Namespace, data: DataDir) -> int:
 def _run_verb(args: argparse.Namespace, data: DataDir) -> int:
     import os
 
-    from app.runtime import has_display
+    from app.startup.runtime import has_display
 
     headless = args.run_headless or not (has_display() or os.environ.get("QT_QPA_PLATFORM"))
     result = run_here_or_forward(data, "schedule_run", {"schedule": args.id, "wait": True}, headless=headless)

@@ -398,7 +398,7 @@ def format_seconds(seconds: float) -> str:
 
 
 def run_verb(args: argparse.Namespace, data: DataDir) -> int:
-    from app.runtime import has_display
+    from app.startup.runtime import has_display
     from workflows.document import DocumentError
 
     try:

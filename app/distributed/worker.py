@@ -1,4 +1,5 @@
-"""`browserpilot worker`: the app, headless, with a Dramatiq worker that runs rows from a Redis broker.
+"""`browserpilot worker`: the app, headless, with a Dramatiq worker that runs rows from a Redis broker (the
+process itself is started where the app is wired: app/wiring/worker.py).
 
 Threads: Qt and asyncio (qasync) own the main thread, as in every BrowserPilot process. Dramatiq's `Worker`
 (embedded, not the `dramatiq` program, which forks and wants the main thread's signals) runs its consumer
@@ -27,21 +28,18 @@ import asyncio
 import concurrent.futures
 import logging
 import os
-import signal
 import socket
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from app.distributed.broker import ACTOR, POLL_MS, make_broker, retrying, safe_url
+from app.distributed.broker import ACTOR, POLL_MS, make_broker, retrying
 from app.distributed.defaults import DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
 from app.distributed.ledger import BatchLedger
 from app.distributed.models import RowResult, RowTask
 from app.distributed.rows import AppFault, RowRunner
 from envs import loggers
-from envs.datadir import DataDir
 
 log = logging.getLogger(loggers.DISTRIBUTED)
 
@@ -220,7 +218,7 @@ class RowConsumer:
                           message.kwargs.get("row", {}).get("rowIndex"))
 
 
-def _broker_logging_to_stderr() -> None:
+def broker_logging_to_stderr() -> None:
     """Dramatiq's and redis's warnings (broker unreachable, consumer restarts) on stderr next to ours."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
@@ -229,68 +227,3 @@ def _broker_logging_to_stderr() -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
         logger.propagate = False
-
-
-def run_worker(data: DataDir, options: WorkerOptions) -> int:
-    """Start the headless app on `data` and consume rows until stopped; the exit status."""
-    from app.qt_asyncio import start_qt, wakeup_timer
-    from app.instance import AlreadyRunningError, InstanceLock
-    from app.runtime import prepare_qt_environment
-
-    prepare_qt_environment(True)
-    lock = InstanceLock(data.lock_file)
-    try:
-        lock.acquire()
-    except AlreadyRunningError as exc:
-        print(f"browserpilot: {exc}", file=sys.stderr)
-        return 1
-    try:
-        return _run_locked(data, options, start_qt, wakeup_timer)
-    finally:
-        lock.release()
-
-
-def _run_locked(data: DataDir, options: WorkerOptions, qt_app: Any, wakeup_timer: Any) -> int:
-    from app.shell import BrowserPilotApp
-
-    _broker_logging_to_stderr()
-    _app, loop = qt_app(True)
-    shell = BrowserPilotApp(data, headless=True)
-    if not shell.envs.exists(options.env_id):
-        print(f"browserpilot: there is no environment with id {options.env_id!r} on this worker", file=sys.stderr)
-        shell.shutdown()
-        return 1
-    runner = RowRunner(shell, options.env_id, options.hostname())
-    consumer = RowConsumer(options, runner, loop)
-    signals_seen = 0
-
-    def on_signal(signum: int, frame: object) -> None:
-        nonlocal signals_seen
-        signals_seen += 1
-        if signals_seen == 1:
-            log.warning("signal %s: finishing the rows in hand, then stopping (again to requeue them now)", signum)
-            consumer.stop()
-        else:
-            log.warning("signal %s: cancelling the rows in hand; they go back to the queue", signum)
-            consumer.give_up()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    timer = wakeup_timer()
-
-    stopped: asyncio.Future[None] = loop.create_future()
-    consumer.on_done = lambda: loop.call_soon_threadsafe(lambda: stopped.done() or stopped.set_result(None))
-
-    log.info("worker %s: broker %s", options.hostname(), safe_url(options.broker))
-    consumer.start()
-    try:
-        with loop:
-            loop.run_until_complete(stopped)
-    finally:
-        timer.stop()
-        shell.shutdown()
-    if consumer.error is not None:
-        print(f"browserpilot: the worker stopped: {consumer.error}", file=sys.stderr)
-        return 1
-    log.warning("worker %s stopped", options.hostname())
-    return 0

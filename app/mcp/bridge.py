@@ -21,7 +21,7 @@ request opens:
   in `_meta`) gets that era: each request's envelope checked, results with `resultType`, cache hints and the
   server's identity.
 
-The bridge is one client session, so it keeps that session's tools: its `--tools` profile (app/mcp/profiles.py)
+The bridge is one client session, so it keeps that session's tools: its `--tools` profile (app/catalog/profiles.py)
 and the groups `tools_enable` turned on, sent with each request; when a `tools_enable` call added tools, a
 handshake-era client is sent `notifications/tools/list_changed` right after its answer (the 2026-07-28 era
 delivers change notifications only to a `subscriptions/listen` stream, which the bridge does not serve: such a
@@ -51,8 +51,9 @@ import anyio.abc
 from app import __version__
 from app.mcp.client import (APP_START_TIMEOUT, Endpoint, EndpointUnavailable, QuickClient, connect, connect_quick,
                             ensure_app, reason)
-from app.mcp.config import SERVER_INSTRUCTIONS, SERVER_NAME, read_mcp_file
-from app.mcp.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
+from app.catalog.conventions import SERVER_INSTRUCTIONS
+from app.mcp.config import SERVER_NAME, read_mcp_file
+from app.catalog.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
 from envs import loggers
 from envs.datadir import DataDir
 

@@ -6,7 +6,7 @@ bridge --TCP 127.0.0.1--> {"token": "…", "client": "bridge 4242", "method": "t
        <--------------- {"result": {CallToolResult by alias}}\\n   or   {"error": "unauthorized: …"}\\n
 ```
 
-`tools` and `enabled` are the bridge session's tool selection (app/mcp/profiles.py: its `--tools` profile and
+`tools` and `enabled` are the bridge session's tool selection (app/catalog/profiles.py: its `--tools` profile and
 the groups `tools_enable` turned on); the bridge keeps them, this endpoint lists and answers by them
 (`tools_enable` included: its result says which groups are on now, and the bridge takes that).
 
@@ -31,13 +31,13 @@ import socket
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from app.mcp.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
+from app.catalog.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
 from envs import loggers
 from envs.datadir import DataDir
 
 if TYPE_CHECKING:
     from app.mcp.idle import BridgeClients
-    from app.mcp.tools import ToolCatalog
+    from app.catalog.tools import ToolCatalog
 
 log = logging.getLogger(loggers.MCP)
 
@@ -151,7 +151,7 @@ class QuickServer:
             name, arguments = request.get("name"), request.get("arguments") or {}
             if not isinstance(name, str) or not isinstance(arguments, dict):
                 return {"error": "bad request: tools/call needs a name and an arguments object"}
-            from app.mcp.tools import result_json  # here: the bridge imports `request` without the registry
+            from app.catalog.tools import result_json  # here: the bridge imports `request` without the registry
 
             if name == TOOLS_ENABLE:
                 return {"result": result_json(name, owner.catalog.enable(selection, arguments), owner.data.root)}

@@ -9,8 +9,8 @@ client --HTTP--> guard (Host/Origin: 403, bearer token: 401) --> mcp streamable 
   settings comes first, then the previous run's port (so pasted client configurations keep working).
 - The token lives in `mcp.json` (see `app.mcp.config`); the guard re-reads the file whenever it changes, so
   `browserpilot mcp token --regenerate` takes effect at once and the old token stops working.
-- Tools are the registry's operations (`app.mcp.tools.ToolCatalog`), listed afresh on every `tools/list`:
-  those of the client's profile (`?tools=core|full|original|group,…`, app/mcp/profiles.py; a profile naming
+- Tools are the registry's operations (`app.catalog.tools.ToolCatalog`), listed afresh on every `tools/list`:
+  those of the client's profile (`?tools=core|full|original|group,…`, app/catalog/profiles.py; a profile naming
   something unknown is refused with 400 by the guard) and the groups its session turned on with
   `tools_enable`, after which the session is sent `notifications/tools/list_changed` (on its standalone GET
   stream). A 2026-07-28 client has no session: its list is always its address's profile (tools_enable says so).
@@ -65,9 +65,9 @@ from app.mcp.config import (
     update_mcp_file,
 )
 from app.mcp.idle import CLIENT_HEADER, BridgeClients
-from app.mcp.profiles import TOOLS_ENABLE, ProfileError, ToolSelection, parse_profile
+from app.catalog.profiles import TOOLS_ENABLE, ProfileError, ToolSelection, parse_profile
 from app.mcp.quick import QuickServer
-from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
+from app.catalog.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, OperationRegistry, failure
 from envs import loggers
 from envs.datadir import DataDir

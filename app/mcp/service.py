@@ -31,7 +31,7 @@ from envs.jsonstore import StoreError
 
 if TYPE_CHECKING:
     from app.mcp.server import McpHttpServer
-    from app.settings import SettingsStore
+    from app.stores.settings import SettingsStore
 
 log = logging.getLogger(loggers.MCP)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Protocol, cast
 
-from app.agent.records import AgentRunStore
-from app.agent.settings import AgentSettingsStore
-from app.settings import SettingsStore
+from app.stores.agent_runs import AgentRunStore
+from app.stores.agent_settings import AgentSettingsStore
+from app.stores.settings import SettingsStore
 from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.groups import GroupError, GroupStore

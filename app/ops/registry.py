@@ -72,7 +72,7 @@ class Operation(Generic[P]):
     # The parameter whose `<secret:name>` the operation itself fills in, where the secret's binding allows
     # (the text typed or the option chosen); a bound secret anywhere else refuses the call.
     secret_field: str | None = None
-    # The tool group it is listed in (app/mcp/profiles.py GROUPS: core, network, recording, …): which MCP clients
+    # The tool group it is listed in (app/catalog/profiles.py GROUPS: core, network, recording, …): which MCP clients
     # and the built-in agent see it without asking. Every operation names one (tests/unit/app/test_registry.py).
     group: str | None = None
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QWidget)
 
-from app.agent.settings import PROVIDERS, AgentSettingsStore, Provider
+from app.stores.agent_settings import PROVIDERS, AgentSettingsStore, Provider
 from app.ui.theme import icon
 from envs import loggers
 from envs.jsonstore import StoreError

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout,
                                QLabel, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
-from app.agent.records import AgentRecord, Step, ToolCall, Usage
-from app.agent.settings import StoredSecret
+from app.stores.agent_runs import AgentRecord, Step, ToolCall, Usage
+from app.stores.agent_settings import StoredSecret
 from envs import loggers
 from envs.jsonstore import StoreError
 from workflows.secret_binding import SecretError, start_page_domain

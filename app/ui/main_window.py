@@ -9,7 +9,8 @@ the MCP configuration, once (`Settings.welcome_shown`).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
-from app.i18n import button_text
+from app.startup.i18n import button_text
 from app.ui.empty_state import PANEL_STYLE
 from app.ui.env_panel import EnvironmentsPanel
 from app.ui.op_runner import OpRunner
@@ -52,6 +53,7 @@ from envs.store import EnvStore
 
 if TYPE_CHECKING:
     from app.mcp.service import McpService
+    from app.stores.settings import SettingsStore
 
 log = logging.getLogger(loggers.UI)
 
@@ -196,11 +198,17 @@ class AboutDialog(QDialog):
         layout.addWidget(close_buttons(data, self))
 
 
+# A section of the Settings dialog that a layer above the windows adds (app/desktop: the tray, notifications and
+# start at login), made with the app's settings store, the data folder and the dialog's body.
+SettingsSection = Callable[["SettingsStore", Path, QWidget], QWidget]
+
+
 class SettingsDialog(QDialog):
     """File → Settings and Data Folder: where the data lives, the MCP server, runs and agents, the desktop; in a
     scroll area, so that the dialog fits a small screen (and the wheel scrolls it)."""
 
-    def __init__(self, data: DataDir, parent: QWidget | None = None, mcp: "McpService | None" = None) -> None:
+    def __init__(self, data: DataDir, parent: QWidget | None = None, mcp: "McpService | None" = None,
+                 sections: Sequence[SettingsSection] = ()) -> None:
         super().__init__(parent)
         self.setObjectName("settings-dialog")
         self.setWindowTitle(self.tr("Settings"))
@@ -216,10 +224,9 @@ class SettingsDialog(QDialog):
 
             self.unattended = UnattendedSection(self.mcp_section.mcp.settings, body)
             inner.addWidget(self.unattended)
-            from app.ui.desktop_settings import DesktopSection
-
-            self.desktop = DesktopSection(self.mcp_section.mcp.settings, data.root, body)
-            inner.addWidget(self.desktop)
+            self.sections = [make(self.mcp_section.mcp.settings, data.root, body) for make in sections]
+            for section in self.sections:
+                inner.addWidget(section)
         inner.addStretch(1)
         self.scroll = QScrollArea(self)
         self.scroll.setObjectName("settings-scroll")
@@ -246,6 +253,8 @@ class MainWindow(QMainWindow):
         self.data = data
         self.mcp = mcp
         self.settings = ops.ctx.settings  # the app's one settings store
+        # Sections the Settings dialog shows below its own (added by app/desktop when it attaches).
+        self.settings_sections: list[SettingsSection] = []
         self._ctx = ops.ctx
         self._changes = ops.changes  # the stores' changes, for the dialogs opened here
         self._open_env = open_env
@@ -484,7 +493,7 @@ class MainWindow(QMainWindow):
         dialog.deleteLater()
 
     def show_settings(self) -> None:
-        dialog = SettingsDialog(self.data, self, mcp=self.mcp)
+        dialog = SettingsDialog(self.data, self, mcp=self.mcp, sections=self.settings_sections)
         dialog.exec()
         dialog.deleteLater()
 

@@ -18,7 +18,7 @@ import shiboken6
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QLabel, QMessageBox, QVBoxLayout, QWidget
 
-from app.settings import SettingsStore
+from app.stores.settings import SettingsStore
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner

@@ -15,7 +15,7 @@ import logging
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
-from app.settings import SettingsStore
+from app.stores.settings import SettingsStore
 from envs import loggers
 from envs.jsonstore import StoreError
 

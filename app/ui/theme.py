@@ -22,7 +22,7 @@ from PySide6.QtCore import QByteArray, QCoreApplication, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QIconEngine, QPainter, QPalette, QPixmap, QPixmapCache
 from PySide6.QtWidgets import QApplication
 
-from app.resources import RESOURCES_DIR
+from app.startup.resources import RESOURCES_DIR
 from app.ui.wheel_guard import install_wheel_guard
 from envs import loggers
 

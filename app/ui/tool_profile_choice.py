@@ -1,4 +1,4 @@
-"""Which MCP tool profile a pasted client configuration asks for (app/mcp/profiles.py): a choice and a line saying
+"""Which MCP tool profile a pasted client configuration asks for (app/catalog/profiles.py): a choice and a line saying
 what it gives, shared by the settings' MCP section and the first-run welcome."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ print(json.dumps(forward_operation(DataDir(Path(sys.argv[1])), sys.argv[2], json
 """
 WELCOMED = """import sys
 from pathlib import Path
-from app.settings import SettingsStore
+from app.stores.settings import SettingsStore
 from envs.datadir import DataDir
 SettingsStore(DataDir(Path(sys.argv[1]))).update(welcome_shown=True)
 """

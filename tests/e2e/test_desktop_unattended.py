@@ -28,10 +28,10 @@ import pytest
 from PySide6.QtGui import QColor, QImage
 
 from app.mcp.client import forward_operation
-from app.settings import SettingsStore
+from app.stores.settings import SettingsStore
 from envs.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli
-from app.ui.tray import NEEDS_YOU_COLOR
+from app.desktop.tray import NEEDS_YOU_COLOR
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.server import LocalServer, Request, Response
 

@@ -494,7 +494,7 @@ def test_the_batch_dialog_runs_rows_on_workers(qtbot: Any, shell: Any, tmp_path:
                                                 redis: RedisServer, pool: Pool) -> None:
     from PySide6.QtWidgets import QDialogButtonBox
 
-    from app.settings import SettingsStore
+    from app.stores.settings import SettingsStore
     from app.ui.run_inputs_dialog import BatchDialog
     from tests.integration.test_gui import answer_dialog
     from tests.support.qt import run_op

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from app.mcp.client import forward_operation, wait_for_endpoint
-from app.settings import SettingsStore
+from app.stores.settings import SettingsStore
 from envs.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)

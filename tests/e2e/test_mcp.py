@@ -24,9 +24,9 @@ from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 from mcp_types import Tool
 
-from app.mcp.profiles import ORIGINAL_TOOLS
+from app.catalog.profiles import ORIGINAL_TOOLS
 from app.mcp.quick import request as quick_request
-from app.ops import build_registry
+from app.wiring.registry import build_registry
 from tests.support.app_process import AppProcess, app_command, app_env, run_cli, serving_app
 from tests.support.mcp_http import endpoint, mcp_client
 from tests.support.server import LocalServer, Request, Response

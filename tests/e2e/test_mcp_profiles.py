@@ -24,8 +24,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from app.mcp.profiles import ORIGINAL_TOOLS
-from app.ops import build_registry
+from app.catalog.profiles import ORIGINAL_TOOLS
+from app.wiring.registry import build_registry
 from tests.support.app_process import app_command, app_env, run_cli, serving_app
 from tests.support.mcp_http import endpoint, mcp_client
 from tests.support.server import LocalServer, Response

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.agent_shop import CHECK, Shop, order_script
 from tests.support.fake_anthropic import Reply, last_results, ref_of, result_text, text, tool
 from tests.support.fake_openai import FakeOpenAI, openai_env

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, quote, quote_plus
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.fake_anthropic import (FakeAnthropic, Reply, last_results, model_env, ref_of,
                                           result_text, text, tool)
 from tests.support.qt import run_op, running_app, saved

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.downloads_panel import DownloadsPanel
 from app.ui.env_window import EnvWindow
 from tests.support.qt import open_view, run_op, running_app, wait_loaded, window_of

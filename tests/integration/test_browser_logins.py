@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.browser_profiles import (CHROMIUM, FIREFOX, chromium_login, firefox_login, login_site,
                                             playwright_page_text, playwright_storage_state)
 from tests.support.qt import run_js, run_op, running_app, view_of

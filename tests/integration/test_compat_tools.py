@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.pages import add_login_routes, cookies_of
 from tests.support.qt import run_op, saved, window_of
 from tests.support.server import LocalServer, Request, Response

@@ -28,7 +28,7 @@ from app.browser.capture import settle_frame
 from app.browser.control import ControlState, HandoffTimeout, TabClosed, TabControl
 from app.browser.js import run_js as page_js
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.control_overlay import ControlOverlay, HandoffBanner
 from tests.support.qt import click_element, open_view, run_js, wait_loaded, window_of
 from tests.support.server import LocalServer

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op, view_of
 from tests.support.server import LocalServer, Request, Response
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QPushButton, QToolBar
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui import theme
 from app.ui.editor.editors import Editors
 from app.ui.editor.items import NODE_WIDTH

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import run_op, running_app
 from tests.support.server import LocalServer, Request, Response
 from tests.support.spa_saves import SaveSite, case_url
@@ -57,11 +57,11 @@ def document(name: str, *nodes: dict[str, Any]) -> dict[str, Any]:
 @contextlib.contextmanager
 def settle_time(app: BrowserPilotApp, seconds: float) -> Iterator[None]:
     """The app's settle bound (`settleSeconds`) for a while, then its default again."""
-    app.settings.update(settle_seconds=seconds)
+    app.stores.settings.update(settle_seconds=seconds)
     try:
         yield
     finally:
-        app.settings.update(settle_seconds=10.0)
+        app.stores.settings.update(settle_seconds=10.0)
 
 
 def run(qtbot: QtBot, app: BrowserPilotApp, doc: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLineEdit, QMenu, QTool
 from pytestqt.qtbot import QtBot
 
 from app.browser.downloads import arm_download
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.control_overlay import HANDOFF_COLOR
 from app.ui import theme
 from app.ui.env_window import EnvWindow

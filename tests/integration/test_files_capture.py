@@ -27,7 +27,7 @@ from app.browser.downloads import DownloadError, drain_downloads, expect_downloa
 from app.browser.health import PageCrashed, ensure_responsive
 from app.browser.js import PageTimeout, run_js as page_js
 from app.browser.tab import BrowserPage, BrowserTab, UploadError, upload_files
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import click_element, open_view, run_js, running_app, wait_loaded
 from tests.support.raw_server import RawServer
 from tests.support.server import LocalServer, Request, Response

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMessageBox
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.env_panel import NewEnvironmentDialog
 from tests.support.qt import click_element, open_view, run_js, run_op, wait_loaded, window_of
 from tests.support.server import LocalServer

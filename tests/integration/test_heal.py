@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, big_form_page, our_flow
 from tests.support.qt import open_view, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer, Response

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.integration.test_recorder import (open_person_tab, person_chooses_file, person_clicks, person_presses,
                                              person_types, wait_steps)
 from tests.support.heal_site import KINDS, SLIDER_AT, TARGETS, VALUES, HealSite

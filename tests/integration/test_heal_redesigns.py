@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_op, running_app
 from tests.support.redesign_pages import ADMIN_INDEX
 from tests.support.server import LocalServer, Request, Response

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 import app.browser.cdp as cdp
 from app.browser.code_sandbox import IDLE_RELEASE
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer
 

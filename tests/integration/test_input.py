@@ -26,7 +26,7 @@ from app.browser.control import TabControl
 from app.browser.input import InputDriver, InputError, parse_shortcut
 from app.browser.js import MAIN_WORLD
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_js, running_app, wait_loaded
 from tests.support.server import LocalServer
 

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser import locators as L
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_js, wait_loaded
 from tests.support.server import LocalServer
 from workflows.ports import Locator

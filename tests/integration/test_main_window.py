@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QFileDialog, Q
 from pytestqt.qtbot import QtBot
 
 from app.browser.record import TabRecorder
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.env_panel import NewEnvironmentDialog
 from app.ui.main_window import MainWindow
 from tests.integration.test_gui import answer_dialog

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QSpinBox, 
 from pytestqt.qtbot import QtBot
 
 from app.mcp import config
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.main_window import SettingsDialog
 from tests.support.qt import saved
 

@@ -21,7 +21,7 @@ import psutil
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op, view_of, views
 from tests.support.raw_server import RawServer
 from tests.support.server import LocalServer, Response

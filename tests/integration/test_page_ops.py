@@ -11,7 +11,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.browser.control import TabControl
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import click_element, run_op, view_of
 from tests.support.server import LocalServer, Request, Response
 

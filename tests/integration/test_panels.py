@@ -15,7 +15,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLineEdit, QMessageBox, QTableWidget
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui import runs_panel
 from app.ui.main_window import MainWindow
 from app.ui.run_inputs_dialog import BatchDialog, RunInputsDialog
@@ -423,7 +423,7 @@ def test_batch_from_a_csv_with_progress_and_cancel(qtbot: QtBot, shell: BrowserP
 
 
 def test_agent_runs_panel_lists_runs_and_keeps_the_three_answers_apart(qtbot: QtBot, shell: BrowserPilotApp) -> None:
-    from app.agent.records import AgentRecord, AgentRunStore, Check, Judgement, SelfReport, Step, ToolCall
+    from app.stores.agent_runs import AgentRecord, AgentRunStore, Check, Judgement, SelfReport, Step, ToolCall
 
     window = shell.main_window
     assert window is not None

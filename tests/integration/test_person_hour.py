@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.record import TabRecorder
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
 from app.ui.record_panel import StopDialog
 from tests.support.qt import run_js, run_op, running_app, wait_loaded
@@ -368,14 +368,14 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
     assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
     doc = validate_document(document)
     envs = [("env-default", "Default")]
-    idle_before = app.settings.current.idle_exit_minutes
+    idle_before = app.stores.settings.current.idle_exit_minutes
     walked: dict[str, int] = {}
 
-    settings = SettingsDialog(app.data, main, mcp=app.mcp)
+    settings = SettingsDialog(app.data, main, mcp=app.mcp, sections=main.settings_sections)
     settings.show()
     qtbot.waitExposed(settings)
     walked["settings"] = wheel_walk(qtbot, settings)
-    assert app.settings.current.idle_exit_minutes == idle_before
+    assert app.stores.settings.current.idle_exit_minutes == idle_before
     # The wheel over a value widget scrolled the dialog instead (it is a scroll area now).
     bar = settings.scroll.verticalScrollBar()
     settings.resize(settings.width(), 300)
@@ -386,7 +386,7 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
     bar_at = bar.value()
     assert bar_at > 0
     wheel_over(minutes, 2)
-    assert bar.value() < bar_at and app.settings.current.idle_exit_minutes == idle_before
+    assert bar.value() < bar_at and app.stores.settings.current.idle_exit_minutes == idle_before
     # With the focus (a click), the wheel is the person's way to change it.
     settings.scroll.ensureWidgetVisible(minutes)
     click(minutes)
@@ -668,7 +668,7 @@ def test_in_chinese_the_editor_side_panel_and_undo_are_translated(qtbot: QtBot, 
 
     from PySide6.QtWidgets import QLabel, QLineEdit
 
-    from app.i18n import CHINESE, install_translations
+    from app.startup.i18n import CHINESE, install_translations
     from app.ui.editor.window import EditorWindow
 
     document = guba_like()
@@ -717,7 +717,7 @@ def test_spin_arrows_fields_and_texts_are_whole_and_readable_in_both_themes_and_
     from PySide6.QtGui import QColor, QFontInfo
     from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QStyle, QStyleOptionSpinBox
 
-    from app.i18n import CHINESE, install_translations
+    from app.startup.i18n import CHINESE, install_translations
     from app.ui import theme
     from app.ui.run_inputs_dialog import BatchDialog
     from app.ui.welcome import WelcomeDialog

@@ -26,7 +26,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.record import TabRecorder, app_acting
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer, Request, Response
 from workflows.document import validate_document

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser.memory import private_bytes
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import run_js, run_op, running_app, view_of
 from tests.support.server import LocalServer
 

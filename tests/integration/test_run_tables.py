@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 from PySide6.QtCore import Qt, QUrl
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.documents import chain, node, ok
 from tests.support.qt import run_op
 from tests.support.server import LocalServer

@@ -15,7 +15,7 @@ import shiboken6
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from envs.jsonstore import JsonStore
 from envs.model import EnvsDocument
 from tests.support.qt import open_view, run_op, running_app, wait_loaded, window_of

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import run_op, running_app
 from tests.support.server import LocalServer
 

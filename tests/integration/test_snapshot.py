@@ -9,7 +9,7 @@ from typing import Any
 from pytestqt.qtbot import QtBot
 
 from app.browser import locators
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.integration.test_locators import call
 from tests.support.content_pages import CONTENT, HIDDEN, LONG_ITEMS, PAGES, more_calls
 from tests.support.qt import run_op, view_of

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.mediastream import StreamTransfer
 from app.browser.tab import BrowserTab
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.disk_audit import qt_thread_disk
 from tests.support.documents import chain
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of

@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from pytestqt.qtbot import QtBot
 
 from app.browser.control import TabControl
-from app.shell import BrowserPilotApp
+from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import click_element, run_op, views
 from tests.support.server import LocalServer, Request, Response
 

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
-from app.qt_asyncio import asyncio_inside_qt
-from app.shell import BrowserPilotApp
+from app.startup.qt_asyncio import asyncio_inside_qt
+from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
 from envs.datadir import DataDir
 
@@ -53,7 +53,7 @@ def running_app(qapp: QApplication, folder: Path, headless: bool = True,
                 windows: bool | None = None) -> Iterator[BrowserPilotApp]:
     """The app in this process (`headless=False`: as a person starts it, with its windows, offscreen;
     `windows=True`: headless, but its tabs shown in environment windows, offscreen). As in production, asyncio
-    runs inside Qt's event processing (app/qt_asyncio.py): the loop counts as running, and qtbot's waits (which
+    runs inside Qt's event processing (app/startup/qt_asyncio.py): the loop counts as running, and qtbot's waits (which
     process Qt events) drive coroutines."""
     with asyncio_inside_qt(qapp):
         app = BrowserPilotApp(DataDir(folder), headless=headless, windows=windows)

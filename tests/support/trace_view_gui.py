@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from app.runtime import prepare_qt_environment
+from app.startup.runtime import prepare_qt_environment
 
 
 def say(**data: Any) -> None:
@@ -50,7 +50,7 @@ async def main(folder: Path, url: str) -> None:
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
-    from app.shell import BrowserPilotApp
+    from app.wiring.shell import BrowserPilotApp
     from envs.datadir import DataDir
 
     shell = BrowserPilotApp(DataDir(folder), headless=False)
@@ -149,8 +149,9 @@ async def main(folder: Path, url: str) -> None:
 
 if __name__ == "__main__":
     prepare_qt_environment(headless=False)
-    from app.qt_asyncio import start_qt
+    from app.startup.qt_asyncio import start_qt
+    from app.ui.theme import apply_theme
 
-    _app, event_loop = start_qt(False)
+    _app, event_loop = start_qt(False, apply_theme)
     with event_loop:
         event_loop.run_until_complete(main(Path(sys.argv[1]), sys.argv[2]))

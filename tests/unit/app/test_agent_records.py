@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.agent.records import AgentRecord, AgentRunStore
+from app.stores.agent_runs import AgentRecord, AgentRunStore
 from envs.datadir import DataDir
 
 

@@ -10,7 +10,7 @@ import threading
 from datetime import timedelta
 from pathlib import Path
 
-from app.agent.records import MAX_AGENT_RUNS, AgentRecord, AgentRunStore, now
+from app.stores.agent_runs import MAX_AGENT_RUNS, AgentRecord, AgentRunStore, now
 from envs.datadir import DataDir
 from envs.savemanager import SaveManager
 

@@ -4,7 +4,7 @@ values as start inputs whose defaults are what the agent typed."""
 
 from __future__ import annotations
 
-from app.agent.records import AgentRecord, BoundSecret, Check, Step, ToolCall
+from app.stores.agent_runs import AgentRecord, BoundSecret, Check, Step, ToolCall
 from app.agent.to_workflow import to_workflow
 from workflows.document import validate_document
 

@@ -21,9 +21,10 @@ from pydantic import Field
 
 from app.mcp import config
 from app.mcp.server import McpHttpServer, is_local_host, is_local_origin
-from app.mcp.profiles import GROUPS, ORIGINAL_TOOLS, ProfileError, ToolSelection, parse_profile
-from app.mcp.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
-from app.ops import OpContext, Params, build_registry, operation
+from app.catalog.profiles import GROUPS, ORIGINAL_TOOLS, ProfileError, ToolSelection, parse_profile
+from app.catalog.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
+from app.ops import OpContext, Params, operation
+from app.wiring.registry import build_registry
 from envs.datadir import DataDir
 from envs.store import EnvStore
 
@@ -122,7 +123,7 @@ def test_operations_added_later_become_tools() -> None:
 def test_every_operation_says_its_group_and_every_group_has_tools() -> None:
     registry = build_registry()
     missing = [name for name in registry.names() if registry.get(name).group is None]
-    assert missing == [], f"operations without a group (Operation.group, app/mcp/profiles.py GROUPS): {missing}"
+    assert missing == [], f"operations without a group (Operation.group, app/catalog/profiles.py GROUPS): {missing}"
     unknown = {name: registry.get(name).group for name in registry.names() if registry.get(name).group not in GROUPS}
     assert unknown == {}
     # app_status (group app) is added by the app's MCP service (app/mcp/service.py), not build_registry.

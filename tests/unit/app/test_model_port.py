@@ -12,7 +12,7 @@ from app.agent.model import ModelRequest
 from app.agent.model_anthropic import wire_request as anthropic_wire
 from app.agent.model_openai import NO_IMAGE, wire_messages, wire_request
 from app.agent.providers import open_model
-from app.agent.settings import AgentSettings, ModelChoice
+from app.stores.agent_settings import AgentSettings, ModelChoice
 from tests.support.fake_anthropic import Reply, text, tool
 from tests.support.fake_openai import FakeOpenAI
 

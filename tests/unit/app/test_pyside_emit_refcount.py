@@ -1,4 +1,4 @@
-"""PySide6 6.12's `Signal.emit()` drops a reference to `True` on each call (app/pyside_fix.py `protect_bools`):
+"""PySide6 6.12's `Signal.emit()` drops a reference to `True` on each call (app/startup/pyside_fix.py `protect_bools`):
 emitting more signals than `True` has references kills the interpreter, unless the work-around is applied.
 Each case in a fresh interpreter: the work-around changes process-wide state."""
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[3]
 EMIT_MANY = """
 import gc, sys
 from PySide6.QtCore import QObject, Signal
-from app.pyside_fix import protect_bools
+from app.startup.pyside_fix import protect_bools
 count = sys.getrefcount(True) + 5000  # more emits than True has references
 applied = protect_bools() if sys.argv[1] == "protect" else None
 

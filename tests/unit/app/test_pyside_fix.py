@@ -1,4 +1,4 @@
-"""PySide6 work-arounds (`app.pyside_fix`), each in a fresh interpreter: they change process-wide state."""
+"""PySide6 work-arounds (`app.startup.pyside_fix`), each in a fresh interpreter: they change process-wide state."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[3]
 IMPORT_AFTER_PYSIDE = """
 import json, linecache, sys
 import PySide6.QtCore
-from app.pyside_fix import skip_feature_scan
+from app.startup.pyside_fix import skip_feature_scan
 applied = skip_feature_scan() if sys.argv[1] == "skip" else None
 import wave
 print(json.dumps({"applied": applied, "read": any(name.endswith("/wave.py") for name in linecache.cache),

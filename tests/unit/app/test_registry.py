@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.ops import OpContext, build_registry
+from app.ops import OpContext
+
+from app.wiring.registry import build_registry
 from envs.datadir import DataDir
 from envs.store import EnvStore
 

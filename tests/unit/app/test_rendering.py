@@ -1,4 +1,4 @@
-"""GPU or software drawing for an app with windows (`app.rendering`): the choice, and that it is applied.
+"""GPU or software drawing for an app with windows (`app.startup.rendering`): the choice, and that it is applied.
 
 The choice is applied in a fresh process each time (it sets Qt Quick's process-wide graphics API and
 Chromium's flags, which a pytest process that already made web views could not undo)."""
@@ -12,14 +12,14 @@ import sys
 
 import pytest
 
-from app.rendering import is_software_renderer
+from app.startup.rendering import is_software_renderer
 
 # "quick": what Qt Quick reads when the first web view's window is made (QT_QUICK_BACKEND); that it takes effect
 # when set after the QApplication was verified under Xvfb, where Qt Quick otherwise picks llvmpipe's OpenGL.
 CHOOSE = """
 import json, os, sys
 from PySide6.QtWidgets import QApplication
-from app import rendering
+from app.startup import rendering
 app = QApplication([])
 chosen = rendering.choose(headless=False)
 print(json.dumps({"chosen": chosen, "flags": os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""),

@@ -1,9 +1,9 @@
-"""What a model reads of a tool result (app/mcp/result_text.py): a header line, then the payload as plain
+"""What a model reads of a tool result (app/catalog/result_text.py): a header line, then the payload as plain
 text — never JSON inside a string."""
 
 from __future__ import annotations
 
-from app.mcp.result_text import render
+from app.catalog.result_text import render
 
 SNAPSHOT = 'url: http://shop.test/\ntitle: Shop "Blue"\n- heading "Blue widget" level=1\n- form:\n  - textbox "Name" [ref=e1]'
 

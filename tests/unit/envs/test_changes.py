@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.agent.records import AgentRecord, AgentRunStore
-from app.agent.settings import AgentSettingsStore
-from app.settings import SettingsStore
+from app.stores.agent_runs import AgentRecord, AgentRunStore
+from app.stores.agent_settings import AgentSettingsStore
+from app.stores.settings import SettingsStore
 from envs.changes import StoreChange, StoreChanges
 from envs.datadir import DataDir
 from envs.groups import GroupStore

@@ -1,16 +1,16 @@
 """Work nobody watches, wired into the app: the scheduler, the runs waiting for a person, desktop
 notifications, the tray, and an app that stays when its windows close.
 
-`Unattended` is made by the shell (one wiring block in app/shell.py) and owns:
+`Unattended` is made by the shell (one wiring block in app/wiring/shell.py) and owns:
 
 - the `Scheduler` (app/schedules/service.py), started with the app (`start`), also headless;
 - the `AttentionWatcher` (app/schedules/attention.py): tabs handed to the person (a workflow's handoff or
   captcha, an agent's or an MCP client's `page_handoff`);
-- the `Notifier` (app/notifications.py): a person is needed (always for a run a schedule started, otherwise
+- the `Notifier` (app/desktop/notifications.py): a person is needed (always for a run a schedule started, otherwise
   only when the run's window is not the active one: a person who looks at it needs no notification), a
   scheduled run failed, a scheduled batch finished, a schedule skipped or missed a time; "Open" raises the
   environment's window on the waiting tab (`tab_activate`), "Show run" opens it in the Runs panel;
-- the `Tray` (app/ui/tray.py), with windows only: idle, running (n), needs you, and the same events in its menu;
+- the `Tray` (app/desktop/tray.py), with windows only: idle, running (n), needs you, and the same events in its menu;
 - staying: with schedules switched on and the setting on (`keepInTray`), closing the main window hides it to
   the tray (the first time with a message that says so); where the desktop has no tray, the window is
   minimised instead and the app says why once. The app quits when its last window closes only when it has no
@@ -28,18 +28,19 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.notifications import Action, NotificationKind, Notifier
-from app.resources import APP_ICON
+from app.desktop.notifications import Action, NotificationKind, Notifier
+from app.desktop.settings_section import DesktopSection
+from app.desktop.tray import Tray, TrayEntry
 from app.schedules.attention import AttentionWatcher, Waiting
 from app.schedules.service import ScheduleNotice, Scheduler
-from app.ui.tray import Tray, TrayEntry
+from app.startup.resources import APP_ICON
 from envs import loggers
 
 if TYPE_CHECKING:
     from app.browser.service import BrowserService
     from app.ops import OpContext
     from app.ops.registry import OperationRegistry
-    from app.settings import SettingsStore
+    from app.stores.settings import SettingsStore
     from app.ui.env_window import EnvWindow
     from app.ui.env_windows import EnvWindows
     from app.ui.main_window import MainWindow
@@ -54,7 +55,7 @@ SETTING_OF_KIND: dict[NotificationKind, str] = {
 
 
 class UnattendedHost(Protocol):
-    """What `Unattended` uses of the app that makes it (app/shell.py): its stores, its browser, its windows."""
+    """What `Unattended` uses of the app that makes it (app/wiring/shell.py): its stores, its browser, its windows."""
 
     headless: bool
     settings: SettingsStore
@@ -122,11 +123,13 @@ class Unattended(QObject):
             self.tray = None
 
     def attach(self, window: "MainWindow") -> None:
-        """The main window exists: its Schedules panel, the tray, closing to the tray, start minimised."""
+        """The main window exists: its Schedules panel, the Settings dialog's desktop section, the tray, closing to
+        the tray, start minimised."""
         from app.ui.schedules_panel import add_schedules_panel
 
         self.main_window = window
         add_schedules_panel(window, self.shell.ops)
+        window.settings_sections.append(DesktopSection)
         window.installEventFilter(self)
         if self.shell.headless:
             return

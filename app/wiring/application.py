@@ -1,4 +1,4 @@
-"""Starting and stopping the app: environment for QtWebEngine, the instance lock, Qt + asyncio (app.qt_asyncio).
+"""Starting and stopping the app: environment for QtWebEngine, the instance lock, Qt + asyncio (app.startup.qt_asyncio).
 
 Nothing imports Qt before `prepare_qt_environment` has run, because QtWebEngine reads its variables once.
 """
@@ -12,9 +12,9 @@ import signal
 import sys
 from typing import Any, Callable
 
-from app.instance import AlreadyRunningError, InstanceLock
-from app.qt_asyncio import start_qt, wakeup_timer
-from app.runtime import NoDisplayError, prepare_qt_environment
+from app.startup.instance import AlreadyRunningError, InstanceLock
+from app.startup.qt_asyncio import start_qt, wakeup_timer
+from app.startup.runtime import NoDisplayError, prepare_qt_environment
 from envs import loggers
 from envs.datadir import DataDir
 from envs.jsonstore import StoreError
@@ -26,7 +26,7 @@ def run_app(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], 
             minimized: bool = False) -> int:
     """Start the GUI (or the windowless app) on a data folder; return the process exit status. `minimized`:
     in the tray (start at login), or minimised where the desktop has none."""
-    gc.disable()  # until the app has started; then it runs on the Qt thread only (app/qt_asyncio.py)
+    gc.disable()  # until the app has started; then it runs on the Qt thread only (app/startup/qt_asyncio.py)
     try:
         prepare_qt_environment(headless)
     except NoDisplayError as exc:
@@ -54,8 +54,8 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
     Raises NoDisplayError, AlreadyRunningError or StoreError."""
     prepare_qt_environment(headless)
     with InstanceLock(data.lock_file):
-        app, loop = start_qt(headless)
-        from app.shell import BrowserPilotApp
+        app, loop = start_qt(headless, None if headless else windows_theme())
+        from app.wiring.shell import BrowserPilotApp
 
         shell = BrowserPilotApp(data, headless=headless)
         shell.ctx.progress = progress
@@ -93,9 +93,16 @@ def run_operation(data: DataDir, name: str, params: dict[str, Any], *, headless:
             signal.signal(signal.SIGINT, previous)
 
 
+def windows_theme() -> Callable[[Any], None]:
+    """The windows' style (imported here, after `prepare_qt_environment`: it imports Qt)."""
+    from app.ui.theme import apply_theme
+
+    return apply_theme
+
+
 def _run_locked(data: DataDir, *, headless: bool, open_urls: list[tuple[str, str]], minimized: bool = False) -> int:
-    app, loop = start_qt(headless)
-    from app.shell import BrowserPilotApp
+    app, loop = start_qt(headless, None if headless else windows_theme())
+    from app.wiring.shell import BrowserPilotApp
 
     shell = BrowserPilotApp(data, headless=headless)
     shell.unattended.start_minimized = minimized

@@ -7,7 +7,7 @@ finished batch, a skipped time: the same events the desktop notifications tell, 
 notification service runs), Pause all schedules, Quit.
 
 Where the desktop has no tray (`QSystemTrayIcon.isSystemTrayAvailable()` is False), `available` is False and
-the app keeps its main window instead (app/unattended.py).
+the app keeps its main window instead (app/desktop/unattended.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from app.resources import APP_ICON
+from app.startup.resources import APP_ICON
 from app.ui.theme import icon
 from envs import loggers
 

@@ -25,14 +25,15 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.browser.service import BrowserService
 from app.mcp.service import McpService
-from app.ops import OpContext, build_registry
+from app.ops import OpContext
+from app.wiring.registry import build_registry
 from app.ops.workflow_ops import auto_repair
-from app.settings import SettingsStore
+from app.stores.settings import SettingsStore
 from app.ui.env_window import EnvWindow
 from app.ui.env_windows import EnvWindows
 from app.ui.op_runner import OpRunner
 from app.ui.wheel_guard import install_wheel_guard
-from app.unattended import Unattended
+from app.desktop.unattended import Unattended
 from envs import loggers
 from envs.changes import StoreChanges
 from envs.datadir import DataDir
@@ -100,7 +101,7 @@ class BrowserPilotApp(QObject):
                               editors_open=lambda: bool(self.editors.windows))
         self.envs.subscribe(self._on_env_event)
         self.main_window: MainWindow | None = None
-        # Schedules, the tray, desktop notifications, staying when windows close: app/unattended.py.
+        # Schedules, the tray, desktop notifications, staying when windows close: app/desktop/unattended.py.
         self.unattended = Unattended(self)
         self._shut_down = False
         self._quitting = False
@@ -134,7 +135,7 @@ class BrowserPilotApp(QObject):
         # What start-up made lives as long as the app: keep it out of the collector's full passes (one such
         # pass stalled the Qt thread ~60 ms during a batch, bench/ui_stall.py). The collector was off while the
         # app started (`run_app`: start-up makes few cycles, and passes over ~100k new objects cost ~50 ms).
-        gc.freeze()  # (the collector itself runs on the Qt thread: app/qt_asyncio.py)
+        gc.freeze()  # (the collector itself runs on the Qt thread: app/startup/qt_asyncio.py)
 
     def _build_main_window(self) -> None:
         from app.ui.main_window import MainWindow

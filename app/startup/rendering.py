@@ -9,7 +9,7 @@ unless told otherwise, such a machine gets the software paths: Chromium without 
 
 `BROWSERPILOT_RENDERING` chooses: `auto` (the default: software when the OpenGL renderer is a software
 rasterizer or there is no OpenGL at all), `gpu` (always OpenGL) or `software` (always software). A headless app
-always draws in software (`app.runtime`).
+always draws in software (`app.startup.runtime`).
 
 `choose` must run after the QApplication exists (it asks OpenGL for its renderer) and before Chromium starts
 or the first Qt Quick window is made (both read the choice once).

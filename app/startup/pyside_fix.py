@@ -1,4 +1,4 @@
-"""Work-arounds for PySide6 6.12, applied once at start-up (`app.runtime.prepare_qt_environment`).
+"""Work-arounds for PySide6 6.12, applied once at start-up (`app.startup.runtime.prepare_qt_environment`).
 
 - `protect_none`: every call of a PySide6 6.12 method that returns nothing (setTimestamp, accept,
   setCommitString, and also QWebEnginePage.runJavaScript and the timers qasync starts) drops one reference to

@@ -51,7 +51,7 @@ def prepare_qt_environment(headless: bool) -> None:
     os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = " ".join(flags)
     # Never expose an unauthenticated DevTools port inherited from the caller's environment.
     os.environ.pop("QTWEBENGINE_REMOTE_DEBUGGING", None)
-    from app.pyside_fix import protect_bools, protect_none, skip_feature_scan
+    from app.startup.pyside_fix import protect_bools, protect_none, skip_feature_scan
 
     skip_feature_scan()
     protect_none()

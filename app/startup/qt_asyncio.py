@@ -1,8 +1,9 @@
 """Qt with asyncio running on its event loop (qasync): the one start-up of the app, the worker, the tests and the
 benchmarks.
 
-- `qt_application(headless)`: the QApplication with the app's identity, Chromium started.
-- `start_qt(headless)`: that, and asyncio's loop on Qt's (the current event loop). The caller runs the loop:
+- `qt_application(headless, theme)`: the QApplication with the app's identity, its theme (the windows' own,
+  app/ui/theme.py, given by whoever shows windows), Chromium started.
+- `start_qt(headless, theme)`: that, and asyncio's loop on Qt's (the current event loop). The caller runs the loop:
   `with loop: loop.run_forever()` (the app) or `loop.run_until_complete(...)` (the command line's one
   operation, the worker).
 - `run_in_qt(main)`: a benchmark's process: `start_qt`, run one coroutine to its end, close the loop.
@@ -16,7 +17,7 @@ benchmarks.
   closed window's, a finished tab's) there, where Qt cannot unregister their timers: the Qt thread then
   crashed delivering a timer event to a freed object (QTimerInfoList::activateTimers).
 
-`app.runtime.prepare_qt_environment` must have run before: QtWebEngine reads its variables once, when loaded.
+`app.startup.runtime.prepare_qt_environment` must have run before: QtWebEngine reads its variables once, when loaded.
 No private asyncio call is made here: qasync marks its loop as running (and unmarks it when it stops).
 """
 
@@ -38,9 +39,10 @@ GC_INTERVAL_MS = 250
 """How often the Qt thread looks whether a generation of the garbage collector is due."""
 
 
-def qt_application(headless: bool) -> "QApplication":
-    """The QApplication (the one there is, or a new one) with the app's identity, translations and theme, its
-    way of drawing chosen and Chromium started.
+def qt_application(headless: bool, theme: "Callable[[QApplication], None] | None" = None) -> "QApplication":
+    """The QApplication (the one there is, or a new one) with the app's identity, translations and `theme` (the
+    windows' style, app/ui/theme.py `apply_theme`: the caller that shows windows gives it; start-up sits below
+    the windows), its way of drawing chosen and Chromium started.
 
     Made before the app's own modules are imported: Chromium's start (its browser threads, and the zygote
     process renderers are forked from) then runs on the other cores while this thread imports them (~0.5 s),
@@ -51,11 +53,10 @@ def qt_application(headless: bool) -> "QApplication":
     from PySide6.QtWebEngineCore import QWebEngineProfile
     from PySide6.QtWidgets import QApplication
 
-    from app import rendering
-    from app.i18n import install_translations
-    from app.qtlog import install_qt_message_handler
-    from app.resources import APP_ICON
-    from app.ui.theme import apply_theme
+    from app.startup import rendering
+    from app.startup.i18n import install_translations
+    from app.startup.qtlog import install_qt_message_handler
+    from app.startup.resources import APP_ICON
 
     install_qt_message_handler()
     existing = QApplication.instance()
@@ -66,18 +67,18 @@ def qt_application(headless: bool) -> "QApplication":
     app.setQuitOnLastWindowClosed(not headless)
     app.setWindowIcon(QIcon(str(APP_ICON)))
     install_translations(app)  # Chinese for a Chinese locale, English otherwise (BROWSERPILOT_LANG overrides)
-    if not headless:  # no one sees a headless app's widgets: skip the stylesheet's cost at start and per widget
-        apply_theme(app)
+    if theme is not None and not headless:  # no one sees a headless app's widgets: skip the stylesheet's cost
+        theme(app)
     rendering.choose(headless)  # GPU or software drawing, before Chromium and any Qt Quick window start
     QWebEngineProfile.defaultProfile()  # starts Chromium; off the record, it keeps nothing on disk
     return app
 
 
-def start_qt(headless: bool) -> tuple["QApplication", "QEventLoop"]:
-    """`qt_application`, and asyncio's loop on Qt's (qasync), set as the current event loop; the caller runs it."""
+def start_qt(headless: bool, theme: "Callable[[QApplication], None] | None" = None) -> tuple["QApplication", "QEventLoop"]:
+    """`qt_application` (with `theme`), and asyncio's loop on Qt's (qasync), set as the current event loop; the caller runs it."""
     import qasync
 
-    app = qt_application(headless)
+    app = qt_application(headless, theme)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     collect_garbage_on_qt_thread(app)
@@ -87,7 +88,7 @@ def start_qt(headless: bool) -> tuple["QApplication", "QEventLoop"]:
 def run_in_qt(main: Callable[[], Awaitable[T]], *, headless: bool = True) -> T:
     """Prepare Qt's environment, start Qt and asyncio as the app does, run `main()` to its end and close the
     loop (while the Qt objects behind it still exist)."""
-    from app.runtime import prepare_qt_environment
+    from app.startup.runtime import prepare_qt_environment
 
     prepare_qt_environment(headless)
     _app, loop = start_qt(headless)

@@ -38,7 +38,7 @@ class Settings(BaseModel):
     idle_exit_minutes: int = Field(default=10, ge=0, le=10080,
                                    description="An app that `browserpilot mcp` started headless quits this long after "
                                                "its last bridge client has gone (0: never).")
-    # Unattended work (app/unattended.py): the tray, the desktop notifications, pausing the schedules.
+    # Unattended work (app/desktop/unattended.py): the tray, the desktop notifications, pausing the schedules.
     keep_in_tray: bool = Field(default=True, description="When schedules exist, closing the last window leaves "
                                                          "the app in the tray.")
     tray_notice_shown: bool = Field(default=False, description="The first-time message about the tray was shown.")

@@ -20,7 +20,7 @@ def find_resources_dir() -> Path:
     try:
         root = importlib.resources.files(ASSETS_PACKAGE)
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[1] / "resources"
+        return Path(__file__).resolve().parents[2] / "resources"
     if not isinstance(root, Path):
         raise RuntimeError(f"BrowserPilot's resources must be files on disk, found {root!r}: install it unzipped")
     return root

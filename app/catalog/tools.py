@@ -8,14 +8,14 @@ target tab, control and handoff, envelopes, errors) is said once in `SERVER_INST
 session. Its annotations come from the operation's `read_only` and `destructive` flags. An `outputSchema` has
 one place to go, `output_schema` (issue 33 brings a typed result per operation).
 
-Which tools a client is shown is its `ToolSelection` (app/mcp/profiles.py: a profile such as `core` or `full`,
+Which tools a client is shown is its `ToolSelection` (app/catalog/profiles.py: a profile such as `core` or `full`,
 and the groups `tools_enable` turned on); `ToolCatalog.listing(selection)` is that list, the `tools_enable` tool
 included. The `original` profile lists the original BrowserPilot's tools with schemas widened to its call forms
 (`app.ops.compat.original_schema`) and a line saying which forms each takes. The list is rebuilt whenever the
 registry changes, so operations added later become tools without touching this module.
 
 A result (`result_json`) is the operation's envelope as structured content, the same envelope as text a model
-reads (`app.mcp.result_text`: a header line and the payload as plain text; as JSON text for the original's
+reads (`app.catalog.result_text`: a header line and the payload as plain text; as JSON text for the original's
 clients), and, when the envelope points at a screenshot (`page_screenshot`'s `path`, any `errorShot`), that PNG
 as image content so the model can look at it.
 
@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, ValidationError
 
-from app.mcp.config import SERVER_INSTRUCTIONS
-from app.mcp.profiles import GROUPS, TOOLS_ENABLE, ProfileError, ToolSelection
-from app.mcp.result_text import render
+from app.catalog.conventions import SERVER_INSTRUCTIONS
+from app.catalog.profiles import GROUPS, TOOLS_ENABLE, ProfileError, ToolSelection
+from app.catalog.result_text import render
 from app.ops.compat import original_forms, original_schema
 from app.ops.registry import Operation, OperationRegistry, Params, describe_validation_error, failure
 from envs import loggers
