@@ -1,5 +1,6 @@
 """What may import what: `workflows/` and `envs/` never import Qt (checked in the source and in a fresh
-interpreter), and no shipped package imports a module the bundle leaves out (packaging/browserpilot.spec)."""
+interpreter), no shipped package imports a module the bundle leaves out (packaging/browserpilot.spec), no import
+circles, and imports point down an ordered list of layers (`LAYERS`)."""
 
 from __future__ import annotations
 
@@ -111,13 +112,14 @@ def test_each_part_of_a_tab_implements_its_protocol() -> None:
 
 
 # -- no import circles ------------------------------------------------------------------------------------
-def module_graph() -> dict[str, set[str]]:
-    """Every module of app/, workflows/ and envs/ and the modules of these packages it imports: at its top,
-    inside functions and under TYPE_CHECKING alike (`from x import y` counts y when y is a module)."""
+def module_graph(root: Path = ROOT, packages: tuple[str, ...] = SHIPPED) -> dict[str, set[str]]:
+    """Every module of app/, workflows/ and envs/ (or of `packages` under `root`) and the modules of these
+    packages it imports: at its top, inside functions and under TYPE_CHECKING alike (`from x import y` counts y
+    when y is a module)."""
     modules: dict[str, Path] = {}
-    for package in SHIPPED:
-        for path in (ROOT / package).rglob("*.py"):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for package in packages:
+        for path in (root / package).rglob("*.py") if (root / package).is_dir() else [root / package]:
+            parts = list(path.relative_to(root).with_suffix("").parts)
             modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
 
     def known(name: str) -> str | None:
@@ -158,3 +160,85 @@ def test_no_import_circles() -> None:
     graph = module_graph()
     assert "app.cli.common" in graph["app.cli.main"]  # the graph was built
     assert import_circles(graph) == []
+
+
+# -- layers that only point down ------------------------------------------------------------------------------
+# Lowest first. A module may import its own layer and the layers below; siblings (the packages of one layer)
+# may not import each other. Every module of app/ must be placed: a prefix names a package or one module.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("envs",),
+    ("workflows",),
+    ("app",),  # app/__init__.py: the version, pydantic's loading before PySide6
+    ("app.startup",),  # the process: Qt's environment, Qt with asyncio, logging, translations, resources
+    ("app.stores",),  # Qt-free stores every operation's context holds
+    ("app.browser",),  # the Qt adapter behind workflows/ports.py
+    ("app.ops",),
+    ("app.catalog",),  # the operations seen as tools, below both the agent and the MCP server
+    ("app.agent", "app.distributed", "app.schedules"),
+    ("app.mcp",),
+    ("app.ui",),
+    ("app.desktop",),  # the tray, notifications, unattended work: they drive the windows
+    ("app.wiring",),  # the registry, the shell, the app's and the worker's processes
+    ("app.cli",),  # the command line starts the app that wiring builds
+)
+# Siblings that may import each other, as (importer, imported), each with its reason. None need to: the agent,
+# the workers and the schedules meet only through the operations.
+SIBLING_IMPORTS_ALLOWED: frozenset[tuple[str, str]] = frozenset()
+
+
+def layer_of(module: str, layers: tuple[tuple[str, ...], ...]) -> tuple[int, str] | None:
+    """The layer index and the placing prefix of `module` (the longest prefix that places it), or None."""
+    best: tuple[int, str] | None = None
+    for index, prefixes in enumerate(layers):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > len(best[1])):
+                best = (index, prefix)
+    return best
+
+
+def upward_imports(graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ...],
+                   allowed: frozenset[tuple[str, str]] = frozenset()) -> list[str]:
+    """Every import that points up a layer or sideways to a sibling, and every module no layer places."""
+    problems: list[str] = []
+    for module, targets in sorted(graph.items()):
+        placed = layer_of(module, layers)
+        if placed is None:
+            problems.append(f"{module}: in no layer (add it to LAYERS)")
+            continue
+        for target in sorted(targets):
+            to = layer_of(target, layers)
+            if to is None:
+                continue  # reported as its own module
+            if to[0] > placed[0]:
+                problems.append(f"{module} -> {target}: up from {placed[1]} to {to[1]}")
+            elif to[0] == placed[0] and to[1] != placed[1] and (placed[1], to[1]) not in allowed:
+                problems.append(f"{module} -> {target}: sideways from {placed[1]} to its sibling {to[1]}")
+    return problems
+
+
+def test_the_layer_checker_finds_an_upward_import(tmp_path: Path) -> None:
+    """A synthetic tree: an import inside a function pointing up, one sideways, and a module no layer places."""
+    (tmp_path / "low").mkdir()
+    (tmp_path / "low" / "__init__.py").write_text("")
+    (tmp_path / "low" / "base.py").write_text("def later():\n    from high.top import x\n    return x\n")
+    (tmp_path / "mid_a.py").write_text("import mid_b\nimport low.base\n")
+    (tmp_path / "mid_b.py").write_text("from low import base\n")
+    (tmp_path / "high").mkdir()
+    (tmp_path / "high" / "__init__.py").write_text("")
+    (tmp_path / "high" / "top.py").write_text("from low.base import later\nx = 1\n")
+    (tmp_path / "stray.py").write_text("")
+    layers = (("low",), ("mid_a", "mid_b"), ("high",))
+    graph = module_graph(tmp_path, ("low", "high", "mid_a.py", "mid_b.py", "stray.py"))
+    assert graph["low.base"] == {"high.top"}  # found inside the function
+    assert upward_imports(graph, layers) == [
+        "low.base -> high.top: up from low to high",
+        "mid_a -> mid_b: sideways from mid_a to its sibling mid_b",
+        "stray: in no layer (add it to LAYERS)"]
+    assert upward_imports(graph, layers, frozenset({("mid_a", "mid_b")})) == [
+        "low.base -> high.top: up from low to high", "stray: in no layer (add it to LAYERS)"]
+
+
+def test_imports_point_down_the_layers() -> None:
+    graph = module_graph()
+    assert "app.ops.context" in graph and "app.wiring.registry" in graph  # the graph was built
+    assert upward_imports(graph, LAYERS, SIBLING_IMPORTS_ALLOWED) == []
