@@ -12,6 +12,7 @@ log lines (`redacting_logs`) and the built-in agent (`app.agent.secrets`). The f
 - JSON-escaped, with non-ASCII as `\\uXXXX` or as is;
 - HTML-escaped: `&amp; &lt; &gt; &quot; &#x27;` (Python), `&#39; &#34;` (most template engines), and with the
   quotes left as they are (text between tags);
+- base64-encoded (standard and URL-safe, with and without padding): a token, a Basic authorization header;
 - inside base64 bodies: a JSON object `{"encoding": "base64", "text": ...}` (HAR content) has its decoded
   bytes redacted and is encoded again (text that is not base64 is redacted as text);
 - everywhere in a JSON value: strings, dictionary keys, list and tuple items.
@@ -51,6 +52,14 @@ def _form_urlencoded(value: str) -> str:
                    else "+" if byte == 0x20 else f"%{byte:02X}" for byte in value.encode("utf-8"))
 
 
+def _base64_forms(value: str) -> list[str]:
+    """The value's UTF-8 bytes in base64, standard and URL-safe, with and without padding (a token in a URL, a
+    Basic authorization header, a data: URL)."""
+    standard = base64.b64encode(value.encode("utf-8")).decode("ascii")
+    url_safe = base64.urlsafe_b64encode(value.encode("utf-8")).decode("ascii")
+    return [standard, standard.rstrip("="), url_safe, url_safe.rstrip("=")]
+
+
 def forms(value: str) -> list[str]:
     """Every form of a secret's value that is replaced (see the module docstring), without repeats."""
     if not value:
@@ -62,6 +71,7 @@ def forms(value: str) -> list[str]:
         _form_urlencoded(value), quote(value, safe=_COMPONENT_SAFE), quote(value, safe=_QUERY_SAFE),
         json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
         escaped, escaped.replace("&#x27;", "&#39;").replace("&quot;", "&#34;"), html.escape(value, quote=False),
+        *_base64_forms(value),
     ]
     return list(dict.fromkeys(form for form in found if form))
 

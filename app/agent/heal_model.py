@@ -3,7 +3,7 @@ no element clearly, the configured model (the built-in agent's settings: key, mo
 fingerprint, the node's type and title, and an accessibility snapshot of the page, to point at the element. Its
 answer (a snapshot ref) is checked before anything acts on it: the element must exist, be one, and be of the
 fingerprint's kind and form (the same refusal as for a locator). Secret values never reach the model: the run's
-secret values are replaced in everything sent. Without a model configured the operation says so (code no_model)
+secret values are replaced in everything sent, in every form they take (workflows/redaction.py). Without a model configured the operation says so (code no_model)
 and the node fails as before. A repair from the model is never accepted by itself (workflows/repairs.py).
 """
 
@@ -21,6 +21,7 @@ from app.ops.page_session import TabParams, on_page
 from app.ops.registry import OpError, operation
 from envs import loggers
 from workflows.ports import Locator, TabPort
+from workflows.redaction import Redactor
 
 log = logging.getLogger(loggers.AGENT)
 
@@ -35,6 +36,7 @@ TOOL = {"name": "point_at", "description": "Name the element the step should act
             "ref": {"type": ["string", "null"], "description": "The element's ref from the snapshot (eN), or null."},
             "reason": {"type": "string", "description": "Why, in a few words."}}, "required": ["ref", "reason"]}}
 MAX_SNAPSHOT = 60_000
+SECRET_MARK = "<secret>"
 
 
 class HealModelParams(TabParams):
@@ -43,13 +45,6 @@ class HealModelParams(TabParams):
     title: str = Field(default="", description="The replayed node's title.")
     redact: list[str] = Field(default_factory=list, description="Values never to send (the run's secrets): each is "
                                                                "sent as <secret> instead.")
-
-
-def _redact(text: str, redact: list[str]) -> str:
-    for value in sorted(redact, key=len, reverse=True):
-        if value:
-            text = text.replace(value, "<secret>")
-    return text
 
 
 def _answer(reply: Any) -> dict[str, Any]:
@@ -78,11 +73,14 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
     if problem:
         raise OpError(f"no model is configured (the built-in agent's settings): {problem}", code="no_model")
 
+    # Every form of the run's secrets (URL-encoded, JSON- and HTML-escaped, base64…) as `<secret>`.
+    redact = Redactor.of({value: SECRET_MARK for value in params.redact if value})
+
     async def ask(tab: TabPort) -> dict[str, Any]:
         snap = await tab.reading.snapshot(None, 1, 25)
-        outline = _redact(str(snap.get("snapshot") or ""), params.redact)[:MAX_SNAPSHOT]
-        step = _redact(json.dumps({"nodeType": params.node_type, "title": params.title,
-                                   "fingerprint": params.fingerprint}, ensure_ascii=False), params.redact)
+        outline = redact.text(str(snap.get("snapshot") or ""))[:MAX_SNAPSHOT]
+        step = redact.text(json.dumps(redact({"nodeType": params.node_type, "title": params.title,
+                                              "fingerprint": params.fingerprint}), ensure_ascii=False))
         from app.agent.model import ModelError, ModelRequest  # the model SDK: imported when first asked
         from app.agent.providers import open_model
 
@@ -97,7 +95,7 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
         finally:
             model.close()
         answer = _answer(reply)
-        reason = _redact(str(answer.get("reason") or ""), params.redact)[:300]
+        reason = redact.text(str(answer.get("reason") or ""))[:300]
         ref = answer.get("ref")
         if not ref:
             raise OpError(f"the model found no such element: {reason}", code="model_none")

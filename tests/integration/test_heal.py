@@ -431,3 +431,41 @@ def test_healing_on_a_page_with_1500_fields_answers_with_its_candidates(qtbot: Q
     fingerprint = next(n for n in flow["workflow"]["graph"]["nodes"] if n["id"] == "n2")["data"]["locator"]["fingerprint"]
     found = run_op(qtbot, app, "page_find", {"tabId": tab.tab_id, "locators": [], "fingerprint": fingerprint})
     assert found["ok"] and found["status"] == "none" and len(found["candidates"]) == 5
+
+
+def test_no_form_of_a_secret_reaches_the_model(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, site: HealSite,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page shows the run's secret URL-encoded, in base64 and JSON-escaped, and the fingerprint holds it too:
+    the model is sent `<secret>` in each place (workflows/redaction.py), never the value in any form."""
+    import base64
+    import html
+    from urllib.parse import quote
+
+    from tests.support.fake_anthropic import FakeAnthropic, Reply, model_env, ref_of, tool
+
+    secret = 'Zq9 "pw"/\u00fc+42'
+    shown = {"URL-encoded": quote(secret, safe=""), "base64": base64.b64encode(secret.encode()).decode(),
+             "JSON-escaped": json.dumps(secret)[1:-1]}
+    page = "".join(f"<p>{name}: {html.escape(form)}</p>" for name, form in shown.items()) + "<button>Pay</button>"
+    site.server.route("/secrets", lambda request: Response(f"<!doctype html><title>Pay</title>{page}"))
+    assert run_op(qtbot, app, "page_navigate", {"tabId": tab.tab_id, "url": site.server.url("/secrets")})["ok"]
+    asked: list[dict[str, Any]] = []
+
+    def point(request: dict[str, Any]) -> Reply:
+        asked.append(request)
+        return Reply([tool("point_at", ref=ref_of(first_text(request), "button", "Pay"), reason="the Pay button")])
+
+    with FakeAnthropic([point], forbidden=[secret]) as fake:
+        model_env(monkeypatch, fake)
+        healed = run_op(qtbot, app, "page_heal_model", {
+            "tabId": tab.tab_id, "nodeType": "click", "title": "Pay",
+            "fingerprint": {"kind": "button", "text": "Pay", "near": f"card {json.dumps(secret)}"},
+            "redact": [secret]}, timeout=60_000)
+    assert fake.problems == []
+    assert len(asked) == 1, healed
+    sent = first_text(asked[0])
+    assert all(form not in sent for form in shown.values()), sent
+    assert [f"{name}: <secret>" in sent for name in shown] == [True] * len(shown), sent  # the page text was sent
+    assert '"near": "card \\"<secret>\\""' in sent or '"near": "card <secret>"' in sent, sent
+    assert all(form.encode() not in body for form in shown.values() for body in fake.raw)
+    assert healed["ok"] and healed["byModel"] is True, healed

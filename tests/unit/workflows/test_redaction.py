@@ -49,6 +49,8 @@ ENCODINGS: dict[str, str] = {
     "HTML entities, Python": html.escape(SECRET),
     "HTML entities, &#39; and &#34;": html.escape(SECRET).replace("&#x27;", "&#39;").replace("&quot;", "&#34;"),
     "HTML text between tags (quotes as they are)": html.escape(SECRET, quote=False),
+    "base64": base64.b64encode(SECRET.encode("utf-8")).decode("ascii"),
+    "base64 without its padding": base64.b64encode(SECRET.encode("utf-8")).decode("ascii").rstrip("="),
 }
 
 
@@ -71,6 +73,15 @@ def test_every_encoding_is_replaced_in_dictionary_keys_and_nested_values(encodin
     form = ENCODINGS[encoding]
     value = {form: {"list": [f"x{form}x", 3, None], "tuple": (form,)}, "n": 1.5}
     assert redact(value, {NAME: SECRET}) == {SHOWN: {"list": [f"x{SHOWN}x", 3, None], "tuple": (SHOWN,)}, "n": 1.5}
+
+
+def test_a_url_safe_base64_token_is_replaced() -> None:
+    """URL-safe base64 (`-_` for `+/`) differs from the standard one only for some bytes: this value has them."""
+    value = "~~~???>>>"
+    standard, url_safe = base64.b64encode(value.encode()).decode(), base64.urlsafe_b64encode(value.encode()).decode()
+    assert standard != url_safe
+    for form in (url_safe, url_safe.rstrip("="), standard):
+        assert Redactor.of([value]).text(f"https://x.test/?t={form}&u=1") == f"https://x.test/?t={REDACTED}&u=1"
 
 
 def test_a_base64_body_is_decoded_redacted_and_encoded_again() -> None:
