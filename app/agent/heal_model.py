@@ -3,8 +3,9 @@ no element clearly, the configured model (the built-in agent's settings: key, mo
 fingerprint, the node's type and title, and an accessibility snapshot of the page, to point at the element. Its
 answer (a snapshot ref) is checked before anything acts on it: the element must exist, be one, and be of the
 fingerprint's kind and form (the same refusal as for a locator). Secret values never reach the model: the run's
-secret values are replaced in everything sent, in every form they take (workflows/redaction.py). Without a model configured the operation says so (code no_model)
-and the node fails as before. A repair from the model is never accepted by itself (workflows/repairs.py).
+secret values are replaced in everything sent, in every form they take (workflows/redaction.py). Without a model
+configured the operation says so (code no_model) and the node fails as before. A repair from the model is never
+accepted by itself (workflows/repairs.py).
 """
 
 from __future__ import annotations
