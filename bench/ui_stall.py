@@ -445,7 +445,7 @@ def run_here(rows: int, windows: bool = False, variant: str = "as-specified") ->
         from app.startup.runtime import prepare_qt_environment
         layout_before_startup = False
     except ImportError:  # an older checkout (--against)
-        from app.startup.runtime import prepare_qt_environment  # type: ignore[no-redef]
+        from app.runtime import prepare_qt_environment  # type: ignore[no-redef]
         layout_before_startup = True
     prepare_qt_environment(headless=not windows)  # before anything imports Qt
     if not layout_before_startup:
@@ -456,11 +456,11 @@ def run_here(rows: int, windows: bool = False, variant: str = "as-specified") ->
         def start(headless: bool) -> Any:
             return start_qt(headless, apply_theme)
     else:  # the same start-up by its old names, which styled the windows itself
-        from app.wiring.shell import BrowserPilotApp  # type: ignore[no-redef]
+        from app.shell import BrowserPilotApp  # type: ignore[no-redef]
         try:
-            from app.startup.qt_asyncio import start_qt as start  # type: ignore[no-redef]
+            from app.qt_asyncio import start_qt as start  # type: ignore[no-redef]
         except ImportError:
-            from app.wiring.application import _qt_app as start  # type: ignore[attr-defined,no-redef]
+            from app.application import _qt_app as start  # type: ignore[attr-defined,no-redef]
     _qt_app, loop = start(not windows)
 
     from envs.datadir import DataDir
