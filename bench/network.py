@@ -1,9 +1,9 @@
 """What the network features cost: domain policy, capture, and the port-less CDP channel.
 
 In one run, in-process (offscreen QApplication, qasync loop, `BrowserPilotApp(DataDir(tmp), headless=True)`
-started as the app starts it: app/startup/qt_asyncio.py), against a stdlib HTTP server on 127.0.0.1 in a child process (port 0,
-TCP_NODELAY, keep-alive, `Cache-Control: no-store`; out of process so it does not compete for the GIL with
-the app, whose interceptor runs Python on the UI thread):
+started as the app starts it: app/startup/qt_asyncio.py), against a stdlib HTTP server on 127.0.0.1 in a child
+process (port 0, TCP_NODELAY, keep-alive, `Cache-Control: no-store`; out of process so it does not compete for the
+GIL with the app, whose interceptor runs Python on the UI thread):
 
 1. Page load with 200 sub-resources (100 images + 100 scripts, each URL unique per load so nothing is
    cached), waited for with `page_navigate` (load event), in one tab of one environment, in four modes that

@@ -15,8 +15,9 @@ by default: the check follows the fold lines (`page_snapshot {locator, start}`) 
 sizes of those extra calls are reported as well.
 
 Sizes: the text of the tool result each server returns (what a model reads: ours is a header line and the
-snapshot's own lines, app/catalog/result_text.py; theirs is markdown with a YAML block), in bytes and approximate tokens (ASCII characters / 4
-plus one per other character, a rough stand-in for a tokenizer; CJK costs about one token a character), and
+snapshot's own lines, app/catalog/result_text.py; theirs is markdown with a YAML block), in bytes and approximate
+tokens (ASCII characters / 4 plus one per other character, a rough stand-in for a tokenizer; CJK costs about one
+token a character), and
 the ratio ours / theirs; for ours also what reading every item costs (the fold lines' calls, or one call with
 `items: 0`). Latency: the median of `--repeat` snapshot calls per page on each side, measured at the
 client. For the choice of implementation, the same run also times `page_cdp Accessibility.getFullAXTree` (the

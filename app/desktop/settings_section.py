@@ -2,7 +2,8 @@
 
 - stay in the tray when the windows close while schedules are on (`keepInTray`); where the desktop has no
   tray, the section says so (the app then stays open, minimised);
-- start at login: writes or removes the XDG autostart entry (app/desktop/autostart.py), which starts the app in the tray;
+- start at login: writes or removes the XDG autostart entry (app/desktop/autostart.py), which starts the app in
+  the tray;
 - which desktop notifications to send: a person is needed, a scheduled run failed, a scheduled batch finished, a
   schedule skipped or missed a time (`notify*` in settings.json).
 """

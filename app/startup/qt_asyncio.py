@@ -74,8 +74,10 @@ def qt_application(headless: bool, theme: "Callable[[QApplication], None] | None
     return app
 
 
-def start_qt(headless: bool, theme: "Callable[[QApplication], None] | None" = None) -> tuple["QApplication", "QEventLoop"]:
-    """`qt_application` (with `theme`), and asyncio's loop on Qt's (qasync), set as the current event loop; the caller runs it."""
+def start_qt(headless: bool, theme: "Callable[[QApplication], None] | None" = None
+             ) -> tuple["QApplication", "QEventLoop"]:
+    """`qt_application` (with `theme`), and asyncio's loop on Qt's (qasync), set as the current event loop; the
+    caller runs it."""
     import qasync
 
     app = qt_application(headless, theme)
