@@ -123,3 +123,23 @@ def test_settings_dialog_sets_the_idle_exit_of_an_app_started_for_agents(qtbot: 
     settle.setValue(0)
     assert settle.text() == "Don't wait"
     dialog.done(0)
+
+
+def test_the_desktop_adds_its_section_to_the_settings_dialog(qtbot: QtBot, shell: BrowserPilotApp) -> None:
+    """The tray, notifications and start at login live in app/desktop, above the windows: it hands the main window
+    its section (the windows do not import it), and the dialog File → Settings opens shows it."""
+    from PySide6.QtWidgets import QCheckBox
+
+    from app.desktop.settings_section import DesktopSection
+
+    main = shell.main_window
+    assert main is not None and DesktopSection in main.settings_sections
+    dialog = SettingsDialog(shell.data, main, mcp=shell.mcp, sections=main.settings_sections)
+    qtbot.addWidget(dialog)
+    keep = dialog.findChild(QCheckBox, "keep-in-tray")
+    assert keep is not None and dialog.findChild(QCheckBox, "start-at-login") is not None
+    before = shell.settings.current.keep_in_tray
+    keep.click()
+    assert shell.settings.current.keep_in_tray is (not before)
+    keep.click()
+    assert shell.settings.current.keep_in_tray is before
