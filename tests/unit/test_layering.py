@@ -65,7 +65,7 @@ def test_pure_packages_load_without_qt() -> None:
 
 
 # -- the browser behind its ports ------------------------------------------------------------------------
-BEHIND_PORTS = ("app/ops", "app/mcp", "app/agent", "app/distributed", "app/cli",
+BEHIND_PORTS = ("app/ops", "app/catalog", "app/stores", "app/mcp", "app/agent", "app/distributed", "app/cli",
                 "workflows")
 
 
@@ -164,11 +164,12 @@ def test_no_import_circles() -> None:
 
 # -- layers that only point down ------------------------------------------------------------------------------
 # Lowest first. A module may import its own layer and the layers below; siblings (the packages of one layer)
-# may not import each other. Every module of app/ must be placed: a prefix names a package or one module.
+# may not import each other. Every module of app/ must be placed: a name places that module and everything under
+# it; "=name" places that module alone (the `app` package itself, so that a new app/x.py must be placed).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("envs",),
     ("workflows",),
-    ("app",),  # app/__init__.py: the version, pydantic's loading before PySide6
+    ("=app",),  # app/__init__.py alone: the version, pydantic's loading before PySide6
     ("app.startup",),  # the process: Qt's environment, Qt with asyncio, logging, translations, resources
     ("app.stores",),  # Qt-free stores every operation's context holds
     ("app.browser",),  # the Qt adapter behind workflows/ports.py
@@ -191,8 +192,11 @@ def layer_of(module: str, layers: tuple[tuple[str, ...], ...]) -> tuple[int, str
     best: tuple[int, str] | None = None
     for index, prefixes in enumerate(layers):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > len(best[1])):
-                best = (index, prefix)
+            exact = prefix.startswith("=")
+            name = prefix.lstrip("=")
+            places = module == name or (not exact and module.startswith(name + "."))
+            if places and (best is None or len(name) > len(best[1])):
+                best = (index, name)
     return best
 
 
@@ -217,7 +221,7 @@ def upward_imports(graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ..
 
 
 def test_the_layer_checker_finds_an_upward_import(tmp_path: Path) -> None:
-    """A synthetic tree: an import inside a function pointing up, one sideways, and a module no layer places."""
+    """A synthetic tree: an import inside a function pointing up, one sideways, and modules no layer places."""
     (tmp_path / "low").mkdir()
     (tmp_path / "low" / "__init__.py").write_text("")
     (tmp_path / "low" / "base.py").write_text("def later():\n    from high.top import x\n    return x\n")
@@ -227,15 +231,17 @@ def test_the_layer_checker_finds_an_upward_import(tmp_path: Path) -> None:
     (tmp_path / "high" / "__init__.py").write_text("")
     (tmp_path / "high" / "top.py").write_text("from low.base import later\nx = 1\n")
     (tmp_path / "stray.py").write_text("")
-    layers = (("low",), ("mid_a", "mid_b"), ("high",))
+    (tmp_path / "high" / "extra.py").write_text("")
+    layers = (("low",), ("mid_a", "mid_b"), ("=high", "high.top"))
     graph = module_graph(tmp_path, ("low", "high", "mid_a.py", "mid_b.py", "stray.py"))
     assert graph["low.base"] == {"high.top"}  # found inside the function
     assert upward_imports(graph, layers) == [
-        "low.base -> high.top: up from low to high",
+        "high.extra: in no layer (add it to LAYERS)",  # "=high" places the package alone
+        "low.base -> high.top: up from low to high.top",
         "mid_a -> mid_b: sideways from mid_a to its sibling mid_b",
         "stray: in no layer (add it to LAYERS)"]
-    assert upward_imports(graph, layers, frozenset({("mid_a", "mid_b")})) == [
-        "low.base -> high.top: up from low to high", "stray: in no layer (add it to LAYERS)"]
+    allowed = upward_imports(graph, layers, frozenset({("mid_a", "mid_b")}))
+    assert "low.base -> high.top: up from low to high.top" in allowed and not any("sideways" in p for p in allowed)
 
 
 def test_imports_point_down_the_layers() -> None:
