@@ -204,7 +204,7 @@ def test_the_agents_last_step_settles_and_a_save_cut_off_fails_the_task(qtbot: Q
         local.route("/page", "<title>Notes</title><button id=save onclick=\"setTimeout(() => fetch('/api/save', "
                              "{method: 'POST', body: 'x'}), 250)\">Save</button>")
         local.route("/api/save", lambda r: (release.wait(30), Response("late"))[1])
-        app.stores.settings.update(settle_seconds=1.0)
+        app.settings.update(settle_seconds=1.0)
         script = [Reply([tool("page_click", locator={"selector": "#save"})]),
                   Reply([tool("done", success=True, answer="saved")])]
         try:
@@ -212,7 +212,7 @@ def test_the_agents_last_step_settles_and_a_save_cut_off_fails_the_task(qtbot: Q
                 model_env(monkeypatch, fake)
                 result = agent(qtbot, app, {"task": "Save the note", "url": local.url("/page")})
         finally:
-            app.stores.settings.update(settle_seconds=10.0)
+            app.settings.update(settle_seconds=10.0)
             release.set()
     record = result["record"]
     assert not result["ok"] and record["status"] == "failed", record.get("error")

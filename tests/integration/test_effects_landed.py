@@ -57,11 +57,11 @@ def document(name: str, *nodes: dict[str, Any]) -> dict[str, Any]:
 @contextlib.contextmanager
 def settle_time(app: BrowserPilotApp, seconds: float) -> Iterator[None]:
     """The app's settle bound (`settleSeconds`) for a while, then its default again."""
-    app.stores.settings.update(settle_seconds=seconds)
+    app.settings.update(settle_seconds=seconds)
     try:
         yield
     finally:
-        app.stores.settings.update(settle_seconds=10.0)
+        app.settings.update(settle_seconds=10.0)
 
 
 def run(qtbot: QtBot, app: BrowserPilotApp, doc: dict[str, Any], timeout: int = 60_000) -> dict[str, Any]:

@@ -368,14 +368,14 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
     assert run_op(qtbot, app, "workflow_write", {"workflow": document})["ok"]
     doc = validate_document(document)
     envs = [("env-default", "Default")]
-    idle_before = app.stores.settings.current.idle_exit_minutes
+    idle_before = app.settings.current.idle_exit_minutes
     walked: dict[str, int] = {}
 
     settings = SettingsDialog(app.data, main, mcp=app.mcp, sections=main.settings_sections)
     settings.show()
     qtbot.waitExposed(settings)
     walked["settings"] = wheel_walk(qtbot, settings)
-    assert app.stores.settings.current.idle_exit_minutes == idle_before
+    assert app.settings.current.idle_exit_minutes == idle_before
     # The wheel over a value widget scrolled the dialog instead (it is a scroll area now).
     bar = settings.scroll.verticalScrollBar()
     settings.resize(settings.width(), 300)
@@ -386,7 +386,7 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
     bar_at = bar.value()
     assert bar_at > 0
     wheel_over(minutes, 2)
-    assert bar.value() < bar_at and app.stores.settings.current.idle_exit_minutes == idle_before
+    assert bar.value() < bar_at and app.settings.current.idle_exit_minutes == idle_before
     # With the focus (a click), the wheel is the person's way to change it.
     settings.scroll.ensureWidgetVisible(minutes)
     click(minutes)

@@ -104,14 +104,14 @@ def test_an_agent_run_touches_no_disk_on_the_qt_thread(qtbot: QtBot, app: Browse
 
 
 def test_a_settings_change_touches_no_disk_on_the_qt_thread(qtbot: QtBot, app: BrowserPilotApp) -> None:
-    section = UnattendedSection(app.stores.settings)  # the settings dialog's numbers, as a person changes them
+    section = UnattendedSection(app.settings)  # the settings dialog's numbers, as a person changes them
     qtbot.addWidget(section)
     minutes = section.findChild(QSpinBox, "idle-exit-minutes")
     assert minutes is not None
     with qt_thread_disk([app.data.root]) as accesses:
         minutes.setValue(33)
-        app.stores.settings.update(settle_seconds=4)
-    assert app.stores.settings.current.idle_exit_minutes == 33 and app.ctx.settle_seconds() == 4
+        app.settings.update(settle_seconds=4)
+    assert app.settings.current.idle_exit_minutes == 33 and app.ctx.settle_seconds() == 4
     qtbot.waitUntil(lambda: not app.saves.dirty())
     assert json.loads(app.data.settings_json.read_text())["settleSeconds"] == 4
     assert json.loads(app.data.settings_json.read_text())["idleExitMinutes"] == 33

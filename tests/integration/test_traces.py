@@ -357,18 +357,18 @@ def test_a_batch_keeps_the_trace_and_video_of_the_rows_that_failed(qtbot: QtBot,
 def test_the_settings_choose_what_runs_keep(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer, tab: str) -> None:
     from app.ui.settings_dialog import UnattendedSection
 
-    section = UnattendedSection(app.stores.settings)
+    section = UnattendedSection(app.settings)
     qtbot.addWidget(section)
     assert section.trace.currentData() == "on-failure" and section.video.currentData() == "off"
     assert section.disk.value() == 1024
     section.trace.setCurrentIndex(section.trace.findData("always"))
     section.disk.setValue(300)
     try:
-        assert app.stores.settings.current.trace == "always" and app.stores.settings.current.trace_disk_mb == 300
+        assert app.settings.current.trace == "always" and app.settings.current.trace_disk_mb == 300
         record = run(qtbot, app, account_flow(site, "By the settings"), tab)["run"]
         assert record["status"] == "ok" and record["tracing"] == {"trace": "always", "video": "off"}
         assert all(entry.get("after") for entry in record["trace"])
     finally:
         section.trace.setCurrentIndex(section.trace.findData("on-failure"))
         section.disk.setValue(1024)
-    assert app.stores.settings.current.trace == "on-failure"
+    assert app.settings.current.trace == "on-failure"
