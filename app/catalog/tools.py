@@ -1,4 +1,5 @@
-"""The registry, seen as MCP tools: one tool per operation, its schema, its description, its results.
+"""The registry, seen as tools: one tool per operation, its schema, its description, its results — what the MCP
+server (app/mcp) publishes and the built-in agent (app/agent/tools.py) offers its model, from one catalog below both.
 
 Nothing here defines a parameter twice. A tool's `inputSchema` is its operation's pydantic model
 (`op.params.model_json_schema(by_alias=True)`: camelCase names, `additionalProperties: false`, shared
