@@ -30,6 +30,7 @@ SCROLL_STEPS = 16
 SWIPE_STEPS = 20
 VIEWPORT = "[innerWidth, innerHeight]"
 SCROLL_END_POLL = 0.1  # seconds between looks at a page that ended, for it to load more
+SCROLL_AGAIN = 1.0  # seconds before turning the wheel again at a page's end
 SCROLL_STATE = """(() => { const parts = []; let e = document.elementFromPoint(%f, %f);
   for (; e; e = e.parentElement) if (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth)
     parts.push(e.scrollTop, e.scrollLeft, e.scrollHeight, e.scrollWidth);
@@ -216,13 +217,18 @@ class TabInput:
             if await self._scroll_state(x, y) != before:
                 moved += 1
                 continue
-            # Nothing moved: the end of what the page holds. A page that loads more as it is scrolled (a feed)
-            # may still be fetching it; wait for it to grow, within the step's timeout, rather than spend steps.
+            # Nothing moved: the end of what the page holds, or a turn the page had no room for yet (it grew a
+            # moment ago). A page that loads more as it is scrolled (a feed) may still be fetching it: wait for it
+            # to grow, within the step's timeout, turning the wheel again now and then as a person would.
+            again = loop.time() + SCROLL_AGAIN
             while await self._scroll_state(x, y) == before:
                 if loop.time() >= deadline:
                     raise PageError(f'"{until.label()}" did not come into view: the page ended after {moved} '
                                     f'{"swipes" if swipe else "scroll steps"} {direction} and nothing more came '
                                     f'within {timeout:g} s', code="timeout")
+                if loop.time() >= again:
+                    await self._scroll_once(x, y, direction, distance, swipe)
+                    again = loop.time() + SCROLL_AGAIN
                 await asyncio.sleep(SCROLL_END_POLL)
 
     async def _scroll_state(self, x: float, y: float) -> str:
