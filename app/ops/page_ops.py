@@ -65,7 +65,7 @@ class TypeParams(ActingParams):
     locator: Locator | None = Field(default=None, description="Default: the focused element.")
     x: float | None = Field(default=None, description="Or click this viewport point first.")
     y: float | None = None
-    replace: bool = Field(default=False, description="Replace the field's text.")
+    replace: bool = False  # the tool's description says it: existing text is kept unless replace
 
     @model_validator(mode="after")
     def _target(self) -> "TypeParams":
@@ -190,7 +190,7 @@ class CdpParams(TabParams):
 
 
 class HandoffParams(TabParams):
-    message: str = Field(min_length=1, description="What the person should do.")
+    message: str = Field(min_length=1)  # the description says it: the banner shows the message
     wait: bool = Field(default=False, description="Return when the person clicks Done.")
     timeout_ms: int = Field(default=600_000, ge=0, le=600_000)
 
