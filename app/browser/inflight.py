@@ -7,8 +7,10 @@ page calls fetch, XMLHttpRequest and sendBeacon); `in_flight(page)` lists what i
 answer, with the main frame's navigation when one is on its way; `settle(page, timeout)` waits until that list
 is empty, at most `timeout` seconds, and returns what was cut off at the bound.
 
-Not seen: requests of another site's frames (they are not readable from the page), WebSockets and
-EventSource streams (they never "finish"), and requests made before the app first acted on the tab.
+Another site's frames (app/browser/frames.py: a payment form, a sign-in widget) are not readable from the page:
+each is asked itself, through its `QWebEngineFrame`, for its requests and for a navigation it started (its
+form's submission). Not seen: WebSockets and EventSource streams (they never "finish"), and requests made
+before the app first acted on the tab.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import logging
 import secrets
 from typing import Any, Callable
 
-from PySide6.QtWebEngineCore import QWebEnginePage
+from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 
+from app.browser import frames
 from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, document_script, run_in_every_frame, run_js
 from app.browser.navigation import START_GRACE
 from app.resources import JS_DIR
@@ -77,6 +80,28 @@ async def in_flight(page: QWebEnginePage, loading: bool) -> list[dict[str, Any]]
     except PageError:
         requests = []
     found.extend(item for item in requests or [] if isinstance(item, dict))
+    if page.mainFrame().children():
+        for scope in (await frames.scopes(page))[1:]:
+            found.extend(await _frame_in_flight(scope.frame))
+    return found
+
+
+async def _frame_in_flight(frame: QWebEngineFrame) -> list[dict[str, Any]]:
+    """What another site's frame still waits for: a navigation it started that has not committed, and its
+    tracked requests. A frame that does not answer (between documents) is left out: it cannot be told apart
+    from one that left the page."""
+    try:
+        state, navigating, target, age = await run_js(frame, _NAVIGATION, timeout=1.0, world=APP_WORLD)
+        requests = await run_js(frame, f"(window[{KEY!r}] ? window[{KEY!r}].list() : [])", timeout=1.0,
+                                world=MAIN_WORLD)
+    except PageError:
+        return []
+    found = []
+    if navigating and age <= frames.FRAME_NAVIGATION_WAIT * 1000:
+        found.append({"kind": "navigation", "method": "GET", "url": target or frame.url().toString(), "ms": None,
+                      "frame": frame.url().toString()})
+    if state != "loading":
+        found.extend({**item, "frame": frame.url().toString()} for item in requests or [] if isinstance(item, dict))
     return found
 
 
