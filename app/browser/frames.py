@@ -10,8 +10,10 @@ readable frames under it.
 - `scopes(page)`: the page's scopes, main first. A frame starts a scope when its own document says that its
   parent cannot be read (`window.frameElement` is null there); each frame also says where it is, as the index
   path of `window.frames` indexes from the top (readable across sites), which is how its `<iframe>` element is
-  found in the parent's document. A page without frames costs nothing; the answer is kept while the frames and
-  their addresses stay the same.
+  found in the parent's document. A frame that does not answer at once (it is between two documents: a
+  navigation drops the call; or hung) is judged by its address instead (another origin than its parent's starts
+  a scope; its place in `children()` is its index). A page without frames costs nothing; the answer is kept
+  while the frames and their addresses stay the same.
 - `placement(page, scope)`: where the scope's viewport shows in the top-level viewport (its `<iframe>`'s
   content box through every frame above it, and the visible part of it), asked of the helpers above it.
 - `covering(page, scope, x, y)`: what a click at a top-level point reaches at each level above the scope: None
@@ -41,7 +43,8 @@ from envs import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 
-FRAME_TIMEOUT = 1.0  # seconds a frame gets to say where it is (a hung frame is left out, not waited for)
+FRAME_TIMEOUT = 1.0  # seconds a frame's helper gets to answer a locator call (a hung frame is left out)
+WHERE_TIMEOUT = 0.25  # seconds a frame gets to say where it is before its address decides
 _REF = re.compile(r"^f(\d+)(e\d+)$")
 # Asked of each frame: its index path from the top (readable across sites) and whether its parent is readable.
 _WHERE = """(() => {
@@ -148,25 +151,35 @@ async def scopes(page: QWebEnginePage) -> list[Scope]:
         return numbers.scopes
     answers = await asyncio.gather(*(_where(frame) for frame, _path in tree[1:]))
     found = [main_scope(page)]
-    complete = True
+    origins = {(): _origin(main.url().toString())}
     for (frame, qt_path), answer in zip(tree[1:], answers):
-        if answer is None:
-            complete = False  # a frame that did not answer (loading, hung, gone) is left out this time
-            continue
-        path, own_scope = answer
+        origins[qt_path] = _origin(frame.url().toString(), origins.get(qt_path[:-1]))
+        path, own_scope = answer if answer is not None else \
+            (qt_path, origins[qt_path] != origins.get(qt_path[:-1]) or origins[qt_path] is None)
         if not own_scope:
             continue
         path = path if path is not None else qt_path
         parent = max((s for s in found if path[:len(s.path)] == s.path), key=lambda s: len(s.path))
         found.append(Scope(frame, path, frame.url().toString(), numbers.number(frame), parent, frame))
-    if complete:
-        numbers.signature, numbers.scopes = signature, found
+    numbers.signature, numbers.scopes = signature, found
     return found
+
+
+def _origin(url: str, parent: str | None = None) -> str | None:
+    """scheme://host:port of an address; an address without one of its own (about:blank, about:srcdoc) has its
+    parent's; None for an opaque origin (data:)."""
+    if not url or url.startswith("about:"):
+        return parent
+    if url.startswith("blob:"):
+        url = url[len("blob:"):]
+    if url.startswith("data:"):
+        return None
+    return site(url)
 
 
 async def _where(frame: QWebEngineFrame) -> tuple[tuple[int, ...] | None, bool] | None:
     try:
-        answer = await run_js(frame, _WHERE, timeout=FRAME_TIMEOUT, world=APP_WORLD)
+        answer = await run_js(frame, _WHERE, timeout=WHERE_TIMEOUT, world=APP_WORLD)
     except PageError:
         return None
     if not isinstance(answer, list) or len(answer) != 2:

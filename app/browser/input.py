@@ -692,7 +692,7 @@ class InputDriver:
                 probe_id, before = found
                 if self._doc_key(self.target()) == key:
                     state.probe = (key, probe_id, before)
-            framed = await others
+            framed = await others if others is not None else []
             if reports:
                 waiters[state.wait_for_probe(probe_id, before)] = (probe_id, None)
                 for frame, frame_probe, frame_before in framed:
@@ -723,13 +723,14 @@ class InputDriver:
         return Fenced(probe_id)
 
     def _frame_probes(self, page: QWebEnginePage, timeout: float
-                      ) -> asyncio.Future[list[tuple[QWebEngineFrame, str, int]]]:
+                      ) -> asyncio.Future[list[tuple[QWebEngineFrame, str, int]]] | None:
         """The probe of each frame of another site (installed if new): (frame, probe id, count), asked of all of
-        them at once; none (and no JavaScript) on a page without frames. A frame that does not answer in time is
-        left out: its key-up then ends the fence at its limit, as before."""
+        them at once; None (and no JavaScript, no task) on a page without frames. A frame that does not answer in
+        time is left out: its key-up then ends the fence at its limit, as before."""
+        if not page.mainFrame().children():
+            return None
+
         async def probes() -> list[tuple[QWebEngineFrame, str, int]]:
-            if not page.mainFrame().children():
-                return []
             others = [scope for scope in await frames.scopes(page) if not scope.main]
 
             async def install(frame: QWebEngineFrame) -> tuple[QWebEngineFrame, str, int] | None:

@@ -431,7 +431,9 @@ async def _fan(page: QWebEnginePage, function: str, spec: Mapping[str, str], *ar
     todo = [(scope, dict(spec)) for scope in found]
     answers: list[_Answer] = []
     for _depth in range(MAX_HOPS + 1):
-        results = await asyncio.gather(*(_call_in(scope, function, local, *args, timeout=timeout)
+        # A frame of another site gets a short while: between two documents it drops the call (it is left out).
+        results = await asyncio.gather(*(_call_in(scope, function, local, *args,
+                                                  timeout=timeout if scope.main else min(timeout, frames.FRAME_TIMEOUT))
                                          for scope, local in todo), return_exceptions=True)
         hops: list[tuple[Scope, dict[str, str]]] = []
         for (scope, local), result in zip(todo, results):
@@ -636,11 +638,15 @@ def _wait_timeout(label: str, state: str, last: Mapping[str, Any] | None, timeou
     return WaitTimeout(f'{visible} elements matching "{label}" are still visible {waited}')
 
 
-async def _count_all(page: QWebEnginePage, spec: Mapping[str, str], timeout: float) -> dict[str, Any]:
+async def _count_all(page: QWebEnginePage, spec: Mapping[str, str], timeout: float,
+                     outside: Sequence[int] | None = None) -> dict[str, Any]:
     """`count` over the page's scopes: matches, visible matches (in another site's frame, only while its frame
-    shows), and the description of the first visible (else first) one. A ref whose frame left counts none."""
+    shows), and the description of the first visible (else first) one. A ref whose frame left counts none.
+    `outside`: leave out the scope at that index path."""
     try:
         answers = await _fan(page, "count", spec, timeout=timeout)
+        if outside is not None:
+            answers = [a for a in answers if a.scope.path != tuple(outside)]
     except StaleRef:
         if "ref" in spec and frames.split_ref(str(spec["ref"]))[0]:
             return {"count": 0, "visible": 0, "desc": None}
@@ -671,10 +677,11 @@ async def _describe_all(page: QWebEnginePage, spec: Mapping[str, str], timeout: 
     return {"count": sum(int(a.result.get("count") or 0) for a in answers), "items": items[:5]}
 
 
-async def count(page: QWebEnginePage, locator: LocatorLike) -> int:
-    """How many elements match (visible or not)."""
+async def count(page: QWebEnginePage, locator: LocatorLike, outside: Sequence[int] | None = None) -> int:
+    """How many elements match (visible or not); `outside`: but none in the scope of the frame at that index
+    path (app/browser/frames.py)."""
     spec, _ = locator_spec(locator)
-    return int((await _when_ready(page, lambda t: _count_all(page, spec, t)))["count"])
+    return int((await _when_ready(page, lambda t: _count_all(page, spec, t, outside)))["count"])
 
 
 async def is_visible(page: QWebEnginePage, locator: LocatorLike) -> bool:

@@ -17,7 +17,9 @@
  * dy, fallback?}, fill {loc, desc, value?, secret?, variable, paste}, select {loc, desc, option}, press
  * {shortcut, loc?}, scroll {direction, distance}, blocked {why}, and mark (the app's end-of-operation marker,
  * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
- * frame's URL when not the top frame).
+ * frame's URL when not the top frame). In a frame the top frame cannot read (another site's), locators come
+ * from that frame's own generator and the step carries `framePath` (the frame's `window.frames` index path
+ * from the top), for app/browser/record_frames.py to make them the page's.
  *
  * A drag: the left button pressed on anything but a text field, a slider or a select, moved more than
  * DRAG_MIN_PX and released, with no text selected by it. The click the page gets after it is not a step, nor
@@ -40,14 +42,24 @@
   const DRAG_MIN_PX = 6;
   const MARK_KEY = 'F24';
   const frameUrl = window === window.top ? null : String(location.href);
+  // The window whose generator makes the locators: the top's, or this frame's own in another site's frame.
+  const home = () => { try { if (window.top.__bpGen) return window.top; } catch (e) { /* another site */ } return window; };
+  const framePath = () => {
+    const path = [];
+    for (let w = window; w !== w.top; w = w.parent) {
+      let k = -1;
+      for (let i = 0; i < w.parent.frames.length; i++) if (w.parent.frames[i] === w) { k = i; break; }
+      path.unshift(k);
+    }
+    return path;
+  };
 
   const send = (step) => {
     if (frameUrl) step.frame = frameUrl;
+    if (frameUrl && step.loc && home() === window) step.framePath = framePath();
     console.debug(TOKEN + JSON.stringify(step));
   };
-  const generator = () => {
-    try { return window.top.__bpGen || null; } catch (e) { return null; }  // a cross-origin frame: none
-  };
+  const generator = () => home().__bpGen || null;
 
   const isTextField = (el) => !!el && ((el.localName === 'input' && TEXT_INPUTS.includes(el.type)) ||
     el.localName === 'textarea' || el.isContentEditable);
@@ -70,8 +82,9 @@
     const gen = generator();
     if (!gen) return { blocked: 'the element is in a cross-origin frame, which the recorder cannot reach' };
     const loc = gen.locatorFor(el);
-    return { el, loc, desc: window.top.__bp.element.describe(el), role: window.top.__bp.element.role(el) || el.localName,
-             name: String(window.top.__bp.element.name(el) || '').replace(/\s+/g, ' ').trim().slice(0, 60) };
+    const E = home().__bp.element;
+    return { el, loc, desc: E.describe(el), role: E.role(el) || el.localName,
+             name: String(E.name(el) || '').replace(/\s+/g, ' ').trim().slice(0, 60) };
   }
 
   /** A click point relative to the element's box, as fractions of its size. */
@@ -88,7 +101,7 @@
     for (let n = el.parentElement; n; n = n.parentElement) {
       const loc = gen.locatorFor(n);
       if (loc.unique && (loc.selector || loc.xpath)) {
-        return { loc, desc: window.top.__bp.element.describe(n), offset: offsetIn(n, x, y) };
+        return { loc, desc: home().__bp.element.describe(n), offset: offsetIn(n, x, y) };
       }
     }
     return null;

@@ -12,7 +12,6 @@ import asyncio
 import re
 from collections.abc import Coroutine
 from typing import Any, Iterator, TypeVar
-from urllib.parse import parse_qs
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -23,36 +22,12 @@ from app.browser.input import InputDriver
 from app.browser.js import APP_WORLD, run_js as run_js_in
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
+from tests.support.frame_sites import PaySite, shop_routes
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded
-from tests.support.server import LocalServer, Request, Response
+from tests.support.server import LocalServer
 from workflows.ports import Locator
 
 T = TypeVar("T")
-
-CARD_FORM = """<!doctype html><title>Card</title><body style="margin:0;font:16px sans-serif">
-<form method=post action=/pay style="padding:8px">
-<p style="margin:4px 0"><label>Card number <input name=card autocomplete=cc-number></label></p>
-<p style="margin:4px 0"><label>Name on card <input name=holder></label></p>
-<p style="margin:4px 0"><label>Code <input name=code></label></p>
-<p style="margin:4px 0"><label>Plan <select name=plan><option>Basic</option><option>Pro</option>
-  <option>Team</option></select></label></p>
-<p style="margin:4px 0"><label><input type=checkbox name=save value=yes> Save card</label></p>
-<p style="margin:4px 0"><button id=pay>Pay now</button></p>
-</form>
-<script>
-  window.trusted = [];
-  document.addEventListener('click', (e) => trusted.push(e.isTrusted), true);
-</script></body>"""
-
-CHECKOUT = """<!doctype html><title>Checkout</title><body style="margin:0;font:16px sans-serif">
-<h1 style="margin:8px">Checkout</h1>
-<p style="margin:8px"><label>Code <input id=code name=code></label>
-  <button id=apply onclick="fetch('/apply?code=' + encodeURIComponent(document.getElementById('code').value))">
-  Apply</button></p>
-<iframe name=pay title="Payment" src="{frame}" style="position:absolute; left:20px; top:120px; width:460px;
-        height:260px; border:4px solid #888; padding:0"></iframe>
-</body>"""
-
 
 def call(qtbot: QtBot, coro: Coroutine[Any, Any, T], timeout: int = 20_000) -> T:
     task = asyncio.ensure_future(coro)
@@ -64,21 +39,6 @@ def fails(qtbot: QtBot, coro: Coroutine[Any, Any, Any], kind: type[Exception]) -
     with pytest.raises(kind) as caught:
         call(qtbot, coro)
     return str(caught.value)
-
-
-class PaySite:
-    """The other site: the card form, and what its /pay received."""
-
-    def __init__(self, server: LocalServer) -> None:
-        self.server = server
-        self.received: list[dict[str, list[str]]] = []
-        self.site = f"http://127.0.0.2:{server.port}"
-        server.route("/card", CARD_FORM)
-        server.route("/pay", self.pay)
-
-    def pay(self, request: Request) -> Response:
-        self.received.append(parse_qs(request.body.decode("utf-8")))
-        return Response("<!doctype html><title>Paid</title><p id=paid>Paid, thank you</p>")
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +56,7 @@ def pay() -> Iterator[PaySite]:
 @pytest.fixture(scope="module")
 def shop(pay: PaySite) -> Iterator[LocalServer]:
     with LocalServer() as server:
-        server.route("/checkout", CHECKOUT.format(frame=pay.server.url("/card")))
+        shop_routes(server, pay)
         yield server
 
 

@@ -18,10 +18,11 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 TOOLS = ("Xvfb", "openbox", "trayer", "dunst", "dunstctl", "dbus-daemon", "dbus-monitor", "dbus-send", "wmctrl",
          "xdotool", "xwininfo", "xprop")
@@ -58,6 +59,14 @@ DUNST_CONFIG = """[global]
 # invokes the line it prints.
 PICK_SCRIPT = """#!/bin/sh
 grep -m1 -F -- "#$(cat {label_file})"
+"""
+
+
+# A screenshot of the whole screen as X shows it, taken by a small Qt program of its own (xcb).
+SCREENSHOT = """import sys
+from PySide6.QtGui import QGuiApplication
+app = QGuiApplication(sys.argv)
+sys.exit(0 if app.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)
 """
 
 
@@ -154,6 +163,13 @@ class Desktop:
         """What a program on this desktop needs in its environment."""
         return {"DISPLAY": self.display, "DBUS_SESSION_BUS_ADDRESS": self.bus}
 
+    def screenshot(self, path: Path) -> Path:
+        """The whole screen as a PNG file."""
+        env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "BROWSERPILOT_HOME")}
+        subprocess.run([sys.executable, "-c", SCREENSHOT, str(path)], check=True, timeout=30, capture_output=True,
+                       env={**env, **self.env(), "QT_QPA_PLATFORM": "xcb"})
+        return path
+
     def _spawn(self, command: list[str], stdout: Path | None = None, pass_fds: tuple[int, ...] = ()
                ) -> subprocess.Popen[bytes]:
         """Start a program of the desktop; its stderr (and `stdout`, if given) into files of the folder."""
@@ -248,3 +264,12 @@ class Desktop:
         """Open dunst's context menu and choose the action labelled `label`, as a person would."""
         (self.folder / "pick").write_text(label)
         self.run("dunstctl", "context")
+
+
+def desktop_for_module(folder: Path) -> Iterator[Desktop]:
+    """A desktop for a test module's fixture: started, and stopped after the module."""
+    screen = Desktop(folder).start()
+    try:
+        yield screen
+    finally:
+        screen.stop()

@@ -1,0 +1,135 @@
+"""Recording in another site's frame with real X input (issue 32, item 8): the app on an Xvfb desktop shows a
+shop on 127.0.0.1 whose checkout embeds a card form served by 127.0.0.2; a person (xdotool: the window system's
+own mouse and keyboard) records filling and submitting the form in the frame; the saved workflow is then replayed
+headless by `browserpilot run` in a fresh process, and the payment site receives the same values again.
+
+The frame's fields are found again through chains from the page (`iframe[name="pay"] >> …`): the shop's own
+"Code" field has the same label as the frame's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from PySide6.QtGui import QColor, QImage
+
+from app.mcp.client import forward_operation
+from app.settings import SettingsStore
+from envs.datadir import DataDir
+from tests.support.app_process import app_on_desktop, run_cli
+from tests.support.desktop import Desktop, desktop_for_module, missing_tools, wait_until
+from tests.support.frame_sites import PaySite, shop_routes
+from tests.support.server import LocalServer
+
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(bool(missing_tools()), reason=f"no desktop tools: {', '.join(missing_tools())} "
+                                                                "(./dev.sh setup installs them)")]
+
+CARD = "4000 0000 0000 0002"
+# Marks the page's corner on the screen (a person finds the page by looking at it; so does the test).
+CORNER = "(() => { const d = document.createElement('div'); d.id = 'corner'; d.style.cssText = " \
+         "'position:fixed;left:0;top:0;width:6px;height:6px;background:rgb(255,0,255);z-index:99'; " \
+         "document.body.appendChild(d); return devicePixelRatio; })()"
+MAGENTA = QColor(255, 0, 255)
+
+
+@pytest.fixture(scope="module")
+def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
+    yield from desktop_for_module(tmp_path_factory.mktemp("desktop"))
+
+
+@pytest.fixture(scope="module")
+def sites() -> Iterator[tuple[LocalServer, PaySite]]:
+    with LocalServer("127.0.0.2") as other, LocalServer() as shop:
+        pay = PaySite(other)
+        shop_routes(shop, pay)
+        yield shop, pay
+
+
+def marker(image: QImage) -> tuple[int, int] | None:
+    """The screen point of the page's top-left corner: the first pixel of its 6x6 magenta marker."""
+    for y in range(image.height()):
+        for x in range(0, image.width(), 3):
+            if image.pixelColor(x, y) == MAGENTA and image.pixelColor(x, y + 5) == MAGENTA:
+                while x > 0 and image.pixelColor(x - 1, y) == MAGENTA:
+                    x -= 1
+                return x, y
+    return None
+
+
+def call(data: Path, operation: str, /, **params: Any) -> dict[str, Any]:
+    result = forward_operation(DataDir(data), operation, params)
+    assert result.get("ok"), result
+    return result
+
+
+def test_a_person_records_the_frames_form_and_the_workflow_replays_it(
+        desktop: Desktop, sites: tuple[LocalServer, PaySite], tmp_path: Path) -> None:
+    shop, pay = sites
+    data = tmp_path / "data"
+    data.mkdir()
+    SettingsStore(DataDir(data)).update(welcome_shown=True)
+    with app_on_desktop(data, desktop.env(), tmp_path / "app.log"):
+        wait_until(lambda: desktop.window_titled(r"^BrowserPilot$"), 60, "the main window")
+        tab = call(data, "tab_open", url=shop.url("/checkout"))["tabId"]
+        call(data, "page_unlock", tabId=tab)  # the person's tab: no agent overlay over it
+        window = wait_until(lambda: desktop.window_titled(r"^Checkout — "), 30, "the checkout's window")
+        desktop.run("xdotool", "windowactivate", "--sync", str(window))
+        wait_until(lambda: call(data, "page_query", tabId=tab, locator={"selector": "#pay"})["count"] == 1, 20,
+                   "the card form in its frame")
+        ratio = call(data, "page_script", tabId=tab, source=CORNER)["value"]
+        screen_x, screen_y = wait_until(lambda: marker(QImage(str(desktop.screenshot(tmp_path / "page.png")))), 10,
+                                        "the page's corner on the screen")
+
+        def at(selector: str, dx: float = 0.5, dy: float = 0.5) -> tuple[int, int]:
+            row = call(data, "page_query", tabId=tab, locator={"selector": selector})["elements"][0]
+            rect = row["rect"]
+            return (round(screen_x + (rect["x"] + rect["width"] * dx) * ratio),
+                    round(screen_y + (rect["y"] + rect["height"] * dy) * ratio))
+
+        def click(selector: str, dx: float = 0.5) -> None:
+            x, y = at(selector, dx)
+            desktop.run("xdotool", "mousemove", "--sync", str(x), str(y), "click", "1")
+
+        call(data, "record_start", tabId=tab)
+        click("label=Card number")
+        desktop.run("xdotool", "type", "--delay", "30", CARD)
+        click('iframe[name="pay"] >> label=Name on card')
+        desktop.run("xdotool", "type", "--delay", "30", "Grace Hopper")
+        click('iframe[name="pay"] >> label=Code')
+        desktop.run("xdotool", "type", "--delay", "30", "F-9")
+        click("label=Plan")  # the select's own popup: the person picks with the keyboard
+        desktop.run("xdotool", "key", "--delay", "80", "Down", "Return")
+        click("text=Save card", 0.1)
+        click("#pay")
+        wait_until(lambda: len(pay.received) == 1, 20, "the payment site to receive the form")
+        recorded = pay.received[0]
+        assert recorded == {"card": [CARD], "holder": ["Grace Hopper"], "code": ["F-9"], "plan": ["Pro"],
+                            "save": ["yes"]}, recorded
+
+        def steps() -> list[dict[str, Any]]:
+            return call(data, "record_status", tabId=tab)["steps"]
+
+        wait_until(lambda: [s["type"] for s in steps()] == ["goto", "fill", "fill", "fill", "select", "click",
+                                                           "click"], 20, "the recorded steps")
+        for step in steps()[1:]:
+            locator = step["data"]["locator"]
+            chains = [a["selector"] for a in locator.get("alternatives") or [] if ">>" in a.get("selector", "")]
+            assert chains and all(c.startswith('iframe[name="pay"] >> ') for c in chains), step
+        # The frame's "Code" field: its primary locator also names the shop's own Code field, so replay tries the
+        # chain through the frame first; the frame's own `label=Code` is no alternative (the shop's has it too).
+        code = steps()[3]["data"]["locator"]
+        assert code["prefer"] == 0 and code["alternatives"][0]["selector"].startswith('iframe[name="pay"] >> '), code
+        assert {"label": "Code"} not in [{k: v for k, v in a.items() if k != "exact"} for a in code["alternatives"]]
+        stopped = call(data, "record_stop", tabId=tab, name="Pay in the frame (recorded)")
+        assert stopped["workflow"]["app"]["name"] == "Pay in the frame (recorded)"
+
+    # Replayed headless in a fresh process, as `browserpilot run` does.
+    variables = stopped["workflow"]["workflow"]["graph"]["nodes"][0]["data"]["variables"]
+    inputs = [f"{v['variable']}={CARD}" for v in variables if v.get("type") == "secret"]
+    assert len(inputs) == 1, variables
+    ran = run_cli(data, "run", "Pay in the frame (recorded)", "--headless", "--json",
+                  *[arg for value in inputs for arg in ("--input", value)], timeout=180)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert pay.received[1:] == [recorded], pay.received
