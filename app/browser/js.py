@@ -103,9 +103,9 @@ _STACK_LINE = re.compile(r"<anonymous>:(\d+):\d+")
 _FUNCTION_HEADER_LINES = 2
 
 
-async def run_js_async(page: QWebEnginePage, body: str, args: Any = None, timeout: float = 30.0,
+async def run_js_async(page: JsTarget, body: str, args: Any = None, timeout: float = 30.0,
                        world: int = MAIN_WORLD) -> Any:
-    """Run an async function body with `args` in the page; return its JSON result.
+    """Run an async function body with `args` in the page (or a frame); return its JSON result.
 
     Errors come back as `ScriptError` with the JavaScript message and the line in `body`.
     """

@@ -49,7 +49,7 @@ SERVER_INSTRUCTIONS = (
     "on tabId, or on the active tab of env (default env-default, whose window opens when needed). Locators: "
     "{\"selector\": …} takes CSS or text=…, role=…[name=\"…\"], label=…, placeholder=…, testid=…; {\"xpath\": "
     "\"/…\"}; or {\"ref\": \"e12\"} from the latest page_snapshot. They reach into open shadow roots and "
-    "same-origin iframes. An action needs exactly one match and waits until it is visible, enabled, stable and "
+    "iframes, another site's too (refs there look like f1e3). An action needs exactly one match and waits until it is visible, enabled, stable and "
     "not covered; otherwise the error says what matched or what covers it. For a captcha or a login only the "
     "person can do, call page_handoff with a message: it returns at once, and your next acting call on that "
     "tab waits until its target appears, then takes the tab back. takenOver: true in a result means the person "

@@ -154,6 +154,35 @@ def test_the_input_fence_ends_on_the_frames_own_report(qtbot: QtBot, app: Browse
     app.service.close(tab.tab_id)
 
 
+def test_the_agents_page_operations_act_in_the_frame(qtbot: QtBot, app: BrowserPilotApp, shop: LocalServer,
+                                                     pay: PaySite) -> None:
+    """As an MCP client or the agent calls them: the snapshot's refs of the frame act (trusted input), a select
+    and a chain work, and page_script runs in the frame given a part of its address."""
+    tab = open_checkout(qtbot, app, shop)
+    tab_id = tab.tab_id
+
+    def op(name: str, **params: Any) -> dict[str, Any]:
+        result = run_op(qtbot, app, name, {"tabId": tab_id, **params})
+        assert result["ok"], result
+        return result
+
+    snapshot = op("page_snapshot")["snapshot"]
+    refs = dict(re.findall(r'- (\w+ "[^"]+") \[ref=(f\d+e\d+)\]', snapshot))
+    assert set(refs) >= {'textbox "Name on card"', 'checkbox "Save card"', 'combobox "Plan"', 'button "Pay now"'}, \
+        snapshot
+    op("page_type", locator={"ref": refs['textbox "Name on card"']}, text="Ada Lovelace")
+    op("page_click", locator={"ref": refs['checkbox "Save card"']})
+    assert op("page_select", locator={"selector": "label=Plan"}, option="Team")["text"] == "Team"
+    found = op("page_query", locator={"selector": 'iframe[name="pay"] >> role=button'})
+    assert found["count"] == 1 and found["elements"][0]["frame"] == f"<iframe name=pay> ({pay.site})"
+    state = op("page_script", frame="127.0.0.2", source="""({holder: document.querySelector('[name=holder]').value,
+        save: document.querySelector('[name=save]').checked, plan: document.querySelector('[name=plan]').value,
+        trusted: window.trusted})""")["value"]
+    assert state == {"holder": "Ada Lovelace", "save": True, "plan": "Team", "trusted": [True, True]}, state
+    assert op("page_script", source="document.title")["value"] == "Checkout"  # the page itself, as before
+    app.service.close(tab_id)
+
+
 def node(node_id: str, kind: str, **data: Any) -> dict[str, Any]:
     return {"id": node_id, "data": {"type": kind, **data}}
 
