@@ -272,6 +272,18 @@ def test_the_domain_policy_is_the_frames_own(qtbot: QtBot, app: BrowserPilotApp,
     assert not refused["ok"]
     assert refused["error"] == (f'no element matches "label=Card number"; the frame of {pay.site} was not loaded: '
                                 f"blocked by the policy of {env}: 127.0.0.2 (not in allowedDomains)")
+    # A recorded step (alternatives and a fingerprint: replay looks and heals) says it too.
+    card = {"selector": "label=Card number", "alternatives": [{"role": "textbox", "name": "Card number"}],
+            "fingerprint": {"v": 1, "kind": "text", "tag": "input", "type": "text", "role": "textbox",
+                            "name": "Card number", "label": "Card number", "attrs": {"name": "card"},
+                            "form": {"tag": "form", "id": "", "name": "", "action": "/pay", "label": "",
+                                     "shape": ["button", "check", "select", "text", "text", "text"]},
+                            "index": 0, "of": 3, "sort": "text/input/text", "sole": False, "near": "Card number"}}
+    failed = run_op(qtbot, app, "workflow_run", {"env": env, "tabId": tab_id, "workflow": workflow(
+        "Card only", node("card", "fill", locator=card, text="4242", timeout=1))}, timeout=60_000)
+    assert not failed["ok"] and failed["run"]["node"] == "card"
+    assert failed["run"]["error"].endswith(f"; the frame of {pay.site} was not loaded: blocked by the policy of "
+                                           f"{env}: 127.0.0.2 (not in allowedDomains)"), failed["run"]["error"]
     app.service.close(tab_id)
 
     tab = open_checkout(qtbot, app, shop)

@@ -30,7 +30,14 @@ class TabReading:
 
     async def find(self, candidates: list[Locator], fingerprint: dict[str, Any] | None,
                    heal: bool = True) -> dict[str, Any]:
-        return await self._core.guarded(locators.find(self._core.page, candidates, fingerprint, heal=heal))
+        """One look for a node's element (locators.find); when none is found, `blocked` names the frames the
+        domain policy kept from loading."""
+        found = await self._core.guarded(locators.find(self._core.page, candidates, fingerprint, heal=heal))
+        if found.get("status") not in ("found", "healed"):
+            blocked = self._core.frames_blocked()
+            if blocked:
+                found["blocked"] = blocked
+        return found
 
     async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]:
         snap = await self._core.guarded(locators.snapshot(self._core.page, locator, start=start, items=items))
