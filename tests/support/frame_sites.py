@@ -33,6 +33,15 @@ CHECKOUT = """<!doctype html><title>Checkout</title><body style="margin:0;font:1
 </body>"""
 
 
+# A file input in the frame: the page tells its own server which file was chosen (name and size).
+RECEIPT = """<!doctype html><title>Receipt</title><body style="margin:0">
+<label>Receipt <input type=file name=receipt onchange="fetch('/chosen?name=' + encodeURIComponent(this.files[0].name)
+  + '&size=' + this.files[0].size)"></label></body>"""
+
+RECEIPT_PAGE = """<!doctype html><title>Receipt</title><body style="margin:0">
+<iframe name=receipt src="{frame}" style="width:400px;height:80px;border:0"></iframe></body>"""
+
+
 class PaySite:
     """The other site: the card form, and what its /pay received."""
 
@@ -41,6 +50,8 @@ class PaySite:
         self.received: list[dict[str, list[str]]] = []
         self.site = f"http://127.0.0.2:{server.port}"
         server.route("/card", CARD_FORM)
+        server.route("/receipt", RECEIPT)
+        server.route("/chosen", "ok")
         server.route("/pay", self.pay)
 
     def pay(self, request: Request) -> Response:
@@ -50,3 +61,4 @@ class PaySite:
 
 def shop_routes(shop: LocalServer, pay: PaySite) -> None:
     shop.route("/checkout", CHECKOUT.format(frame=pay.server.url("/card")))
+    shop.route("/receipt", RECEIPT_PAGE.format(frame=pay.server.url("/receipt")))
