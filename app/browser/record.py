@@ -197,10 +197,12 @@ class TabRecorder(QObject):
             self._was_paused = paused
             self.changed.emit()
 
-    def _take(self, raw: dict[str, Any]) -> None:
+    def _take(self, raw: dict[str, Any], paused: bool | None = None) -> None:
+        """Add a raw step, unless the app was acting when it came (`paused`: as it was on arrival, for a step
+        that waited its turn; else now)."""
         self.events += 1
         self._announce_pause()
-        if self.paused and not self._typed_before_pause(raw):
+        if (self.paused if paused is None else paused) and not self._typed_before_pause(raw):
             log.debug("tab %s: dropped the app's %s", self.tab.tab_id, raw.get("kind"))
             return
         step = self.recording.add(raw)
@@ -223,27 +225,32 @@ class TabRecorder(QObject):
             log.warning("tab %s: unreadable recorder message", self.tab.tab_id)
             return True
         if isinstance(raw, dict):
-            self._inbox.append((page, raw))
-            self._drain()
+            self._queue(raw, page)
         return True
 
-    def _handle(self, raw: dict[str, Any]) -> None:
+    def _queue(self, raw: dict[str, Any], page: BrowserPage | None = None) -> None:
+        """Take a raw step in its turn: behind a step of another site's frame still getting its locators."""
+        self._inbox.append((page, raw))
+        self._drain()
+
+    def _handle(self, raw: dict[str, Any], paused: bool | None = None) -> None:
         if raw.get("kind") == "mark":
             self._marked()
         else:
-            self._take(raw)
+            self._take(raw, paused)
 
     def _drain(self) -> None:
         """Take the messages in order; a step of another site's frame first gets the page's locators."""
         while self._inbox and self._framing is None:
             page, raw = self._inbox[0]
             if raw.get("framePath") is not None and isinstance(raw.get("loc"), dict) and page is not None:
-                self._framing = asyncio.ensure_future(self._frame_step(page, raw))
+                # Whether the app is acting is decided now, when everything before the step has been taken.
+                self._framing = asyncio.ensure_future(self._frame_step(page, raw, self.paused is not None))
                 return
             self._inbox.popleft()
             self._handle(raw)
 
-    async def _frame_step(self, page: BrowserPage, raw: dict[str, Any]) -> None:
+    async def _frame_step(self, page: BrowserPage, raw: dict[str, Any], paused: bool) -> None:
         try:
             raw["loc"] = await asyncio.wait_for(page_locator(page, raw["loc"], raw.pop("framePath")),
                                                 FRAME_STEP_TIMEOUT)
@@ -256,26 +263,26 @@ class TabRecorder(QObject):
         self._framing = None
         if self._inbox and self._inbox[0][1] is raw:
             self._inbox.popleft()
-            self._handle(raw)
+            self._handle(raw, paused)
         self._drain()
 
     def _on_files(self, event: FileChooserEvent) -> None:
         if not event.armed:
-            self._take({"kind": "files", "paths": list(event.files)})
+            self._queue({"kind": "files", "paths": list(event.files)})
 
     def _on_navigation(self, request: QWebEngineNavigationRequest) -> None:
         if request.isMainFrame() and request.navigationType() == QWebEngineNavigationRequest.NavigationType.TypedNavigation:
-            self._take({"kind": "goto", "url": request.url().toString()})
+            self._queue({"kind": "goto", "url": request.url().toString()})
 
     def _on_popup(self, page: BrowserPage) -> None:
         if not self.paused:
             self.attach(page, run_now=False)
             log.info("tab %s: the recording follows into a new tab", self.tab.tab_id)
-            self._take({"kind": "newTab"})  # the click that opened it: replay follows too
+            self._queue({"kind": "newTab"})  # the click that opened it: replay follows too
 
     def _on_download(self, request: QWebEngineDownloadRequest) -> None:
         if request.page() in self._pages:
-            self._take({"kind": "download", "url": request.url().toString()})
+            self._queue({"kind": "download", "url": request.url().toString()})
 
 
 @contextmanager
