@@ -110,7 +110,7 @@ class FrameNumbers(QObject):
     def __init__(self, page: QWebEnginePage) -> None:
         super().__init__(page)
         self.setObjectName(self.NAME)
-        self._frames: list[QWebEngineFrame] = []
+        self._frames: list[QWebEngineFrame | None] = []  # None: a frame that left the page (its number stays used)
         self.signature: tuple[tuple[tuple[int, ...], str], ...] | None = None
         self.scopes: list[Scope] = []
 
@@ -121,9 +121,10 @@ class FrameNumbers(QObject):
 
     def number(self, frame: QWebEngineFrame) -> int:
         for index, known in enumerate(self._frames):
-            if known == frame:
+            if known is not None and known == frame:
                 return index + 1
-        self._frames = [known for known in self._frames if known.isValid()] if len(self._frames) > 200 else self._frames
+        # Forget the frames that left the page (a frame never comes back), keeping every number where it was.
+        self._frames = [known if known is not None and known.isValid() else None for known in self._frames]
         self._frames.append(frame)
         return len(self._frames)
 
@@ -255,7 +256,7 @@ async def covering(page: QWebEnginePage, scope: Scope, x: float, y: float) -> st
 _FRAME_STATE = ("[window.__bpDocumentId || null, !!(window.__bpNavigations && window.__bpNavigations.pending()), "
                 "location.protocol]")
 FRAME_POLL = 0.01  # seconds between looks at a frame whose navigation is on its way
-FRAME_STATE_WAIT = 0.05  # seconds one look waits for its answer (a frame between documents never answers)
+FRAME_STATE_WAIT = 0.05  # seconds a first look waits for its answer (a frame between documents never answers)
 FRAME_NAVIGATION_WAIT = 10.0  # a frame's pending navigation counts as in flight this long (Qt has no frame loads)
 
 
@@ -269,14 +270,17 @@ async def frame_committed(frame: QWebEngineFrame, document: str | None, timeout:
     frame's navigation that ends without a document (a 204 answer, a download) ends here too."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    wait = FRAME_STATE_WAIT
     while True:
         if not frame.isValid():
             return None
         try:
-            # A frame between two documents drops the call: a short wait, then look again.
-            probe, pending, protocol = await run_js(frame, _FRAME_STATE, timeout=FRAME_STATE_WAIT, world=APP_WORLD)
+            # A frame between two documents drops the call: a short wait, then look again (a little longer each
+            # time, for a busy machine whose answers are slow).
+            probe, pending, protocol = await run_js(frame, _FRAME_STATE, timeout=wait, world=APP_WORLD)
         except PageError:  # between two documents
             probe, pending, protocol = document, True, ""
+            wait = min(wait * 2, FRAME_TIMEOUT)
         if probe != document:
             if protocol == "chrome-error:":
                 raise PageError(f"the frame could not load {frame.url().toString()}", code="navigation_failed")

@@ -183,6 +183,31 @@ def test_the_agents_page_operations_act_in_the_frame(qtbot: QtBot, app: BrowserP
     app.service.close(tab_id)
 
 
+def test_a_submission_in_the_frame_that_the_policy_blocks_fails_the_action(
+        qtbot: QtBot, app: BrowserPilotApp, shop: LocalServer, pay: PaySite) -> None:
+    """The frame's form posts to a third host, which the environment blocks: Enter in the frame fails, naming
+    the rule, instead of "ok" for a payment that went nowhere."""
+    with LocalServer("127.0.0.3") as third:
+        third.route("/pay", "<title>Paid elsewhere</title>")
+        pay.server.route("/card-elsewhere", f"<form method=post action={third.url('/pay')}><label>Code "
+                                            f"<input name=code></label></form>")
+        shop.route("/elsewhere", f"<iframe name=pay src={pay.server.url('/card-elsewhere')}></iframe>")
+        tab = open_view(app, "env-default", shop.url("/elsewhere"))
+        wait_loaded(qtbot, tab)
+        assert run_op(qtbot, app, "env_update", {"env": "env-default", "blockedDomains": ["127.0.0.3"]})["ok"]
+        try:
+            typed = run_op(qtbot, app, "page_type", {"tabId": tab.tab_id, "locator": {"selector": "label=Code"},
+                                                     "text": "7"})
+            assert typed["ok"], typed
+            sent = run_op(qtbot, app, "page_key", {"tabId": tab.tab_id, "shortcut": "enter"}, timeout=60_000)
+            assert not sent["ok"] and sent["code"] == "blocked", sent
+            assert sent["error"] == "blocked by the policy of env-default: 127.0.0.3 (blockedDomains: 127.0.0.3)"
+            assert third.hits("/pay") == []
+        finally:
+            assert run_op(qtbot, app, "env_update", {"env": "env-default", "blockedDomains": []})["ok"]
+            app.service.close(tab.tab_id)
+
+
 def node(node_id: str, kind: str, **data: Any) -> dict[str, Any]:
     return {"id": node_id, "data": {"type": kind, **data}}
 
