@@ -135,6 +135,15 @@ def _tree(frame: QWebEngineFrame, path: tuple[int, ...], out: list[tuple[QWebEng
         _tree(child, (*path, index), out)
 
 
+def addresses(page: QWebEnginePage) -> list[tuple[QWebEngineFrame, str]]:
+    """Every frame of the page (not the main one) with its address now, from Qt alone (no JavaScript)."""
+    tree: list[tuple[QWebEngineFrame, tuple[int, ...]]] = []
+    main = page.mainFrame()
+    if main.children():
+        _tree(main, (), tree)
+    return [(frame, frame.url().toString()) for frame, _path in tree[1:]]
+
+
 def main_scope(page: QWebEnginePage) -> Scope:
     return Scope(page.mainFrame(), (), page.url().toString(), 0, None, page)
 

@@ -720,7 +720,25 @@ class InputDriver:
             for future in [*waiters, *([others] if others is not None else [])]:
                 if not future.done():
                     future.cancel()
-        return Fenced(probe_id)
+        return await self._frame_navigating(page) or Fenced(probe_id)
+
+    async def _frame_navigating(self, page: QWebEnginePage) -> Fenced | None:
+        """After a fence that heard no report (on a busy machine a frame's probe may not have been installed in
+        time): a frame of another site with a navigation on its way (the action submitted its form) is where the
+        input went; None when there is none."""
+        if not page.mainFrame().children():
+            return None
+        for scope in await frames.scopes(page):
+            if scope.main:
+                continue
+            try:
+                found = await run_js(scope.frame, f"[window.__bpDocumentId || null, {_NAVIGATING}]", timeout=1.0,
+                                     world=APP_WORLD)
+            except PageError:
+                continue
+            if isinstance(found, list) and len(found) == 2 and found[1]:
+                return Fenced(found[0], navigating=True, frame=scope.frame)
+        return None
 
     def _frame_probes(self, page: QWebEnginePage, timeout: float
                       ) -> asyncio.Future[list[tuple[QWebEngineFrame, str, int]]] | None:
@@ -735,8 +753,7 @@ class InputDriver:
 
             async def install(frame: QWebEngineFrame) -> tuple[QWebEngineFrame, str, int] | None:
                 try:
-                    found = _probe_count(await run_js(frame, _PROBE_INSTALL, timeout=min(timeout, 0.5),
-                                                      world=APP_WORLD))
+                    found = _probe_count(await run_js(frame, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD))
                 except PageError:
                     return None
                 return (frame, *found) if found is not None else None

@@ -109,6 +109,7 @@ class TabCore:
         (failing with its reason: a network error, the domain policy, the page stopping it), then for its
         load to finish, so the next step sees the new page. Returns whether a navigation happened."""
         with NavigationWatch(self.page) as watch:
+            shown = frames.addresses(self.page)  # the frames' addresses before (none, and no cost, without frames)
             await act()
             fenced = await self.input.fence()
             if fenced.frame is not None:  # another site's frame handled it (app/browser/frames.py)
@@ -116,7 +117,19 @@ class TabCore:
                 if watch.started or self.page.isLoading():  # and the page itself navigates (target=_top)
                     return await self.after_navigation(watch, None, False, timeout)
                 return framed
+            self.refuse_frame_navigations(shown)
             return await self.after_navigation(watch, fenced.document, fenced.navigation, timeout)
+
+    def refuse_frame_navigations(self, shown: list[tuple[QWebEngineFrame, str]]) -> None:
+        """A frame that was in the page before the action and now shows an address the domain policy refuses:
+        the action navigated it there (its form's submission failed so fast that its document was gone before
+        the fence could ask it) and it failed; a frame added meanwhile (a tracker the policy keeps out) does not
+        count."""
+        for frame, before in shown:
+            now = frame.url().toString() if frame.isValid() else before
+            refused = self.blocked(now) if now != before else None
+            if refused is not None:
+                raise NavigationError(refused, now, code="blocked")
 
     async def frame_navigated(self, frame: QWebEngineFrame, document: str | None, timeout: float) -> bool:
         """Wait for the navigation an action started in another site's frame to commit; the domain policy's
