@@ -42,6 +42,9 @@ install_system_packages() {
   # streams with it and read the saved files with ffprobe.
   command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null || missing+=("ffmpeg")
   command -v curl >/dev/null || missing+=("curl")  # tests/integration/test_cookie_files.py: curl reads our cookies.txt
+  # tests/integration/test_browser_logins.py: real browser profiles to import logins from (and Playwright's Chromium).
+  command -v chromium >/dev/null || missing+=("chromium")
+  command -v firefox-esr >/dev/null || command -v firefox >/dev/null || missing+=("firefox-esr")
   # The Chinese UI needs a CJK font (the tests measure Chinese labels and dialogs as a person sees them).
   { command -v fc-list >/dev/null && fc-list :lang=zh family | grep -q .; } || missing+=("fonts-noto-cjk")
   # A desktop for the tray and notification tests: Xvfb, a window manager, a tray host, a notification server.

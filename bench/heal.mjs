@@ -14,6 +14,7 @@ import { createRunner, PuppeteerRunnerExtension } from '@puppeteer/replay';
 
 class BenchExtension extends PuppeteerRunnerExtension {
   async runStep(step, flow) {
+    this.current = step;  // named in the error, when the step fails
     if (step.type !== 'customStep') return super.runStep(step, flow);
     if (step.name !== 'upload') throw new Error(`unknown customStep ${step.name}`);
     const { selectors, paths } = step.parameters;
@@ -27,15 +28,20 @@ const spec = JSON.parse(await readFile(process.argv[2], 'utf8'));
 const browser = await puppeteer.launch({ executablePath: spec.chromium, headless: true, args: spec.args,
   defaultViewport: { width: 1280, height: 900 } });
 let out;
+let extension;
 const started = performance.now();
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(spec.timeoutMs);
-  const runner = await createRunner(spec.recording, new BenchExtension(browser, page, { timeout: spec.timeoutMs }));
+  extension = new BenchExtension(browser, page, { timeout: spec.timeoutMs });
+  const runner = await createRunner(spec.recording, extension);
   const completed = await runner.run();
   out = completed ? { ok: true } : { ok: false, error: 'the replay was aborted' };
 } catch (error) {
-  out = { ok: false, error: String(error && error.message || error).split('\n')[0] };
+  const step = extension?.current;
+  const where = step ? ` (step ${spec.recording.steps.indexOf(step) + 1}: ${step.type}` +
+    `${step.selectors ? ' ' + JSON.stringify(step.selectors[0]) : ''})` : '';
+  out = { ok: false, error: String(error && error.message || error).split('\n')[0] + where };
 } finally {
   out.ms = performance.now() - started;
   await browser.close();

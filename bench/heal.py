@@ -52,8 +52,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.heal_site import KINDS, SLIDER_AT, TARGETS, VALUES, HealSite, our_flow  # noqa: E402
-from tests.support.server import LocalServer  # noqa: E402
+from tests.support.heal_site import KINDS, SLIDER_AT, TARGETS, VALUES, HealSite, big_form_page, our_flow  # noqa: E402
+from tests.support.server import LocalServer, Response  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -162,6 +162,7 @@ def _run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path, pas
             (work / "ours.json").write_text(json.dumps(document, indent=1))
             for pass_name in passes:
                 every[pass_name] = await replay_all(op, tab, document, configure(pass_name))
+            await time_a_big_page(op, tab, document)
         finally:
             shell.shutdown()
 
@@ -186,6 +187,19 @@ def _run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path, pas
             print(f"ours{' + model' if model_asked else ''} {kind}: {verdict} {why} ({len(healed)} healed)",
                   file=sys.stderr, flush=True)
         return results
+
+    async def time_a_big_page(op: Callable[[str, dict[str, Any]], Any], tab: str, document: dict[str, Any]) -> None:
+        """How long one healing look takes on a page of 1500 look-alike fields (best of three)."""
+        site.server.route("/big", lambda request: Response(big_form_page()))
+        assert (await op("page_navigate", {"tabId": tab, "url": site.server.url("/big")}))["ok"]
+        step = next(n for n in document["workflow"]["graph"]["nodes"] if n["data"].get("locator", {}).get("fingerprint"))
+        took = []
+        for _ in range(3):
+            began = time.perf_counter()
+            found = await op("page_find", {"tabId": tab, "locators": [], "fingerprint": step["data"]["locator"]["fingerprint"]})
+            took.append(time.perf_counter() - began)
+            assert found["ok"], found
+        print(f"page_find on a page of 1500 fields: {min(took) * 1000:.0f} ms (best of 3)", flush=True)
 
     run_in_qt(main)
     return every

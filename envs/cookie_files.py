@@ -5,10 +5,13 @@
   the domain marks an HttpOnly cookie (curl's extension); `expires` 0 is a session cookie.
 - The JSON of the common cookie-editor browser extensions (Cookie-Editor, EditThisCookie): a list of
   `{domain, hostOnly, path, secure, httpOnly, sameSite, session, expirationDate, name, value, storeId}`.
+- Playwright's `storage_state` (also browser-use's): `{cookies: [{name, value, domain, path, expires (-1: a
+  session cookie), httpOnly, secure, sameSite: Strict | Lax | None}], origins: [{origin, localStorage: [{name,
+  value}]}]}` — cookies and each origin's local storage.
 
 The cookies in between are the browser's own (CDP `Network.Cookie`: `domain` with a leading dot for a domain
 cookie, `expires` -1 for a session cookie), as env_export reads them and env_import sets them
-(app/browser/transfer.py). `detect_format` tells the three files env_import accepts apart by their content.
+(app/browser/transfer.py). `detect_format` tells the four files env_import accepts apart by their content.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Literal, Mapping
 
-CookieFormat = Literal["json", "netscape", "cookie-editor"]
+CookieFormat = Literal["json", "netscape", "cookie-editor", "playwright"]
 NETSCAPE_HEADER = "# Netscape HTTP Cookie File"
 HTTP_ONLY_PREFIX = "#HttpOnly_"
 _SAME_SITE_OUT = {"none": "no_restriction", "lax": "lax", "strict": "strict"}
@@ -123,17 +126,77 @@ def from_cookie_editor(items: list[Any]) -> list[dict[str, Any]]:
     return cookies
 
 
+_SAME_SITE_PLAYWRIGHT = {"no_restriction": "None", "none": "None", "lax": "Lax", "strict": "Strict"}
+
+
+def to_storage_state(cookies: Iterable[Mapping[str, Any]],
+                     local_storage: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+    """Playwright's storage_state: its cookie shape (a domain cookie's domain with its dot, a host-only one's
+    without; `expires` -1 for a session cookie; SameSite as Chromium reports it, Lax when unspecified) and each
+    origin's local storage."""
+    out = []
+    for cookie in cookies:
+        domain = str(cookie.get("domain", ""))
+        if not domain or not cookie.get("name"):
+            continue
+        own_host = host_only(cookie)
+        expires = expires_at(cookie)
+        out.append({"name": str(cookie["name"]), "value": str(cookie.get("value", "")),
+                    "domain": domain.lstrip(".") if own_host else "." + domain.lstrip("."),
+                    "path": str(cookie.get("path") or "/"), "expires": expires if expires is not None else -1,
+                    "httpOnly": bool(cookie.get("httpOnly")), "secure": bool(cookie.get("secure")),
+                    "sameSite": _SAME_SITE_PLAYWRIGHT.get(str(cookie.get("sameSite") or "").lower(), "Lax")})
+    origins = [{"origin": origin, "localStorage": [{"name": str(k), "value": str(v)} for k, v in entries.items()]}
+               for origin, entries in local_storage.items() if entries]
+    return {"cookies": out, "origins": origins}
+
+
+def from_storage_state(state: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, dict[str, str]]]:
+    """Cookies (as env_import sets them) and local storage by origin, from a storage_state document."""
+    cookies: list[dict[str, Any]] = []
+    for index, item in enumerate(state.get("cookies") or []):
+        if not isinstance(item, dict) or not item.get("name") or not item.get("domain"):
+            raise CookieFileError(f"cookie {index + 1} has no name or no domain")
+        domain = str(item["domain"])
+        cookie: dict[str, Any] = {"name": str(item["name"]), "value": str(item.get("value", "")), "domain": domain,
+                                  "hostOnly": not domain.startswith("."), "path": str(item.get("path") or "/"),
+                                  "secure": bool(item.get("secure")), "httpOnly": bool(item.get("httpOnly"))}
+        if item.get("sameSite") in ("Strict", "Lax", "None"):
+            cookie["sameSite"] = item["sameSite"]
+        expires = item.get("expires")
+        if isinstance(expires, (int, float)) and expires > 0:
+            cookie["expires"] = float(expires)
+        else:
+            cookie["session"] = True
+        cookies.append(cookie)
+    storage: dict[str, dict[str, str]] = {}
+    for index, origin in enumerate(state.get("origins") or []):
+        if not isinstance(origin, dict) or not isinstance(origin.get("origin"), str):
+            raise CookieFileError(f"origin {index + 1} has no origin")
+        entries = origin.get("localStorage") or []
+        if not isinstance(entries, list):
+            raise CookieFileError(f"the localStorage of {origin['origin']} is not a list")
+        storage[origin["origin"]] = {str(e.get("name")): str(e.get("value", "")) for e in entries
+                                     if isinstance(e, dict) and e.get("name") is not None}
+    return cookies, storage
+
+
 def detect_format(text: str) -> tuple[CookieFormat, Any]:
-    """Which of the three formats `text` is, and its parsed content (JSON value, or the text itself)."""
+    """Which of the four formats `text` is, and its parsed content (JSON value, or the text itself)."""
     stripped = text.lstrip("\ufeff").lstrip()
     if stripped.startswith(("[", "{")):
         try:
             value = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise CookieFileError(f"it is not JSON ({exc.msg}, line {exc.lineno})") from None
-        return ("cookie-editor" if isinstance(value, list) else "json"), value
+        if isinstance(value, list):
+            return "cookie-editor", value
+        if isinstance(value, dict) and isinstance(value.get("origins"), list) and "kind" not in value:
+            return "playwright", value
+        return "json", value
     if stripped.startswith(("# Netscape HTTP Cookie File", "# HTTP Cookie File")) or any(
             len(line.split("\t")) in (6, 7) for line in stripped.splitlines()[:50]
             if line.strip() and (not line.startswith("#") or line.startswith(HTTP_ONLY_PREFIX))):
         return "netscape", stripped
-    raise CookieFileError("it is neither an env_export file, a cookie editor's JSON nor a Netscape cookies.txt")
+    raise CookieFileError("it is neither an env_export file, a Playwright storage_state, a cookie editor's JSON nor "
+                          "a Netscape cookies.txt")

@@ -4,8 +4,10 @@ way people think about them, edited by the person, and written as a BrowserPilot
 Pure Python (no Qt): `Recording.add(raw)` applies the merge rules of issue 11 — a field's typing becomes one
 `fill` with its final value; a double click one `click` with a count; a click that only focused a field, or
 opened a `<select>`, gives way to the fill/select that follows; the click that opened a file chooser becomes
-the `upload`; wheel scrolling merges per direction and, when an action on an element follows, becomes
-`scroll` *until* that element; a secret field becomes a `secret` start variable and its value is never held
+the `upload`; wheel scrolling is a step only when it loaded content (an infinite list, a lazy page: the page
+grew meanwhile; scrolling that only brought the next target into view is not, since acting on an element
+scrolls to it), merges per direction and, when an action on an element follows, becomes `scroll` *until*
+that element; a secret field becomes a `secret` start variable and its value is never held
 here. A mouse drag on anything but a slider becomes a `swipe` in its main direction that replays the drag
 exactly (ours: `offset` in the element where it started, `dx`/`dy`); the page's click after it is not a step.
 A click that opened a new tab the recording followed into gets `followNewTab` (ours), so replay follows too. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
@@ -76,6 +78,7 @@ class Step:
     secret: str | None = None  # the start variable of a secret field
     input_name: str | None = None  # set by make_input: the start variable the value comes from
     default: str | None = None  # the recorded value of a made input
+    seq: float | None = None  # when the page sent the raw step that made it (resources/js/recorder.js `seq`)
 
     @property
     def locator(self) -> dict[str, Any] | None:
@@ -167,6 +170,15 @@ class Recording:
 
     def add(self, raw: dict[str, Any]) -> Step | None:
         """Apply one raw step; returns the step it made or changed (None when it made none)."""
+        before = {id(s) for s in self.steps}
+        step = self._add(raw)
+        seq = raw.get("seq")
+        for new in self.steps:
+            if id(new) not in before and new.seq is None and isinstance(seq, (int, float)):
+                new.seq = seq
+        return step
+
+    def _add(self, raw: dict[str, Any]) -> Step | None:
         kind = raw.get("kind")
         if kind == "newTab":
             return self._new_tab()
@@ -206,6 +218,8 @@ class Recording:
         if kind == "press":
             return self._append("press", {"shortcut": str(raw["shortcut"])})
         if kind == "scroll":
+            if not raw.get("loaded", True):
+                return None  # it only brought the next target into view: acting on an element scrolls to it
             last = self.last
             distance = round(float(raw.get("distance") or 0))
             if last is not None and last.type == "scroll" and last.data.get("direction") == raw["direction"] \
@@ -318,6 +332,19 @@ class Recording:
             step.default = str(raw.get("value") or "")
         return step
 
+    def _widget_choice(self, raw: dict[str, Any]) -> Step:
+        """A choice in a custom select widget: one `select` step in place of what the person did in the widget
+        since they began using it (the click that opened it, typing in its search box, Enter): the widget as
+        `locator` (what the original app clicks before it picks the option by its text), the native <select> it
+        keeps in step as `native` (ours: replay opens the widget of that select, and checks it)."""
+        begun = raw.get("from")
+        if isinstance(begun, (int, float)):
+            self.steps = [s for s in self.steps if s.seq is None or s.seq < begun or s.type == "goto"]
+        data: dict[str, Any] = {"locator": plain_locator(raw["loc"]), "option": str(raw.get("option") or "")}
+        if raw.get("native") and (raw["native"].get("selector") or raw["native"].get("xpath")):
+            data["native"] = plain_locator(raw["native"])
+        return self._append("select", data, raw)
+
     def _secret_name(self, wanted: str) -> str:
         taken = {s.secret for s in self.steps if s.secret} | {s.input_name for s in self.steps if s.input_name}
         name, n = wanted, 1
@@ -328,6 +355,8 @@ class Recording:
 
     def _select(self, raw: dict[str, Any]) -> Step:
         loc = raw["loc"]
+        if raw.get("widget"):
+            return self._widget_choice(raw)
         last = self.last
         if last is not None and last.type == "select" and _same_target(last.locator, loc):
             last.data["option"] = str(raw.get("option") or "")

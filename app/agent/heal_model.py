@@ -52,11 +52,11 @@ def _redact(text: str, redact: list[str]) -> str:
     return text
 
 
-def _answer(message: Any) -> dict[str, Any]:
-    for block in message.content:
-        if getattr(block, "type", "") == "tool_use" and getattr(block, "name", "") == "point_at":
-            return dict(block.input) if isinstance(block.input, dict) else {}
-    text = "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")
+def _answer(reply: Any) -> dict[str, Any]:
+    for block in reply.blocks:
+        if block["type"] == "tool_use" and block["name"] == "point_at":
+            return dict(block["input"]) if isinstance(block["input"], dict) else {}
+    text = reply.text
     match = re.search(r"\{.*\}", text, re.S)
     try:
         answer = json.loads(match.group(0)) if match else None
@@ -73,28 +73,30 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
     fingerprint found, and check its answer (one element, of the fingerprint's kind and form). Returns {status:
     healed, ref, desc, locator, reason, byModel: true}; fails with code no_model when no model is configured."""
     settings = ctx.agent_settings.current
-    key = settings.resolved_key()
-    if not key:
-        raise OpError("no model is configured (the built-in agent's settings: an API key)", code="no_model")
+    choice = settings.choice()
+    problem = choice.problem()
+    if problem:
+        raise OpError(f"no model is configured (the built-in agent's settings): {problem}", code="no_model")
 
     async def ask(tab: TabPort) -> dict[str, Any]:
         snap = await tab.reading.snapshot(None, 1, 25)
         outline = _redact(str(snap.get("snapshot") or ""), params.redact)[:MAX_SNAPSHOT]
         step = _redact(json.dumps({"nodeType": params.node_type, "title": params.title,
                                    "fingerprint": params.fingerprint}, ensure_ascii=False), params.redact)
-        request = {"model": settings.model, "max_tokens": 300, "system": SYSTEM, "tools": [TOOL],
-                   "tool_choice": {"type": "tool", "name": "point_at"},
-                   "messages": [{"role": "user", "content": [{"type": "text", "text": f"Step: {step}\n\nPage now:\n{outline}"}]}]}
-        from app.agent.model import ModelClient, ModelError  # the model SDK: imported when first asked
+        from app.agent.model import ModelError, ModelRequest  # the model SDK: imported when first asked
+        from app.agent.providers import open_model
 
-        client = ModelClient(key, settings.base_url, timeout=settings.step_timeout_s)
+        request = ModelRequest(model=choice.model, max_tokens=300, system=SYSTEM, tools=[TOOL], tool_choice="point_at",
+                               messages=[{"role": "user", "content": [{"type": "text",
+                                                                       "text": f"Step: {step}\n\nPage now:\n{outline}"}]}])
+        model = open_model(choice, timeout=settings.step_timeout_s)
         try:
-            message = await client.create(request)
+            reply = await model.create(request)
         except ModelError as exc:
             raise OpError(f"the model could not be reached: {exc}", code="model_unreachable") from None
         finally:
-            client.close()
-        answer = _answer(message)
+            model.close()
+        answer = _answer(reply)
         reason = _redact(str(answer.get("reason") or ""), params.redact)[:300]
         ref = answer.get("ref")
         if not ref:

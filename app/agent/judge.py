@@ -1,6 +1,8 @@
 """The judge: a separate model call, without browser tools, that reads the task, the steps and the final
 screenshot and answers `{"verdict": "pass" | "fail", "reason": "…"}`. It never overrides the agent's own
-report; the record keeps both. An answer that is not that JSON is recorded as verdict "unknown".
+report; the record keeps both. An answer that is not that JSON is recorded as verdict "unknown". It asks through
+the model port (app/agent/model.py), so it judges with the run's own provider; one whose model is not sent images
+judges without the screenshot (the record's limitations say so).
 """
 
 from __future__ import annotations
@@ -12,10 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.agent.model import ModelClient, ModelError, usage_of
+from app.agent.model import ModelError, ModelPort, ModelRequest
 from app.agent.records import AgentRecord, Judgement, Usage
 from app.agent.secrets import Secrets
-from app.agent.settings import AgentSettings
 from envs import loggers
 from envs.savemanager import in_thread
 
@@ -57,22 +58,20 @@ def parse_verdict(text: str) -> Judgement:
     return Judgement(verdict=raw["verdict"], reason=str(raw.get("reason") or ""))
 
 
-async def judge(model: ModelClient, settings: AgentSettings, record: AgentRecord, secrets: Secrets,
+async def judge(model: ModelPort, record: AgentRecord, secrets: Secrets,
                 screenshot: str | None) -> tuple[Judgement, Usage]:
     report = record.self_report
     text = (f"Task: {record.task}\n\nSteps:\n{steps_summary(record)}\n\nThe agent's own report: "
             f"{json.dumps(report.model_dump() if report else None, ensure_ascii=False)}\n"
             f"Final URL: {record.final_url}")
     content: list[dict[str, Any]] = [{"type": "text", "text": secrets.redact(text)}]
-    data = await in_thread(_png_base64, screenshot) if screenshot else None
+    data = await in_thread(_png_base64, screenshot) if screenshot and model.capabilities.images else None
     if data is not None:
         content.append({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}})
-    request = {"model": settings.model, "max_tokens": 400, "system": JUDGE_SYSTEM,
-               "messages": [{"role": "user", "content": content}]}
+    request = ModelRequest(model=record.model, max_tokens=400, system=JUDGE_SYSTEM,
+                           messages=[{"role": "user", "content": content}])
     try:
-        message = await model.create(request)
+        reply = await model.create(request)
     except ModelError as exc:
         return Judgement(verdict="unknown", reason=f"the judge could not be reached: {exc}"), Usage()
-    answer = "".join(block.text for block in message.content if block.type == "text")
-    usage = usage_of(message, settings.model)
-    return parse_verdict(secrets.redact(answer)), usage
+    return parse_verdict(secrets.redact(reply.text)), reply.usage

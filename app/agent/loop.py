@@ -9,8 +9,8 @@
 - Observation is `page_snapshot` first; only the last `keep_images` screenshots stay in what is sent.
 - The same call three times on the same URL earns a warning in its result.
 - Budgets: steps (model requests), consecutive failed tool calls (5), seconds per model call.
-- Prompt caching: `cache_control` on the last tool, on the system prompt and on the last two user turns —
-  four breakpoints, never more.
+- The model is the provider-neutral port (app/agent/model.py): the loop keeps the conversation in its neutral
+  blocks and asks for prompt caching (`cache`); the adapter places the breakpoints where its provider has them.
 - Secrets: the model only ever sees `<secret:name>`; everything it is sent is redacted once more right
   before the request, as a last guard. The operations fill a secret in only where its binding lets it be
   typed; each refused use is kept in the record (`refusals`), and the third one ends the run: a model that
@@ -28,9 +28,7 @@ import logging
 import time
 from typing import Any, Callable
 
-from anthropic.types import Message
-
-from app.agent.model import ModelClient, ModelError, usage_of
+from app.agent.model import ModelError, ModelPort, ModelReply, ModelRequest
 from app.agent.records import AgentRecord, SelfReport, Step, ToolCall
 from app.agent.secrets import Secrets
 from app.agent.settings import AgentSettings
@@ -39,8 +37,6 @@ from envs import loggers
 
 log = logging.getLogger(loggers.AGENT)
 
-CACHE = {"type": "ephemeral"}
-MAX_BREAKPOINTS = 4
 REPEAT_LIMIT = 3
 REFUSAL_LIMIT = 3  # refused uses of secrets that end a run
 SYSTEM_PROMPT = """You are BrowserPilot's built-in agent. You operate one browser tab (tabId {tab_id}) that a \
@@ -61,23 +57,12 @@ outputs if the task asked for values. Do not claim success you have not seen on 
 Event = Callable[[str, Any], None]
 
 
-def _blocks(message: Message) -> list[dict[str, Any]]:
-    """The assistant's content as plain blocks to send back (text and tool_use only, no SDK extras)."""
-    blocks: list[dict[str, Any]] = []
-    for block in message.content:
-        if block.type == "text":
-            blocks.append({"type": "text", "text": block.text})
-        elif block.type == "tool_use":
-            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
-    return blocks
-
-
 def _not_run(tool_id: str, why: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": tool_id, "is_error": True, "content": [{"type": "text", "text": why}]}
 
 
 class AgentLoop:
-    def __init__(self, record: AgentRecord, settings: AgentSettings, model: ModelClient, runner: ToolRunner,
+    def __init__(self, record: AgentRecord, settings: AgentSettings, model: ModelPort, runner: ToolRunner,
                  tools: list[dict[str, Any]], secrets: Secrets, on_event: Event | None = None) -> None:
         self.record = record
         self.settings = settings
@@ -99,7 +84,7 @@ class AgentLoop:
         self._failures = 0
         self._repeat: tuple[str, str, str | None] | None = None
         self._repeat_count = 0
-        self.requests: list[dict[str, Any]] = []  # what was sent (for tests and debugging), already redacted
+        self.requests: list[ModelRequest] = []  # what was sent (for tests and debugging), already redacted
 
     # -- control from the panel -------------------------------------------------------------------------
     def pause(self) -> None:
@@ -114,23 +99,13 @@ class AgentLoop:
         self.resume.set()
 
     # -- the request --------------------------------------------------------------------------------------
-    def build_request(self) -> dict[str, Any]:
+    def build_request(self) -> ModelRequest:
+        """The next request, redacted once more as a last guard (after this nothing is added to it)."""
         messages = copy.deepcopy(self.messages)
         self._drop_old_images(messages)
-        user_turns = [m for m in messages if m["role"] == "user"]
-        for message in user_turns[-2:]:
-            content = message["content"]
-            if isinstance(content, str):
-                message["content"] = content = [{"type": "text", "text": content}]
-            content[-1]["cache_control"] = CACHE
-        tools = copy.deepcopy(self.tools)
-        tools[-1]["cache_control"] = CACHE
-        request = {"model": self.settings.model, "max_tokens": self.settings.max_tokens,
-                   "system": [{"type": "text", "text": self.system, "cache_control": CACHE}],
-                   "tools": tools, "messages": messages}
-        request = self.secrets.redact(request)
-        assert json.dumps(request).count('"cache_control"') <= MAX_BREAKPOINTS
-        return request
+        redacted = self.secrets.redact({"system": self.system, "tools": self.tools, "messages": messages})
+        return ModelRequest(model=self.record.model, system=redacted["system"], messages=redacted["messages"],
+                            tools=redacted["tools"], max_tokens=self.settings.max_tokens, cache=True)
 
     def _drop_old_images(self, messages: list[dict[str, Any]]) -> None:
         images: list[tuple[list[dict[str, Any]], int]] = []
@@ -160,8 +135,8 @@ class AgentLoop:
             request = self.build_request()
             self.requests.append(request)
             try:
-                message = await asyncio.wait_for(self.model.stream(request, self._emit),
-                                                 self.settings.step_timeout_s)
+                message: ModelReply = await asyncio.wait_for(self.model.stream(request, self._emit),
+                                                             self.settings.step_timeout_s)
             except asyncio.TimeoutError:
                 return self._end("failed", f"the model did not answer within {self.settings.step_timeout_s:g} s")
             except asyncio.CancelledError:
@@ -170,10 +145,9 @@ class AgentLoop:
                 raise
             except ModelError as exc:
                 return self._end("error", f"the model could not be reached: {exc}")
-            usage = usage_of(message, self.settings.model)
-            self.record.usage.add(usage)
+            self.record.usage.add(message.usage)
             self._emit("usage", self.record.usage)
-            blocks = _blocks(message)
+            blocks = message.blocks
             step.text = self.secrets.redact("".join(b["text"] for b in blocks if b["type"] == "text"))
             step.stop_reason = message.stop_reason
             reason = message.stop_reason

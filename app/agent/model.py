@@ -1,79 +1,96 @@
-"""The model: the `anthropic` SDK's sync client, called on a worker thread of our own.
+"""The model port: one provider-neutral way to ask a model, used by the agent's loop, the judge and healing's model
+step alike; the providers are adapters behind it (app/agent/model_anthropic.py, app/agent/model_openai.py).
 
-Under qasync the loop's default executor starts QThreads that abort the process at exit, so requests run on
-a plain `ThreadPoolExecutor`, and streamed events are posted back to the loop with `call_soon_threadsafe`.
-`stream` uses the SDK's streaming API (the panel shows the words as they come); `create` is one plain
-request (the judge). `close` closes the HTTP client and the thread. The SDK reads `ANTHROPIC_BASE_URL`.
+What crosses the port is the conversation in one neutral shape (the content blocks the loop has always kept):
+a `ModelRequest` with the system prompt, the tools (`{name, description, input_schema}`) and messages whose
+content is a string or blocks `text`, `image` (`source: {type: base64, media_type, data}`), `tool_use` (`id, name,
+input`) and `tool_result` (`tool_use_id, is_error, content: [text | image]`); a `ModelReply` with the assistant's
+blocks (`text`, `tool_use`), a neutral stop reason and the usage. Each adapter translates both ways and says what
+its provider lacks (`Capabilities`, `limitations`): the loop keeps no provider's wire format and is not forked.
+`app/agent/providers.py` opens the chosen provider's adapter.
+
+Requests run on a worker thread of their own (`ModelWorker`): under qasync the loop's default executor starts
+QThreads that abort the process at exit, so calls go to a plain `ThreadPoolExecutor`, and streamed events are
+posted back to the loop with `call_soon_threadsafe`. `stream` streams (the panel shows the words as they come);
+`create` is one plain request (the judge, healing). `close` closes the HTTP client and the thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
 import threading
-from typing import Any, Callable
-
-import anthropic
-from anthropic.types import Message
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Protocol, TypeVar
 
 from app.agent.records import Usage
-from app.agent.settings import cost_usd
-from envs import loggers
-
-log = logging.getLogger(loggers.AGENT)
 
 StreamEvent = Callable[[str, Any], None]  # ("text", delta) or ("tool", {"name", "input"})
-ModelError = anthropic.APIError
+StopReason = Literal["tool_use", "end_turn", "max_tokens", "pause_turn", "refusal"]
+T = TypeVar("T")
 
 
-class ModelClient:
-    def __init__(self, api_key: str | None, base_url: str | None = None, timeout: float = 120.0) -> None:
-        self._client = anthropic.Anthropic(api_key=api_key or "missing-key", base_url=base_url or None,
-                                           timeout=timeout, max_retries=2)
+class ModelError(Exception):
+    """The model could not be reached, or refused the request (the provider's message, never a key)."""
+
+
+@dataclass
+class ModelRequest:
+    model: str
+    system: str
+    messages: list[dict[str, Any]]
+    max_tokens: int
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: str | None = None  # the tool the model must call
+    cache: bool = False  # mark the prompt-cache breakpoints, where the provider has them
+
+
+@dataclass
+class ModelReply:
+    blocks: list[dict[str, Any]]  # text and tool_use blocks, in order
+    stop_reason: StopReason
+    usage: Usage
+
+    @property
+    def text(self) -> str:
+        return "".join(block["text"] for block in self.blocks if block["type"] == "text")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    prompt_caching: bool
+    images: bool
+
+
+class ModelPort(Protocol):
+    """What the agent, the judge and healing ask of a model."""
+
+    provider: str
+    capabilities: Capabilities
+
+    def limitations(self) -> list[str]:
+        """What this provider (or this choice of it) lacks, in words for the run's record."""
+        ...
+
+    async def stream(self, request: ModelRequest, on_event: StreamEvent | None = None) -> ModelReply: ...
+
+    async def create(self, request: ModelRequest) -> ModelReply: ...
+
+    def cancel(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ModelWorker:
+    """The worker thread that every adapter runs its blocking SDK calls on, and Stop's flag."""
+
+    def __init__(self) -> None:
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-model")
-        self._cancel = threading.Event()
+        self.cancelled = threading.Event()
 
-    def cancel(self) -> None:
-        """Stop reading the current stream (Stop in the panel)."""
-        self._cancel.set()
-
-    async def stream(self, request: dict[str, Any], on_event: StreamEvent | None = None) -> Message:
-        loop = asyncio.get_running_loop()
-        self._cancel.clear()
-
-        def post(kind: str, value: Any) -> None:
-            if on_event is not None:
-                loop.call_soon_threadsafe(on_event, kind, value)
-
-        def work() -> Message:
-            with self._client.messages.stream(**request) as stream:
-                for event in stream:
-                    if self._cancel.is_set():
-                        raise asyncio.CancelledError("stopped")
-                    if event.type == "text":
-                        post("text", event.text)
-                    elif event.type == "content_block_stop" and event.content_block.type == "tool_use":
-                        post("tool", {"name": event.content_block.name, "input": event.content_block.input})
-                return stream.get_final_message()
-
+    async def call(self, work: Callable[[], T]) -> T:
         return await asyncio.wrap_future(self._pool.submit(work))
 
-    async def create(self, request: dict[str, Any]) -> Message:
-        return await asyncio.wrap_future(self._pool.submit(lambda: self._client.messages.create(**request)))
-
     def close(self) -> None:
-        self._cancel.set()
+        self.cancelled.set()
         self._pool.shutdown(wait=True, cancel_futures=True)
-        self._client.close()
-
-
-def usage_of(message: Message, model: str) -> Usage:
-    """A response's tokens (uncached input, output, cache reads and writes) and their cost."""
-    u = message.usage
-    read = int(getattr(u, "cache_read_input_tokens", 0) or 0)
-    write = int(getattr(u, "cache_creation_input_tokens", 0) or 0)
-    usage = Usage(input_tokens=int(u.input_tokens or 0), output_tokens=int(u.output_tokens or 0),
-                  cache_read_input_tokens=read, cache_creation_input_tokens=write, requests=1)
-    usage.cost_usd = cost_usd(model, usage.input_tokens, usage.output_tokens, read, write)
-    return usage

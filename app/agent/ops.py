@@ -4,7 +4,8 @@ forwarded like every verb; the agent's own tools never include it, app/agent/too
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -13,6 +14,7 @@ from app.agent.records import AgentRecord
 from app.agent.secrets import SecretError
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
+from envs.savemanager import in_thread
 
 
 class AgentRunParams(Params):
@@ -26,6 +28,13 @@ class AgentRunParams(Params):
                                           "site of url.")
     expect: list[str] = Field(default_factory=list, description="Locators that must be on the final page.")
     max_steps: int | None = Field(default=None, ge=1, le=500)
+    provider: Literal["anthropic", "openai"] | None = Field(
+        default=None, description="anthropic, or openai: any OpenAI-compatible Chat Completions endpoint with tool "
+                                  "calling (Ollama, llama.cpp, vLLM, LM Studio, OpenRouter…). Default: the saved "
+                                  "setting.")
+    base_url: str | None = Field(default=None, description="The provider's endpoint, e.g. http://127.0.0.1:11434/v1 "
+                                                           "(default: the saved one, else OPENAI_BASE_URL / "
+                                                           "ANTHROPIC_BASE_URL).")
     model: str | None = Field(default=None, description="Model name (default: the saved setting).")
     save_workflow: str | None = Field(default=None, description="Save what worked as this workflow, ending with "
                                                                 "the expect checks; nothing is replayed to save it.")
@@ -51,12 +60,9 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     from app.agent.runner import AgentRun, AgentTask  # the model SDK: imported when an agent first runs
 
     settings = ctx.agent_settings.current
-    changes: dict[str, Any] = {}
-    if params.model:
-        changes["model"] = params.model
     if params.max_steps:
-        changes["max_steps"] = params.max_steps
-    settings = settings.model_copy(update=changes)
+        settings = settings.model_copy(update={"max_steps": params.max_steps})
+    choice = settings.choice(params.provider, params.model, params.base_url)
     registry = ctx.operations
     if registry is None:
         raise OpError("the agent needs the app's operations registry", code="no_registry")
@@ -66,7 +72,7 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
                      save_workflow=params.save_workflow, typed_as_inputs=params.typed_as_inputs,
                      replay_after_save=params.replay_after_save)
     try:
-        run = AgentRun(task, settings, registry, ctx, ctx.agent_runs, ctx.data.root)
+        run = AgentRun(task, settings, registry, ctx, ctx.agent_runs, ctx.data.root, choice=choice)
     except SecretError as exc:
         raise OpError(str(exc), code="invalid_secrets") from None
     record = await run.run()
@@ -83,6 +89,33 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     return {"record": view, "success": True}
 
 
+class AgentModelsParams(Params):
+    provider: Literal["anthropic", "openai"] | None = Field(default=None, description="Default: the saved setting.")
+    base_url: str | None = Field(default=None, description="The endpoint to ask (default: the saved one, else the "
+                                                           "provider's environment variable).")
+    api_key: str | None = Field(default=None, description="A key to ask with (default: the saved one, else the "
+                                                          "environment's); never kept.")
+
+
+@operation("agent_models", AgentModelsParams, read_only=True)
+async def agent_models(ctx: OpContext, params: AgentModelsParams) -> dict[str, Any]:
+    """The models a provider's endpoint offers (its /v1/models list), for choosing the built-in agent's model.
+    Returns {provider, baseUrl, models}; fails with code model_unreachable when the endpoint does not answer."""
+    from app.agent.model import ModelError  # the model SDK: imported when first asked
+    from app.agent.providers import list_models
+
+    choice = ctx.agent_settings.current.choice(params.provider, None, params.base_url)
+    if params.api_key:
+        choice = replace(choice, api_key=params.api_key)
+    if choice.provider == "anthropic" and not choice.api_key:
+        raise OpError("no API key: Anthropic lists its models only to a key", code="no_model")
+    try:
+        models = await in_thread(list_models, choice, name="agent-models")
+    except ModelError as exc:
+        raise OpError(f"the endpoint did not list its models: {exc}", code="model_unreachable") from None
+    return {"provider": choice.provider, "baseUrl": choice.base_url, "models": models}
+
+
 class AgentListParams(Params):
     limit: int = Field(default=50, ge=1, le=200)
 
@@ -94,7 +127,8 @@ class AgentRef(Params):
 def agent_summary(record: AgentRecord) -> dict[str, Any]:
     """One line of the agent runs list: what was asked, how it ended, the three answers in short, how many
     uses of secrets were refused."""
-    return {"id": record.id, "task": record.task, "model": record.model, "env": record.env, "status": record.status,
+    return {"id": record.id, "task": record.task, "model": record.model, "provider": record.provider, "env": record.env,
+            "status": record.status,
             "startedAt": record.started_at.isoformat(), "durationMs": record.duration_ms, "error": record.error,
             "selfReport": record.self_report.success if record.self_report else None,
             "judge": record.judge.verdict if record.judge else None,
@@ -124,4 +158,4 @@ async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
     return {"record": record.view()}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (agent_run, agent_list, agent_read, page_heal_model)
+OPERATIONS: tuple[Operation[Any], ...] = (agent_run, agent_models, agent_list, agent_read, page_heal_model)

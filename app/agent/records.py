@@ -1,6 +1,6 @@
 """Agent run records and `agent_runs.json` (the newest 200; evicting one deletes its `agent_runs/<id>/` folder).
 
-A record keeps the task, the model, the status, every step (the model's words, each tool call with its input and
+A record keeps the task, the model and its provider (and what that provider lacks: `limitations`), the status, every step (the model's words, each tool call with its input and
 result, the URL, timings, screenshot paths), the three answers kept apart (`selfReport`, `judge`, `checks`), token
 usage (cached and uncached input apart), the files downloaded, where each secret may be typed (`secretDomains`) and
 every use of a secret that was refused (`refusals`: secret, tool, site, step). Everything in a record is already
@@ -135,6 +135,8 @@ class AgentRecord(_Model):
     id: str = Field(default_factory=new_agent_run_id)
     task: str
     model: str
+    provider: str = "anthropic"
+    limitations: list[str] = Field(default_factory=list)  # what the provider lacks, and how the run did without
     env: str
     tab_id: str | None = None
     start_url: str | None = None

@@ -25,10 +25,11 @@ from typing import Any, Awaitable, Callable
 
 from app.agent.judge import judge
 from app.agent.loop import AgentLoop, Event
-from app.agent.model import ModelClient
+from app.agent.model import ModelPort
+from app.agent.providers import open_model
 from app.agent.records import AgentRecord, AgentRunStore, BoundSecret, Check, check_locator, now
 from app.agent.secrets import Secrets
-from app.agent.settings import AgentSettings
+from app.agent.settings import AgentSettings, ModelChoice
 from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner, tool_definitions
 from app.ops.context import OpContext
@@ -69,9 +70,11 @@ class AgentRun:
     """Raises `SecretError` when the task's secrets cannot be bound (`bind_task_secrets`)."""
 
     def __init__(self, task: AgentTask, settings: AgentSettings, registry: OperationRegistry, ctx: OpContext,
-                 store: AgentRunStore, data_root: Path, on_event: Event | None = None) -> None:
+                 store: AgentRunStore, data_root: Path, on_event: Event | None = None,
+                 choice: ModelChoice | None = None) -> None:
         self.task = task
         self.settings = settings
+        self.choice = choice or settings.choice()  # the provider and model (default: the saved settings)
         self.registry = registry
         self.binding = bind_task_secrets(task)
         # The person's own calls (the tab, the start page, the checks, saving, replaying) and the model's,
@@ -83,7 +86,8 @@ class AgentRun:
         self.data_root = data_root
         self.secrets = Secrets(task.secrets)
         self._emit = on_event or (lambda kind, value: None)
-        self.record = AgentRecord(task=self.secrets.redact(task.task), model=settings.model, env=task.env,
+        self.record = AgentRecord(task=self.secrets.redact(task.task), model=self.choice.model,
+                                  provider=self.choice.provider, env=task.env,
                                   start_url=task.url, secrets=self.secrets.names(),
                                   secret_domains=[BoundSecret(name=rule.name, domains=list(rule.domains),
                                                               from_start_page=rule.from_start_page,
@@ -127,10 +131,9 @@ class AgentRun:
 
     async def _run(self) -> None:
         record = self.record
-        key = self.settings.resolved_key()
-        if not key:
-            record.status, record.error = "error", ("no API key: set ANTHROPIC_API_KEY or save a key in the "
-                                                    "Agent panel's settings")
+        problem = self.choice.problem()
+        if problem:
+            record.status, record.error = "error", problem
             return
         opened = await self._call("tab_open", {"env": self.task.env})
         if not opened.get("ok"):
@@ -146,7 +149,12 @@ class AgentRun:
                 return
         self.store.save(record)
         self._emit("started", record)
-        model = ModelClient(key, self.settings.base_url, timeout=self.settings.step_timeout_s)
+        model = open_model(self.choice, timeout=self.settings.step_timeout_s)
+        record.limitations = model.limitations()
+        for note in record.limitations:
+            log.info("agent run %s: %s", record.id, note)
+        if record.limitations:
+            self._emit("limitations", list(record.limitations))
         try:
             runner = ToolRunner(self.registry, self._model_call, tab_id, self.secrets, self.data_root)
             runner.on_paused = lambda paused: self._emit("paused", paused)
@@ -166,7 +174,7 @@ class AgentRun:
             if self.task.replay_after_save and saved.get("saved"):
                 await self.replay_workflow(dict(self.task.secrets))
 
-    async def _finish(self, model: ModelClient, tab_id: str) -> None:
+    async def _finish(self, model: ModelPort, tab_id: str) -> None:
         record = self.record
         listed = await self._call("tab_list", {})
         record.final_url = self.secrets.redact(next((t.get("url") for t in listed.get("tabs") or []
@@ -185,7 +193,7 @@ class AgentRun:
                                        else f"{count} match(es), {'visible' if visible else 'none visible'}"))
         if record.self_report is not None and record.status != "stopped":
             self._emit("judging", None)
-            verdict, usage = await judge(model, self.settings, record, self.secrets, record.final_screenshot)
+            verdict, usage = await judge(model, record, self.secrets, record.final_screenshot)
             record.judge = verdict
             record.usage.add(usage)
             self._emit("usage", record.usage)

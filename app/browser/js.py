@@ -30,7 +30,7 @@ log = logging.getLogger(loggers.BROWSER)
 
 MAIN_WORLD = int(QWebEngineScript.ScriptWorldId.MainWorld)
 APP_WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
-HELPER_SCRIPTS = ("document.js", "locator.js", "locator_gen.js", "heal.js")
+HELPER_SCRIPTS = ("document.js", "locator.js", "locator_gen.js", "heal.js", "choose.js")
 
 
 class PageTimeout(PageError):

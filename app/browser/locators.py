@@ -34,6 +34,9 @@ A thin, typed layer over the helper injected into every frame (`resources/js/loc
 - `select_option` chooses an option of a native <select> in the page (the one operation that is not a
   trusted input event: native popups cannot be driven offscreen); `find_option` only reports its index,
   so a driver may choose it with the keyboard instead. `focus` focuses an element.
+- Custom select widgets (resources/js/choose.js): `widget_of` finds the widget a locator stands for (the widget,
+  or the hidden native <select> it keeps in step), `widget_option` the open list's option with a text, and
+  `widget_shows` what the widget shows as chosen; the driver clicks and types (app/browser/parts/input.py).
 
 Another site's frames (app/browser/frames.py) are searched too, by their own helpers: every function looks in
 each *scope* of the page (the page with its readable frames, and each frame the page cannot read) and counts
@@ -811,6 +814,78 @@ async def _frames_filled(page: QWebEnginePage, scope: Scope, result: Mapping[str
         refs += sub_refs
         folded += sub_folded
     return lines, refs, folded
+
+
+# -- custom select widgets (resources/js/choose.js) ------------------------------------------------------------
+@dataclass(frozen=True)
+class Widget:
+    """A custom select widget to choose in: the element to click to open it, and the native <select> it keeps in
+    step (when there is one), as refs of this document."""
+
+    trigger: str
+    description: str
+    native: str | None
+
+
+async def _choose(page: QWebEnginePage, call: str, timeout: float) -> dict[str, Any]:
+    expression = f"(typeof __bpChoose === 'undefined' ? {{status: 'missing'}} : __bpChoose.{call})"
+    try:
+        result = await run_js(page, expression, timeout=max(0.2, min(timeout, MAX_CALL)), world=APP_WORLD)
+    except PageTimeout:
+        raise
+    except PageError as error:
+        if type(error) is not PageError:
+            raise
+        result = {"status": "missing"}  # between documents
+    return result if isinstance(result, dict) else {"status": "missing"}
+
+
+async def widget_of(page: QWebEnginePage, locator: LocatorLike, timeout: float = 10.0) -> Widget | None:
+    """The custom select widget the locator's element stands for (the widget itself, or the hidden native <select>
+    it keeps in step), waiting until the locator names one element; None for a <select> shown as itself."""
+    spec, label = locator_spec(locator)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(0.0, timeout)
+    while True:
+        result = await _choose(page, f"trigger({json.dumps(spec, ensure_ascii=False)})", deadline - loop.time())
+        status = result.get("status")
+        if status == "ok":
+            return Widget(str(result["ref"]), str(result.get("desc") or ""), result.get("native"))
+        if status in ("native", "hidden"):
+            return None  # the native path says what is wrong with a hidden select that no widget shows
+        if status == "invalid":
+            raise InvalidSelector(str(result.get("message")))
+        if status == "many":
+            raise status_error(label, result)
+        if loop.time() >= deadline:
+            raise NoMatch(f'no element matches "{label}"')
+        await asyncio.sleep(POLL_INTERVAL)
+
+
+
+
+async def widget_option(page: QWebEnginePage, option: str, timeout: float) -> dict[str, Any]:
+    """Wait (at most `timeout`) for the open list's option whose text is `option`: {status: ok, ref, desc}, or the
+    last {status: none, options, more, typing}."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(0.0, timeout)
+    while True:
+        result = await _choose(page, f"option({json.dumps(option, ensure_ascii=False)})", max(deadline - loop.time(), 1.0))
+        if result.get("status") == "ok" or loop.time() >= deadline:
+            return result
+        await asyncio.sleep(POLL_INTERVAL)
+
+
+async def widget_reveal(page: QWebEnginePage, ref: str) -> dict[str, Any]:
+    """Whether the option is wholly shown in the lists that clip it ({status: ok}), else where to turn the wheel
+    and by how much ({status: scroll, x, y, dy}, top-level viewport px)."""
+    return await _choose(page, f"reveal({json.dumps(ref)})", 5.0)
+
+
+async def widget_shows(page: QWebEnginePage, widget: Widget) -> str:
+    """What the widget shows as chosen now (its native select's option text, else the text around it)."""
+    result = await _choose(page, f"shows({json.dumps(widget.trigger)}, {json.dumps(widget.native)})", 5.0)
+    return str(result.get("text") or "")
 
 
 # -- finding a node's element again (replay) ----------------------------------------------------------------------

@@ -20,8 +20,9 @@ opened it is dropped); a download the person's click started → `download`; a n
 
 Only a person's input is recorded, told apart from the app's by where it is in the page's input stream,
 not by time. While an operation acts on the tab (an agent, a workflow run: every operation goes through
-`app.ops.page_session.on_page`, which enters `app_acting(tab)`), the recording pauses, drops what it sees
-and says so (`paused`). When the operation ends, the app sends a marker behind its own events on the same
+`app.ops.page_session.on_page`, which enters `app_acting(tab)` unless the operation only reads: a read sends
+the page no input and never pauses a recording), the recording pauses, drops what it sees and says so
+(`paused`). When the operation ends, the app sends a marker behind its own events on the same
 input channel (`InputDriver.mark()`: a lone trusted F24 key-up) and the recorder's world reports it on the
 same console channel as the steps: everything reported before the marker is the app's doing, everything after
 it is a person's, so a person's click 50 ms after an agent's is recorded and the agent's is not. A marker the

@@ -6,6 +6,11 @@ Exit status 0 only when the agent reported success (and every `--expect` held, a
 saved, and a `--replay-after-save` replay passed), 1 otherwise, 2 on a usage error (a bad `--secret` or
 `--secret-domains`, a secret with no site to be typed on). `--json` prints the agent record, with where each
 secret may be typed and every refused use. Secret values never appear in the output.
+
+The model: the saved settings, or `--provider openai --base-url URL --model NAME` for any OpenAI-compatible
+endpoint (Ollama, llama.cpp's server, vLLM, LM Studio, OpenRouter…); its key comes from the saved settings or
+`OPENAI_API_KEY` (and its URL, without `--base-url`, from `OPENAI_BASE_URL`) in the app that runs the agent.
+`--list-models` prints the models the endpoint offers and exits.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from workflows.secret_binding import parse_domains, rules_for
 
 def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     agent = verbs.add_parser("agent", parents=[common], help="let the built-in agent do a task in words")
-    agent.add_argument("task", metavar="TASK", help='what to do, e.g. "Sign in with <secret:pw>"')
+    agent.add_argument("task", metavar="TASK", nargs="?", help='what to do, e.g. "Sign in with <secret:pw>"')
     agent.add_argument("--env", dest="agent_env", metavar="ID", default=None, help="environment (default env-default)")
     agent.add_argument("--url", metavar="URL", help="open this address in the agent's tab first")
     agent.add_argument("--secret", dest="secrets", metavar="NAME=VALUE", action="append", default=[],
@@ -36,7 +41,13 @@ def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:
     agent.add_argument("--expect", metavar="LOCATOR", action="append", default=[],
                        help="must be on the final page: CSS, text=…, role=…, or an XPath (repeatable)")
     agent.add_argument("--max-steps", type=int, metavar="N", help="model requests at most (default 40)")
+    agent.add_argument("--provider", choices=("anthropic", "openai"), help="anthropic, or openai: any "
+                       "OpenAI-compatible Chat Completions endpoint with tool calling (default: the saved setting)")
+    agent.add_argument("--base-url", metavar="URL", help="the provider's endpoint, e.g. http://127.0.0.1:11434/v1 "
+                                                         "(default: the saved one, else OPENAI_BASE_URL)")
     agent.add_argument("--model", metavar="NAME", help="model name (default: the saved setting)")
+    agent.add_argument("--list-models", action="store_true", help="print the models the endpoint offers (its "
+                                                                  "/v1/models) and exit (no TASK)")
     agent.add_argument("--save-workflow", metavar="NAME", help="save what worked as a workflow that ends with "
                                                                "the --expect checks (nothing is replayed)")
     agent.add_argument("--typed-as-inputs", action="store_true", help="with --save-workflow: the values the "
@@ -60,7 +71,8 @@ def agent_params(args: argparse.Namespace) -> dict[str, Any]:
     if domains:
         params["secretDomains"] = domains
     for key, value in (("env", args.agent_env), ("url", args.url), ("maxSteps", args.max_steps),
-                       ("model", args.model), ("saveWorkflow", args.save_workflow)):
+                       ("provider", args.provider), ("baseUrl", args.base_url), ("model", args.model),
+                       ("saveWorkflow", args.save_workflow)):
         if value is not None:
             params[key] = value
     if args.typed_as_inputs:
@@ -71,7 +83,10 @@ def agent_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_record(record: dict[str, Any]) -> None:
-    print(f"{record['id']}  {record['status']}  {record['model']}  {len(record.get('steps') or [])} steps")
+    print(f"{record['id']}  {record['status']}  {record.get('provider', 'anthropic')}:{record['model']}  "
+          f"{len(record.get('steps') or [])} steps")
+    for note in record.get("limitations") or []:
+        print(f"note: {note}")
     report = record.get("selfReport")
     if report:
         print(f"agent says: {'success' if report['success'] else 'failure'}: {report['answer']}")
@@ -105,9 +120,29 @@ def print_record(record: dict[str, Any]) -> None:
         print(f"error: {record['error']}")
 
 
+def list_models_verb(args: argparse.Namespace, data: DataDir) -> int:
+    params = {key: value for key, value in (("provider", args.provider), ("baseUrl", args.base_url)) if value}
+    result = run_here_or_forward(data, "agent_models", params, headless=True)
+    if result is None:
+        return EXIT_FAILED
+    if not result.get("ok"):
+        print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps({k: v for k, v in result.items() if k not in ("ok", "control")}, ensure_ascii=False))
+    else:
+        print("\n".join(result["models"]))
+    return EXIT_OK
+
+
 def agent_verb(args: argparse.Namespace, data: DataDir) -> int:
     from app.runtime import has_display
 
+    if args.list_models:
+        return list_models_verb(args, data)
+    if not args.task:
+        print("browserpilot: agent needs a TASK (what to do, in words)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         params = agent_params(args)
     except SecretError as exc:

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from app import __version__
 from app.cli import agent, batch, editor, schedules, workflows
 from app.cli.common import run_here_or_forward, run_operation_verb
-from app.cli.exits import EXIT_FAILED, EXIT_OK
+from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.logsetup import setup_logging
 from envs import loggers
 from envs.datadir import DataDir, resolve_data_dir
@@ -113,19 +113,28 @@ def build_parser() -> argparse.ArgumentParser:
     update.add_argument("--json", action="store_true", help="print JSON")
     exported = env_verbs.add_parser(
         "export", parents=[common], help="write an environment's login (cookies) to a file",
-        description="Formats: json (default, the original's: cookies, local storage and the identity), netscape "
+        description="Formats: json (default, the original's: cookies, local storage and the identity), playwright "
+                    "(Playwright's and browser-use's storage_state: cookies and each origin's local storage), netscape "
                     "(a cookies.txt for curl -b, wget --load-cookies, yt-dlp --cookies) or cookie-editor (the JSON of "
                     "the Cookie-Editor / EditThisCookie extensions). The file is a live login, readable only by you. "
                     "Uses the running app, or starts it headless for the export.")
     exported.add_argument("id")
-    exported.add_argument("--format", choices=("json", "netscape", "cookie-editor"), default="json")
+    exported.add_argument("--format", choices=("json", "playwright", "netscape", "cookie-editor"), default="json")
     exported.add_argument("-o", "--output", metavar="FILE", help="also copy the file here (mode 0600)")
     exported.add_argument("--json", action="store_true", help="print JSON")
     imported = env_verbs.add_parser(
-        "import", parents=[common], help="set a login from a file into a new or an existing environment",
-        description="Reads an env_export file (ours or the original's), a Netscape cookies.txt or a cookie "
-                    "editor's JSON: the format is recognised by the content.")
-    imported.add_argument("file")
+        "import", parents=[common], help="set a login from a file or an installed browser into a new or an "
+                                         "existing environment",
+        description="Reads an env_export file (ours or the original's), a Playwright storage_state, a Netscape "
+                    "cookies.txt or a cookie editor's JSON: the format is recognised by the content. Or, with "
+                    "--from-browser, copies the chosen sites' cookies from a browser installed here (decrypted as "
+                    "that browser does); without --domains it lists the sites found and asks.")
+    imported.add_argument("file", nargs="?", help="the file to read (or --from-browser)")
+    imported.add_argument("--from-browser", metavar="BROWSER[:PROFILE]",
+                          help="chrome, chromium, brave, edge or firefox, with a profile's name or folder after a "
+                               "colon (default: the most recently used profile)")
+    imported.add_argument("--domains", metavar="A.COM,B.ORG", help="with --from-browser: the sites to copy (each with "
+                                                                    "its subdomains); * for every site")
     imported.add_argument("--env", dest="into", metavar="ID", help="import into this environment (default: a new one)")
     imported.add_argument("--name", help="name of the new environment")
     imported.add_argument("--json", action="store_true", help="print JSON")
@@ -222,13 +231,29 @@ def run_env_transfer_verb(args: argparse.Namespace, data: DataDir) -> int:
     if args.env_verb == "export":
         name, params = "env_export", {"env": args.id, "format": args.format}
     else:
-        name, params = "env_import", {"path": str(Path(args.file).expanduser().resolve())}
+        if (args.file is None) == (args.from_browser is None):
+            print("browserpilot: env import takes a FILE or --from-browser BROWSER[:PROFILE]", file=sys.stderr)
+            return EXIT_USAGE
+        if args.from_browser is None and args.domains is not None:
+            print("browserpilot: --domains goes with --from-browser", file=sys.stderr)
+            return EXIT_USAGE
+        name = "env_import"
+        params = {"path": str(Path(args.file).expanduser().resolve())} if args.file else \
+            {"fromBrowser": args.from_browser}
+        if args.domains is not None:
+            params["domains"] = [part.strip() for part in args.domains.split(",") if part.strip()]
         params.update({key: value for key, value in (("env", args.into), ("name", args.name)) if value})
     result = run_here_or_forward(data, name, params, headless=True)
+    if result is not None and result.get("code") == "sites_needed" and sys.stdin.isatty():
+        result = ask_sites_and_import(data, params, result)
     if result is None:
         return EXIT_FAILED
     if not result.get("ok"):
         print(f"browserpilot: {result.get('error')}", file=sys.stderr)
+        if result.get("code") == "sites_needed":
+            for site in result.get("sites") or []:
+                print(f"  {site['site']}\t{site['cookies']} cookies", file=sys.stderr)
+            print("browserpilot: choose with --domains (a.com,b.org; * for every site)", file=sys.stderr)
         return EXIT_FAILED
     if args.env_verb == "export" and args.output:
         target = Path(args.output).expanduser()
@@ -246,9 +271,33 @@ def run_env_transfer_verb(args: argparse.Namespace, data: DataDir) -> int:
               f"{result.get('output') or result['path']}")
     else:
         into = "a new environment" if result["created"] else "the environment"
-        print(f"imported {result['cookies']} of {result['total']} cookies ({result['format']}) into {into} "
+        origin = f"from {result['source']}" if result.get("source") else f"({result['format']})"
+        print(f"imported {result['cookies']} of {result['total']} cookies {origin} into {into} "
               f"{result['env']}" + (f"; {result['failed']} could not be set" if result["failed"] else ""))
+        for site in result.get("sites") or []:
+            print(f"  {site['site']}\t{site['cookies']} cookies")
+        if result.get("undecryptable"):
+            print(f"  ({result['undecryptable']} cookies of the profile could not be decrypted)")
     return EXIT_OK
+
+
+def ask_sites_and_import(data: DataDir, params: dict[str, Any], listed: dict[str, Any]) -> dict[str, Any] | None:
+    """`env import --from-browser` without --domains, at a terminal: show the sites found, ask which, import those."""
+    sites = listed.get("sites") or []
+    print(f"{listed.get('source')} has cookies for {len(sites)} sites:")
+    for number, site in enumerate(sites, start=1):
+        print(f"  {number:>3}. {site['site']}\t{site['cookies']} cookies")
+    answer = input("Copy which sites? (numbers or domains, separated by commas; * for all; empty: none) ").strip()
+    chosen: list[str] = []
+    for part in (p.strip() for p in answer.split(",")):
+        if part.isdigit() and 1 <= int(part) <= len(sites):
+            chosen.append(sites[int(part) - 1]["site"])
+        elif part:
+            chosen.append(part)
+    if not chosen:
+        print("nothing imported")
+        return None
+    return run_here_or_forward(data, "env_import", {**params, "domains": chosen}, headless=True)
 
 
 def run_env_verb(args: argparse.Namespace, data: DataDir) -> int:

@@ -6,9 +6,16 @@ carry the path and counts only). env_import also reads the original app's export
 objects: `expirationDate`, `hostOnly`, `sameSite: no_restriction | lax | strict`).
 
 Besides that JSON (`format: "json"`, the default: cookies, local storage, and the environment's identity so
-that a login keeps its user agent), both speak the cookie files other tools use (envs/cookie_files.py):
-Netscape `cookies.txt` (`"netscape"`: curl, wget, yt-dlp) and the cookie-editor extensions' JSON
-(`"cookie-editor"`); these carry cookies only. env_import recognises the format by the file's content.
+that a login keeps its user agent), both speak the files other tools use (envs/cookie_files.py): Playwright's
+`storage_state` (`"playwright"`, browser-use's too: cookies and each origin's local storage), Netscape
+`cookies.txt` (`"netscape"`: curl, wget, yt-dlp) and the cookie-editor extensions' JSON (`"cookie-editor"`); the
+last two carry cookies only. env_import recognises the format by the file's content.
+
+env_import also takes a login from a browser installed here (`fromBrowser`: chrome, chromium, brave, edge, firefox,
+with a `profile`; envs/browser_logins.py reads and decrypts its cookies with yt-dlp): only the sites asked for
+(`domains`). Without them it copies nothing and answers with the sites that profile has cookies for (code
+`sites_needed`, `sites: [{site, cookies}]`), so that the person (or the agent) chooses; `["*"]` takes every site.
+env_browser_profiles lists the browsers and profiles found here.
 """
 
 from __future__ import annotations
@@ -20,14 +27,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from envs import loggers
 from envs.atomic import atomic_write_text
+from envs.browser_logins import BROWSERS, BrowserLoginError, for_domains, list_profiles, parse_source, \
+    read_browser_cookies, sites_of
 from envs.cookie_files import CookieFileError, CookieFormat, detect_format, from_cookie_editor, from_netscape, \
-    to_cookie_editor, to_netscape
+    from_storage_state, to_cookie_editor, to_netscape, to_storage_state
 from envs.savemanager import in_thread
 from envs.store import EnvError
 
@@ -46,10 +55,33 @@ class EnvExportParams(Params):
 
 
 class EnvImportParams(Params):
-    path: str = Field(description="A file written by env_export (here or in the original app), a Netscape "
-                                  "cookies.txt or a cookie editor's JSON export; the format is recognised.")
+    path: str | None = Field(default=None, description="A file written by env_export (here or in the original app), "
+                                                       "a Playwright storage_state, a Netscape cookies.txt or a cookie "
+                                                       "editor's JSON export; the format is recognised.")
+    from_browser: str | None = Field(default=None, description="Instead of a file: a browser installed here, chrome, "
+                                                               "chromium, brave, edge or firefox (BROWSER:PROFILE "
+                                                               "names a profile too).")
+    profile: str | None = Field(default=None, description="With fromBrowser: the profile's name (Default, Profile 1, "
+                                                          "a Firefox profile's folder name) or folder; default: the "
+                                                          "most recently used.")
+    domains: list[str] | None = Field(default=None, description="With fromBrowser: the sites whose cookies to copy (a "
+                                                                "domain covers its subdomains; [\"*\"]: every site). "
+                                                                "Without it nothing is copied and the sites found are "
+                                                                "returned to choose from.")
     env: str | None = Field(default=None, description="Import into this environment; default: a new one.")
     name: str | None = Field(default=None, description="Name of the new environment (default: the file's).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "EnvImportParams":
+        if (self.path is None) == (self.from_browser is None):
+            raise ValueError("give either path (a file) or fromBrowser (an installed browser)")
+        if self.from_browser is None and (self.profile is not None or self.domains is not None):
+            raise ValueError("profile and domains go with fromBrowser")
+        return self
+
+
+class EnvBrowserProfilesParams(Params):
+    pass
 
 
 class ExportFile(BaseModel):
@@ -73,12 +105,15 @@ async def env_export(ctx: OpContext, params: EnvExportParams) -> dict[str, Any]:
     cookies, origins}. The file is a live login: keep it private."""
     assert ctx.browser is not None
     env = ctx.envs.get(params.env)
-    sites = [f"https://{site.domain}" for site in env.sites] if params.format == "json" else []
+    sites = [f"https://{site.domain}" for site in env.sites] if params.format in ("json", "playwright") else []
     state = await ctx.browser.read_env_state(env.id, sites)
     cookies = state["cookies"]
     stamp = f"{env.id}-{time.strftime('%Y%m%d-%H%M%S')}"
     if params.format == "netscape":
         target, text, origins = ctx.data.exports / f"{stamp}-cookies.txt", to_netscape(cookies), 0
+    elif params.format == "playwright":
+        target, origins = ctx.data.exports / f"{stamp}-storage-state.json", len(state["localStorage"])
+        text = json.dumps(to_storage_state(cookies, state["localStorage"]), ensure_ascii=False, indent=1) + "\n"
     elif params.format == "cookie-editor":
         target, origins = ctx.data.exports / f"{stamp}-cookie-editor.json", 0
         text = json.dumps(to_cookie_editor(cookies), ensure_ascii=False, indent=1) + "\n"
@@ -117,6 +152,9 @@ def _read_export(path: str) -> ExportFile:
             return ExportFile(cookies=from_netscape(raw), format="netscape")
         if kind == "cookie-editor":
             return ExportFile(cookies=from_cookie_editor(raw), format="cookie-editor")
+        if kind == "playwright":
+            cookies, storage = from_storage_state(raw)
+            return ExportFile(cookies=cookies, localStorage=storage, format="playwright")
     except FileNotFoundError:
         raise OpError(f"there is no file {source}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -146,11 +184,16 @@ def _free_name(ctx: OpContext, wanted: str) -> str:
 
 @operation("env_import", EnvImportParams, needs_browser=True)
 async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
-    """Restore a login from an env_export file, a Netscape cookies.txt or a cookie editor's JSON (recognised
-    by content) into an environment (default: a new one, named after the file's). An env_export file's
-    identity (user agent, languages, time zone, geolocation) comes along. Returns {env, format, cookies,
-    failed, total, origins, identity}."""
+    """Restore a login from an env_export file, a Playwright storage_state, a Netscape cookies.txt or a cookie
+    editor's JSON (recognised by content) into an environment (default: a new one, named after the file's). An
+    env_export file's identity (user agent, languages, time zone, geolocation) comes along. Or, with fromBrowser,
+    copy the chosen sites' cookies (domains) from a browser installed here; without domains nothing is copied and
+    the sites found are returned (code sites_needed). Returns {env, format, cookies, failed, total, origins,
+    identity} (from a browser: also source, sites: [{site, cookies}], undecryptable)."""
     assert ctx.browser is not None
+    if params.from_browser is not None:
+        return await _import_from_browser(ctx, params)
+    assert params.path is not None
     exported = await in_thread(_read_export, params.path)  # checked whole before any environment is made
     identity = _identity_params(exported.identity)
     created = False
@@ -169,6 +212,49 @@ async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
             "identity": bool(identity)}
 
 
+async def _import_from_browser(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
+    """The chosen sites' cookies of an installed browser's profile, into a new or the given environment."""
+    assert ctx.browser is not None and params.from_browser is not None
+    try:
+        source = parse_source(params.from_browser, params.profile)
+        found = await in_thread(read_browser_cookies, source, name="browser-cookies")
+    except BrowserLoginError as exc:
+        raise OpError(str(exc), code="browser_unreadable") from None
+    sites = sites_of(found.cookies)
+    listing = {"source": str(source), "database": found.database, "sites": sites}
+    if not params.domains:  # none, or an empty list: ask
+        names = ", ".join(f"{s['site']} ({s['cookies']})" for s in sites[:40]) or "none"
+        raise OpError(f"say which sites to copy (domains; [\"*\"] for all): {source} has cookies for {names}",
+                      code="sites_needed", **listing)
+    try:
+        chosen = for_domains(found.cookies, params.domains)
+    except BrowserLoginError as exc:
+        raise OpError(str(exc), code="invalid_domains") from None
+    if not chosen:
+        raise OpError(f"{source} has no cookies for {', '.join(params.domains)}", code="no_cookies", **listing)
+    created = params.env is None
+    env = ctx.envs.get(params.env) if params.env is not None else \
+        ctx.envs.create(params.name if params.name is not None else _free_name(ctx, f"From {source.browser}"), "")
+    result = await ctx.browser.write_env_state(env.id, chosen, {})
+    copied = sites_of(chosen)
+    log.info("imported %d of %d cookies of %s into %s (%d sites)", result["cookies"], len(chosen), source, env.id,
+             len(copied))
+    return {"env": env.id, "created": created, "format": "browser", "source": str(source), "database": found.database,
+            "cookies": result["cookies"], "failed": result["failed"], "total": len(chosen), "origins": 0,
+            "identity": False, "sites": copied, "undecryptable": found.undecryptable}
+
+
+@operation("env_browser_profiles", EnvBrowserProfilesParams, read_only=True)
+async def env_browser_profiles(ctx: OpContext, params: EnvBrowserProfilesParams) -> dict[str, Any]:
+    """The browsers installed here whose logins env_import can copy (fromBrowser), each with its profiles that have
+    cookies, most recently used first. Returns {browsers: [{browser, profiles}]}."""
+    def find() -> list[dict[str, Any]]:
+        return [{"browser": browser, "profiles": profiles} for browser in BROWSERS
+                if (profiles := list_profiles(browser))]
+
+    return {"browsers": await in_thread(find, name="browser-profiles")}
+
+
 def _identity_params(identity: dict[str, Any]) -> dict[str, Any]:
     """An export file's identity as the store's keyword arguments (unknown keys ignored)."""
     names = {"userAgent": "user_agent", "languages": "languages", "timezone": "timezone",
@@ -176,4 +262,4 @@ def _identity_params(identity: dict[str, Any]) -> dict[str, Any]:
     return {names[key]: value for key, value in identity.items() if key in names and value}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (env_export, env_import)
+OPERATIONS: tuple[Operation[Any], ...] = (env_export, env_import, env_browser_profiles)

@@ -81,8 +81,8 @@ class TypeParams(ActingParams):
 
 
 class SelectParams(ActingParams):
-    option: str = Field(description="Option to choose, by visible text or value.")
-    locator: Locator
+    option: str = Field(description="Option to choose, by visible text or value (a custom widget's: its text).")
+    locator: Locator = Field(description="The <select>, or a custom select widget or the <select> it hides.")
 
 
 class KeyParams(ActingParams):
@@ -269,7 +269,10 @@ async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
 
 @operation("page_select", SelectParams, needs_browser=True, secret_field="option")
 async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
-    """Choose an option of a <select> by its visible text or its value."""
+    """Choose an option of a <select> by its visible text or its value; or of a custom select widget (select2,
+    Choices.js, Tom Select, react-select…: the widget, or the hidden <select> it keeps in step), as a person
+    does: open it, type into its search box when its list does not show the option, click the option whose text
+    matches, and check that the widget shows it."""
     return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout,
                                                              secrets=ctx.secrets),
                          acting=True, target=params.locator, timeout=params.timeout)

@@ -12,13 +12,14 @@ here, before the action, and the result notes the mapping.
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from typing import Any, Awaitable, Callable
 
 from pydantic import Field
 
 from app.ops.compat import CompatError
 from app.ops.context import OpContext
-from app.ops.registry import OpError, Params
+from app.ops.registry import OpError, Params, reading_only
 from envs import loggers
 from workflows.ports import Locator, PageError, TabPort
 
@@ -54,7 +55,8 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
     control = tab.control
     notes: list[str] = []
     try:
-        with control.app_acting():
+        # A person's recording of the tab pauses while the app acts on it, never while it only reads it.
+        with nullcontext() if reading_only.get() else control.app_acting():
             if params.shot is not None:
                 notes.append(await _map_shot_point(tab, params))
             if acting:

@@ -14,6 +14,7 @@ one of them (code `secret_refused`, with the secret, the tool and the site; work
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Generic, TypeVar
 
@@ -53,6 +54,10 @@ class OpError(Exception):
 
 
 OpFunc = Callable[[OpContext, Any], Awaitable[dict[str, Any]]]
+
+# Whether the operation running in this task only reads (`Operation.read_only`): `app.ops.page_session.on_page`
+# does not pause a person's recording for it (reading sends the page no input).
+reading_only: ContextVar[bool] = ContextVar("reading_only", default=False)
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,7 @@ class OperationRegistry:
                 log.info("%s refused: %s", name, refused)
                 return _with_notes(failure(str(refused), code=refused.code, secret=refused.secret,
                                            site=refused.site, tool=name), accepted.notes)
+        reading = reading_only.set(op.read_only)
         try:
             data = await op.func(ctx, params)
         except OpError as exc:
@@ -164,6 +170,8 @@ class OperationRegistry:
             return _with_notes(failure(str(exc), code=expected_error_code(exc),
                                        **({"problems": list(problems)} if isinstance(problems, list) else {})),
                                accepted.notes)
+        finally:
+            reading_only.reset(reading)
         envelope: dict[str, Any] = {"ok": True, "control": None}
         envelope.update(data)
         return _with_notes(envelope, accepted.notes)

@@ -1,7 +1,8 @@
 """The Agent side panel of an environment window: say what you want done, watch it happen, keep it.
 
-A task box, Start / Pause / Stop, the model and its key (Settings…: saved in `agent.json`, mode 0600, or
-`ANTHROPIC_API_KEY`), a Secrets list (the task names them `<secret:name>`; values are masked and never sent to the
+A task box, Start / Pause / Stop, the model (its provider, Anthropic or any OpenAI-compatible endpoint, and the
+model picked from the list the endpoint offers; Settings…: endpoint and key, saved in `agent.json`, mode 0600, or
+the provider's environment variables; app/ui/agent_model_ui.py), a Secrets list (the task names them `<secret:name>`; values are masked and never sent to the
 model; each with the sites where it may be typed, its Domains, by default the start page's site, which the empty
 cell shows; remembered in `agent.json` on request), Checks (locators that must be on the final page), a live view
 of each step (the model's words as they stream, each tool call and its result, a thumbnail when a screenshot was
@@ -20,16 +21,17 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget, QFormLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout,
                                QHeaderView,
-                               QLabel, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QPushButton, QSpinBox,
+                               QLabel, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
 from app.agent.records import AgentRecord, Step, ToolCall, Usage
-from app.agent.settings import AgentSettingsStore, StoredSecret
+from app.agent.settings import StoredSecret
 from envs import loggers
 from envs.jsonstore import StoreError
 from workflows.secret_binding import SecretError, start_page_domain
+from app.ui.agent_model_ui import AgentSettingsDialog, ModelPicker, provider_label
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
 from app.ui.theme import current_scheme, icon
 
@@ -38,40 +40,6 @@ if TYPE_CHECKING:
 from app.ops import OpContext, OperationRegistry
 
 log = logging.getLogger(loggers.UI)
-
-
-class AgentSettingsDialog(QDialog):
-    def __init__(self, store: AgentSettingsStore, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(self.tr("Agent settings"))
-        self.store = store
-        form = QFormLayout(self)
-        current = store.current
-        self.model = QLineEdit(current.model)
-        self.key = QLineEdit(current.api_key or "")
-        self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText(self.tr("empty: ANTHROPIC_API_KEY (set)") if current.key_source() != "none"
-                                    else self.tr("empty: ANTHROPIC_API_KEY (not set)"))
-        self.base_url = QLineEdit(current.base_url or "")
-        self.base_url.setPlaceholderText(self.tr("empty: ANTHROPIC_BASE_URL or Anthropic"))
-        self.max_steps = QSpinBox()
-        self.max_steps.setRange(1, 500)
-        self.max_steps.setValue(current.max_steps)
-        form.addRow(self.tr("Model"), self.model)
-        form.addRow(self.tr("API key"), self.key)
-        form.addRow(self.tr("Base URL"), self.base_url)
-        form.addRow(self.tr("Step budget"), self.max_steps)
-        form.addRow(QLabel(self.tr("Saved in {path} (readable only by you).").format(path=store.path)))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._save)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-    def _save(self) -> None:
-        self.store.update(model=self.model.text().strip() or self.store.current.model,
-                          api_key=self.key.text().strip() or None, base_url=self.base_url.text().strip() or None,
-                          max_steps=self.max_steps.value())
-        self.accept()
 
 
 class AgentPanel(QWidget):
@@ -113,6 +81,9 @@ class AgentPanel(QWidget):
             buttons.addWidget(button)
         self.model_label = QLabel()
         self.model_label.setObjectName("agent-model")
+        self.model_picker = ModelPicker(self._list_models, self)
+        self.model_picker.params = lambda: {"provider": self.settings.current.provider}
+        self.model_picker.chosen.connect(self._choose_model)
 
         self.secrets = QTableWidget(0, 3)
         self.secrets.setObjectName("agent-secrets")
@@ -170,7 +141,11 @@ class AgentPanel(QWidget):
         layout.addWidget(self.task_box)
         layout.addWidget(self.url)
         layout.addLayout(buttons)
-        layout.addWidget(self.model_label)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_label)
+        model_row.addWidget(self.model_picker, 1)
+        layout.addLayout(model_row)
+        layout.addWidget(self.model_picker.status)
         secrets_row = QHBoxLayout()
         secrets_row.addWidget(self._heading(self.tr("Secrets")))
         secrets_row.addStretch(1)
@@ -189,6 +164,8 @@ class AgentPanel(QWidget):
             self.add_secret(stored.name, stored.value, ", ".join(stored.domains))
         self.remember.setChecked(bool(self.settings.current.secrets))
         self._refresh()
+        if self.settings.current.provider == "openai" and self.settings.current.choice().problem() is None:
+            self.model_picker.refresh()  # a local endpoint: what it serves now
 
     def _heading(self, text: str) -> QLabel:
         label = QLabel(text, self)
@@ -255,16 +232,38 @@ class AgentPanel(QWidget):
             except StoreError as exc:
                 self.view.append(self._note(str(exc)))
 
+    def _list_models(self, params: dict[str, Any]) -> Any:
+        return self.registry.call(self.ctx, "agent_models", params)
+
+    def _choose_model(self, name: str) -> None:
+        """The model picked or typed in the panel becomes the saved model of the current provider."""
+        current = self.settings.current
+        if not name or name == current.choice().model:
+            return
+        try:
+            if current.provider == "openai":
+                self.settings.update(openai={**current.openai.model_dump(), "model": name})
+            else:
+                self.settings.update(model=name)
+        except (StoreError, ValueError) as exc:
+            self.view.append(self._note(str(exc)))
+        self._refresh()
+
     def _edit_settings(self) -> None:
-        AgentSettingsDialog(self.settings, self).exec()
+        dialog = AgentSettingsDialog(self.settings, self, self._list_models)
+        dialog.exec()
+        dialog.deleteLater()
         self._refresh()
 
     def _refresh(self) -> None:
         running = self._task is not None and not self._task.done()
         busy = self._busy is not None and not self._busy.done()  # saving or replaying
-        current = self.settings.current
-        self.model_label.setText(self.tr("Model {model} · key: {source}").format(model=current.model,
-                                                                                source=current.key_source()))
+        choice = self.settings.current.choice()
+        self.model_label.setText(self.tr("{provider} · key: {source}").format(
+            provider=provider_label(choice.provider).split(" (")[0], source=choice.key_source))
+        self.model_label.setToolTip(choice.base_url or "")
+        if self.model_picker.name() != choice.model:
+            self.model_picker.set_name(choice.model)
         self.start_button.setEnabled(not running and not busy)
         self.pause_button.setEnabled(running)
         self.stop_button.setEnabled(running)
@@ -359,6 +358,9 @@ class AgentPanel(QWidget):
         elif kind == "paused":
             self.view.append(self._note(self.tr("Paused: you took over. Click Done on the page to let the agent go on.")
                                         if value else self.tr("Resumed.")))
+        elif kind == "limitations":
+            for note in value:
+                self.view.append(self._note(self.tr("Without: {note}").format(note=note)))
         elif kind == "judging":
             self.view.append(self._note(self.tr("Asking the judge…")))
         elif kind == "finished" and isinstance(value, AgentRecord):

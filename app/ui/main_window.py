@@ -323,6 +323,8 @@ class MainWindow(QMainWindow):
                   "edit-remark")
         self._add("env", self.tr("&Settings…"), "sliders-horizontal", None, panel.edit_settings_selected,
                   "environment-settings")
+        self._add("env", self.tr("Import &Login from Browser…"), "cookie", None, self.import_browser_login,
+                  "import-browser-login")
         self._menus["env"].addSeparator()
         self._add("env", self.tr("&Record a Workflow"), "circle-dot", "Ctrl+Shift+R", self.record_in_environment,
                   "record")
@@ -442,6 +444,17 @@ class MainWindow(QMainWindow):
             return
         if not action.isChecked():
             action.trigger()
+
+    def import_browser_login(self) -> QDialog:
+        """Environment → Import Login from Browser…: into the selected environment or a new one."""
+        from app.ui.browser_login_dialog import BrowserLoginDialog
+
+        selected = self.environments.selected_env()
+        assert self._ctx.operations is not None
+        dialog = BrowserLoginDialog(self._ctx.operations, self._ctx, selected.id if selected else None, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def ask_agent(self) -> None:
         """Open the chosen environment's window with its Agent panel showing, ready for a task."""

@@ -29,6 +29,23 @@
     </message>
 </context>
 <context>
+    <name>BrowserLoginDialog</name>
+    <message numerus="yes">
+        <source>{site} — %n cookie(s)</source>
+        <translation>
+            <numerusform>{site} — %n cookie</numerusform>
+            <numerusform>{site} — %n cookies</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n site(s) in {source}: tick the ones to copy.</source>
+        <translation>
+            <numerusform>%n site in {source}: tick the ones to copy.</numerusform>
+            <numerusform>%n sites in {source}: tick the ones to copy.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>EditorCanvas</name>
     <message numerus="yes">
         <source>%n inside</source>
@@ -107,6 +124,16 @@
         <translation>
             <numerusform>%n recording not saved will be lost.</numerusform>
             <numerusform>%n recordings not saved will be lost.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message numerus="yes">
+        <source>%n model(s) offered</source>
+        <translation>
+            <numerusform>%n model offered</numerusform>
+            <numerusform>%n models offered</numerusform>
         </translation>
     </message>
 </context>

@@ -36,6 +36,17 @@
     </message>
 </context>
 <context>
+    <name>AgentModel</name>
+    <message>
+        <source>OpenAI-compatible (Ollama, llama.cpp, vLLM, LM Studio, OpenRouter…)</source>
+        <translation>OpenAI 兼容（Ollama、llama.cpp、vLLM、LM Studio、OpenRouter…）</translation>
+    </message>
+    <message>
+        <source>Anthropic</source>
+        <translation>Anthropic</translation>
+    </message>
+</context>
+<context>
     <name>AgentPanel</name>
     <message>
         <source>What should the agent do? e.g. Log in with &lt;secret:password&gt; and download last month&apos;s invoice</source>
@@ -146,8 +157,8 @@
         <translation>{site}（起始页面所在的网站）</translation>
     </message>
     <message>
-        <source>Model {model} · key: {source}</source>
-        <translation>模型 {model} · 密钥：{source}</translation>
+        <source>{provider} · key: {source}</source>
+        <translation>{provider} · 密钥：{source}</translation>
     </message>
     <message>
         <source>Type a task first.</source>
@@ -180,6 +191,10 @@
     <message>
         <source>Resumed.</source>
         <translation>已继续。</translation>
+    </message>
+    <message>
+        <source>Without: {note}</source>
+        <translation>不可用：{note}</translation>
     </message>
     <message>
         <source>Asking the judge…</source>
@@ -421,14 +436,6 @@
         <translation>Agent 设置</translation>
     </message>
     <message>
-        <source>empty: ANTHROPIC_API_KEY (set)</source>
-        <translation>留空：用 ANTHROPIC_API_KEY（已设置）</translation>
-    </message>
-    <message>
-        <source>empty: ANTHROPIC_API_KEY (not set)</source>
-        <translation>留空：用 ANTHROPIC_API_KEY（未设置）</translation>
-    </message>
-    <message>
         <source>empty: ANTHROPIC_BASE_URL or Anthropic</source>
         <translation>留空：用 ANTHROPIC_BASE_URL 或 Anthropic</translation>
     </message>
@@ -445,12 +452,44 @@
         <translation>基础地址</translation>
     </message>
     <message>
+        <source>The model reads images (screenshots are sent to it)</source>
+        <translation>模型能读图片（截图会发给它）</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
         <source>Step budget</source>
         <translation>步数上限</translation>
     </message>
     <message>
         <source>Saved in {path} (readable only by you).</source>
         <translation>已保存在 {path}（只有你能读取）。</translation>
+    </message>
+    <message>
+        <source>empty: {variable}_API_KEY ({state})</source>
+        <translation>留空：{variable}_API_KEY（{state}）</translation>
+    </message>
+    <message>
+        <source>set</source>
+        <translation>已设置</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>empty: OPENAI_BASE_URL or OpenAI&apos;s, e.g. http://127.0.0.1:11434/v1</source>
+        <translation>留空：OPENAI_BASE_URL 或 OpenAI 的地址，例如 http://127.0.0.1:11434/v1</translation>
+    </message>
+    <message>
+        <source>Any endpoint that speaks OpenAI&apos;s Chat Completions with tool calling: Ollama (http://127.0.0.1:11434/v1), llama.cpp&apos;s server, vLLM, LM Studio, OpenRouter. A local server needs no key. Prompt caching is Anthropic&apos;s only.</source>
+        <translation>任何支持工具调用、兼容 OpenAI Chat Completions 的服务：Ollama（http://127.0.0.1:11434/v1）、llama.cpp 服务器、vLLM、LM Studio、OpenRouter。本机服务不需要密钥。提示缓存只有 Anthropic 提供。</translation>
+    </message>
+    <message>
+        <source>Not saved: {reason}</source>
+        <translation>未保存：{reason}</translation>
     </message>
 </context>
 <context>
@@ -542,6 +581,105 @@
     <message>
         <source>The broker is a redis:// or rediss:// URL (the workers&apos; --broker).</source>
         <translation>broker 是 redis:// 或 rediss:// 地址（即工作机的 --broker）。</translation>
+    </message>
+</context>
+<context>
+    <name>BrowserLoginDialog</name>
+    <message>
+        <source>Import Login from Browser</source>
+        <translation>从浏览器导入登录</translation>
+    </message>
+    <message>
+        <source>the most recently used profile</source>
+        <translation>最近使用的配置文件</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Find Sites</source>
+        <translation>查找网站</translation>
+    </message>
+    <message>
+        <source>A new environment</source>
+        <translation>新环境</translation>
+    </message>
+    <message>
+        <source>Name of the new environment</source>
+        <translation>新环境的名称</translation>
+    </message>
+    <message>
+        <source>Browser</source>
+        <translation>浏览器</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Sites</source>
+        <translation>网站</translation>
+    </message>
+    <message>
+        <source>Into</source>
+        <translation>导入到</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Copies the logins (cookies) of the sites you tick from a browser on this computer. Nothing is copied until you choose the sites.</source>
+        <translation>从这台电脑上的浏览器复制你勾选的网站的登录（Cookie）。选定网站之前不会复制任何东西。</translation>
+    </message>
+    <message>
+        <source>No profile of {browser} was found here: give its profile folder.</source>
+        <translation>这里没有找到 {browser} 的配置文件：请指定它的配置文件夹。</translation>
+    </message>
+    <message>
+        <source>The browser&apos;s profile folder</source>
+        <translation>浏览器的配置文件夹</translation>
+    </message>
+    <message>
+        <source>Reading the profile&apos;s cookies…</source>
+        <translation>正在读取配置文件的 Cookie…</translation>
+    </message>
+    <message>
+        <source>Nothing was found.</source>
+        <translation>什么也没找到。</translation>
+    </message>
+    <message numerus="yes">
+        <source>{site} — %n cookie(s)</source>
+        <translation>
+            <numerusform>{site} — %n 个 Cookie</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n site(s) in {source}: tick the ones to copy.</source>
+        <translation>
+            <numerusform>{source} 中有 %n 个网站：勾选要复制的网站。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Copying…</source>
+        <translation>正在复制…</translation>
+    </message>
+    <message>
+        <source>Not imported: {error}</source>
+        <translation>未导入：{error}</translation>
+    </message>
+    <message>
+        <source>Copied {cookies} of {total} cookies into {env}: {sites}.</source>
+        <translation>已把 {total} 个 Cookie 中的 {cookies} 个复制到 {env}：{sites}。</translation>
+    </message>
+    <message>
+        <source>{n} could not be set.</source>
+        <translation>{n} 个无法设置。</translation>
+    </message>
+    <message>
+        <source>{n} cookies of the profile could not be decrypted.</source>
+        <translation>配置文件中有 {n} 个 Cookie 无法解密。</translation>
     </message>
 </context>
 <context>
@@ -1877,6 +2015,10 @@ score {score}: {why}</source>
         <translation>设置(&amp;S)…</translation>
     </message>
     <message>
+        <source>Import &amp;Login from Browser…</source>
+        <translation>从浏览器导入登录(&amp;L)…</translation>
+    </message>
+    <message>
         <source>&amp;Record a Workflow</source>
         <translation>录制工作流(&amp;R)</translation>
     </message>
@@ -2040,6 +2182,27 @@ score {score}: {why}</source>
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Read the models the endpoint offers (its /v1/models)</source>
+        <translation>读取服务提供的模型（它的 /v1/models）</translation>
+    </message>
+    <message>
+        <source>Asking the endpoint for its models…</source>
+        <translation>正在向服务查询模型…</translation>
+    </message>
+    <message>
+        <source>No list: {error}</source>
+        <translation>没有列表：{error}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) offered</source>
+        <translation>
+            <numerusform>提供 %n 个模型</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>NewEnvironmentDialog</name>
     <message>
         <source>New Environment</source>
@@ -2195,6 +2358,10 @@ score {score}: {why}</source>
     <message>
         <source>Offset</source>
         <translation>偏移</translation>
+    </message>
+    <message>
+        <source>Native select</source>
+        <translation>原生下拉框</translation>
     </message>
     <message>
         <source>Option</source>

@@ -12,8 +12,9 @@
  * before); when none does and a fingerprint is given, every visible element of the same kind, in the page, its
  * open shadow roots and same-origin frames (one pass, `__bp.elements`), is scored against the fingerprint
  * (0..1, a weighted mean over what the fingerprint knows). An element of another kind is never a candidate; one
- * in a form that does not look like the recorded one (by its controls, identity and heading) is refused. The
- * best is taken only when it scores at least `threshold` and beats the runner-up by `margin`.
+ * in another form (a different form with its own submit target: `anotherForm`) is refused. The best is taken
+ * only when it scores at least `threshold` and beats the runner-up by `margin`; candidates that would do exactly
+ * the same as the best (`sameEffect`: the same address; the same form's button) are not its runners-up.
  *
  * Injected after locator.js and locator_gen.js into the helpers' isolated world; defines `__bpHeal`.
  */
@@ -275,7 +276,7 @@
       if (ca.autocomplete && ca.autocomplete !== fa.autocomplete) add('autocomplete', 4, 0);
       else add('autocomplete', 2, fa.autocomplete === ca.autocomplete ? 1 : 0);
     }
-    if (fa.href) add('link path', 2, fa.href === ca.href ? 1 : 0);
+    if (fa.href) add('link path', 4, fa.href === ca.href ? 1 : 0);   // where a link leads is what it is
     if (fa.value) add('value', 2, fa.value === ca.value ? 1 : 0);
     if (fp.name) add('name', 3, Math.max(textSim(fp.name, c.name), textSim(fp.name, c.text || '') * 0.9));
     if (fp.label) add('label', 1.5, textSim(fp.label, c.label || c.name || ''));
@@ -291,7 +292,7 @@
     const sole = !!(fp.sole && c.sole && fp.sort === c.sort);
     if (fp.sole) add('the only one of its sort in its form', 4, sole ? 1 : 0);
     if (fp.of) add('position', 1, fp.index === c.index ? (fp.of === c.of ? 1 : 0.7) : Math.max(0, 0.5 - 0.25 * Math.abs(fp.index - c.index)));
-    return { score: weight ? sum / weight : 0, why, form, sole };
+    return { score: weight ? sum / weight : 0, why, form, sole, refused: full && anotherForm(fp, c.form) };
   }
 
   /** Visible, or for a checkbox / radio / file input styled away, its label is. */
@@ -318,12 +319,75 @@
     return out.sort((a, b) => b.score - a.score);
   }
 
+  /**
+   * Whether a candidate in form `c` is in *another form* than the recorded element (form `a`): a different form
+   * with its own submit target. Losing or gaining a wrapping form is not that (a redesign moves a sidebar out of
+   * its search form); two forms that both name where they post are the same exactly when they post to the same
+   * place, whatever else changed in them; otherwise (a form without an action, a dialog) they must look alike.
+   */
+  function anotherForm(fp, c) {
+    const a = fp.form;
+    if (!a || !c) return false;
+    if (a.tag === 'form' && c.tag === 'form' && a.action && c.action) return a.action !== c.action;
+    return formSim(a, c) < FORM_MIN;
+  }
+
   /** Why the one element a locator found cannot be the recorded one (another kind, another form), or null. */
   function refusal(fp, el) {
     const kind = kindOf(el);
     if (kind !== fp.kind) return `it is a ${kind.replace('other:', '')}, not a ${fp.kind}`;
-    if (fp.form && formSim(fp.form, formOf(el)) < FORM_MIN) return 'it is in another form';
+    if (anotherForm(fp, formOf(el))) return 'it is in another form';
     return null;
+  }
+
+  /**
+   * What acting on an element does, when two elements can be told to do exactly the same: a link's address
+   * (without its fragment; not a `#` or `javascript:` link, which scripts handle), or a form control's form and
+   * name (with its value for buttons, radios and checkboxes). Buttons must be of the same form element; fields
+   * of forms that post to the same place with the same name are the same field of duplicated forms. Null:
+   * nothing says so.
+   */
+  function effectOf(el) {
+    const kind = kindOf(el);
+    if (el.localName === 'a' && el.hasAttribute('href')) {
+      const raw = (el.getAttribute('href') || '').trim();
+      if (!raw || raw.startsWith('#') || /^javascript:/i.test(raw)) return null;
+      try { const u = new URL(raw, el.baseURI); u.hash = ''; return { key: 'href ' + u.href }; } catch (e) { return null; }
+    }
+    const form = el.form || null;
+    if (!form) return null;
+    const name = el.getAttribute('name') || '';
+    if (kind === 'button') {
+      return { key: `submit ${name} ${name ? (el.getAttribute('value') || '') : ''} ${(el.getAttribute('formaction') || '')}`,
+               form };
+    }
+    if (!name) return null;
+    const value = kind === 'radio' || kind === 'check' ? ' ' + (el.getAttribute('value') || '') : '';
+    let action = '';
+    try { action = new URL(form.getAttribute('action') || '', form.baseURI).href; } catch (e) { return null; }
+    return { key: `field ${kind} ${(form.getAttribute('method') || 'get').toLowerCase()} ${action} ${name}${value}` };
+  }
+
+  /** Whether acting on `a` and on `b` would do exactly the same (see effectOf). */
+  function sameEffect(a, b) {
+    if (kindOf(a) !== kindOf(b)) return false;
+    const ea = effectOf(a), eb = effectOf(b);
+    return !!(ea && eb && ea.key === eb.key && (!ea.form || ea.form === eb.form));
+  }
+
+  /** The first in document order (through frames and shadow roots: by where their trees sit in the page). */
+  function firstInPage(els) {
+    const anchor = (el) => { const chain = []; for (let n = el; n; n = up(n)) chain.unshift(n); return chain; };
+    const before = (a, b) => {
+      const ca = anchor(a), cb = anchor(b);
+      let i = 0;
+      while (i < ca.length && i < cb.length && ca[i] === cb[i]) i++;
+      if (i >= ca.length || i >= cb.length) return ca.length < cb.length;
+      const x = ca[i], y = cb[i];
+      if (x.getRootNode() !== y.getRootNode()) return false;
+      return !!(x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING);
+    };
+    return els.reduce((first, el) => (before(el, first) ? el : first));
   }
 
   const round = (x) => Math.round(x * 100) / 100;
@@ -350,18 +414,28 @@
     if (!fp || !fp.kind || opts.locatorsOnly) return { status: 'none', counts, candidates: [], rejected };
     const threshold = opts.threshold ?? THRESHOLD, margin = opts.margin ?? MARGIN;
     const ranked = rank(fp);
-    const report = (r) => ({ desc: E.describe(r.el), score: round(r.score), why: r.form < FORM_MIN ? ['another form'] : r.why });
-    const eligible = ranked.filter((r) => r.form >= FORM_MIN || !fp.form);
-    const best = eligible[0], second = eligible[1];
+    const report = (r) => ({ desc: E.describe(r.el), score: round(r.score), why: r.refused ? ['another form'] : r.why });
+    const eligible = ranked.filter((r) => !r.refused);
+    let best = eligible[0];
     const candidates = ranked.slice(0, 5).map(report);
+    // Candidates that would do exactly what the best does (the same address, the same form's button) are one
+    // choice, not a tie: the runner-up is the best of the others, and the first of them in the page acts.
+    const twins = best ? eligible.filter((r) => r !== best && sameEffect(best.el, r.el)) : [];
+    const second = eligible.find((r) => r !== best && !twins.includes(r));
     // The only element of its sort in a form like the recorded one needs less: it has no look-alike to beat.
     const alone = best && best.sole && best.form >= 0.7 && (!second || second.score < best.score - 2 * margin);
     if (!best || best.score < (alone ? SOLE_THRESHOLD : threshold)) return { status: 'none', counts, candidates, rejected };
     const lead = best.score - (second ? second.score : 0);
     if (lead < margin) return { status: 'unsure', counts, candidates, rejected };
+    const why = best.why.slice();
+    if (twins.length) {
+      const first = firstInPage([best.el, ...twins.map((r) => r.el)]);
+      best = [best, ...twins].find((r) => r.el === first);
+      why.push(`the first of ${twins.length + 1} that do the same`);
+    }
     const { unique, ...locator } = window.__bpGen.locatorFor(best.el);
     return { status: 'healed', counts, ref: E.ref(best.el), desc: E.describe(best.el), score: round(best.score),
-      margin: round(lead), why: best.why.join(', '), locator, candidates, rejected };
+      margin: round(lead), why: why.join(', '), locator, candidates, rejected };
   }
 
   window.__bpHeal = Object.freeze({ fingerprint, kindOf, find, rank });

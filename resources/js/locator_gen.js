@@ -113,6 +113,16 @@
     return null;
   }
 
+  /** A link's `href` as the page writes it, when it names a place: not `#…`, not `javascript:`, not long, and
+   *  without what looks like a per-visit token (a long hex or base64 run, a timestamp). */
+  const VOLATILE = /[0-9a-f]{16,}|[A-Za-z0-9_-]{28,}|\d{10,}/i;
+  function linkHref(el) {
+    if (el.localName !== 'a') return null;
+    const href = (el.getAttribute('href') || '').trim();
+    if (!href || href.startsWith('#') || /^javascript:/i.test(href) || href.length > 200 || VOLATILE.test(href)) return null;
+    return href;
+  }
+
   /** Candidates in rank order: {alt?: alternative for our replay, css?: plain CSS, xpath?: plain XPath}. */
   function candidates(el) {
     const out = [];
@@ -158,6 +168,13 @@
     }
     if (own && own.length <= MAX_TEXT && !['input', 'select', 'textarea'].includes(tag)) {
       out.push({ alt: { text: own, exact: true }, xpath: `//${tag}[normalize-space(.)=${xq(own)}]` });
+    }
+    const href = linkHref(el);
+    if (href) {
+      // A link is what it says and where it leads: its address (as the page writes it), then its text with its
+      // address, before any position (an admin index names an app and its model alike).
+      out.push({ css: `a[href=${cssString(href)}]` });
+      if (own && own.length <= MAX_TEXT) out.push({ xpath: `//a[normalize-space(.)=${xq(own)} and @href=${xq(href)}]` });
     }
     if (el.id && stable(el.id)) out.push({ css: '#' + CSS.escape(el.id) });
     if (stableClasses(el).length) out.push({ css: cssPath(el, true) });

@@ -15,11 +15,12 @@
  *
  * Raw steps: click {loc, desc, button, detail, control?, offset?, fallback?}, drag {loc, desc, offset, dx,
  * dy, fallback?}, fill {loc, desc, value?, secret?, variable, paste}, select {loc, desc, option}, press
- * {shortcut, loc?}, scroll {direction, distance}, blocked {why}, and mark (the app's end-of-operation marker,
+ * {shortcut, loc?}, scroll {direction, distance, loaded}, select {widget, from, loc, native?, option} (a custom
+ * select widget's choice, see `widgetBegins`), blocked {why}, and mark (the app's end-of-operation marker,
  * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
- * frame's URL when not the top frame). In a frame the top frame cannot read (another site's), locators come
- * from that frame's own generator and the step carries `framePath` (the frame's `window.frames` index path
- * from the top), for app/browser/record_frames.py to make them the page's.
+ * frame's URL when not the top frame) and `seq`, when it was sent (see `send`). In a frame the top frame cannot
+ * read (another site's), locators come from that frame's own generator and the step carries `framePath` (the
+ * frame's `window.frames` index path from the top), for app/browser/record_frames.py to make them the page's.
  *
  * A drag: the left button pressed on anything but a text field, a slider or a select, moved more than
  * DRAG_MIN_PX and released, with no text selected by it. The click the page gets after it is not a step, nor
@@ -38,7 +39,6 @@
   const NAMED = { Enter: 'enter', Tab: 'tab', Escape: 'escape', ArrowUp: 'arrowup', ArrowDown: 'arrowdown',
                   ArrowLeft: 'arrowleft', ArrowRight: 'arrowright', PageUp: 'pageup', PageDown: 'pagedown',
                   Home: 'home', End: 'end', Backspace: 'backspace', Delete: 'delete', ' ': 'space' };
-  const SCROLL_DEBOUNCE_MS = 500;
   const DRAG_MIN_PX = 6;
   const MARK_KEY = 'F24';
   const frameUrl = window === window.top ? null : String(location.href);
@@ -54,10 +54,21 @@
     return path;
   };
 
+  // Each raw step carries `seq`, when it was sent (epoch ms, increasing): comparable across the frames and the
+  // documents of a recording, whose own counters would start again at every page load.
+  let sent = 0;
+  const now = () => performance.timeOrigin + performance.now();
   const send = (step) => {
     if (frameUrl) step.frame = frameUrl;
     if (frameUrl && step.loc && home() === window) step.framePath = framePath();
+    sent = Math.max(now(), sent + 0.001);
+    step.seq = sent;
     console.debug(TOKEN + JSON.stringify(step));
+  };
+  // A custom select widget's chooser is the top's: in another site's frame there is none, and the person's
+  // clicks and keys there are recorded as they are.
+  const chooser = () => {
+    try { return window.top.__bpChoose || null; } catch (e) { return null; }
   };
   const generator = () => home().__bpGen || null;
 
@@ -107,6 +118,43 @@
     return null;
   }
 
+  // A custom select widget in use (resources/js/choose.js): from the pointer-down or focus that began it, what
+  // the person does in it (the click that opened it, typing in its search box, Enter) is one choice: `select`
+  // with the option's text, the widget (`loc`) and the native <select> it keeps in step (`native`), sent with
+  // `from`, when the widget's use began: the recording replaces the steps sent since by this one step.
+  let widget = null;         // {from, combo, container, t}
+  let picked = null;         // {el, at}: the option just picked with the pointer (the click that follows is its end)
+
+  function widgetBegins(el, event) {
+    const C = chooser();
+    if (!C || !el) return;
+    if (widget && (C.optionAt(el) || widget.container.contains(el) || C.inList(el))) return;  // the same widget
+    // The focus a widget moves itself as it opens (into its search box) is still its use.
+    if (widget && event.type === 'focusin' && performance.now() - widget.at < 1000) return;
+    const found = C.comboOf(el);
+    if (!found) { widget = null; return; }
+    const trigger = C.triggerOf(found.combo, found.container) || found.combo;
+    widget = { from: Math.max(now(), sent + 0.0005), at: performance.now(), combo: found.combo, container: found.container,
+               t: describeTarget(trigger), before: C.shownOptions() };
+  }
+
+  function choose(option) {
+    const C = chooser();
+    const w = widget;
+    widget = null;
+    if (!C || !w || !w.t.loc) return false;
+    const native = C.nativeOf(w.combo) || C.nativeOf(w.container);
+    const step = { kind: 'select', widget: true, from: w.from, loc: w.t.loc, desc: w.t.desc, role: 'combobox',
+                   name: w.t.name, option: C.textOf(option) };
+    if (native) {
+      const n = describeTarget(native);
+      const label = native.labels && native.labels[0] ? C.textOf(native.labels[0]) : '';
+      if (n.loc) Object.assign(step, { native: n.loc, name: label || n.name || step.name });
+    }
+    send(step);
+    return true;
+  }
+
   let pending = null;        // the element of the last pointer-down, with its locator taken then
   let enterAt = -1e9;        // when Enter was last pressed: the click it makes (implicit submission) is its own
   const fields = new WeakMap();  // text field -> its target, taken at its first key-down / pointer-down
@@ -120,6 +168,15 @@
     if (!event.isTrusted) return;
     const gen = generator();
     if (!gen) { pending = null; return; }
+    widgetBegins(target(event), event);
+    const C = chooser();
+    // An option of the list the widget opened (not what it shows while closed, which may be an option too).
+    const option = C && widget ? C.optionAt(target(event)) : null;
+    if (option && !widget.before.has(option) && event.button === 0 && choose(option)) {
+      picked = { el: option, at: performance.now() };
+      pending = null;
+      return;
+    }
     const el = gen.interactive(target(event));
     if (!el) return;
     pending = describeTarget(el);
@@ -168,6 +225,12 @@
 
   function onClick(event) {
     if (!event.isTrusted) return;
+    if (picked && performance.now() - picked.at < 1500) {   // the click that ends the pick of an option
+      const t = target(event);
+      const part = !t.isConnected || t === document.body || t === document.documentElement || picked.el.contains(t);
+      picked = null;
+      if (part) return;
+    }
     if (dragged && event.type === 'click') { dragged = false; if (event.detail > 0) return; }  // a drag's end
     const gen = generator();
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
@@ -196,7 +259,12 @@
     const mods = ['ctrl', 'alt', 'meta'].filter((m) => event[m + 'Key']);
     const text = el && isTextField(el);
     if (text && !fields.has(el)) fields.set(el, describeTarget(el));
-    if (event.key === 'Enter') enterAt = performance.now();
+    if (event.key === 'Enter') {
+      enterAt = performance.now();
+      const C = chooser();
+      const option = C && widget ? C.activeOption(target(event)) : null;
+      if (option && !mods.length && choose(option)) return;   // Enter on the option the list points at
+    }
     const key = NAMED[event.key] || (event.key.length === 1 ? event.key.toLowerCase() : event.key.toLowerCase());
     const plain = !mods.length && event.key.length === 1;   // text: part of a fill
     if (plain && event.key !== ' ') return;
@@ -270,7 +338,11 @@
            option: option ? option.text.replace(/\s+/g, ' ').trim() : '' });
   }
 
+  // Wheel scrolling is reported when the next action begins (or the page hides), with `loaded`: whether the page
+  // grew meanwhile (an infinite list, a lazy page). Scrolling that only brought the next target into view is not
+  // a step (acting on an element scrolls it into view), so the recording keeps only scrolls that loaded content.
   let wheel = null;
+  const pageHeight = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
   function onWheel(event) {
     if (!event.isTrusted) return;
     const vertical = Math.abs(event.deltaY) >= Math.abs(event.deltaX);
@@ -278,16 +350,22 @@
     if (!delta) return;
     const direction = vertical ? (delta > 0 ? 'down' : 'up') : (delta > 0 ? 'right' : 'left');
     if (wheel && wheel.direction !== direction) flushWheel();
-    if (!wheel) wheel = { direction, distance: 0, timer: 0 };
+    if (!wheel) {
+      wheel = { direction, distance: 0, height: pageHeight(), added: 0, observer: null };
+      const burst = wheel;
+      burst.observer = new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) burst.added += 1;
+      });
+      burst.observer.observe(document, { childList: true, subtree: true });
+    }
     wheel.distance += Math.abs(delta);
-    clearTimeout(wheel.timer);
-    wheel.timer = setTimeout(flushWheel, SCROLL_DEBOUNCE_MS);
   }
   function flushWheel() {
     if (!wheel) return;
-    clearTimeout(wheel.timer);
-    send({ kind: 'scroll', direction: wheel.direction, distance: Math.round(wheel.distance) });
+    const { direction, distance, height, added, observer } = wheel;
+    observer.disconnect();
     wheel = null;
+    send({ kind: 'scroll', direction, distance: Math.round(distance), loaded: pageHeight() > height || added >= 3 });
   }
   // A pending scroll belongs before the next action.
   const flushing = (handler) => (event) => {
@@ -308,7 +386,10 @@
   window.addEventListener('keydown', flushing(onKeyDown), options);
   window.addEventListener('input', onInput, options);
   window.addEventListener('change', flushing(onChange), options);
-  window.addEventListener('pagehide', flushFill, options);
+  window.addEventListener('pagehide', () => { flushFill(); flushWheel(); }, options);
   window.addEventListener('blur', (event) => { if (typed && event.target === typed.el) flushFill(); }, options);
   window.addEventListener('wheel', onWheel, options);
+  window.addEventListener('focusin', (event) => {   // into a widget by the keyboard (Tab)
+    if (event.isTrusted) widgetBegins(target(event), event);
+  }, options);
 })

@@ -11,6 +11,7 @@ import pytest
 from tests.support.agent_shop import CHECK, Shop, order_script
 from tests.support.app_process import app_env, run_cli
 from tests.support.fake_anthropic import FakeAnthropic, Reply, tool
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.server import LocalServer, Response
 
 pytestmark = pytest.mark.e2e
@@ -109,3 +110,24 @@ def test_replay_after_save_replays_once_when_asked(data_dir: Path, server: Local
 
     alone = run_cli(data_dir, "agent", "x", "--replay-after-save", "--headless")
     assert alone.returncode == 2 and "--save-workflow" in alone.stderr
+
+
+def test_a_local_openai_compatible_model_places_the_order(data_dir: Path, server: LocalServer) -> None:
+    """`--provider openai --base-url URL --model NAME`, the key from OPENAI_API_KEY: one order, the card never sent
+    to the model, and the endpoint's models listed."""
+    shop = Shop(server)
+    with FakeOpenAI(order_script("Cy", "<secret:card>"), forbidden=[CARD], models=["local-model", "other"]) as fake:
+        env = app_env(OPENAI_API_KEY="local-key")
+        listed = run_cli(data_dir, "agent", "--list-models", "--provider", "openai", "--base-url", fake.url,
+                         timeout=120, env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.split() == ["local-model", "other"]
+        ran = run_cli(data_dir, "agent", "Order a blue widget for Cy, paying with <secret:card>", "--url", shop.url,
+                      "--secret", f"card={CARD}", "--expect", CHECK, "--provider", "openai", "--base-url", fake.url,
+                      "--model", "local-model", "--headless", timeout=120, env=env)
+        assert fake.problems == []
+        assert set(fake.keys) == {"Bearer local-key"}
+    assert ran.returncode == 0, ran.stderr
+    assert shop.orders == [{"name": ["Cy"], "card": [CARD]}]
+    assert "openai:local-model" in ran.stdout and "note: prompt caching:" in ran.stdout
+    assert CARD not in ran.stdout + ran.stderr

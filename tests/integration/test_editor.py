@@ -703,3 +703,34 @@ def test_schedule_in_the_editor_opens_the_schedule_dialog_for_the_saved_workflow
     assert window.message.text() == "Save the workflow first: a schedule runs the saved workflow."
     assert not any(d.isVisible() for d in window.findChildren(ScheduleDialog))
     assert len(shell.ctx.schedules.list()) == 1
+
+
+def test_a_widget_choice_shows_its_native_select_and_it_can_be_edited(qtbot: QtBot, shell: BrowserPilotApp,  # noqa: F811
+                                                                     editors: Editors) -> None:
+    """Issue 32: a recorded choice in a custom select widget is a `select` node with the widget as its element and
+    the native <select> it keeps in step as `native`; the form shows both, and an edit of `native` is one step."""
+    from PySide6.QtTest import QTest
+
+    from app.ui.editor.locator_editor import LocatorEditor
+
+    document = json.loads(json.dumps(LINE_DOCUMENT))
+    document["app"]["name"] = "Add a workshop"
+    document["workflow"]["graph"]["nodes"][3] = {"id": "kind", "data": {
+        "type": "select", "option": "Workshop", "locator": {"selector": "span.select2-selection"},
+        "native": {"selector": "select[name=\"category\"]"}}, "position": {"x": 600, "y": 300}}
+    assert run_op(qtbot, shell, "workflow_write", {"workflow": document})["ok"]
+    window = editors.open("Add a workshop")
+    qtbot.waitExposed(window)
+    window.select_node("kind")
+    qtbot.waitUntil(lambda: window.form is not None and window.form.node_id == "kind")
+    native = window.form.findChild(LocatorEditor, "field-native")
+    assert native is not None and native.selector.text() == 'select[name="category"]'
+    assert window.form.findChild(LocatorEditor, "field-locator").selector.text() == "span.select2-selection"
+    native.selector.setFocus()
+    native.selector.selectAll()
+    QTest.keyClicks(native.selector, "#id_category")
+    native.selector.editingFinished.emit()
+    qtbot.waitUntil(lambda: window.model.node("kind")["data"]["native"].get("selector") == "#id_category")
+    assert window.model.node("kind")["data"]["option"] == "Workshop"
+    window.stack.undo()
+    assert window.model.node("kind")["data"]["native"] == {"selector": 'select[name="category"]'}

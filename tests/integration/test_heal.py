@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
-from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, our_flow
+from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, big_form_page, our_flow
 from tests.support.qt import open_view, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer, Response
 
@@ -333,11 +333,21 @@ def model_flow(flow: dict[str, Any], url: str) -> dict[str, Any]:
         "nodes": nodes, "edges": [{"source": a["id"], "target": b["id"]} for a, b in zip(nodes, nodes[1:])]}}}
 
 
-@pytest.mark.parametrize("points_at", ["Order now", "Name"])
+def first_text(request: dict[str, Any]) -> str:
+    """The text of the request's first message (a string, or its first block's)."""
+    content = request["messages"][0]["content"]
+    return content if isinstance(content, str) else content[0]["text"]
+
+
+@pytest.mark.parametrize(("points_at", "provider"), [("Order now", "anthropic"), ("Name", "anthropic"),
+                                                     ("Order now", "openai")])
 def test_the_model_points_when_nothing_fits_clearly_and_its_answer_is_checked(
         qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab, site: HealSite, upload: str, points_at: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through either provider (an OpenAI-compatible endpoint: the Chat Completions stand-in, the real `openai`
+    client, the agent's settings naming the provider)."""
     from tests.support.fake_anthropic import FakeAnthropic, Reply, model_env, ref_of, tool
+    from tests.support.fake_openai import FakeOpenAI, openai_env
 
     flow = the_flow(qtbot, app, tab, site, upload)
     page, _reason = REFUSALS["two look-alikes"]
@@ -346,20 +356,33 @@ def test_the_model_points_when_nothing_fits_clearly_and_its_answer_is_checked(
 
     def point(request: dict[str, Any]) -> Reply:
         asked.append(request)
-        outline = request["messages"][0]["content"][0]["text"]
+        outline = first_text(request)
         role = "button" if points_at == "Order now" else "textbox"
         return Reply([tool("point_at", ref=ref_of(outline, role, points_at), reason=f"it is {points_at}")])
 
     site.reset("same")
     site.server.requests.clear()
-    with FakeAnthropic([point], forbidden=[SECRET]) as fake:
-        model_env(monkeypatch, fake)
-        result = run_op(qtbot, app, "workflow_run", {"workflow": model_flow(flow, site.server.url("/changed")),
-                                                     "tabId": tab.tab_id, "inputs": {"card": SECRET}},
-                        timeout=120_000)
+    settings = app.ctx.agent_settings
+    saved = settings.current.model_dump()
+    stand_in = FakeOpenAI([point], forbidden=[SECRET]) if provider == "openai" else \
+        FakeAnthropic([point], forbidden=[SECRET])
+    with stand_in as fake:
+        if isinstance(fake, FakeOpenAI):
+            openai_env(monkeypatch, fake)
+            settings.update(provider="openai", openai={"model": "local-model"})
+        else:
+            model_env(monkeypatch, fake)
+        try:
+            result = run_op(qtbot, app, "workflow_run", {"workflow": model_flow(flow, site.server.url("/changed")),
+                                                         "tabId": tab.tab_id, "inputs": {"card": SECRET}},
+                            timeout=120_000)
+        finally:
+            settings.update(**saved)
         assert fake.problems == []   # the secret typed in the page never reached the model
+        if isinstance(fake, FakeOpenAI):  # asked with the point_at tool, forced
+            assert fake.wire[0]["tool_choice"] == {"type": "function", "function": {"name": "point_at"}}
     assert len(asked) == 1, result["run"]["trace"][-1].get("error")
-    step = asked[0]["messages"][0]["content"][0]["text"]
+    step = first_text(asked[0])
     assert '"nodeType": "click"' in step and '"title": "Place order"' in step and '"kind": "button"' in step
     place = result["run"]["trace"][-1]
     if points_at == "Order now":
@@ -396,22 +419,15 @@ def test_a_fingerprint_never_holds_what_was_typed(qtbot: QtBot, app: BrowserPilo
         assert typed not in json.dumps(found["locator"]), key
 
 
-def test_healing_on_a_page_with_1500_fields_takes_a_moment(qtbot: QtBot, app: BrowserPilotApp, tab: BrowserTab,
-                                                           site: HealSite, upload: str) -> None:
-    """Every candidate's fingerprint asks about its form, labels and headings: answered once per page look (it took
-    5.6 s a look here before, 0.08 s now)."""
-    import time
-
+def test_healing_on_a_page_with_1500_fields_answers_with_its_candidates(qtbot: QtBot, app: BrowserPilotApp,
+                                                                      tab: BrowserTab, site: HealSite,
+                                                                      upload: str) -> None:
+    """Every candidate's fingerprint asks about its form, labels and headings, answered once per page look; on a
+    page of 1500 look-alike fields the look still answers, with the five best candidates and no choice. How long
+    it takes is measured by `bench/heal.py` (the line "page_find on a page of 1500 fields")."""
     flow = the_flow(qtbot, app, tab, site, upload)
-    rows = "".join(f'<div><label for=i{i}>Field {i}</label><input id=i{i} name=f{i}></div>' for i in range(1500))
-    site.server.route("/big", lambda request: Response(f"<!doctype html><title>Big</title><h2>Your order</h2>"
-                                                       f"<form action=/order>{rows}<button>Go</button></form>"))
+    site.server.route("/big", lambda request: Response(big_form_page()))
     assert run_op(qtbot, app, "page_navigate", {"tabId": tab.tab_id, "url": site.server.url("/big")})["ok"]
     fingerprint = next(n for n in flow["workflow"]["graph"]["nodes"] if n["id"] == "n2")["data"]["locator"]["fingerprint"]
-    took = []
-    for _ in range(3):
-        began = time.perf_counter()
-        found = run_op(qtbot, app, "page_find", {"tabId": tab.tab_id, "locators": [], "fingerprint": fingerprint})
-        took.append(time.perf_counter() - began)
-        assert found["ok"] and found["status"] == "none" and len(found["candidates"]) == 5
-    assert min(took) < 1.0, took
+    found = run_op(qtbot, app, "page_find", {"tabId": tab.tab_id, "locators": [], "fingerprint": fingerprint})
+    assert found["ok"] and found["status"] == "none" and len(found["candidates"]) == 5

@@ -6,6 +6,8 @@ format (message_start, content_block_start/delta/stop, message_delta, message_st
 JSON message. Every request is kept, and checked as it arrives: no forbidden string (a secret's value)
 anywhere in the body, at most four `cache_control` breakpoints, every `tool_use` answered by a
 `tool_result` in the next message. Problems are collected in `problems` for the test to assert empty.
+`ApiStandIn` (the server) and `ScriptedModel` (playing the script, the checks) serve the Chat Completions
+stand-in too (tests/support/fake_openai.py).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any, Callable, Self
 
 import pytest
 
@@ -74,17 +76,16 @@ def ref_of(snapshot: str, role: str, name: str) -> str:
     return match.group(1)
 
 
-class FakeAnthropic:
-    def __init__(self, script: list[Responder | Reply], forbidden: list[str] | None = None,
-                 judge: Reply | None = None) -> None:
-        self.script = list(script)
-        self.forbidden = list(forbidden or [])
-        self.judge = judge or Reply([text('{"verdict": "pass", "reason": "the page shows it done"}')], "end_turn")
-        self.requests: list[dict[str, Any]] = []
-        self.raw: list[bytes] = []
-        self.problems: list[str] = []
-        self._lock = threading.Lock()
-        fake = self
+Answer = tuple[int, str, bytes]  # status, content type, payload
+NOT_FOUND: Answer = (404, "application/json", b'{"error": {"message": "not found"}}')
+
+
+class ApiStandIn:
+    """The HTTP side of a stand-in for an API outside this machine: a threaded server on 127.0.0.1 (port 0) whose
+    `get` and `post` (a subclass's) answer each request; `root` is its address."""
+
+    def __init__(self) -> None:
+        stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -92,28 +93,33 @@ class FakeAnthropic:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                request = json.loads(body)
-                reply = fake._answer(body, request)
-                if request.get("stream"):
-                    payload = fake._sse(request, reply).encode("utf-8")
-                    kind = "text/event-stream"
-                else:
-                    payload = json.dumps(fake._message(request, reply)).encode("utf-8")
-                    kind = "application/json"
-                self.send_response(200)
+            def _reply(self, answer: Answer) -> None:
+                status, kind, payload = answer
+                self.send_response(status)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
 
+            def do_GET(self) -> None:  # noqa: N802
+                self._reply(stand_in.get(self.path))
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self._reply(stand_in.post(self.path, dict(self.headers), body))
+
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self.root = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
-    def __enter__(self) -> "FakeAnthropic":
+    def get(self, path: str) -> Answer:
+        return NOT_FOUND
+
+    def post(self, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        return NOT_FOUND
+
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -121,28 +127,64 @@ class FakeAnthropic:
         self._httpd.shutdown()
         self._httpd.server_close()
 
+
+class ScriptedModel(ApiStandIn):
+    """A model's API that plays a script: the agent's requests (those with tools) get the script's answers in turn,
+    the judge's (without) its verdict. Every request is kept as the script saw it (`requests`, and the bytes in
+    `raw`) and checked as it arrives (no forbidden string anywhere, then `check`, the API's own rules); problems
+    are collected in `problems`."""
+
+    def __init__(self, script: list[Responder | Reply], forbidden: list[str] | None = None,
+                 judge: Reply | None = None) -> None:
+        super().__init__()
+        self.script = list(script)
+        self.forbidden = list(forbidden or [])
+        self.judge = judge or Reply([text('{"verdict": "pass", "reason": "the page shows it done"}')], "end_turn")
+        self.requests: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []
+        self.problems: list[str] = []
+        self._lock = threading.Lock()
+
     @property
     def agent_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r.get("tools")]
 
-    def _answer(self, body: bytes, request: dict[str, Any]) -> Reply:
+    def play(self, body: bytes, request: dict[str, Any], view: dict[str, Any]) -> Reply:
+        """The answer to a request (`view`: as the script reads it)."""
         with self._lock:
-            self.requests.append(request)
+            self.requests.append(view)
             self.raw.append(body)
-            self._check(body, request)
+            decoded = body.decode("utf-8")
+            for secret in self.forbidden:
+                if secret in decoded or json.dumps(secret)[1:-1] in decoded:
+                    self.problems.append(f"request {len(self.requests)} contains a secret value")
+            self.check(decoded, request)
             if not request.get("tools"):
                 return self.judge
             if not self.script:
                 self.problems.append("the agent asked for more answers than the script has")
                 return Reply([text("out of script")], "refusal")
             step = self.script.pop(0)
-        return step(request) if callable(step) else step
+        return step(view) if callable(step) else step
 
-    def _check(self, body: bytes, request: dict[str, Any]) -> None:
-        decoded = body.decode("utf-8")
-        for secret in self.forbidden:
-            if secret in decoded or json.dumps(secret)[1:-1] in decoded:
-                self.problems.append(f"request {len(self.requests)} contains a secret value")
+    def check(self, decoded: str, request: dict[str, Any]) -> None:
+        """The API's own rules (a subclass's), adding to `problems`."""
+
+
+class FakeAnthropic(ScriptedModel):
+    def __init__(self, script: list[Responder | Reply], forbidden: list[str] | None = None,
+                 judge: Reply | None = None) -> None:
+        super().__init__(script, forbidden, judge)
+        self.url = self.root
+
+    def post(self, path: str, headers: dict[str, str], body: bytes) -> Answer:
+        request = json.loads(body)
+        reply = self.play(body, request, request)
+        if request.get("stream"):
+            return 200, "text/event-stream", self._sse(request, reply).encode("utf-8")
+        return 200, "application/json", json.dumps(self._message(request, reply)).encode("utf-8")
+
+    def check(self, decoded: str, request: dict[str, Any]) -> None:
         marks = decoded.count('"cache_control"')
         if marks > 4:
             self.problems.append(f"request {len(self.requests)} has {marks} cache_control breakpoints")

@@ -263,3 +263,9 @@ def our_flow(name: str, url: str, locators: dict[str, dict[str, Any]], upload: s
     return {"kind": "app", "version": "0.3.0", "app": {"name": name, "mode": "workflow"},
             "workflow": {"environment_variables": [], "conversation_variables": [],
                          "graph": {"nodes": nodes, "edges": edges}}}
+
+
+def big_form_page(fields: int = 1500) -> str:
+    """A form of `fields` look-alike labelled fields under the order form's heading: healing's worst page."""
+    rows = "".join(f'<div><label for=i{i}>Field {i}</label><input id=i{i} name=f{i}></div>' for i in range(fields))
+    return f"<!doctype html><title>Big</title><h2>Your order</h2><form action=/order>{rows}<button>Go</button></form>"

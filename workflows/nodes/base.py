@@ -82,6 +82,7 @@ FIELD_LABELS: dict[str, str] = {
     "method": QT_TRANSLATE_NOOP("NodeField", "Method"),
     "mode": QT_TRANSLATE_NOOP("NodeField", "Mode"),
     "offset": QT_TRANSLATE_NOOP("NodeField", "Offset"),
+    "native": QT_TRANSLATE_NOOP("NodeField", "Native select"),
     "option": QT_TRANSLATE_NOOP("NodeField", "Option"),
     "options": QT_TRANSLATE_NOOP("NodeField", "Options"),
     "outputs": QT_TRANSLATE_NOOP("NodeField", "Outputs"),

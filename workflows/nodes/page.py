@@ -198,12 +198,20 @@ class FillData(PageNodeData):
 
 
 class SelectData(PageNodeData):
+    """Choose `option` (its visible text, or a native option's value) in the list `locator` names: a <select>, or a
+    custom select widget (select2, Choices.js, Tom Select, react-select…), which is opened, searched or scrolled,
+    and picked in as a person does; the original app does the same (click the element, click the option whose
+    text matches). Ours: `native`, the <select> such a widget keeps in step under it: replay opens the widget of
+    that select when it finds it (a label and a name outlive a redesign of the widget), and checks the choice
+    there."""
+
     node_type: ClassVar[str] = "select"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "select")
     summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Chooses an option of a list.")
     type: Literal["select"]
     locator: NodeLocator
     option: Text
+    native: OptionalLocator = None
 
     @classmethod
     def recording_words(cls, data: dict[str, Any], step: RecordedStep) -> str:
@@ -211,7 +219,14 @@ class SelectData(PageNodeData):
 
     async def run(self, ctx: RunContext) -> Any:
         timeout_ms = ctx.acting_timeout_ms()
-        locator = await ctx.locate(self.locator, timeout_ms / 1000)
+        locator = None
+        if self.native is not None:
+            try:
+                locator = await ctx.locate(self.native, timeout_ms / 1000)
+            except NodeFailed:
+                locator = None  # the widget no longer keeps a <select> under it: the widget itself
+        if locator is None:
+            locator = await ctx.locate(self.locator, timeout_ms / 1000)
         return envelope_data(await ctx.op("page_select", {"locator": locator, "option": ctx.render(self.option),
                                                           "timeoutMs": timeout_ms}))
 

@@ -11,6 +11,7 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
@@ -29,6 +30,10 @@ CLICK_UNTIL_TRIES = 3
 SCROLL_STEPS = 16
 SWIPE_STEPS = 20
 VIEWPORT = "[innerWidth, innerHeight]"
+WIDGET_LIST_WAIT = 1.0  # seconds for an opened widget's list to show the option before typing its text
+WIDGET_CHECK_WAIT = 2.0  # seconds for the widget to show the option chosen
+WIDGET_SCROLLS = 30  # wheel turns over a widget's list to bring an option into it
+WIDGET_WHEEL_PX = 120.0  # at most this far per turn
 
 
 class TabInput:
@@ -91,8 +96,13 @@ class TabInput:
                      secrets: SecretBinding | None = None) -> dict[str, Any]:
         """Choose with the keyboard on the focused, closed <select> (arrow keys: trusted input and a trusted
         change event, no popup needed); fall back to setting the value when that does not land. A bound secret
-        in `option` is filled in once the <select> has the focus and its frames' addresses allow it."""
+        in `option` is filled in once the <select> has the focus and its frames' addresses allow it. A custom
+        select widget (the widget, or the hidden <select> it keeps in step) is chosen in as a person does:
+        `choose_in_widget`."""
         core = self._core
+        widget = await core.guarded(locators.widget_of(core.page, locator, timeout))
+        if widget is not None:
+            return await self.choose_in_widget(option, widget, timeout, secrets)
         if secrets is not None and secrets.names_in(option):
             target = await core.target(locator, timeout, hit_test=False)
             secrets.check(option, self._documents(target))
@@ -124,6 +134,50 @@ class TabInput:
         binding is checked against: the last one)."""
         page = self._core.page.url().toString()
         return [page, target.frame_url] if target.frame_url else [page]
+
+    async def choose_in_widget(self, option: str, widget: locators.Widget, timeout: float,
+                               secrets: SecretBinding | None = None) -> dict[str, Any]:
+        """Open the widget (a trusted click), find the option whose text is `option` in the list it opens, typing
+        the text into its search box when the list does not show it, and click it; then check that the widget
+        (its native <select> when it has one) shows it."""
+        core = self._core
+        if secrets is not None and secrets.names_in(option):
+            secrets.check(option, [core.page.url().toString()])
+        opener = await core.guarded(locators.wait_actionable(core.page, {"ref": widget.trigger}, timeout))
+        await core.acting(lambda: core.input.click(opener.x, opener.y), timeout)
+        if secrets is not None and secrets.names_in(option):
+            option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
+        found = await core.guarded(locators.widget_option(core.page, option, min(timeout, WIDGET_LIST_WAIT)))
+        typed = False
+        if found.get("status") != "ok" and found.get("typing"):
+            await core.acting(lambda: core.input.type_text(option), timeout)  # a search box has the focus
+            typed = True
+            found = await core.guarded(locators.widget_option(core.page, option, timeout))
+        if found.get("status") != "ok":
+            listed = ", ".join(json.dumps(o, ensure_ascii=False) for o in found.get("options") or [])
+            more = f", … {found['more']} more" if found.get("more") else ""
+            raise locators.NoSuchOption(f"{widget.description} has no option {json.dumps(option, ensure_ascii=False)} "
+                                        f"(options shown: {listed or 'none'}{more})", widget.description)
+        for _ in range(WIDGET_SCROLLS):  # the option below or above what its list shows: the wheel, over the list
+            place = await core.guarded(locators.widget_reveal(core.page, str(found["ref"])))
+            if place.get("status") != "scroll":
+                break
+            dy = max(-WIDGET_WHEEL_PX, min(WIDGET_WHEEL_PX, float(place["dy"])))
+            await core.input.wheel(float(place["x"]), float(place["y"]), 0.0, dy)
+            await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
+        target = await core.guarded(locators.wait_actionable(core.page, {"ref": str(found["ref"])}, timeout))
+        await core.acting(lambda: core.input.click(target.x, target.y), timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WIDGET_CHECK_WAIT
+        while True:
+            shown = await core.guarded(locators.widget_shows(core.page, widget))
+            if (shown.strip() == option.strip()) if widget.native else option.strip().lower() in shown.lower():
+                break
+            if loop.time() >= deadline:
+                raise PageError(f"{widget.description} shows {json.dumps(shown.strip(), ensure_ascii=False)} after "
+                                f"choosing {json.dumps(option, ensure_ascii=False)}", code="not_chosen")
+            await asyncio.sleep(0.025)
+        return {"element": widget.description, "text": option, "widget": True, **({"typed": True} if typed else {})}
 
     async def key(self, shortcut: str) -> dict[str, Any]:
         core = self._core

@@ -45,3 +45,13 @@ def test_the_printed_record_says_where_secrets_go_and_what_was_refused(capsys: p
     assert "secret code: typed only on 127.0.0.1 (the start page's site)" in out
     assert "secret pin: typed anywhere (chosen explicitly)" in out
     assert "refused uses of secrets: 1" in out and "step 2: code by page_navigate (http://127.0.0.2:80)" in out
+
+
+def test_the_provider_options_become_the_agent_run_parameters() -> None:
+    params = parse("Read the page", "--provider", "openai", "--base-url", "http://127.0.0.1:11434/v1", "--model",
+                   "qwen3:8b")
+    assert (params["provider"], params["baseUrl"], params["model"]) == ("openai", "http://127.0.0.1:11434/v1",
+                                                                        "qwen3:8b")
+    assert "provider" not in parse("x") and "baseUrl" not in parse("x")
+    with pytest.raises(SystemExit):
+        parse("x", "--provider", "gemini")

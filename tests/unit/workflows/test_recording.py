@@ -117,6 +117,37 @@ def test_a_scroll_with_no_target_keeps_its_recorded_distance() -> None:
     assert validate_document(recording.document("Scrolls")).warnings == []
 
 
+def test_scrolling_that_loaded_nothing_is_not_a_step() -> None:
+    recording = Recording(start_url="http://x/")
+    target = {"selector": "#go", "alternatives": [{"role": "button", "name": "Go", "exact": True}]}
+    recording.add({"kind": "scroll", "direction": "down", "distance": 900, "loaded": False})
+    recording.add({"kind": "click", "loc": target, "desc": "<button id=go>", "role": "button", "name": "Go"})
+    recording.add({"kind": "scroll", "direction": "down", "distance": 600, "loaded": True})  # an infinite list
+    recording.add({"kind": "click", "loc": target, "desc": "<button id=go>", "role": "button", "name": "Go"})
+    assert [(s.type, "until" in s.data) for s in recording.steps] == [
+        ("goto", False), ("click", False), ("scroll", True), ("click", False)]
+
+
+def test_a_widget_choice_replaces_only_what_was_done_in_the_widget() -> None:
+    recording = Recording(start_url="http://x/")
+    title = {"selector": "#t"}
+    widget = {"selector": "span.combo"}
+    recording.add({"kind": "fill", "loc": title, "desc": "<input id=t>", "value": "Pottery", "variable": "t",
+                   "seq": 1000.0})
+    recording.add({"kind": "click", "loc": widget, "desc": "<span>", "seq": 2000.0})   # opens the widget
+    recording.add({"kind": "fill", "loc": {"selector": "input.search"}, "desc": "<input>", "value": "Work",
+                   "variable": "q", "seq": 2100.0})
+    recording.add({"kind": "press", "shortcut": "enter", "seq": 2200.0})
+    recording.add({"kind": "select", "widget": True, "from": 1999.5, "loc": widget, "desc": "<span>",
+                   "role": "combobox", "name": "Category", "option": "Workshop",
+                   "native": {"selector": "select[name=\"category\"]"}, "seq": 2201.0})
+    assert [(s.type, s.words()) for s in recording.steps] == [
+        ("goto", "Go to http://x/"), ("fill", "Type 'Pottery' into <input id=t>"),
+        ("select", "Select 'Workshop' in combobox 'Category'")]
+    assert recording.steps[-1].data == {"locator": widget, "option": "Workshop",
+                                        "native": {"selector": 'select[name="category"]'}}
+
+
 def test_a_drag_is_a_swipe_in_its_main_direction_that_keeps_the_drag() -> None:
     recording = Recording()
     pad = loc("#pad")
