@@ -857,11 +857,20 @@ async def widget_of(page: QWebEnginePage, locator: LocatorLike, timeout: float =
             raise InvalidSelector(str(result.get("message")))
         if status == "many":
             raise status_error(label, result)
+        if status == "none" and await _elsewhere(page, spec):
+            return None  # in another site's frame: chosen there as a <select> (no widgets are looked for there)
         if loop.time() >= deadline:
             raise NoMatch(f'no element matches "{label}"')
         await asyncio.sleep(POLL_INTERVAL)
 
 
+async def _elsewhere(page: QWebEnginePage, spec: Mapping[str, str]) -> bool:
+    """Whether what the page's own helper does not find is in another site's frame (or matches several elements
+    across the frames): the locator functions that look in every scope say the rest."""
+    if len(await frames.scopes(page)) == 1:
+        return False
+    located = await _locate(page, spec, MAX_CALL)
+    return located.get("status") == "many" if isinstance(located, dict) else not located[0].main
 
 
 async def widget_option(page: QWebEnginePage, option: str, timeout: float) -> dict[str, Any]:
