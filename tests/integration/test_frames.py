@@ -8,10 +8,8 @@ secrets are checked against the frame's own address. What counts is what the ser
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Coroutine
-from typing import Any, Iterator, TypeVar
+from typing import Any, Iterator
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -23,22 +21,9 @@ from app.browser.js import APP_WORLD, run_js as run_js_in
 from app.browser.tab import BrowserTab
 from app.shell import BrowserPilotApp
 from tests.support.frame_sites import PaySite, shop_routes
-from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded
+from tests.support.qt import call, fails, open_view, run_js, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer
 from workflows.ports import Locator
-
-T = TypeVar("T")
-
-def call(qtbot: QtBot, coro: Coroutine[Any, Any, T], timeout: int = 20_000) -> T:
-    task = asyncio.ensure_future(coro)
-    qtbot.waitUntil(task.done, timeout=timeout)
-    return task.result()
-
-
-def fails(qtbot: QtBot, coro: Coroutine[Any, Any, Any], kind: type[Exception]) -> str:
-    with pytest.raises(kind) as caught:
-        call(qtbot, coro)
-    return str(caught.value)
 
 
 @pytest.fixture(scope="module")
