@@ -36,7 +36,8 @@ A thin, typed layer over the helper injected into every frame (`resources/js/loc
   so a driver may choose it with the keyboard instead. `focus` focuses an element.
 - Custom select widgets (resources/js/choose.js): `widget_of` finds the widget a locator stands for (the widget,
   or the hidden native <select> it keeps in step), `widget_option` the open list's option with a text, and
-  `widget_shows` what the widget shows as chosen; the driver clicks and types (app/browser/parts/input.py).
+  `widget_shows` what the widget shows as chosen, each in the scope holding the widget (the page, or another
+  site's frame: the same code); the driver clicks and types (app/browser/parts/input.py).
 
 Another site's frames (app/browser/frames.py) are searched too, by their own helpers: every function looks in
 each *scope* of the page (the page with its readable frames, and each frame the page cannot read) and counts
@@ -820,80 +821,114 @@ async def _frames_filled(page: QWebEnginePage, scope: Scope, result: Mapping[str
 @dataclass(frozen=True)
 class Widget:
     """A custom select widget to choose in: the element to click to open it, and the native <select> it keeps in
-    step (when there is one), as refs of this document."""
+    step (when there is one), as refs of the page (`f<N>e<M>` in another site's frame); `scope` is the one whose
+    helper holds them (the list the widget opens shows there too), `frame_url` its address when that is another
+    site's frame (what a secret's binding is checked against)."""
 
     trigger: str
     description: str
     native: str | None
+    scope: int = 0
+    frame_url: str | None = None
 
 
-async def _choose(page: QWebEnginePage, call: str, timeout: float) -> dict[str, Any]:
+async def _choose(scope: Scope, call: str, timeout: float) -> dict[str, Any]:
+    """`__bpChoose.<call>` in one scope; {status: missing} while it has no helper (between documents, or another
+    site's frame that does not answer now)."""
     expression = f"(typeof __bpChoose === 'undefined' ? {{status: 'missing'}} : __bpChoose.{call})"
+    wait = max(0.2, min(timeout, MAX_CALL if scope.main else frames.FRAME_TIMEOUT))
     try:
-        result = await run_js(page, expression, timeout=max(0.2, min(timeout, MAX_CALL)), world=APP_WORLD)
+        result = await run_js(scope.target, expression, timeout=wait, world=APP_WORLD)
     except PageTimeout:
-        raise
+        if scope.main:
+            raise
+        result = {"status": "missing"}
     except PageError as error:
-        if type(error) is not PageError:
+        if type(error) is not PageError and scope.main:
             raise
         result = {"status": "missing"}  # between documents
     return result if isinstance(result, dict) else {"status": "missing"}
 
 
+async def _widget_scope(page: QWebEnginePage, widget: Widget) -> Scope:
+    scope = frames.scope_numbered(await frames.scopes(page), widget.scope)
+    if scope is None:
+        raise StaleRef(f"{widget.description} left the page (its frame is gone)")
+    return scope
+
+
 async def widget_of(page: QWebEnginePage, locator: LocatorLike, timeout: float = 10.0) -> Widget | None:
     """The custom select widget the locator's element stands for (the widget itself, or the hidden native <select>
-    it keeps in step), waiting until the locator names one element; None for a <select> shown as itself."""
+    it keeps in step), waiting until the locator names one element, in the page or in another site's frame; None
+    for a <select> shown as itself."""
     spec, label = locator_spec(locator)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(0.0, timeout)
     while True:
-        result = await _choose(page, f"trigger({json.dumps(spec, ensure_ascii=False)})", deadline - loop.time())
+        try:
+            located = await _locate(page, spec, max(deadline - loop.time(), 1.0))
+        except _Transient:
+            located = {"status": "none"}
+        if isinstance(located, dict):
+            result = located
+        else:
+            scope, local = located
+            result = await _choose(scope, f"trigger({json.dumps(local, ensure_ascii=False)})", deadline - loop.time())
         status = result.get("status")
         if status == "ok":
-            return Widget(str(result["ref"]), str(result.get("desc") or ""), result.get("native"))
+            native = result.get("native")
+            return Widget(scope.ref(str(result["ref"])), _in_frame(str(result.get("desc") or ""), scope),
+                          scope.ref(str(native)) if native else None, scope.number,
+                          None if scope.main else scope.url)
         if status in ("native", "hidden"):
             return None  # the native path says what is wrong with a hidden select that no widget shows
         if status == "invalid":
             raise InvalidSelector(str(result.get("message")))
         if status == "many":
             raise status_error(label, result)
-        if status == "none" and await _elsewhere(page, spec):
-            return None  # in another site's frame: chosen there as a <select> (no widgets are looked for there)
         if loop.time() >= deadline:
             raise NoMatch(f'no element matches "{label}"')
         await asyncio.sleep(POLL_INTERVAL)
 
 
-async def _elsewhere(page: QWebEnginePage, spec: Mapping[str, str]) -> bool:
-    """Whether what the page's own helper does not find is in another site's frame (or matches several elements
-    across the frames): the locator functions that look in every scope say the rest."""
-    if len(await frames.scopes(page)) == 1:
-        return False
-    located = await _locate(page, spec, MAX_CALL)
-    return located.get("status") == "many" if isinstance(located, dict) else not located[0].main
-
-
-async def widget_option(page: QWebEnginePage, option: str, timeout: float) -> dict[str, Any]:
-    """Wait (at most `timeout`) for the open list's option whose text is `option`: {status: ok, ref, desc}, or the
-    last {status: none, options, more, typing}."""
+async def widget_option(page: QWebEnginePage, widget: Widget, option: str, timeout: float) -> dict[str, Any]:
+    """Wait (at most `timeout`) for the option whose text is `option` in the list the widget opened (in the
+    widget's scope): {status: ok, ref (the page's), desc}, or the last {status: none, options, more, typing}."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(0.0, timeout)
+    scope = await _widget_scope(page, widget)
     while True:
-        result = await _choose(page, f"option({json.dumps(option, ensure_ascii=False)})", max(deadline - loop.time(), 1.0))
-        if result.get("status") == "ok" or loop.time() >= deadline:
+        result = await _choose(scope, f"option({json.dumps(option, ensure_ascii=False)})",
+                               max(deadline - loop.time(), 1.0))
+        if result.get("status") == "ok":
+            return {**result, "ref": scope.ref(str(result["ref"]))}
+        if loop.time() >= deadline:
             return result
         await asyncio.sleep(POLL_INTERVAL)
 
 
 async def widget_reveal(page: QWebEnginePage, ref: str) -> dict[str, Any]:
-    """Whether the option is wholly shown in the lists that clip it ({status: ok}), else where to turn the wheel
-    and by how much ({status: scroll, x, y, dy}, top-level viewport px)."""
-    return await _choose(page, f"reveal({json.dumps(ref)})", 5.0)
+    """Whether the option (a ref of the page) is wholly shown in the lists that clip it ({status: ok}), else where
+    to turn the wheel and by how much ({status: scroll, x, y, dy}, top-level viewport px: a point in another
+    site's frame is moved to where that frame shows)."""
+    routed = _routed(await frames.scopes(page), {"ref": ref})
+    assert routed is not None
+    scope, local = routed
+    result = await _choose(scope, f"reveal({json.dumps(local['ref'])})", 5.0)
+    if result.get("status") != "scroll" or scope.main:
+        return result
+    where = await frames.placement(page, scope)
+    if where is None:
+        return {"status": "none"}
+    return {**result, "x": where.x + float(result["x"]), "y": where.y + float(result["y"])}
 
 
 async def widget_shows(page: QWebEnginePage, widget: Widget) -> str:
     """What the widget shows as chosen now (its native select's option text, else the text around it)."""
-    result = await _choose(page, f"shows({json.dumps(widget.trigger)}, {json.dumps(widget.native)})", 5.0)
+    scope = await _widget_scope(page, widget)
+    trigger = frames.split_ref(widget.trigger)[1]
+    native = frames.split_ref(widget.native)[1] if widget.native else None
+    result = await _choose(scope, f"shows({json.dumps(trigger)}, {json.dumps(native)})", 5.0)
     return str(result.get("text") or "")
 
 

@@ -252,9 +252,12 @@ class TabRecorder(QObject):
             self._handle(raw)
 
     async def _frame_step(self, page: BrowserPage, raw: dict[str, Any], paused: bool) -> None:
+        path = raw.pop("framePath")
         try:
-            raw["loc"] = await asyncio.wait_for(page_locator(page, raw["loc"], raw.pop("framePath")),
-                                                FRAME_STEP_TIMEOUT)
+            # The element's locator, and a widget's native <select> (made by the same frame's generator).
+            for key in ("loc", "native"):
+                if isinstance(raw.get(key), dict):
+                    raw[key] = await asyncio.wait_for(page_locator(page, raw[key], path), FRAME_STEP_TIMEOUT)
         except (asyncio.TimeoutError, PageError) as exc:
             log.info("tab %s: a step in another site's frame keeps its frame's locators: %s", self.tab.tab_id, exc)
         except asyncio.CancelledError:

@@ -65,11 +65,9 @@
     step.seq = sent;
     console.debug(TOKEN + JSON.stringify(step));
   };
-  // A custom select widget's chooser is the top's: in another site's frame there is none, and the person's
-  // clicks and keys there are recorded as they are.
-  const chooser = () => {
-    try { return window.top.__bpChoose || null; } catch (e) { return null; }
-  };
+  // The custom select widgets' chooser (resources/js/choose.js) and the generator: the top's, or in another
+  // site's frame the frame's own (a choice there is one step, as on the page).
+  const chooser = () => home().__bpChoose || null;
   const generator = () => home().__bpGen || null;
 
   const isTextField = (el) => !!el && ((el.localName === 'input' && TEXT_INPUTS.includes(el.type)) ||

@@ -4,7 +4,12 @@ own mouse and keyboard) records filling and submitting the form in the frame; th
 headless by `browserpilot run` in a fresh process, and the payment site receives the same values again.
 
 The frame's fields are found again through chains from the page (`iframe[name="pay"] >> …`): the shop's own
-"Code" field has the same label as the frame's."""
+"Code" field has the same label as the frame's.
+
+A custom select widget in another site's frame (tests/fixtures/widgets: select2 4, which takes the option on
+mouseup and removes its list before the click; Tom Select) is chosen with the mouse: the recording has one
+"Select 'Workshop' in combobox 'Category'" step, not a point in a container, and its replay opens the widget in
+the frame and picks the option by its text; the frame's site receives the choice."""
 
 from __future__ import annotations
 
@@ -20,7 +25,9 @@ from envs.datadir import DataDir
 from tests.support.app_process import app_on_desktop, run_cli
 from tests.support.desktop import Desktop, desktop_for_module, missing_tools, wait_until
 from tests.support.frame_sites import PaySite, shop_routes
-from tests.support.server import LocalServer
+from tests.support.server import LocalServer, Response
+from tests.support.widget_site import WidgetSite
+from tests.support.x_person import XApp, x_app
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(bool(missing_tools()), reason=f"no desktop tools: {', '.join(missing_tools())} "
@@ -133,3 +140,70 @@ def test_a_person_records_the_frames_form_and_the_workflow_replays_it(
                   *[arg for value in inputs for arg in ("--input", value)], timeout=180)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert pay.received[1:] == [recorded], pay.received
+
+
+# -- a custom select widget in another site's frame ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def embedded() -> Iterator[tuple[LocalServer, WidgetSite]]:
+    """A portal on 127.0.0.1 whose page embeds the widget form of 127.0.0.2 in a frame (`/portal/<library>`)."""
+    with LocalServer("127.0.0.2") as other, LocalServer() as portal:
+        widgets = WidgetSite(other)
+
+        def page(library: str) -> Response:
+            return Response(f'<!doctype html><title>Portal</title><body style="margin:0;font:16px sans-serif">'
+                            f'<h1 style="margin:10px 20px">Community portal</h1><iframe title="Event form" '
+                            f'src="{widgets.url(library)}" style="margin-left:20px;width:540px;height:560px">'
+                            f'</iframe></body>')
+
+        for library in ("select2-4", "tom-select"):
+            portal.route(f"/portal/{library}", lambda request, library=library: page(library))
+        yield portal, widgets
+
+
+@pytest.fixture(scope="module")
+def xapp(desktop: Desktop, tmp_path_factory: pytest.TempPathFactory) -> Iterator[XApp]:
+    yield from x_app(desktop, tmp_path_factory.mktemp("xapp"))
+
+
+OPENERS = {"select2-4": ".select2-selection", "tom-select": ".ts-control"}
+
+
+@pytest.mark.parametrize("library", ["select2-4", "tom-select"])
+def test_a_choice_in_a_custom_select_widget_in_another_sites_frame_is_one_step_that_replays(
+        xapp: XApp, embedded: tuple[LocalServer, WidgetSite], library: str) -> None:
+    portal, widgets = embedded
+    frame = 'iframe[title="Event form"] >> '
+    person = xapp.open(portal.url(f"/portal/{library}"))
+    wait_until(lambda: xapp.ok("page_query", tabId=person.tab, locator={"selector": frame + OPENERS[library]})["count"],
+               20, "the widget in its frame")
+    xapp.ok("record_start", tabId=person.tab)
+    person.click(frame + "#id_title")
+    person.type("Pottery")
+    person.click(frame + OPENERS[library])
+    option = {"selector": frame + "xpath=//*[@role='option'][normalize-space(.)='Workshop']"}
+    listbox = {"selector": frame + "xpath=//*[@role='listbox'][.//*[@role='option'][normalize-space(.)='Workshop']]"}
+    wait_until(lambda: xapp.ok("page_query", tabId=person.tab, locator=option)["count"], 10, "the open list")
+    for _ in range(30):  # the wheel over the list until the option shows in it, as a person scrolls
+        shown, inside = person.rect(listbox), person.rect(option)
+        if shown["y"] <= inside["y"] and inside["y"] + inside["height"] <= shown["y"] + shown["height"]:
+            break
+        person.wheel(2, over=listbox)
+    person.click(option)
+    sent = len(widgets.sent)
+    person.click(frame + "input[type=submit]")
+    wait_until(lambda: len(widgets.sent) > sent, 10, "the frame's form at its site")
+    assert widgets.sent[-1] == {"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click" and steps[-1]["words"].endswith("'Save'"))
+    assert [s["words"] for s in steps[1:]] == ["Type 'Pottery' into textbox 'Title'",
+                                               "Select 'Workshop' in combobox 'Category'", "Click button 'Save'"]
+    choice = steps[2]["data"]
+    assert choice["option"] == "Workshop", choice
+    for locator in (choice["locator"], choice["native"]):  # the widget and its <select>, through the frame
+        assert any(a.get("selector", "").startswith(frame) for a in locator["alternatives"]), locator
+    stopped = xapp.ok("record_stop", tabId=person.tab, name=f"Workshop in a frame ({library})")
+    assert "notes" not in stopped, stopped["notes"]
+    before = len(widgets.sent)
+    result = xapp.call("workflow_run", workflow=stopped["workflow"], tabId=person.tab)
+    assert result["ok"], result.get("error")
+    wait_until(lambda: len(widgets.sent) > before, 10, "the replayed form at the frame's site")
+    assert widgets.sent[before:] == [{"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}]

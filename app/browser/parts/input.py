@@ -141,18 +141,19 @@ class TabInput:
         the text into its search box when the list does not show it, and click it; then check that the widget
         (its native <select> when it has one) shows it."""
         core = self._core
+        page_url = core.page.url().toString()
         if secrets is not None and secrets.names_in(option):
-            secrets.check(option, [core.page.url().toString()])
+            secrets.check(option, [page_url, widget.frame_url] if widget.frame_url else [page_url])
         opener = await core.guarded(locators.wait_actionable(core.page, {"ref": widget.trigger}, timeout))
         await core.acting(lambda: core.input.click(opener.x, opener.y), timeout)
         if secrets is not None and secrets.names_in(option):
             option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
-        found = await core.guarded(locators.widget_option(core.page, option, min(timeout, WIDGET_LIST_WAIT)))
+        found = await core.guarded(locators.widget_option(core.page, widget, option, min(timeout, WIDGET_LIST_WAIT)))
         typed = False
         if found.get("status") != "ok" and found.get("typing"):
             await core.acting(lambda: core.input.type_text(option), timeout)  # a search box has the focus
             typed = True
-            found = await core.guarded(locators.widget_option(core.page, option, timeout))
+            found = await core.guarded(locators.widget_option(core.page, widget, option, timeout))
         if found.get("status") != "ok":
             listed = ", ".join(json.dumps(o, ensure_ascii=False) for o in found.get("options") or [])
             more = f", … {found['more']} more" if found.get("more") else ""
