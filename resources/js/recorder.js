@@ -104,8 +104,22 @@
     return { x: clamp((x - r.left) / r.width), y: clamp((y - r.top) / r.height) };
   };
 
-  /** For an element no locator finds alone: the nearest ancestor one does, and the point inside it. */
+  // What lives only while a list, a menu or a tooltip is open: a point inside a container that stays (or in the
+  // popup, which replay may open elsewhere or in another order) would act on something else.
+  const TRANSIENT = '[role=option], [role=listbox], [role=menu], [role=menuitem], [role=menuitemradio], ' +
+    '[role=menuitemcheckbox], [role=tooltip], option, datalist';
+  const transient = (el) => !el.isConnected || !!el.closest(TRANSIENT) || !!(chooser() && chooser().inList(el));
+
+  /** Why an element is not recorded: nothing finds it again, and no point in another element stands for it. */
+  const unfound = (t, el) => transient(el)
+    ? `${t.desc} was part of a list or menu open only for a moment, and no locator finds it alone; a point ` +
+      'in what stayed could hit another item, so the step is left out: add it by hand before relying on the replay'
+    : `no locator finds ${t.desc} again`;
+
+  /** For an element no locator finds alone: the nearest ancestor one does, and the point inside it; null for an
+   *  element that is gone or part of an open list or menu (see `transient`). */
   function fallback(el, x, y) {
+    if (transient(el)) return null;
     const gen = generator();
     for (let n = el.parentElement; n; n = n.parentElement) {
       const loc = gen.locatorFor(n);
@@ -165,7 +179,10 @@
   function onPointerDown(event) {
     if (!event.isTrusted) return;
     const gen = generator();
-    if (!gen) { pending = null; return; }
+    pending = null;
+    picked = null;
+    goneAt = 0;
+    if (!gen) return;
     widgetBegins(target(event), event);
     const C = chooser();
     // An option of the list the widget opened (not what it shows while closed, which may be an option too).
@@ -200,10 +217,24 @@
     }
   }
 
+  // The element the pointer went down on left the page before the button came up (a list's item the page
+  // removes as it takes it on mousedown): the browser then gives the click to a container that stayed, or fires
+  // none. The click is the gone element's, recorded when the button comes up with the locator taken when the
+  // pointer went down; a click that follows in the same gesture is not a step.
+  let goneAt = 0;
+
   function onPointerUp(event) {
     const d = drag;
     drag = null;
-    if (!d || !d.moved || !event.isTrusted || event.button !== 0) return;
+    if (!event.isTrusted) return;
+    if (!(d && d.moved) && pending && pending.loc && !pending.el.isConnected) {
+      const t = pending;
+      pending = null;
+      goneAt = performance.now();
+      sendClick(t.el, t, event);
+      return;
+    }
+    if (!d || !d.moved || event.button !== 0) return;
     dragged = true;
     const selection = d.el.ownerDocument.getSelection();
     if (d.text || (selection && !selection.isCollapsed && String(selection).trim())) return;  // selecting text
@@ -211,7 +242,7 @@
                    offset: offsetIn(d.el, d.x, d.y), dx: event.clientX - d.x, dy: event.clientY - d.y };
     if (!d.t.loc.unique || !step.offset) {
       const around = fallback(d.el, d.x, d.y);
-      if (!around) { send({ kind: 'blocked', why: `no locator finds ${d.t.desc} again` }); return; }
+      if (!around) { send({ kind: 'blocked', why: unfound(d.t, d.el) }); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -225,25 +256,34 @@
     if (!event.isTrusted) return;
     if (picked && performance.now() - picked.at < 1500) {   // the click that ends the pick of an option
       const t = target(event);
-      const part = !t.isConnected || t === document.body || t === document.documentElement || picked.el.contains(t);
+      // The pointer's click (its gesture began on the option: the browser gives it to what stayed of the page
+      // when the list closed), or one that lands on the option or nowhere.
+      const part = event.detail > 0 || !t.isConnected || t === document.body || t === document.documentElement ||
+        picked.el.contains(t);
       picked = null;
       if (part) return;
     }
     if (dragged && event.type === 'click') { dragged = false; if (event.detail > 0) return; }  // a drag's end
+    if (goneAt) { const late = performance.now() - goneAt < 1500; goneAt = 0; if (late && event.detail > 0) return; }
     const gen = generator();
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
     const el = gen.interactive(target(event));
     if (!el || el.localName === 'option') return;
     if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
     if (event.detail === 0 && performance.now() - enterAt < 1000) return;  // made by the Enter just pressed
-    const t = pointed(el);
+    sendClick(el, pointed(el), event);
+  }
+
+  /** A click on `el` ({loc, desc, role, name} in `t`); where no locator finds it alone, a point inside the nearest
+   *  ancestor one does (`fallback`), or nothing and a note. */
+  function sendClick(el, t, event) {
     const step = { kind: 'click', button: ['left', 'middle', 'right'][event.button] || 'left',
                    detail: event.detail || 1, control: control(el), loc: t.loc, desc: t.desc, role: t.role,
                    name: t.name };
     if (el.localName === 'input' && el.type === 'range') step.offset = offsetIn(el, event.clientX, event.clientY);
     if (!t.loc.unique) {
       const around = fallback(el, event.clientX, event.clientY);
-      if (!around) { send({ kind: 'blocked', why: `no locator finds ${t.desc} again` }); return; }
+      if (!around) { send({ kind: 'blocked', why: unfound(t, el) }); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
