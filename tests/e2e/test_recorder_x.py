@@ -12,6 +12,9 @@ server judging what each replay did.
   react-select), chosen with the mouse (the wheel over the list, a click) or by typing and Enter: one `select`
   step "Select 'Workshop' in combobox 'Category'", replayed through the widget with the native <select>
   underneath as the check, on the page as recorded and after a redesign; the server receives the choice.
+- A list the page builds when it opens and removes as an item is taken (on mousedown, as Gradio's dropdown does;
+  no ARIA says it is a list box): the browser gives the click to a container that stayed; the recording has a
+  click on the item the pointer went down on (found by its text), never a point in the container, and replays it.
 """
 
 from __future__ import annotations
@@ -234,6 +237,60 @@ def test_scrolling_that_loads_more_of_a_list_is_kept_and_replays(app: XApp, serv
     result = stop_and_replay(app, person, "Open post 27")
     assert result["ok"], result.get("error")
     assert len(server.hits("/feed-open")) == 2 and server.hits("/feed-open")[-1].query == {"item": ["Post 27"]}
+
+
+# -- a click whose target the page removed before the click ended --------------------------------------------------
+GONE_FORM = """<!doctype html><title>Plan</title><body style="margin:0;font:18px sans-serif">
+<form action="/gone-sent" style="margin:40px"><label for=t>Title</label> <input id=t name=title>
+<input type=hidden name=kind id=kind value=standard>
+<div class=picker style="margin:20px 0;height:220px"><span id=shown>Standard</span>
+<button type=button id=open>Change plan</button></div><button>Save</button></form>
+<script>
+const picker = document.querySelector('.picker');
+document.getElementById('open').addEventListener('click', () => {
+  const list = document.createElement('ul');
+  list.style.cssText = 'margin:4px 0;padding:0;list-style:none;width:200px;border:1px solid #888';
+  for (const name of ['Standard', 'Plus', 'Premium', 'Business']) {
+    const item = document.createElement('li');
+    item.textContent = name;
+    item.style.cssText = 'padding:8px';
+    list.appendChild(item);
+  }
+  list.addEventListener('mousedown', (event) => {   // taken on mousedown, and the list goes at once
+    event.preventDefault();
+    const item = event.target.closest('li');
+    document.getElementById('kind').value = item.textContent.toLowerCase();
+    document.getElementById('shown').textContent = item.textContent;
+    list.remove();
+  });
+  picker.appendChild(list);
+});
+</script></body>"""
+
+
+def test_a_click_on_an_item_the_page_removes_on_mousedown_is_recorded_as_that_item(app: XApp, server: LocalServer
+                                                                                      ) -> None:
+    server.route("/gone-form", GONE_FORM)
+    server.route("/gone-sent", "<!doctype html><title>Sent</title><p>sent</p>")
+    person = app.open(server.url("/gone-form"))
+    app.ok("record_start", tabId=person.tab)
+    person.click("#t")
+    person.type("Renewal")
+    person.click("#open")
+    shows(app, person, {"selector": "text=Premium"})
+    person.click("text=Premium")
+    wait_until(lambda: person.js("return document.getElementById('kind').value") == "premium", 10, "the choice")
+    person.click("text=Save")
+    wait_until(lambda: server.hits("/gone-sent"), 10, "the form at the server")
+    assert server.hits("/gone-sent")[-1].query == {"title": ["Renewal"], "kind": ["premium"]}
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click" and steps[-1]["words"].endswith("'Save'"))
+    assert [s["words"] for s in steps[1:]] == ["Type 'Renewal' into textbox 'Title'", "Click button 'Change plan'",
+                                               "Click <li>Premium</li>", "Click button 'Save'"], steps
+    assert "offset" not in steps[3]["data"], steps[3]  # the item itself, not a point in what stayed around it
+    result = stop_and_replay(app, person, "Plan from a list that goes on mousedown")
+    assert result["ok"], result
+    assert len(server.hits("/gone-sent")) == 2
+    assert server.hits("/gone-sent")[-1].query == {"title": ["Renewal"], "kind": ["premium"]}
 
 
 # -- 5: custom select widgets ------------------------------------------------------------------------------------
