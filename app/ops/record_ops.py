@@ -104,7 +104,9 @@ async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any
 @operation("record_stop", RecordStopParams, needs_browser=True)
 async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any]:
     """Stop recording the tab and return {name, workflow: <document>}; saved in workflows.json (by name)
-    unless save is false. A document that would not check is an error, and the recording goes on."""
+    unless save is false. A document that would not check is an error, and the recording goes on; so is a
+    recording holding a person's action that could not be recorded (a step with `missing`): delete such steps
+    (after doing the action again in a way that records) to save."""
     tab = await _tab(ctx, params)
     document = build_document(tab.recording.recording(), params.name, params.description)
     out: dict[str, Any] = {"tabId": tab.tab_id, "name": document["app"]["name"], "workflow": document,

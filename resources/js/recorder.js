@@ -140,6 +140,17 @@
     return true;
   }
 
+  /** A person's action that no locator can find again: reported, so that the recording keeps it marked (a
+   * workflow must not save as complete without it). */
+  function missed(action, t, why) {
+    send({ kind: 'blocked', action, why, desc: t.desc, role: t.role, name: t.name,
+           loc: t.loc && t.loc.fingerprint ? { fingerprint: t.loc.fingerprint } : undefined });
+  }
+
+  // A click on a <label> makes the browser click its control in the same gesture (the label's activation): that
+  // second click is not the person's, and recording it would toggle a checkbox twice on replay.
+  let forwardedTo = null;   // the control the label click just recorded will receive a click on
+
   let pending = null;        // the element of the last pointer-down, with its locator taken then
   let enterAt = -1e9;        // when Enter was last pressed: the click it makes (implicit submission) is its own
   const fields = new WeakMap();  // text field -> its target, taken at its first key-down / pointer-down
@@ -198,7 +209,7 @@
                    offset: offsetIn(d.el, d.x, d.y), dx: event.clientX - d.x, dy: event.clientY - d.y };
     if (!d.t.loc.unique || !step.offset) {
       const around = fallback(d.el, d.x, d.y);
-      if (!around) { send({ kind: 'blocked', why: `no locator finds ${d.t.desc} again` }); return; }
+      if (!around) { missed('drag', d.t, `no locator finds ${d.t.desc} again`); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -219,9 +230,16 @@
     if (dragged && event.type === 'click') { dragged = false; if (event.detail > 0) return; }  // a drag's end
     const gen = generator();
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
-    const el = gen.interactive(target(event));
+    const hit = target(event);
+    if (forwardedTo && hit === forwardedTo) { forwardedTo = null; return; }   // the label's activation
+    const el = gen.interactive(hit);
     if (!el || el.localName === 'option') return;
     if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
+    const label = event.button === 0 && hit.closest ? hit.closest('label') : null;
+    if (label && label.control === el && el !== hit && !el.contains(hit)) {
+      forwardedTo = el;     // the browser clicks it right after this event, in the same task
+      setTimeout(() => { if (forwardedTo === el) forwardedTo = null; }, 0);
+    }
     if (event.detail === 0 && performance.now() - enterAt < 1000) return;  // made by the Enter just pressed
     const t = pointed(el);
     const step = { kind: 'click', button: ['left', 'middle', 'right'][event.button] || 'left',
@@ -230,7 +248,7 @@
     if (el.localName === 'input' && el.type === 'range') step.offset = offsetIn(el, event.clientX, event.clientY);
     if (!t.loc.unique) {
       const around = fallback(el, event.clientX, event.clientY);
-      if (!around) { send({ kind: 'blocked', why: `no locator finds ${t.desc} again` }); return; }
+      if (!around) { missed('click', t, `no locator finds ${t.desc} again`); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -317,7 +335,7 @@
     const el = target(event);
     if (!el || el.localName !== 'select') return;
     const t = pending && pending.el === el ? pending : describeTarget(el);
-    if (!t.loc) { send({ kind: 'blocked', why: t.blocked }); return; }
+    if (!t.loc) { missed('select', t, t.blocked); return; }
     const option = el.selectedOptions[0];
     send({ kind: 'select', loc: t.loc, desc: t.desc, role: t.role, name: t.name,
            option: option ? option.text.replace(/\s+/g, ' ').trim() : '' });
@@ -362,6 +380,17 @@
   };
 
   const options = { capture: true, passive: true };
+  // `change` is not composed: inside a shadow root it never reaches the window. Each open shadow root the person
+  // reaches (the roots on an event's composed path) gets its own listener, once.
+  const watched = new WeakSet();
+  const onShadowChange = flushing(onChange);
+  const watchRoots = (event) => {
+    if (!event.isTrusted || !event.composedPath) return;
+    for (const n of event.composedPath()) {
+      if (n instanceof ShadowRoot && !watched.has(n)) { watched.add(n); n.addEventListener('change', onShadowChange, options); }
+    }
+  };
+  for (const type of ['pointerdown', 'keydown', 'focusin']) window.addEventListener(type, watchRoots, options);
   window.addEventListener('pointerdown', flushing(onPointerDown), options);
   window.addEventListener('pointermove', onPointerMove, options);
   window.addEventListener('pointerup', onPointerUp, options);
