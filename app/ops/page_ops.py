@@ -286,7 +286,7 @@ async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
 @operation("page_scroll", ScrollParams, needs_browser=True)
 async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
     """Scroll the page (or an element) with the mouse wheel, down by default; with `until`, keep going (at
-    most 16 steps) until that element is visible."""
+    most 16 steps; at the page's end, waiting for it to load more) until that element is visible."""
     return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, False,
                                                          params.timeout, params.distance),
                          acting=True, timeout=params.timeout)

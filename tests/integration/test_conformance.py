@@ -464,3 +464,35 @@ def test_a_scroll_replays_its_distance(qtbot: QtBot, app: BrowserPilotApp, site:
              node("down", "scroll", direction="down", distance=250),
              node("where", "script", source="return {y: scrollY}")]
     assert run(qtbot, app, document("Scroll distance", nodes))["outputs"] == {"y": 250}  # not 60% of the view
+
+
+SLOW_FEED = """<title>Feed</title><body style="margin:0"><ul id=feed></ul><script>
+let next = 1, loading = false;
+function more() {  // each page of the feed arrives 700 ms after the reader reached the end
+  if (loading || next > 60) return;
+  loading = true;
+  setTimeout(() => {
+    for (const end = next + 10; next < end; next++)
+      document.getElementById('feed').insertAdjacentHTML('beforeend', `<li style="height:50px">Post ${next}</li>`);
+    loading = false;
+    if (document.documentElement.scrollHeight < innerHeight + 100) more();
+  }, 700);
+}
+addEventListener('scroll', () => { if (innerHeight + scrollY > document.documentElement.scrollHeight - 100) more(); });
+more();
+</script>"""
+
+
+def test_scrolling_until_an_item_waits_for_a_feed_that_loads_as_it_is_scrolled(qtbot: QtBot, app: BrowserPilotApp,
+                                                                              site: LocalServer) -> None:
+    site.route("/slow-feed", SLOW_FEED)
+    tab = call(qtbot, app, "tab_open", {"url": site.url("/slow-feed")})["tabId"]
+    found = call(qtbot, app, "page_scroll", {"tabId": tab, "until": {"xpath": "//li[.='Post 47']"}, "timeoutMs": 30_000})
+    assert found["ok"], found
+    shown = call(qtbot, app, "page_script", {"tabId": tab, "source":
+                 "(r => r.top >= 0 && r.bottom <= innerHeight)([...document.querySelectorAll('li')][46]"
+                 ".getBoundingClientRect())"})
+    assert shown["value"] is True, shown
+    # The end of a feed that has nothing more: a clear failure within the step's timeout, not a hang.
+    missing = call(qtbot, app, "page_scroll", {"tabId": tab, "until": {"xpath": "//li[.='Post 99']"}, "timeoutMs": 3_000})
+    assert not missing["ok"] and "the page ended after" in missing["error"], missing

@@ -1,4 +1,4 @@
-"""A real little desktop for tests that need one: Xvfb, a window manager (openbox), a session bus of its own
+"""A real little desktop for tests that need one (`Desktop`; `Screen` is its bare X screen): Xvfb, a window manager (openbox), a session bus of its own
 (`dbus-daemon`), a notification server (dunst) and a system tray host (trayer), all from Debian and started
 here (./dev.sh installs them; see /work/shared/TESTING.md for why each one).
 
@@ -87,48 +87,42 @@ class Notification:
 
 
 @dataclass
-class Desktop:
+class Screen:
+    """Xvfb on a display it picks itself (-displayfd) with openbox; `stop()` ends what it started, by pid.
+    `Desktop` adds a session bus, a notification server and a tray host; bench/realapps.py's person uses the bare
+    screen (tests/support/xinput.py)."""
+
     folder: Path
+    width: int = 2200
+    height: int = 1100
     display: str = ""
-    bus: str = ""
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     # -- start and stop ------------------------------------------------------------------------------------
-    def start(self) -> "Desktop":
+    def start(self) -> "Screen":
         try:
-            return self._start()
+            self._start()
         except BaseException:
             self.stop()
             raise
+        return self
 
-    def _start(self) -> "Desktop":
+    def __enter__(self) -> "Screen":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _start(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         read, write = os.pipe()
-        self._spawn(["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
-                    pass_fds=(write,))
+        self._spawn(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{self.width}x{self.height}x24",
+                     "-nolisten", "tcp"], pass_fds=(write,))
         os.close(write)
         with os.fdopen(read) as pipe:
             self.display = ":" + pipe.readline().strip()
         wait_until(lambda: self._ok(["xwininfo", "-root"]), 10, "Xvfb")
         self._start_window_manager()
-        socket = self.folder / "bus"
-        (self.folder / "bus.conf").write_text(BUS_CONFIG.format(socket=socket))
-        self._spawn(["dbus-daemon", "--nofork", f"--config-file={self.folder / 'bus.conf'}"])
-        self.bus = f"unix:path={socket}"
-        wait_until(socket.exists, 10, "the session bus")
-        self._spawn(["dbus-monitor", "--address", self.bus,
-                     "type='method_call',interface='org.freedesktop.Notifications',member='Notify'",
-                     "type='signal',interface='org.freedesktop.Notifications'"], stdout=self.folder / "monitor.log")
-        pick = self.folder / "pick.sh"
-        pick.write_text(PICK_SCRIPT.format(label_file=self.folder / "pick"))
-        pick.chmod(0o755)
-        (self.folder / "dunstrc").write_text(DUNST_CONFIG.format(pick=pick))
-        self._spawn(["dunst", "-config", str(self.folder / "dunstrc")])
-        wait_until(self._dunst_owns_notifications, 10, "dunst on the bus")
-        self._spawn(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel", "--width", "120",
-                     "--height", "24", "--SetDockType", "true"])
-        wait_until(lambda: self.windows_of_class("panel"), 10, "trayer's panel")
-        return self
 
     def _start_window_manager(self) -> None:
         # openbox now and then ends at once when the X server has only just started: start it again then.
@@ -151,12 +145,12 @@ class Desktop:
                 process.wait()
 
     def env(self) -> dict[str, str]:
-        """What a program on this desktop needs in its environment."""
-        return {"DISPLAY": self.display, "DBUS_SESSION_BUS_ADDRESS": self.bus}
+        """What a program on this screen needs in its environment."""
+        return {"DISPLAY": self.display}
 
     def _spawn(self, command: list[str], stdout: Path | None = None, pass_fds: tuple[int, ...] = ()
                ) -> subprocess.Popen[bytes]:
-        """Start a program of the desktop; its stderr (and `stdout`, if given) into files of the folder."""
+        """Start a program on the screen; its stderr (and `stdout`, if given) into files of the folder."""
         with (self.folder / f"{Path(command[0]).name}.err").open("ab") as errors, \
                 (stdout.open("ab") if stdout else open(os.devnull, "wb")) as output:
             process = subprocess.Popen(command, env={**os.environ, **self.env()}, stdin=subprocess.DEVNULL,
@@ -164,9 +158,9 @@ class Desktop:
         self.processes.append(process)
         return process
 
-    def run(self, *command: str, check: bool = True) -> str:
+    def run(self, *command: str, check: bool = True, timeout: float = 60) -> str:
         done = subprocess.run(command, env={**os.environ, **self.env()}, capture_output=True, text=True,
-                              timeout=20, stdin=subprocess.DEVNULL)
+                              timeout=timeout, stdin=subprocess.DEVNULL)
         if check and done.returncode != 0:
             raise AssertionError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
         return done.stdout
@@ -174,6 +168,55 @@ class Desktop:
     def _ok(self, command: list[str]) -> bool:
         return subprocess.run(command, env={**os.environ, **self.env()}, capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=20).returncode == 0
+
+    # -- windows -------------------------------------------------------------------------------------------
+    def windows(self, name: str) -> list[int]:
+        """Visible windows whose title matches the regular expression `name`."""
+        found = self.run("xdotool", "search", "--onlyvisible", "--name", name, check=False)
+        return [int(line) for line in found.split()]
+
+    def place(self, wid: int, x: int, y: int, width: int, height: int) -> None:
+        self.run("xdotool", "windowmove", str(wid), str(x), str(y), "windowsize", str(wid), str(width), str(height))
+
+    def screenshot(self, path: Path) -> None:
+        if shutil.which("import"):
+            self.run("import", "-display", self.display, "-window", "root", str(path), check=False)
+
+
+@dataclass
+class Desktop(Screen):
+    """A screen with a session bus of its own, dunst and trayer."""
+
+    width: int = 1400
+    height: int = 900
+    bus: str = ""
+
+    def start(self) -> "Desktop":
+        super().start()
+        return self
+
+    def _start(self) -> None:
+        super()._start()
+        socket = self.folder / "bus"
+        (self.folder / "bus.conf").write_text(BUS_CONFIG.format(socket=socket))
+        self._spawn(["dbus-daemon", "--nofork", f"--config-file={self.folder / 'bus.conf'}"])
+        self.bus = f"unix:path={socket}"
+        wait_until(socket.exists, 10, "the session bus")
+        self._spawn(["dbus-monitor", "--address", self.bus,
+                     "type='method_call',interface='org.freedesktop.Notifications',member='Notify'",
+                     "type='signal',interface='org.freedesktop.Notifications'"], stdout=self.folder / "monitor.log")
+        pick = self.folder / "pick.sh"
+        pick.write_text(PICK_SCRIPT.format(label_file=self.folder / "pick"))
+        pick.chmod(0o755)
+        (self.folder / "dunstrc").write_text(DUNST_CONFIG.format(pick=pick))
+        self._spawn(["dunst", "-config", str(self.folder / "dunstrc")])
+        wait_until(self._dunst_owns_notifications, 10, "dunst on the bus")
+        self._spawn(["trayer", "--edge", "top", "--align", "right", "--widthtype", "pixel", "--width", "120",
+                     "--height", "24", "--SetDockType", "true"])
+        wait_until(lambda: self.windows_of_class("panel"), 10, "trayer's panel")
+
+    def env(self) -> dict[str, str]:
+        return {**super().env(), "DBUS_SESSION_BUS_ADDRESS": self.bus}
 
     def _dunst_owns_notifications(self) -> bool:
         return self._ok(["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",

@@ -7,7 +7,7 @@ tool under test (no operation of ours, no Playwright or Puppeteer call): they ta
 port (`--remote-debugging-port`) with a small WebSocket client of their own (stdlib only), so reading the page
 cannot pause or disturb a recording.
 
-- `Screen`: Xvfb and openbox, `xdotool` and window helpers; stopped by pid.
+- `Screen` (tests/support/desktop.py): Xvfb and openbox, `xdotool` and window helpers; stopped by pid.
 - `DevTools`: the browser's DevTools port: its page and frame targets, JavaScript evaluated in them.
 - `Eyes`: where an element (a JavaScript expression) is on the screen, in the top page or in a frame
   (cross-origin frames too: they are targets of their own); the page's address; waiting for what a person
@@ -22,106 +22,25 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import struct
-import subprocess
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from tests.support.desktop import wait_until
+from tests.support.desktop import Screen, wait_until
 
 __all__ = ["DevTools", "Eyes", "Hands", "Screen", "missing_tools", "wait_until"]
-TOOLS = ("Xvfb", "openbox", "xdotool", "xwininfo")
+TOOLS = ("Xvfb", "openbox", "wmctrl", "xdotool", "xwininfo")
 
 
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
 
-# -- the screen ----------------------------------------------------------------------------------------------------
-@dataclass
-class Screen:
-    """Xvfb on a display it picks itself (-displayfd) and openbox; `stop()` ends both by pid."""
-
-    folder: Path
-    width: int = 2200
-    height: int = 1100
-    display: str = ""
-    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
-
-    def start(self) -> "Screen":
-        self.folder.mkdir(parents=True, exist_ok=True)
-        read, write = os.pipe()
-        self._spawn(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{self.width}x{self.height}x24",
-                     "-nolisten", "tcp"], pass_fds=(write,))
-        os.close(write)
-        with os.fdopen(read) as pipe:
-            self.display = ":" + pipe.readline().strip()
-        wait_until(lambda: self._ok(["xwininfo", "-root"]), 10, "Xvfb")
-        for _attempt in range(3):  # openbox now and then ends at once on a just-started server
-            openbox = self._spawn(["openbox", "--sm-disable"])
-            time.sleep(0.5)
-            if openbox.poll() is None:
-                break
-        return self
-
-    def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in reversed(self.processes):
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    def __enter__(self) -> "Screen":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def env(self) -> dict[str, str]:
-        return {"DISPLAY": self.display}
-
-    def _spawn(self, command: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
-        with (self.folder / f"{Path(command[0]).name}.err").open("ab") as errors:
-            process = subprocess.Popen(command, env={**os.environ, **self.env()}, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=errors, pass_fds=pass_fds)
-        self.processes.append(process)
-        return process
-
-    def _ok(self, command: list[str]) -> bool:
-        return subprocess.run(command, env={**os.environ, **self.env()}, capture_output=True,
-                              stdin=subprocess.DEVNULL, timeout=20).returncode == 0
-
-    def run(self, *command: str, check: bool = True) -> str:
-        done = subprocess.run(command, env={**os.environ, **self.env()}, capture_output=True, text=True,
-                              timeout=60, stdin=subprocess.DEVNULL)
-        if check and done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr}")
-        return done.stdout
-
-    def windows(self, name: str) -> list[int]:
-        """Visible windows whose title matches the regular expression `name`."""
-        found = self.run("xdotool", "search", "--onlyvisible", "--name", name, check=False)
-        return [int(line) for line in found.split()]
-
-    def place(self, wid: int, x: int, y: int, width: int, height: int) -> None:
-        self.run("xdotool", "windowmove", str(wid), str(x), str(y), "windowsize", str(wid), str(width), str(height))
-
-    def screenshot(self, path: Path) -> None:
-        if shutil.which("import"):
-            self.run("import", "-display", self.display, "-window", "root", str(path), check=False)
-
-
-# -- the DevTools protocol, with a WebSocket client of our own -------------------------------------------------------
+# -- the DevTools protocol -----------------------------------------------------------------------------------------
 class WebSocket:
     """A minimal RFC 6455 client: text messages, masking, fragments, ping/pong. Enough for DevTools."""
 

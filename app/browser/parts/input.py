@@ -29,6 +29,13 @@ CLICK_UNTIL_TRIES = 3
 SCROLL_STEPS = 16
 SWIPE_STEPS = 20
 VIEWPORT = "[innerWidth, innerHeight]"
+SCROLL_END_POLL = 0.1  # seconds between looks at a page that ended, for it to load more
+SCROLL_STATE = """(() => { const parts = []; let e = document.elementFromPoint(%f, %f);
+  for (; e; e = e.parentElement) if (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth)
+    parts.push(e.scrollTop, e.scrollLeft, e.scrollHeight, e.scrollWidth);
+  const root = document.scrollingElement || document.documentElement;
+  parts.push(root.scrollTop, root.scrollLeft, root.scrollHeight, root.scrollWidth);
+  return parts.join(' '); })()"""
 WIDGET_LIST_WAIT = 1.0  # seconds for an opened widget's list to show the option before typing its text
 WIDGET_CHECK_WAIT = 2.0  # seconds for the widget to show the option chosen
 WIDGET_SCROLLS = 30  # wheel turns over a widget's list to bring an option into it
@@ -192,13 +199,33 @@ class TabInput:
             return {"steps": 1, "distance": round(distance or step)}
         distance = step
         steps = SWIPE_STEPS if swipe else SCROLL_STEPS
-        for index in range(steps + 1):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        moved = 0
+        while True:
             if await self._in_view(until):
-                return {"steps": index, "visible": True}
-            if index < steps:
-                await self._scroll_once(x, y, direction, distance, swipe)
-        raise PageError(f'"{until.label()}" did not come into view after {steps} '
-                        f'{"swipes" if swipe else "scroll steps"} {direction}', code="timeout")
+                return {"steps": moved, "visible": True}
+            if moved >= steps:
+                raise PageError(f'"{until.label()}" did not come into view after {steps} '
+                                f'{"swipes" if swipe else "scroll steps"} {direction}', code="timeout")
+            before = await self._scroll_state(x, y)
+            await self._scroll_once(x, y, direction, distance, swipe)
+            if await self._scroll_state(x, y) != before:
+                moved += 1
+                continue
+            # Nothing moved: the end of what the page holds. A page that loads more as it is scrolled (a feed)
+            # may still be fetching it; wait for it to grow, within the step's timeout, rather than spend steps.
+            while await self._scroll_state(x, y) == before:
+                if loop.time() >= deadline:
+                    raise PageError(f'"{until.label()}" did not come into view: the page ended after {moved} '
+                                    f'{"swipes" if swipe else "scroll steps"} {direction} and nothing more came '
+                                    f'within {timeout:g} s', code="timeout")
+                await asyncio.sleep(SCROLL_END_POLL)
+
+    async def _scroll_state(self, x: float, y: float) -> str:
+        """Where the page and every scrolling box under (x, y) stand, and how much each holds: it changes when a
+        scroll moved something or the page loaded more."""
+        return str(await run_js(self._core.page, SCROLL_STATE % (x, y)))
 
     async def _scroll_once(self, x: float, y: float, direction: Direction, distance: float, swipe: bool) -> None:
         core = self._core
