@@ -12,7 +12,9 @@ here. A mouse drag on anything but a slider becomes a `swipe` in its main direct
 exactly (ours: `offset` in the element where it started, `dx`/`dy`); the page's click after it is not a step.
 A click that opened a new tab the recording followed into gets `followNewTab` (ours), so replay follows too. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
 text, check). `document(name)` builds the workflow; every step's primary locator is plain CSS or XPath and
-its ranked alternatives follow in `locator.alternatives`.
+its ranked alternatives follow in `locator.alternatives` (an element inside web components that no plain CSS or
+XPath finds alone has the alternatives only). A person's action that nothing can find again is kept as a step
+marked `missing`, and `document` refuses while one is there.
 """
 
 from __future__ import annotations
@@ -250,7 +252,6 @@ class Recording:
     def _missing(self, raw: dict[str, Any], why: str) -> Step:
         """A person's action that could not be recorded stays in the recording, in its place, marked: the
         workflow cannot be saved until it is deleted or done again in a way that records (`document`)."""
-        self.notes.append(f"not recorded: {why}")
         kind = str(raw.get("action") or raw.get("kind") or "click")
         kind = {"drag": "swipe", "blocked": "click"}.get(kind, kind)
         last = self.last
@@ -261,6 +262,7 @@ class Recording:
         if last is not None and last.missing == why and last.type == kind and last.target == target:
             last.data.update(data)  # the same action reported again (typing on, each key in a frame)
             return last
+        self.notes.append(f"not recorded: {why}")
         fingerprint = (raw.get("loc") or {}).get("fingerprint")
         if fingerprint:
             data["locator"] = {"fingerprint": copy.deepcopy(fingerprint)}
@@ -405,6 +407,9 @@ class Recording:
         kind, name = self.picking, self.picking_name
         self.picking, self.picking_name = None, None
         loc = plain_locator(raw["loc"])
+        if kind == "capture" and not (loc.get("selector") or loc.get("xpath")):
+            return self._missing({**raw, "action": "click"}, "a captured text is read by plain CSS or XPath, and "
+                                 "none finds this element (inside a web component): pick another")
         if kind == "capture":
             return self._append("script", {"source": _capture_source(raw["loc"], name or "text"), "variables": [],
                                            "outputs": {name or "text": {"type": "string"}}}, raw)

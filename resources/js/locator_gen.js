@@ -44,7 +44,8 @@
   };
   const hasVowelWord = (s) => /[aeiou]/i.test(s) && /[a-z]{3}/i.test(s);
   const stable = (value) => !!value && value.length <= 40 && hasVowelWord(value) &&
-    !GENERATED.some((re) => re.test(value)) && !hashTail(value) && !(/[0-9]/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value));
+    !GENERATED.some((re) => re.test(value)) && !hashTail(value) &&
+    !(/[0-9]/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value));
 
   const INTERACTIVE = 'button, a[href], input, select, textarea, summary, label, option, ' +
     '[role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], ' +
@@ -289,7 +290,9 @@
       }
       for (const part of inner) {
         const selector = `${base} >> ${part}`;
-        if (chains.length < 3 && hostPart(base) && !POSITION.test(part) && only({ selector }, el)) chains.push({ selector });
+        if (chains.length < 3 && hostPart(base) && !POSITION.test(part) && only({ selector }, el)) {
+          chains.push({ selector });
+        }
       }
     }
     const locator = {};

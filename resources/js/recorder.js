@@ -387,7 +387,10 @@
   const watchRoots = (event) => {
     if (!event.isTrusted || !event.composedPath) return;
     for (const n of event.composedPath()) {
-      if (n instanceof ShadowRoot && !watched.has(n)) { watched.add(n); n.addEventListener('change', onShadowChange, options); }
+      if (n instanceof ShadowRoot && !watched.has(n)) {
+        watched.add(n);
+        n.addEventListener('change', onShadowChange, options);
+      }
     }
   };
   for (const type of ['pointerdown', 'keydown', 'focusin']) window.addEventListener(type, watchRoots, options);

@@ -29,7 +29,8 @@ customElements.define('ev-field', class extends Base {
   render(label) {
     return design === 'redesign'
       ? `<div class="wrap"><input id="input" type="text" class="control"><label for="input">${label}</label></div>`
-      : `<div class="group"><label for="input">${label}</label><div class="box"><input id="input" type="text"></div></div>`;
+      : `<div class="group"><label for="input">${label}</label>` +
+        '<div class="box"><input id="input" type="text"></div></div>';
   }
   get value() { return this.control.value; }
 });
@@ -58,7 +59,8 @@ customElements.define('ev-toggle', class extends Base {  // a real <label for>: 
 customElements.define('ev-editor', class extends Base {  // rich text: a toolbar and an editable area, no label
   render() {
     const buttons = design === 'redesign' ? ['bold', 'italic', 'underline', 'link'] : ['bold', 'italic'];
-    return `<div class="toolbar">${buttons.map((b) => `<button type="button" aria-label="${b}">${b[0]}</button>`).join('')}</div>` +
+    const tools = buttons.map((b) => `<button type="button" aria-label="${b}">${b[0]}</button>`).join('');
+    return `<div class="toolbar">${tools}</div>` +
       `<div class="${design === 'redesign' ? 'editor-area' : 'editor'}" contenteditable="true" ` +
       `style="min-height:60px;border:1px solid #888;padding:4px"></div>`;
   }
@@ -72,14 +74,17 @@ customElements.define('ev-section', class extends HTMLElement {
   }
 });
 const deep = (root, out = []) => {
-  for (const el of root.querySelectorAll('*')) { if (el.shadowRoot) { if (el.getAttribute('name')) out.push(el); deep(el.shadowRoot, out); } }
+  for (const el of root.querySelectorAll('*')) {
+    if (el.shadowRoot) { if (el.getAttribute('name')) out.push(el); deep(el.shadowRoot, out); }
+  }
   return out;
 };
 customElements.define('ev-form', class extends HTMLElement {
   connectedCallback() {
     if (this.shadowRoot) return;
     const root = this.attachShadow({ mode: 'open' });
-    root.innerHTML = this.dataset.inner + '<p><button type="button" class="save">Save event</button></p><p class="said"></p>';
+    root.innerHTML = this.dataset.inner +
+      '<p><button type="button" class="save">Save event</button></p><p class="said"></p>';
     root.querySelector('.save').addEventListener('click', async () => {
       const values = {};
       for (const el of deep(root)) values[el.getAttribute('name')] = el.value;
