@@ -105,7 +105,8 @@ async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any
 async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any]:
     """Stop recording the tab and return {name, workflow: <document>, notes?: what could not be recorded}; saved
     in workflows.json (by name) unless save is false. A document that would not check is an error, and the
-    recording goes on."""
+    recording goes on; so is a recording holding a person's action that could not be recorded (a step with
+    `missing`): delete such steps (after doing the action again in a way that records) to save."""
     tab = await _tab(ctx, params)
     recording = tab.recording.recording()
     document = build_document(recording, params.name, params.description)

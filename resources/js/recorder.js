@@ -112,8 +112,8 @@
 
   /** Why an element is not recorded: nothing finds it again, and no point in another element stands for it. */
   const unfound = (t, el) => transient(el)
-    ? `${t.desc} was part of a list or menu open only for a moment, and no locator finds it alone; a point ` +
-      'in what stayed could hit another item, so the step is left out: add it by hand before relying on the replay'
+    ? `${t.desc} was part of a list or menu open only for a moment, and no locator finds it alone (a point ` +
+      'in what stayed could hit another item)'
     : `no locator finds ${t.desc} again`;
 
   /** For an element no locator finds alone: the nearest ancestor one does, and the point inside it; null for an
@@ -166,6 +166,17 @@
     send(step);
     return true;
   }
+
+  /** A person's action that no locator can find again: reported, so that the recording keeps it marked (a
+   * workflow must not save as complete without it). */
+  function missed(action, t, why) {
+    send({ kind: 'blocked', action, why, desc: t.desc, role: t.role, name: t.name,
+           loc: t.loc && t.loc.fingerprint ? { fingerprint: t.loc.fingerprint } : undefined });
+  }
+
+  // A click on a <label> makes the browser click its control in the same gesture (the label's activation): that
+  // second click is not the person's, and recording it would toggle a checkbox twice on replay.
+  let forwardedTo = null;   // the control the label click just recorded will receive a click on
 
   let pending = null;        // the element of the last pointer-down, with its locator taken then
   let enterAt = -1e9;        // when Enter was last pressed: the click it makes (implicit submission) is its own
@@ -242,7 +253,7 @@
                    offset: offsetIn(d.el, d.x, d.y), dx: event.clientX - d.x, dy: event.clientY - d.y };
     if (!d.t.loc.unique || !step.offset) {
       const around = fallback(d.el, d.x, d.y);
-      if (!around) { send({ kind: 'blocked', why: unfound(d.t, d.el) }); return; }
+      if (!around) { missed('drag', d.t, unfound(d.t, d.el)); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -267,9 +278,16 @@
     if (goneAt) { const late = performance.now() - goneAt < 1500; goneAt = 0; if (late && event.detail > 0) return; }
     const gen = generator();
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
-    const el = gen.interactive(target(event));
+    const hit = target(event);
+    if (forwardedTo && hit === forwardedTo) { forwardedTo = null; return; }   // the label's activation
+    const el = gen.interactive(hit);
     if (!el || el.localName === 'option') return;
     if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
+    const label = event.button === 0 && hit.closest ? hit.closest('label') : null;
+    if (label && label.control === el && el !== hit && !el.contains(hit)) {
+      forwardedTo = el;     // the browser clicks it right after this event, in the same task
+      setTimeout(() => { if (forwardedTo === el) forwardedTo = null; }, 0);
+    }
     if (event.detail === 0 && performance.now() - enterAt < 1000) return;  // made by the Enter just pressed
     sendClick(el, pointed(el), event);
   }
@@ -283,7 +301,7 @@
     if (el.localName === 'input' && el.type === 'range') step.offset = offsetIn(el, event.clientX, event.clientY);
     if (!t.loc.unique) {
       const around = fallback(el, event.clientX, event.clientY);
-      if (!around) { send({ kind: 'blocked', why: unfound(t, el) }); return; }
+      if (!around) { missed('click', t, unfound(t, el)); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -370,7 +388,7 @@
     const el = target(event);
     if (!el || el.localName !== 'select') return;
     const t = pending && pending.el === el ? pending : describeTarget(el);
-    if (!t.loc) { send({ kind: 'blocked', why: t.blocked }); return; }
+    if (!t.loc) { missed('select', t, t.blocked); return; }
     const option = el.selectedOptions[0];
     send({ kind: 'select', loc: t.loc, desc: t.desc, role: t.role, name: t.name,
            option: option ? option.text.replace(/\s+/g, ' ').trim() : '' });
@@ -415,6 +433,20 @@
   };
 
   const options = { capture: true, passive: true };
+  // `change` is not composed: inside a shadow root it never reaches the window. Each open shadow root the person
+  // reaches (the roots on an event's composed path) gets its own listener, once.
+  const watched = new WeakSet();
+  const onShadowChange = flushing(onChange);
+  const watchRoots = (event) => {
+    if (!event.isTrusted || !event.composedPath) return;
+    for (const n of event.composedPath()) {
+      if (n instanceof ShadowRoot && !watched.has(n)) {
+        watched.add(n);
+        n.addEventListener('change', onShadowChange, options);
+      }
+    }
+  };
+  for (const type of ['pointerdown', 'keydown', 'focusin']) window.addEventListener(type, watchRoots, options);
   window.addEventListener('pointerdown', flushing(onPointerDown), options);
   window.addEventListener('pointermove', onPointerMove, options);
   window.addEventListener('pointerup', onPointerUp, options);

@@ -15,6 +15,12 @@ server judging what each replay did.
 - A list the page builds when it opens and removes as an item is taken (on mousedown, as Gradio's dropdown does;
   no ARIA says it is a list box): the browser gives the click to a container that stayed; the recording has a
   click on the item the pointer went down on (found by its text), never a point in the container, and replays it.
+- Web components (tests/support/component_site.py: open shadow roots, the same `id` in every component, a
+  checkbox with no label, a labelled checkbox the person checks by its label, a rich-text area): every action is
+  one step found through the shadow roots (role and label, or the host by its own name then the element), and
+  the replay sends what the person did, on the page as recorded and after a redesign of its wrappers and hosts.
+- An action on an element nothing can find again is kept in the recording, marked; record_stop refuses to save
+  a workflow without it until the person deletes the step.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.support.component_site import component_page
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.redesign_pages import ADMIN_INDEX
 from tests.support.server import LocalServer, Request, Response
@@ -356,3 +363,71 @@ def test_a_choice_in_a_custom_select_widget_is_one_select_step_that_replays_thro
         assert result["ok"], (theme, result.get("error"))
         wait_until(lambda: len(widgets.sent) > before, 10, "the replayed form at the server")
         assert widgets.sent[before:] == [{"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}], theme
+
+
+# -- cause B (issue 32): web components; cause C: a label's click is one step --------------------------------------
+def test_web_components_are_recorded_through_their_shadow_roots_and_replay_after_a_redesign(
+        app: XApp, server: LocalServer) -> None:
+    design = {"now": "recorded"}
+    server.route("/cmp", lambda request: Response(component_page(design["now"])))
+    server.route("/cmp-sent", "ok", content_type="text/plain")
+    person = app.open(server.url("/cmp"))
+    shows(app, person, {"selector": 'role=textbox[name="Title"]'})
+    app.ok("record_start", tabId=person.tab)
+    person.click({"selector": 'role=textbox[name="Title"]'})
+    person.type("Bench summit")
+    person.click({"selector": 'role=combobox[name="Category"]'})
+    person.type("Workshop")
+    person.key("Return")
+    person.click({"selector": 'ev-check >> input'})           # a checkbox whose text is no label
+    person.click({"selector": 'ev-toggle >> label'}, fx=0.8)  # the label: the browser checks its box
+    person.click({"selector": 'ev-editor >> [contenteditable]'})
+    person.type("Bring a laptop")
+    person.click({"selector": 'role=button[name="Save event"]'})
+    wanted = {"title": "Bench summit", "category": "Workshop", "public": True, "notify": True,
+              "notes": "Bring a laptop"}
+    assert json.loads(server.wait_for("/cmp-sent", 1)[-1].body) == wanted  # what the person did, at the server
+    steps = person.steps_when(lambda steps: steps[-1]["words"] == "Click button 'Save event'")
+    assert not [s for s in steps if s.get("missing")], steps
+    assert [s["type"] for s in steps[1:]] == ["fill", "select", "click", "click", "fill", "click"], \
+        [s["words"] for s in steps]
+    assert steps[1]["words"] == "Type 'Bench summit' into textbox 'Title'"
+    assert steps[2]["data"]["option"] == "Workshop"
+    assert steps[4]["words"] == "Click checkbox 'Notify me'"  # once: the forwarded click is not a step
+    assert steps[5]["data"]["text"] == "Bring a laptop"
+    stopped = app.ok("record_stop", tabId=person.tab, name="Web components")
+    assert stopped["saved"]
+    for count, now in ((2, "recorded"), (3, "redesign")):
+        design["now"] = now
+        result = app.call("workflow_run", name="Web components", tabId=person.tab)
+        assert result["ok"], (now, result.get("error"))
+        assert json.loads(server.wait_for("/cmp-sent", count)[-1].body) == wanted, now
+    assert len(server.hits("/cmp-sent")) == 3
+
+
+PADS = """<!doctype html><title>Pads</title><body style="margin:30px;font:16px sans-serif">
+<x-pad></x-pad><x-pad></x-pad><script>
+customElements.define('x-pad', class extends HTMLElement { connectedCallback() {
+  this.attachShadow({mode: 'open'}).innerHTML = '<div contenteditable style="min-height:50px;border:1px solid">' +
+    '</div>'; } });</script></body>"""
+
+
+def test_an_action_nothing_can_find_again_is_kept_marked_and_the_save_refuses_until_it_is_deleted(
+        app: XApp, server: LocalServer) -> None:
+    server.route("/pads", PADS)
+    person = app.open(server.url("/pads"))
+    pad = {"selector": "x-pad >> div"}
+    shows(app, person, pad)
+    app.ok("record_start", tabId=person.tab)
+    person.click(pad, index=1)  # two identical anonymous components: nothing tells the second from the first
+    person.type("Hello")
+    steps = person.steps_when(lambda steps: any(s.get("missing") and s["type"] == "fill" for s in steps))
+    missing = [s for s in steps if s.get("missing")]
+    assert missing[-1]["data"]["text"] == "Hello" and missing[-1]["words"].startswith("Not recorded: typing on")
+    refused = app.call("record_stop", tabId=person.tab, name="Pads")
+    assert not refused["ok"] and "could not be recorded" in refused["error"], refused
+    assert not [w for w in app.ok("workflow_list")["workflows"] if w["name"] == "Pads"]
+    assert app.ok("record_status", tabId=person.tab)["recording"]  # the recording goes on
+    for step in missing:
+        app.ok("record_edit", tabId=person.tab, action="delete", step=step["id"])
+    assert app.ok("record_stop", tabId=person.tab, name="Pads")["saved"]
