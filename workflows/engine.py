@@ -631,6 +631,7 @@ def _not_found(locator: NodeLocator, last: dict[str, Any], timeout: float) -> st
         parts.append(f"{verdict}: {listed}")
     else:
         parts.append(f"and no element of its kind ({(locator.fingerprint or {}).get('kind')}) is on the page")
+    parts.extend(str(note) for note in last.get("blocked") or [])  # frames the domain policy kept from loading
     return "; ".join(parts)
 
 

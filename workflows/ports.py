@@ -147,6 +147,10 @@ class ReadingPart(Protocol):
     async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
         """Run JavaScript in the page; a navigation it starts is waited for, as after a click."""
 
+    async def script_in_frame(self, address: str, source: str, args: Any, timeout: float) -> dict[str, Any] | None:
+        """Run JavaScript in the first frame of another site whose address contains `address` (the page cannot
+        read such a frame); None when there is none."""
+
     async def inspect(self, locator: Locator) -> dict[str, Any]:
         """Tag, attributes, box, computed visibility and the locator alternatives a recording keeps."""
 

@@ -12,7 +12,9 @@ here. A mouse drag on anything but a slider becomes a `swipe` in its main direct
 exactly (ours: `offset` in the element where it started, `dx`/`dy`); the page's click after it is not a step.
 A click that opened a new tab the recording followed into gets `followNewTab` (ours), so replay follows too. Editing: `delete`, `set_value`, `make_input`, `set_locator`, `insert` (handoff, captcha, wait, capture
 text, check). `document(name)` builds the workflow; every step's primary locator is plain CSS or XPath and
-its ranked alternatives follow in `locator.alternatives`.
+its ranked alternatives follow in `locator.alternatives` (an element inside web components that no plain CSS or
+XPath finds alone has the alternatives only). A person's action that nothing can find again is kept as a step
+marked `missing`, and `document` refuses while one is there.
 """
 
 from __future__ import annotations
@@ -35,10 +37,25 @@ class RecordingError(ValueError):
     """An edit that does not fit the recording (unknown step, wrong kind of step, bad name)."""
 
 
+def _target_key(loc: dict[str, Any]) -> tuple[Any, ...]:
+    """What names a step's element: its primary, or (an element in a shadow root that no plain CSS or XPath
+    finds) its first alternative."""
+    if loc.get("selector") or loc.get("xpath"):
+        return (loc.get("selector"), loc.get("xpath"))
+    alternatives = loc.get("alternatives") or []
+    return ("alternative", repr(alternatives[0])) if alternatives else ("none", id(loc))
+
+
 def _same_target(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     if not a or not b:
         return False
-    return (a.get("selector"), a.get("xpath")) == (b.get("selector"), b.get("xpath"))
+    return _target_key(a) == _target_key(b)
+
+
+def _findable(loc: dict[str, Any]) -> bool:
+    """Whether replay can find the element again: a primary, or an alternative (role and name, label, a chain
+    through the shadow hosts)."""
+    return bool(loc.get("selector") or loc.get("xpath") or loc.get("alternatives"))
 
 
 def plain_locator(loc: dict[str, Any]) -> dict[str, Any]:
@@ -79,6 +96,7 @@ class Step:
     input_name: str | None = None  # set by make_input: the start variable the value comes from
     default: str | None = None  # the recorded value of a made input
     seq: float | None = None  # when the page sent the raw step that made it (resources/js/recorder.js `seq`)
+    missing: str = ""  # why the person's action could not be recorded (the step must be redone or deleted)
 
     @property
     def locator(self) -> dict[str, Any] | None:
@@ -87,6 +105,9 @@ class Step:
 
     def words(self) -> str:
         """The step in words, as the Recording panel lists it: its node type says them."""
+        if self.missing:
+            did = {"fill": "typing", "select": "a choice", "swipe": "a drag"}.get(self.type, "a click")
+            return f"Not recorded: {did} on {self.target or 'an element'}"
         model = NODE_TYPES.get(self.type)
         return model.recording_words(self.data, self) if model is not None else self.type
 
@@ -99,7 +120,7 @@ class Step:
             if self.locator.get("prefer") is not None:  # the panel shows what replay tries first
                 out["prefer"] = self.locator["prefer"]
                 out["locator"] = out["alternatives"][self.locator["prefer"]]
-        for key in ("note", "secret", "input_name", "default"):
+        for key in ("note", "secret", "input_name", "default", "missing"):
             if getattr(self, key):
                 out[key if key != "input_name" else "input"] = getattr(self, key)
         if self.type == "fill" and not self.secret:
@@ -160,7 +181,8 @@ class Recording:
         return f"{kind.replace('-', '')}{self._counter}"
 
     def _append(self, kind: str, data: dict[str, Any], raw: dict[str, Any] | None = None, **extra: Any) -> Step:
-        step = Step(self._new_id(kind), kind, data, target=_target_words(raw) if raw else "", **extra)
+        extra.setdefault("target", _target_words(raw) if raw else "")
+        step = Step(self._new_id(kind), kind, data, **extra)
         self.steps.append(step)
         return step
 
@@ -184,9 +206,7 @@ class Recording:
             return self._new_tab()
         pending_new_tab, self._pending_new_tab = self._pending_new_tab, False
         if kind == "blocked":
-            note = f"not recorded: {raw.get('why')}"
-            self.notes.append(note)
-            return None
+            return self._missing(raw, str(raw.get("why") or "the recorder could not reach the element"))
         if kind == "goto":
             return self._goto(str(raw["url"]))
         if kind == "files":
@@ -194,9 +214,8 @@ class Recording:
         if kind == "download":
             return self._download()
         loc = raw.get("loc")
-        if loc is not None and not (loc.get("selector") or loc.get("xpath")):
-            self.notes.append(f"not recorded: no plain CSS or XPath finds {raw.get('desc') or 'the element'}")
-            return None
+        if loc is not None and not _findable(loc):
+            return self._missing(raw, f"no locator finds {raw.get('desc') or 'the element'} again")
         if self.picking is not None and kind == "click":
             return self._picked(raw)
         if kind in ("click", "fill", "select", "drag") and self.last is not None and self.last.type == "scroll" \
@@ -229,6 +248,26 @@ class Recording:
                 return last
             return self._append("scroll", {"direction": raw["direction"], **({"distance": distance} if distance else {})})
         return None
+
+    def _missing(self, raw: dict[str, Any], why: str) -> Step:
+        """A person's action that could not be recorded stays in the recording, in its place, marked: the
+        workflow cannot be saved until it is deleted or done again in a way that records (`document`)."""
+        kind = str(raw.get("action") or raw.get("kind") or "click")
+        kind = {"drag": "swipe", "blocked": "click"}.get(kind, kind)
+        last = self.last
+        target = _target_words(raw) if raw.get("desc") or raw.get("role") else ""
+        data: dict[str, Any] = {}
+        if kind == "fill" and not raw.get("secret") and raw.get("value") is not None:
+            data["text"] = str(raw["value"])
+        if last is not None and last.missing == why and last.type == kind and last.target == target:
+            last.data.update(data)  # the same action reported again (typing on, each key in a frame)
+            return last
+        self.notes.append(f"not recorded: {why}")
+        fingerprint = (raw.get("loc") or {}).get("fingerprint")
+        if fingerprint:
+            data["locator"] = {"fingerprint": copy.deepcopy(fingerprint)}
+        return self._append(kind if kind in ("click", "fill", "select", "swipe") else "click", data,
+                            missing=why, target=target)
 
     def _goto(self, url: str) -> Step:
         last = self.last
@@ -368,6 +407,9 @@ class Recording:
         kind, name = self.picking, self.picking_name
         self.picking, self.picking_name = None, None
         loc = plain_locator(raw["loc"])
+        if kind == "capture" and not (loc.get("selector") or loc.get("xpath")):
+            return self._missing({**raw, "action": "click"}, "a captured text is read by plain CSS or XPath, and "
+                                 "none finds this element (inside a web component): pick another")
         if kind == "capture":
             return self._append("script", {"source": _capture_source(raw["loc"], name or "text"), "variables": [],
                                            "outputs": {name or "text": {"type": "string"}}}, raw)
@@ -466,6 +508,13 @@ class Recording:
         """The BrowserPilot 0.3.0 document of the steps: start → steps → end (captured texts as outputs)."""
         if not name.strip():
             raise RecordingError("the workflow needs a name")
+        missing = [f"step {index} ({step.words()}: {step.missing})" for index, step in enumerate(self.steps, 1)
+                   if step.missing]
+        if missing:
+            raise RecordingError(
+                f"{len(missing)} of your actions could not be recorded, so this workflow would not do what you did: "
+                + "; ".join(missing) + ". Do each one again in the page (another way to reach the same element, "
+                "e.g. by its label, may record), or delete the step if the workflow does not need it; then save.")
         nodes: list[dict[str, Any]] = [{"id": "start", "data": {"type": "start", "title": "Start",
                                                                 "variables": self.variables()}}]
         outputs = []

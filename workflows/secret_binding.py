@@ -7,8 +7,11 @@ The rule, the same for the agent and for the workflow engine, is enforced by the
 the run that calls them.
 
 - `<secret:name>` is filled in only in the text of `page_type`, `page_paste` and `page_select` (an
-  operation's `secret_field`), at the moment the keys go to the field, and only when the page and every frame
-  down to the one holding the field match the secret's domains (`fill`).
+  operation's `secret_field`), at the moment the keys go to the field, and only when the document holding the
+  field is on one of the secret's domains (`fill`): a frame's own address decides, not the page's around it
+  (a card number bound to the payment provider is typed into the provider's frame on a shop's page, and
+  nowhere in the shop's own page; a shop's code is never typed into another site's frame on the shop's page).
+  A frame of another site cannot read the page around it, nor that page the frame.
 - Anywhere else in an operation's parameters (a URL, a script's source or arguments, CDP parameters, a
   request, a download, a locator, a message) the operation is refused before anything is sent
   (`refuse_outside`).
@@ -198,20 +201,21 @@ class SecretBinding:
 
     def check(self, text: str, frames: Sequence[str]) -> list[str]:
         """The bound secrets `text` names, when each may be typed into a field in the last of `frames` (the
-        page's URL first, then each frame down to the field's); raises `SecretRefused` otherwise."""
+        page's URL first, then each frame down to the field's): the field's own document decides; raises
+        `SecretRefused` otherwise."""
         names = self.names_in(text)
         if names and not frames:
             raise SecretRefused(f"the secret {names[0]!r} was not typed: the address of the field's page is not "
                                 f"known", names[0], None)
         for name in names:
             rule = self.rules[name]
-            for index, url in enumerate(frames):
-                if rule.allows(url):
-                    continue
-                where = site_of(url) or (url.split(":", 1)[0] + ": address" if url else "an unknown address")
-                place = "the page is" if index == 0 else "the field is in a frame"
-                raise SecretRefused(f"the secret {name!r} may be typed only into pages of {rule.describe()}, and "
-                                    f"{place} on {where}: refused, nothing was typed", name, site_of(url))
+            url = frames[-1]
+            if rule.allows(url):
+                continue
+            where = site_of(url) or (url.split(":", 1)[0] + ": address" if url else "an unknown address")
+            place = "the page is" if len(frames) == 1 else "the field is in a frame"
+            raise SecretRefused(f"the secret {name!r} may be typed only into pages of {rule.describe()}, and "
+                                f"{place} on {where}: refused, nothing was typed", name, site_of(url))
         return names
 
     def fill(self, text: str, frames: Sequence[str], tab_id: str) -> str:

@@ -1,9 +1,11 @@
 """The operations registry as the model's tools, and running the model's tool calls through it.
 
-The tools are what an MCP client of the default profile is shown (`core`: app/catalog/profiles.py), with the very names,
-schemas and descriptions the MCP server publishes (`app.catalog.tools.ToolCatalog`), less the operations that are not
-the agent's (its tab's control, replay internals, the agent itself), plus `done`. `tools_enable` turns more groups
-on for the run: the next request carries their definitions (`AgentTools.definitions`), so the prompt cache is
+The tools are those of the default profile (`core`: app/catalog/profiles.py), with the very names, schemas and
+descriptions the MCP server publishes (`app.catalog.tools.ToolCatalog`), less the operations that are not the agent's
+(its tab's control, replay internals, the agent itself), plus `done`. The agent works in one tab, so it starts with
+core's page tools and `tools_enable`; `tools_enable {groups: ["core"]}` adds the rest of core (environments, tabs,
+workflows, runs), and like any group it is then listed in every later request. `tools_enable` turns groups on for
+the run: the next request carries their definitions (`AgentTools.definitions`), so the prompt cache is
 rebuilt once from there. `ToolRunner` runs one call: it fills in the agent's tab, checks that every `<secret:name>`
 names a secret of the run (the value is filled in by the operations, only where the run's binding lets it be typed:
 workflows/secret_binding.py, and a refused use is kept as the call's `refusal`), computes the target's stable
@@ -38,6 +40,9 @@ log = logging.getLogger(loggers.AGENT)
 
 CONTROL_OPERATIONS = ("page_lock", "page_unlock")  # the run manages its tab's control itself
 NOT_THE_AGENTS_GROUPS = ("replay", "agent")  # a workflow replay's finding (and asking a model); agents in agents
+# The agent works in one tab: of the core tools it starts with those of a page (and tools_enable); the rest of
+# core (environments, tabs, workflows, runs) comes with tools_enable {groups: ["core"]}, like any other group.
+PAGE_TOOLS_PREFIX = "page_"
 NAVIGATING = {"page_navigate", "page_back", "page_forward", "page_reload", "tab_open", "tab_close", "tab_activate"}
 # Calls after which the page may be another one (a click can submit a form; the load starts a moment later):
 # the rest of their batch is not run.
@@ -67,17 +72,29 @@ Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 class AgentTools:
-    """The agent's tools for one run: the core profile's, and the groups the model turned on with tools_enable."""
+    """The agent's tools for one run: the core profile's page tools, and the groups the model turned on with
+    tools_enable (`core` among them: the rest of the core profile)."""
 
     def __init__(self, registry: OperationRegistry) -> None:
         self.catalog = ToolCatalog(registry)
         self.selection = ToolSelection()
-        self._definitions: tuple[tuple[str, tuple[str, ...]], list[dict[str, Any]]] | None = None
+        self.whole_core = False  # tools_enable {groups: ["core"]} was called
+        self._definitions: tuple[tuple[Any, ...], list[dict[str, Any]]] | None = None
 
     def allowed(self, name: str) -> bool:
         op = self.catalog.operation(name)
-        return (op is not None and name not in CONTROL_OPERATIONS and op.group not in NOT_THE_AGENTS_GROUPS
-                and self.selection.includes(name, op.group))
+        if op is None or name in CONTROL_OPERATIONS or op.group in NOT_THE_AGENTS_GROUPS:
+            return False
+        if op.group == "core" and not (self.whole_core or name.startswith(PAGE_TOOLS_PREFIX) or name == TOOLS_ENABLE):
+            return False
+        return self.selection.includes(name, op.group)
+
+    def how_to_list(self, name: str) -> str:
+        """For a call to a tool not listed: how to list it ("" when it is not the agent's at all)."""
+        op = self.catalog.operation(name)
+        if op is None or name in CONTROL_OPERATIONS or op.group in NOT_THE_AGENTS_GROUPS:
+            return ""
+        return f"; tools_enable {{\"groups\": [\"{op.group}\"]}} lists it"
 
     def names(self) -> list[str]:
         return [name for name in self.catalog.names(self.selection) if self.allowed(name)]
@@ -85,7 +102,7 @@ class AgentTools:
     def definitions(self) -> list[dict[str, Any]]:
         """The model's tools, as the Messages API takes them: the MCP tools' names, descriptions and schemas,
         and done (the same list, in the same order, until tools_enable changes it: a stable prompt prefix)."""
-        key = self.selection.key
+        key = (*self.selection.key, self.whole_core)
         if self._definitions is None or self._definitions[0] != key:
             listed = {entry["name"]: entry for entry in self.catalog.listing(self.selection)}
             tools = [{"name": name, "description": listed[name]["description"],
@@ -95,14 +112,17 @@ class AgentTools:
 
     def enable(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """tools_enable for this run: the envelope it answers (app.catalog.tools.ToolCatalog.enable)."""
+        before = set(self.names())
         envelope = self.catalog.enable(self.selection, arguments)
         if envelope.get("ok"):
-            envelope["added"] = [name for name in envelope["added"] if self.allowed(name)]
+            self.whole_core = self.whole_core or "core" in arguments.get("groups", ())
+            envelope["added"] = [name for name in self.names() if name not in before]
+            envelope["listChanged"] = bool(envelope["added"])
         return envelope
 
 
 def tool_definitions(registry: OperationRegistry) -> list[dict[str, Any]]:
-    """The model's first tools: the core profile's, for the agent, and done."""
+    """The model's first tools: the core profile's page tools, tools_enable, and done."""
     return AgentTools(registry).definitions()
 
 
@@ -171,8 +191,7 @@ class ToolRunner:
             record.ms = (time.monotonic() - started) * 1000
             return record, self._block(tool_id, name, envelope)
         if not self.tools.allowed(name):
-            return self._failed(record, f"there is no tool {name!r} for the agent"
-                                        + ("; tools_enable lists more" if self.tools.catalog.operation(name) else ""),
+            return self._failed(record, f"there is no tool {name!r} for the agent" + self.tools.how_to_list(name),
                                 started)
         try:
             params = self._params(name, raw)

@@ -67,7 +67,24 @@ def _ask_all(frame: QWebEngineFrame, parent: int | None, frames: list[_Frame],
 
 async def focus_chain(page: QWebEnginePage, timeout: float = FOCUS_TIMEOUT) -> list[str]:
     """The addresses of the page and of each frame down to the one that has the keyboard focus; [] when that
-    cannot be told (two frames claim the focus, a frame did not answer in time)."""
+    cannot be told (two frames claim the focus, a frame did not answer in time). A focus that just moved into
+    or out of another site's frame reaches the other renderers a moment later: two claims are asked again a
+    few times (`SETTLE_TRIES`) before the answer is []."""
+    for _try in range(SETTLE_TRIES):
+        chain = await _focus_chain(page, timeout)
+        if chain is not None:
+            return chain
+        await asyncio.sleep(SETTLE_PAUSE)
+    return []
+
+
+SETTLE_TRIES = 5
+SETTLE_PAUSE = 0.01
+
+
+async def _focus_chain(page: QWebEnginePage, timeout: float) -> list[str] | None:
+    """The chain; [] when a frame did not answer, None when it cannot be told now (two frames claim the focus,
+    or the page's focused element is a frame and no frame has the focus)."""
     frames: list[_Frame] = []
     _ask_all(page.mainFrame(), None, frames, asyncio.get_running_loop())
     try:
@@ -84,10 +101,10 @@ async def focus_chain(page: QWebEnginePage, timeout: float = FOCUS_TIMEOUT) -> l
         states.append((bool(has_focus), bool(on_frame)))
     focused = [index for index, (has_focus, on_frame) in enumerate(states) if has_focus and not on_frame]
     if len(focused) > 1:
-        return []
+        return None
     if not focused:
         if states[0][1]:  # nobody has the focus, and the page's focused element is a frame: which one?
-            return []
+            return None
         focused = [0]
     chain: list[str] = []
     index: int | None = focused[0]

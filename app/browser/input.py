@@ -63,7 +63,11 @@ What we found, and why the code does what it does (QtWebEngine 6.12, Chromium 14
   after the key-up was handled. The count of the current document is remembered from those reports, so a
   fence on a document it has seen needs no JavaScript round trip at all; a round trip right after a click
   took 2-3 ms here, as long as the rest of the click. Polling (every `FENCE_POLL`) still ends a fence whose
-  document was replaced meanwhile.
+  document was replaced meanwhile. The key-up goes to the frame that has the focus: the page's listener hears
+  it in its own frames, and each frame of another site (app/browser/frames.py), which runs in a renderer of
+  its own, gets a probe of its own before every fence on such a page (one round trip to all of them at once);
+  its report ends the fence too, naming that frame (`Fenced.frame`). Before, a key-up there was never heard
+  and every action in such a frame waited the fence's whole limit (1 s).
 - **PySide6 6.12 on Python 3.11** drops a reference to None on every call of a method returning nothing; see
   `app/startup/pyside_fix.py` (applied at start-up).
 
@@ -94,9 +98,11 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
 from PySide6.QtGui import (QGuiApplication, QInputDevice, QInputMethodEvent, QKeyEvent, QMouseEvent,
                            QPointingDevice, QTouchEvent, QWheelEvent)
+from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.browser import frames
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
 from envs import loggers
 
@@ -235,11 +241,13 @@ class InputError(PageError):
 @dataclass(frozen=True)
 class Fenced:
     """What a fence saw: the document (its probe id) that handled the input, whether a navigation that document
-    started was on its way, and whether the document was replaced before the fence could tell."""
+    started was on its way, and whether the document was replaced before the fence could tell. `frame` is the
+    frame of another site whose document handled it (None: the page's own documents)."""
 
     document: str | None
     navigating: bool = False
     replaced: bool = False
+    frame: QWebEngineFrame | None = None
 
     @property
     def navigation(self) -> bool:
@@ -669,10 +677,12 @@ class InputDriver:
         loop = asyncio.get_running_loop()
         state = self._state
         reports = state.listen()
-        waiter: asyncio.Future[bool] | None = None
+        waiters: dict[asyncio.Future[bool], tuple[str, QWebEngineFrame | None]] = {}
         probe_id: str | None = None
+        others: asyncio.Future[list[tuple[QWebEngineFrame, str, int]]] | None = None
         try:
             key = self._doc_key(self.target())
+            others = self._frame_probes(page, timeout)  # another site's frames: a probe each, asked meanwhile
             if reports and state.probe is not None and state.probe[0] == key:
                 _key, probe_id, before = state.probe
             else:
@@ -682,16 +692,20 @@ class InputDriver:
                 probe_id, before = found
                 if self._doc_key(self.target()) == key:
                     state.probe = (key, probe_id, before)
-            waiter = state.wait_for_probe(probe_id, before) if reports else None
+            framed = await others if others is not None else []
+            if reports:
+                waiters[state.wait_for_probe(probe_id, before)] = (probe_id, None)
+                for frame, frame_probe, frame_before in framed:
+                    waiters[state.wait_for_probe(frame_probe, frame_before)] = (frame_probe, frame)
             self._send_key(self.target(), _T.KeyRelease, _K.Key_Shift, _NO_MODS, "")
             deadline = loop.time() + timeout
             while loop.time() < deadline:
-                if waiter is not None:
-                    try:
-                        navigating = await asyncio.wait_for(asyncio.shield(waiter), FENCE_POLL)
-                        return Fenced(probe_id, navigating=navigating)
-                    except asyncio.TimeoutError:
-                        pass
+                if waiters:
+                    done, _pending = await asyncio.wait(list(waiters), timeout=FENCE_POLL,
+                                                        return_when=asyncio.FIRST_COMPLETED)
+                    for future in done:
+                        document, frame = waiters[future]
+                        return Fenced(document, navigating=future.result(), frame=frame)
                 else:
                     await asyncio.sleep(0.002)
                 after = _probe_count(await run_js(page, _PROBE_READ, timeout=timeout, world=APP_WORLD))
@@ -703,9 +717,49 @@ class InputDriver:
         except PageError:  # InputError too: the render widget is gone
             return Fenced(probe_id, replaced=True)  # the document is changing
         finally:
-            if waiter is not None and not waiter.done():
-                waiter.cancel()
-        return Fenced(probe_id)
+            for future in [*waiters, *([others] if others is not None else [])]:
+                if not future.done():
+                    future.cancel()
+        return await self._frame_navigating(page) or Fenced(probe_id)
+
+    async def _frame_navigating(self, page: QWebEnginePage) -> Fenced | None:
+        """After a fence that heard no report (on a busy machine a frame's probe may not have been installed in
+        time): a frame of another site with a navigation on its way (the action submitted its form) is where the
+        input went; None when there is none."""
+        if not page.mainFrame().children():
+            return None
+        for scope in await frames.scopes(page):
+            if scope.main:
+                continue
+            try:
+                found = await run_js(scope.frame, f"[window.__bpDocumentId || null, {_NAVIGATING}]", timeout=1.0,
+                                     world=APP_WORLD)
+            except PageError:
+                continue
+            if isinstance(found, list) and len(found) == 2 and found[1]:
+                return Fenced(found[0], navigating=True, frame=scope.frame)
+        return None
+
+    def _frame_probes(self, page: QWebEnginePage, timeout: float
+                      ) -> asyncio.Future[list[tuple[QWebEngineFrame, str, int]]] | None:
+        """The probe of each frame of another site (installed if new): (frame, probe id, count), asked of all of
+        them at once; None (and no JavaScript, no task) on a page without frames. A frame that does not answer in
+        time is left out: its key-up then ends the fence at its limit, as before."""
+        if not page.mainFrame().children():
+            return None
+
+        async def probes() -> list[tuple[QWebEngineFrame, str, int]]:
+            others = [scope for scope in await frames.scopes(page) if not scope.main]
+
+            async def install(frame: QWebEngineFrame) -> tuple[QWebEngineFrame, str, int] | None:
+                try:
+                    found = _probe_count(await run_js(frame, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD))
+                except PageError:
+                    return None
+                return (frame, *found) if found is not None else None
+
+            return [found for found in await asyncio.gather(*(install(s.frame) for s in others)) if found]
+        return asyncio.ensure_future(probes())
 
     def mark(self) -> None:
         """Send a lone trusted key-up of F24 (a key keyboards do not have; pages do not act on a key-up alone)

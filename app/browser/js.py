@@ -1,7 +1,8 @@
 """Running JavaScript in a page with timeouts, JSON results and JavaScript errors that name their line.
 
 - `run_js(page, expression)`: evaluate an expression; the result travels as JSON (QtWebEngine turns
-  objects, arrays and null into '' otherwise) and comes back as Python values.
+  objects, arrays and null into '' otherwise) and comes back as Python values. Given a `QWebEngineFrame`
+  instead of a page, it runs in that frame's document (app/browser/frames.py: another site's frames).
 - `run_js_async(page, body, args)`: run an *async function body* (`return` gives the value); promises are
   awaited in the page and the result polled, since `runJavaScript` does not wait for promises.
 - Our own helpers (resources/js/*.js) are injected into every frame of every page of a profile in an
@@ -65,8 +66,21 @@ def _callback_future(loop: asyncio.AbstractEventLoop) -> tuple[asyncio.Future[An
     return future, deliver
 
 
-async def run_js(page: QWebEnginePage, expression: str, timeout: float = 10.0, world: int = APP_WORLD) -> Any:
-    """Evaluate `expression` in the page's main frame and return its value (JSON-compatible)."""
+JsTarget = QWebEnginePage | QWebEngineFrame
+"""Where a script runs: a page (its main frame) or one of its frames."""
+
+
+class FrameGone(PageError):
+    """The frame a script was meant for has left the page."""
+
+    code = "frame_gone"
+
+
+async def run_js(page: JsTarget, expression: str, timeout: float = 10.0, world: int = APP_WORLD) -> Any:
+    """Evaluate `expression` in the page's main frame (or in the given frame) and return its value
+    (JSON-compatible)."""
+    if isinstance(page, QWebEngineFrame) and not page.isValid():
+        raise FrameGone("the frame has left the page")
     loop = asyncio.get_running_loop()
     future, deliver = _callback_future(loop)
     page.runJavaScript(f"(() => {{ try {{ return JSON.stringify({{v: ({expression})}}); }} catch (e) "
@@ -89,9 +103,9 @@ _STACK_LINE = re.compile(r"<anonymous>:(\d+):\d+")
 _FUNCTION_HEADER_LINES = 2
 
 
-async def run_js_async(page: QWebEnginePage, body: str, args: Any = None, timeout: float = 30.0,
+async def run_js_async(page: JsTarget, body: str, args: Any = None, timeout: float = 30.0,
                        world: int = MAIN_WORLD) -> Any:
-    """Run an async function body with `args` in the page; return its JSON result.
+    """Run an async function body with `args` in the page (or a frame); return its JSON result.
 
     Errors come back as `ScriptError` with the JavaScript message and the line in `body`.
     """

@@ -8,6 +8,11 @@ on locator.js + locator_gen.js in that same world) only listens to trusted event
 random token; `BrowserPage.console_listeners` hands them here before anything is logged, and
 `workflows.recording.Recording` merges them into steps.
 
+A step made in another site's frame (a payment form, a sign-in widget: a renderer of its own, which the
+top frame cannot read) comes with locators from that frame's own generator; they are made the page's
+(app/browser/record_frames.py: chains through the frame's `<iframe>`) before the step is added, and the
+messages behind it wait their turn, so the steps keep their order.
+
 What the page does not tell the script comes from the tab: an address typed in the address bar (a *typed*
 main-frame navigation) → `goto`; the files a person chose in a file chooser → the `upload` (the click that
 opened it is dropped); a download the person's click started → `download`; a new tab the person's click opened
@@ -26,10 +31,12 @@ page never takes (a new document that has not painted drops all input) ends the 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -39,7 +46,8 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigationRequest
 
 from app.browser.input import InputDriver, InputError
-from app.browser.js import HELPER_SCRIPTS, document_script, run_in_every_frame
+from app.browser.js import HELPER_SCRIPTS, PageError, document_script, run_in_every_frame
+from app.browser.record_frames import page_locator
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
 from app.startup.resources import JS_DIR
 from envs import loggers
@@ -51,6 +59,7 @@ RECORD_WORLD = 3  # the recorder's own isolated world (0 is the page's, 1 our he
 SCRIPT_NAME = "browserpilot-recorder"
 RECORDER_OBJECT_NAME = "browserpilot-recorder"
 MARK_TIMEOUT = 2.0  # seconds to wait for the end-of-operation marker before resuming anyway (a dropped marker)
+FRAME_STEP_TIMEOUT = 5.0  # seconds a step of another site's frame may take to get the page's locators
 PAUSED_BY_APP = "paused while the app acts on this tab (an agent or a workflow run); their steps are not recorded"
 
 
@@ -92,6 +101,9 @@ class TabRecorder(QObject):
         self._marks_deadline = 0.0
         self._was_paused = False
         self._pages: list[BrowserPage] = []
+        self._listeners: list[functools.partial[bool]] = []
+        self._inbox: deque[tuple[BrowserPage | None, dict[str, Any]]] = deque()  # messages not taken yet, in order
+        self._framing: asyncio.Future[None] | None = None  # a frame step getting the page's locators
         self._profile = tab.browser_page.env_profile  # not `.profile()`: see BrowserPage
         self._profile.downloadRequested.connect(self._on_download)
         self.attach(tab.browser_page, run_now=True)
@@ -109,7 +121,9 @@ class TabRecorder(QObject):
         page.scripts().insert(document_script(SCRIPT_NAME, source, RECORD_WORLD))
         if run_now:  # the documents already shown when recording starts
             run_in_every_frame(page.mainFrame(), source, RECORD_WORLD)
-        page.console_listeners.append(self._on_console)
+        listener = functools.partial(self._on_console, page=page)
+        self._listeners.append(listener)
+        page.console_listeners.append(listener)
         page.file_chooser_answered.connect(self._on_files)
         page.navigationRequested.connect(self._on_navigation)
         page.popup_requested.connect(self._on_popup)
@@ -117,19 +131,26 @@ class TabRecorder(QObject):
 
     def stop(self) -> Recording:
         """Stop listening everywhere; the recording (steps) stays readable."""
+        if self._framing is not None:  # a frame step still getting its locators: taken as its frame made them
+            self._framing.cancel()
+            self._framing = None
+        while self._inbox:
+            self._handle(self._inbox.popleft()[1])
         for page in self._pages:
             if not shiboken6.isValid(page):
                 continue
             for script in page.scripts().find(SCRIPT_NAME):
                 page.scripts().remove(script)
-            if self._on_console in page.console_listeners:
-                page.console_listeners.remove(self._on_console)
+            for listener in self._listeners:
+                if listener in page.console_listeners:
+                    page.console_listeners.remove(listener)
             for signal, slot in ((page.file_chooser_answered, self._on_files),
                                  (page.navigationRequested, self._on_navigation),
                                  (page.popup_requested, self._on_popup)):
                 signal.disconnect(slot)
             # The document shown keeps its listeners until it goes; without a listener here they are mute.
         self._pages.clear()
+        self._listeners.clear()
         if shiboken6.isValid(self._profile):
             self._profile.downloadRequested.disconnect(self._on_download)
         self.setParent(None)
@@ -177,10 +198,12 @@ class TabRecorder(QObject):
             self._was_paused = paused
             self.changed.emit()
 
-    def _take(self, raw: dict[str, Any]) -> None:
+    def _take(self, raw: dict[str, Any], paused: bool | None = None) -> None:
+        """Add a raw step, unless the app was acting when it came (`paused`: as it was on arrival, for a step
+        that waited its turn; else now)."""
         self.events += 1
         self._announce_pause()
-        if self.paused and not self._typed_before_pause(raw):
+        if (self.paused if paused is None else paused) and not self._typed_before_pause(raw):
             log.debug("tab %s: dropped the app's %s", self.tab.tab_id, raw.get("kind"))
             return
         step = self.recording.add(raw)
@@ -194,7 +217,7 @@ class TabRecorder(QObject):
         return raw.get("kind") == "fill" and isinstance(at, (int, float)) and at < self._paused_since
 
     # -- what the page and the tab report ----------------------------------------------------------------
-    def _on_console(self, message: str) -> bool:
+    def _on_console(self, message: str, page: BrowserPage | None = None) -> bool:
         if not message.startswith(self.token):
             return False
         try:
@@ -202,29 +225,68 @@ class TabRecorder(QObject):
         except ValueError:
             log.warning("tab %s: unreadable recorder message", self.tab.tab_id)
             return True
-        if isinstance(raw, dict) and raw.get("kind") == "mark":
-            self._marked()
-        elif isinstance(raw, dict):
-            self._take(raw)
+        if isinstance(raw, dict):
+            self._queue(raw, page)
         return True
+
+    def _queue(self, raw: dict[str, Any], page: BrowserPage | None = None) -> None:
+        """Take a raw step in its turn: behind a step of another site's frame still getting its locators."""
+        self._inbox.append((page, raw))
+        self._drain()
+
+    def _handle(self, raw: dict[str, Any], paused: bool | None = None) -> None:
+        if raw.get("kind") == "mark":
+            self._marked()
+        else:
+            self._take(raw, paused)
+
+    def _drain(self) -> None:
+        """Take the messages in order; a step of another site's frame first gets the page's locators."""
+        while self._inbox and self._framing is None:
+            page, raw = self._inbox[0]
+            if raw.get("framePath") is not None and isinstance(raw.get("loc"), dict) and page is not None:
+                # Whether the app is acting is decided now, when everything before the step has been taken.
+                self._framing = asyncio.ensure_future(self._frame_step(page, raw, self.paused is not None))
+                return
+            self._inbox.popleft()
+            self._handle(raw)
+
+    async def _frame_step(self, page: BrowserPage, raw: dict[str, Any], paused: bool) -> None:
+        path = raw.pop("framePath")
+        try:
+            # The element's locator, and a widget's native <select> (made by the same frame's generator).
+            for key in ("loc", "native"):
+                if isinstance(raw.get(key), dict):
+                    raw[key] = await asyncio.wait_for(page_locator(page, raw[key], path), FRAME_STEP_TIMEOUT)
+        except (asyncio.TimeoutError, PageError) as exc:
+            log.info("tab %s: a step in another site's frame keeps its frame's locators: %s", self.tab.tab_id, exc)
+        except asyncio.CancelledError:
+            return
+        if not shiboken6.isValid(self) or self._framing is None:
+            return
+        self._framing = None
+        if self._inbox and self._inbox[0][1] is raw:
+            self._inbox.popleft()
+            self._handle(raw, paused)
+        self._drain()
 
     def _on_files(self, event: FileChooserEvent) -> None:
         if not event.armed:
-            self._take({"kind": "files", "paths": list(event.files)})
+            self._queue({"kind": "files", "paths": list(event.files)})
 
     def _on_navigation(self, request: QWebEngineNavigationRequest) -> None:
         if request.isMainFrame() and request.navigationType() == QWebEngineNavigationRequest.NavigationType.TypedNavigation:
-            self._take({"kind": "goto", "url": request.url().toString()})
+            self._queue({"kind": "goto", "url": request.url().toString()})
 
     def _on_popup(self, page: BrowserPage) -> None:
         if not self.paused:
             self.attach(page, run_now=False)
             log.info("tab %s: the recording follows into a new tab", self.tab.tab_id)
-            self._take({"kind": "newTab"})  # the click that opened it: replay follows too
+            self._queue({"kind": "newTab"})  # the click that opened it: replay follows too
 
     def _on_download(self, request: QWebEngineDownloadRequest) -> None:
         if request.page() in self._pages:
-            self._take({"kind": "download", "url": request.url().toString()})
+            self._queue({"kind": "download", "url": request.url().toString()})
 
 
 @contextmanager

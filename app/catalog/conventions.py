@@ -5,11 +5,13 @@ app's MCP server once per session, and the built-in agent's system prompt carrie
 from __future__ import annotations
 
 LOCATOR_CONVENTION = (
-    "Locators: {\"selector\": …} takes CSS or text=…, role=button[name=\"…\"], label=…, placeholder=…, testid=…; "
-    "{\"xpath\": \"/…\"}; or {\"ref\": \"e12\"} from the latest page_snapshot (snapshot again after the page "
-    "changes). They reach into open shadow roots and same-origin iframes. An action needs exactly one match and "
-    "waits (timeoutMs, in ms) until it is visible, enabled, stable and not covered; otherwise the error says what "
-    "matched or what covers it."
+    "An element (locator, until, outline…) is a locator object: {\"selector\": …} takes CSS or text=…, "
+    "role=button[name=\"…\"], label=…, placeholder=…, testid=…; {\"xpath\": \"/…\"}; or "
+    "{\"ref\": \"e12\"} from the latest page_snapshot (snapshot again after the page changes). They reach into "
+    "open shadow roots and iframes, another site's too (refs there look like f1e3). An action needs exactly "
+    "one match and waits (timeoutMs: in ms, "
+    "10000 unless the tool says otherwise, at most 600000) until it is visible, enabled, stable and not covered; "
+    "otherwise the error says what matched or what covers it."
 )
 TOOL_CONVENTIONS = (
     "Page tools act on tabId, else on the active tab of env (default env-default, whose window opens when "

@@ -10,8 +10,8 @@ groups and what each holds, so a client can be told in one line per group. A *pr
   and its SKILL file; results then carry the envelope as JSON text, as the original's did;
 - a comma-separated list of any of these and of group names: `core,network,recording`.
 
-The HTTP endpoint takes it as `?tools=PROFILE`, `browserpilot mcp` as `--tools PROFILE`, the built-in agent
-starts with `core`. A `ToolSelection` is one session's view: its profile plus the groups `tools_enable` turned on
+The HTTP endpoint takes it as `?tools=PROFILE`, `browserpilot mcp` as `--tools PROFILE`; the built-in agent
+starts with core's page tools and lists the rest of core with `tools_enable` (app/agent/tools.py). A `ToolSelection` is one session's view: its profile plus the groups `tools_enable` turned on
 since. Every registered tool can be called whatever the selection (a tool outside it is only not *listed*), so
 scripts that name a tool keep working.
 

@@ -41,6 +41,7 @@ from app.catalog.conventions import SERVER_INSTRUCTIONS
 from app.catalog.profiles import GROUPS, TOOLS_ENABLE, ProfileError, ToolSelection
 from app.catalog.result_text import render
 from app.ops.compat import original_forms, original_schema
+from app.ops.page_session import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.ops.registry import Operation, OperationRegistry, Params, describe_validation_error, failure
 from envs import loggers
 
@@ -81,13 +82,16 @@ def input_schema(op: Operation[Any], *, original: bool = False) -> dict[str, Any
     Pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
     tool listing costs the model tokens. For the same reason an optional field is written as its type alone
     (`{"type": "string"}` rather than `anyOf` with null and `default: null`): it is optional because it is not
-    required, and null is still accepted; a type used once is written in place rather than under `$defs`;
-    `additionalProperties` is said once, at the top (false: unknown names are refused), and not in nested
-    objects (a locator's unknown keys are refused by the registry just the same, naming the valid ones).
-    Names, types, other defaults, bounds and descriptions are untouched. `original`: widened to the original
-    BrowserPilot's call forms.
+    required, and null is still accepted; a flag that is off unless given has no `default: false`; a type used
+    once is written in place rather than under `$defs`; `additionalProperties` is said once, at the top (false:
+    unknown names are refused), and not in nested objects (a locator's unknown keys are refused by the registry
+    just the same, naming the valid ones). What many tools share is written in its short form (`SHORT_FORMS`),
+    its shape said once in `SERVER_INSTRUCTIONS`: a locator is `{"type": "object"}`, a `timeoutMs` bounded
+    0…600000 its type, and its default where that is not the usual 10000. Names, types, other defaults, bounds
+    and descriptions are untouched. `original`: widened to the original BrowserPilot's call forms.
     """
-    schema: dict[str, Any] = _inline_single_refs(_compact(_without_titles(op.params.model_json_schema(by_alias=True))))
+    generated = _without_titles(op.params.model_json_schema(by_alias=True))
+    schema: dict[str, Any] = _inline_single_refs(_compact(_short_forms(generated)))
     schema.pop("description", None)  # the parameter model's docstring is for us, not the model
     schema.setdefault("type", "object")
     schema["additionalProperties"] = False
@@ -101,12 +105,58 @@ def output_schema(op: Operation[Any]) -> dict[str, Any] | None:
     return None
 
 
+# Types many tools take, by their `$defs` name, as the listing writes them: the shape (a locator's selector,
+# xpath or ref) is said once in SERVER_INSTRUCTIONS; the registry refuses a wrong shape, naming the valid keys.
+SHORT_FORMS: dict[str, dict[str, Any]] = {"Locator": {"type": "object"}}
+# A property every tool that has it bounds alike, with the default most of them share (both said once in
+# SERVER_INSTRUCTIONS): its bounds go, and its default where it is that one.
+SHARED_TIMEOUT = "timeoutMs"
+
+
+def _short_forms(schema: dict[str, Any]) -> dict[str, Any]:
+    """`SHORT_FORMS` written in place of their references, and `SHARED_TIMEOUT` without what is shared."""
+    defs = schema.get("$defs")
+    result = _in_place(schema, {name: form for name, form in SHORT_FORMS.items()
+                                if isinstance(defs, dict) and name in defs})
+    properties = result.get("properties")
+    timeout = properties.get(SHARED_TIMEOUT) if isinstance(properties, dict) else None
+    if isinstance(timeout, dict) and timeout.get("minimum") in (None, 0) and timeout.get("maximum") in (None,
+                                                                                                    MAX_TIMEOUT_MS):
+        properties[SHARED_TIMEOUT] = {key: value for key, value in timeout.items() if key not in ("minimum", "maximum")
+                                      and not (key == "default" and value == DEFAULT_TIMEOUT_MS)}
+    return result
+
+
+def _in_place(schema: dict[str, Any], written: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each reference to a `$defs` entry named in `written` replaced by that schema (and the
+    reference's own keys, a description say), and those entries dropped."""
+    if not written:
+        return schema
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else None
+        if name in written:
+            return {**walk(written[name]), **{key: walk(value) for key, value in node.items() if key != "$ref"}}
+        return {key: walk(value) for key, value in node.items()}
+
+    kept = {name: walk(value) for name, value in (schema.get("$defs") or {}).items() if name not in written}
+    result = {key: walk(value) for key, value in schema.items() if key != "$defs"}
+    return {"$defs": kept, **result} if kept else result
+
+
 def _compact(node: Any) -> Any:
     if isinstance(node, list):
         return [_compact(item) for item in node]
     if not isinstance(node, dict):
         return node
     node = {key: _compact(value) for key, value in node.items() if key != "additionalProperties"}
+    if node.get("type") == "boolean" and node.get("default") is False:
+        node.pop("default")  # a flag left out is off: saying so in every tool costs tokens and tells nothing
     options = node.get("anyOf")
     if isinstance(options, list) and {"type": "null"} in options and "default" in node and node["default"] is None:
         rest = [option for option in options if option != {"type": "null"}]
@@ -125,24 +175,7 @@ def _inline_single_refs(schema: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(defs, dict):
         return schema
     text = json.dumps(schema)
-    once = {name for name in defs if text.count(f'"#/$defs/{name}"') == 1}
-    if not once:
-        return schema
-
-    def inline(node: Any) -> Any:
-        if isinstance(node, list):
-            return [inline(item) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.removeprefix("#/$defs/") in once:
-            rest = {key: inline(value) for key, value in node.items() if key != "$ref"}
-            return {**inline(defs[ref.removeprefix("#/$defs/")]), **rest}
-        return {key: inline(value) for key, value in node.items()}
-
-    kept = {name: inline(value) for name, value in defs.items() if name not in once}
-    inlined = {key: inline(value) for key, value in schema.items() if key != "$defs"}
-    return {"$defs": kept, **inlined} if kept else inlined
+    return _in_place(schema, {name: value for name, value in defs.items() if text.count(f'"#/$defs/{name}"') == 1})
 
 
 def _without_titles(node: Any) -> Any:

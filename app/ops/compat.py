@@ -4,7 +4,7 @@
 parameter model's fields, so an operation added later gets the same treatment by using the same field names:
 
 - a model with a `locator` field also takes flat `selector` / `xpath` / `ref` (and `pierce`, which changes
-  nothing here: our locators always reach into open shadow roots and same-origin iframes);
+  nothing here: our locators always reach into open shadow roots and iframes, another site's too);
 - a model with an `until` field also takes `untilSelector` / `untilXpath`;
 - a model with `x` and `y` also takes `shotWidth`/`shotHeight` (and `shotX`/`shotY`/`shotScale`): the point
   is then pixels on a screenshot of that size (or on a crop at that origin and scale) and is mapped to the
@@ -182,7 +182,7 @@ def accept(model: type[BaseModel], raw: dict[str, Any]) -> Accepted:
         if "pierce" in params and "pierce" not in fields:
             if params.pop("pierce"):
                 notes.append("pierce changes nothing here: locators always reach into open shadow roots and "
-                             "same-origin iframes")
+                             "iframes, another site's too")
         _flat_locator(params, {key: key for key in FLAT_LOCATOR_KEYS if key not in fields}, "locator", notes)
     if "until" in fields:
         _flat_locator(params, {key: name for key, name in UNTIL_KEYS.items() if key not in fields}, "until", notes)

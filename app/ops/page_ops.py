@@ -65,7 +65,7 @@ class TypeParams(ActingParams):
     locator: Locator | None = Field(default=None, description="Default: the focused element.")
     x: float | None = Field(default=None, description="Or click this viewport point first.")
     y: float | None = None
-    replace: bool = Field(default=False, description="Replace the field's text.")
+    replace: bool = False  # the tool's description says it: existing text is kept unless replace
 
     @model_validator(mode="after")
     def _target(self) -> "TypeParams":
@@ -174,8 +174,9 @@ class SourceParams(TabParams):
 class ScriptParams(TabParams):
     source: str = Field(description="An expression (document.title) or an async function body with `return`.")
     args: Any = Field(default=None, description="JSON value available as `args`.")
-    frame: Locator | str | None = Field(default=None, description="Run inside this same-origin iframe: a locator "
-                                                                  "of the <iframe>, or a part of its URL.")
+    frame: Locator | str | None = Field(default=None, description="Run inside this iframe: a locator of the "
+                                                                  "<iframe> (same-origin), or a part of its URL "
+                                                                  "(any site's frame).")
     timeout_ms: int = Field(default=30_000, ge=0, le=600_000)
 
 
@@ -190,7 +191,7 @@ class CdpParams(TabParams):
 
 
 class HandoffParams(TabParams):
-    message: str = Field(min_length=1, description="What the person should do.")
+    message: str = Field(min_length=1)  # the description says it: the banner shows the message
     wait: bool = Field(default=False, description="Return when the person clicks Done.")
     timeout_ms: int = Field(default=600_000, ge=0, le=600_000)
 
@@ -348,8 +349,8 @@ class FindParams(TabParams):
 
 @operation("page_find", FindParams, needs_browser=True, read_only=True, group="replay")
 async def page_find(ctx: OpContext, params: FindParams) -> dict[str, Any]:
-    """One look for a workflow node's element, in the page, its open shadow roots and same-origin frames
-    together: {status: found, index} for the first locator naming exactly one element (refused when it is of
+    """One look for a workflow node's element, in the page, its open shadow roots and its frames (another site's
+    too) together: {status: found, index} for the first locator naming exactly one element (refused when it is of
     another kind or in another form than the fingerprint says); otherwise, with a fingerprint, {status: healed,
     ref, desc, score, margin, why, locator} when one element of the same kind fits it clearly, else {status:
     none | unsure, candidates: [{desc, score, why}]}."""
@@ -417,7 +418,7 @@ if (frame) {
   if (!el) throw new Error('no frame matches ' + JSON.stringify(frame.selector || frame.xpath || frame.url));
   if (!/^(IFRAME|FRAME)$/.test(el.tagName)) throw new Error('the frame locator matches a <' + el.tagName.toLowerCase() + '>, not an <iframe>');
   try { win = el.contentWindow; void win.document.documentElement; }
-  catch (e) { throw new Error('that frame is cross-origin; page_script runs only in same-origin frames'); }
+  catch (e) { throw new Error('that frame is of another site: give frame as a part of its URL to run there'); }
 }
 const Fn = /\\bawait\\b/.test(args.source)
   ? win.eval('Object.getPrototypeOf(async function () {}).constructor') : win.Function;
@@ -432,9 +433,10 @@ return value && typeof value.then === 'function' ? value.then(answer) : answer(v
 
 @operation("page_script", ScriptParams, needs_browser=True, group="devtools")
 async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
-    """Run JavaScript in the page (or a same-origin iframe with `frame`): an expression (document.title) or an
-    async function body with `return`. Returns {value, sourceKind: expression | function body}; errors come
-    with the JavaScript message and line."""
+    """Run JavaScript in the page (or an iframe with `frame`: a locator of a same-origin <iframe>, or a part of the
+    URL of any frame, another site's too): an expression (document.title) or an async function body with
+    `return`. Returns {value, sourceKind: expression | function body}; errors come with the JavaScript message and
+    line."""
     frame: dict[str, str] | None = None
     if isinstance(params.frame, Locator):
         if params.frame.ref is not None:
@@ -444,8 +446,14 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
         frame = {"url": params.frame}
 
     async def run(tab: TabPort) -> dict[str, Any]:
-        ran = await tab.reading.script(SCRIPT_RUNNER, {"source": params.source, "frame": frame, "args": params.args},
-                                params.timeout_ms / 1000)
+        ran = None
+        if isinstance(params.frame, str):  # another site's frame, which the page itself cannot enter
+            ran = await tab.reading.script_in_frame(params.frame, SCRIPT_RUNNER,
+                                                    {"source": params.source, "frame": None, "args": params.args},
+                                                    params.timeout_ms / 1000)
+        if ran is None:
+            ran = await tab.reading.script(SCRIPT_RUNNER, {"source": params.source, "frame": frame,
+                                                           "args": params.args}, params.timeout_ms / 1000)
         return {"value": ran["value"]["value"], "sourceKind": ran["value"]["kind"]}
 
     return await on_page(ctx, params, run)

@@ -103,12 +103,17 @@ async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any
 
 @operation("record_stop", RecordStopParams, needs_browser=True, group="recording")
 async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any]:
-    """Stop recording the tab and return {name, workflow: <document>}; saved in workflows.json (by name)
-    unless save is false. A document that would not check is an error, and the recording goes on."""
+    """Stop recording the tab and return {name, workflow: <document>, notes?: what could not be recorded}; saved
+    in workflows.json (by name) unless save is false. A document that would not check is an error, and the
+    recording goes on; so is a recording holding a person's action that could not be recorded (a step with
+    `missing`): delete such steps (after doing the action again in a way that records) to save."""
     tab = await _tab(ctx, params)
-    document = build_document(tab.recording.recording(), params.name, params.description)
+    recording = tab.recording.recording()
+    document = build_document(recording, params.name, params.description)
     out: dict[str, Any] = {"tabId": tab.tab_id, "name": document["app"]["name"], "workflow": document,
                            "saved": False}
+    if recording.notes:  # what the person did that is not in the workflow: they must know before relying on it
+        out["notes"] = list(recording.notes)
     if params.save:
         nodes = len(document["workflow"]["graph"]["nodes"])
         saved, replaced = ctx.workflows.save(document["app"]["name"], document["app"].get("description") or "",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Generic, TypeVar
+from typing import Any, Awaitable, Callable, Generic, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from pydantic.alias_generators import to_camel
@@ -108,8 +108,34 @@ def operation(
     return wrap
 
 
+def _nested_model(model: type[BaseModel], path: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model of the object at `path` (field names or aliases) inside `model`, through Optional and unions."""
+    for part in path:
+        field_info = next((f for name, f in model.model_fields.items() if part in (name, f.alias)), None)
+        if field_info is None:
+            return None
+        pending, found = [field_info.annotation], None
+        while pending and found is None:
+            kind = pending.pop(0)
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                found = kind
+            else:
+                pending.extend(get_args(kind))
+        if found is None:
+            return None
+        model = found
+    return model
+
+
 def describe_validation_error(op: Operation[Any], exc: ValidationError) -> str:
-    unknown = [str(err["loc"][0]) for err in exc.errors() if err["type"] == "extra_forbidden" and err["loc"]]
+    for err in exc.errors():  # an unknown key inside an object parameter (a locator's, say): name the valid keys
+        if err["type"] == "extra_forbidden" and len(err["loc"]) > 1:
+            inner = _nested_model(op.params, tuple(err["loc"][:-1]))
+            if inner is not None:
+                where = ".".join(str(part) for part in err["loc"][:-1])
+                valid = ", ".join(f.alias or name for name, f in inner.model_fields.items())
+                return f"unknown key {str(err['loc'][-1])!r} in {where!r} for {op.name}; valid keys: {valid}"
+    unknown = [str(err["loc"][0]) for err in exc.errors() if err["type"] == "extra_forbidden" and len(err["loc"]) == 1]
     if unknown:
         names = ", ".join(repr(name) for name in unknown)
         valid = ", ".join(op.parameter_names()) or "none"

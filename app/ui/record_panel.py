@@ -185,7 +185,12 @@ class RecordPanel(QDockWidget):
             tip = [step["words"], self.tr("node: {type}").format(type=step["type"])]
             if step.get("alternatives"):
                 tip.append(self.tr("alternatives: {list}").format(list="; ".join(step["alternatives"])))
-            if step.get("note"):
+            if step.get("missing"):  # the person's action is not in the workflow: saving waits for them
+                item.setForeground(QColor(RECORDING_RED))
+                tip.append(self.tr("Not recorded: {why}. Delete this step (after doing the action again in a way "
+                                   "that records, or if the workflow does not need it) to be able to save.").format(
+                    why=step["missing"]))
+            elif step.get("note"):
                 item.setForeground(QColor("#b06000"))
                 tip.append(step["note"])
             item.setToolTip("\n".join(tip))
@@ -201,7 +206,12 @@ class RecordPanel(QDockWidget):
         else:
             self.state.setText(self.tr("{dot} <b>Recording</b> %n step(s) — act in the page as usual", "",
                                       len(self._steps)).format(dot=dot))
-        self.notes.setText("\n".join(status.get("notes") or []))
+        missing = sum(1 for step in self._steps if step.get("missing"))
+        lines = list(status.get("notes") or [])
+        if missing:
+            lines.insert(0, self.tr("%n action(s) could not be recorded (in red): the workflow cannot be saved "
+                                    "until each is deleted.", "", missing))
+        self.notes.setText("\n".join(lines))
         self._update_buttons()
 
     def selected(self) -> dict[str, Any] | None:
@@ -212,8 +222,9 @@ class RecordPanel(QDockWidget):
         step = self.selected()
         kind = step["type"] if step else None
         self.delete_button.setEnabled(step is not None)
-        self.value_button.setEnabled(kind in ("fill", "select", "press", "goto", "handoff") and not (step or {}).get("secret"))
-        self.input_button.setEnabled(kind == "fill" and not (step or {}).get("secret"))
+        usable = not (step or {}).get("secret") and not (step or {}).get("missing")  # a missing step only goes
+        self.value_button.setEnabled(kind in ("fill", "select", "press", "goto", "handoff") and usable)
+        self.input_button.setEnabled(kind == "fill" and usable)
         self.locator_button.setEnabled(bool(step and step.get("alternatives")))
         self.stop_button.setEnabled(self._recorder is not None)
 
@@ -258,7 +269,7 @@ class RecordPanel(QDockWidget):
         preferred = step.get("prefer")
         recorded = menu.addAction(self.tr("As recorded: {locator}").format(
             locator=step["data"].get("locator", {}).get("selector") or step["data"].get("locator", {}).get("xpath")
-            or ""))
+            or self.tr("(none: inside a web component, found by the alternatives below)")))
         recorded.setCheckable(True)
         recorded.setChecked(preferred is None)
         recorded.setEnabled(False)  # what replay tries first unless an alternative is chosen

@@ -2,8 +2,10 @@
  * choose.js: custom select widgets (select2, Choices.js, Tom Select, react-select, MUI/Ant selects and the like),
  * told by how they behave and what they tell assistive technology, never by a library's class names:
  *
- * - a *combobox* is an element with role=combobox or aria-haspopup (listbox or true); the widget of a field is the
- *   nearest ancestor (a few levels up) that is one, or that holds exactly one such element and no other field;
+ * - a *combobox* is an element with role=combobox or aria-haspopup (listbox or true), or a text field that says
+ *   whether it is expanded (aria-expanded: the field of a list it opens, whatever role it claims); the widget of
+ *   a field is the nearest ancestor (a few levels up) that is one, or that holds exactly one such element and no
+ *   other field;
  * - a widget usually hides a native <select> it keeps in step (the form still posts it): the select's *widget*
  *   is found the other way round, in the select's nearest ancestors holding no other select or field;
  * - the list it opens is made of role=option elements (in a role=listbox); the person picks one by clicking it,
@@ -21,7 +23,10 @@
   const norm = (s) => String(s || '').replace(/\s+/g, ' ').trim();
   // A list box's opener (a menu's or a dialog's is not one).
   const COMBO = '[role=combobox], [aria-haspopup]:not([aria-haspopup=false]):not([aria-haspopup=menu])' +
-    ':not([aria-haspopup=dialog]):not([aria-haspopup=tree]):not([aria-haspopup=grid])';
+    ':not([aria-haspopup=dialog]):not([aria-haspopup=tree]):not([aria-haspopup=grid]), ' +
+    'input[aria-expanded]:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit])';
+  /** A combobox of the page, not a part of an open list (a search box in it): its own role may say listbox. */
+  const outsideLists = (c) => !(c.parentElement && c.parentElement.closest('[role=listbox]'));
   const FIELDS = 'input:not([type=hidden]), select, textarea';
   const LEVELS = 4;
 
@@ -48,7 +53,7 @@
   const stop = (n) => !n || n.localName === 'form' || n.localName === 'body' || n.localName === 'html';
   /** Holds `combo` as its only combobox, and no other field a person can use. */
   const holdsOnly = (n, combo) => {
-    const combos = [...n.querySelectorAll(COMBO)].filter((c) => E.visible(c) && !c.closest('[role=listbox]'));
+    const combos = [...n.querySelectorAll(COMBO)].filter((c) => E.visible(c) && outsideLists(c));
     return combos.every((c) => c === combo || combo.contains(c) || c.contains(combo)) &&
       [...n.querySelectorAll(FIELDS)].every((f) => f === combo || combo.contains(f) || !shown(f));
   };
@@ -61,7 +66,7 @@
     for (let i = 0; !stop(n) && i <= LEVELS; i++, n = n.parentElement) {
       if (n.matches(COMBO)) { combo = n; break; }
       if (i === 0) continue;
-      const inside = [...n.querySelectorAll(COMBO)].filter((c) => E.visible(c) && !c.closest('[role=listbox]'));
+      const inside = [...n.querySelectorAll(COMBO)].filter((c) => E.visible(c) && outsideLists(c));
       if (inside.length === 1 && holdsOnly(n, inside[0])) { combo = inside[0]; break; }
       if (inside.length > 1) return null;
     }
@@ -100,7 +105,7 @@
     for (let i = 0; !stop(n) && i < LEVELS; i++, n = n.parentElement) {
       if (n.matches(COMBO) && shown(n)) return n;
       if (n.querySelectorAll('select').length > 1) return null;
-      const combos = [...n.querySelectorAll(COMBO)].filter((c) => !c.closest('[role=listbox]'));
+      const combos = [...n.querySelectorAll(COMBO)].filter(outsideLists);
       if (combos.length) return triggerOf(combos[0], n);
     }
     return null;

@@ -28,6 +28,9 @@
  * within one tree; combinators do not cross shadow boundaries); text= follows the composed (rendered) tree
  * and ignores script, style, select and textarea contents. Closed shadow roots are out of reach.
  * All engines search same-origin iframes, recursively; rects are in CSS px of the top-level viewport.
+ * Another site's frame has a helper of its own (app/browser/frames.py asks each one): a chain whose part
+ * matches such a frame (`iframe[name="pay"] >> input`) reports the rest of the chain and the frame's index path
+ * (`window.frames` indexes from this window) as a `hops` entry of the answer, for the caller to follow.
  *
  * Actionability (`actionable`) is one synchronous check per call; Python polls it. Stability needs two
  * samples of the element's box with an animation frame between them: the first call records a sample and
@@ -412,6 +415,51 @@
     try { return frame.contentDocument; } catch (e) { return null; }   // cross-origin: null or throws
   }
 
+  /** The index path (`window.frames` indexes) from this window down to a frame element's window, or null. */
+  function framePath(frame) {
+    const path = [];
+    let w = frame.contentWindow;
+    while (w && w !== window) {
+      const parent = w.parent;
+      let k = -1;
+      for (let i = 0; i < parent.frames.length; i++) if (parent.frames[i] === w) { k = i; break; }
+      if (k < 0 || parent === w) return null;
+      path.unshift(k);
+      w = parent;
+    }
+    return w === window ? path : null;
+  }
+
+  /** The <iframe>/<frame> element of the frame at `path` from this window (its parent must be readable). */
+  function frameAt(path) {
+    if (!Array.isArray(path) || !path.length) return null;
+    let w = window;
+    let doc;
+    try {
+      for (let i = 0; i < path.length - 1; i++) w = w.frames[path[i]];
+      doc = w && w.document;
+    } catch (e) { return null; }
+    const target = w && w.frames[path[path.length - 1]];
+    if (!doc || !target) return null;
+    for (const scope of scopesOf(doc)) {
+      for (const el of scope.querySelectorAll('iframe, frame')) if (el.contentWindow === target) return el;
+    }
+    return null;
+  }
+
+  /** A chain reaching another site's frame: the rest of it is for that frame's helper (see the header). */
+  function hopInto(roots, rest) {
+    if (!cx) return;
+    for (const root of roots) {
+      if (root.nodeType !== 1 || (root.localName !== 'iframe' && root.localName !== 'frame') || frameDocument(root)) continue;
+      const path = framePath(root);
+      if (!path) continue;
+      const hop = { path, rest: rest.join(' >> ') };
+      cx.hops = cx.hops || [];
+      if (!cx.hops.some((h) => h.rest === hop.rest && h.path.join('.') === hop.path.join('.'))) cx.hops.push(hop);
+    }
+  }
+
   /** `root` (a Document or an Element) and every open shadow root and same-origin frame document under it,
    * in tree order. Memoised per call in `cx`. */
   function scopesOf(root) {
@@ -611,7 +659,8 @@
   function resolveSelector(selector) {
     const parts = splitChain(selector);
     let current = null;                               // null: the whole page
-    for (const part of parts) {
+    for (let index = 0; index < parts.length; index++) {
+      const part = parts[index];
       if (!part) throw invalid(selector, 'empty part');
       const { engine, body } = parsePart(part);
       if (engine === 'nth') {
@@ -630,6 +679,7 @@
       }
       if (!body.trim()) throw invalid(selector, `empty ${engine}=`);
       const roots = current === null ? [document] : current;
+      if (current !== null) hopInto(roots, parts.slice(index));
       const seen = new Set();
       let out = [];
       for (const root of roots) {
@@ -915,6 +965,37 @@
     return { status: 'ok', desc, x: point.x, y: point.y, box: rect(g) };
   }
 
+  /**
+   * Where another site's frame (at `path` from this window) shows in this window: {status: 'ok', desc, x, y (its
+   * viewport's origin), area {l, t, r, b} (the part of its viewport in view), reaches?, by?} in CSS px of this
+   * window's viewport, or none | hidden. opts: {scroll: bring the frame into view when it is not,
+   * point: [x, y] in this window (is the frame what a click there reaches? else `by` covers it)}.
+   */
+  function frameBox(path, opts = {}) {
+    const el = frameAt(path);
+    if (!el) return { status: 'none' };
+    const desc = describe(el);
+    if (!isVisible(el)) return { status: 'hidden', desc };
+    let g = geometry(el);
+    if (opts.scroll && needsScroll(g)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      g = geometry(el);
+    }
+    const o = contentOrigin(el);
+    const cs = styleOf(el);
+    const x = g.ox + o.x, y = g.oy + o.y;
+    const w = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const h = el.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+    const a = intersect(g.area, { l: x, t: y, r: x + w, b: y + h });
+    const out = { status: 'ok', desc, x: round(x), y: round(y), area: { l: round(a.l), t: round(a.t), r: round(a.r), b: round(a.b) } };
+    if (opts.point) {
+      const hit = hitTest(opts.point[0], opts.point[1]);
+      out.reaches = !!hit && hitReaches(el, hit);
+      if (!out.reaches) out.by = hit ? describe(hit) : null;
+    }
+    return out;
+  }
+
   /** Counts for waits: {count, visible, desc: description of the first visible (else first) match}. */
   function count(loc) {
     let els;
@@ -1156,7 +1237,7 @@
     if (!isVisible(el)) return null;
     const name = el.getAttribute('title') || el.getAttribute('name') || '';
     const doc = frameDocument(el);
-    if (!doc || !doc.documentElement) return { kind: 'frame', role: 'iframe', name, el, kids: [], crossOrigin: true, sig: 'iframe' };
+    if (!doc || !doc.documentElement) return { kind: 'frame', role: 'iframe', name, el, kids: [], crossOrigin: true, path: framePath(el), sig: 'iframe' };
     return { kind: 'frame', role: 'iframe', name, el, kids: kidsOf(doc.documentElement), sig: 'iframe' };
   }
 
@@ -1194,6 +1275,7 @@
     for (const [ref, weak] of state.refs) if (!weak.deref()) state.refs.delete(ref);   // collected elements
     const lines = [];
     const refs = new Set();
+    const frames = [];   // another site's frames printed: {line, depth, path}, for the caller to fill in
     let skipped = 0, folded = 0;
     const emit = (depth, text) => {
       if (lines.length >= limit) { skipped++; return; }
@@ -1215,6 +1297,7 @@
       }
       const line = nodeLine(node);
       if (node.kind === 'control') refs.add(refFor(node.el));
+      if (node.crossOrigin && node.path) frames.push({ line: lines.length, depth, path: node.path });
       if (oneLine) emit(depth, `${line}: ${clip(kids[0].text, TEXT_CLIP)}`);
       else {
         emit(depth, kids.length ? line + ':' : line);
@@ -1242,8 +1325,9 @@
     if (skipped) lines.push(`- … ${skipped} more lines left out (snapshot limit ${limit}): snapshot a part with {"locator": …}`);
     const header = [`url: ${location.href}`, `title: ${document.title}`];
     if (scope) header.push(`scope: ${scope}`);
+    for (const f of frames) f.line += header.length;
     return { url: location.href, title: document.title, text: header.concat(lines).join('\n'), refs: refs.size,
-      folded, truncated: skipped > 0, generation: state.generation };
+      folded, truncated: skipped > 0, generation: state.generation, frames };
   }
 
   // ---- helpers for the driver -------------------------------------------------------------------------
@@ -1324,7 +1408,11 @@
   /** Call `fn`; our own failures become {error: kind, message}, anything else propagates. */
   const api = (fn) => (...args) => {
     cx = newContext();
-    try { return fn(...args); } catch (e) {
+    try {
+      const result = fn(...args);
+      if (cx.hops && result && typeof result === 'object') result.hops = cx.hops;
+      return result;
+    } catch (e) {
       if (e instanceof LocatorFailure) return { error: e.kind, message: e.message };
       throw e;
     } finally {
@@ -1341,6 +1429,7 @@
     snapshot: api(snapshot),
     selectOption: api(selectOption),
     focus: api(focus),
+    frameBox: api(frameBox),
     describe: api((loc) => {
       const els = resolve(loc);
       return { count: els.length, items: els.slice(0, 5).map(describe) };
@@ -1360,6 +1449,7 @@
       text: (el) => contentText(el, { checkVisible: false, budget: 300 }),
       visible: (el) => isVisible(el),
       rect: (el) => rect(geometry(el)),
+      frame: (path) => within(() => frameAt(path)),   // the <iframe> of the frame at an index path, or null
     },
   });
 })();

@@ -34,10 +34,18 @@
 
   /** Ids and classes that look generated: long hex or digit runs, CSS-in-JS hashes, framework prefixes. */
   const GENERATED = [/\d{3,}/, /[0-9a-f]{6,}/i, /^(css|sc|jsx|emotion|styled|svelte|ember|ng|v|_)-/i,
-                     /^[a-z]{1,3}[A-Z0-9][A-Za-z0-9]{4,}$/, /[_-][A-Za-z0-9]{5,}$/, /^:/, /--[A-Za-z0-9]{5,}/];
+                     /^[a-z]{1,3}[A-Z0-9][A-Za-z0-9]{4,}$/, /^:/, /--[A-Za-z0-9]{5,}/];
+  // A hash after a dash or underscore (`Button_root__3xK9a`, `css-kQmzXw`), unlike words (`ql-editor`,
+  // `bk-Checkbox`, `form-control`, `widgets-TextInput`): each part made of words with a vowel is not one.
+  const WORDS = /^([A-Z]?[a-z]*[aeiouy][a-z]*)+$/;
+  const hashTail = (value) => {
+    const m = /[_-]([A-Za-z0-9]{5,})$/.exec(value);
+    return !!m && (/\d/.test(m[1]) || !m[1].split(/(?=[A-Z])/).every((w) => WORDS.test(w)));
+  };
   const hasVowelWord = (s) => /[aeiou]/i.test(s) && /[a-z]{3}/i.test(s);
   const stable = (value) => !!value && value.length <= 40 && hasVowelWord(value) &&
-    !GENERATED.some((re) => re.test(value)) && !(/[0-9]/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value));
+    !GENERATED.some((re) => re.test(value)) && !hashTail(value) &&
+    !(/[0-9]/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value));
 
   const INTERACTIVE = 'button, a[href], input, select, textarea, summary, label, option, ' +
     '[role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], ' +
@@ -123,6 +131,8 @@
     return href;
   }
 
+  const FORM_TAGS = ['input', 'select', 'textarea', 'button', 'form', 'iframe', 'object'];
+
   /** Candidates in rank order: {alt?: alternative for our replay, css?: plain CSS, xpath?: plain XPath}. */
   function candidates(el) {
     const out = [];
@@ -157,7 +167,7 @@
       out.push({ alt: { placeholder, exact: true }, css: `${tag}[placeholder=${cssString(placeholder)}]` });
     }
     const nameAttr = el.getAttribute('name');
-    if (nameAttr && ['input', 'select', 'textarea', 'button', 'form', 'iframe', 'object'].includes(tag)) {
+    if (nameAttr && FORM_TAGS.includes(tag)) {
       const type = tag === 'input' && ['radio', 'checkbox'].includes(el.type) && el.value
         ? `[value=${cssString(el.value)}]` : '';
       out.push({ css: `${tag}[name=${cssString(nameAttr)}]${type}` });
@@ -165,6 +175,16 @@
     for (const attr of ['alt', 'title']) {
       const v = el.getAttribute(attr);
       if (v && v.length <= MAX_TEXT) out.push({ css: `${tag}[${attr}=${cssString(v)}]` });
+    }
+    if (el.shadowRoot || tag.includes('-')) {
+      // A web component is named by its own attributes (`<my-field name="title" label="Title">`): its identity
+      // as the host of a chain, whatever wrappers a redesign puts around it.
+      for (const attr of ['name', 'label']) {
+        const v = el.getAttribute(attr);
+        if (v && v.length <= MAX_TEXT && !(attr === 'name' && nameAttr && FORM_TAGS.includes(tag))) {
+          out.push({ css: `${tag}[${attr}=${cssString(v)}]` });
+        }
+      }
     }
     if (own && own.length <= MAX_TEXT && !['input', 'select', 'textarea'].includes(tag)) {
       out.push({ alt: { text: own, exact: true }, xpath: `//${tag}[normalize-space(.)=${xq(own)}]` });
@@ -188,6 +208,11 @@
   const VAGUE_CSS = /^\s*[a-z][a-z0-9-]*(:nth-(of-type|child)\(\d+\))?(\s*[>\s]\s*[a-z][a-z0-9-]*(:nth-(of-type|child)\(\d+\))?)*\s*$/i;
   const vague = (value) => !!value && (/:nth-(of-type|child)\(|^\/.*\[\d+\]/.test(value) || VAGUE_CSS.test(value) ||
     /^(\/+[a-z*][a-z0-9-]*(\[\d+\])?)+$/i.test(value));
+
+  // A chain's host part names the host by what it is (a custom element's tag, its attributes, classes), never by
+  // its position (`div:nth-of-type(2)`: after a redesign, another component); inside it, any part but a position.
+  const POSITION = /:nth-(of-type|child)\(|^\/.*\[\d+\]|\]\[\d+\]/;
+  const hostPart = (value) => !POSITION.test(value) && (!vague(value) || /(^|[\s>])[a-z][a-z0-9]*-/i.test(value));
 
   const isEngine = (alt) => alt.selector === undefined && alt.xpath === undefined;
   const altSelector = (alt) => {
@@ -255,9 +280,19 @@
     const anchors = anchorsOf(el);
     const base = anchors.length ? partOf(locatorFor(anchors[anchors.length - 1])) : null;
     if (base) {
+      // Once the host is found by its own identity, the element's kind inside it may be enough (a checkbox with
+      // no label, an editable area, in a component's shadow root): `<host> >> input[type="checkbox"]`,
+      // `<host> >> div[contenteditable]`, kept only when unique.
+      const kind = el.localName + (el.localName === 'input' ? `[type=${cssString(el.type)}]` : '') +
+        (el.isContentEditable && el.hasAttribute('contenteditable') ? '[contenteditable]' : '');
+      for (const part of [kind + stableClasses(el).map((c) => '.' + CSS.escape(c)).join(''), kind]) {
+        if (!inner.includes(part)) inner.push(part);
+      }
       for (const part of inner) {
         const selector = `${base} >> ${part}`;
-        if (chains.length < 3 && only({ selector }, el)) chains.push({ selector });
+        if (chains.length < 3 && hostPart(base) && !POSITION.test(part) && only({ selector }, el)) {
+          chains.push({ selector });
+        }
       }
     }
     const locator = {};

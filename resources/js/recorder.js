@@ -18,7 +18,9 @@
  * {shortcut, loc?}, scroll {direction, distance, loaded}, select {widget, from, loc, native?, option} (a custom
  * select widget's choice, see `widgetBegins`), blocked {why}, and mark (the app's end-of-operation marker,
  * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
- * frame's URL when not the top frame) and `seq`, when it was sent (see `send`).
+ * frame's URL when not the top frame) and `seq`, when it was sent (see `send`). In a frame the top frame cannot
+ * read (another site's), locators come from that frame's own generator and the step carries `framePath` (the
+ * frame's `window.frames` index path from the top), for app/browser/record_frames.py to make them the page's.
  *
  * A drag: the left button pressed on anything but a text field, a slider or a select, moved more than
  * DRAG_MIN_PX and released, with no text selected by it. The click the page gets after it is not a step, nor
@@ -40,6 +42,17 @@
   const DRAG_MIN_PX = 6;
   const MARK_KEY = 'F24';
   const frameUrl = window === window.top ? null : String(location.href);
+  // The window whose generator makes the locators: the top's, or this frame's own in another site's frame.
+  const home = () => { try { if (window.top.__bpGen) return window.top; } catch (e) { /* another site */ } return window; };
+  const framePath = () => {
+    const path = [];
+    for (let w = window; w !== w.top; w = w.parent) {
+      let k = -1;
+      for (let i = 0; i < w.parent.frames.length; i++) if (w.parent.frames[i] === w) { k = i; break; }
+      path.unshift(k);
+    }
+    return path;
+  };
 
   // Each raw step carries `seq`, when it was sent (epoch ms, increasing): comparable across the frames and the
   // documents of a recording, whose own counters would start again at every page load.
@@ -47,16 +60,15 @@
   const now = () => performance.timeOrigin + performance.now();
   const send = (step) => {
     if (frameUrl) step.frame = frameUrl;
+    if (frameUrl && step.loc && home() === window) step.framePath = framePath();
     sent = Math.max(now(), sent + 0.001);
     step.seq = sent;
     console.debug(TOKEN + JSON.stringify(step));
   };
-  const chooser = () => {
-    try { return window.top.__bpChoose || null; } catch (e) { return null; }
-  };
-  const generator = () => {
-    try { return window.top.__bpGen || null; } catch (e) { return null; }  // a cross-origin frame: none
-  };
+  // The custom select widgets' chooser (resources/js/choose.js) and the generator: the top's, or in another
+  // site's frame the frame's own (a choice there is one step, as on the page).
+  const chooser = () => home().__bpChoose || null;
+  const generator = () => home().__bpGen || null;
 
   const isTextField = (el) => !!el && ((el.localName === 'input' && TEXT_INPUTS.includes(el.type)) ||
     el.localName === 'textarea' || el.isContentEditable);
@@ -79,8 +91,9 @@
     const gen = generator();
     if (!gen) return { blocked: 'the element is in a cross-origin frame, which the recorder cannot reach' };
     const loc = gen.locatorFor(el);
-    return { el, loc, desc: window.top.__bp.element.describe(el), role: window.top.__bp.element.role(el) || el.localName,
-             name: String(window.top.__bp.element.name(el) || '').replace(/\s+/g, ' ').trim().slice(0, 60) };
+    const E = home().__bp.element;
+    return { el, loc, desc: E.describe(el), role: E.role(el) || el.localName,
+             name: String(E.name(el) || '').replace(/\s+/g, ' ').trim().slice(0, 60) };
   }
 
   /** A click point relative to the element's box, as fractions of its size. */
@@ -91,13 +104,27 @@
     return { x: clamp((x - r.left) / r.width), y: clamp((y - r.top) / r.height) };
   };
 
-  /** For an element no locator finds alone: the nearest ancestor one does, and the point inside it. */
+  // What lives only while a list, a menu or a tooltip is open: a point inside a container that stays (or in the
+  // popup, which replay may open elsewhere or in another order) would act on something else.
+  const TRANSIENT = '[role=option], [role=listbox], [role=menu], [role=menuitem], [role=menuitemradio], ' +
+    '[role=menuitemcheckbox], [role=tooltip], option, datalist';
+  const transient = (el) => !el.isConnected || !!el.closest(TRANSIENT) || !!(chooser() && chooser().inList(el));
+
+  /** Why an element is not recorded: nothing finds it again, and no point in another element stands for it. */
+  const unfound = (t, el) => transient(el)
+    ? `${t.desc} was part of a list or menu open only for a moment, and no locator finds it alone (a point ` +
+      'in what stayed could hit another item)'
+    : `no locator finds ${t.desc} again`;
+
+  /** For an element no locator finds alone: the nearest ancestor one does, and the point inside it; null for an
+   *  element that is gone or part of an open list or menu (see `transient`). */
   function fallback(el, x, y) {
+    if (transient(el)) return null;
     const gen = generator();
     for (let n = el.parentElement; n; n = n.parentElement) {
       const loc = gen.locatorFor(n);
       if (loc.unique && (loc.selector || loc.xpath)) {
-        return { loc, desc: window.top.__bp.element.describe(n), offset: offsetIn(n, x, y) };
+        return { loc, desc: home().__bp.element.describe(n), offset: offsetIn(n, x, y) };
       }
     }
     return null;
@@ -140,6 +167,17 @@
     return true;
   }
 
+  /** A person's action that no locator can find again: reported, so that the recording keeps it marked (a
+   * workflow must not save as complete without it). */
+  function missed(action, t, why) {
+    send({ kind: 'blocked', action, why, desc: t.desc, role: t.role, name: t.name,
+           loc: t.loc && t.loc.fingerprint ? { fingerprint: t.loc.fingerprint } : undefined });
+  }
+
+  // A click on a <label> makes the browser click its control in the same gesture (the label's activation): that
+  // second click is not the person's, and recording it would toggle a checkbox twice on replay.
+  let forwardedTo = null;   // the control the label click just recorded will receive a click on
+
   let pending = null;        // the element of the last pointer-down, with its locator taken then
   let enterAt = -1e9;        // when Enter was last pressed: the click it makes (implicit submission) is its own
   const fields = new WeakMap();  // text field -> its target, taken at its first key-down / pointer-down
@@ -152,7 +190,10 @@
   function onPointerDown(event) {
     if (!event.isTrusted) return;
     const gen = generator();
-    if (!gen) { pending = null; return; }
+    pending = null;
+    picked = null;
+    goneAt = 0;
+    if (!gen) return;
     widgetBegins(target(event), event);
     const C = chooser();
     // An option of the list the widget opened (not what it shows while closed, which may be an option too).
@@ -187,10 +228,24 @@
     }
   }
 
+  // The element the pointer went down on left the page before the button came up (a list's item the page
+  // removes as it takes it on mousedown): the browser then gives the click to a container that stayed, or fires
+  // none. The click is the gone element's, recorded when the button comes up with the locator taken when the
+  // pointer went down; a click that follows in the same gesture is not a step.
+  let goneAt = 0;
+
   function onPointerUp(event) {
     const d = drag;
     drag = null;
-    if (!d || !d.moved || !event.isTrusted || event.button !== 0) return;
+    if (!event.isTrusted) return;
+    if (!(d && d.moved) && pending && pending.loc && !pending.el.isConnected) {
+      const t = pending;
+      pending = null;
+      goneAt = performance.now();
+      sendClick(t.el, t, event);
+      return;
+    }
+    if (!d || !d.moved || event.button !== 0) return;
     dragged = true;
     const selection = d.el.ownerDocument.getSelection();
     if (d.text || (selection && !selection.isCollapsed && String(selection).trim())) return;  // selecting text
@@ -198,7 +253,7 @@
                    offset: offsetIn(d.el, d.x, d.y), dx: event.clientX - d.x, dy: event.clientY - d.y };
     if (!d.t.loc.unique || !step.offset) {
       const around = fallback(d.el, d.x, d.y);
-      if (!around) { send({ kind: 'blocked', why: `no locator finds ${d.t.desc} again` }); return; }
+      if (!around) { missed('drag', d.t, unfound(d.t, d.el)); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -212,25 +267,41 @@
     if (!event.isTrusted) return;
     if (picked && performance.now() - picked.at < 1500) {   // the click that ends the pick of an option
       const t = target(event);
-      const part = !t.isConnected || t === document.body || t === document.documentElement || picked.el.contains(t);
+      // The pointer's click (its gesture began on the option: the browser gives it to what stayed of the page
+      // when the list closed), or one that lands on the option or nowhere.
+      const part = event.detail > 0 || !t.isConnected || t === document.body || t === document.documentElement ||
+        picked.el.contains(t);
       picked = null;
       if (part) return;
     }
     if (dragged && event.type === 'click') { dragged = false; if (event.detail > 0) return; }  // a drag's end
+    if (goneAt) { const late = performance.now() - goneAt < 1500; goneAt = 0; if (late && event.detail > 0) return; }
     const gen = generator();
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
-    const el = gen.interactive(target(event));
+    const hit = target(event);
+    if (forwardedTo && hit === forwardedTo) { forwardedTo = null; return; }   // the label's activation
+    const el = gen.interactive(hit);
     if (!el || el.localName === 'option') return;
     if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
+    const label = event.button === 0 && hit.closest ? hit.closest('label') : null;
+    if (label && label.control === el && el !== hit && !el.contains(hit)) {
+      forwardedTo = el;     // the browser clicks it right after this event, in the same task
+      setTimeout(() => { if (forwardedTo === el) forwardedTo = null; }, 0);
+    }
     if (event.detail === 0 && performance.now() - enterAt < 1000) return;  // made by the Enter just pressed
-    const t = pointed(el);
+    sendClick(el, pointed(el), event);
+  }
+
+  /** A click on `el` ({loc, desc, role, name} in `t`); where no locator finds it alone, a point inside the nearest
+   *  ancestor one does (`fallback`), or nothing and a note. */
+  function sendClick(el, t, event) {
     const step = { kind: 'click', button: ['left', 'middle', 'right'][event.button] || 'left',
                    detail: event.detail || 1, control: control(el), loc: t.loc, desc: t.desc, role: t.role,
                    name: t.name };
     if (el.localName === 'input' && el.type === 'range') step.offset = offsetIn(el, event.clientX, event.clientY);
     if (!t.loc.unique) {
       const around = fallback(el, event.clientX, event.clientY);
-      if (!around) { send({ kind: 'blocked', why: `no locator finds ${t.desc} again` }); return; }
+      if (!around) { missed('click', t, unfound(t, el)); return; }
       Object.assign(step, { loc: around.loc, desc: around.desc, offset: around.offset, fallback: true });
     }
     send(step);
@@ -317,7 +388,7 @@
     const el = target(event);
     if (!el || el.localName !== 'select') return;
     const t = pending && pending.el === el ? pending : describeTarget(el);
-    if (!t.loc) { send({ kind: 'blocked', why: t.blocked }); return; }
+    if (!t.loc) { missed('select', t, t.blocked); return; }
     const option = el.selectedOptions[0];
     send({ kind: 'select', loc: t.loc, desc: t.desc, role: t.role, name: t.name,
            option: option ? option.text.replace(/\s+/g, ' ').trim() : '' });
@@ -362,6 +433,20 @@
   };
 
   const options = { capture: true, passive: true };
+  // `change` is not composed: inside a shadow root it never reaches the window. Each open shadow root the person
+  // reaches (the roots on an event's composed path) gets its own listener, once.
+  const watched = new WeakSet();
+  const onShadowChange = flushing(onChange);
+  const watchRoots = (event) => {
+    if (!event.isTrusted || !event.composedPath) return;
+    for (const n of event.composedPath()) {
+      if (n instanceof ShadowRoot && !watched.has(n)) {
+        watched.add(n);
+        n.addEventListener('change', onShadowChange, options);
+      }
+    }
+  };
+  for (const type of ['pointerdown', 'keydown', 'focusin']) window.addEventListener(type, watchRoots, options);
   window.addEventListener('pointerdown', flushing(onPointerDown), options);
   window.addEventListener('pointermove', onPointerMove, options);
   window.addEventListener('pointerup', onPointerUp, options);

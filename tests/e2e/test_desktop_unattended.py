@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -30,7 +29,7 @@ from PySide6.QtGui import QColor, QImage
 from app.mcp.client import forward_operation
 from app.stores.settings import SettingsStore
 from envs.datadir import DataDir
-from tests.support.app_process import app_command, app_env, run_cli
+from tests.support.app_process import app_on_desktop, run_cli
 from app.desktop.tray import NEEDS_YOU_COLOR
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.server import LocalServer, Request, Response
@@ -43,11 +42,6 @@ BANNER_LINE = (0x00, 0xA1, 0xE0, 0xFF)  # the handoff banner's 2-pixel bottom li
 GATE = """<!doctype html><title>Gate check</title>
 <style>input { position: fixed; inset: 0; width: 100%; height: 100%; font-size: 40px; border: 0 }</style>
 <form action="/login"><input id="code" name="code" autofocus placeholder="the code"></form>"""
-SCREENSHOT = """import sys
-from PySide6.QtGui import QGuiApplication
-app = QGuiApplication(sys.argv)
-sys.exit(0 if app.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)
-"""
 
 
 def gate_workflow(server: LocalServer) -> dict[str, Any]:
@@ -99,20 +93,8 @@ def app(desktop: Desktop, site: tuple[LocalServer, Held], tmp_path_factory: pyte
     assert run_cli(data, "workflow", "import", str(folder / "gate.json")).returncode == 0
     added = run_cli(data, "schedule", "add", "Gate", "--name", "Nightly gate", "--daily", "03:00", "--json")
     assert added.returncode == 0, added.stderr
-    with (folder / "app.log").open("wb") as log:
-        process = subprocess.Popen([*app_command(), "--data-dir", str(data)], stdout=log, stderr=log,
-                                   stdin=subprocess.DEVNULL, env=app_env(**desktop.env(), QTWEBENGINE_DISABLE_SANDBOX="1",
-                                                                         BROWSERPILOT_LANG="en"))
-    try:
+    with app_on_desktop(data, desktop.env(), folder / "app.log") as process:
         yield process, data
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 def call(data: Path, operation: str, /, **params: Any) -> dict[str, Any]:
@@ -122,9 +104,7 @@ def call(data: Path, operation: str, /, **params: Any) -> dict[str, Any]:
 
 
 def screenshot(desktop: Desktop, path: Path) -> QImage:
-    subprocess.run([sys.executable, "-c", SCREENSHOT, str(path)], check=True, timeout=30,
-                   env={**app_env(**desktop.env()), "QT_QPA_PLATFORM": "xcb"}, capture_output=True)
-    return QImage(str(path)).convertToFormat(QImage.Format.Format_RGB32)
+    return QImage(str(desktop.screenshot(path))).convertToFormat(QImage.Format.Format_RGB32)
 
 
 def banner_of(image: QImage) -> tuple[int, int, int, int] | None:

@@ -12,6 +12,15 @@ server judging what each replay did.
   react-select), chosen with the mouse (the wheel over the list, a click) or by typing and Enter: one `select`
   step "Select 'Workshop' in combobox 'Category'", replayed through the widget with the native <select>
   underneath as the check, on the page as recorded and after a redesign; the server receives the choice.
+- A list the page builds when it opens and removes as an item is taken (on mousedown, as Gradio's dropdown does;
+  no ARIA says it is a list box): the browser gives the click to a container that stayed; the recording has a
+  click on the item the pointer went down on (found by its text), never a point in the container, and replays it.
+- Web components (tests/support/component_site.py: open shadow roots, the same `id` in every component, a
+  checkbox with no label, a labelled checkbox the person checks by its label, a rich-text area): every action is
+  one step found through the shadow roots (role and label, or the host by its own name then the element), and
+  the replay sends what the person did, on the page as recorded and after a redesign of its wrappers and hosts.
+- An action on an element nothing can find again is kept in the recording, marked; record_stop refuses to save
+  a workflow without it until the person deletes the step.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.support.component_site import component_page
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.redesign_pages import ADMIN_INDEX
 from tests.support.server import LocalServer, Request, Response
@@ -236,6 +246,60 @@ def test_scrolling_that_loads_more_of_a_list_is_kept_and_replays(app: XApp, serv
     assert len(server.hits("/feed-open")) == 2 and server.hits("/feed-open")[-1].query == {"item": ["Post 27"]}
 
 
+# -- a click whose target the page removed before the click ended --------------------------------------------------
+GONE_FORM = """<!doctype html><title>Plan</title><body style="margin:0;font:18px sans-serif">
+<form action="/gone-sent" style="margin:40px"><label for=t>Title</label> <input id=t name=title>
+<input type=hidden name=kind id=kind value=standard>
+<div class=picker style="margin:20px 0;height:220px"><span id=shown>Standard</span>
+<button type=button id=open>Change plan</button></div><button>Save</button></form>
+<script>
+const picker = document.querySelector('.picker');
+document.getElementById('open').addEventListener('click', () => {
+  const list = document.createElement('ul');
+  list.style.cssText = 'margin:4px 0;padding:0;list-style:none;width:200px;border:1px solid #888';
+  for (const name of ['Standard', 'Plus', 'Premium', 'Business']) {
+    const item = document.createElement('li');
+    item.textContent = name;
+    item.style.cssText = 'padding:8px';
+    list.appendChild(item);
+  }
+  list.addEventListener('mousedown', (event) => {   // taken on mousedown, and the list goes at once
+    event.preventDefault();
+    const item = event.target.closest('li');
+    document.getElementById('kind').value = item.textContent.toLowerCase();
+    document.getElementById('shown').textContent = item.textContent;
+    list.remove();
+  });
+  picker.appendChild(list);
+});
+</script></body>"""
+
+
+def test_a_click_on_an_item_the_page_removes_on_mousedown_is_recorded_as_that_item(app: XApp, server: LocalServer
+                                                                                      ) -> None:
+    server.route("/gone-form", GONE_FORM)
+    server.route("/gone-sent", "<!doctype html><title>Sent</title><p>sent</p>")
+    person = app.open(server.url("/gone-form"))
+    app.ok("record_start", tabId=person.tab)
+    person.click("#t")
+    person.type("Renewal")
+    person.click("#open")
+    shows(app, person, {"selector": "text=Premium"})
+    person.click("text=Premium")
+    wait_until(lambda: person.js("return document.getElementById('kind').value") == "premium", 10, "the choice")
+    person.click("text=Save")
+    wait_until(lambda: server.hits("/gone-sent"), 10, "the form at the server")
+    assert server.hits("/gone-sent")[-1].query == {"title": ["Renewal"], "kind": ["premium"]}
+    steps = person.steps_when(lambda steps: steps[-1]["type"] == "click" and steps[-1]["words"].endswith("'Save'"))
+    assert [s["words"] for s in steps[1:]] == ["Type 'Renewal' into textbox 'Title'", "Click button 'Change plan'",
+                                               "Click <li>Premium</li>", "Click button 'Save'"], steps
+    assert "offset" not in steps[3]["data"], steps[3]  # the item itself, not a point in what stayed around it
+    result = stop_and_replay(app, person, "Plan from a list that goes on mousedown")
+    assert result["ok"], result
+    assert len(server.hits("/gone-sent")) == 2
+    assert server.hits("/gone-sent")[-1].query == {"title": ["Renewal"], "kind": ["premium"]}
+
+
 # -- 5: custom select widgets ------------------------------------------------------------------------------------
 # What a person clicks to open each widget (the test's eyes), and how they pick: typing and Enter, or scrolling
 # the list with the wheel and clicking the option.
@@ -299,3 +363,71 @@ def test_a_choice_in_a_custom_select_widget_is_one_select_step_that_replays_thro
         assert result["ok"], (theme, result.get("error"))
         wait_until(lambda: len(widgets.sent) > before, 10, "the replayed form at the server")
         assert widgets.sent[before:] == [{"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}], theme
+
+
+# -- cause B (issue 32): web components; cause C: a label's click is one step --------------------------------------
+def test_web_components_are_recorded_through_their_shadow_roots_and_replay_after_a_redesign(
+        app: XApp, server: LocalServer) -> None:
+    design = {"now": "recorded"}
+    server.route("/cmp", lambda request: Response(component_page(design["now"])))
+    server.route("/cmp-sent", "ok", content_type="text/plain")
+    person = app.open(server.url("/cmp"))
+    shows(app, person, {"selector": 'role=textbox[name="Title"]'})
+    app.ok("record_start", tabId=person.tab)
+    person.click({"selector": 'role=textbox[name="Title"]'})
+    person.type("Bench summit")
+    person.click({"selector": 'role=combobox[name="Category"]'})
+    person.type("Workshop")
+    person.key("Return")
+    person.click({"selector": 'ev-check >> input'})           # a checkbox whose text is no label
+    person.click({"selector": 'ev-toggle >> label'}, fx=0.8)  # the label: the browser checks its box
+    person.click({"selector": 'ev-editor >> [contenteditable]'})
+    person.type("Bring a laptop")
+    person.click({"selector": 'role=button[name="Save event"]'})
+    wanted = {"title": "Bench summit", "category": "Workshop", "public": True, "notify": True,
+              "notes": "Bring a laptop"}
+    assert json.loads(server.wait_for("/cmp-sent", 1)[-1].body) == wanted  # what the person did, at the server
+    steps = person.steps_when(lambda steps: steps[-1]["words"] == "Click button 'Save event'")
+    assert not [s for s in steps if s.get("missing")], steps
+    assert [s["type"] for s in steps[1:]] == ["fill", "select", "click", "click", "fill", "click"], \
+        [s["words"] for s in steps]
+    assert steps[1]["words"] == "Type 'Bench summit' into textbox 'Title'"
+    assert steps[2]["data"]["option"] == "Workshop"
+    assert steps[4]["words"] == "Click checkbox 'Notify me'"  # once: the forwarded click is not a step
+    assert steps[5]["data"]["text"] == "Bring a laptop"
+    stopped = app.ok("record_stop", tabId=person.tab, name="Web components")
+    assert stopped["saved"]
+    for count, now in ((2, "recorded"), (3, "redesign")):
+        design["now"] = now
+        result = app.call("workflow_run", name="Web components", tabId=person.tab)
+        assert result["ok"], (now, result.get("error"))
+        assert json.loads(server.wait_for("/cmp-sent", count)[-1].body) == wanted, now
+    assert len(server.hits("/cmp-sent")) == 3
+
+
+PADS = """<!doctype html><title>Pads</title><body style="margin:30px;font:16px sans-serif">
+<x-pad></x-pad><x-pad></x-pad><script>
+customElements.define('x-pad', class extends HTMLElement { connectedCallback() {
+  this.attachShadow({mode: 'open'}).innerHTML = '<div contenteditable style="min-height:50px;border:1px solid">' +
+    '</div>'; } });</script></body>"""
+
+
+def test_an_action_nothing_can_find_again_is_kept_marked_and_the_save_refuses_until_it_is_deleted(
+        app: XApp, server: LocalServer) -> None:
+    server.route("/pads", PADS)
+    person = app.open(server.url("/pads"))
+    pad = {"selector": "x-pad >> div"}
+    shows(app, person, pad)
+    app.ok("record_start", tabId=person.tab)
+    person.click(pad, index=1)  # two identical anonymous components: nothing tells the second from the first
+    person.type("Hello")
+    steps = person.steps_when(lambda steps: any(s.get("missing") and s["type"] == "fill" for s in steps))
+    missing = [s for s in steps if s.get("missing")]
+    assert missing[-1]["data"]["text"] == "Hello" and missing[-1]["words"].startswith("Not recorded: typing on")
+    refused = app.call("record_stop", tabId=person.tab, name="Pads")
+    assert not refused["ok"] and "could not be recorded" in refused["error"], refused
+    assert not [w for w in app.ok("workflow_list")["workflows"] if w["name"] == "Pads"]
+    assert app.ok("record_status", tabId=person.tab)["recording"]  # the recording goes on
+    for step in missing:
+        app.ok("record_edit", tabId=person.tab, action="delete", step=step["id"])
+    assert app.ok("record_stop", tabId=person.tab, name="Pads")["saved"]

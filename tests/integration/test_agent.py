@@ -122,9 +122,9 @@ def test_fills_a_form_with_a_secret_and_keeps_it_as_a_workflow(qtbot: QtBot, app
 def test_the_agent_starts_with_the_core_tools_and_turns_a_group_on(qtbot: QtBot, app: BrowserPilotApp,
                                                                     site: LocalServer,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """The model is sent the core profile's tools (as an MCP client of the default profile is), asks for the
-    input group with tools_enable, and its next request carries page_paste, which it then uses; the tools keep
-    their cache breakpoint."""
+    """The model is sent the core profile's page tools (the agent works in one tab), asks for the input group
+    and the rest of core with tools_enable, and its next request carries page_paste and workflow_run, and it
+    uses page_paste; the tools keep their cache breakpoint."""
     def paste(request: dict[str, Any]) -> Reply:
         answer = result_text(last_results(request)[0])
         assert answer.startswith("ok\n") and "page_paste" in answer, answer
@@ -138,7 +138,7 @@ def test_the_agent_starts_with_the_core_tools_and_turns_a_group_on(qtbot: QtBot,
         assert "pasted by the agent" in result_text(last_results(request)[0])
         return Reply([tool("done", success=True, answer="pasted")])
 
-    script = [Reply([tool("tools_enable", groups=["input"])]), paste, read, done]
+    script = [Reply([tool("tools_enable", groups=["input", "core"])]), paste, read, done]
     with FakeAnthropic(script) as fake:
         model_env(monkeypatch, fake)
         result = agent(qtbot, app, {"task": "Paste a name into User", "url": site.url("/form")})
@@ -148,9 +148,12 @@ def test_the_agent_starts_with_the_core_tools_and_turns_a_group_on(qtbot: QtBot,
     first = [t["name"] for t in requests[0]["tools"]]
     later = [t["name"] for t in requests[1]["tools"]]
     assert "tools_enable" in first and "page_paste" not in first and len(first) <= 41  # core, and done
-    assert {"workflow_run", "page_snapshot", "tab_open"} <= set(first) and "page_lock" not in first
-    assert set(later) - set(first) == {"page_paste", "page_swipe", "page_drag", "page_forward", "page_reload",
-                                       "page_settle"}  # the input group, less the tab's control (not the agent's)
+    assert {"page_snapshot", "page_click", "page_handoff"} <= set(first) and "page_lock" not in first
+    assert not {"workflow_run", "tab_open", "env_list"} & set(first)  # core's tools outside the agent's tab
+    assert set(later) - set(first) == {
+        "page_paste", "page_swipe", "page_drag", "page_forward", "page_reload", "page_settle",  # input, less control
+        "env_list", "env_create", "tab_open", "tab_list", "tab_close", "workflow_list", "workflow_write",
+        "workflow_run", "run_list", "run_read"}  # the rest of core
     assert first[-1] == later[-1] == "done"
     assert all(request["tools"][-1]["cache_control"] == {"type": "ephemeral"} for request in requests)
     # The conventions the short descriptions leave out are in the system prompt.

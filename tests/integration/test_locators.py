@@ -4,12 +4,8 @@ the helper injected by the profile as in production."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
-import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
@@ -18,25 +14,9 @@ from pytestqt.qtbot import QtBot
 from app.browser import locators as L
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
-from tests.support.qt import open_view, run_js, wait_loaded
+from tests.support.qt import call, fails, open_view, run_js, wait_loaded
 from tests.support.server import LocalServer
 from workflows.ports import Locator
-
-T = TypeVar("T")
-
-
-def call(qtbot: QtBot, coro: Coroutine[Any, Any, T], timeout: int = 20_000) -> T:
-    """Run a coroutine on the app's loop (driven by Qt events) and return its result or raise its error."""
-    task = asyncio.ensure_future(coro)
-    qtbot.waitUntil(task.done, timeout=timeout)
-    return task.result()
-
-
-def fails(qtbot: QtBot, coro: Coroutine[Any, Any, Any], kind: type[Exception]) -> str:
-    """Run a coroutine that must raise `kind`; return the message."""
-    with pytest.raises(kind) as caught:
-        call(qtbot, coro)
-    return str(caught.value)
 
 
 def open_page(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer, path: str, html: str) -> BrowserTab:
@@ -418,7 +398,6 @@ def test_snapshot_outline_and_stale_refs(qtbot: QtBot, shell: BrowserPilotApp, s
     snap = call(qtbot, L.snapshot(page))
     assert snap.text.splitlines()[2:] == ['- button "Other" [ref=e1]']
     assert snap.generation == 1
-
 
 
 def test_waits_survive_a_navigation(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:

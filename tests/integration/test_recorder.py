@@ -410,6 +410,54 @@ def test_record_button_panel_and_stop_in_the_window(qtbot: QtBot, app: BrowserPi
     assert not window.record_action.isChecked()
 
 
+def test_the_panel_shows_an_action_it_could_not_record_in_red_and_stop_does_not_save_it(
+        qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.ui.record_panel import RECORDING_RED, StopDialog
+
+    tab = open_person_tab(qtbot, app, site.server.url("/login"))
+    window = window_of(app, "env-default")
+    window.tabs.setCurrentWidget(tab)
+    run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})  # an agent's record_start shows the panel too
+    qtbot.waitUntil(lambda: window.record_panel is not None and window.record_panel.isVisible(), timeout=5_000)
+    panel = window.record_panel
+    recorder = TabRecorder.of(tab)
+    assert recorder is not None
+    # What the page reports for typing into an element nothing finds again (tests/e2e/test_recorder_x.py makes
+    # one with a person's real input: one of two identical anonymous components).
+    recorder.recording.add({"kind": "fill", "loc": {"alternatives": [], "unique": False}, "value": "Hello",
+                            "desc": "<div contenteditable>", "variable": "text", "paste": False})
+    recorder.changed.emit()
+    qtbot.waitUntil(lambda: any("Not recorded: typing" in panel.list.item(i).text()
+                                for i in range(panel.list.count())), timeout=5_000)
+    row = next(i for i in range(panel.list.count()) if "Not recorded: typing" in panel.list.item(i).text())
+    assert panel.list.item(row).foreground().color().name() == RECORDING_RED
+    assert "could not be recorded" in panel.notes.text() and "cannot be saved" in panel.notes.text()
+    warnings: list[str] = []
+
+    def answer() -> None:  # the name asked at Stop, then the refusal's message box
+        for widget in QApplication.topLevelWidgets():
+            if isinstance(widget, StopDialog) and widget.isVisible():
+                widget.name.setText("Twin pads")
+                widget.accept()
+            elif isinstance(widget, QMessageBox) and widget.isVisible():
+                warnings.append(widget.text())
+                widget.accept()
+                return
+        QTimer.singleShot(30, answer)
+
+    QTimer.singleShot(30, answer)
+    window.record_action.trigger()  # Stop
+    qtbot.waitUntil(lambda: bool(warnings), timeout=10_000)
+    assert "could not be recorded" in warnings[0] and "Not recorded: typing" in warnings[0], warnings
+    assert "Twin pads" not in [w.name for w in app.ctx.workflows.list()]
+    assert TabRecorder.of(tab) is not None  # still recording: nothing the person did is lost
+    for step in [s for s in status(qtbot, app, tab)["steps"] if s.get("missing")]:
+        run_op(qtbot, app, "record_edit", {"tabId": tab.tab_id, "action": "delete", "step": step["id"]})
+    assert run_op(qtbot, app, "record_stop", {"tabId": tab.tab_id, "name": "Twin pads"})["saved"]
+
+
 # -- shadow roots and same-origin frames ---------------------------------------------------------------------
 DEEP_PAGE = """<!doctype html><title>Deep</title><body style="margin:0;font:16px sans-serif">
 <p><button>Save</button> <input placeholder="Search"></p>

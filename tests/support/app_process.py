@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -28,6 +29,26 @@ def app_env(**extra: str) -> dict[str, str]:
 def run_cli(data_dir: Path, *args: str, timeout: float = 60, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*app_command(), "--data-dir", str(data_dir), *args], capture_output=True, text=True,
                           timeout=timeout, env=env or app_env(), stdin=subprocess.DEVNULL)
+
+
+@contextlib.contextmanager
+def app_on_desktop(data_dir: Path, desktop_env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The app with its windows on a test desktop (tests/support/desktop.py), its output in `log`; ended
+    (SIGTERM, then SIGKILL after 30 s) when the block ends."""
+    with log.open("wb") as output:
+        process = subprocess.Popen([*app_command(), "--data-dir", str(data_dir)], stdout=output, stderr=output,
+                                   stdin=subprocess.DEVNULL, env=app_env(**desktop_env, QTWEBENGINE_DISABLE_SANDBOX="1",
+                                                                         BROWSERPILOT_LANG="en"))
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 class AppProcess:

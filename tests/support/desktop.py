@@ -18,6 +18,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,14 @@ DUNST_CONFIG = """[global]
 # invokes the line it prints.
 PICK_SCRIPT = """#!/bin/sh
 grep -m1 -F -- "#$(cat {label_file})"
+"""
+
+
+# A screenshot of the whole screen as X shows it, taken by a small Qt program of its own (xcb).
+SCREENSHOT = """import sys
+from PySide6.QtGui import QGuiApplication
+app = QGuiApplication(sys.argv)
+sys.exit(0 if app.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)
 """
 
 
@@ -150,6 +159,13 @@ class Screen:
         """What a program on this screen needs in its environment."""
         return {"DISPLAY": self.display}
 
+    def screenshot(self, path: Path) -> Path:
+        """The whole screen as a PNG file."""
+        env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "BROWSERPILOT_HOME")}
+        subprocess.run([sys.executable, "-c", SCREENSHOT, str(path)], check=True, timeout=30, capture_output=True,
+                       env={**env, **self.env(), "QT_QPA_PLATFORM": "xcb"})
+        return path
+
     def _spawn(self, command: list[str], stdout: Path | None = None, pass_fds: tuple[int, ...] = ()
                ) -> subprocess.Popen[bytes]:
         """Start a program on the screen; its stderr (and `stdout`, if given) into files of the folder."""
@@ -180,9 +196,6 @@ class Screen:
     def place(self, wid: int, x: int, y: int, width: int, height: int) -> None:
         self.run("xdotool", "windowmove", str(wid), str(x), str(y), "windowsize", str(wid), str(width), str(height))
 
-    def screenshot(self, path: Path) -> None:
-        if shutil.which("import"):
-            self.run("import", "-display", self.display, "-window", "root", str(path), check=False)
 
 
 @dataclass

@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Coroutine
+from typing import Any, Iterator, TypeVar
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
@@ -19,6 +20,22 @@ from app.startup.qt_asyncio import asyncio_inside_qt
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
 from envs.datadir import DataDir
+
+T = TypeVar("T")
+
+
+def call(qtbot: QtBot, coro: Coroutine[Any, Any, T], timeout: int = 20_000) -> T:
+    """Run a coroutine on the app's loop (driven by Qt events) and return its result or raise its error."""
+    task = asyncio.ensure_future(coro)
+    qtbot.waitUntil(task.done, timeout=timeout)
+    return task.result()
+
+
+def fails(qtbot: QtBot, coro: Coroutine[Any, Any, Any], kind: type[Exception]) -> str:
+    """Run a coroutine that must raise `kind`; return the message."""
+    with pytest.raises(kind) as caught:
+        call(qtbot, coro)
+    return str(caught.value)
 
 
 def run_js(qtbot: QtBot, tab: BrowserTab, source: str, timeout: int = 10_000) -> Any:

@@ -5,10 +5,13 @@ tab writes to, the network services, and the rules every action follows.
   recover it).
 - `acting(act, timeout)`: send input, wait until the page has handled it (the input fence), and when the
   action started a navigation (a link, a form submission, Enter in a form), wait until it has committed
-  (failing with its reason), then for its load to finish (app/browser/navigation.py).
+  (failing with its reason), then for its load to finish (app/browser/navigation.py); in another site's
+  frame, until the frame has its new document (app/browser/frames.py).
 - What the tab sends is counted from the app's first operation on it (app/browser/inflight.py); the requests
   of its workers are watched once the page says it has some (`workers`, app/browser/worker_traffic.py).
-- `point(locator, …)`: where to act, once the target is actionable (app/browser/locators.py).
+- `point(locator, …)` / `target(…)`: where to act, once the target is actionable (app/browser/locators.py).
+  An element in another site's frame is acted on only while the environment's domain policy allows that
+  frame's own address; when nothing matches, the frames the policy kept from loading are named.
 - `tracer`: set while a trace or video records the tab (app/browser/trace.py); `acting` tells it the moment
   of acting and the element acted on (the target `point` found last), so the trace shows it outlined.
 """
@@ -24,12 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from app.browser import inflight, locators
+from PySide6.QtWebEngineCore import QWebEngineFrame
+
+from app.browser import frames, inflight, locators
 from app.browser.control import TabControl
 from app.browser.health import ensure_responsive
 from app.browser.input import InputDriver
 from app.browser.js import PageTimeout
-from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, committed
+from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationError, NavigationWatch, committed
 from app.browser.netcapture import NetServices
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.worker_traffic import WorkerTraffic
@@ -136,9 +141,39 @@ class TabCore:
         if self.workers is not None:
             await self.workers.ready()  # what the page's workers do for this action is seen
         with NavigationWatch(self.page) as watch:
+            shown = frames.addresses(self.page)  # the frames' addresses before (none, and no cost, without frames)
             await act()
             fenced = await self.input.fence()
+            if fenced.frame is not None:  # another site's frame handled it (app/browser/frames.py)
+                framed = fenced.navigating and await self.frame_navigated(fenced.frame, fenced.document, timeout)
+                if watch.started or self.page.isLoading():  # and the page itself navigates (target=_top)
+                    return await self.after_navigation(watch, None, False, timeout)
+                return framed
+            self.refuse_frame_navigations(shown)
             return await self.after_navigation(watch, fenced.document, fenced.navigation, timeout)
+
+    def refuse_frame_navigations(self, shown: list[tuple[QWebEngineFrame, str]]) -> None:
+        """A frame that was in the page before the action and now shows an address the domain policy refuses:
+        the action navigated it there (its form's submission failed so fast that its document was gone before
+        the fence could ask it) and it failed; a frame added meanwhile (a tracker the policy keeps out) does not
+        count."""
+        for frame, before in shown:
+            now = frame.url().toString() if frame.isValid() else before
+            refused = self.blocked(now) if now != before else None
+            if refused is not None:
+                raise NavigationError(refused, now, code="blocked")
+
+    async def frame_navigated(self, frame: QWebEngineFrame, document: str | None, timeout: float) -> bool:
+        """Wait for the navigation an action started in another site's frame to commit; the domain policy's
+        refusal, or the frame's error, fails the action."""
+        try:
+            url = await self.guarded(frames.frame_committed(frame, document, max(timeout, NAVIGATION_TIMEOUT)))
+            return url is not None
+        except PageError as error:
+            refused = self.blocked(frame.url().toString()) if frame.isValid() else None
+            if refused is not None:
+                raise NavigationError(refused, frame.url().toString(), code="blocked") from None
+            raise error
 
     async def after_navigation(self, watch: NavigationWatch, document: str | None, navigating: bool,
                                timeout: float) -> bool:
@@ -166,9 +201,40 @@ class TabCore:
         if locator is None:
             assert x is not None and y is not None
             return x, y, None
-        target = await self.guarded(locators.wait_actionable(self.page, locator, timeout, **checks))
+        target = await self.target(locator, timeout, **checks)
         self._target = target
         return target.x, target.y, target.description
+
+    async def target(self, locator: Locator, timeout: float, **checks: bool) -> locators.ClickTarget:
+        """The actionable element and where it is. In another site's frame, the domain policy is asked about
+        that frame's own address first (a frame loaded before its host was blocked is not acted in)."""
+        try:
+            target = await self.guarded(locators.wait_actionable(self.page, locator, timeout, **checks))
+        except locators.NoMatch as error:
+            kept = self.frames_blocked()
+            if kept:
+                raise locators.NoMatch(f"{error}; {kept[0]}") from None
+            raise
+        if target.frame_url is not None:
+            refused = self.blocked(target.frame_url)
+            if refused is not None:
+                raise PageError(f"{target.description} is in a frame of {frames.site(target.frame_url)}, "
+                                f"{refused}: nothing was done", code="blocked")
+        return target
+
+    def frames_blocked(self) -> list[str]:
+        """The page's frames whose address the domain policy refuses (they show an error page, not their
+        content), said as `the frame of … was not loaded: blocked by the policy of …`."""
+        found: list[str] = []
+        pending = list(self.page.mainFrame().children())
+        while pending:
+            frame = pending.pop(0)
+            pending.extend(frame.children())
+            url = frame.url().toString()
+            refused = self.blocked(url) if url.startswith(("http:", "https:", "ws:", "wss:")) else None
+            if refused is not None:
+                found.append(f"the frame of {frames.site(url)} was not loaded: {refused}")
+        return found
 
     async def offset_point(self, locator: Locator, offset: tuple[float, float]) -> tuple[float, float]:
         """The point at `offset` (fractions of the box) of the element, which `point` just scrolled into

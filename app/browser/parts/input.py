@@ -2,10 +2,11 @@
 for its target to be actionable (app/browser/locators.py) and, when it starts a navigation, until that has
 committed (`TabCore.acting`).
 
-Typing and choosing are where a run's bound secrets are filled in (workflows/secret_binding.py): the page's
-address is checked before anything is done, and once the field has the focus, the address of the page and
-of every frame down to the one holding the focus (app/browser/focus.py); only then is `<secret:name>`
-replaced by its value and typed. A refusal types nothing."""
+Typing and choosing are where a run's bound secrets are filled in (workflows/secret_binding.py): the address
+of the document holding the field (the page's, or another site's frame's) is checked before anything is done,
+and again once the field has the focus, from the addresses of the frames down to the one holding the focus
+(app/browser/focus.py); only then is `<secret:name>` replaced by its value and typed. A refusal types
+nothing."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ SCROLL_STEPS = 16
 SWIPE_STEPS = 20
 VIEWPORT = "[innerWidth, innerHeight]"
 SCROLL_END_POLL = 0.1  # seconds between looks at a page that ended, for it to load more
+SCROLL_AGAIN = 1.0  # seconds before turning the wheel again at a page's end
 SCROLL_STATE = """(() => { const parts = []; let e = document.elementFromPoint(%f, %f);
   for (; e; e = e.parentElement) if (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth)
     parts.push(e.scrollTop, e.scrollLeft, e.scrollHeight, e.scrollWidth);
@@ -75,16 +77,19 @@ class TabInput:
         core = self._core
         result: dict[str, Any] = {}
         bound = secrets is not None and bool(secrets.names_in(text))
-        if bound:
-            assert secrets is not None
-            secrets.check(text, [core.page.url().toString()])  # another site's page: refused before acting
         if locator is not None:
-            px, py, description = await core.point(locator, None, None, timeout, editable=True, stable=False)
+            target = await core.target(locator, timeout, editable=True, stable=False)
+            if bound:
+                assert secrets is not None  # another site's field: refused before acting
+                secrets.check(text, self._documents(target))
+            px, py, description = target.x, target.y, target.description
             if await locators.has_focus(core.page, locator):
                 # A click would collapse a selection just made (ctrl+a): keep the focus, as Playwright's type.
                 result["clicked"] = False
             else:
                 await core.input.click(px, py)
+                if bound:  # the click handled (by another site's renderer, maybe) before asking where the focus is
+                    await core.input.fence()
             result["element"] = description
         if bound:
             assert secrets is not None
@@ -110,7 +115,8 @@ class TabInput:
         if widget is not None:
             return await self.choose_in_widget(option, widget, timeout, secrets)
         if secrets is not None and secrets.names_in(option):
-            secrets.check(option, [core.page.url().toString()])
+            target = await core.target(locator, timeout, hit_test=False)
+            secrets.check(option, self._documents(target))
             await core.guarded(locators.focus(core.page, locator, timeout))
             option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
         wanted = await core.guarded(locators.find_option(core.page, locator, option, timeout))
@@ -134,24 +140,31 @@ class TabInput:
             result["method"] = "value"
         return result
 
+    def _documents(self, target: locators.ClickTarget) -> list[str]:
+        """The page's address, and the frame's when the target is in another site's frame (what a secret's
+        binding is checked against: the last one)."""
+        page = self._core.page.url().toString()
+        return [page, target.frame_url] if target.frame_url else [page]
+
     async def choose_in_widget(self, option: str, widget: locators.Widget, timeout: float,
                                secrets: SecretBinding | None = None) -> dict[str, Any]:
         """Open the widget (a trusted click), find the option whose text is `option` in the list it opens, typing
         the text into its search box when the list does not show it, and click it; then check that the widget
         (its native <select> when it has one) shows it."""
         core = self._core
+        page_url = core.page.url().toString()
         if secrets is not None and secrets.names_in(option):
-            secrets.check(option, [core.page.url().toString()])
+            secrets.check(option, [page_url, widget.frame_url] if widget.frame_url else [page_url])
         opener = await core.guarded(locators.wait_actionable(core.page, {"ref": widget.trigger}, timeout))
         await core.acting(lambda: core.input.click(opener.x, opener.y), timeout)
         if secrets is not None and secrets.names_in(option):
             option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
-        found = await core.guarded(locators.widget_option(core.page, option, min(timeout, WIDGET_LIST_WAIT)))
+        found = await core.guarded(locators.widget_option(core.page, widget, option, min(timeout, WIDGET_LIST_WAIT)))
         typed = False
         if found.get("status") != "ok" and found.get("typing"):
             await core.acting(lambda: core.input.type_text(option), timeout)  # a search box has the focus
             typed = True
-            found = await core.guarded(locators.widget_option(core.page, option, timeout))
+            found = await core.guarded(locators.widget_option(core.page, widget, option, timeout))
         if found.get("status") != "ok":
             listed = ", ".join(json.dumps(o, ensure_ascii=False) for o in found.get("options") or [])
             more = f", … {found['more']} more" if found.get("more") else ""
@@ -216,13 +229,18 @@ class TabInput:
             if await self._scroll_state(x, y) != before:
                 moved += 1
                 continue
-            # Nothing moved: the end of what the page holds. A page that loads more as it is scrolled (a feed)
-            # may still be fetching it; wait for it to grow, within the step's timeout, rather than spend steps.
+            # Nothing moved: the end of what the page holds, or a turn the page had no room for yet (it grew a
+            # moment ago). A page that loads more as it is scrolled (a feed) may still be fetching it: wait for it
+            # to grow, within the step's timeout, turning the wheel again now and then as a person would.
+            again = loop.time() + SCROLL_AGAIN
             while await self._scroll_state(x, y) == before:
                 if loop.time() >= deadline:
                     raise PageError(f'"{until.label()}" did not come into view: the page ended after {moved} '
                                     f'{"swipes" if swipe else "scroll steps"} {direction} and nothing more came '
                                     f'within {timeout:g} s', code="timeout")
+                if loop.time() >= again:
+                    await self._scroll_once(x, y, direction, distance, swipe)
+                    again = loop.time() + SCROLL_AGAIN
                 await asyncio.sleep(SCROLL_END_POLL)
 
     async def _scroll_state(self, x: float, y: float) -> str:

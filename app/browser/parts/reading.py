@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-from app.browser import inspect, locators
+from app.browser import frames, inspect, locators
 from app.browser.js import MAIN_WORLD, NavigatedAway, run_js, run_js_async
 from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, document_now
 from app.browser.parts.core import TabCore
-from workflows.ports import Locator
+from workflows.ports import Locator, PageError
 
 _SOURCE = ("(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\\n' : '')"
            " + document.documentElement.outerHTML")
@@ -30,7 +30,14 @@ class TabReading:
 
     async def find(self, candidates: list[Locator], fingerprint: dict[str, Any] | None,
                    heal: bool = True) -> dict[str, Any]:
-        return await self._core.guarded(locators.find(self._core.page, candidates, fingerprint, heal=heal))
+        """One look for a node's element (locators.find); when none is found, `blocked` names the frames the
+        domain policy kept from loading."""
+        found = await self._core.guarded(locators.find(self._core.page, candidates, fingerprint, heal=heal))
+        if found.get("status") not in ("found", "healed"):
+            blocked = self._core.frames_blocked()
+            if blocked:
+                found["blocked"] = blocked
+        return found
 
     async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]:
         snap = await self._core.guarded(locators.snapshot(self._core.page, locator, start=start, items=items))
@@ -58,6 +65,20 @@ class TabReading:
             document, navigating = await document_now(core.page)
             await core.after_navigation(watch, document, navigating, NAVIGATION_TIMEOUT)
         return {"value": value}
+
+    async def script_in_frame(self, address: str, source: str, args: Any, timeout: float) -> dict[str, Any] | None:
+        """Run the script in the first frame of another site (app/browser/frames.py) whose address contains
+        `address`, in its own page world; None when there is none. The environment's domain policy is asked
+        about that frame's address first."""
+        core = self._core
+        found = next((scope for scope in await frames.scopes(core.page) if not scope.main and address in scope.url),
+                     None)
+        if found is None:
+            return None
+        refused = core.blocked(found.url)
+        if refused is not None:
+            raise PageError(f"the frame of {frames.site(found.url)} is {refused}: nothing was run", code="blocked")
+        return {"value": await core.guarded(run_js_async(found.frame, source, args, timeout)), "frame": found.url}
 
     async def inspect(self, locator: Locator) -> dict[str, Any]:
         return await self._core.guarded(inspect.inspect(self._core.page, locator))

@@ -17,13 +17,14 @@ from typing import Any, Iterator
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from app.mcp import config
 from app.mcp.server import McpHttpServer, is_local_host, is_local_origin
 from app.catalog.profiles import GROUPS, ORIGINAL_TOOLS, ProfileError, ToolSelection, parse_profile
 from app.catalog.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, Params, operation
+from app.ops.registry import describe_validation_error
 from app.wiring.registry import build_registry
 from envs.datadir import DataDir
 from envs.store import EnvStore
@@ -68,6 +69,22 @@ def test_schema_validation_matches_the_registry() -> None:
     assert not click.is_valid({"locator": "#a"})
 
 
+def test_a_locator_with_unknown_keys_is_refused_naming_the_valid_ones() -> None:
+    """The schemas write a locator as an object; the registry's answer to a wrong one says its keys."""
+    registry = build_registry()
+    click = registry.get("page_click")
+    with pytest.raises(ValidationError) as caught:
+        click.params.model_validate({"locator": {"css": "#a"}})
+    assert describe_validation_error(click, caught.value) == (
+        "unknown key 'css' in 'locator' for page_click; valid keys: selector, xpath, ref")
+    with pytest.raises(ValidationError) as caught:
+        click.params.model_validate({"locator": {"ref": "e1"}, "offset": {"x": 0, "y": 0, "z": 1}})
+    assert "unknown key 'z' in 'offset'" in describe_validation_error(click, caught.value)
+    with pytest.raises(ValidationError) as caught:
+        click.params.model_validate({"locator": {"ref": "e1"}, "colour": "red"})
+    assert describe_validation_error(click, caught.value).startswith("unknown parameter 'colour' for page_click")
+
+
 def test_descriptions_leave_the_shared_conventions_to_the_instructions() -> None:
     """What every tool shares is said once, in the instructions; a description says what its tool does."""
     tools = {tool.name: tool.description or "" for tool in ToolCatalog(build_registry()).tools()}
@@ -89,10 +106,18 @@ def test_optional_fields_are_listed_as_their_type_alone() -> None:
     schema = ToolCatalog(build_registry()).schema("page_click")
     assert schema is not None
     assert schema["properties"]["tabId"] == {"type": "string"}
-    assert schema["properties"]["locator"]["$ref"] == "#/$defs/Locator"  # used twice (locator, until): shared
-    assert schema["$defs"]["Locator"] == {"type": "object", "properties": {
-        "selector": {"type": "string"}, "xpath": {"type": "string"}, "ref": {"type": "string"}}}
+    # A locator's shape is said once, in the instructions: each tool writes it as an object.
+    assert schema["properties"]["locator"] == schema["properties"]["until"] == {"type": "object"}
+    assert "$defs" not in schema and '"selector"' not in json.dumps(schema)
+    # timeoutMs: the usual default and the bound are said in the instructions; another default stays.
+    assert schema["properties"]["timeoutMs"] == {"type": "integer"}
+    assert "10000 unless the tool says otherwise, at most 600000" in SERVER_INSTRUCTIONS
+    navigate = ToolCatalog(build_registry()).schema("page_navigate") or {}
+    assert navigate["properties"]["timeoutMs"] == {"type": "integer", "default": 30000}
+    typing = ToolCatalog(build_registry()).schema("page_type") or {}
+    assert typing["properties"]["replace"] == {"type": "boolean"}  # off unless given: no default: false
     assert schema["properties"]["offset"]["type"] == "object"  # used once: written in place
+    assert schema["properties"]["offset"]["properties"]["x"] == {"type": "number", "minimum": 0, "maximum": 1}
     assert "null" not in json.dumps(schema)
 
 

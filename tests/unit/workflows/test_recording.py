@@ -44,13 +44,11 @@ def test_double_click_scroll_until_upload_and_secret() -> None:
     recording.add({"kind": "files", "paths": ["/tmp/a.txt"]})  # before its click arrives
     recording.add({"kind": "click", "loc": loc("input[type=file]"), "control": "file", "detail": 1})
     recording.add({"kind": "fill", "loc": loc("input[name=pw]"), "secret": True, "variable": "password"})
-    recording.add({"kind": "blocked", "why": "a cross-origin frame"})
     types = [(s.type, s.data.get("count")) for s in recording.steps]
     assert types == [("click", 2), ("scroll", None), ("click", None), ("upload", None), ("fill", None)]
     assert recording.steps[1].data["until"] == {"selector": "#far"} and "distance" not in recording.steps[1].data
     assert recording.steps[3].data["paths"] == ["/tmp/a.txt"]
     assert recording.steps[4].data["text"] == "{{#input.password#}}"
-    assert recording.notes == ["not recorded: a cross-origin frame"]
     doc = recording.document("Flow")
     assert validate_document(doc).warnings == []
     assert doc["workflow"]["graph"]["nodes"][0]["data"]["variables"] == [
@@ -188,3 +186,44 @@ def test_a_drag_node_needs_its_element() -> None:
     assert SwipeData.model_validate({"type": "swipe", "dx": 10}).lint() == \
         ["a drag (dx, dy or offset) needs a locator (a run fails if it reaches this node)"]
     assert SwipeData.model_validate({"type": "swipe", "direction": "left"}).lint() == []
+
+
+# -- issue 32, cause B: elements in open shadow roots, and actions that could not be recorded ---------------------
+TITLE = {"alternatives": [{"role": "textbox", "name": "Title", "exact": True},
+                          {"selector": 'my-field[name="title"] >> role=textbox[name="Title"s]'}], "unique": True}
+NOTES = {"alternatives": [{"role": "textbox", "name": "Notes", "exact": True}], "unique": True}
+
+
+def test_an_element_only_alternatives_find_is_recorded_and_saved_without_a_primary() -> None:
+    recording = Recording()
+    recording.add({"kind": "click", "loc": TITLE, "detail": 1})
+    recording.add({"kind": "fill", "loc": TITLE, "value": "Summit", "role": "textbox", "name": "Title"})
+    recording.add({"kind": "fill", "loc": NOTES, "value": "Bring a laptop", "role": "textbox", "name": "Notes"})
+    assert [s.words() for s in recording.steps] == ["Type 'Summit' into textbox 'Title'",
+                                                     "Type 'Bring a laptop' into textbox 'Notes'"]
+    document = validate_document(recording.document("Shadow"))
+    assert document.warnings == []
+    fill_node = document.graph.nodes[1].data
+    assert fill_node.locator.candidates()[0] == Locator(selector='role=textbox[name="Title"s]')
+
+
+def test_an_action_that_could_not_be_recorded_is_kept_marked_and_the_save_refuses_until_it_goes() -> None:
+    recording = Recording()
+    recording.add({"kind": "fill", "loc": NOTES, "value": "a", "role": "textbox", "name": "Notes"})
+    lost = {"alternatives": [], "unique": False, "fingerprint": {"v": 1, "tag": "div"}}
+    for value in ("B", "Br", "Bring"):  # each burst of typing into a field nothing finds again
+        recording.add({"kind": "fill", "loc": lost, "value": value, "desc": '<div class="editor">'})
+    recording.add({"kind": "blocked", "action": "click", "why": "no locator finds <input type=checkbox> again",
+                   "desc": "<input type=checkbox>", "role": "checkbox"})
+    assert [s.words() for s in recording.steps] == [
+        "Type 'a' into textbox 'Notes'", "Not recorded: typing on <div class=\"editor\">",
+        "Not recorded: a click on <input type=checkbox>"]
+    status = [s.as_dict() for s in recording.steps]
+    assert status[1]["missing"] == 'no locator finds <div class="editor"> again'
+    assert status[1]["data"] == {"text": "Bring", "locator": {"fingerprint": {"v": 1, "tag": "div"}}}
+    with pytest.raises(RecordingError, match=r"2 of your actions could not be recorded.*step 2 \(Not recorded: "
+                                             r"typing.*step 3 \(Not recorded: a click"):
+        recording.document("Incomplete")
+    recording.delete(recording.steps[2].id)
+    recording.delete(recording.steps[1].id)
+    assert validate_document(recording.document("Complete")).warnings == []

@@ -62,7 +62,7 @@ def test_a_placeholder_anywhere_but_the_typed_text_is_refused_naming_the_secret_
     assert bound.refuse_outside("page_navigate", {"url": "http://a/<secret:other>"}, None, "tab-1", None) is None
 
 
-def test_filling_in_checks_the_page_and_every_frame_down_to_the_field() -> None:
+def test_filling_in_checks_the_document_holding_the_field() -> None:
     bound = binding(SecretRule("code", ["127.0.0.1"]))
     assert bound.fill("pin <secret:code>!", ["http://127.0.0.1:1/form"], "tab-1") == f"pin {SECRET}!"
     assert bound.fill("no secret", [], "tab-1") == "no secret"
@@ -70,7 +70,10 @@ def test_filling_in_checks_the_page_and_every_frame_down_to_the_field() -> None:
         bound.fill("<secret:code>", ["http://127.0.0.1:1/form", "http://127.0.0.2:2/frame?q=1"], "tab-1")
     assert frame.value.site == "http://127.0.0.2:2"
     with pytest.raises(SecretRefused, match="the page is on http://127.0.0.2"):
-        bound.fill("<secret:code>", ["http://127.0.0.2/form", "http://127.0.0.1/frame"], "tab-1")
+        bound.fill("<secret:code>", ["http://127.0.0.2/form"], "tab-1")
+    # The frame's own address decides: a 127.0.0.1 frame on another site's page may take it (that page cannot
+    # read the frame).
+    assert bound.fill("<secret:code>", ["http://127.0.0.2/form", "http://127.0.0.1/frame"], "tab-1") == SECRET
     with pytest.raises(SecretRefused, match="not known"):
         bound.fill("<secret:code>", [], "tab-1")
 
