@@ -1,7 +1,7 @@
 """Write docs/operations.md, the reference of every operation, from the registry itself.
 
 Each operation's name, group, flags (read-only, destructive, needs the app's browser, the parameter a bound
-secret may fill) and description come from its `@operation` declaration; its parameters (name as callers write
+secret may fill) and description (as MCP clients are sent it) come from its `@operation` declaration; its parameters (name as callers write
 it, type, default, bounds, description) from its pydantic `Params` model's JSON schema, the same schema MCP
 clients are sent. Nothing here is written by hand, so the reference cannot drift from the code:
 tests/unit/test_operations_reference.py fails when docs/operations.md differs from what this prints.
@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.mcp.profiles import GROUPS  # noqa: E402  (after the path: run as a script from anywhere)
+from app.mcp.tools import tool_description  # noqa: E402
 from app.ops import build_registry  # noqa: E402
 from app.ops.registry import Operation  # noqa: E402
 
@@ -61,7 +62,7 @@ rest of the session ([Tool profiles](mcp.md#agents-mcp)).
 
 
 def _unwrap(text: str) -> str:
-    """A docstring as one paragraph per blank-line block, hard wraps joined."""
+    """A parameter type's docstring as one paragraph per blank-line block, hard wraps joined."""
     paragraphs = inspect.cleandoc(text).split("\n\n")
     return "\n\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
 
@@ -161,7 +162,7 @@ def render() -> str:
                 title = f"{title} ({op.name})"
             shared.setdefault(title, definition)
             defs[key] = title
-        sections += [f"### {op.name}", "", _flags(op), "", _unwrap(op.description) or "(no description)", "",
+        sections += [f"### {op.name}", "", _flags(op), "", tool_description(op).replace("\n", "\n\n"), "",
                      *_fields_table(schema, defs), ""]
 
     lines = [HEADER, "## Contents", ""]
@@ -175,13 +176,8 @@ def render() -> str:
         definition = shared[title]
         description = _unwrap(definition.get("description", ""))
         lines += [f"### {title}", "", *([description, ""] if description else []),
-                  *_fields_table(definition, {key: value for key, value in _all_defs(shared).items()}), ""]
+                  *_fields_table(definition, {name: name for name in shared}), ""]  # refs inside: by title
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _all_defs(shared: dict[str, dict[str, Any]]) -> dict[str, str]:
-    """`$ref` keys inside a shared type (pydantic names them by title) → their titles here."""
-    return {title: title for title in shared}
 
 
 def main(argv: list[str] | None = None) -> int:

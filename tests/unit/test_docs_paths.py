@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import subprocess
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 TOP = ("app", "envs", "workflows", "tests", "bench", "resources", "docs", "packaging")
@@ -138,19 +139,20 @@ def where(path: Path, number: int) -> str:
     return f"{path.relative_to(ROOT)}:{number}"
 
 
+def unresolved(find: Callable[[str], list[str]], exists: Callable[[str], bool]) -> list[str]:
+    """Every name `find` sees in a source line that `exists` does not find, with its file and line."""
+    return [f"{where(path, number)}: {name}" for path in sources()
+            for number, line in enumerate(path.read_text("utf-8", errors="replace").split("\n"), 1)
+            for name in find(line) if not exists(name)]
+
+
 def test_every_path_named_in_documents_and_code_exists() -> None:
-    missing = []
-    for path in sources():
-        for number, line in enumerate(path.read_text("utf-8", errors="replace").split("\n"), 1):
-            missing += [f"{where(path, number)}: {token}" for token in PATH.findall(line) if not path_exists(token)]
+    missing = unresolved(PATH.findall, path_exists)
     assert not missing, "\n".join(missing)
 
 
 def test_every_module_named_in_backticks_exists() -> None:
-    missing = []
-    for path in sources():
-        for number, line in enumerate(path.read_text("utf-8", errors="replace").split("\n"), 1):
-            missing += [f"{where(path, number)}: {name}" for name in MODULE.findall(line) if not module_exists(name)]
+    missing = unresolved(MODULE.findall, module_exists)
     assert not missing, "\n".join(missing)
 
 
