@@ -18,7 +18,7 @@ Playwright MCP, side by side in one run (issue 34).
    bench/snapshot_size.py counts them; CJK costs about one token a character).
 3. One scripted task, placing an order on the form, through the local stand-in of the Messages API
    (tests/support/fake_anthropic.py): ours is the built-in agent (`agent_run`, the real `anthropic` client, its
-   tools — core's page tools and tools_enable, README "The loop" — and its system prompt);
+   tools — core's page tools and tools_enable, docs/agent.md, "The loop" — and its system prompt);
    theirs is a minimal loop in this file that sends the same Messages API
    requests with Playwright MCP's tools (and the same `done` tool) and runs each tool call through Playwright
    MCP. Both follow the same script: look (snapshot), type the name and the quantity and choose the plan, click

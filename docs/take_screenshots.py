@@ -1,4 +1,5 @@
-"""Take the README screenshots from the real app, in light and dark (and a few in Chinese).
+"""Take the screenshots of README.md and docs/screenshots.md from the real app, in light and dark (and a few in
+Chinese).
 
     .venv/bin/python docs/take_screenshots.py            # everything (about 3 minutes)
     .venv/bin/python docs/take_screenshots.py light      # only some of: light dark zh_CN

@@ -1,4 +1,4 @@
-"""The workflow document (BrowserPilot 0.3.0 format, DESIGN.md §5) and its validation.
+"""The workflow document (BrowserPilot 0.3.0 format: docs/workflows.md) and its validation.
 
 `{kind: "app", version: "0.3.0", app: {name, mode: "workflow", description?, icon?}, workflow:
 {environment_variables: [{name, value}], conversation_variables: [], graph: {nodes, edges}}}`.

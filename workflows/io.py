@@ -6,7 +6,7 @@
   as they came; `ensure_ascii=False`, two-space indent, trailing newline). The document carries no local id
   (stores keep theirs beside it), so an export is exactly this text.
 - `load_file(path)` / `save_file(path, doc)`: with clear errors for a missing, unreadable or too big file
-  (over 10 MB); saving is atomic (`envs.jsonstore.atomic_write_text`).
+  (over 10 MB); saving is atomic (`envs.atomic.atomic_write_text`).
 - `parse_any(text)` / `load_any(path)`: a workflow file or a Chrome DevTools Recorder recording, whichever
   it is; returns the document and the importer's notes (always empty for a workflow file).
 

@@ -25,7 +25,7 @@ from typing import Iterable
 
 TOOLS_ENABLE = "tools_enable"
 
-# Group -> what it holds, for the tools_enable description, the settings and the README (one short line each).
+# Group -> what it holds, for the tools_enable description, the settings and docs/operations.md (one short line each).
 GROUPS: dict[str, str] = {
     "core": "a whole task: env_list/create, tab_open/list/close, page_navigate/back/snapshot/click/type/select/key/"
             "scroll/upload/wait/query/source/screenshot/handoff, workflow_list/write/run, run_list/read",
@@ -47,7 +47,7 @@ GROUPS: dict[str, str] = {
 }
 
 # The original BrowserPilot's tools (src/main/services/tool-catalog.ts), in its order. Those we do not have, on
-# purpose or not yet: page_draw, captcha_* (README: Compared with the original BrowserPilot). The `original` profile lists the ones the registry holds.
+# purpose or not yet: page_draw, captcha_* (docs/original.md). The `original` profile lists the ones the registry holds.
 ORIGINAL_TOOLS: tuple[str, ...] = (
     "env_list", "env_create", "env_open", "env_update", "env_delete", "tab_list", "tab_open", "tab_close",
     "tab_activate", "group_create", "group_update", "group_list", "tab_group", "page_navigate", "page_back",

@@ -620,7 +620,7 @@ def test_the_original_locator_forms_work_beside_ours(app_dir: Path, site: LocalS
 
     async def scenario() -> list[dict[str, Any]]:
         async with mcp_client(app_dir, tools="original") as client:
-            # Exactly the original's tool names (those we have: the README says which we left out).
+            # Exactly the original's tool names (those we have: docs/original.md says which we left out).
             listed = {tool.name for tool in (await client.list_tools()).tools}
             assert listed == set(ORIGINAL_TOOLS) & set(build_registry().names()) and "page_pdf" not in listed
             tab = (await ok_original(client, "tab_open", url="about:blank"))["tabId"]

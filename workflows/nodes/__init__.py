@@ -1,5 +1,5 @@
 """The 22 node types of a workflow, one class each, and the parts of a graph (BrowserPilot 0.3.0 format,
-DESIGN.md §5).
+docs/workflows.md).
 
 - `values`: the model base and field types; `locators`: page locators with alternatives; `conditions`:
   if-else and until conditions; `graph`: nodes, edges and graphs; `base`: `NodeData`, the registry
@@ -12,7 +12,7 @@ Pure Python: no Qt here.
 
 from __future__ import annotations
 
-# Imported in the order of DESIGN.md §5, which is the order of NODE_TYPES.
+# Imported in the order docs/workflows.md lists the types in, which is the order of NODE_TYPES.
 from workflows.nodes import flow, page, wait_extract, data, people  # noqa: F401,I001  (registers the types)
 from workflows.nodes.base import NODE_TYPES, NodeData, NodeFailed, PageNodeData, RawNodeData, RunContext
 from workflows.nodes.conditions import Case, Condition, compare

@@ -55,7 +55,7 @@ def test_every_operation_is_a_tool_with_a_valid_self_contained_schema() -> None:
         assert bool(tool.annotations.read_only_hint) is op.read_only
         if not op.read_only:  # the spec's default is destructive: every other tool says whether it is
             assert tool.annotations.destructive_hint is op.destructive
-        assert tool.description and len(tool.description) < 1000, name  # long explanations live in README
+        assert tool.description and len(tool.description) < 1000, name  # long explanations live in docs/
         assert '"title": "' not in json.dumps(schema)  # pydantic's generated titles are left out
         assert '"description": "Base of every' not in json.dumps(schema)  # a parameter model's docstring is ours
 
@@ -168,7 +168,7 @@ def test_profiles_list_what_they_say() -> None:
     assert set(catalog.names(ToolSelection(parse_profile("full")))) == set(registry.names())
     original = catalog.names(ToolSelection(parse_profile("original")))
     assert set(original) == set(ORIGINAL_TOOLS) & set(registry.names()) and "tools_enable" not in original
-    # The original's tools we do not have are the ones the README names.
+    # The original's tools we do not have are the ones docs/original.md names.
     assert set(ORIGINAL_TOOLS) - set(registry.names()) <= {
         "page_draw", "captcha_panel", "captcha_detect",
         "captcha_read", "captcha_solve"}

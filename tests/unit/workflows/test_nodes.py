@@ -17,7 +17,7 @@ TYPES = ["start", "end", "if-else", "loop", "goto", "click", "fill", "select", "
 LOC = {"selector": "#x"}
 BODY = [{"id": "b1", "data": {"type": "goto", "url": "https://example.com"}}]
 
-# One valid `data` per type, using the fields of DESIGN.md §5 and the issue.
+# One valid `data` per type, using the fields each type declares (workflows/nodes/).
 VALID: dict[str, list[dict[str, Any]]] = {
     "start": [{}, {"variables": [{"variable": "q", "label": "Query", "type": "paragraph", "required": False},
                                  {"variable": "pw", "type": "secret"},
