@@ -154,7 +154,10 @@
       return { status: 'ok', ref: E.ref(widget), desc: E.describe(widget), native: E.ref(el) };
     }
     const native = nativeOf(el);
-    return { status: 'ok', ref: E.ref(el), desc: E.describe(el), ...(native ? { native: E.ref(native) } : {}) };
+    // A combobox too small to click is opened through the box a person clicks around it.
+    const found = el.matches(COMBO) ? comboOf(el) : null;
+    const opener = found ? triggerOf(found.combo, found.container) || el : el;
+    return { status: 'ok', ref: E.ref(opener), desc: E.describe(opener), ...(native ? { native: E.ref(native) } : {}) };
   }
 
   /** {status: ok, ref} the open list's option whose text is `wanted` (exactly, then ignoring case; in the

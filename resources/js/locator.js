@@ -935,10 +935,19 @@
    * Status: none | many {count, items} | hidden | disabled | readonly | pending (first stability sample) |
    * unstable | offscreen | covered {by} | ok {x, y}; all but none/many carry `desc`.
    */
+  /** The visible label a person clicks for a checkbox or radio the page hides behind its own drawing (a label
+   *  holding a link or another control is not one: its middle might be that instead), or null. */
+  function labelStandingFor(el) {
+    if (el.localName !== 'input' || (el.type !== 'checkbox' && el.type !== 'radio')) return null;
+    return [...(el.labels || [])].find((label) => isVisible(label) &&
+      ![...label.querySelectorAll('a[href], button, input, select, textarea')].some((n) => n !== el)) || null;
+  }
+
   function actionable(loc, opts = {}) {
-    const { el, result } = single(loc);
-    if (!el) return result;
-    const desc = describe(el);
+    const found = single(loc);
+    if (!found.el) return found.result;
+    const desc = describe(found.el);
+    const el = isVisible(found.el) ? found.el : labelStandingFor(found.el) || found.el;
     if (!isVisible(el)) return { status: 'hidden', desc };
     if (opts.enabled !== false && isDisabled(el)) return { status: 'disabled', desc };
     if (opts.editable && !isEditable(el)) return { status: 'readonly', desc };

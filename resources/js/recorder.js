@@ -146,8 +146,16 @@
     const found = C.comboOf(el);
     if (!found) { widget = null; return; }
     const trigger = C.triggerOf(found.combo, found.container) || found.combo;
+    let t = describeTarget(trigger);
+    if (trigger !== found.combo) {
+      // A combobox too small to click (a 2px input inside the box a person clicks) still has the name assistive
+      // technology reads and a locator of its own, where the box around it often has neither: the widget is
+      // named by its combobox, and replay opens it through the box around it (choose.js `trigger`).
+      const named = describeTarget(found.combo);
+      if (named.loc && named.loc.unique && named.name && !(t.loc && t.loc.unique && t.name)) t = named;
+    }
     widget = { from: Math.max(now(), sent + 0.0005), at: performance.now(), combo: found.combo, container: found.container,
-               t: describeTarget(trigger), before: C.shownOptions() };
+               t, before: C.shownOptions() };
   }
 
   function choose(option) {

@@ -496,3 +496,24 @@ def test_scrolling_until_an_item_waits_for_a_feed_that_loads_as_it_is_scrolled(q
     # The end of a feed that has nothing more: a clear failure within the step's timeout, not a hang.
     missing = call(qtbot, app, "page_scroll", {"tabId": tab, "until": {"xpath": "//li[.='Post 99']"}, "timeoutMs": 3_000})
     assert not missing["ok"] and "the page ended after" in missing["error"], missing
+
+
+STYLED_CHECKS = """<title>Checks</title><style>
+  .box input { position: absolute; opacity: 0; width: 0; height: 0; margin: 0; }  /* drawn by the label instead */
+  .box span::before { content: ''; display: inline-block; width: 14px; height: 14px; border: 1px solid #333; }
+</style>
+<label class=box><input type=checkbox id=public><span>Public</span></label>
+<label class=box><input type=checkbox id=terms><span>I accept the <a href="/blank">terms</a></span></label>"""
+
+
+def test_a_checkbox_the_page_draws_itself_is_clicked_through_its_label(qtbot: QtBot, app: BrowserPilotApp,
+                                                                       site: LocalServer) -> None:
+    site.route("/styled-checks", STYLED_CHECKS)
+    tab = call(qtbot, app, "tab_open", {"url": site.url("/styled-checks")})["tabId"]
+    assert call(qtbot, app, "page_click", {"tabId": tab, "locator": {"selector": "#public"}})["ok"]
+    assert call(qtbot, app, "page_script", {"tabId": tab, "source": "public.checked"})["value"] is True
+    # A label holding a link is not clicked in the input's stead: its middle might be the link.
+    refused = call(qtbot, app, "page_click", {"tabId": tab, "locator": {"selector": "#terms"}, "timeoutMs": 1_000})
+    assert not refused["ok"] and "is not visible" in refused["error"], refused
+    assert call(qtbot, app, "page_script", {"tabId": tab, "source": "[location.pathname, terms.checked]"})["value"] \
+        == ["/styled-checks", False]
