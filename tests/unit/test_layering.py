@@ -165,7 +165,7 @@ def test_no_import_circles() -> None:
 # -- layers that only point down ------------------------------------------------------------------------------
 # Lowest first. A module may import its own layer and the layers below; siblings (the packages of one layer)
 # may not import each other. Every module of app/ must be placed: a name places that module and everything under
-# it; "=name" places that module alone (the `app` package itself, so that a new app/x.py must be placed).
+# it; "=name" places that module alone (the `app` package itself, so that a new module at its root must be placed).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("envs",),
     ("workflows",),

@@ -26,7 +26,7 @@ def test_operations_reference_is_up_to_date() -> None:
 
 def test_the_reference_lists_every_operation_with_its_parameters() -> None:
     reference = generator()
-    from app.ops import build_registry
+    from app.wiring.registry import build_registry
 
     registry = build_registry()
     text = reference.render()
