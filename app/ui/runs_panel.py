@@ -53,6 +53,7 @@ from app.ui.trace_view import TraceView
 from envs import loggers
 
 log = logging.getLogger(loggers.UI)
+LIST_ROWS_SHOWN = 6  # the runs list's least height, in rows
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 Envelope = dict[str, Any]
@@ -580,9 +581,13 @@ class RunsPanel(QWidget):
         self.note = QLabel(self)
         self.note.setObjectName("runs-note")
         row.addWidget(self.note)
+        # The list keeps room for several runs however much the detail (its trace, its tabs) asks for.
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + LIST_ROWS_SHOWN * self.table.verticalHeader().defaultSectionSize())
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
+        splitter.setCollapsible(0, False)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         self.empty = EmptyState(
