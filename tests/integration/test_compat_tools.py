@@ -108,7 +108,8 @@ def test_tab_groups_are_stored_and_drawn(qtbot: QtBot, windowed_shell: BrowserPi
     assert chip is not None and chip.text() == "Research"
 
     ok(run_op(qtbot, shell, "group_update", {"groupId": group["groupId"], "name": "Done", "color": "#abc"}))
-    assert window.findChild(QLabel, f"group-chip-{group['groupId']}").text() == "Done"
+    # The window follows the stores' change feed: the chip says it within a second.
+    qtbot.waitUntil(lambda: window.findChild(QLabel, f"group-chip-{group['groupId']}").text() == "Done", timeout=1_000)
     saved(qtbot, shell)  # groups.json is written off the Qt thread
     stored = json.loads(shell.data.groups_json.read_text())
     assert stored["schema_version"] == 1 and stored["groups"][0]["color"] == "#aabbcc"
