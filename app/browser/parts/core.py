@@ -83,7 +83,7 @@ class TabCore:
         self.net = net
         self._input: InputDriver | None = None
         self.tracer: ActingWatcher | None = None
-        self._target: locators.ClickTarget | None = None  # the element `point` found last, for the tracer
+        self._target: locators.ClickTarget | None = None  # the element `target` found last, for the tracer
         self.workers: WorkerTraffic | None = None
         inflight.track(self.page, self._watch_workers)  # from the app's first operation on it, what the tab sends
 
@@ -202,7 +202,6 @@ class TabCore:
             assert x is not None and y is not None
             return x, y, None
         target = await self.target(locator, timeout, **checks)
-        self._target = target
         return target.x, target.y, target.description
 
     async def target(self, locator: Locator, timeout: float, **checks: bool) -> locators.ClickTarget:
@@ -220,6 +219,7 @@ class TabCore:
             if refused is not None:
                 raise PageError(f"{target.description} is in a frame of {frames.site(target.frame_url)}, "
                                 f"{refused}: nothing was done", code="blocked")
+        self._target = target  # the element the next action acts on, for the tracer
         return target
 
     def frames_blocked(self) -> list[str]:
