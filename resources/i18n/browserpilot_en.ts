@@ -146,6 +146,13 @@
             <numerusform>{dot} &lt;b&gt;Recording&lt;/b&gt; %n steps — act in the page as usual</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n action(s) could not be recorded (in red): the workflow cannot be saved until each is deleted.</source>
+        <translation>
+            <numerusform>%n action could not be recorded (in red): the workflow cannot be saved until each is deleted.</numerusform>
+            <numerusform>%n actions could not be recorded (in red): the workflow cannot be saved until each is deleted.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RunTablesView</name>

@@ -363,10 +363,6 @@
         <translation>没有步骤。</translation>
     </message>
     <message>
-        <source>Re&amp;fresh</source>
-        <translation>刷新(&amp;F)</translation>
-    </message>
-    <message>
         <source>The agent says</source>
         <translation>Agent 的说法</translation>
     </message>
@@ -2880,6 +2876,10 @@ score {score}: {why}</source>
         <translation>备选：{list}</translation>
     </message>
     <message>
+        <source>Not recorded: {why}. Delete this step (after doing the action again in a way that records, or if the workflow does not need it) to be able to save.</source>
+        <translation>未录下：{why}。删除这一步（先用能被录下的方式重做这个操作，或者工作流不需要它）之后才能保存。</translation>
+    </message>
+    <message>
         <source>{dot} &lt;b&gt;Recording paused&lt;/b&gt; — {reason}</source>
         <translation>{dot} &lt;b&gt;录制已暂停&lt;/b&gt; — {reason}</translation>
     </message>
@@ -2891,6 +2891,12 @@ score {score}: {why}</source>
         <source>{dot} &lt;b&gt;Recording&lt;/b&gt; %n step(s) — act in the page as usual</source>
         <translation>
             <numerusform>{dot} &lt;b&gt;录制中&lt;/b&gt; %n 步 — 照常在页面上操作</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n action(s) could not be recorded (in red): the workflow cannot be saved until each is deleted.</source>
+        <translation>
+            <numerusform>有 %n 个操作没能录下（红色）：逐个删除之前，工作流无法保存。</numerusform>
         </translation>
     </message>
     <message>
@@ -2916,6 +2922,10 @@ New value:</source>
     <message>
         <source>As recorded: {locator}</source>
         <translation>录制时的：{locator}</translation>
+    </message>
+    <message>
+        <source>(none: inside a web component, found by the alternatives below)</source>
+        <translation>（无：在 Web 组件里，由下面的备选定位找到）</translation>
     </message>
     <message>
         <source>Handoff here</source>
@@ -3364,10 +3374,6 @@ score {score}: {why}</source>
         <translation>取消运行(&amp;C)</translation>
     </message>
     <message>
-        <source>Re&amp;fresh</source>
-        <translation>刷新(&amp;F)</translation>
-    </message>
-    <message>
         <source>Accept &amp;Repair</source>
         <translation>接受修复(&amp;R)</translation>
     </message>
@@ -3681,6 +3687,37 @@ score {score}: {why}</source>
     </message>
 </context>
 <context>
+    <name>ToolProfileChoice</name>
+    <message>
+        <source>The default: the tools for a whole task, few enough for clients that take only 40. The agent lists more with tools_enable when it needs them.</source>
+        <translation>默认：完成一整个任务要用的工具，只收 40 个工具的客户端也装得下。需要更多时，Agent 用 tools_enable 打开。</translation>
+    </message>
+    <message>
+        <source>Every tool at once. Clients that take a limited number of tools drop the rest.</source>
+        <translation>一次列出全部工具。只收有限个工具的客户端会丢掉多出来的。</translation>
+    </message>
+    <message>
+        <source>For agents and SKILL files written for the original BrowserPilot: its tool names and call forms, results as JSON text.</source>
+        <translation>给为原版 BrowserPilot 写的 Agent 和 SKILL 文件用：原版的工具名称和调用写法，结果是 JSON 文本。</translation>
+    </message>
+    <message>
+        <source>Core (default)</source>
+        <translation>核心（默认）</translation>
+    </message>
+    <message>
+        <source>Full</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Original BrowserPilot&apos;s tools</source>
+        <translation>原版 BrowserPilot 的工具</translation>
+    </message>
+    <message>
+        <source>Tools:</source>
+        <translation>工具：</translation>
+    </message>
+</context>
+<context>
     <name>TraceMode</name>
     <message>
         <source>Off</source>
@@ -3882,37 +3919,6 @@ score {score}: {why}</source>
     <message>
         <source>Not exported: {error}</source>
         <translation>未导出：{error}</translation>
-    </message>
-</context>
-<context>
-    <name>ToolProfileChoice</name>
-    <message>
-        <source>The default: the tools for a whole task, few enough for clients that take only 40. The agent lists more with tools_enable when it needs them.</source>
-        <translation>默认：完成一整个任务要用的工具，只收 40 个工具的客户端也装得下。需要更多时，Agent 用 tools_enable 打开。</translation>
-    </message>
-    <message>
-        <source>Every tool at once. Clients that take a limited number of tools drop the rest.</source>
-        <translation>一次列出全部工具。只收有限个工具的客户端会丢掉多出来的。</translation>
-    </message>
-    <message>
-        <source>For agents and SKILL files written for the original BrowserPilot: its tool names and call forms, results as JSON text.</source>
-        <translation>给为原版 BrowserPilot 写的 Agent 和 SKILL 文件用：原版的工具名称和调用写法，结果是 JSON 文本。</translation>
-    </message>
-    <message>
-        <source>Core (default)</source>
-        <translation>核心（默认）</translation>
-    </message>
-    <message>
-        <source>Full</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <source>Original BrowserPilot&apos;s tools</source>
-        <translation>原版 BrowserPilot 的工具</translation>
-    </message>
-    <message>
-        <source>Tools:</source>
-        <translation>工具：</translation>
     </message>
 </context>
 <context>
@@ -4225,10 +4231,6 @@ score {score}: {why}</source>
     <message>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
-    </message>
-    <message>
-        <source>Re&amp;fresh</source>
-        <translation>刷新(&amp;F)</translation>
     </message>
     <message>
         <source>No workflows yet</source>
