@@ -27,8 +27,9 @@ class OpRunner:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def run(self, name: str, params: dict[str, Any], parent: QWidget | None = None,
-            on_ok: ResultHandler | None = None, title: str = "BrowserPilot") -> None:
-        """Start an operation; call `on_ok` with its envelope on success, or show its error."""
+            on_ok: ResultHandler | None = None, title: str = "BrowserPilot",
+            on_failed: ResultHandler | None = None) -> None:
+        """Start an operation; call `on_ok` with its envelope on success, or show its error (then `on_failed`)."""
 
         async def go() -> None:
             try:
@@ -42,6 +43,8 @@ class OpRunner:
             else:
                 log.info("%s failed in the GUI: %s", name, result["error"])
                 QMessageBox.warning(parent, title, result["error"][:1].upper() + result["error"][1:])
+                if on_failed is not None:
+                    on_failed(result)
 
         task = asyncio.ensure_future(go())
         self._tasks.add(task)

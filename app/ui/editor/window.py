@@ -64,6 +64,7 @@ class EditorWindow(QMainWindow):
         # A change of the store that brings this document back (the echo of its own save, or a change made before
         # the window opened and told a moment later) is not a change made elsewhere.
         self._written: dict[str, Any] | None = _safe_stored(self.model.data) if workflow_id is not None else None
+        self._saving = 0  # saves on their way to the store: what the store says meanwhile is older than them
         self._outside: QMessageBox | None = None
         self.history: HistoryDialog | None = None
         self._unsubscribe: list[Callable[[], None]] = []
@@ -389,17 +390,27 @@ class EditorWindow(QMainWindow):
                 problems="\n".join(exc.problems)))
             return False
         self._written = stored
+        self._saving += 1
         index = self.stack.index()
 
+        def failed(_result: dict[str, Any]) -> None:
+            self._saving -= 1
+
         def done(result: dict[str, Any]) -> None:
+            self._saving -= 1
             self.workflow_id = result["id"]
+            try:  # the store's own copy (in memory): its echo, told later, is not a change made elsewhere
+                self._written = self.ops.ctx.workflows.find(self.workflow_id).document
+            except LookupError:
+                pass
             self.stack.setClean() if self.stack.index() == index else None
             self._update_title()
             count = len(result.get("warnings") or [])
             self.say(self.tr("Saved (%n warning(s)).", "", count))
             self.saved.emit(self.workflow_id)
 
-        self.ops.run("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"))
+        self.ops.run("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"),
+                     on_failed=failed)
         return True
 
     def show_history(self) -> None:
@@ -438,6 +449,8 @@ class EditorWindow(QMainWindow):
         self._store_changed(saved)
 
     def _store_changed(self, saved: Any) -> None:
+        if self._saving:
+            return  # a change told late, from before this window's own save, which replaces it
         if self.workflow_id is None:
             self.workflow_id = saved.id
         if saved.document == self._written or saved.document == _safe_stored(self.model.data):
