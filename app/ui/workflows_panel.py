@@ -775,6 +775,8 @@ class WorkflowsPanel(QWidget):
                        run_id=run["id"])
 
     def _batch_ended(self, job: RunJob, result: Envelope) -> None:
+        if job.batch_id is None and result.get("batchId"):  # the runs' records may be told after the batch's end
+            job.batch_id = str(result["batchId"])
         self._finish(job)
         if result.get("cancelled"):
             head = self.tr("The batch of “{name}” was cancelled: {done} of {total} rows ran, {ok} ok.").format(

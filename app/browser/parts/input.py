@@ -42,6 +42,7 @@ WIDGET_LIST_WAIT = 1.0  # seconds for an opened widget's list to show the option
 WIDGET_CHECK_WAIT = 2.0  # seconds for the widget to show the option chosen
 WIDGET_SCROLLS = 30  # wheel turns over a widget's list to bring an option into it
 WIDGET_WHEEL_PX = 120.0  # at most this far per turn
+WIDGET_TURN_WAIT = 0.5  # seconds, at most, for a wheel turn over a widget's list to move it
 
 
 class TabInput:
@@ -170,16 +171,23 @@ class TabInput:
             more = f", … {found['more']} more" if found.get("more") else ""
             raise locators.NoSuchOption(f"{widget.description} has no option {json.dumps(option, ensure_ascii=False)} "
                                         f"(options shown: {listed or 'none'}{more})", widget.description)
+        loop = asyncio.get_running_loop()
+        place = await core.guarded(locators.widget_reveal(core.page, str(found["ref"])))
         for _ in range(WIDGET_SCROLLS):  # the option below or above what its list shows: the wheel, over the list
-            place = await core.guarded(locators.widget_reveal(core.page, str(found["ref"])))
             if place.get("status") != "scroll":
                 break
             dy = max(-WIDGET_WHEEL_PX, min(WIDGET_WHEEL_PX, float(place["dy"])))
             await core.input.wheel(float(place["x"]), float(place["y"]), 0.0, dy)
-            await asyncio.sleep(0.05)  # let the compositor apply the scroll before looking again
+            # Look again once the list has moved (a busy compositor applies a turn late: a look before it would
+            # turn the wheel again by as much, past the option).
+            turned, before = loop.time() + WIDGET_TURN_WAIT, place
+            while True:
+                await asyncio.sleep(0.025)
+                place = await core.guarded(locators.widget_reveal(core.page, str(found["ref"])))
+                if place.get("status") != "scroll" or place.get("dy") != before.get("dy") or loop.time() >= turned:
+                    break
         target = await core.guarded(locators.wait_actionable(core.page, {"ref": str(found["ref"])}, timeout))
         await core.acting(lambda: core.input.click(target.x, target.y), timeout)
-        loop = asyncio.get_running_loop()
         deadline = loop.time() + WIDGET_CHECK_WAIT
         while True:
             shown = await core.guarded(locators.widget_shows(core.page, widget))
