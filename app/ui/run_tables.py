@@ -165,10 +165,14 @@ class RunTablesView(QWidget):
         self.save_dialog: Callable[[str, str], str] = self._ask_path  # tests answer without a dialog
         self.opener: Callable[[QUrl], bool] = QDesktopServices.openUrl
         self._tasks: set[asyncio.Future[Any]] = set()
-        self.show_tables([])
+        self._show_current()
 
     # -- showing ---------------------------------------------------------------------------------------
     def show_tables(self, tables: list[dict[str, Any]]) -> None:
+        """Show these tables. The same tables read again (the run's record was written again: a late note, the
+        store's feed) keep the view as the person left it: the table chosen, its order, its filter, the note."""
+        if tables == self.tables:
+            return
         current = self.choice.currentText()
         self.tables = tables
         self.choice.blockSignals(True)

@@ -101,6 +101,16 @@ def test_a_run_of_500_rows_shows_in_the_panel_and_its_xlsx_keeps_the_cells(
     rows = sheet_rows(saved)
     assert rows[0] == HEADERS and rows[1] == ["商品 499", 623.75, 499, "第 499 行, \"引号\""] and len(rows) == 12
 
+    # The run's record written again (a late write; the panel follows the store and reads its tables again):
+    # the table stays as the person left it, its order, its filter and what the note said.
+    shown: list[str | None] = []
+    show_tables = runs.detail.show_tables
+    runs.detail.show_tables = lambda run_id, tables: (shown.append(run_id), show_tables(run_id, tables))
+    shell.ctx.runs.save(shell.ctx.runs.get(run["id"]))
+    qtbot.waitUntil(lambda: shown == [run["id"]], timeout=10_000)
+    assert view.count.text() == "11 of 500 rows" and view.proxy.index(0, 0).data() == "商品 499"
+    assert "Saved" in view.note.text()
+
     # The list output, saved as CSV: every row, the original's CSV (BOM, CRLF).
     view.filter.clear()
     view.choice.setCurrentIndex(1)
