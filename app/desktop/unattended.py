@@ -163,7 +163,10 @@ class Unattended(QObject):
                 and any(schedule.enabled for schedule in self.shell.ctx.schedules.list()))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.main_window and event.type() == QEvent.Type.Close and self.keeps_running():
+        # Closed by a person, the window goes to the tray; closed because the app ends (its Quit, the session's
+        # SIGTERM), it closes: refused, Qt would call the quit off and the app would never end.
+        if watched is self.main_window and event.type() == QEvent.Type.Close and self.keeps_running() \
+                and not self.shell.quitting:
             event.ignore()
             self._stay(watched)
             return True

@@ -206,6 +206,11 @@ class BrowserPilotApp(QObject):
         """Before the app ends: what the tabs it acted on still have in flight lands (at most the settle time)."""
         return await self.service.settle_all(self.settings.current.settle_seconds)
 
+    @property
+    def quitting(self) -> bool:
+        """Asked to end (File → Quit, the tray's Quit, SIGTERM): a window that would stay for the tray lets go."""
+        return self._quitting
+
     def quit(self) -> None:
         """End the app, once what the tabs it acted on still have in flight (the order an agent's last click
         posted) has landed, at most the settle time. Asked again meanwhile, it ends at once."""

@@ -240,3 +240,19 @@ def test_an_mcp_clients_handoff_notifies_too(desktop: Desktop, app: tuple[subpro
     wait_until(lambda: "_NET_WM_STATE_HIDDEN" in desktop.window_state(window), 10, "the window minimised")
     desktop.invoke_action("Open")
     wait_until(lambda: desktop.active_window() == window, 20, "the Shop window to be the active one")
+
+
+def test_the_sessions_end_quits_the_app_in_order_although_its_schedules_keep_it_in_the_tray(
+        desktop: Desktop, app: tuple[subprocess.Popen[bytes], Path]) -> None:
+    """Logging out sends SIGTERM (the tray's Quit takes the same way): the app ends, its stores saved, although
+    closing its window only hides it to the tray (it once refused the close and never ended)."""
+    process, data = app
+    assert process.poll() is None and "browserpilot" in desktop.tray_icons().values()
+    process.terminate()
+    try:
+        status = process.wait(20)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the app did not end within 20 s of SIGTERM") from None
+    assert status == 0
+    log = (data / "logs" / "browserpilot.log").read_text()
+    assert "stores saved" in log.split("signal 15: quitting")[-1], log[-2000:]
