@@ -374,7 +374,14 @@ async def _when_ready(page: QWebEnginePage, attempt: Callable[[float], Awaitable
         except _Transient as error:
             if loop.time() >= deadline:
                 raise error.error from None
+            if _blank(page):
+                raise HelperMissing("the tab shows no page (about:blank): navigate it to one first") from None
             await asyncio.sleep(POLL_INTERVAL)
+
+
+def _blank(page: QWebEnginePage) -> bool:
+    """The tab shows nothing and is not loading: no helper will come (a new tab before its first navigation)."""
+    return page.url().toString() in ("", "about:blank") and not page.isLoading()
 
 
 # -- scopes: the page, and each frame of another site (app/browser/frames.py) -------------------------------------

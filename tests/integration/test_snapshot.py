@@ -147,3 +147,14 @@ def test_long_runs_fold_and_page(qtbot: QtBot, shell: BrowserPilotApp, server: L
 
     missing = run_op(qtbot, shell, "page_snapshot", {"tabId": tab, "locator": {"selector": "#nothing"}})
     assert not missing["ok"] and missing["error"] == 'no element matches "#nothing"'
+
+
+def test_a_tab_that_shows_no_page_says_so(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
+    """A new tab before its first navigation: reading it says to navigate (not "still loading" after a wait),
+    and once it has a page, it reads."""
+    tab = ok(run_op(qtbot, shell, "tab_open", {}))["tabId"]
+    blank = run_op(qtbot, shell, "page_snapshot", {"tabId": tab})
+    assert not blank["ok"] and "about:blank" in blank["error"] and "navigate" in blank["error"], blank
+    server.route("/hello", "<!doctype html><title>Hello</title><h1>Hello there</h1>")
+    ok(run_op(qtbot, shell, "page_navigate", {"tabId": tab, "url": server.url("/hello")}))
+    assert '- heading "Hello there" level=1' in snapshot(qtbot, shell, tab)["snapshot"]
