@@ -53,7 +53,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 async def measure(reps: int) -> int:
-    from app.browser.input import InputDriver
+    from app.browser.input_driver import InputDriver
     from app.browser.js import run_js
     from app.browser.record import TabRecorder
     from app.wiring.shell import BrowserPilotApp

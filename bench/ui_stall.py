@@ -202,7 +202,7 @@ def fill_data_folder(root: Path) -> None:
 # -- the probe -------------------------------------------------------------------------------------------------
 # Where a late answer found the main thread in the stores' disk and JSON work (the code issue 14 names).
 STORE_CODE = ("envs/jsonstore.py", "envs/store.py", "workflows/runs.py", "workflows/store.py", "shutil.py",
-              "app/browser/netcapture.py:write_har")
+              "app/browser/har.py:write_har")
 
 
 class Probe:

@@ -6,7 +6,7 @@ Every tab has one `TabControl` (a child of its view, found with `TabControl.of(v
   input does not reach the page: the window shows an overlay over the view (app/ui/control_overlay.py), and —
   because an overlay stops the mouse but not the keyboard — an event filter swallows *spontaneous* input events
   (those that come from the window system) on the page's render widget. The app's own input
-  (`QApplication.sendEvent` to `view.focusProxy()`, app/browser/input.py) is not spontaneous and passes.
+  (`QApplication.sendEvent` to `view.focusProxy()`, app/browser/input_driver.py) is not spontaneous and passes.
   While locked, the render widget also answers "input method enabled?" with no, so a person's input method
   cannot commit text either (its commits are not spontaneous); it then delivers plain, filtered key events.
 - `handoff`: the person acts alone; a banner above the page shows a message and Done. Done returns to `agent`.

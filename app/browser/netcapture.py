@@ -1,41 +1,34 @@
-"""Network capture of one tab over its CDP channel (app/browser/cdp.py), and HAR 1.2 export.
+"""Network capture of one tab over its CDP channel (app/browser/cdp.py).
 
-- `TabCapture.start()` holds the tab's channel and enables `Network` and `Page` on it (and on frames and
+- `NetworkCapture.start()` holds the tab's channel and enables `Network` and `Page` on it (and on frames and
   workers that run in their own target, through flat auto-attach); `stop()` disables them and releases the
   channel, which then detaches. Nothing runs for a tab that is not captured: no DevTools page, no events.
-- Each request becomes an `Entry` (redirects are separate entries, as in HAR). At most `MAX_ENTRIES` per
-  tab: the oldest are dropped. Bodies of text and JSON responses up to `MAX_BODY_BYTES` are fetched with
-  `Network.getResponseBody` as soon as they finish (before the browser evicts them); larger or binary bodies
-  are omitted with a note, and all bodies of a tab together are bounded by `BODY_BUDGET`.
-- `har()` builds a HAR 1.2 log (pages, entries, timings, cookies, content with mimeType) from the live capture,
-  on the Qt thread; `write_har_file` redacts given secret strings everywhere in it (every form
-  `workflows.redaction` knows, base64 bodies too) and writes it, on any thread (the driver: off the Qt one).
+- Each request becomes an `Entry` (app/browser/netentry.py; redirects are separate entries, as in HAR). At
+  most `MAX_ENTRIES` per tab: the oldest are dropped. Bodies of text and JSON responses up to `MAX_BODY_BYTES`
+  are fetched with `Network.getResponseBody` as soon as they finish (before the browser evicts them); larger or
+  binary bodies are omitted with a note, and all bodies of a tab together are bounded by `BODY_BUDGET`.
+- `har()` is the live capture as a HAR 1.2 log (app/browser/har.py, which also writes it, redacted).
+- `CaptureRegistry`: each tab's capture; `NetServices`: what a tab needs for CDP, capture, policies and mocks.
 """
-
 from __future__ import annotations
 
 import asyncio
 import base64
 import functools
-import json
 import logging
-import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from http.cookies import SimpleCookie
-from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any, Callable
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError, CdpHub
 from app.browser.direct import Hop
+from app.browser.har import har_log
 from app.browser.js import PageTimeout
+from app.browser.netentry import Entry, PageRecord, header, is_text_mime
 from app.browser.netmock import MockRegistry
 from app.browser.policy import PolicyRegistry
 from envs import loggers
-from workflows.redaction import Redactor
 
 log = logging.getLogger(loggers.NET)
 
@@ -43,10 +36,6 @@ MAX_ENTRIES = 500
 MAX_PAGES = 100
 MAX_BODY_BYTES = 1024 * 1024  # 1 MB
 BODY_BUDGET = 64 * 1024 * 1024  # all kept bodies of one tab
-_TEXT_MIME = re.compile(r"^(text/|application/(json|[\w.+-]*\+json|javascript|ecmascript|x-javascript|xml|"
-                        r"[\w.+-]*\+xml|x-www-form-urlencoded|graphql|x-ndjson|manifest\+json))", re.I)
-_HTTP_VERSIONS = {"http/0.9": "HTTP/0.9", "http/1.0": "HTTP/1.0", "http/1.1": "HTTP/1.1", "h2": "HTTP/2",
-                  "h3": "HTTP/3", "h2c": "HTTP/2", "quic": "HTTP/3"}
 
 
 class CaptureError(LookupError):
@@ -55,280 +44,8 @@ class CaptureError(LookupError):
     code = "not_capturing"
 
 
-def iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def is_text_mime(mime: str) -> bool:
-    return bool(_TEXT_MIME.match(mime or ""))
-
-
-@dataclass
-class PageRecord:
-    id: str
-    url: str
-    started_wall: float
-    started_ts: float | None
-    title: str = ""
-    content_ts: float | None = None
-    load_ts: float | None = None
-
-
-@dataclass
-class Entry:
-    """One request and its response as CDP reported them."""
-
-    id: str
-    request_id: str
-    session_id: str | None
-    method: str
-    url: str
-    type: str
-    started_wall: float
-    started_ts: float
-    page_id: str
-    frame_id: str = ""
-    request_headers: dict[str, str] = field(default_factory=dict)
-    sent_headers: dict[str, str] | None = None  # requestWillBeSentExtraInfo: as sent (with Cookie)
-    post_data: str | None = None
-    has_post_data: bool = False
-    status: int | None = None
-    status_text: str = ""
-    response_headers: dict[str, str] = field(default_factory=dict)
-    raw_response_headers: dict[str, str] | None = None  # responseReceivedExtraInfo (with Set-Cookie)
-    headers_text: str | None = None
-    mime_type: str = ""
-    protocol: str = ""
-    remote_ip: str = ""
-    remote_port: int | None = None
-    from_cache: bool = False
-    timing: dict[str, float] | None = None
-    response_ts: float | None = None
-    end_ts: float | None = None
-    data_length: int = 0
-    encoded_body_length: int = 0
-    transfer_size: int | None = None
-    body: str | None = None
-    body_base64: bool = False
-    body_note: str | None = None
-    error: str | None = None
-    redirect_url: str = ""
-    done: bool = False
-
-    @property
-    def size(self) -> int:
-        if self.data_length:
-            return self.data_length
-        if self.body is not None:
-            return len(base64.b64decode(self.body)) if self.body_base64 else len(self.body.encode("utf-8"))
-        return 0
-
-    @property
-    def state(self) -> str:
-        return "failed" if self.error else "done" if self.done else "pending"
-
-    def total_ms(self) -> float:
-        return har_timings(self)[1]
-
-    def summary(self) -> dict[str, Any]:
-        row: dict[str, Any] = {"id": self.id, "method": self.method, "url": self.url, "status": self.status,
-                               "type": self.type, "mimeType": self.mime_type, "size": self.size,
-                               "timeMs": round(self.total_ms(), 1), "state": self.state}
-        if self.error:
-            row["error"] = self.error
-        if self.redirect_url:
-            row["redirectURL"] = self.redirect_url
-        return row
-
-    def details(self) -> dict[str, Any]:
-        timings, total = har_timings(self)
-        request: dict[str, Any] = {"headers": self.sent_headers or self.request_headers}
-        if self.post_data is not None:
-            request["postData"] = self.post_data
-        elif self.has_post_data:
-            request["postDataNote"] = "the request had a body that the browser did not report"
-        response: dict[str, Any] = {"headers": self.raw_response_headers or self.response_headers,
-                                    "mimeType": self.mime_type, "size": self.size}
-        if self.body is not None:
-            response["body"] = self.body
-            if self.body_base64:
-                response["bodyEncoding"] = "base64"
-        if self.body_note:
-            response["bodyNote"] = self.body_note
-        data: dict[str, Any] = {
-            "id": self.id, "method": self.method, "url": self.url, "type": self.type, "state": self.state,
-            "status": self.status, "statusText": self.status_text, "protocol": http_version(self.protocol),
-            "startedAt": iso(self.started_wall), "timeMs": round(total, 3), "timings": timings,
-            "request": request, "response": response, "fromCache": self.from_cache,
-        }
-        if self.remote_ip:
-            data["remoteAddress"] = self.remote_ip + (f":{self.remote_port}" if self.remote_port else "")
-        if self.redirect_url:
-            data["redirectURL"] = self.redirect_url
-        if self.error:
-            data["error"] = self.error
-        return data
-
-
-def http_version(protocol: str) -> str:
-    return _HTTP_VERSIONS.get((protocol or "").lower(), (protocol or "").upper() or "HTTP/1.1")
-
-
-def _ms(value: float) -> float:
-    return round(value, 3)
-
-
-def har_timings(entry: Entry) -> tuple[dict[str, float], float]:
-    """HAR timings (ms; -1 where not applicable, never for send/wait/receive) and the entry's total time."""
-    blocked = dns = connect = ssl = -1.0
-    send = wait = receive = 0.0
-    t = entry.timing
-    end = entry.end_ts
-    if t and t.get("requestTime"):
-        def ok(name: str) -> bool:
-            return t.get(name, -1) is not None and float(t.get(name, -1)) >= 0
-
-        request_time = float(t["requestTime"])
-        queued = max(0.0, (request_time - entry.started_ts) * 1000)
-        starts = [float(t[name]) for name in ("dnsStart", "connectStart", "sendStart") if ok(name)]
-        blocked = queued + (min(starts) if starts else 0.0)
-        if ok("dnsStart") and ok("dnsEnd"):
-            dns = max(0.0, float(t["dnsEnd"]) - float(t["dnsStart"]))
-        if ok("connectStart") and ok("connectEnd"):
-            connect = max(0.0, float(t["connectEnd"]) - float(t["connectStart"]))
-        if ok("sslStart") and ok("sslEnd"):
-            ssl = max(0.0, float(t["sslEnd"]) - float(t["sslStart"]))
-        send_end = float(t["sendEnd"]) if ok("sendEnd") else 0.0
-        if ok("sendStart") and ok("sendEnd"):
-            send = max(0.0, send_end - float(t["sendStart"]))
-        headers_end = float(t.get("receiveHeadersEnd", -1))
-        if headers_end >= 0:
-            wait = max(0.0, headers_end - send_end)
-            if end is not None:
-                receive = max(0.0, (end - request_time) * 1000 - headers_end)
-        elif end is not None:
-            wait = max(0.0, (end - request_time) * 1000 - send_end)
-    else:
-        answered = entry.response_ts if entry.response_ts is not None else end
-        if answered is not None:
-            wait = max(0.0, (answered - entry.started_ts) * 1000)
-        if end is not None and entry.response_ts is not None:
-            receive = max(0.0, (end - entry.response_ts) * 1000)
-    timings = {"blocked": _ms(blocked), "dns": _ms(dns), "connect": _ms(connect), "send": _ms(send),
-               "wait": _ms(wait), "receive": _ms(receive), "ssl": _ms(ssl)}
-    total = sum(v for k, v in timings.items() if k != "ssl" and v > 0)  # HAR: ssl is part of connect
-    return timings, _ms(total)
-
-
-# -- HAR pieces ------------------------------------------------------------------------------------------
-def _header_list(headers: dict[str, str]) -> list[dict[str, str]]:
-    result = []
-    for name, value in headers.items():
-        for line in str(value).split("\n"):  # CDP joins repeated headers (Set-Cookie) with newlines
-            result.append({"name": name, "value": line})
-    return result
-
-
-def _header(headers: dict[str, str], name: str) -> str | None:
-    lowered = name.lower()
-    for key, value in headers.items():
-        if key.lower() == lowered:
-            return str(value)
-    return None
-
-
-def _request_cookies(headers: dict[str, str]) -> list[dict[str, Any]]:
-    cookies = []
-    for part in (_header(headers, "cookie") or "").split(";"):
-        if "=" in part:
-            name, value = part.split("=", 1)
-            cookies.append({"name": name.strip(), "value": value.strip()})
-    return cookies
-
-
-def _response_cookies(headers: dict[str, str]) -> list[dict[str, Any]]:
-    cookies = []
-    for line in (_header(headers, "set-cookie") or "").split("\n"):
-        line = line.strip()
-        if not line or "=" not in line.split(";", 1)[0]:
-            continue
-        name, _, rest = line.partition("=")
-        value, _, attributes = rest.partition(";")
-        cookie: dict[str, Any] = {"name": name.strip(), "value": value.strip()}
-        parsed = SimpleCookie()
-        try:
-            parsed.load(f"x=y; {attributes}" if attributes.strip() else "x=y")
-        except Exception:  # odd attributes: keep name and value
-            parsed = SimpleCookie()
-        morsel = parsed.get("x")
-        if morsel is not None:
-            if morsel["path"]:
-                cookie["path"] = morsel["path"]
-            if morsel["domain"]:
-                cookie["domain"] = morsel["domain"]
-            if morsel["expires"]:
-                try:
-                    from email.utils import parsedate_to_datetime
-
-                    cookie["expires"] = parsedate_to_datetime(morsel["expires"]).astimezone(timezone.utc) \
-                        .isoformat().replace("+00:00", "Z")
-                except (TypeError, ValueError):
-                    pass
-        lowered = attributes.lower()
-        cookie["httpOnly"] = "httponly" in lowered
-        cookie["secure"] = "secure" in lowered
-        cookies.append(cookie)
-    return cookies
-
-
-def har_entry(entry: Entry) -> dict[str, Any]:
-    timings, total = har_timings(entry)
-    sent = entry.sent_headers or entry.request_headers
-    received = entry.raw_response_headers or entry.response_headers
-    query = [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(entry.url).query, keep_blank_values=True)]
-    request: dict[str, Any] = {
-        "method": entry.method, "url": entry.url, "httpVersion": http_version(entry.protocol),
-        "cookies": _request_cookies(sent), "headers": _header_list(sent), "queryString": query,
-        "headersSize": -1, "bodySize": len(entry.post_data.encode("utf-8")) if entry.post_data else 0,
-    }
-    if entry.post_data is not None:
-        mime = _header(sent, "content-type") or "application/octet-stream"
-        post: dict[str, Any] = {"mimeType": mime, "text": entry.post_data}
-        if mime.startswith("application/x-www-form-urlencoded"):
-            post["params"] = [{"name": k, "value": v} for k, v in parse_qsl(entry.post_data, keep_blank_values=True)]
-        request["postData"] = post
-    content: dict[str, Any] = {"size": entry.size, "mimeType": entry.mime_type or "x-unknown"}
-    if entry.body is not None:
-        content["text"] = entry.body
-        if entry.body_base64:
-            content["encoding"] = "base64"
-    if entry.body_note:
-        content["comment"] = entry.body_note
-    if entry.encoded_body_length and entry.data_length:
-        content["compression"] = entry.data_length - entry.encoded_body_length
-    response: dict[str, Any] = {
-        "status": entry.status or 0, "statusText": entry.status_text or "",
-        "httpVersion": http_version(entry.protocol), "cookies": _response_cookies(received),
-        "headers": _header_list(received), "content": content, "redirectURL": entry.redirect_url,
-        "headersSize": len(entry.headers_text.encode("utf-8")) if entry.headers_text else -1,
-        "bodySize": entry.encoded_body_length if entry.done and not entry.from_cache else (0 if entry.from_cache else -1),
-    }
-    har: dict[str, Any] = {
-        "pageref": entry.page_id, "startedDateTime": iso(entry.started_wall), "time": total,
-        "request": request, "response": response, "cache": {}, "timings": timings,
-        "_resourceType": entry.type, "_requestId": entry.id,
-    }
-    if entry.remote_ip:
-        har["serverIPAddress"] = entry.remote_ip.strip("[]")
-    if entry.remote_port:
-        har["connection"] = str(entry.remote_port)
-    if entry.error:
-        har["_error"] = entry.error
-    return har
-
-
 # -- the capture of one tab ------------------------------------------------------------------------------
-class TabCapture:
+class NetworkCapture:
     """Requests of one tab while capture is on (and after `stop`, until the next `start` or the tab closes)."""
 
     HOLDER = "capture"
@@ -614,7 +331,7 @@ class TabCapture:
             return
         if entry.method == "HEAD":
             return
-        length = _header(entry.raw_response_headers or entry.response_headers, "content-length")
+        length = header(entry.raw_response_headers or entry.response_headers, "content-length")
         declared = int(length) if length and length.strip().isdigit() else 0
         size = max(entry.data_length, entry.encoded_body_length, declared)
         if not entry.data_length and declared:
@@ -697,64 +414,24 @@ class TabCapture:
         return entry.details()
 
     def har(self, creator_version: str, browser_version: str) -> dict[str, Any]:
-        """The capture as a HAR 1.2 log, in new containers (reading the live capture: on the Qt thread); redact
-        and write it anywhere (`write_har_file`)."""
-        url, title = self._current_page()
-        pages = []
-        for page in self.pages:
-            if page is self.pages[-1] and page.url in (url, "") and title:
-                page.title = title
-            base = page.started_ts
-            pages.append({
-                "startedDateTime": iso(page.started_wall), "id": page.id, "title": page.title or page.url,
-                "pageTimings": {
-                    "onContentLoad": _ms(max(0.0, (page.content_ts - base) * 1000)) if base and page.content_ts else -1,
-                    "onLoad": _ms(max(0.0, (page.load_ts - base) * 1000)) if base and page.load_ts else -1,
-                },
-            })
-        known_pages = {page["id"] for page in pages}
-        entries = []
-        for entry in sorted(self.entries.values(), key=lambda e: (e.started_wall, e.id)):
-            item = har_entry(entry)
-            if item["pageref"] not in known_pages:
-                del item["pageref"]
-            entries.append(item)
-        log_data: dict[str, Any] = {
-            "version": "1.2", "creator": {"name": "BrowserPilot", "version": creator_version},
-            "browser": {"name": "QtWebEngine (Chromium)", "version": browser_version},
-            "pages": pages, "entries": entries,
-        }
-        if self.dropped:
-            log_data["comment"] = f"{self.dropped} older requests were dropped (at most {MAX_ENTRIES} are kept)"
-        return {"log": log_data}
+        """The capture as a HAR 1.2 log (app/browser/har.py), in new containers (reading the live capture: on the
+        Qt thread); redact and write it anywhere (`write_har_file`)."""
+        return har_log(self.pages, self.entries.values(), self._current_page(), self.dropped, creator_version,
+                       browser_version, MAX_ENTRIES)
 
 
-def write_har_file(path: Path, har: dict[str, Any], redact: Iterable[str] | Mapping[str, str] = ()) -> dict[str, Any]:
-    """Redact and write a HAR built by `TabCapture.har` (new containers only, so any thread may do it: the driver
-    does it off the Qt thread). `redact`: secret strings (each becomes `[REDACTED]`) or {secret: replacement}
-    (a workflow run passes `{value: "<secret:name>"}`); every form of each is replaced (`workflows.redaction`)."""
-    redactor = Redactor.of(redact)
-    if redactor:
-        har = redactor(har)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    partial.write_text(json.dumps(har, ensure_ascii=False, indent=1), "utf-8")
-    partial.replace(path)
-    return {"path": str(path), "entries": len(har["log"]["entries"]), "pages": len(har["log"]["pages"])}
-
-
-_HANDLERS: dict[str, Callable[[TabCapture, dict[str, Any], str | None], None]] = {
-    "Network.requestWillBeSent": TabCapture._request,
-    "Network.requestWillBeSentExtraInfo": TabCapture._request_extra,
-    "Network.responseReceived": TabCapture._response,
-    "Network.responseReceivedExtraInfo": TabCapture._response_extra,
-    "Network.dataReceived": TabCapture._data,
-    "Network.loadingFinished": TabCapture._finished,
-    "Network.loadingFailed": TabCapture._failed,
-    "Page.domContentEventFired": TabCapture._dom_content,
-    "Page.loadEventFired": TabCapture._load,
-    "Target.attachedToTarget": TabCapture._attached,
-    "Target.detachedFromTarget": TabCapture._detached,
+_HANDLERS: dict[str, Callable[[NetworkCapture, dict[str, Any], str | None], None]] = {
+    "Network.requestWillBeSent": NetworkCapture._request,
+    "Network.requestWillBeSentExtraInfo": NetworkCapture._request_extra,
+    "Network.responseReceived": NetworkCapture._response,
+    "Network.responseReceivedExtraInfo": NetworkCapture._response_extra,
+    "Network.dataReceived": NetworkCapture._data,
+    "Network.loadingFinished": NetworkCapture._finished,
+    "Network.loadingFailed": NetworkCapture._failed,
+    "Page.domContentEventFired": NetworkCapture._dom_content,
+    "Page.loadEventFired": NetworkCapture._load,
+    "Target.attachedToTarget": NetworkCapture._attached,
+    "Target.detachedFromTarget": NetworkCapture._detached,
 }
 
 
@@ -762,20 +439,20 @@ class CaptureRegistry:
     """The capture of each tab that ever ran one (dropped when the tab closes)."""
 
     def __init__(self) -> None:
-        self._captures: dict[str, TabCapture] = {}
+        self._captures: dict[str, NetworkCapture] = {}
 
-    def get(self, tab_id: str) -> TabCapture | None:
+    def get(self, tab_id: str) -> NetworkCapture | None:
         return self._captures.get(tab_id)
 
-    def ensure(self, tab_id: str, channel: CdpChannel, current_page: Callable[[], tuple[str, str]]) -> TabCapture:
+    def ensure(self, tab_id: str, channel: CdpChannel, current_page: Callable[[], tuple[str, str]]) -> NetworkCapture:
         capture = self._captures.get(tab_id)
         if capture is None or capture.channel is not channel:
-            capture = self._captures[tab_id] = TabCapture(tab_id, channel, current_page)
+            capture = self._captures[tab_id] = NetworkCapture(tab_id, channel, current_page)
             # The channel goes when its tab closes: so does the capture.
             channel.destroyed.connect(functools.partial(self._forget, tab_id, capture))
         return capture
 
-    def _forget(self, tab_id: str, capture: TabCapture, *_args: object) -> None:
+    def _forget(self, tab_id: str, capture: NetworkCapture, *_args: object) -> None:
         if self._captures.get(tab_id) is capture:
             self.drop(tab_id)
 

@@ -45,7 +45,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigationRequest
 
-from app.browser.input import InputDriver, InputError
+from app.browser.input_driver import InputDriver, InputError
 from app.browser.js import HELPER_SCRIPTS, PageError, document_script, run_in_every_frame
 from app.browser.record_frames import page_locator
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent

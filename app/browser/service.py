@@ -185,7 +185,7 @@ class BrowserService(QObject):
         opener = self._tabs.get(opener_id)
         if opener is None:
             return
-        locked = opener.tab_control.state is ControlState.AGENT
+        locked = opener.control_state.state is ControlState.AGENT
         self.new_tab(opener.env_id, page=page, control=ControlState.AGENT if locked else ControlState.SHARED,
                      show=self.shown(opener_id))
 

@@ -78,7 +78,7 @@ class AttentionWatcher(QObject):
 
     # -- tabs ----------------------------------------------------------------------------------------------
     def _on_tab_opened(self, tab: "Tab") -> None:
-        control = tab.tab_control
+        control = tab.control_state
         if tab.tab_id in self._controls or not shiboken6.isValid(control):
             return
 

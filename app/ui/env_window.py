@@ -381,7 +381,7 @@ class EnvWindow(QMainWindow):
     def add_tab(self, tab: Tab, activate: bool = True) -> None:
         """Show a tab the browser service made (or one it had kept without a window) in this window."""
         view = tab.view
-        tab_control = tab.tab_control
+        tab_control = tab.control_state
         if view.findChild(ControlDecorations) is None:
             attach_control_ui(tab_control)
         # What this window follows of the tab, undone when the tab leaves it (the tab may outlive the window).

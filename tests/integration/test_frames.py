@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.browser import frames, locators as L
-from app.browser.input import InputDriver
+from app.browser.input_driver import InputDriver
 from app.browser.js import APP_WORLD, run_js as run_js_in
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp

@@ -1,4 +1,4 @@
-"""Trusted input (app/browser/input.py) against real pages from the local server, in the app's own tabs.
+"""Trusted input (app/browser/input_driver.py) against real pages from the local server, in the app's own tabs.
 
 Every test asserts what the page (or the server) saw: event types, `isTrusted`, `detail`, `button`, `key`,
 `code`, `inputType`, values, scroll positions, submitted forms. Most tests act right after `loadFinished`, when
@@ -21,9 +21,10 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.browser import input as input_module
+from app.browser import input_driver, input_probe
 from app.browser.control import TabControl
-from app.browser.input import InputDriver, InputError, parse_shortcut
+from app.browser.input_driver import InputDriver, InputError
+from app.browser.keys import parse_shortcut
 from app.browser.js import MAIN_WORLD
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
@@ -588,14 +589,14 @@ def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_docum
     tab, driver = open_page(qtbot, shell, server, body)
     point = center(qtbot, tab, "#b")
     installs: list[str] = []
-    real_run_js = input_module.run_js
+    real_run_js = input_driver.run_js
 
     async def counting_run_js(page: Any, source: str, *args: Any, **kwargs: Any) -> Any:
-        if source == input_module._PROBE_INSTALL:
+        if source == input_probe.PROBE_INSTALL_JS:
             installs.append(source)
         return await real_run_js(page, source, *args, **kwargs)
 
-    monkeypatch.setattr(input_module, "run_js", counting_run_js)
+    monkeypatch.setattr(input_driver, "run_js", counting_run_js)
 
     async def click_and_read() -> object:
         await driver.click(*point)
@@ -613,7 +614,7 @@ def test_the_fence_waits_for_slow_handlers_and_installs_its_probe_once_per_docum
     assert call(qtbot, click_and_read()) == 1
     assert len(installs) > first
     # The probe's reports (of ready() and of the fences) are taken by the driver, not logged as console.
-    assert not [r for r in caplog.records if input_module.PROBE_TOKEN in r.getMessage()]
+    assert not [r for r in caplog.records if input_probe.PROBE_TOKEN in r.getMessage()]
 
 
 def test_background_tabs(qtbot: QtBot, windowed_shell: BrowserPilotApp, server: LocalServer) -> None:

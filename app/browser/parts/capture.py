@@ -20,6 +20,8 @@ from workflows.ports import Locator, PageError, Paper
 
 
 class TabCapture:
+    """Screenshots, PDFs, downloads and saved media of one tab (the network capture is app/browser/netcapture.py)."""
+
     def __init__(self, core: TabCore) -> None:
         self._core = core
 

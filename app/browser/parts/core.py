@@ -32,7 +32,7 @@ from PySide6.QtWebEngineCore import QWebEngineFrame
 from app.browser import frames, inflight, locators
 from app.browser.control import TabControl
 from app.browser.health import ensure_responsive
-from app.browser.input import InputDriver
+from app.browser.input_driver import InputDriver
 from app.browser.js import PageTimeout
 from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationError, NavigationWatch, committed
 from app.browser.netcapture import NetServices

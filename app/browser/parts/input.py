@@ -1,4 +1,4 @@
-"""A tab's input part: acting as a person does, with trusted input (app/browser/input.py). Each action waits
+"""A tab's input part: acting as a person does, with trusted input (app/browser/input_driver.py). Each action waits
 for its target to be actionable (app/browser/locators.py) and, when it starts a navigation, until that has
 committed (`TabCore.acting`).
 

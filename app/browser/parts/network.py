@@ -1,6 +1,7 @@
 """A tab's network part: what the tab still has in flight (app/browser/inflight.py), the DevTools protocol
-over its port-less channel (app/browser/cdp.py), capture as HAR (app/browser/netcapture.py), requests the app
-sends for the tab (app/browser/direct.py) and request mocks (app/browser/netmock.py)."""
+over its port-less channel (app/browser/cdp.py), capture (app/browser/netcapture.py) written as HAR
+(app/browser/har.py), requests the app sends for the tab (app/browser/direct.py) and request mocks
+(app/browser/netmock.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from PySide6.QtWebEngineCore import qWebEngineChromiumVersion
 
 from app import __version__
 from app.browser import direct, inflight
-from app.browser.identity import request_headers
 from app.browser.cdp import refusal
-from app.browser.netcapture import CaptureError, TabCapture as NetTabCapture, write_har_file
+from app.browser.har import write_har_file
+from app.browser.identity import request_headers
+from app.browser.netcapture import CaptureError, NetworkCapture
 from app.browser.netmock import MockRule
 from app.browser.parts.core import TabCore, capture_name
 from envs.savemanager import in_thread
@@ -68,7 +70,7 @@ class TabNetwork:
                 await asyncio.sleep(float(command["delay_ms"]) / 1000)
         return {"results": results, "completed": len(results) == len(commands) and results[-1]["ok"]}
 
-    def _capture(self, create: bool = False) -> NetTabCapture:
+    def _capture(self, create: bool = False) -> NetworkCapture:
         core = self._core
         net = core.net_services()
         recording = net.captures.get(core.tab_id)

@@ -40,8 +40,9 @@ class Tab:
         return self.view.browser_page
 
     @property
-    def tab_control(self) -> TabControl:
-        """The control state machine itself (the window's overlay and banner follow it)."""
+    def control_state(self) -> TabControl:
+        """Who has the tab (agent, person, shared): the state machine the window's overlay and banner follow.
+        `control` is the part the operations call (take over, hand back)."""
         return self.core.control
 
     def __repr__(self) -> str:

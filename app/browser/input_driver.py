@@ -1,4 +1,4 @@
-"""Input that pages believe: trusted mouse, wheel, touch and keyboard events for a `QWebEngineView`.
+"""The input driver: input that pages believe: trusted mouse, wheel, touch and keyboard events for a `QWebEngineView`.
 
 `InputDriver(view)` builds fresh Qt events and delivers them with `QApplication.sendEvent` to the view's
 *current* focus proxy (QtWebEngine's render widget, a `QQuickWidget` that it replaces after crashes and
@@ -83,27 +83,48 @@ here do not drive; pinch zoom; the popup of a `<select>` (use the keyboard on th
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import secrets
 import time
-import unicodedata
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Literal
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt
-from PySide6.QtGui import (QGuiApplication, QInputDevice, QInputMethodEvent, QKeyEvent, QMouseEvent,
-                           QPointingDevice, QTouchEvent, QWheelEvent)
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import (
+    QGuiApplication,
+    QInputDevice,
+    QInputMethodEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPointingDevice,
+    QTouchEvent,
+    QWheelEvent,
+)
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.browser import frames
+from app.browser.input_probe import (
+    FENCE_POLL,
+    NAVIGATING_JS,
+    PROBE_INSTALL_JS,
+    PROBE_READ_JS,
+    Fenced,
+    ViewInput,
+    probe_count,
+)
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
+from app.browser.keys import (
+    MAX_KEY_TEXT_UNITS,
+    MODIFIERS,
+    char_key,
+    graphemes,
+    modifier_names,
+    parse_shortcut,
+    utf16_units,
+)
 from envs import loggers
 
 log = logging.getLogger(loggers.BROWSER)
@@ -123,136 +144,17 @@ BUTTONS: dict[str, Qt.MouseButton] = {
 }
 
 # Modifier names -> (Qt modifier flag, the key that holds it).
-MODIFIERS: dict[str, tuple[Qt.KeyboardModifier, Qt.Key]] = {
-    "ctrl": (_M.ControlModifier, _K.Key_Control),
-    "control": (_M.ControlModifier, _K.Key_Control),
-    "shift": (_M.ShiftModifier, _K.Key_Shift),
-    "alt": (_M.AltModifier, _K.Key_Alt),
-    "option": (_M.AltModifier, _K.Key_Alt),
-    "meta": (_M.MetaModifier, _K.Key_Meta),
-    "cmd": (_M.MetaModifier, _K.Key_Meta),
-    "command": (_M.MetaModifier, _K.Key_Meta),
-    "super": (_M.MetaModifier, _K.Key_Meta),
-    "win": (_M.MetaModifier, _K.Key_Meta),
-}
-
-# Named keys -> (Qt key, text the key produces). Only Enter and Space produce text (Enter's keypress is
-# part of what pages expect, e.g. to submit); Tab, Backspace, Escape… fire keydown/keyup only, as in Chrome.
-NAMED_KEYS: dict[str, tuple[Qt.Key, str]] = {
-    "enter": (_K.Key_Return, "\r"),
-    "return": (_K.Key_Return, "\r"),
-    "tab": (_K.Key_Tab, ""),
-    "esc": (_K.Key_Escape, ""),
-    "escape": (_K.Key_Escape, ""),
-    "backspace": (_K.Key_Backspace, ""),
-    "delete": (_K.Key_Delete, ""),
-    "del": (_K.Key_Delete, ""),
-    "insert": (_K.Key_Insert, ""),
-    "arrowup": (_K.Key_Up, ""),
-    "up": (_K.Key_Up, ""),
-    "arrowdown": (_K.Key_Down, ""),
-    "down": (_K.Key_Down, ""),
-    "arrowleft": (_K.Key_Left, ""),
-    "left": (_K.Key_Left, ""),
-    "arrowright": (_K.Key_Right, ""),
-    "right": (_K.Key_Right, ""),
-    "home": (_K.Key_Home, ""),
-    "end": (_K.Key_End, ""),
-    "pageup": (_K.Key_PageUp, ""),
-    "pgup": (_K.Key_PageUp, ""),
-    "pagedown": (_K.Key_PageDown, ""),
-    "pgdn": (_K.Key_PageDown, ""),
-    "space": (_K.Key_Space, " "),
-    "plus": (_K.Key_Plus, "+"),
-    **{f"f{n}": (Qt.Key(int(_K.Key_F1) + n - 1), "") for n in range(1, 13)},
-}
-
-# US layout: characters typed with Shift held (letters are handled separately).
-_US_SHIFTED = set('~!@#$%^&*()_+{}|:"<>?')
-# A key event carries at most this many UTF-16 code units of text into Chromium (its buffer holds 4 and
-# needs a terminating zero); longer graphemes are committed through the input method path.
-MAX_KEY_TEXT_UNITS = 3
-
 # Chromium drops non-move input until the first paint of a new page; `ready()` waits for that.
 READY_TIMEOUT = 10.0
 HIDDEN_GRACE = 0.5  # seconds a background tab gets to show that it takes input
 FRAME = 1 / 60  # seconds between touch moves
 SETTLE = 2 * FRAME  # after a new page first takes input
 MARK_KEY = _K.Key_F24  # `mark()`: the end of the app's own input, for the recorder
-# Our isolated world counts trusted Shift key-ups (the probe of `ready()` and `fence()`) and reports each count
-# as a console message: this app's token, the document's probe id (its `__bpDocumentId`), the count, and 1 when a navigation this
-# document started is on its way (resources/js/document.js), else 0. The report is sent while the key-up is
-# handled: a form submission the action planned has fired its `submit` event by then (the navigation itself starts
-# in a task of its own a moment later), a link or `location` its `navigate` event. Sending it from a task posted
-# then instead waited for the next frame (Chromium runs posted tasks after the rendering that input schedules):
-# 4-12 ms per action, against 0.7 ms. Both scripts answer [probe id, count]; the read answers -1 on a document
-# without the probe (a new one).
-PROBE_TOKEN = f"\x01browserpilot-input-{secrets.token_hex(8)}:"
-_PROBE_INSTALL = """(() => {
-  if (!window.__bpInputProbe) {
-    const box = window.__bpInputProbe = {id: window.__bpDocumentId || Math.random().toString(36).slice(2), n: 0};
-    const report = (n) => {
-      const nav = window.__bpNavigations;
-      console.debug(%s + box.id + ':' + n + ':' + (nav && nav.pending && nav.pending() ? 1 : 0));
-    };
-    const onKey = (e) => {
-      if (e.isTrusted && e.key === 'Shift') {
-        report(box.n += 1);
-      }
-    };
-    // The key-up goes to the frame that has the focus: listen in every same-origin frame too, and in each
-    // frame document loaded later (a frame's load event reaches its parent window's capture listeners).
-    const hooked = new WeakSet();
-    const hook = (win) => {
-      try {
-        if (!win || hooked.has(win.document)) return;
-        hooked.add(win.document);
-        win.addEventListener('keyup', onKey, true);
-        win.addEventListener('load', (e) => {
-          const t = e.target;
-          if (t && (t.localName === 'iframe' || t.localName === 'frame')) hook(t.contentWindow);
-        }, true);
-        for (let i = 0; i < win.frames.length; i++) hook(win.frames[i]);
-      } catch (err) { /* a cross-origin frame: the fence waits for its time limit there */ }
-    };
-    hook(window);
-  }
-  return [window.__bpInputProbe.id, window.__bpInputProbe.n];
-})()""" % json.dumps(PROBE_TOKEN)
-_PROBE_READ = "(window.__bpInputProbe ? [window.__bpInputProbe.id, window.__bpInputProbe.n] : -1)"
-_NAVIGATING = "!!(window.__bpNavigations && window.__bpNavigations.pending())"
-FENCE_POLL = 0.01  # seconds between reads while a fence waits for its report (a replaced document sends none)
-
-
-def _probe_count(value: object) -> tuple[str, int] | None:
-    """[probe id, count] as the probe scripts answer it, or None (no probe: -1, or not an answer of ours)."""
-    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and \
-            isinstance(value[1], (int, float)):
-        return value[0], int(value[1])
-    return None
-
 
 class InputError(PageError):
     """Input cannot be delivered (no render widget, the page does not take input)."""
 
     code = "input_failed"
-
-
-@dataclass(frozen=True)
-class Fenced:
-    """What a fence saw: the document (its probe id) that handled the input, whether a navigation that document
-    started was on its way, and whether the document was replaced before the fence could tell. `frame` is the
-    frame of another site whose document handled it (None: the page's own documents)."""
-
-    document: str | None
-    navigating: bool = False
-    replaced: bool = False
-    frame: QWebEngineFrame | None = None
-
-    @property
-    def navigation(self) -> bool:
-        """The action may have started a navigation that is not over yet."""
-        return self.navigating or self.replaced
 
 
 # -- timestamps ----------------------------------------------------------------------------------------
@@ -308,216 +210,6 @@ def _button(name: str) -> Qt.MouseButton:
         raise ValueError(f"unknown mouse button {name!r}; use one of: {', '.join(BUTTONS)}") from None
 
 
-def _modifier_names(modifiers: str | Iterable[str]) -> list[str]:
-    names = [m for m in modifiers.split("+")] if isinstance(modifiers, str) else list(modifiers)
-    result: list[str] = []
-    for raw in names:
-        name = raw.strip().lower()
-        if not name:
-            continue
-        if name not in MODIFIERS:
-            raise ValueError(f"unknown modifier {raw!r}; use any of: {', '.join(MODIFIERS)}")
-        if MODIFIERS[name][1] not in (MODIFIERS[n][1] for n in result):
-            result.append(name)
-    return result
-
-
-def _char_key(char: str) -> tuple[int, bool]:
-    """The Qt key for typing `char` (one grapheme) and whether Shift is held for it on a US keyboard."""
-    if len(char) == 1 and " " <= char <= "~":
-        if "a" <= char <= "z":
-            return ord(char.upper()), False
-        if "A" <= char <= "Z":
-            return ord(char), True
-        return ord(char), char in _US_SHIFTED
-    if len(char) == 1:  # one code point: Qt keys for letters are their uppercase form (é -> É)
-        upper = char.upper()
-        return ord(upper if len(upper) == 1 else char), False
-    return 0, False  # several code points: Chromium takes the key from the text
-
-
-def _key_names() -> str:
-    return ", ".join(sorted(set(NAMED_KEYS))) + ", or a single character"
-
-
-def parse_shortcut(shortcut: str) -> tuple[list[str], Qt.Key | int, str, bool]:
-    """`"ctrl+shift+k"` -> (modifier names, Qt key, text, shift implied by the character).
-
-    Names are case-insensitive ("Ctrl+A" is ctrl+a); a lone uppercase letter ("A") or US-shifted symbol
-    ("!") implies Shift.
-
-    Raises `ValueError` naming the unknown part and listing accepted names.
-    """
-    if not isinstance(shortcut, str) or not shortcut:
-        raise ValueError("empty key; give a key name such as 'enter' or 'ctrl+a'")
-    if shortcut == "+":
-        parts = ["+"]
-    elif shortcut.endswith("++"):
-        parts = shortcut[:-2].split("+") + ["+"]
-    else:
-        parts = shortcut.split("+")
-    *mod_parts, key_part = parts
-    if any(not p.strip() for p in mod_parts):
-        raise ValueError(f"malformed shortcut {shortcut!r}; write it like 'ctrl+shift+k'")
-    mods = _modifier_names(mod_parts)
-    name = key_part if len(key_part) == 1 else key_part.strip().lower()
-    if name in NAMED_KEYS:
-        key, text = NAMED_KEYS[name]
-        return mods, key, text, False
-    if len(_graphemes(key_part)) == 1 and key_part not in ("\n", "\r", "\t"):
-        key, shifted = _char_key(key_part)
-        if any(MODIFIERS[m][1] != _K.Key_Shift for m in mods):
-            # "Ctrl+A" means ctrl+a, as people write it; only a lone "A" implies Shift.
-            return mods, key, key_part.lower(), False
-        return mods, key, key_part, shifted
-    if name in MODIFIERS:
-        raise ValueError(f"{shortcut!r} has only modifiers; add the key to press, e.g. '{name}+a'")
-    raise ValueError(f"unknown key {key_part!r} in {shortcut!r}; use one of: {_key_names()}")
-
-
-# -- graphemes -----------------------------------------------------------------------------------------
-_ZWJ = "\u200d"
-
-
-def _extends(char: str) -> bool:
-    """True if `char` belongs to the grapheme before it (marks, variation selectors, skin tones, tags)."""
-    cp = ord(char)
-    return (unicodedata.category(char) in ("Mn", "Me", "Mc")
-            or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF  # variation selectors
-            or 0x1F3FB <= cp <= 0x1F3FF  # emoji skin tones
-            or 0xE0020 <= cp <= 0xE007F)  # tag characters (subdivision flags)
-
-
-def _regional(char: str) -> bool:
-    return 0x1F1E6 <= ord(char) <= 0x1F1FF
-
-
-def _graphemes(text: str) -> list[str]:
-    """Split text into user-perceived characters (close to UAX #29 for what people type: combining marks,
-    emoji modifiers, ZWJ sequences, flags, keycaps, CR LF)."""
-    clusters: list[str] = []
-    i = 0
-    while i < len(text):
-        start = i
-        char = text[i]
-        i += 1
-        if char == "\r" and i < len(text) and text[i] == "\n":
-            i += 1
-        elif _regional(char) and i < len(text) and _regional(text[i]):
-            i += 1
-        elif char not in "\r\n":
-            while i < len(text):
-                nxt = text[i]
-                if _extends(nxt):
-                    i += 1
-                elif nxt == _ZWJ:
-                    i += 2 if i + 1 < len(text) and text[i + 1] not in "\r\n" else 1
-                else:
-                    break
-        clusters.append(text[start:i])
-    return clusters
-
-
-def _utf16_units(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-
-# -- per-view state ------------------------------------------------------------------------------------
-class _ViewInput(QObject):
-    """What all drivers of one view share: mouse position and buttons, which document is known to take
-    input, and the filter that keeps app shortcuts from taking our keys.
-
-    The filter swallows the `ShortcutOverride` Qt makes for our key presses: on the render widget while we
-    send a key press; on the view's parent (where QtWebEngine re-sends keys the page did not handle) for
-    key events that carry one of our recent timestamps.
-    """
-
-    NAME = "browserpilot-input"
-
-    def __init__(self, view: QWebEngineView) -> None:
-        super().__init__(view)
-        self.setObjectName(self.NAME)
-        self.view = view
-        self.generation = 0
-        self.ready_for: tuple[int, int] | None = None
-        self.wheel_ready_at = 0.0  # loop time before which a fresh page may still lose a wheel event
-        self.position: QPointF | None = None  # last mouse position (render widget coordinates)
-        self.buttons = Qt.MouseButton.NoButton
-        self.sending = False
-        self.stamps: deque[int] = deque(maxlen=512)
-        self._watched: set[int] = set()
-        # The probe count of one document, from its reports: (document key, probe id, count).
-        self.probe: tuple[tuple[int, int], str, int] | None = None
-        self._waiters: list[tuple[str, int, asyncio.Future[bool]]] = []  # (probe id, count to pass, future)
-        self._reporting: object | None = None  # the page whose console reports reach `_on_console`
-        view.loadStarted.connect(self._new_document)
-        view.loadFinished.connect(self._new_document)
-        view.renderProcessTerminated.connect(self._new_document)
-
-    @classmethod
-    def of(cls, view: QWebEngineView) -> _ViewInput:
-        found = view.findChild(QObject, cls.NAME, Qt.FindChildOption.FindDirectChildrenOnly)
-        return found if isinstance(found, cls) else cls(view)
-
-    def _new_document(self, *_args: object) -> None:
-        self.generation += 1
-        self.probe = None
-
-    # -- the probe's reports -----------------------------------------------------------------------------
-    def listen(self) -> bool:
-        """Take the probe's reports from the view's page's console; False: this page has no console listeners
-        (not a `BrowserPage`), so fences poll."""
-        page = self.view.page()
-        listeners = getattr(page, "console_listeners", None)
-        if listeners is None:
-            return False
-        if self._reporting is not page:
-            listeners.append(self._on_console)
-            self._reporting = page
-        return True
-
-    def _on_console(self, message: str) -> bool:
-        if not message.startswith(PROBE_TOKEN):
-            return False
-        parts = message[len(PROBE_TOKEN):].split(":")
-        if len(parts) != 3 or not parts[1].isdigit():
-            return True
-        probe_id, count, navigating = parts[0], int(parts[1]), parts[2] == "1"
-        if self.probe is not None and self.probe[1] == probe_id:
-            self.probe = (self.probe[0], probe_id, max(count, self.probe[2]))
-        for waiter in list(self._waiters):
-            if waiter[0] == probe_id and count > waiter[1] and not waiter[2].done():
-                waiter[2].set_result(navigating)
-        return True
-
-    def wait_for_probe(self, probe_id: str, passing: int) -> asyncio.Future[bool]:
-        """A future that is done once the document `probe_id` reports a count above `passing`; its value says
-        whether a navigation that document started was on its way at that moment."""
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        waiter = (probe_id, passing, future)
-        self._waiters.append(waiter)
-        future.add_done_callback(lambda _f: self._waiters.remove(waiter) if waiter in self._waiters else None)
-        return future
-
-    def watch(self, widget: QWidget | None) -> None:
-        if widget is None or not shiboken6.isValid(widget):
-            return
-        address = shiboken6.getCppPointer(widget)[0]
-        if address in self._watched:
-            return
-        self._watched.add(address)
-        widget.installEventFilter(self)
-        widget.destroyed.connect(lambda *_a, a=address: self._watched.discard(a))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() != _T.ShortcutOverride or event.spontaneous():
-            return False
-        if self.sending or event.timestamp() in self.stamps:  # type: ignore[attr-defined]
-            event.accept()
-            return True
-        return False
-
 
 # -- the driver ----------------------------------------------------------------------------------------
 class InputDriver:
@@ -530,7 +222,7 @@ class InputDriver:
 
     def __init__(self, view: QWebEngineView) -> None:
         self.view = view
-        self._state = _ViewInput.of(view)
+        self._state = ViewInput.of(view)
 
     # -- plumbing --------------------------------------------------------------------------------------
     def target(self) -> QWidget:
@@ -585,7 +277,7 @@ class InputDriver:
 
         while True:
             try:
-                before = _probe_count(await js(_PROBE_INSTALL))
+                before = probe_count(await js(PROBE_INSTALL_JS))
                 proxy = self.target()
                 key = self._doc_key(proxy)
                 self._send_key(proxy, _T.KeyRelease, _K.Key_Shift, _NO_MODS, "")
@@ -594,7 +286,7 @@ class InputDriver:
                 # times before sending another, so that the page normally sees a single probe.
                 probe_end = loop.time() + 0.1
                 while loop.time() < probe_end:
-                    after = _probe_count(await js(_PROBE_READ))
+                    after = probe_count(await js(PROBE_READ_JS))
                     if after is not None and before is not None and after[0] == before[0] and after[1] > before[1]:
                         if self._doc_key(self.target()) == key:
                             # Keys and clicks are taken now, but a wheel event sent in the same moment was
@@ -686,7 +378,7 @@ class InputDriver:
             if reports and state.probe is not None and state.probe[0] == key:
                 _key, probe_id, before = state.probe
             else:
-                found = _probe_count(await run_js(page, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD))
+                found = probe_count(await run_js(page, PROBE_INSTALL_JS, timeout=timeout, world=APP_WORLD))
                 if found is None:
                     return Fenced(None, replaced=True)
                 probe_id, before = found
@@ -708,11 +400,11 @@ class InputDriver:
                         return Fenced(document, navigating=future.result(), frame=frame)
                 else:
                     await asyncio.sleep(0.002)
-                after = _probe_count(await run_js(page, _PROBE_READ, timeout=timeout, world=APP_WORLD))
+                after = probe_count(await run_js(page, PROBE_READ_JS, timeout=timeout, world=APP_WORLD))
                 if after is None or after[0] != probe_id:
                     return Fenced(probe_id, replaced=True)
                 if after[1] > before:  # handled; no report to read (a page without console listeners)
-                    return Fenced(probe_id, navigating=bool(await run_js(page, _NAVIGATING, timeout=timeout,
+                    return Fenced(probe_id, navigating=bool(await run_js(page, NAVIGATING_JS, timeout=timeout,
                                                                          world=APP_WORLD)))
         except PageError:  # InputError too: the render widget is gone
             return Fenced(probe_id, replaced=True)  # the document is changing
@@ -732,7 +424,7 @@ class InputDriver:
             if scope.main:
                 continue
             try:
-                found = await run_js(scope.frame, f"[window.__bpDocumentId || null, {_NAVIGATING}]", timeout=1.0,
+                found = await run_js(scope.frame, f"[window.__bpDocumentId || null, {NAVIGATING_JS}]", timeout=1.0,
                                      world=APP_WORLD)
             except PageError:
                 continue
@@ -753,7 +445,7 @@ class InputDriver:
 
             async def install(frame: QWebEngineFrame) -> tuple[QWebEngineFrame, str, int] | None:
                 try:
-                    found = _probe_count(await run_js(frame, _PROBE_INSTALL, timeout=timeout, world=APP_WORLD))
+                    found = probe_count(await run_js(frame, PROBE_INSTALL_JS, timeout=timeout, world=APP_WORLD))
                 except PageError:
                     return None
                 return (frame, *found) if found is not None else None
@@ -777,7 +469,7 @@ class InputDriver:
         qt_button = _button(button)
         if not isinstance(count, int) or not 1 <= count <= 3:
             raise ValueError(f"count must be 1, 2 or 3, not {count!r}")
-        names = _modifier_names(modifiers)
+        names = modifier_names(modifiers)
         await self.ready()
         started = time.perf_counter()
         proxy = self.target()
@@ -850,7 +542,7 @@ class InputDriver:
                     modifiers: str | Sequence[str] = ()) -> None:
         """Turn the wheel over (x, y): scroll by (dx, dy) CSS pixels (positive dy scrolls down, positive dx
         right). The page gets one trusted `wheel` event with `deltaY == dy`; scrolling is not animated."""
-        names = _modifier_names(modifiers)
+        names = modifier_names(modifiers)
         await self.ready()
         wait = self._state.wheel_ready_at - asyncio.get_running_loop().time()
         if wait > 0:
@@ -966,14 +658,14 @@ class InputDriver:
             return
         await self.ready()
         started = slice_began = time.perf_counter()
-        for cluster in _graphemes(text):
+        for cluster in graphemes(text):
             proxy = self.target()
             if cluster in ("\n", "\r", "\r\n"):
                 self._press(proxy, _K.Key_Return, _NO_MODS, "\r")
             elif cluster == "\t":
                 self._press(proxy, _K.Key_Tab, _NO_MODS, "")
-            elif _utf16_units(cluster) <= MAX_KEY_TEXT_UNITS:
-                key, shifted = _char_key(cluster)
+            elif utf16_units(cluster) <= MAX_KEY_TEXT_UNITS:
+                key, shifted = char_key(cluster)
                 self._press(proxy, key, _M.ShiftModifier if shifted else _NO_MODS, cluster)
             else:
                 self._commit(proxy, cluster)
