@@ -44,6 +44,7 @@ from app.ops.compat import original_forms, original_schema
 from app.ops.page_session import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.ops.registry import Operation, OperationRegistry, Params, describe_validation_error, failure
 from envs import loggers
+from workflows.envelope import Result
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, Tool
@@ -61,7 +62,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 IMAGE_KEYS = ("errorShot", "screenshot")
 
 
-def tool_description(op: Operation[Any], *, original: bool = False) -> str:
+def tool_description(op: Operation[Any, Any], *, original: bool = False) -> str:
     """The operation's own docstring; for the original's clients, then the original's forms it also takes."""
     parts = [_unwrap(op.description) or op.name.replace("_", " ")]
     forms = original_forms(op.params) if original else None
@@ -76,7 +77,7 @@ def _unwrap(docstring: str) -> str:
     return "\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
 
 
-def input_schema(op: Operation[Any], *, original: bool = False) -> dict[str, Any]:
+def input_schema(op: Operation[Any, Any], *, original: bool = False) -> dict[str, Any]:
     """The parameter model's JSON schema, by alias, as one self-contained document (refs under `$defs`).
 
     Pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
@@ -99,7 +100,7 @@ def input_schema(op: Operation[Any], *, original: bool = False) -> dict[str, Any
     return original_schema(op.params, schema) if original else schema
 
 
-def output_schema(op: Operation[Any]) -> dict[str, Any] | None:
+def output_schema(op: Operation[Any, Any]) -> dict[str, Any] | None:
     """The tool's `outputSchema`: none yet. The place for it once each operation has a typed result model
     (issue 33, `Envelope[T]`): the model's JSON schema goes here, and every listing publishes it."""
     return None
@@ -188,14 +189,14 @@ def _without_titles(node: Any) -> Any:
     return node
 
 
-def tool_annotations(op: Operation[Any]) -> dict[str, Any]:
+def tool_annotations(op: Operation[Any, Any]) -> dict[str, Any]:
     """The MCP `ToolAnnotations` of an operation, by alias, without what the spec's defaults say already: a
     read-only tool says so (destructiveHint means nothing then), any other says whether it is destructive (the
     default would be yes). The name is its title."""
     return {"readOnlyHint": True} if op.read_only else {"destructiveHint": op.destructive}
 
 
-def tool_entry(op: Operation[Any], *, original: bool = False) -> dict[str, Any]:
+def tool_entry(op: Operation[Any, Any], *, original: bool = False) -> dict[str, Any]:
     """One MCP `Tool` of the listing, by alias (JSON-ready)."""
     entry = {"name": op.name, "description": tool_description(op, original=original),
              "inputSchema": input_schema(op, original=original), "annotations": tool_annotations(op)}
@@ -210,12 +211,18 @@ class ToolsEnableParams(Params):
     groups: list[Literal[tuple(GROUPS)]] = Field(min_length=1)  # type: ignore[valid-type]
 
 
+class ToolsEnableResult(Result):
+    enabled: list[str]  # every group now listed
+    added: list[str]  # the tools added to the list
+    list_changed: bool
+
+
 async def _session_tool(ctx: Any, params: Any) -> dict[str, Any]:
     raise RuntimeError("tools_enable is answered by the MCP session (ToolCatalog.enable), not the registry")
 
 
-ENABLE_OPERATION: Operation[Any] = Operation(
-    name=TOOLS_ENABLE, params=ToolsEnableParams, func=_session_tool, group="core",
+ENABLE_OPERATION: Operation[Any, Any] = Operation(
+    name=TOOLS_ENABLE, params=ToolsEnableParams, func=_session_tool, group="core", result=ToolsEnableResult,
     description="List more tools in this session. Groups: "
                 + "; ".join(f"{name}: {holds}" for name, holds in GROUPS.items() if name != "core") + ".")
 
@@ -236,7 +243,7 @@ class ToolCatalog:
         if key != self._key:
             self._entries, self._models, self._key = {}, {}, key
 
-    def operation(self, name: str) -> Operation[Any] | None:
+    def operation(self, name: str) -> Operation[Any, Any] | None:
         return ENABLE_OPERATION if name == TOOLS_ENABLE else self.registry.operations.get(name)
 
     def names(self, selection: ToolSelection | None = None) -> list[str]:
@@ -301,7 +308,7 @@ class ToolCatalog:
 LONG_RUNNING = {"workflow_run": 3600.0, "workflow_batch": 4 * 3600.0}
 
 
-def call_timeout(op: Operation[Any] | None, arguments: dict[str, Any], *, margin: float = 30.0,
+def call_timeout(op: Operation[Any, Any] | None, arguments: dict[str, Any], *, margin: float = 30.0,
                  default: float = 120.0) -> float:
     """How long the MCP layer waits for an operation: a little more than the operation's own timeout."""
     if op is None:

@@ -25,6 +25,7 @@ from app.catalog.profiles import GROUPS, ORIGINAL_TOOLS, ProfileError, ToolSelec
 from app.catalog.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, Params, operation
 from app.ops.registry import describe_validation_error
+from app.ops.results import OpenResult
 from app.wiring.registry import build_registry
 from envs.datadir import DataDir
 from envs.store import EnvStore
@@ -130,7 +131,7 @@ def test_operations_added_later_become_tools() -> None:
         workflow_name: str = Field(description="Workflow id or name.")
         inputs: dict[str, Any] = Field(default_factory=dict)
 
-    @operation("later_run", LaterParams, destructive=True, group="network")
+    @operation("later_run", LaterParams, OpenResult, destructive=True, group="network")
     async def later_run(ctx: OpContext, params: LaterParams) -> dict[str, Any]:
         """Run something added after the server started."""
         return {}
