@@ -61,12 +61,14 @@ class Envelope(BaseModel, Generic[T]):
     details: dict[str, Any] = Field(default_factory=dict)  # what a failure added besides its error
 
     @classmethod
-    def parse(cls, wire: dict[str, Any], result: type[T]) -> Envelope[T]:
-        """Read a flat envelope; the data is validated into `result` (a `ValidationError` when it does not fit)."""
+    def parse(cls, wire: dict[str, Any], result: type[T], *, strict: bool = False) -> Envelope[T]:
+        """Read a flat envelope; the data is validated into `result` (a `ValidationError` when it does not fit;
+        `strict`: as JSON Schema would, no `1` for a flag, no `"3"` for a number)."""
         own = {key: wire[key] for key in ENVELOPE_KEYS if key in wire and wire[key] is not None}
         rest = {key: value for key, value in wire.items() if key not in ENVELOPE_KEYS}
         if wire.get("ok"):
-            return cls[result].model_validate({**own, "data": result.model_validate(rest)})  # type: ignore[index]
+            data = result.model_validate(rest, strict=strict)
+            return cls[result].model_validate({**own, "data": data})  # type: ignore[index]
         return cls[result].model_validate({**own, "details": rest})  # type: ignore[index]
 
 

@@ -239,7 +239,7 @@ class OperationRegistry:
         envelope = _with_notes(envelope, notes)
         if self.check_results:
             try:
-                Envelope.parse(envelope, op.result)
+                Envelope.parse(envelope, op.result, strict=True)
             except ValidationError as exc:
                 log.error("%s answered outside its result model %s: %s", name, op.result.__name__, exc)
                 return failure(f"{name} answered outside its result model {op.result.__name__}: {exc}",

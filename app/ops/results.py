@@ -102,7 +102,7 @@ class ScreenshotResult(PageResult):
 
 class WaitResult(PageResult):
     state: Literal["appear", "gone"]
-    visible: bool
+    visible: int  # how many matches are visible (appear), 0 (gone)
 
 
 class QueryResult(PageResult):

@@ -462,3 +462,20 @@ def test_server_calls_operations_through_the_registry(served: tuple[McpHttpServe
     assert server.wait_stopped(20)
     stopped = config.read_mcp_file(data)
     assert stopped is not None and stopped.pid is None and stopped.token == content.token
+
+
+def test_output_schemas_are_listed_for_programs_and_left_out_of_the_default_list() -> None:
+    from jsonschema import Draft202012Validator
+
+    catalog = ToolCatalog(build_registry())
+    assert all("outputSchema" not in tool for tool in catalog.listing(ToolSelection()))
+    with_schemas = catalog.listing(ToolSelection(parse_profile("core,schemas")))
+    assert [tool["name"] for tool in with_schemas] == catalog.names(ToolSelection())
+    full = catalog.listing(ToolSelection(parse_profile("full")))
+    assert len(full) == len(build_registry().names()) and all("outputSchema" in tool for tool in full)
+    click = next(tool["outputSchema"] for tool in full if tool["name"] == "page_click")
+    Draft202012Validator.check_schema(click)
+    fits = Draft202012Validator(click)
+    assert fits.is_valid({"ok": True, "control": "agent", "tabId": "tab-1", "x": 3, "y": 4.5, "url": None})
+    assert not fits.is_valid({"ok": True, "control": "agent", "x": 3})  # y is missing from a success
+    assert fits.is_valid({"ok": False, "control": None, "error": "gone", "code": "timeout"})
