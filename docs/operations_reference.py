@@ -129,7 +129,7 @@ def _fields_table(schema: dict[str, Any], defs: dict[str, str]) -> list[str]:
     return lines
 
 
-def _flags(op: Operation[Any]) -> str:
+def _flags(op: Operation[Any, Any]) -> str:
     flags = [f"group `{op.group}`"]
     if op.read_only:
         flags.append("read-only")
@@ -145,7 +145,7 @@ def _flags(op: Operation[Any]) -> str:
 def render() -> str:
     """The whole reference, as docs/operations.md holds it."""
     registry = build_registry()
-    by_group: dict[str, list[Operation[Any]]] = {}
+    by_group: dict[str, list[Operation[Any, Any]]] = {}
     for name in registry.names():
         op = registry.get(name)
         by_group.setdefault(op.group or "ungrouped", []).append(op)

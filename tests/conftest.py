@@ -21,6 +21,9 @@ from tests.support.server import LocalServer  # noqa: E402
 
 # Tests read the English UI whatever the machine's locale (tests/test_i18n.py switches to Chinese and back).
 os.environ["BROWSERPILOT_LANG"] = "en"
+# Every operation's answer is checked against its declared result model (app/ops/registry.py), here and in
+# the apps the tests start.
+os.environ["BROWSERPILOT_CHECK_RESULTS"] = "1"
 
 
 @pytest.fixture(scope="session")

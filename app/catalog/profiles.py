@@ -5,7 +5,9 @@ groups and what each holds, so a client can be told in one line per group. A *pr
 
 - `core` (the default): a whole task — environments and tabs, navigate, snapshot, act, wait, read,
   screenshot, handoff, workflows and runs — plus `tools_enable`;
-- `full`: every tool;
+- `full`: every tool, each with its `outputSchema` (the typed result, app/ops/results.py);
+- `schemas`: added to any profile (`core,schemas`), its tools' `outputSchema`s in the list: for programs that
+  check results; a model does not read them, and the default list stays small without them;
 - `original`: exactly the original BrowserPilot's tool names (those we have: `ORIGINAL_TOOLS`), for its agents
   and its SKILL file; results then carry the envelope as JSON text, as the original's did;
 - a comma-separated list of any of these and of group names: `core,network,recording`.
@@ -66,6 +68,7 @@ PROFILES: dict[str, str] = {  # the named profiles, as the settings and `--help`
     "core": "the default: a whole task in a few tools; tools_enable turns more groups on",
     "full": "every tool",
     "original": "the original BrowserPilot's tool names and call forms (results as JSON text, as it sent them)",
+    "schemas": "each tool's outputSchema (its typed result) in the list, for programs; full includes them",
 }
 
 
@@ -81,6 +84,9 @@ class ToolProfile:
     groups: frozenset[str] = frozenset()
     everything: bool = False
     original: bool = False
+    # Whether the listing carries each tool's outputSchema: for programs that check results; a model does not
+    # read them, and they would more than double the default list's size (`full` and `schemas` only).
+    output_schemas: bool = False
 
     def includes(self, name: str, group: str | None, enabled: Iterable[str] = ()) -> bool:
         if self.everything:
@@ -103,8 +109,11 @@ def parse_profile(text: str | None) -> ToolProfile:
     if unknown or not all(parts):
         what = ", ".join(repr(part) for part in unknown) if unknown else "an empty name"
         raise ProfileError(f"unknown tool profile or group {what} in {text!r}; valid: {valid_names()}")
-    return ToolProfile(",".join(parts), frozenset(part for part in parts if part in GROUPS),
-                       everything="full" in parts, original="original" in parts)
+    groups = frozenset(part for part in parts if part in GROUPS)
+    if not groups and set(parts) <= {"schemas"}:
+        groups = frozenset({"core"})  # `schemas` alone: the default tools, with their output schemas
+    return ToolProfile(",".join(parts), groups, everything="full" in parts, original="original" in parts,
+                       output_schemas="full" in parts or "schemas" in parts)
 
 
 @dataclass

@@ -44,6 +44,7 @@ from app.ops.compat import original_forms, original_schema
 from app.ops.page_session import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.ops.registry import Operation, OperationRegistry, Params, describe_validation_error, failure
 from envs import loggers
+from workflows.envelope import Result, wire_schema
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, Tool
@@ -61,7 +62,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 IMAGE_KEYS = ("errorShot", "screenshot")
 
 
-def tool_description(op: Operation[Any], *, original: bool = False) -> str:
+def tool_description(op: Operation[Any, Any], *, original: bool = False) -> str:
     """The operation's own docstring; for the original's clients, then the original's forms it also takes."""
     parts = [_unwrap(op.description) or op.name.replace("_", " ")]
     forms = original_forms(op.params) if original else None
@@ -76,7 +77,7 @@ def _unwrap(docstring: str) -> str:
     return "\n".join(" ".join(line.strip() for line in para.splitlines()) for para in paragraphs).strip()
 
 
-def input_schema(op: Operation[Any], *, original: bool = False) -> dict[str, Any]:
+def input_schema(op: Operation[Any, Any], *, original: bool = False) -> dict[str, Any]:
     """The parameter model's JSON schema, by alias, as one self-contained document (refs under `$defs`).
 
     Pydantic's generated `title`s ("Tabid", "Timeoutms") are left out: they repeat the names, and every
@@ -99,10 +100,30 @@ def input_schema(op: Operation[Any], *, original: bool = False) -> dict[str, Any
     return original_schema(op.params, schema) if original else schema
 
 
-def output_schema(op: Operation[Any]) -> dict[str, Any] | None:
-    """The tool's `outputSchema`: none yet. The place for it once each operation has a typed result model
-    (issue 33, `Envelope[T]`): the model's JSON schema goes here, and every listing publishes it."""
-    return None
+def output_schema(op: Operation[Any, Any]) -> dict[str, Any]:
+    """The tool's `outputSchema`: its envelope on the wire with its result model's data
+    (`workflows.envelope.wire_schema`), without generated titles, defaults (an answer has none) and types
+    used once under `$defs`. A value that may be null says so (`"type": ["string", "null"]`): answers carry
+    nulls (`control` of an operation on no tab, a run's `error` while it has none)."""
+    return _inline_single_refs(_nullable(_without_titles(wire_schema(op.result))))
+
+
+def _nullable(node: Any) -> Any:
+    """A schema's `anyOf: [X, {type: null}]` written as X with null among its types where X is a plain type."""
+    if isinstance(node, list):
+        return [_nullable(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _nullable(value) for key, value in node.items() if key not in ("default", "additionalProperties")}
+    options = node.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest = [option for option in options if option != {"type": "null"}]
+        if len(rest) == 1 and isinstance(rest[0].get("type"), str):
+            node.pop("anyOf")
+            node = {**rest[0], **node, "type": [rest[0]["type"], "null"]}
+            if isinstance(node.get("enum"), list):
+                node["enum"] = [*node["enum"], None]
+    return node
 
 
 # Types many tools take, by their `$defs` name, as the listing writes them: the shape (a locator's selector,
@@ -188,20 +209,19 @@ def _without_titles(node: Any) -> Any:
     return node
 
 
-def tool_annotations(op: Operation[Any]) -> dict[str, Any]:
+def tool_annotations(op: Operation[Any, Any]) -> dict[str, Any]:
     """The MCP `ToolAnnotations` of an operation, by alias, without what the spec's defaults say already: a
     read-only tool says so (destructiveHint means nothing then), any other says whether it is destructive (the
     default would be yes). The name is its title."""
     return {"readOnlyHint": True} if op.read_only else {"destructiveHint": op.destructive}
 
 
-def tool_entry(op: Operation[Any], *, original: bool = False) -> dict[str, Any]:
-    """One MCP `Tool` of the listing, by alias (JSON-ready)."""
+def tool_entry(op: Operation[Any, Any], *, original: bool = False, outputs: bool = False) -> dict[str, Any]:
+    """One MCP `Tool` of the listing, by alias (JSON-ready); with its `outputSchema` when `outputs`."""
     entry = {"name": op.name, "description": tool_description(op, original=original),
              "inputSchema": input_schema(op, original=original), "annotations": tool_annotations(op)}
-    output = output_schema(op)
-    if output is not None:
-        entry["outputSchema"] = output
+    if outputs:
+        entry["outputSchema"] = output_schema(op)
     return entry
 
 
@@ -210,12 +230,18 @@ class ToolsEnableParams(Params):
     groups: list[Literal[tuple(GROUPS)]] = Field(min_length=1)  # type: ignore[valid-type]
 
 
+class ToolsEnableResult(Result):
+    enabled: list[str]  # every group now listed
+    added: list[str]  # the tools added to the list
+    list_changed: bool
+
+
 async def _session_tool(ctx: Any, params: Any) -> dict[str, Any]:
     raise RuntimeError("tools_enable is answered by the MCP session (ToolCatalog.enable), not the registry")
 
 
-ENABLE_OPERATION: Operation[Any] = Operation(
-    name=TOOLS_ENABLE, params=ToolsEnableParams, func=_session_tool, group="core",
+ENABLE_OPERATION: Operation[Any, Any] = Operation(
+    name=TOOLS_ENABLE, params=ToolsEnableParams, func=_session_tool, group="core", result=ToolsEnableResult,
     description="List more tools in this session. Groups: "
                 + "; ".join(f"{name}: {holds}" for name, holds in GROUPS.items() if name != "core") + ".")
 
@@ -228,15 +254,15 @@ class ToolCatalog:
     def __init__(self, registry: OperationRegistry) -> None:
         self.registry = registry
         self._key: tuple[int, ...] = ()
-        self._entries: dict[tuple[str, bool], dict[str, Any]] = {}  # by (name, original)
-        self._models: dict[tuple[str, bool], Tool] = {}
+        self._entries: dict[tuple[str, bool, bool], dict[str, Any]] = {}  # by (name, original, outputs)
+        self._models: dict[tuple[str, bool, bool], Tool] = {}
 
     def _refresh(self) -> None:
         key = tuple(id(op) for op in self.registry.operations.values())
         if key != self._key:
             self._entries, self._models, self._key = {}, {}, key
 
-    def operation(self, name: str) -> Operation[Any] | None:
+    def operation(self, name: str) -> Operation[Any, Any] | None:
         return ENABLE_OPERATION if name == TOOLS_ENABLE else self.registry.operations.get(name)
 
     def names(self, selection: ToolSelection | None = None) -> list[str]:
@@ -248,31 +274,38 @@ class ToolCatalog:
             names.append(TOOLS_ENABLE)
         return names
 
-    def _entry(self, name: str, original: bool = False) -> dict[str, Any]:
+    def _entry(self, name: str, original: bool = False, outputs: bool = False) -> dict[str, Any]:
         self._refresh()
-        key = (name, original)
+        key = (name, original, outputs)
         if key not in self._entries:
             op = self.operation(name)
             assert op is not None, name
-            self._entries[key] = tool_entry(op, original=original)
+            self._entries[key] = tool_entry(op, original=original, outputs=outputs)
         return self._entries[key]
+
+    @staticmethod
+    def _form(selection: ToolSelection | None) -> tuple[bool, bool]:
+        """(original, outputs) of a selection's listing; None (every tool) lists output schemas."""
+        if selection is None:
+            return False, True
+        return selection.profile.original, selection.profile.output_schemas
 
     def listing(self, selection: ToolSelection | None = None) -> list[dict[str, Any]]:
         """The tools as JSON-ready dicts (what `tools/list` sends)."""
-        original = selection is not None and selection.profile.original
-        return [self._entry(name, original) for name in self.names(selection)]
+        original, outputs = self._form(selection)
+        return [self._entry(name, original, outputs) for name in self.names(selection)]
 
     def tools(self, selection: ToolSelection | None = None) -> list[Tool]:
         """The same listing as the SDK's `Tool` models."""
         from mcp_types import Tool
 
-        original = selection is not None and selection.profile.original
+        original, outputs = self._form(selection)
         models = []
         for name in self.names(selection):
-            entry = self._entry(name, original)
-            if (name, original) not in self._models:
-                self._models[(name, original)] = Tool.model_validate(entry)
-            models.append(self._models[(name, original)])
+            entry = self._entry(name, original, outputs)
+            if (name, original, outputs) not in self._models:
+                self._models[(name, original, outputs)] = Tool.model_validate(entry)
+            models.append(self._models[(name, original, outputs)])
         return models
 
     def schema(self, name: str) -> dict[str, Any] | None:
@@ -301,7 +334,7 @@ class ToolCatalog:
 LONG_RUNNING = {"workflow_run": 3600.0, "workflow_batch": 4 * 3600.0}
 
 
-def call_timeout(op: Operation[Any] | None, arguments: dict[str, Any], *, margin: float = 30.0,
+def call_timeout(op: Operation[Any, Any] | None, arguments: dict[str, Any], *, margin: float = 30.0,
                  default: float = 120.0) -> float:
     """How long the MCP layer waits for an operation: a little more than the operation's own timeout."""
     if op is None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from app.mcp.config import client_configs, load_or_create, regenerate_token
 from app.mcp.idle import BridgeClients, IdleWatch, Starter, idle_timeout
 from app.ops import OpContext, OperationRegistry
+from app.ops.results import OpenResult
 from app.ops.registry import Operation, Params, operation
 from envs import loggers
 from envs.datadir import DataDir
@@ -271,8 +272,8 @@ class AppStatusParams(Params):
     pass
 
 
-def _status_operation(service: McpService) -> Operation[Any]:
-    @operation("app_status", AppStatusParams, read_only=True, group="app")
+def _status_operation(service: McpService) -> Operation[Any, Any]:
+    @operation("app_status", AppStatusParams, OpenResult, read_only=True, group="app")
     async def app_status(ctx: OpContext, params: AppStatusParams) -> dict[str, Any]:
         """Who started this app (a person, or `browserpilot mcp` for an agent client; headless or not), the
         stdio bridges using it, and when it will quit by itself (or why it won't)."""

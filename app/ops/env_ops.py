@@ -15,6 +15,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, Params, operation
+from app.ops.results import EnvListResult, EnvResult, OpenResult
 from envs.model import Environment
 
 
@@ -77,21 +78,21 @@ def env_result(env: Environment) -> dict[str, Any]:
     return {"environment": env_view(env), "env": env.id}
 
 
-@operation("env_list", NoParams, read_only=True, group="core")
+@operation("env_list", NoParams, EnvListResult, read_only=True, group="core")
 async def env_list(ctx: OpContext, params: NoParams) -> dict[str, Any]:
     """Every environment (a login of its own)."""
     views = [env_view(env) for env in ctx.envs.list()]
     return {"environments": views, "envs": views}
 
 
-@operation("env_create", EnvCreateParams, group="core")
+@operation("env_create", EnvCreateParams, EnvResult, group="core")
 async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
     """Create an empty (logged-out) environment: its own cookies and storage, optionally its own identity."""
     identity = {key: value for key, value in params.identity().items() if value is not None}
     return env_result(ctx.envs.create(params.name, params.remark, **identity))
 
 
-@operation("env_update", EnvUpdateParams, group="envs")
+@operation("env_update", EnvUpdateParams, EnvResult, group="envs")
 async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
     """Rename an environment, change its remark, set its network policy (allowedDomains, blockedDomains) or its
     identity (userAgent, languages, timezone, geolocation). A changed policy applies at once to the
@@ -102,7 +103,7 @@ async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
                                       **params.identity()))
 
 
-@operation("env_open", EnvOpenParams, needs_browser=True, group="envs")
+@operation("env_open", EnvOpenParams, OpenResult, needs_browser=True, group="envs")
 async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
     """Open the environment's window, or raise it when it is already open."""
     env = ctx.envs.get(params.env)
@@ -115,7 +116,7 @@ async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
     return result
 
 
-@operation("env_delete", EnvRefParams, destructive=True, group="envs")
+@operation("env_delete", EnvRefParams, EnvResult, destructive=True, group="envs")
 async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
     """Delete an environment: close its window, remove its cookies, storage and partition folder, and its
     record. env-default cannot be deleted."""
@@ -127,4 +128,4 @@ async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
     return env_result(ctx.envs.delete(env.id))
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (env_list, env_create, env_update, env_open, env_delete)
+OPERATIONS: tuple[Operation[Any, Any], ...] = (env_list, env_create, env_update, env_open, env_delete)

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, Params, operation
+from app.ops.results import OpenResult
 from envs.groups import TabGroup
 from envs.model import DEFAULT_ENV_ID
 
@@ -48,7 +49,7 @@ def group_view(group: TabGroup, tab_ids: list[str] | None = None) -> dict[str, A
     return view
 
 
-@operation("group_create", GroupCreateParams, group="tabs")
+@operation("group_create", GroupCreateParams, OpenResult, group="tabs")
 async def group_create(ctx: OpContext, params: GroupCreateParams) -> dict[str, Any]:
     """Create a tab group in an environment's window. Returns {groupId, env}."""
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
@@ -56,14 +57,14 @@ async def group_create(ctx: OpContext, params: GroupCreateParams) -> dict[str, A
     return {"groupId": group.id, **group_view(group)}
 
 
-@operation("group_update", GroupUpdateParams, group="tabs")
+@operation("group_update", GroupUpdateParams, OpenResult, group="tabs")
 async def group_update(ctx: OpContext, params: GroupUpdateParams) -> dict[str, Any]:
     """Rename a tab group or change its colour; its id stays."""
     group = ctx.groups.update(params.group_id, params.name, params.color)
     return group_view(group)
 
 
-@operation("group_list", GroupListParams, read_only=True, group="tabs")
+@operation("group_list", GroupListParams, OpenResult, read_only=True, group="tabs")
 async def group_list(ctx: OpContext, params: GroupListParams) -> dict[str, Any]:
     """Tab groups (id, env, name, color) with the ids of their open tabs (tabIds)."""
     if params.env is not None:
@@ -73,7 +74,7 @@ async def group_list(ctx: OpContext, params: GroupListParams) -> dict[str, Any]:
                        for g in ctx.groups.list(params.env)]}
 
 
-@operation("tab_group", TabGroupParams, needs_browser=True, group="tabs")
+@operation("tab_group", TabGroupParams, OpenResult, needs_browser=True, group="tabs")
 async def tab_group(ctx: OpContext, params: TabGroupParams) -> dict[str, Any]:
     """Put a tab into a group of its environment (it moves next to the group's tabs); without groupId, take
     it out of its group."""
@@ -84,4 +85,4 @@ async def tab_group(ctx: OpContext, params: TabGroupParams) -> dict[str, Any]:
     return {"tabId": params.tab_id, "groupId": params.group_id}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (group_create, group_update, group_list, tab_group)
+OPERATIONS: tuple[Operation[Any, Any], ...] = (group_create, group_update, group_list, tab_group)

@@ -16,6 +16,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import ActingParams, TabParams, on_page
 from app.ops.registry import Operation, Params, operation
+from app.ops.results import FileResult, OpenResult
 from workflows.ports import Locator
 
 LOCATOR = "The element: {selector}, {xpath} or {ref}, as for page_click."
@@ -55,7 +56,7 @@ class SaveMediaParams(ActingParams):
     timeout_ms: int = Field(default=120_000, ge=0, le=600_000)
 
 
-@operation("page_inspect", InspectParams, needs_browser=True, read_only=True, group="devtools")
+@operation("page_inspect", InspectParams, OpenResult, needs_browser=True, read_only=True, group="devtools")
 async def page_inspect(ctx: OpContext, params: InspectParams) -> dict[str, Any]:
     """One element: tag, all attributes, text, rect, visible, computed style (display, visibility, opacity,
     pointerEvents), src of media, and `locator`: the CSS/XPath and alternatives (role+name, testid, label,
@@ -63,14 +64,14 @@ async def page_inspect(ctx: OpContext, params: InspectParams) -> dict[str, Any]:
     return await on_page(ctx, params, lambda p: p.reading.inspect(params.locator))
 
 
-@operation("page_hit", HitParams, needs_browser=True, read_only=True, group="devtools")
+@operation("page_hit", HitParams, OpenResult, needs_browser=True, read_only=True, group="devtools")
 async def page_hit(ctx: OpContext, params: HitParams) -> dict[str, Any]:
     """The element at a viewport point (through open shadow roots and same-origin frames), described as by
     page_inspect, with a locator for it."""
     return await on_page(ctx, params, lambda p: p.reading.hit(params.x, params.y))
 
 
-@operation("page_watch", WatchParams, needs_browser=True, read_only=True, group="devtools")
+@operation("page_watch", WatchParams, OpenResult, needs_browser=True, read_only=True, group="devtools")
 async def page_watch(ctx: OpContext, params: WatchParams) -> dict[str, Any]:
     """Watch an element's text, value, attributes, visibility and match count every intervalMs until
     timeoutMs (default 30 s): {changed, changes: [{atMs, text?, attributes?, ...: {before, after}}], before,
@@ -79,7 +80,7 @@ async def page_watch(ctx: OpContext, params: WatchParams) -> dict[str, Any]:
                                                         params.interval_ms / 1000, params.stop_on_change))
 
 
-@operation("page_cdp_batch", CdpBatchParams, needs_browser=True, group="devtools")
+@operation("page_cdp_batch", CdpBatchParams, OpenResult, needs_browser=True, group="devtools")
 async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, Any]:
     """Several DevTools commands in order on one session, with page_cdp's rules (a refused command: nothing
     is sent). Stops at the first failure. Returns {results: [{method, ok, result | error}], completed}."""
@@ -87,7 +88,7 @@ async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, An
     return await on_page(ctx, params, lambda p: p.network.cdp_batch(commands, params.timeout_ms / 1000))
 
 
-@operation("page_save_media", SaveMediaParams, needs_browser=True, group="files")
+@operation("page_save_media", SaveMediaParams, FileResult, needs_browser=True, group="files")
 async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> dict[str, Any]:
     """Save an image, video or audio element's current source as a file, through the environment's own
     network (cookies, user agent, domain policy apply); data: URLs are decoded, blob: files read in the page.
@@ -99,4 +100,4 @@ async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> dict[str, 
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (page_inspect, page_hit, page_watch, page_cdp_batch, page_save_media)
+OPERATIONS: tuple[Operation[Any, Any], ...] = (page_inspect, page_hit, page_watch, page_cdp_batch, page_save_media)

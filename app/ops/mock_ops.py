@@ -10,6 +10,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, Params, operation
+from app.ops.results import OpenResult
 
 
 class MockRuleParams(Params):
@@ -24,7 +25,7 @@ class MockParams(TabParams):
     rules: list[MockRuleParams] = Field(min_length=1, max_length=100, description="First match wins.")
 
 
-@operation("net_mock", MockParams, needs_browser=True, group="network")
+@operation("net_mock", MockParams, OpenResult, needs_browser=True, group="network")
 async def net_mock(ctx: OpContext, params: MockParams) -> dict[str, Any]:
     """Answer the tab's requests (fetch/XHR, scripts, images, styles, frames, navigations; not workers) whose
     URL contains a rule's urlContains with its status (default 200), headers and body (default {}); others
@@ -33,10 +34,10 @@ async def net_mock(ctx: OpContext, params: MockParams) -> dict[str, Any]:
     return await on_page(ctx, params, lambda p: p.network.mock_start(rules))
 
 
-@operation("net_mock_off", TabParams, needs_browser=True, group="network")
+@operation("net_mock_off", TabParams, OpenResult, needs_browser=True, group="network")
 async def net_mock_off(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """End the tab's net_mock: {answered, passed, refused} counts of requests."""
     return await on_page(ctx, params, lambda p: p.network.mock_stop())
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (net_mock, net_mock_off)
+OPERATIONS: tuple[Operation[Any, Any], ...] = (net_mock, net_mock_off)

@@ -15,6 +15,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
+from app.ops.results import OpenResult
 
 
 class NetListParams(TabParams):
@@ -32,27 +33,27 @@ class NetBlockedParams(Params):
     limit: int = Field(default=100, ge=1, le=500, description="At most this many (the most recent).")
 
 
-@operation("net_start", TabParams, needs_browser=True, group="network")
+@operation("net_start", TabParams, OpenResult, needs_browser=True, group="network")
 async def net_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Start capturing the tab's network requests (a fresh capture: earlier entries are dropped). Keeps the
     request and response headers, status, timing, and the bodies of text/JSON responses up to 1 MB."""
     return await on_page(ctx, params, lambda p: p.network.net_start())
 
 
-@operation("net_stop", TabParams, needs_browser=True, group="network")
+@operation("net_stop", TabParams, OpenResult, needs_browser=True, group="network")
 async def net_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Stop capturing on the tab; what was captured stays readable (net_list, net_get, net_export)."""
     return await on_page(ctx, params, lambda p: p.network.net_stop())
 
 
-@operation("net_list", NetListParams, needs_browser=True, read_only=True, group="network")
+@operation("net_list", NetListParams, OpenResult, needs_browser=True, read_only=True, group="network")
 async def net_list(ctx: OpContext, params: NetListParams) -> dict[str, Any]:
     """Captured requests of the tab, oldest first: {id, method, url, status, type, mimeType, size, timeMs,
     state (done | pending | failed), error?}."""
     return await on_page(ctx, params, lambda p: p.network.net_list(params.url_contains, params.limit))
 
 
-@operation("net_get", NetGetParams, needs_browser=True, read_only=True, group="network")
+@operation("net_get", NetGetParams, OpenResult, needs_browser=True, read_only=True, group="network")
 async def net_get(ctx: OpContext, params: NetGetParams) -> dict[str, Any]:
     """One captured request: request and response headers, post data, status, timing, and the response body
     (text/JSON up to 1 MB; larger or binary bodies are omitted with a bodyNote)."""
@@ -69,7 +70,7 @@ class NetExportParams(TabParams):
                                                           "has no capture (used by failed workflow runs).")
 
 
-@operation("net_export", NetExportParams, needs_browser=True, read_only=True, group="network")
+@operation("net_export", NetExportParams, OpenResult, needs_browser=True, read_only=True, group="network")
 async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
     """Write the tab's capture as a HAR 1.2 file into the data folder (captures/<env>/net-….har); returns
     {path, entries, pages}."""
@@ -95,7 +96,7 @@ class NetRequestParams(TabParams):
     timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
 
 
-@operation("net_request", NetRequestParams, needs_browser=True, group="network")
+@operation("net_request", NetRequestParams, OpenResult, needs_browser=True, group="network")
 async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any]:
     """Send an HTTP request from the app for the tab, as its browser would: the environment's domain policy
     on every hop, only the cookies the browser would send to each URL, each hop in the tab's capture (HAR).
@@ -105,7 +106,7 @@ async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any
                                                                 params.timeout_ms / 1000))
 
 
-@operation("net_blocked", NetBlockedParams, needs_browser=True, read_only=True, group="network")
+@operation("net_blocked", NetBlockedParams, OpenResult, needs_browser=True, read_only=True, group="network")
 async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any]:
     """Recent requests blocked by the environments' domain policies (allowedDomains / blockedDomains), oldest
     first: {time, env, url, type, host, rule, tabIds, page}. At most 500 are kept per environment."""
@@ -115,5 +116,5 @@ async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any
     return {"blocked": ctx.browser.net_blocked(params.env, params.tab_id, params.limit)}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_request,
+OPERATIONS: tuple[Operation[Any, Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_request,
                                           net_blocked)

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from app.ops.context import OpContext
 from app.ops.page_session import MAX_TIMEOUT_MS, ActingParams, TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
+from app.ops.results import CdpResult, ClickResult, ControlResult, DragResult, FileResult, FindResult, KeyResult, LoadResult, PdfResult, QueryResult, ScreenshotResult, ScriptResult, ScrollResult, SelectResult, SettleResult, SnapshotResult, SourceResult, TypeResult, UploadResult, WaitResult
 from workflows.ports import Direction, Locator, MouseButton, Paper, TabPort, WaitUntil
 
 # The original BrowserPilot's page_upload without a locator: the page's first file input.
@@ -197,7 +198,7 @@ class HandoffParams(TabParams):
 
 
 # -- operations ------------------------------------------------------------------------------------------
-@operation("page_navigate", NavigateParams, needs_browser=True, group="core")
+@operation("page_navigate", NavigateParams, LoadResult, needs_browser=True, group="core")
 async def page_navigate(ctx: OpContext, params: NavigateParams) -> dict[str, Any]:
     """Load a URL and wait for it (waitUntil). A failed load is an error naming why (DNS, refused, blocked,
     HTTP 5xx)."""
@@ -214,12 +215,12 @@ def _history(action: Literal["back", "forward", "reload"]):  # type: ignore[no-u
     return run
 
 
-page_back = operation("page_back", HistoryParams, needs_browser=True, group="core")(_history("back"))
-page_forward = operation("page_forward", HistoryParams, needs_browser=True, group="input")(_history("forward"))
-page_reload = operation("page_reload", HistoryParams, needs_browser=True, group="input")(_history("reload"))
+page_back = operation("page_back", HistoryParams, LoadResult, needs_browser=True, group="core")(_history("back"))
+page_forward = operation("page_forward", HistoryParams, LoadResult, needs_browser=True, group="input")(_history("forward"))
+page_reload = operation("page_reload", HistoryParams, LoadResult, needs_browser=True, group="input")(_history("reload"))
 
 
-@operation("page_click", ClickParams, needs_browser=True, group="core")
+@operation("page_click", ClickParams, ClickResult, needs_browser=True, group="core")
 async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
     """Click an element or a point. With until: retried (3 times at most) until that element appears."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
@@ -241,7 +242,7 @@ async def _type(ctx: OpContext, tab: TabPort, params: TypeParams, paste: bool) -
     return {**point, **typed}
 
 
-@operation("page_type", TypeParams, needs_browser=True, secret_field="text", group="core")
+@operation("page_type", TypeParams, TypeResult, needs_browser=True, secret_field="text", group="core")
 async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Type text key by key into a field (clicked first unless it has the focus). Existing text is kept
     unless replace."""
@@ -249,14 +250,14 @@ async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_paste", TypeParams, needs_browser=True, secret_field="text", group="input")
+@operation("page_paste", TypeParams, TypeResult, needs_browser=True, secret_field="text", group="input")
 async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
     """Insert text as one block, like a paste, into the element, the point x/y, or the focused field."""
     return await on_page(ctx, params, lambda p: _type(ctx, p, params, True),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_select", SelectParams, needs_browser=True, secret_field="option", group="core")
+@operation("page_select", SelectParams, SelectResult, needs_browser=True, secret_field="option", group="core")
 async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
     """Choose an option of a <select> or of a custom select widget (opened, searched, clicked and checked as a
     person would)."""
@@ -265,13 +266,13 @@ async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_key", KeyParams, needs_browser=True, group="core")
+@operation("page_key", KeyParams, KeyResult, needs_browser=True, group="core")
 async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
     """Press a key or chord in the focused element: enter, esc, tab, shift+tab, ctrl+a, arrowdown, f5…"""
     return await on_page(ctx, params, lambda p: p.input.key(params.shortcut), acting=True, timeout=params.timeout)
 
 
-@operation("page_scroll", ScrollParams, needs_browser=True, group="core")
+@operation("page_scroll", ScrollParams, ScrollResult, needs_browser=True, group="core")
 async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
     """Scroll the page or an element with the mouse wheel (with until: 16 steps at most, waiting at the end for
     more to load)."""
@@ -280,7 +281,7 @@ async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
                          acting=True, timeout=params.timeout)
 
 
-@operation("page_swipe", SwipeParams, needs_browser=True, group="input")
+@operation("page_swipe", SwipeParams, ScrollResult, needs_browser=True, group="input")
 async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
     """Swipe (press, move, release) over the page or an element, up by default; with `until`, repeat (at most
     20 times) until that element is visible. For carousels and swipe-driven lists."""
@@ -289,7 +290,7 @@ async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
                          acting=True, timeout=params.timeout)
 
 
-@operation("page_drag", DragParams, needs_browser=True, group="input")
+@operation("page_drag", DragParams, DragResult, needs_browser=True, group="input")
 async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
     """Press on an element (or point), move by dx/dy and release: sliders, drag handles."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
@@ -298,7 +299,7 @@ async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_upload", UploadParams, needs_browser=True, group="core")
+@operation("page_upload", UploadParams, UploadResult, needs_browser=True, group="core")
 async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
     """Give files to a file input, without a dialog."""
     target = params.locator or FIRST_FILE_INPUT
@@ -312,7 +313,7 @@ async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
     return await on_page(ctx, params, upload, acting=True, target=target, timeout=params.timeout)
 
 
-@operation("page_download", DownloadParams, needs_browser=True, group="files")
+@operation("page_download", DownloadParams, FileResult, needs_browser=True, group="files")
 async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any]:
     """Download by clicking a link/button or from a URL; waits until the file is complete. Returns {path, name,
     bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name. On a media
@@ -323,13 +324,13 @@ async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-@operation("page_wait", WaitParams, needs_browser=True, read_only=True, group="core")
+@operation("page_wait", WaitParams, WaitResult, needs_browser=True, read_only=True, group="core")
 async def page_wait(ctx: OpContext, params: WaitParams) -> dict[str, Any]:
     """Wait until an element is visible (appear) or gone; timeoutMs is brought within 500…60000."""
     return await on_page(ctx, params, lambda p: p.reading.wait(params.locator, params.state, params.timeout_ms / 1000))
 
 
-@operation("page_query", QueryParams, needs_browser=True, read_only=True, group="core")
+@operation("page_query", QueryParams, QueryResult, needs_browser=True, read_only=True, group="core")
 async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
     """Every element a locator matches, with its text, attributes, box and state."""
 
@@ -347,7 +348,7 @@ class FindParams(TabParams):
                                                "locator's `fingerprint`): heals when no locator finds it.")
 
 
-@operation("page_find", FindParams, needs_browser=True, read_only=True, group="replay")
+@operation("page_find", FindParams, FindResult, needs_browser=True, read_only=True, group="replay")
 async def page_find(ctx: OpContext, params: FindParams) -> dict[str, Any]:
     """One look for a workflow node's element, in the page, its open shadow roots and its frames (another site's
     too) together: {status: found, index} for the first locator naming exactly one element (refused when it is of
@@ -363,14 +364,14 @@ class SnapshotParams(TabParams):
     items: int = Field(default=25, ge=0, le=10_000, description="Similar items shown before a fold (0: all).")
 
 
-@operation("page_snapshot", SnapshotParams, needs_browser=True, read_only=True, group="core")
+@operation("page_snapshot", SnapshotParams, SnapshotResult, needs_browser=True, read_only=True, group="core")
 async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> dict[str, Any]:
     """The page as an outline, one line per node, controls with a ref (e12) that later calls take as
     {"ref": "e12"}. A long run of similar items is folded to a line naming the call that shows more."""
     return await on_page(ctx, params, lambda p: p.reading.snapshot(params.locator, params.start, params.items))
 
 
-@operation("page_source", SourceParams, needs_browser=True, read_only=True, group="core")
+@operation("page_source", SourceParams, SourceResult, needs_browser=True, read_only=True, group="core")
 async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
     """The page's live HTML, or its visible text (kind text)."""
     if params.kind == "text":
@@ -384,13 +385,13 @@ async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
     return await on_page(ctx, params, html)
 
 
-@operation("page_screenshot", ScreenshotParams, needs_browser=True, read_only=True, group="core")
+@operation("page_screenshot", ScreenshotParams, ScreenshotResult, needs_browser=True, read_only=True, group="core")
 async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> dict[str, Any]:
     """A PNG of the viewport, the full page or one element, shown to you as an image."""
     return await on_page(ctx, params, lambda p: p.capture.screenshot(params.full_page, params.locator, params.outline))
 
 
-@operation("page_pdf", PdfParams, needs_browser=True, read_only=True, group="files")
+@operation("page_pdf", PdfParams, PdfResult, needs_browser=True, read_only=True, group="files")
 async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
     """Print the page to PDF (A4, Letter, Legal or A3; landscape; backgrounds; optional header and footer with
     title, URL and 'n / total' page numbers). Returns {path}."""
@@ -431,7 +432,7 @@ return value && typeof value.then === 'function' ? value.then(answer) : answer(v
 """
 
 
-@operation("page_script", ScriptParams, needs_browser=True, group="devtools")
+@operation("page_script", ScriptParams, ScriptResult, needs_browser=True, group="devtools")
 async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     """Run JavaScript in the page (or an iframe with `frame`: a locator of a same-origin <iframe>, or a part of the
     URL of any frame, another site's too): an expression (document.title) or an async function body with
@@ -459,7 +460,7 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     return await on_page(ctx, params, run)
 
 
-@operation("page_cdp", CdpParams, needs_browser=True, group="devtools")
+@operation("page_cdp", CdpParams, CdpResult, needs_browser=True, group="devtools")
 async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
     """Send one Chrome DevTools Protocol command to the tab and return its {result}. No debugging port is
     opened: a hidden DevTools channel attaches to the tab on first use and detaches when idle. Commands that
@@ -485,19 +486,19 @@ async def _set_control(tab: TabPort, control: Literal["agent", "shared", "handof
     return {"control": control}
 
 
-@operation("page_lock", TabParams, needs_browser=True, group="input")
+@operation("page_lock", TabParams, ControlResult, needs_browser=True, group="input")
 async def page_lock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Put the tab under agent control: an overlay blocks the person's input (they can press Take over)."""
     return await on_page(ctx, params, lambda p: _set_control(p, "agent"))
 
 
-@operation("page_unlock", TabParams, needs_browser=True, group="input")
+@operation("page_unlock", TabParams, ControlResult, needs_browser=True, group="input")
 async def page_unlock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Share the tab: no overlay, the person and the agent both act."""
     return await on_page(ctx, params, lambda p: _set_control(p, "shared"))
 
 
-@operation("page_handoff", HandoffParams, needs_browser=True, group="core")
+@operation("page_handoff", HandoffParams, ControlResult, needs_browser=True, group="core")
 async def page_handoff(ctx: OpContext, params: HandoffParams) -> dict[str, Any]:
     """Ask the person to do one step (a captcha, a login): a banner shows the message and a Done button.
     Returns at once; your next acting call on the tab waits for its target, then takes the tab back."""
@@ -510,7 +511,7 @@ class SettleParams(TabParams):
                                    description="Wait at most this long (ms); default: the app's setting (10 s).")
 
 
-@operation("page_settle", SettleParams, needs_browser=True, read_only=True, group="input")
+@operation("page_settle", SettleParams, SettleResult, needs_browser=True, read_only=True, group="input")
 async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
     """Wait until what the last actions started has landed (e.g. before closing a tab): a navigation or form
     post, fetch/XHR requests, beacons, WebSocket messages, event streams, workers' requests, and the Save a
@@ -521,7 +522,7 @@ async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
     return await on_page(ctx, params, lambda p: p.network.settle(timeout))
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (
+OPERATIONS: tuple[Operation[Any, Any], ...] = (
     page_navigate, page_back, page_forward, page_reload, page_click, page_type, page_paste, page_select,
     page_key, page_scroll, page_swipe, page_drag, page_upload, page_download, page_wait, page_query, page_find,
     page_snapshot, page_source, page_screenshot, page_pdf, page_script, page_lock, page_unlock, page_handoff,

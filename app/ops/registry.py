@@ -14,6 +14,7 @@ one of them (code `secret_refused`, with the secret, the tool and the site; work
 from __future__ import annotations
 
 import logging
+import os
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Generic, TypeVar, get_args
@@ -24,11 +25,15 @@ from pydantic.alias_generators import to_camel
 from app.ops import compat
 from app.ops.context import OpContext
 from envs import loggers
+from workflows.envelope import ENVELOPE_KEYS, Envelope, OpenResult, Result
 from workflows.secret_binding import SecretRefused, site_of
 
 log = logging.getLogger(loggers.OPS)
 
+CHECK_RESULTS_VARIABLE = "BROWSERPILOT_CHECK_RESULTS"
+
 P = TypeVar("P", bound="Params")
+R = TypeVar("R", bound=Result)
 
 
 class Params(BaseModel):
@@ -61,11 +66,14 @@ reading_only: ContextVar[bool] = ContextVar("reading_only", default=False)
 
 
 @dataclass(frozen=True)
-class Operation(Generic[P]):
+class Operation(Generic[P, R]):
     name: str
     params: type[P]
     func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]
     description: str
+    # What it answers when ok: the `data` of its `Envelope` (app/ops/results.py); `OpenResult` while its shape is
+    # not modelled.
+    result: type[R] = OpenResult  # type: ignore[assignment]
     read_only: bool = False
     destructive: bool = False
     needs_browser: bool = False
@@ -83,21 +91,23 @@ class Operation(Generic[P]):
 def operation(
     name: str,
     params: type[P],
+    result: type[R],
     *,
     read_only: bool = False,
     destructive: bool = False,
     needs_browser: bool = False,
     secret_field: str | None = None,
     group: str | None = None,
-) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P]]:
-    """Declare an operation; the function's docstring is its description."""
+) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P, R]]:
+    """Declare an operation: its parameters, its result model; the function's docstring is its description."""
 
-    def wrap(func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]) -> Operation[P]:
+    def wrap(func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]) -> Operation[P, R]:
         return Operation(
             name=name,
             params=params,
             func=func,
             description=(func.__doc__ or "").strip(),
+            result=result,
             read_only=read_only,
             destructive=destructive,
             needs_browser=needs_browser,
@@ -127,7 +137,7 @@ def _nested_model(model: type[BaseModel], path: tuple[Any, ...]) -> type[BaseMod
     return model
 
 
-def describe_validation_error(op: Operation[Any], exc: ValidationError) -> str:
+def describe_validation_error(op: Operation[Any, Any], exc: ValidationError) -> str:
     for err in exc.errors():  # an unknown key inside an object parameter (a locator's, say): name the valid keys
         if err["type"] == "extra_forbidden" and len(err["loc"]) > 1:
             inner = _nested_model(op.params, tuple(err["loc"][:-1]))
@@ -149,9 +159,12 @@ def describe_validation_error(op: Operation[Any], exc: ValidationError) -> str:
 
 @dataclass
 class OperationRegistry:
-    operations: dict[str, Operation[Any]] = field(default_factory=dict)
+    operations: dict[str, Operation[Any, Any]] = field(default_factory=dict)
+    # Validate every answer against its operation's result model, and fail the call (code `invalid_result`)
+    # when it does not fit: on in the tests (BROWSERPILOT_CHECK_RESULTS=1, tests/conftest.py), off in use.
+    check_results: bool = field(default_factory=lambda: os.environ.get(CHECK_RESULTS_VARIABLE) == "1")
 
-    def add(self, *ops: Operation[Any]) -> None:
+    def add(self, *ops: Operation[Any, Any]) -> None:
         for op in ops:
             if op.name in self.operations:
                 raise ValueError(f"operation {op.name} is registered twice")
@@ -160,11 +173,12 @@ class OperationRegistry:
     def names(self) -> list[str]:
         return sorted(self.operations)
 
-    def get(self, name: str) -> Operation[Any]:
+    def get(self, name: str) -> Operation[Any, Any]:
         return self.operations[name]
 
     async def call(self, ctx: OpContext, name: str, raw: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run one operation and return its envelope. Never raises for a caller's mistake."""
+        """Run one operation by name with a caller's JSON (the original's call forms accepted) and return its
+        envelope in its wire form. Never raises for a caller's mistake."""
         op = self.operations.get(name)
         if op is None:
             return failure(f"unknown operation {name!r}; known operations: {', '.join(self.names())}",
@@ -177,6 +191,23 @@ class OperationRegistry:
         except ValidationError as exc:
             return failure(describe_validation_error(op, exc), code="invalid_parameters")
         params._shot = accepted.shot
+        return await self._run(ctx, op, params, accepted.notes)
+
+    async def run(self, ctx: OpContext, op: Operation[P, R], params: P | dict[str, Any]) -> Envelope[R]:
+        """Run one operation in process, typed: its parameters as its `Params` model (or a dict of its own
+        names, validated; the original's call forms are not taken here: they are rewritten at the MCP and
+        command-line edge), its answer as an `Envelope` of its result model. The same door as `call`: the
+        same checks, the same refusal of bound secrets."""
+        if not isinstance(params, BaseModel):
+            try:
+                params = op.params.model_validate(params)
+            except ValidationError as exc:
+                return Envelope[op.result].model_validate(  # type: ignore[name-defined]
+                    {"ok": False, "error": describe_validation_error(op, exc), "code": "invalid_parameters"})
+        return read_envelope(await self._run(ctx, op, params, []), op)
+
+    async def _run(self, ctx: OpContext, op: Operation[Any, Any], params: Params, notes: list[str]) -> dict[str, Any]:
+        name = op.name
         if op.needs_browser and ctx.browser is None:
             return failure(f"{name} needs the running app with its browser; start `browserpilot` first",
                            code="no_browser")
@@ -185,30 +216,51 @@ class OperationRegistry:
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
                 return _with_notes(failure(str(refused), code=refused.code, secret=refused.secret,
-                                           site=refused.site, tool=name), accepted.notes)
+                                           site=refused.site, tool=name), notes)
         reading = reading_only.set(op.read_only)
         try:
             data = await op.func(ctx, params)
         except OpError as exc:
             log.info("%s failed: %s", name, exc)
-            return _with_notes(failure(str(exc), **{"code": "failed", **exc.data}), accepted.notes)
+            return _with_notes(failure(str(exc), **{"code": "failed", **exc.data}), notes)
         except ctx.page_errors as exc:  # a page error outside `on_page` (a recording's, say)
             log.info("%s failed: %s", name, exc)
-            return _with_notes(failure(str(exc), code=getattr(exc, "code", "page_error")), accepted.notes)
+            return _with_notes(failure(str(exc), code=getattr(exc, "code", "page_error")), notes)
         except ctx.expected_errors as exc:
             log.info("%s failed: %s", name, exc)
             problems = getattr(exc, "problems", None)  # a document's: every problem, each naming its place
             return _with_notes(failure(str(exc), code=expected_error_code(exc),
                                        **({"problems": list(problems)} if isinstance(problems, list) else {})),
-                               accepted.notes)
+                               notes)
         finally:
             reading_only.reset(reading)
         envelope: dict[str, Any] = {"ok": True, "control": None}
         envelope.update(data)
-        return _with_notes(envelope, accepted.notes)
+        envelope = _with_notes(envelope, notes)
+        if self.check_results:
+            try:
+                Envelope.parse(envelope, op.result, strict=True)
+            except ValidationError as exc:
+                log.error("%s answered outside its result model %s: %s", name, op.result.__name__, exc)
+                return failure(f"{name} answered outside its result model {op.result.__name__}: {exc}",
+                               code="invalid_result")
+        return envelope
 
 
-def _secret_refusal(ctx: OpContext, op: Operation[Any], params: Params) -> SecretRefused | None:
+def read_envelope(wire: dict[str, Any], op: Operation[Any, R]) -> Envelope[R]:
+    """A wire envelope of `op` as its typed `Envelope`. Data that does not fit the result model (a bug the
+    tests' `check_results` catches) is still handed over, unchecked, with a warning: a run does not stop on it."""
+    try:
+        return Envelope.parse(wire, op.result)
+    except ValidationError as exc:
+        log.warning("%s answered outside its result model %s: %s", op.name, op.result.__name__, exc)
+        rest = {key: value for key, value in wire.items() if key not in ENVELOPE_KEYS}
+        own = {key: wire[key] for key in ENVELOPE_KEYS if wire.get(key) is not None}
+        return Envelope[op.result].model_validate(  # type: ignore[name-defined]
+            {**own, "data": op.result.model_construct(**rest)} if wire.get("ok") else {**own, "details": rest})
+
+
+def _secret_refusal(ctx: OpContext, op: Operation[Any, Any], params: Params) -> SecretRefused | None:
     """Why the call may not run with the caller's bound secrets (see the module's docstring), or None."""
     assert ctx.secrets is not None
     values = {name: getattr(params, name) for name in type(params).model_fields}

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, Params, operation
+from app.ops.results import NoData, TabCloseResult, TabListResult, TabOpenResult
 from envs.model import DEFAULT_ENV_ID
 
 
@@ -25,7 +26,7 @@ class TabRefParams(Params):
     tab_id: str
 
 
-@operation("tab_open", TabOpenParams, needs_browser=True, group="core")
+@operation("tab_open", TabOpenParams, TabOpenResult, needs_browser=True, group="core")
 async def tab_open(ctx: OpContext, params: TabOpenParams) -> dict[str, Any]:
     """Open a tab in an environment, under agent control; the page loads in the background (page_navigate
     waits for a load)."""
@@ -35,7 +36,7 @@ async def tab_open(ctx: OpContext, params: TabOpenParams) -> dict[str, Any]:
     return {"tabId": tab_id, "env": env_id, "control": "agent"}
 
 
-@operation("tab_list", TabListParams, needs_browser=True, read_only=True, group="core")
+@operation("tab_list", TabListParams, TabListResult, needs_browser=True, read_only=True, group="core")
 async def tab_list(ctx: OpContext, params: TabListParams) -> dict[str, Any]:
     """The open tabs."""
     assert ctx.browser is not None
@@ -47,7 +48,7 @@ async def tab_list(ctx: OpContext, params: TabListParams) -> dict[str, Any]:
     return {"tabs": [{**tab.model_dump(), "envId": tab.env, "groupId": groups.get(tab.id)} for tab in tabs]}
 
 
-@operation("tab_close", TabRefParams, needs_browser=True, destructive=True, group="core")
+@operation("tab_close", TabRefParams, TabCloseResult, needs_browser=True, destructive=True, group="core")
 async def tab_close(ctx: OpContext, params: TabRefParams) -> dict[str, Any]:
     """Close a tab once what its last action sent has landed (10 s at most)."""
     assert ctx.browser is not None
@@ -57,7 +58,7 @@ async def tab_close(ctx: OpContext, params: TabRefParams) -> dict[str, Any]:
     return {"tabId": params.tab_id, **({"pending": pending} if pending else {})}
 
 
-@operation("tab_activate", TabRefParams, needs_browser=True, group="tabs")
+@operation("tab_activate", TabRefParams, NoData, needs_browser=True, group="tabs")
 async def tab_activate(ctx: OpContext, params: TabRefParams) -> dict[str, Any]:
     """Make a tab the active tab of its window and raise the window; later calls without tabId act on it."""
     assert ctx.browser is not None
@@ -65,4 +66,4 @@ async def tab_activate(ctx: OpContext, params: TabRefParams) -> dict[str, Any]:
     return {"tabId": params.tab_id}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (tab_open, tab_list, tab_close, tab_activate)
+OPERATIONS: tuple[Operation[Any, Any], ...] = (tab_open, tab_list, tab_close, tab_activate)

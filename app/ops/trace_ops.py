@@ -23,6 +23,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
+from app.ops.results import OpenResult
 from envs.savemanager import in_thread
 from workflows.ports import PageError, TabPort
 from workflows.run_export import export_run
@@ -38,7 +39,7 @@ class RunExportParams(Params):
                                                        "folder).")
 
 
-@operation("run_export", RunExportParams, group="runs")
+@operation("run_export", RunExportParams, OpenResult, group="runs")
 async def run_export(ctx: OpContext, params: RunExportParams) -> dict[str, Any]:
     """Write one zip to attach to a bug report: the run's record (record.json, paths relative to the zip), its
     trace screenshots (trace/), video, HAR (network.har), failure and healed screenshots (screenshots/) and large
@@ -56,7 +57,7 @@ class ScreenStartParams(TabParams):
     pass
 
 
-@operation("screen_start", ScreenStartParams, needs_browser=True, group="files")
+@operation("screen_start", ScreenStartParams, OpenResult, needs_browser=True, group="files")
 async def screen_start(ctx: OpContext, params: ScreenStartParams) -> dict[str, Any]:
     """Start recording a tab's video (shown in a window or windowless): a few frames a second, encoded by
     ffmpeg as they come, fields a secret was typed into masked. screen_stop ends it and returns the file.
@@ -71,7 +72,7 @@ async def screen_start(ctx: OpContext, params: ScreenStartParams) -> dict[str, A
     return await on_page(ctx, params, start)
 
 
-@operation("screen_stop", TabParams, needs_browser=True, group="files")
+@operation("screen_stop", TabParams, OpenResult, needs_browser=True, group="files")
 async def screen_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Stop recording the tab's video (screen_start) and return it: {path, seconds, frames, bytes, codec}."""
 
@@ -108,7 +109,7 @@ return {x, y, width: Math.min(innerWidth, r.right) - x, height: Math.min(innerHe
 """
 
 
-@operation("page_record_video", RecordVideoParams, needs_browser=True, group="files")
+@operation("page_record_video", RecordVideoParams, OpenResult, needs_browser=True, group="files")
 async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[str, Any]:
     """Record the video playing in the page (its largest <video>, started muted; clicked first when the page
     wants a person's gesture to play it) for `seconds`, as the page shows it, into a WebM file (no sound). For a
@@ -142,4 +143,4 @@ async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[s
     return await on_page(ctx, params, record)
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (run_export, screen_start, screen_stop, page_record_video)
+OPERATIONS: tuple[Operation[Any, Any], ...] = (run_export, screen_start, screen_stop, page_record_video)

@@ -23,6 +23,7 @@ from pydantic import Field, model_validator
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
+from app.ops.results import OpenResult, PathResult, RunCancelResult, RunListResult, RunReadResult, RunResult, WorkflowDeleteResult, WorkflowListResult, WorkflowReadResult, WorkflowSaveResult, WorkflowStartResult
 from envs import loggers
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
@@ -194,7 +195,7 @@ class RunTablesParams(RunRef):
 
 
 # -- operations ------------------------------------------------------------------------------------------
-@operation("workflow_write", WorkflowWriteParams, group="core")
+@operation("workflow_write", WorkflowWriteParams, WorkflowSaveResult, group="core")
 async def workflow_write(ctx: OpContext, params: WorkflowWriteParams) -> dict[str, Any]:
     """Save a workflow document (a name that exists is replaced, its id kept); every problem is reported with
     its place. Save steps that worked, then workflow_run them in one call."""
@@ -205,7 +206,7 @@ async def workflow_write(ctx: OpContext, params: WorkflowWriteParams) -> dict[st
                                          "app": params.app, "workflow": body}))
 
 
-@operation("workflow_update", WorkflowUpdateParams, group="workflows")
+@operation("workflow_update", WorkflowUpdateParams, WorkflowSaveResult, group="workflows")
 async def workflow_update(ctx: OpContext, params: WorkflowUpdateParams) -> dict[str, Any]:
     """Edit a saved workflow: upsert nodes and edges, remove them by id, replace its environment variables,
     rename it (the name must be free) or change its description. Unknown ids are errors."""
@@ -324,14 +325,14 @@ def _upsert_edge(graph: dict[str, Any], edge: dict[str, Any]) -> None:
     raise OpError(f"edge {edge.get('source')} -> {edge.get('target')}: no level of the workflow has both nodes")
 
 
-@operation("workflow_list", Params, read_only=True, group="core")
+@operation("workflow_list", Params, WorkflowListResult, read_only=True, group="core")
 async def workflow_list(ctx: OpContext, params: Params) -> dict[str, Any]:
     """Saved workflows, with their start variables (params) and last run."""
     return {"workflows": [{**summary, "remark": summary["description"], "nodes": summary["nodeCount"]}
                           for summary in (_summary(saved, ctx) for saved in ctx.workflows.list())]}
 
 
-@operation("workflow_read", WorkflowRef, read_only=True, group="workflows")
+@operation("workflow_read", WorkflowRef, WorkflowReadResult, read_only=True, group="workflows")
 async def workflow_read(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]:
     """The whole document of a saved workflow, plus its id."""
     saved = ctx.workflows.find(params.key())
@@ -349,7 +350,7 @@ async def _resolve(ctx: OpContext, params: WorkflowRunParams) -> tuple[WorkflowD
     return _document(params.workflow), None
 
 
-@operation("workflow_run", WorkflowRunParams, needs_browser=True, group="core")
+@operation("workflow_run", WorkflowRunParams, RunResult, needs_browser=True, group="core")
 async def workflow_run(ctx: OpContext, params: WorkflowRunParams) -> dict[str, Any]:
     """Run a workflow to its end, with no model in the loop; returns its run record (status, outputs, files,
     the failed node and error, trace and video when kept)."""
@@ -373,7 +374,7 @@ def run_result(record: RunRecord) -> dict[str, Any]:
     return {"run": view, "tabId": record.tab_id, **original}
 
 
-@operation("workflow_start", WorkflowRunParams, needs_browser=True, group="workflows")
+@operation("workflow_start", WorkflowRunParams, WorkflowStartResult, needs_browser=True, group="workflows")
 async def workflow_start(ctx: OpContext, params: WorkflowRunParams) -> dict[str, Any]:
     """Start a workflow run and return at once with {runId, tabId}; follow it with run_events, end it with
     run_wait (the envelope workflow_run returns) or run_cancel."""
@@ -389,7 +390,7 @@ class RunWaitParams(RunRef):
     timeout_ms: int = Field(default=600_000, ge=0, le=3_600_000, description="How long to wait (default 10 min).")
 
 
-@operation("run_wait", RunWaitParams, needs_browser=True, group="runs")
+@operation("run_wait", RunWaitParams, RunResult, needs_browser=True, group="runs")
 async def run_wait(ctx: OpContext, params: RunWaitParams) -> dict[str, Any]:
     """Wait for a run (from workflow_start) to end; returns what workflow_run returns."""
     assert ctx.runner is not None
@@ -405,7 +406,7 @@ class RunEventsParams(RunRef):
     since: int = Field(default=0, ge=0, description="Only events after this seq (the last one you saw).")
 
 
-@operation("run_events", RunEventsParams, needs_browser=True, read_only=True, group="runs")
+@operation("run_events", RunEventsParams, OpenResult, needs_browser=True, read_only=True, group="runs")
 async def run_events(ctx: OpContext, params: RunEventsParams) -> dict[str, Any]:
     """What happened in a run, in order: run_started, node_started, node_finished (status, ms, output or
     error), loop_pass, run_finished; each with a seq. `done` once the run has ended."""
@@ -430,7 +431,7 @@ def read_rows(path: str) -> list[dict[str, Any]]:
     return [dict(row) for row in csv.DictReader(io.StringIO(text))]
 
 
-@operation("workflow_batch", WorkflowBatchParams, needs_browser=True, group="workflows")
+@operation("workflow_batch", WorkflowBatchParams, OpenResult, needs_browser=True, group="workflows")
 async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[str, Any]:
     """Run a workflow once per data row (rows or a CSV/JSON rowsFile), up to `concurrency` tabs at once, or
     round-robin over several environments (accounts) with `envs`. A failed row does not stop the others."""
@@ -448,7 +449,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     return {"batchId": batch_id, **progress.as_dict(), "results": results}
 
 
-@operation("workflow_import", PathParams, group="workflows")
+@operation("workflow_import", PathParams, OpenResult, group="workflows")
 async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
@@ -459,7 +460,7 @@ async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     return result
 
 
-@operation("workflow_export", ExportParams, read_only=True, group="workflows")
+@operation("workflow_export", ExportParams, PathResult, read_only=True, group="workflows")
 async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any]:
     """Write a saved workflow to a file in the 0.3.0 shape (without the local id). Returns {path}."""
     from workflows.io import save_file
@@ -472,7 +473,7 @@ async def workflow_export(ctx: OpContext, params: ExportParams) -> dict[str, Any
     return {"path": str(await in_thread(save_file, target, doc))}
 
 
-@operation("workflow_delete", WorkflowRef, destructive=True, group="workflows")
+@operation("workflow_delete", WorkflowRef, WorkflowDeleteResult, destructive=True, group="workflows")
 async def workflow_delete(ctx: OpContext, params: WorkflowRef) -> dict[str, Any]:
     """Delete a saved workflow (its past runs stay in the run list)."""
     deleted = ctx.workflows.delete(params.key())
@@ -492,7 +493,7 @@ class RestoreParams(HistoryParams):
     version: int = Field(description="The version to go back to; the restore is itself a new version.")
 
 
-@operation("workflow_history", HistoryParams, read_only=True, group="workflows")
+@operation("workflow_history", HistoryParams, OpenResult, read_only=True, group="workflows")
 async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
     """The kept versions of a saved workflow (the last 50), newest first: {version, at, reason (save, import,
     update, record, repair, restore, recovered), name, note, nodes}."""
@@ -501,7 +502,7 @@ async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, A
     return {"id": saved.id, "name": saved.name, "versions": versions}
 
 
-@operation("workflow_diff", DiffParams, read_only=True, group="workflows")
+@operation("workflow_diff", DiffParams, OpenResult, read_only=True, group="workflows")
 async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
     """What changed between two versions of a saved workflow: {changes: one line per node added, removed or
     changed (and which fields), diff: a unified diff of the documents}."""
@@ -516,7 +517,7 @@ async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
     return {"id": saved.id, "name": saved.name, **diff_versions(older, newer)}
 
 
-@operation("workflow_restore", RestoreParams, group="workflows")
+@operation("workflow_restore", RestoreParams, OpenResult, group="workflows")
 async def workflow_restore(ctx: OpContext, params: RestoreParams) -> dict[str, Any]:
     """Make a kept version the workflow again (under its current id); the restore is itself a new version."""
     saved = ctx.workflows.find(params.name)
@@ -563,7 +564,7 @@ def _accept(ctx: OpContext, record: RunRecord, nodes: set[str] | None, note: str
     return result
 
 
-@operation("workflow_repairs", RepairsParams, read_only=True, group="workflows")
+@operation("workflow_repairs", RepairsParams, OpenResult, read_only=True, group="workflows")
 async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, Any]:
     """The repairs proposed by the recent successful runs of a saved workflow and not accepted yet: for each
     healed node, {runId, node, title, from (the locator that no longer found it), to (the healed element's
@@ -586,7 +587,7 @@ async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, A
             "autoRepair": auto_repair_runs(saved.document)}
 
 
-@operation("workflow_repair", RepairParams, group="workflows")
+@operation("workflow_repair", RepairParams, OpenResult, group="workflows")
 async def workflow_repair(ctx: OpContext, params: RepairParams) -> dict[str, Any]:
     """Accept the repairs a run proposes: each healed node of the run keeps the locator of the element it
     healed to (with its fingerprint), saved as a new version of the workflow (reason repair)."""
@@ -624,7 +625,7 @@ def auto_repair(ctx: OpContext, record: RunRecord) -> dict[str, Any] | None:
     return result
 
 
-@operation("run_list", RunListParams, read_only=True, group="core")
+@operation("run_list", RunListParams, RunListResult, read_only=True, group="core")
 async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
     """The latest runs, newest first."""
     runs = ctx.runs.list(limit=params.limit, workflow=params.workflow)
@@ -634,7 +635,7 @@ async def run_list(ctx: OpContext, params: RunListParams) -> dict[str, Any]:
                       "healed": len(r.healed)} for r in runs]}
 
 
-@operation("run_read", RunRef, read_only=True, group="core")
+@operation("run_read", RunRef, RunReadResult, read_only=True, group="core")
 async def run_read(ctx: OpContext, params: RunRef) -> dict[str, Any]:
     """A run's whole record: per-node trace (timing, locator, heal; screenshots, console and requests when kept),
     video; `traceRemoved` when the disk cap deleted them."""
@@ -651,7 +652,7 @@ def _trace_files_exist(record: RunRecord) -> bool:
     return any(path and Path(path).exists() for path in paths)
 
 
-@operation("run_tables", RunTablesParams, read_only=True, group="runs")
+@operation("run_tables", RunTablesParams, OpenResult, read_only=True, group="runs")
 async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
     """A run's tables, as a spreadsheet shows them: the tables its export nodes wrote (CSV, XLSX, JSON, JSON
     Lines) and its outputs that are lists. Returns {runId, tables: [{name, source: file|output, path?,
@@ -675,7 +676,7 @@ async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
     return {"runId": params.run_id, "tables": [table.view() for table in tables]}
 
 
-@operation("run_cancel", RunRef, destructive=True, group="runs")
+@operation("run_cancel", RunRef, RunCancelResult, destructive=True, group="runs")
 async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
     """Cancel a running workflow run; its record is written with status cancelled."""
     if ctx.runner is None or not ctx.runner.cancel(params.run_id):
@@ -684,7 +685,7 @@ async def run_cancel(ctx: OpContext, params: RunRef) -> dict[str, Any]:
     return {"runId": params.run_id, "cancelling": True}
 
 
-OPERATIONS: tuple[Operation[Any], ...] = (
+OPERATIONS: tuple[Operation[Any, Any], ...] = (
     workflow_write, workflow_update, workflow_list, workflow_read, workflow_run, workflow_start, workflow_batch,
     workflow_import, workflow_export, workflow_delete, workflow_history, workflow_diff, workflow_restore,
     workflow_repairs, workflow_repair, run_list, run_read, run_wait, run_events, run_cancel, run_tables,

@@ -262,3 +262,67 @@ def test_the_stdio_bridge_takes_a_profile_and_tells_its_client_when_the_list_cha
     bad = run_cli(app_dir, "mcp", "--tools", "core,netwrk")
     assert bad.returncode == 2 and "unknown tool profile or group 'netwrk'" in bad.stderr
     assert "valid: core, full, original" in bad.stderr
+
+
+# -- output schemas: every tool says what it answers, and its answers fit ---------------------------------
+def test_with_schemas_every_tool_publishes_an_output_schema_its_real_answers_fit(app_dir: Path,
+                                                                               shop: LocalServer) -> None:
+    """`?tools=core,schemas`: each tool lists its `outputSchema`, and the SDK's client checks every answer that
+    is not an error against it (a call whose structured content does not fit raises). Failures are checked here
+    with jsonschema, since the client leaves them alone."""
+    from jsonschema import Draft202012Validator
+
+    async def scenario() -> dict[str, Any]:
+        async with mcp_client(app_dir, tools="core,schemas") as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert all(tool.output_schema for tool in tools.values()), [n for n, t in tools.items()
+                                                                      if not t.output_schema]
+            answers: dict[str, Any] = {}
+
+            async def call(tool: str, **arguments: Any) -> dict[str, Any]:
+                result = await client.call_tool(tool, arguments)
+                assert result.is_error is False, result.content[0].text  # type: ignore[union-attr]
+                answers[tool] = result.structured_content
+                return result.structured_content  # type: ignore[return-value]
+
+            opened = await call("tab_open", url=shop.url("/order-form"))
+            tab = opened["tabId"]
+            await call("page_navigate", tabId=tab, url=shop.url("/order-form"))
+            await call("page_wait", tabId=tab, locator={"selector": "text=Place order"})
+            snapshot = (await call("page_snapshot", tabId=tab))["snapshot"]
+            await call("page_query", tabId=tab, locator={"selector": "input"})
+            await call("page_type", tabId=tab, locator={"ref": ref(snapshot, "textbox", "Full name")}, text="Ada")
+            await call("page_select", tabId=tab, locator={"ref": ref(snapshot, "combobox", "Plan")}, option="Team")
+            await call("page_key", tabId=tab, shortcut="tab")
+            await call("page_scroll", tabId=tab)
+            await call("page_source", tabId=tab, kind="text")
+            await call("page_screenshot", tabId=tab)
+            await call("page_click", tabId=tab, locator={"ref": ref(snapshot, "button", "Place order")},
+                       until={"selector": "#done"})
+            await call("page_back", tabId=tab)
+            await call("tab_list")
+            await call("env_list")
+            await call("env_create", name="Schemas")
+            written = await call("workflow_write", workflow=json.dumps({
+                "kind": "app", "version": "0.3.0", "app": {"name": "schema check", "mode": "workflow"},
+                "workflow": {"environment_variables": [], "conversation_variables": [], "graph": {
+                    "nodes": [{"id": "s", "data": {"type": "start"}},
+                              {"id": "g", "data": {"type": "goto", "url": shop.url("/order-form")}},
+                              {"id": "e", "data": {"type": "end", "outputs": [
+                                  {"variable": "title", "value_selector": ["g", "title"]}]}}],
+                    "edges": [{"source": "s", "target": "g"}, {"source": "g", "target": "e"}]}}}))
+            await call("workflow_list")
+            ran = await call("workflow_run", workflow=written["id"], tabId=tab)
+            await call("run_list")
+            await call("run_read", runId=ran["run"]["id"])
+            await call("page_handoff", tabId=tab, message="Your turn")
+            await call("tab_close", tabId=tab)
+            await call("tools_enable", groups=["network"])
+            failed = await client.call_tool("page_click", {"tabId": tab, "locator": {"selector": "#gone"}})
+            assert failed.is_error is True
+            Draft202012Validator(tools["page_click"].output_schema).validate(failed.structured_content)
+            return answers
+
+    answers = asyncio.run(scenario())
+    assert answers["page_click"]["element"] and answers["page_select"]["text"] == "Team"
+    assert answers["workflow_run"]["outputs"] == {"title": "Order"}

@@ -25,6 +25,7 @@ from app.catalog.profiles import GROUPS, ORIGINAL_TOOLS, ProfileError, ToolSelec
 from app.catalog.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, Params, operation
 from app.ops.registry import describe_validation_error
+from app.ops.results import OpenResult
 from app.wiring.registry import build_registry
 from envs.datadir import DataDir
 from envs.store import EnvStore
@@ -130,7 +131,7 @@ def test_operations_added_later_become_tools() -> None:
         workflow_name: str = Field(description="Workflow id or name.")
         inputs: dict[str, Any] = Field(default_factory=dict)
 
-    @operation("later_run", LaterParams, destructive=True, group="network")
+    @operation("later_run", LaterParams, OpenResult, destructive=True, group="network")
     async def later_run(ctx: OpContext, params: LaterParams) -> dict[str, Any]:
         """Run something added after the server started."""
         return {}
@@ -461,3 +462,20 @@ def test_server_calls_operations_through_the_registry(served: tuple[McpHttpServe
     assert server.wait_stopped(20)
     stopped = config.read_mcp_file(data)
     assert stopped is not None and stopped.pid is None and stopped.token == content.token
+
+
+def test_output_schemas_are_listed_for_programs_and_left_out_of_the_default_list() -> None:
+    from jsonschema import Draft202012Validator
+
+    catalog = ToolCatalog(build_registry())
+    assert all("outputSchema" not in tool for tool in catalog.listing(ToolSelection()))
+    with_schemas = catalog.listing(ToolSelection(parse_profile("core,schemas")))
+    assert [tool["name"] for tool in with_schemas] == catalog.names(ToolSelection())
+    full = catalog.listing(ToolSelection(parse_profile("full")))
+    assert len(full) == len(build_registry().names()) and all("outputSchema" in tool for tool in full)
+    click = next(tool["outputSchema"] for tool in full if tool["name"] == "page_click")
+    Draft202012Validator.check_schema(click)
+    fits = Draft202012Validator(click)
+    assert fits.is_valid({"ok": True, "control": "agent", "tabId": "tab-1", "x": 3, "y": 4.5, "url": None})
+    assert not fits.is_valid({"ok": True, "control": "agent", "x": 3})  # y is missing from a success
+    assert fits.is_valid({"ok": False, "control": None, "error": "gone", "code": "timeout"})

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.ops import OpContext
-
+from app.catalog.profiles import ToolSelection
+from app.catalog.tools import ToolCatalog
+from app.ops import OpContext, Operation, OperationRegistry, Params, env_ops
+from app.ops.results import ClickResult, EnvResult
 from app.wiring.registry import build_registry
+from workflows.envelope import Envelope, OpenResult, Result
 from envs.datadir import DataDir
 from envs.store import EnvStore
 
@@ -47,3 +50,52 @@ def test_domain_errors_become_failed_envelopes(tmp_path: Path) -> None:
 def test_browser_operations_say_they_need_the_app(tmp_path: Path) -> None:
     result = call(tmp_path, "env_open", {"env": "env-default"})
     assert result["ok"] is False and "needs the running app" in str(result["error"])
+
+
+def test_every_operation_declares_its_result_model_and_the_core_tools_have_their_own() -> None:
+    catalog = ToolCatalog(build_registry())
+    for name in catalog.names():
+        op = catalog.operation(name)
+        assert op is not None and issubclass(op.result, Result), name
+    untyped = [name for name in catalog.names(ToolSelection()) if catalog.operation(name).result is OpenResult]
+    assert untyped == []  # every tool of the default profile says what it answers
+
+
+def test_the_typed_call_reads_the_envelope_as_fields(tmp_path: Path) -> None:
+    data = DataDir(tmp_path)
+    ctx = OpContext(data=data, envs=EnvStore(data))
+    registry = build_registry()
+    created = asyncio.run(registry.run(ctx, env_ops.env_create, env_ops.EnvCreateParams(name="Work")))
+    assert created.ok and isinstance(created.data, EnvResult)
+    assert created.data.environment.name == "Work" and created.data.env.startswith("env-")
+    refused = asyncio.run(registry.run(ctx, env_ops.env_delete, {"env": "env-default"}))
+    assert not refused.ok and refused.data is None and "cannot be deleted" in str(refused.error)
+    unknown = asyncio.run(registry.run(ctx, env_ops.env_create, {"name": "X", "colour": "red"}))
+    assert unknown.code == "invalid_parameters" and "valid parameters: name" in str(unknown.error)
+
+
+def test_an_answer_outside_its_result_model_fails_the_call_when_results_are_checked(tmp_path: Path) -> None:
+    class Shaped(Result):
+        count: int
+
+    async def wrong(ctx: OpContext, params: Params) -> dict[str, object]:
+        return {"count": "many"}
+
+    registry = OperationRegistry(check_results=True)
+    registry.add(Operation(name="shaped", params=Params, func=wrong, description="", result=Shaped))
+    data = DataDir(tmp_path)
+    result = asyncio.run(registry.call(OpContext(data=data, envs=EnvStore(data)), "shaped", {}))
+    assert result["ok"] is False and result["code"] == "invalid_result" and "Shaped" in str(result["error"])
+
+
+def test_an_envelope_parses_from_its_wire_form_and_keeps_what_a_failure_added() -> None:
+    wire = {"ok": True, "control": "agent", "tabId": "tab-1", "takenOver": True, "newTabs": ["tab-2"],
+            "dialogs": [{"type": "alert"}], "x": 10.0, "y": 20.5, "element": "button 'Go'", "url": "http://a/",
+            "notes": ["n"]}
+    clicked = Envelope.parse(wire, ClickResult)
+    assert (clicked.taken_over, clicked.new_tabs, clicked.tab_id, clicked.notes) == (True, ["tab-2"], "tab-1", ["n"])
+    assert clicked.data is not None and (clicked.data.x, clicked.data.element) == (10.0, "button 'Go'")
+    failed = Envelope.parse({"ok": False, "control": "agent", "error": "gone", "code": "timeout",
+                             "errorShot": "/tmp/s.png", "url": "http://a/"}, ClickResult)
+    assert (failed.error_shot, failed.code, failed.data, failed.details) == ("/tmp/s.png", "timeout", None,
+                                                                           {"url": "http://a/"})

@@ -1,0 +1,94 @@
+"""The envelope every operation answers with, as one typed model (no Qt here).
+
+On the wire (MCP's structured content, the CLI's `--json`, the original BrowserPilot's agents) an envelope is
+one flat JSON object: `{ok, control, tabId?, takenOver?, dialogs?, newTabs?, ...data, error?, code?,
+errorShot?, notes?}`. The registry (app/ops/registry.py) builds that object and sends it as it is; this module
+reads it back as an `Envelope[T]`, where `T` is the operation's result model (`Operation.result`): the
+bookkeeping becomes fields (`taken_over`, `new_tabs`, `error_shot`), the rest is the typed `data` on success,
+and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is `details`.
+
+`Result` is the base of every result model: camelCase names outside, and keys a model does not name are kept
+(a result may carry more than its model promises, never less). `OpenResult` is the declared result of an
+operation whose shape is not modelled yet: any object.
+
+`wire_schema` is the JSON schema of the flat form for a result model, what MCP publishes as a tool's
+`outputSchema`: the data's properties beside the envelope's, the data's required names required only when
+`ok` is true (a failure carries none of them).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Control = Literal["agent", "handoff", "shared"]
+
+# The wire names of the envelope's own keys; every other key of a flat envelope is the operation's.
+ENVELOPE_KEYS = ("ok", "control", "tabId", "takenOver", "dialogs", "newTabs", "error", "code", "errorShot", "notes")
+
+
+class Result(BaseModel):
+    """Base of an operation's result model (the envelope's data)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
+
+
+class OpenResult(Result):
+    """An operation's result whose shape is not modelled yet: any JSON object."""
+
+
+T = TypeVar("T", bound=Result)
+
+
+class Envelope(BaseModel, Generic[T]):
+    """One operation's answer, read from its flat wire form by `Envelope.parse`."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    ok: bool
+    control: Control | None = None
+    tab_id: str | None = None
+    taken_over: bool = False  # a person pressed Take over since the tab's last result
+    dialogs: list[dict[str, Any]] = Field(default_factory=list)  # JavaScript dialogs answered meanwhile
+    new_tabs: list[str] = Field(default_factory=list)  # tabs the page opened meanwhile, oldest first
+    error: str | None = None
+    code: str | None = None
+    error_shot: str | None = None  # a PNG of the tab when the failure happened
+    notes: list[str] = Field(default_factory=list)
+    data: T | None = None  # the operation's result, when ok
+    details: dict[str, Any] = Field(default_factory=dict)  # what a failure added besides its error
+
+    @classmethod
+    def parse(cls, wire: dict[str, Any], result: type[T], *, strict: bool = False) -> Envelope[T]:
+        """Read a flat envelope; the data is validated into `result` (a `ValidationError` when it does not fit;
+        `strict`: as JSON Schema would, no `1` for a flag, no `"3"` for a number)."""
+        own = {key: wire[key] for key in ENVELOPE_KEYS if key in wire and wire[key] is not None}
+        rest = {key: value for key, value in wire.items() if key not in ENVELOPE_KEYS}
+        if wire.get("ok"):
+            data = result.model_validate(rest, strict=strict)
+            return cls[result].model_validate({**own, "data": data})  # type: ignore[index]
+        return cls[result].model_validate({**own, "details": rest})  # type: ignore[index]
+
+
+def envelope_properties() -> dict[str, Any]:
+    """The JSON schema of the envelope's own keys on the wire."""
+    schema = Envelope[OpenResult].model_json_schema(by_alias=True)
+    properties = dict(schema["properties"])
+    for key in ("data", "details"):
+        properties.pop(key)
+    return properties
+
+
+def wire_schema(result: type[Result]) -> dict[str, Any]:
+    """The flat envelope's JSON schema for `result` (see the module's docstring); shared types under `$defs`."""
+    data = result.model_json_schema(by_alias=True, mode="serialization")
+    properties = {**envelope_properties(), **data.get("properties", {})}
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["ok"]}
+    if data.get("required"):
+        schema["if"] = {"properties": {"ok": {"const": True}}}
+        schema["then"] = {"required": data["required"]}
+    if data.get("$defs"):
+        schema["$defs"] = data["$defs"]
+    return schema
