@@ -38,7 +38,7 @@
     const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
     if (tag === 'input') {
       const type = (el.getAttribute('type') || '').toLowerCase();
-      if (type === 'hidden') return 'hidden';
+      if (type === 'hidden') return E.editor(el) ? 'text' : 'hidden';   // a field an editor stands for is typed into
       if (BUTTON_TYPES.has(type)) return 'button';
       if (type === 'checkbox') return 'check';
       if (type === 'radio') return 'radio';

@@ -943,14 +943,51 @@
       ![...label.querySelectorAll('a[href], button, input, select, textarea')].some((n) => n !== el)) || null;
   }
 
+  /** The editing surface of a rich-text editor the page put in place of a text field it hid (EasyMDE and
+   *  SimpleMDE's CodeMirror, CodeMirror 6, Trix, CKEditor 5, TinyMCE's inline mode, ProseMirror, Quill…): where a
+   *  person types what the field holds. An editor that names the field (`<trix-editor input=ID>`) is taken at its
+   *  word; otherwise the surface must come right after the field or after its wrapper, before any other field.
+   *  null when the field is not hidden text or nothing stands for it. */
+  function editorStandingFor(el) {
+    const tag = el.localName;
+    if (tag !== 'textarea' && tag !== 'input') return null;
+    if (el.id) {
+      const named = el.getRootNode().querySelector(`trix-editor[input="${CSS.escape(el.id)}"]`);
+      if (named) return editingSurface(named);
+    }
+    if (tag === 'input' && !TEXT_INPUT.has(el.type)) return null;  // a hidden input only when named (a token is not)
+    let node = el;
+    for (let up = 0; up < 2 && node; up++, node = node.parentElement) {
+      for (let sib = node.nextElementSibling; sib; sib = sib.nextElementSibling) {
+        const surface = editingSurface(sib);
+        if (surface) return surface;
+        if (sib.matches(OTHER_FIELD) || sib.querySelector(OTHER_FIELD)) return null;
+      }
+    }
+    return null;
+  }
+  const OTHER_FIELD = 'input:not([type=hidden]), select, textarea, [contenteditable=""], [contenteditable=true]';
+
+  /** Where typing goes in an editor's element: CodeMirror 5's lines (a click there focuses its own input),
+   *  CodeMirror 6's content, or the editable element itself; null when it holds none that shows. */
+  function editingSurface(node) {
+    if (!isVisible(node)) return null;
+    if (node.matches('.CodeMirror')) return node.querySelector('.CodeMirror-lines') || node;
+    if (node.matches('.cm-editor')) return node.querySelector('.cm-content') || node;
+    if (node.isContentEditable) return node;
+    const inner = node.querySelector('.CodeMirror, .cm-editor, [contenteditable=""], [contenteditable=true]');
+    return inner && inner !== node ? editingSurface(inner) : null;
+  }
+
   function actionable(loc, opts = {}) {
     const found = single(loc);
     if (!found.el) return found.result;
     const desc = describe(found.el);
-    const el = isVisible(found.el) ? found.el : labelStandingFor(found.el) || found.el;
+    const editor = isVisible(found.el) ? null : editorStandingFor(found.el);
+    const el = isVisible(found.el) ? found.el : labelStandingFor(found.el) || editor || found.el;
     if (!isVisible(el)) return { status: 'hidden', desc };
     if (opts.enabled !== false && isDisabled(el)) return { status: 'disabled', desc };
-    if (opts.editable && !isEditable(el)) return { status: 'readonly', desc };
+    if (opts.editable && !editor && !isEditable(el)) return { status: 'readonly', desc };
     let g = geometry(el);
     let scrolled = false;
     if (opts.scroll !== false && needsScroll(g)) {
@@ -971,7 +1008,7 @@
       if (!hit) return { status: 'offscreen', desc };
       if (!hitReaches(el, hit)) return { status: 'covered', desc, by: describe(hit) };
     }
-    return { status: 'ok', desc, x: point.x, y: point.y, box: rect(g) };
+    return { status: 'ok', desc: editor ? `${desc} through its editor` : desc, x: point.x, y: point.y, box: rect(g) };
   }
 
   /**
@@ -1457,6 +1494,7 @@
       name: (el) => within(() => accName(el, roleOf(el))),
       text: (el) => contentText(el, { checkVisible: false, budget: 300 }),
       visible: (el) => isVisible(el),
+      editor: (el) => editorStandingFor(el),   // the editor a page put in place of a field it hid, or null
       rect: (el) => rect(geometry(el)),
       frame: (path) => within(() => frameAt(path)),   // the <iframe> of the frame at an index path, or null
     },

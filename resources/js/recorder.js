@@ -72,6 +72,45 @@
 
   const isTextField = (el) => !!el && ((el.localName === 'input' && TEXT_INPUTS.includes(el.type)) ||
     el.localName === 'textarea' || el.isContentEditable);
+  // Typing into a rich-text editor the page put in place of a text field it hid (EasyMDE and SimpleMDE's
+  // CodeMirror, CodeMirror 6, Trix, CKEditor 5…) is typing into that field: its fill names the field (which the
+  // plain page and another editor have too; replay types into whatever stands for it, resources/js/locator.js)
+  // and holds the editor's text. The field: the one a Trix editor names, or a hidden textarea or text input right
+  // before the editor (or before its wrapper), with no other field between.
+  const EDITOR_HOSTS = '.CodeMirror, .cm-editor, trix-editor';
+  const OTHER_FIELD = 'input:not([type=hidden]), select, textarea, [contenteditable=""], [contenteditable=true]';
+  const editors = new WeakMap();   // field -> the editor's element typed into
+  function fieldOfEditor(el) {
+    if (!el || el.nodeType !== 1) return null;
+    let host = el.closest(EDITOR_HOSTS);
+    if (!host && el.isContentEditable) {
+      host = el;
+      while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+    }
+    if (!host) return null;
+    const named = host.localName === 'trix-editor' && host.getAttribute('input');
+    if (named) {
+      const field = host.getRootNode().getElementById(named);
+      return field ? { field, host } : null;
+    }
+    let node = host;
+    for (let up = 0; up < 2 && node; up++, node = node.parentElement) {
+      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) {
+        if ((sib.localName === 'textarea' || (sib.localName === 'input' && TEXT_INPUTS.includes(sib.type))) &&
+            !sib.checkVisibility()) return { field: sib, host };
+        if (sib.matches(OTHER_FIELD) || sib.querySelector(OTHER_FIELD)) return null;
+      }
+    }
+    return null;
+  }
+  /** What an editor shows as text (CodeMirror 5 draws each line apart, an empty one as a zero-width space). */
+  function editorText(host) {
+    const lines = host.matches('.CodeMirror') ? host.querySelectorAll('.CodeMirror-line')
+      : host.matches('.cm-editor') ? host.querySelectorAll('.cm-line') : null;
+    if (lines) return [...lines].map((line) => line.textContent.replace(/\u200b/g, '')).join('\n');
+    return host.innerText.replace(/\n$/, '');
+  }
+
   const isSecret = (el) => el.localName === 'input' && (el.type === 'password' ||
     String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/).some((t) => SECRET_AUTOCOMPLETE.includes(t)));
   const slug = (s) => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 30);
@@ -211,7 +250,8 @@
       pending = null;
       return;
     }
-    const el = gen.interactive(target(event));
+    const stood = fieldOfEditor(target(event));  // a click into an editor is a click into the field it stands for
+    const el = stood ? stood.field : gen.interactive(target(event));
     if (!el) return;
     pending = describeTarget(el);
     if (isTextField(el) && !fields.has(el)) fields.set(el, pending);
@@ -288,7 +328,8 @@
     if (!gen) { send({ kind: 'blocked', why: describeTarget(null).blocked }); return; }
     const hit = target(event);
     if (forwardedTo && hit === forwardedTo) { forwardedTo = null; return; }   // the label's activation
-    const el = gen.interactive(hit);
+    const stood = fieldOfEditor(hit);
+    const el = stood ? stood.field : gen.interactive(hit);
     if (!el || el.localName === 'option') return;
     if (el.localName === 'select' && event.button === 0) return;   // the select step is the change
     const label = event.button === 0 && hit.closest ? hit.closest('label') : null;
@@ -365,7 +406,9 @@
     if (!t) { t = describeTarget(el); fields.set(el, t); }
     const step = { kind: 'fill', loc: t.loc, desc: t.desc, role: t.role, name: t.name, paste,
                    variable: variableName(el, gen), at };
+    const editor = editors.get(el);
     if (isSecret(el)) step.secret = true;
+    else if (editor) step.value = editorText(editor);
     else step.value = el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea'
       ? el.innerText : el.value;
     send(step);
@@ -373,8 +416,11 @@
 
   function onInput(event) {
     if (!event.isTrusted) return;
-    const el = target(event);
-    if (!isTextField(el)) return;
+    const typedInto = target(event);
+    const stood = fieldOfEditor(typedInto);
+    if (stood) editors.set(stood.field, stood.host);
+    const el = stood ? stood.field : typedInto;
+    if (!stood && !isTextField(el)) return;
     if (!generator()) { send({ kind: 'blocked', why: 'typing in a cross-origin frame cannot be recorded' }); return; }
     const paste = event.inputType === 'insertFromPaste';
     if (typed && (typed.el !== el || typed.paste !== paste || paste)) flushFill();
@@ -387,7 +433,8 @@
   }
 
   /** A key that goes on typing into the field being typed into (its fill can wait). */
-  const typing = (event) => !!typed && target(event) === typed.el && !event.ctrlKey && !event.altKey &&
+  const typing = (event) => !!typed && (target(event) === typed.el || !!editors.get(typed.el)?.contains(target(event))) &&
+    !event.ctrlKey && !event.altKey &&
     !event.metaKey && (event.key.length === 1 || EDIT_KEYS.has(event.key) ||
                        ['Shift', 'CapsLock', 'AltGraph'].includes(event.key));
 
