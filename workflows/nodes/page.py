@@ -2,8 +2,8 @@
 
 Each calls the page operations (`page_navigate`, `page_click`, …, named in workflows/operations.py) through the
 run's operations port and nothing else: trusted input, actionability waits and navigation settling live there.
-A node's output is what its operation answered (the envelope's data, `Result.wire`) or a few of its fields. Locators with
-alternatives are tried in order (`RunContext.locate`). Pure Python: no Qt here.
+A node's output is what its operation answered (the envelope's data, `Result.wire`) or a few of its fields.
+Locators with alternatives are tried in order (`RunContext.locate`). Pure Python: no Qt here.
 """
 
 from __future__ import annotations
