@@ -14,7 +14,8 @@ pool, pause/resume and locating, with the original BrowserPilot runner's rules:
   where its binding allows (workflows/secret_binding.py); anywhere else the operation refuses it.
 - A loop pass walks every entry node of the body (nodes no edge leads to) in order.
 
-Page nodes call the page operations (through `OperationsPort`, the operations registry) and nothing else.
+Page nodes call the page operations (through `OperationsPort`, the operations registry's typed call, naming
+each by its `Op` in workflows/operations.py) and nothing else; they read the answers' fields (`Envelope`).
 Locators with alternatives are tried in order and the trace records which one matched. A failed node ends
 the run with the node, an error a person can act on, and a screenshot; a person's Take over pauses the run
 until they click Done (Resume), at most 10 minutes (the original just carries on: we wait on purpose).
@@ -29,18 +30,22 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Protocol
+from typing import Any, Callable, NoReturn, Protocol, TypeVar
 
 from envs import loggers
 from envs.atomic import move_file
 from envs.savemanager import in_thread
 from workflows.document import WorkflowDocument
+from workflows.envelope import Envelope, Result
 from workflows.nodes import Condition, Graph, Node, NodeFailed, NodeLocator, compare
 from workflows.nodes.conditions import UnknownOperator
 from workflows.nodes.flow import EndData
 from workflows.nodes.values import number_from_text
+from workflows.operations import (NET_EXPORT, PAGE_FIND, PAGE_HANDOFF, PAGE_HEAL_MODEL, PAGE_LOCK, PAGE_QUERY,
+                                  PAGE_SCREENSHOT, PAGE_SETTLE, Op, OperationsPort)
 from workflows.ports import Locator
 from workflows.redaction import Redactor, redacting_logs
+from workflows.results import FindResult
 from workflows.repairs import target_key
 from workflows.runs import RunRecord, TraceEntry, now
 from workflows.secret_binding import SecretBinding, placeholder
@@ -55,14 +60,9 @@ HANDOFF_TIMEOUT = 600.0
 PRESENCE_POLL = 0.1
 PAUSE_MESSAGE = "The workflow is paused because you took over. Click Done to resume it from where it stopped."
 
-__all__ = ["CodePort", "Executor", "NodeFailed", "OperationsPort", "RunSettings", "RunTakenOver", "compare",
-           "cut_off_error"]
+__all__ = ["CodePort", "Executor", "NodeFailed", "RunSettings", "RunTakenOver", "compare", "cut_off_error"]
 
-
-class OperationsPort(Protocol):
-    """The operations registry as the engine sees it: an envelope for every call, never an exception."""
-
-    async def __call__(self, name: str, params: dict[str, Any]) -> dict[str, Any]: ...
+R = TypeVar("R", bound=Result)
 
 
 TabState = Callable[[str], "tuple[str, str] | None"]
@@ -245,11 +245,11 @@ class Executor:
         last action started it, the run does not end "ok": it fails naming what it was still waiting for."""
         bound = self.settings.settle_timeout
         for tab_id in dict.fromkeys(self.tabs_used):
-            result = await self.ops("page_settle", {"tabId": tab_id, "timeoutMs": int(bound * 1000)})
-            if not result.get("ok"):
-                log.info("run %s: could not wait for tab %s: %s", self.record.id, tab_id, result.get("error"))
+            answer = await self.ops(PAGE_SETTLE, {"tabId": tab_id, "timeoutMs": int(bound * 1000)})
+            if not answer.ok:
+                log.info("run %s: could not wait for tab %s: %s", self.record.id, tab_id, answer.error)
                 continue
-            for item in result.get("pending") or []:
+            for item in answer.result.pending:
                 self.record.pending_at_end.append({"tabId": tab_id, **item})
         if not self.record.pending_at_end:
             return
@@ -373,18 +373,21 @@ class Executor:
             values["url"], values["title"] = state
 
     # -- calling operations ------------------------------------------------------------------------------
-    async def call(self, node: Node, name: str, params: dict[str, Any], *, resumable: bool = True) -> dict[str, Any]:
-        result = await self.ops(name, {"tabId": self.settings.tab_id, **params})
-        if result.get("takenOver"):
+    async def call(self, node: Node, op: Op[R], params: dict[str, Any], *, resumable: bool = True) -> Envelope[R]:
+        """Call an operation on the run's tab for a node: a person's Take over pauses the run (and the node runs
+        again when the operation failed meanwhile); a failure fails the node with its screenshot; a tab the
+        operation opened is followed when the node says so."""
+        answer = await self.ops(op, {"tabId": self.settings.tab_id, **params})
+        if answer.taken_over:
             self.record.taken_over = True
             await self._pause(node)
-            if not result.get("ok") and resumable:
+            if not answer.ok and resumable:
                 raise _Retry()
-        if not result.get("ok"):
-            raise NodeFailed(node, str(result.get("error")), await self.keep(result.get("errorShot")))
-        if result.get("newTabs") and getattr(node.data, "followNewTab", False):
-            await self._follow(node, str(result["newTabs"][-1]))
-        return result
+        if not answer.ok:
+            raise NodeFailed(node, str(answer.error), await self.keep(answer.error_shot))
+        if answer.new_tabs and node.data.follows_new_tab:
+            await self._follow(node, answer.new_tabs[-1])
+        return answer
 
     async def _follow(self, node: Node, tab_id: str) -> None:
         """The node's click opened a tab: the rest of the run acts in it (as the recording did)."""
@@ -394,14 +397,14 @@ class Executor:
         found, values = self.variables.namespace("sys")
         if found:
             values["tabId"] = tab_id
-        await self.ops("page_lock", {"tabId": tab_id})  # the run's tab is the agent's, as at the start
+        await self.ops(PAGE_LOCK, {"tabId": tab_id})  # the run's tab is the agent's, as at the start
 
     async def _pause(self, node: Node) -> None:
         """The person took over: wait (at most 10 minutes) for them to click Done, then carry on."""
         log.info("run %s paused at %s: taken over", self.record.id, node.id)
-        result = await self.ops("page_handoff", {"tabId": self.settings.tab_id, "message": PAUSE_MESSAGE,
-                                                 "wait": True, "timeoutMs": int(HANDOFF_TIMEOUT * 1000)})
-        if not result.get("ok"):
+        answer = await self.ops(PAGE_HANDOFF, {"tabId": self.settings.tab_id, "message": PAUSE_MESSAGE,
+                                               "wait": True, "timeoutMs": int(HANDOFF_TIMEOUT * 1000)})
+        if not answer.ok:
             raise RunTakenOver(f"a person took over at {_node_label(node)} and did not resume within 10 minutes")
         log.info("run %s resumed at %s", self.record.id, node.id)
 
@@ -429,15 +432,15 @@ class Executor:
         return str(target)
 
     async def _screenshot(self) -> str | None:
-        result = await self.ops("page_screenshot", {"tabId": self.settings.tab_id})
-        return await self.keep(result.get("path")) if result.get("ok") else None
+        answer = await self.ops(PAGE_SCREENSHOT, {"tabId": self.settings.tab_id})
+        return await self.keep(answer.result.path) if answer.ok else None
 
     async def _export_har(self) -> str | None:
-        result = await self.ops("net_export", {"tabId": self.settings.tab_id, "ifCapturing": True,
-                                               "path": str(self.settings.folder / "network.har"),
-                                               "redact": {value: f"<secret:{name}>" for name, value
-                                                          in self.settings.secret_values.items()}})
-        return result.get("path") if result.get("ok") and result.get("path") else None
+        answer = await self.ops(NET_EXPORT, {"tabId": self.settings.tab_id, "ifCapturing": True,
+                                             "path": str(self.settings.folder / "network.har"),
+                                             "redact": {value: f"<secret:{name}>" for name, value
+                                                        in self.settings.secret_values.items()}})
+        return (answer.result.path or None) if answer.ok else None
 
     async def locate(self, locator: NodeLocator, entry: TraceEntry, timeout: float, node: Node | None = None
                      ) -> dict[str, Any]:
@@ -452,17 +455,18 @@ class Executor:
             return candidates[0][1]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        last: dict[str, Any] = {}
+        last: FindResult | None = None
         while True:
-            found = await self.ops("page_find", {"tabId": self.settings.tab_id,
-                                                 "locators": [c for _, c in candidates], "fingerprint": fingerprint})
-            status = found.get("status") if found.get("ok") else None
-            if status == "found":
-                entry.locator = candidates[int(found["index"])][0]
-                return candidates[int(found["index"])][1]
-            if status == "healed":
-                return await self._healed(locator, entry, found, by_model=False)
-            if found.get("ok"):
+            answer = await self.ops(PAGE_FIND, {"tabId": self.settings.tab_id,
+                                                "locators": [c for _, c in candidates], "fingerprint": fingerprint})
+            found = answer.result if answer.ok else None
+            if found is not None and found.status == "found" and found.index is not None:
+                entry.locator = candidates[found.index][0]
+                return candidates[found.index][1]
+            if found is not None and found.status == "healed" and found.ref:
+                return await self._healed(locator, entry, found.ref, found.locator, found.desc, found.score,
+                                          found.why, by_model=False)
+            if found is not None:
                 last = found
             if loop.time() >= deadline:
                 if fingerprint is None or node is None:
@@ -470,33 +474,34 @@ class Executor:
                     if candidates:
                         return candidates[0][1]  # let the operation report what is wrong with the first one
                 message = _not_found(locator, last, timeout)
-                asked = await self.ops("page_heal_model", {
+                asked = await self.ops(PAGE_HEAL_MODEL, {
                     "tabId": self.settings.tab_id, "fingerprint": fingerprint, "nodeType": node.type,
                     "title": node.data.title or "", "redact": list(self.settings.secret_values.values())})
-                if asked.get("ok") and asked.get("status") == "healed":
-                    return await self._healed(locator, entry, asked, by_model=True)
-                if asked.get("code") != "no_model":
-                    message += f"; the model was asked: {asked.get('error')}"
+                if asked.ok:
+                    healed = asked.result
+                    return await self._healed(locator, entry, healed.ref, healed.locator, healed.desc, None,
+                                              healed.reason, by_model=True)
+                if asked.code != "no_model":
+                    message += f"; the model was asked: {asked.error}"
                 raise NodeFailed(node, message, None)
             await asyncio.sleep(PRESENCE_POLL)
 
-    async def _healed(self, locator: NodeLocator, entry: TraceEntry, found: dict[str, Any], by_model: bool
-                      ) -> dict[str, Any]:
-        """Record a heal (the trace entry, the run's index, a screenshot of the element); its ref locator."""
+    async def _healed(self, locator: NodeLocator, entry: TraceEntry, ref: str, found: dict[str, Any] | None,
+                      desc: str | None, score: float | None, why: str | None, by_model: bool) -> dict[str, Any]:
+        """Record a heal to the element `ref` (`found`: its new locator; the trace entry, the run's index, a
+        screenshot of the element); its ref locator."""
         entry.locator = "model" if by_model else "fingerprint"
-        to = _plain(found.get("locator") or {})
-        entry.healed = {"from": locator.label(), "to": to, "score": found.get("score"),
-                        "why": found.get("reason") if by_model else found.get("why"), "element": found.get("desc")}
+        to = _plain(found or {})
+        entry.healed = {"from": locator.label(), "to": to, "score": score, "why": why, "element": desc}
         if by_model:
             entry.healed["byModel"] = True
-        shot = await self.ops("page_screenshot", {"tabId": self.settings.tab_id, "outline": {"ref": found["ref"]}})
-        if shot.get("ok") and shot.get("path"):
-            entry.healed["shot"] = await self.keep_as(shot["path"], f"healed-{entry.node}.png")
+        shot = await self.ops(PAGE_SCREENSHOT, {"tabId": self.settings.tab_id, "outline": {"ref": ref}})
+        if shot.ok and shot.result.path:
+            entry.healed["shot"] = await self.keep_as(shot.result.path, f"healed-{entry.node}.png")
         self.record.healed.append({"node": entry.node, "key": target_key(to), **({"byModel": True} if by_model else {})})
         log.info("run %s healed %s%s: %s -> %s (score %s: %s)", self.record.id, entry.node,
-                 " by the model" if by_model else "", locator.label(), found.get("desc"), found.get("score"),
-                 entry.healed["why"])
-        return {"ref": found["ref"]}
+                 " by the model" if by_model else "", locator.label(), desc, score, why)
+        return {"ref": ref}
 
     def render_locator(self, locator: Locator) -> dict[str, Any]:
         return {key: js_text(self.variables.render(value))
@@ -510,8 +515,8 @@ class Executor:
         while True:
             counts = []
             for locator in locators:
-                found = await self.ops("page_query", {"tabId": self.settings.tab_id, "locator": locator})
-                counts.append(int(found.get("count") or 0) if found.get("ok") else 0)
+                answer = await self.ops(PAGE_QUERY, {"tabId": self.settings.tab_id, "locator": locator})
+                counts.append(answer.result.count if answer.ok else 0)
             if (any(counts) if present else not any(counts)):
                 return True
             if loop.time() >= deadline:
@@ -561,11 +566,11 @@ class _NodeRun:
     def render(self, text: Any) -> str:
         return js_text(self.variables.render(text))
 
-    async def op(self, name: str, params: dict[str, Any], *, resumable: bool = True) -> dict[str, Any]:
-        return await self._executor.call(self.node, name, params, resumable=resumable)
+    async def op(self, op: Op[R], params: dict[str, Any], *, resumable: bool = True) -> Envelope[R]:
+        return await self._executor.call(self.node, op, params, resumable=resumable)
 
-    async def try_op(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
-        return await self._executor.ops(name, {"tabId": self.tab_id, **params})
+    async def try_op(self, op: Op[R], params: dict[str, Any]) -> Envelope[R]:
+        return await self._executor.ops(op, {"tabId": self.tab_id, **params})
 
     async def locate(self, locator: NodeLocator, timeout: float) -> dict[str, Any]:
         return await self._executor.locate(locator, self._entry, timeout, self.node)
@@ -616,22 +621,24 @@ def _plain(locator: dict[str, Any]) -> dict[str, Any]:
     return {k: locator[k] for k in ("selector", "xpath", "alternatives", "fingerprint") if locator.get(k)}
 
 
-def _not_found(locator: NodeLocator, last: dict[str, Any], timeout: float) -> str:
+def _not_found(locator: NodeLocator, last: FindResult | None, timeout: float) -> str:
     """Why a node with a fingerprint found no element: what no locator matched, what was refused, and the
-    best candidates with their scores."""
+    best candidates with their scores (`last`: the last answer of `page_find`)."""
     parts = [f'no element matches "{locator.label()}" after waiting {timeout:g} s']
-    for refused in {f"refused {r.get('desc')}: {r.get('why')}": None for r in last.get("rejected") or []}:
+    rejected = (last.rejected if last is not None else None) or []
+    for refused in {f"refused {r.get('desc')}: {r.get('why')}": None for r in rejected}:
         parts.append(refused)
-    candidates = last.get("candidates") or []
+    candidates = (last.candidates if last is not None else None) or []
     if candidates:
         listed = "; ".join(f"{c.get('desc')} {c.get('score')} ({', '.join(c.get('why') or []) or 'nothing alike'})"
                            for c in candidates[:5])
-        verdict = ("no candidate is clearly better than the next" if last.get("status") == "unsure"
+        verdict = ("no candidate is clearly better than the next" if last is not None and last.status == "unsure"
                    else "no candidate is alike enough")
         parts.append(f"{verdict}: {listed}")
     else:
         parts.append(f"and no element of its kind ({(locator.fingerprint or {}).get('kind')}) is on the page")
-    parts.extend(str(note) for note in last.get("blocked") or [])  # frames the domain policy kept from loading
+    blocked = (last.blocked if last is not None else None) or []
+    parts.extend(str(note) for note in blocked)  # frames the domain policy kept from loading
     return "; ".join(parts)
 
 

@@ -34,6 +34,11 @@ class Result(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
 
+    def wire(self) -> dict[str, Any]:
+        """The data as it came on the wire: its names, the keys it had (none added for unset fields), the keys
+        the model does not name."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
 
 class OpenResult(Result):
     """An operation's result whose shape is not modelled yet: any JSON object."""
@@ -59,6 +64,18 @@ class Envelope(BaseModel, Generic[T]):
     notes: list[str] = Field(default_factory=list)
     data: T | None = None  # the operation's result, when ok
     details: dict[str, Any] = Field(default_factory=dict)  # what a failure added besides its error
+
+    @property
+    def result(self) -> T:
+        """The data of an answer that is ok (a `ValueError` naming the error otherwise)."""
+        if not self.ok or self.data is None:
+            raise ValueError(f"the operation failed: {self.error}")
+        return self.data
+
+    @classmethod
+    def failed(cls, error: str, code: str) -> Envelope[T]:
+        """A failure made before any operation ran (an unknown operation, parameters that do not fit)."""
+        return cls.model_validate({"ok": False, "error": error, "code": code})
 
     @classmethod
     def parse(cls, wire: dict[str, Any], result: type[T], *, strict: bool = False) -> Envelope[T]:

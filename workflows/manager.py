@@ -19,8 +19,9 @@ from typing import Any, Callable
 
 from envs import loggers
 from workflows.document import WorkflowDocument
-from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, OperationsPort, RunSettings, TabState
+from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, RunSettings, TabState
 from workflows.events import RunEvents
+from workflows.operations import PAGE_LOCK, PAGE_UNLOCK, TAB_CLOSE, TAB_LIST, TAB_OPEN, OperationsPort
 from workflows.runs import RunRecord, RunStore, new_run_id
 from workflows.secret_binding import SecretBinding, SecretError, SecretRule
 from workflows.template import VariableError
@@ -102,16 +103,16 @@ class RunManager:
                 raise RunError(f"tab {tab_id} is busy: workflow run {holder} is using it")
             return tab_id
         if not fresh:
-            listed = await ops("tab_list", {"env": env_id})
-            if not listed.get("ok"):
-                raise RunError(str(listed.get("error")))
-            active = next((t["id"] for t in listed["tabs"] if t["active"] and t["id"] not in self._tab_holders), None)
+            listed = await ops(TAB_LIST, {"env": env_id})
+            if not listed.ok:
+                raise RunError(str(listed.error))
+            active = next((t.id for t in listed.result.tabs if t.active and t.id not in self._tab_holders), None)
             if active is not None:
-                return str(active)
-        opened = await ops("tab_open", {"env": env_id})
-        if not opened.get("ok"):
-            raise RunError(str(opened.get("error")))
-        return str(opened["tabId"])
+                return active
+        opened = await ops(TAB_OPEN, {"env": env_id})
+        if not opened.ok or opened.tab_id is None:
+            raise RunError(str(opened.error))
+        return opened.tab_id
 
     async def start(self, doc: WorkflowDocument, inputs: dict[str, Any], *, env_id: str, tab_id: str | None = None,
                     workflow_id: str | None = None, batch_id: str | None = None, row_index: int | None = None,
@@ -190,7 +191,7 @@ class RunManager:
         before: str | None = None
         try:
             before = await self._control_of(ops, settings.env_id, tab)
-            await ops("page_lock", {"tabId": tab})
+            await ops(PAGE_LOCK, {"tabId": tab})
             executor = Executor(doc, ops, self._code, self._tab_state, settings, record, on_progress,
                                 on_event=lambda kind, fields: self.events.emit(run_id, kind, **fields))
             record = await executor.run(inputs)
@@ -213,18 +214,18 @@ class RunManager:
     @staticmethod
     async def _control_of(ops: OperationsPort, env_id: str, tab_id: str) -> str | None:
         """Who controls the tab now (agent, handoff, shared), or None when it cannot be told."""
-        listed = await ops("tab_list", {"env": env_id})
-        return next((str(t["control"]) for t in listed.get("tabs", []) if t.get("id") == tab_id), None)
+        listed = await ops(TAB_LIST, {"env": env_id})
+        return next((t.control for t in listed.result.tabs if t.id == tab_id), None) if listed.ok else None
 
     @staticmethod
     async def _share_again(ops: OperationsPort, tab_id: str) -> None:
         try:
-            result = await ops("page_unlock", {"tabId": tab_id})
+            answer = await ops(PAGE_UNLOCK, {"tabId": tab_id})
         except Exception as exc:  # noqa: BLE001 (the run's record is written whatever happens here)
             log.info("tab %s not shared again after its run: %s", tab_id, exc)
             return
-        if not result.get("ok"):  # the tab was closed meanwhile
-            log.info("tab %s not shared again after its run: %s", tab_id, result.get("error"))
+        if not answer.ok:  # the tab was closed meanwhile
+            log.info("tab %s not shared again after its run: %s", tab_id, answer.error)
 
     def cancel(self, run_id: str) -> bool:
         task = self._active.get(run_id)
@@ -255,12 +256,12 @@ class RunManager:
         async def worker(env_id: str, started: asyncio.Event) -> None:
             ops = self._ops_for_run(batch_id, None)
             try:
-                opened = await ops("tab_open", {"env": env_id, "show": False})  # a row needs no window
+                opened = await ops(TAB_OPEN, {"env": env_id, "show": False})  # a row needs no window
             finally:
                 started.set()
-            if not opened.get("ok"):
-                raise RunError(str(opened.get("error")))
-            tab = str(opened["tabId"])
+            if not opened.ok or opened.tab_id is None:
+                raise RunError(str(opened.error))
+            tab = opened.tab_id
             try:
                 while not queue.empty():
                     index = queue.get_nowait()
@@ -284,7 +285,7 @@ class RunManager:
                     if on_progress is not None:
                         on_progress(progress.as_dict())
             finally:
-                await ops("tab_close", {"tabId": tab})
+                await ops(TAB_CLOSE, {"tabId": tab})
 
         if on_progress is not None:
             on_progress(progress.as_dict())  # 0 of N: a progress bar can show the batch from its start

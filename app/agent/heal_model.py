@@ -20,7 +20,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import OpError, operation
-from app.ops.results import OpenResult
+from workflows.results import HealResult
 from envs import loggers
 from workflows.ports import Locator, TabPort
 from workflows.redaction import Redactor
@@ -64,7 +64,7 @@ def _answer(reply: Any) -> dict[str, Any]:
     return answer
 
 
-@operation("page_heal_model", HealModelParams, OpenResult, needs_browser=True, read_only=True, group="replay")
+@operation("page_heal_model", HealModelParams, HealResult, needs_browser=True, read_only=True, group="replay")
 async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, Any]:
     """Ask the configured model to point at a replayed node's element that neither its locators nor its
     fingerprint found, and check its answer (one element, of the fingerprint's kind and form). Returns {status:

@@ -16,8 +16,9 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import ActingParams, TabParams, on_page
 from app.ops.registry import Operation, Params, operation
-from app.ops.results import FileResult, OpenResult
+from app.ops.results import OpenResult
 from workflows.ports import Locator
+from workflows.results import FileResult
 
 LOCATOR = "The element: {selector}, {xpath} or {ref}, as for page_click."
 

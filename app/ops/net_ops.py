@@ -16,6 +16,7 @@ from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import OpenResult
+from workflows.results import DirectResult, HarResult
 
 
 class NetListParams(TabParams):
@@ -70,7 +71,7 @@ class NetExportParams(TabParams):
                                                           "has no capture (used by failed workflow runs).")
 
 
-@operation("net_export", NetExportParams, OpenResult, needs_browser=True, read_only=True, group="network")
+@operation("net_export", NetExportParams, HarResult, needs_browser=True, read_only=True, group="network")
 async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
     """Write the tab's capture as a HAR 1.2 file into the data folder (captures/<env>/net-….har); returns
     {path, entries, pages}."""
@@ -96,7 +97,7 @@ class NetRequestParams(TabParams):
     timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
 
 
-@operation("net_request", NetRequestParams, OpenResult, needs_browser=True, group="network")
+@operation("net_request", NetRequestParams, DirectResult, needs_browser=True, group="network")
 async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any]:
     """Send an HTTP request from the app for the tab, as its browser would: the environment's domain policy
     on every hop, only the cookies the browser would send to each URL, each hop in the tab's capture (HAR).

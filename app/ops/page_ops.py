@@ -16,8 +16,8 @@ from pydantic import Field, field_validator, model_validator
 from app.ops.context import OpContext
 from app.ops.page_session import MAX_TIMEOUT_MS, ActingParams, TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import CdpResult, ClickResult, ControlResult, DragResult, FileResult, FindResult, KeyResult, LoadResult, PdfResult, QueryResult, ScreenshotResult, ScriptResult, ScrollResult, SelectResult, SettleResult, SnapshotResult, SourceResult, TypeResult, UploadResult, WaitResult
 from workflows.ports import Direction, Locator, MouseButton, Paper, TabPort, WaitUntil
+from workflows.results import CdpResult, ClickResult, ControlResult, DragResult, FileResult, FindResult, KeyResult, LoadResult, PdfResult, QueryResult, ScreenshotResult, ScriptResult, ScrollResult, SelectResult, SettleResult, SnapshotResult, SourceResult, TypeResult, UploadResult, WaitResult
 
 # The original BrowserPilot's page_upload without a locator: the page's first file input.
 FIRST_FILE_INPUT = Locator(xpath="(//input[@type='file'])[1]")

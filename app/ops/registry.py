@@ -26,6 +26,7 @@ from app.ops import compat
 from app.ops.context import OpContext
 from envs import loggers
 from workflows.envelope import ENVELOPE_KEYS, Envelope, OpenResult, Result
+from workflows.operations import Op, OperationsPort
 from workflows.secret_binding import SecretRefused, site_of
 
 log = logging.getLogger(loggers.OPS)
@@ -202,9 +203,22 @@ class OperationRegistry:
             try:
                 params = op.params.model_validate(params)
             except ValidationError as exc:
-                return Envelope[op.result].model_validate(  # type: ignore[name-defined]
-                    {"ok": False, "error": describe_validation_error(op, exc), "code": "invalid_parameters"})
+                return Envelope[op.result].failed(describe_validation_error(op, exc),  # type: ignore[name-defined]
+                                                  code="invalid_parameters")
         return read_envelope(await self._run(ctx, op, params, []), op)
+
+    def port(self, ctx: OpContext) -> OperationsPort:
+        """The typed call as a workflow run's `OperationsPort` (workflows/operations.py), acting with `ctx`: the
+        engine names an operation by its `Op` and reads the answer as that `Op`'s result model."""
+
+        async def call(op: Op[R], params: dict[str, Any]) -> Envelope[R]:
+            registered = self.operations.get(op.name)
+            if registered is None:  # an app without that part (a worker has no model to heal with, say)
+                return Envelope[op.result].failed(f"unknown operation {op.name!r}",  # type: ignore[name-defined]
+                                                  code="unknown_operation")
+            return await self.run(ctx, registered, params)
+
+        return call
 
     async def _run(self, ctx: OpContext, op: Operation[Any, Any], params: Params, notes: list[str]) -> dict[str, Any]:
         name = op.name

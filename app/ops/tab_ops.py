@@ -8,8 +8,8 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, Params, operation
-from app.ops.results import NoData, TabCloseResult, TabListResult, TabOpenResult
 from envs.model import DEFAULT_ENV_ID
+from workflows.results import NoData, TabCloseResult, TabListResult, TabOpenResult
 
 
 class TabOpenParams(Params):

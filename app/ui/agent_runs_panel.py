@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
-from app.ui.runs_panel import OpCalls, format_duration, local_time
+from app.ui.runs_panel import format_duration, local_time
 from app.ui.table_model import RowsTableModel, record_table
 from envs import loggers
 
@@ -118,7 +118,6 @@ class AgentRunsPanel(QWidget):
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ops = ops
-        self.calls = OpCalls(ops, self)
         self.model = AgentRunTableModel(self)
         self.table = record_table(self, self.model, "agent-runs")
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -201,7 +200,7 @@ class AgentRunsPanel(QWidget):
             elif reread is not None and self.model.row_at(self.table.currentIndex().row()) is not None:
                 self._select(self.table.currentIndex().row())
 
-        self.calls.start("agent_list", {"limit": LIMIT}, listed)
+        self.ops.start("agent_list", {"limit": LIMIT}, listed, owner=self)
 
     def _select(self, row: int) -> None:
         run = self.model.row_at(row)
@@ -212,7 +211,7 @@ class AgentRunsPanel(QWidget):
             if result.get("ok"):
                 self.show_record(result["record"])
 
-        self.calls.start("agent_read", {"runId": run["id"]}, read)
+        self.ops.start("agent_read", {"runId": run["id"]}, read, owner=self)
 
     def show_record(self, record: dict[str, Any]) -> None:
         self.detail = record

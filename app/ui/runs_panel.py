@@ -13,15 +13,13 @@ the video, Export; app/ui/trace_view.py) above the table of its nodes. A running
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import sys
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import shiboken6
 from PySide6.QtCore import (QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer,
                             QUrl, Signal)
 from PySide6.QtGui import QBrush, QColor, QDesktopServices, QIcon, QMouseEvent, QPainter, QPixmap
@@ -42,7 +40,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.distributed.models import group_batches
-from app.ops import OpContext
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
@@ -147,47 +144,6 @@ def open_path(path: str) -> bool:
 
 def show_in_folder(path: str) -> bool:
     return open_path(str(Path(path).parent))
-
-
-class OpCalls:
-    """Operations whose envelope the panel handles itself, failures included (OpRunner shows a failure in a
-    message box; a run's failure is a result to show, not an error). Each call is an asyncio task that the
-    panel may cancel; `on_done` then gets `{ok: False, cancelled: True}`. `ctx` may be a copy of the app's
-    context (`dataclasses.replace`), for example one with a `progress` listener."""
-
-    def __init__(self, ops: OpRunner, owner: QWidget) -> None:
-        self.ops = ops
-        self.owner = owner
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def start(self, name: str, params: dict[str, Any], on_done: Callable[[Envelope], None],
-              ctx: OpContext | None = None) -> asyncio.Task[None] | None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # the app is shutting down: its loop is gone
-            log.debug("%s not called: no event loop", name)
-            return None
-
-        async def go() -> None:
-            try:
-                result = await self.ops.registry.call(ctx or self.ops.ctx, name, params)
-            except asyncio.CancelledError:
-                result = {"ok": False, "cancelled": True, "error": f"{name} was cancelled"}
-            except Exception as exc:  # a defect: the panel still shows an end (never "Running…" for good)
-                log.error("%s failed unexpectedly", name, exc_info=exc)
-                result = {"ok": False, "code": "internal", "error": f"{name} failed unexpectedly: {exc}"}
-            if shiboken6.isValid(self.owner):  # the window may be gone when the app quits
-                on_done(result)
-
-        task = loop.create_task(go())
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
-        return task
-
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            sys.excepthook(type(exc), exc, exc.__traceback__)
 
 
 # -- the table ---------------------------------------------------------------------------------------------
@@ -554,7 +510,6 @@ class RunsPanel(QWidget):
     def __init__(self, ops: OpRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ops = ops
-        self.calls = OpCalls(ops, self)
         self.model = RunTableModel(self)
         self.table = record_table(self, self.model, "runs")
         header = self.table.horizontalHeader()
@@ -562,7 +517,7 @@ class RunsPanel(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.detail = RunDetail(self)
-        self.detail.trace_view.calls = self.calls.start  # its Export calls run_export
+        self.detail.trace_view.calls = partial(self.ops.start, owner=self)  # its Export calls run_export
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
         for key, text, handler, icon_name in (("cancel", self.tr("&Cancel Run"), self.cancel_selected, "circle-stop"),):
@@ -676,7 +631,7 @@ class RunsPanel(QWidget):
                 self._tick.stop()
             self._update_buttons()
 
-        self.calls.start("run_list", {"limit": RUN_LIMIT}, listed)
+        self.ops.start("run_list", {"limit": RUN_LIMIT}, listed, owner=self)
 
     def _select_row(self, row: int) -> None:
         self.table.selectionModel().blockSignals(True)
@@ -732,7 +687,7 @@ class RunsPanel(QWidget):
                 self.detail.show_run(run, self.model.env_name(run["env"]))
                 self.model_update(run)
                 if run["status"] != "running":
-                    self.calls.start("run_tables", {"runId": run_id}, tables)
+                    self.ops.start("run_tables", {"runId": run_id}, tables, owner=self)
             else:
                 self.detail.show_run(None)
                 self.detail.title.setText(str(result.get("error")))
@@ -741,7 +696,7 @@ class RunsPanel(QWidget):
             if generation == self._detail_generation:
                 self.detail.show_tables(run_id, result["tables"] if result["ok"] else [])
 
-        self.calls.start("run_read", {"runId": run_id}, read)
+        self.ops.start("run_read", {"runId": run_id}, read, owner=self)
 
     def model_update(self, run: dict[str, Any]) -> None:
         """Keep the table's status for the selected run in step with its detail."""
@@ -798,7 +753,7 @@ class RunsPanel(QWidget):
                 self.note.setText(str(result.get("error")))
             self._update_buttons()
 
-        self.calls.start("workflow_repair", {"runId": run["id"]}, done)
+        self.ops.start("workflow_repair", {"runId": run["id"]}, done, owner=self)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

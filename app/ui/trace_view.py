@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, QUrl, Signal
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QLab
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from app.ui.op_runner import OpStarter
 from app.ui.table_model import item_table
 from app.ui.theme import current_scheme, icon
 from envs import loggers
@@ -33,7 +34,6 @@ log = logging.getLogger(loggers.UI)
 
 THUMBNAIL = QSize(160, 100)
 PICTURE = QSize(640, 400)
-OpStarter = Callable[[str, dict[str, Any], Callable[[dict[str, Any]], None]], object]
 
 
 def _load(paths: list[str], size: QSize) -> dict[str, QImage]:

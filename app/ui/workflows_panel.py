@@ -49,7 +49,7 @@ from app.ui.op_runner import OpRunner
 from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
-from app.ui.runs_panel import Envelope, OpCalls, format_duration, local_time, status_icon, status_text
+from app.ui.runs_panel import Envelope, format_duration, local_time, status_icon, status_text
 from envs import loggers
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 
@@ -242,7 +242,6 @@ class WorkflowsPanel(QWidget):
         self.setObjectName("workflows-panel")
         self.setAcceptDrops(True)
         self.ops = ops
-        self.calls = OpCalls(ops, self)
         self.model = WorkflowTableModel(self)
         self.table = record_table(self, self.model, "workflows")
         header = self.table.horizontalHeader()
@@ -362,7 +361,7 @@ class WorkflowsPanel(QWidget):
             if self.model.rowCount():
                 self.table.selectRow(row if row >= 0 else 0)
 
-        self.calls.start("workflow_list", {}, listed)
+        self.ops.start("workflow_list", {}, listed, owner=self)
 
     def selected_workflow(self) -> dict[str, Any] | None:
         rows = self.table.selectionModel().selectedRows()
@@ -451,7 +450,7 @@ class WorkflowsPanel(QWidget):
                                                            len(notes)),
                                details="\n".join(f"- {note}" for note in notes))
 
-        self.calls.start("workflow_import", {"path": path}, imported)
+        self.ops.start("workflow_import", {"path": path}, imported, owner=self)
 
     def _show_import_problems(self, name: str, problems: list[str]) -> None:
         head = (self.tr("“{file}” was not imported: it has %n problems.", "", len(problems)) if len(problems) > 1
@@ -540,9 +539,9 @@ class WorkflowsPanel(QWidget):
                                self.tr("“{name}” cannot run: it is not valid.").format(name=wf["name"]),
                                details=str(exc))
                 return
-            self.calls.start("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)))
+            self.ops.start("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)), owner=self)
 
-        self.calls.start("workflow_read", {"name": wf["id"]}, read)
+        self.ops.start("workflow_read", {"name": wf["id"]}, read, owner=self)
 
     def run_selected(self) -> None:
         """Ask for the inputs of the selected workflow, then run it."""
@@ -573,9 +572,9 @@ class WorkflowsPanel(QWidget):
             if not runs:
                 then({}, None)
                 return
-            self.calls.start("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")))
+            self.ops.start("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")), owner=self)
 
-        self.calls.start("run_list", {"workflow": wf["id"], "limit": 20}, listed)
+        self.ops.start("run_list", {"workflow": wf["id"], "limit": 20}, listed, owner=self)
 
     def _follow_environments(self, dialog: RunInputsDialog | BatchDialog) -> None:
         """An open run or batch form offers the environments as they are now."""
@@ -624,7 +623,7 @@ class WorkflowsPanel(QWidget):
         job = self._new_job("run", wf, env_name or env_id, 1)
 
         def wait() -> None:
-            job.task = self.calls.start("run_wait", {"runId": job.run_id, "timeoutMs": RUN_WAIT_MS}, ended)
+            job.task = self.ops.start("run_wait", {"runId": job.run_id, "timeoutMs": RUN_WAIT_MS}, ended, owner=self)
 
         def ended(result: Envelope) -> None:
             if not result["ok"] and result.get("running"):
@@ -644,7 +643,7 @@ class WorkflowsPanel(QWidget):
                 self._cancel_run(job)
             wait()
 
-        job.task = self.calls.start("workflow_start", {"name": wf["id"], "inputs": inputs, "env": env_id}, started)
+        job.task = self.ops.start("workflow_start", {"name": wf["id"], "inputs": inputs, "env": env_id}, started, owner=self)
         return job
 
     def start_batch(self, wf: dict[str, Any], rows: list[dict[str, Any]], env_ids: list[str], concurrency: int,
@@ -665,7 +664,7 @@ class WorkflowsPanel(QWidget):
         # The batch reports each row that ends to its context's `progress` listener: a copy of the app's
         # context (same stores and runner) with this job's listener.
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.calls.start("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx)
+        job.task = self.ops.start("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
         return job
 
     def start_on_workers(self, wf: dict[str, Any], rows: list[dict[str, Any]], broker: str) -> RunJob:
@@ -679,8 +678,8 @@ class WorkflowsPanel(QWidget):
                 job.row.update_progress()
 
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.calls.start("workflow_distribute", {"name": wf["id"], "rows": rows, "broker": broker},
-                                    lambda result: self._batch_ended(job, result), ctx=ctx)
+        job.task = self.ops.start("workflow_distribute", {"name": wf["id"], "rows": rows, "broker": broker},
+                                    lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
         return job
 
     def _follow_jobs(self, record: Any) -> None:
@@ -726,7 +725,7 @@ class WorkflowsPanel(QWidget):
             if not result["ok"]:  # it ended meanwhile: its result is on its way
                 log.info("cancel %s: %s", job.run_id, result.get("error"))
 
-        self.calls.start("run_cancel", {"runId": job.run_id}, answered)
+        self.ops.start("run_cancel", {"runId": job.run_id}, answered, owner=self)
 
     def _cancel_batch(self, job: RunJob) -> None:
         runner = self.ops.ctx.runner

@@ -17,7 +17,7 @@ import asyncio
 import gc
 import logging
 import signal
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -41,6 +41,7 @@ from envs.savemanager import SaveManager
 from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.events import RunEvent
 from workflows.manager import RunManager
+from workflows.operations import OperationsPort
 from workflows.runs import RunRecord, RunStore
 from workflows.schedules import ScheduleStore
 from workflows.secret_binding import SecretBinding
@@ -177,12 +178,10 @@ class BrowserPilotApp(QObject):
             self.main_window.statusBar().showMessage(self.tr("Not saved yet: {problem}").format(problem=message),
                                                      30_000)
 
-    def _ops_for_run(self, run_id: str, secrets: SecretBinding | None = None
-                     ) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
-        """The operations as a workflow run calls them: its own tab is not busy for it, and its bound secrets
-        are filled in only where they may be typed."""
-        ctx = self.ctx.for_run(run_id, secrets)
-        return lambda name, params: self.registry.call(ctx, name, params)
+    def _ops_for_run(self, run_id: str, secrets: SecretBinding | None = None) -> OperationsPort:
+        """The operations as a workflow run calls them (typed): its own tab is not busy for it, and its bound
+        secrets are filled in only where they may be typed."""
+        return self.registry.port(self.ctx.for_run(run_id, secrets))
 
     def start_mcp(self) -> None:
         """Serve MCP (unless switched off in the settings); call once the main loop is the current loop."""

@@ -15,7 +15,7 @@ node fails with those problems only if a run reaches it. Pure Python: no Qt here
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, Protocol, TypeVar
 
 from pydantic import PrivateAttr
 
@@ -23,10 +23,14 @@ from workflows.nodes.structured import Spec
 from workflows.nodes.values import DocumentModel, Seconds, Text
 
 if TYPE_CHECKING:
+    from workflows.envelope import Envelope, Result
     from workflows.nodes.conditions import Condition
+    from workflows.operations import Op
     from workflows.nodes.locators import NodeLocator
     from workflows.ports import Locator
     from workflows.template import Variables
+
+R = TypeVar("R", bound="Result")
 
 NODE_TYPES: dict[str, type["NodeData"]] = {}
 """`data.type` → the class of that node type, filled as the classes are defined."""
@@ -173,9 +177,13 @@ class RunContext(Protocol):
 
     def render(self, text: Any) -> str: ...
 
-    async def op(self, name: str, params: dict[str, Any], *, resumable: bool = True) -> dict[str, Any]: ...
+    async def op(self, op: Op[R], params: dict[str, Any], *, resumable: bool = True) -> Envelope[R]:
+        """Call an operation on the run's tab; a failure fails the node (`NodeFailed`), so the answer is ok."""
+        ...
 
-    async def try_op(self, name: str, params: dict[str, Any]) -> dict[str, Any]: ...
+    async def try_op(self, op: Op[R], params: dict[str, Any]) -> Envelope[R]:
+        """Call an operation on the run's tab; its answer whatever it is."""
+        ...
 
     async def locate(self, locator: "NodeLocator", timeout: float) -> dict[str, Any]: ...
 
@@ -252,6 +260,11 @@ class NodeData(DocumentModel):
     def lint(self) -> list[str]:
         """Things a person should know about this node that do not stop it from loading."""
         return []
+
+    @property
+    def follows_new_tab(self) -> bool:
+        """The rest of the run acts in a tab this node's operation opens (a recorded click that opened one)."""
+        return False
 
     async def run(self, ctx: RunContext) -> Any:
         """Do the node's job; return its output (None: no output)."""

@@ -29,6 +29,7 @@ from workflows.nodes.base import (QT_TRANSLATE_NOOP, NodeData, PageNodeData, Rec
 from workflows.nodes.page import OptionalLocator
 from workflows.nodes.structured import NAME_KEY, Spec, Sub
 from workflows.nodes.values import DocumentModel, PathItem, Seconds, Text, problem
+from workflows.operations import NET_REQUEST, PAGE_CDP, PAGE_DOWNLOAD, PAGE_SCRIPT
 from workflows.template import Variables
 
 CODE_TIMEOUT = 120.0
@@ -137,10 +138,10 @@ class ScriptData(_CodeLike):
         # script that navigates (location.href = …) still returns its value. Either way two lines come first.
         wrapper = "return await (async () => {\n" if "await" in self.source else "return (() => {\n"
         body = "const inputs = args;\n" + wrapper + self.source + "\n})();"
-        result = await ctx.op("page_script", {"source": body, "args": inputs, "timeoutMs": int(timeout * 1000)})
-        value = checked_result(ctx, "script", result.get("value"), self.outputs)
+        ran = await ctx.op(PAGE_SCRIPT, {"source": body, "args": inputs, "timeoutMs": int(timeout * 1000)})
+        value = checked_result(ctx, "script", ran.result.value, self.outputs)
         # Wait for a navigation the script started (the operation settles a load in progress first).
-        await ctx.try_op("page_script", {"source": "return document.readyState"})
+        await ctx.try_op(PAGE_SCRIPT, {"source": "return document.readyState"})
         return value
 
 
@@ -198,8 +199,8 @@ class CdpData(NodeData):
                 ctx.fail(f"params is not valid JSON after templating: {exc}")
         if not isinstance(params, dict):
             ctx.fail("params must be an object")
-        result = await ctx.op("page_cdp", {"method": ctx.render(self.method).strip(), "params": params})
-        return result.get("result", {})
+        sent = (await ctx.op(PAGE_CDP, {"method": ctx.render(self.method).strip(), "params": params})).result
+        return sent.result if "result" in sent.model_fields_set else {}
 
 
 def _headers(value: Any) -> str | dict[str, Any]:
@@ -271,14 +272,14 @@ class HttpRequestData(NodeData):
         method = self.http_method
         timeout = float(self.timeout) if self.timeout else HTTP_TIMEOUT
         if self.via == "direct":
-            result = await ctx.op("net_request", {"method": method, "url": url, "headers": headers, "body": body,
-                                                  "timeoutMs": int(timeout * 1000)})
-            value = {"status_code": result["status"], "body": result["body"]}
+            response = (await ctx.op(NET_REQUEST, {"method": method, "url": url, "headers": headers, "body": body,
+                                                   "timeoutMs": int(timeout * 1000)})).result
+            value = {"status_code": response.status, "body": response.body}
         else:
-            result = await ctx.op("page_script", {"source": _FETCH_SOURCE, "timeoutMs": int(timeout * 1000),
-                                                  "args": {"method": method, "url": url, "headers": headers,
-                                                           "body": body}})
-            value = dict(result["value"])
+            fetched = await ctx.op(PAGE_SCRIPT, {"source": _FETCH_SOURCE, "timeoutMs": int(timeout * 1000),
+                                                 "args": {"method": method, "url": url, "headers": headers,
+                                                          "body": body}})
+            value = dict(fetched.result.value)
         keep, parsed = parsed_json(value["body"])
         if keep:
             value["json"] = parsed
@@ -323,8 +324,8 @@ class DownloadData(PageNodeData):
             params["url"] = ctx.render(self.url)
         if self.save_name:
             params["saveAs"] = Path(ctx.render(self.save_name)).name
-        result = await ctx.op("page_download", params)
-        moved = await ctx.take_file(str(result["path"]))  # into the run folder, off the Qt thread
+        saved = (await ctx.op(PAGE_DOWNLOAD, params)).result
+        moved = await ctx.take_file(saved.path)  # into the run folder, off the Qt thread
         ctx.add_file(moved)
-        return {"path": moved, "name": Path(moved).name, "bytes": result.get("bytes"), "mime": result.get("mime")}
+        return {"path": moved, "name": Path(moved).name, "bytes": saved.bytes, "mime": saved.mime}
 

@@ -1,8 +1,9 @@
 """Page node types: `goto`, `click`, `fill`, `select`, `press`, `scroll`, `swipe`, `upload`.
 
-Each calls the page operations (`page_navigate`, `page_click`, …) through the run's operations port and
-nothing else: trusted input, actionability waits and navigation settling live there. Locators with
-alternatives are tried in order (`RunContext.locate`). Pure Python: no Qt here.
+Each calls the page operations (`page_navigate`, `page_click`, …, named in workflows/operations.py) through the
+run's operations port and nothing else: trusted input, actionability waits and navigation settling live there.
+A node's output is what its operation answered (the envelope's data, `Result.wire`) or a few of its fields.
+Locators with alternatives are tried in order (`RunContext.locate`). Pure Python: no Qt here.
 """
 
 from __future__ import annotations
@@ -18,16 +19,14 @@ from workflows.nodes.base import (QT_TRANSLATE_NOOP, NodeFailed, PageNodeData, R
                                   target_phrase)
 from workflows.nodes.locators import NodeLocator, optional_locator
 from workflows.nodes.values import FAILS, DocumentModel, NonEmptyText, NumberOrText, PositiveInt, Text
+from workflows.operations import (PAGE_CLICK, PAGE_DRAG, PAGE_KEY, PAGE_NAVIGATE, PAGE_PASTE, PAGE_SCRIPT, PAGE_SCROLL,
+                                  PAGE_SELECT, PAGE_SWIPE, PAGE_TYPE, PAGE_UPLOAD, Op)
+from workflows.results import ScrollResult
 
 OptionalLocator = Annotated[NodeLocator | None, BeforeValidator(optional_locator)]
 MouseButton = Literal["left", "right", "middle"]
 Direction = Literal["up", "down", "left", "right"]
 NEW_TAB_POLL = 0.05  # seconds between looks for the new tab of a `followNewTab` click
-
-
-def envelope_data(result: dict[str, Any]) -> dict[str, Any]:
-    """An operation's result without the envelope's bookkeeping."""
-    return {k: v for k, v in result.items() if k not in ("ok", "control", "tabId", "takenOver", "dialogs", "newTabs")}
 
 
 class GotoData(PageNodeData):
@@ -50,8 +49,8 @@ class GotoData(PageNodeData):
         if not url:
             ctx.fail("the url is empty")
         timeout = max(float(self.timeout or 0) or ctx.default_timeout, 30.0)
-        result = await ctx.op("page_navigate", {"url": url, "timeoutMs": int(timeout * 1000)})
-        return {"url": result.get("url"), "title": result.get("title"), "status": result.get("status")}
+        loaded = (await ctx.op(PAGE_NAVIGATE, {"url": url, "timeoutMs": int(timeout * 1000)})).result
+        return {"url": loaded.url, "title": loaded.title, "status": loaded.status}
 
 
 def _as_number(ctx: RunContext, name: str, value: Any) -> float:
@@ -134,19 +133,23 @@ class ClickData(PageNodeData):
             params["button"] = self.button
         if self.count:
             params["clickCount"] = min(self.count, 3)
-        result = await ctx.op("page_click", params)
+        answer = await ctx.op(PAGE_CLICK, params)
         if self.followNewTab:
             # The engine moves the run to a tab an operation reports in `newTabs`; a tab the page opens a
-            # moment after the click shows up in the result of the next operation on this tab.
+            # moment after the click shows up in the answer of the next operation on this tab.
             deadline = time.monotonic() + timeout_ms / 1000
-            opened = result.get("newTabs")
+            opened = answer.new_tabs
             while not opened:
                 if time.monotonic() >= deadline:
                     ctx.fail("the click was recorded opening a new tab, and none opened")
                 await asyncio.sleep(NEW_TAB_POLL)
-                opened = (await ctx.op("page_script", {"source": "return null"})).get("newTabs")
-            return {**envelope_data(result), "tabId": opened[-1]}
-        return envelope_data(result)
+                opened = (await ctx.op(PAGE_SCRIPT, {"source": "return null"})).new_tabs
+            return {**answer.result.wire(), "tabId": opened[-1]}
+        return answer.result.wire()
+
+    @property
+    def follows_new_tab(self) -> bool:
+        return bool(self.followNewTab)
 
     async def _point(self, ctx: RunContext) -> dict[str, float]:
         x, y = _as_number(ctx, "x", self.x), _as_number(ctx, "y", self.y)
@@ -157,8 +160,8 @@ class ClickData(PageNodeData):
             width, height = _as_number(ctx, "shotWidth", self.shotWidth), _as_number(ctx, "shotHeight", self.shotHeight)
             if width <= 0 or height <= 0:
                 ctx.fail("shotWidth and shotHeight must be greater than 0")
-            size = await ctx.op("page_script", {"source": "return [innerWidth, innerHeight]"})
-            viewport_width, viewport_height = size["value"]
+            size = await ctx.op(PAGE_SCRIPT, {"source": "return [innerWidth, innerHeight]"})
+            viewport_width, viewport_height = size.result.value
             x, y = x * viewport_width / width, y * viewport_height / height
         return {"x": x, "y": y}
 
@@ -186,14 +189,14 @@ class FillData(PageNodeData):
         timeout_ms = ctx.acting_timeout_ms()
         locator = await ctx.locate(self.locator, timeout_ms / 1000)
         text = ctx.render(self.text)
-        name = "page_paste" if self.entry == "paste" else "page_type"
+        entering = PAGE_PASTE if self.entry == "paste" else PAGE_TYPE
         try:
-            await ctx.op(name, {"locator": locator, "text": text, "replace": True, "timeoutMs": timeout_ms})
+            await ctx.op(entering, {"locator": locator, "text": text, "replace": True, "timeoutMs": timeout_ms})
         except NodeFailed as failure:
             if "<select" not in str(failure) or "not editable" not in str(failure):
                 raise
             # A recorded `change` on a <select> the selector did not name as one: choose the option.
-            await ctx.op("page_select", {"locator": locator, "option": text, "timeoutMs": timeout_ms})
+            await ctx.op(PAGE_SELECT, {"locator": locator, "option": text, "timeoutMs": timeout_ms})
         return {"value": text}
 
 
@@ -227,8 +230,9 @@ class SelectData(PageNodeData):
                 locator = None  # the widget no longer keeps a <select> under it: the widget itself
         if locator is None:
             locator = await ctx.locate(self.locator, timeout_ms / 1000)
-        return envelope_data(await ctx.op("page_select", {"locator": locator, "option": ctx.render(self.option),
-                                                          "timeoutMs": timeout_ms}))
+        chosen = await ctx.op(PAGE_SELECT, {"locator": locator, "option": ctx.render(self.option),
+                                            "timeoutMs": timeout_ms})
+        return chosen.result.wire()
 
 
 class PressData(PageNodeData):
@@ -245,11 +249,12 @@ class PressData(PageNodeData):
         return f"Press {data.get('shortcut', '')}"
 
     async def run(self, ctx: RunContext) -> Any:
-        result = await ctx.op("page_key", {"shortcut": ctx.render(self.shortcut), "timeoutMs": ctx.acting_timeout_ms()})
-        return {"shortcut": result.get("shortcut")}
+        pressed = await ctx.op(PAGE_KEY, {"shortcut": ctx.render(self.shortcut), "timeoutMs": ctx.acting_timeout_ms()})
+        return {"shortcut": pressed.result.shortcut}
 
 
 class _ScrollLike(PageNodeData):
+    operation: ClassVar[Op[ScrollResult]]  # page_scroll or page_swipe
     direction: Direction = "down"
     locator: OptionalLocator = None
     until: OptionalLocator = None
@@ -266,7 +271,7 @@ class _ScrollLike(PageNodeData):
             params["until"] = ctx.render_locator(self.until)
         elif self.distance is not None:
             params["distance"] = self.distance
-        return envelope_data(await ctx.op(f"page_{self.type}", params))
+        return (await ctx.op(self.operation, params)).result.wire()
 
 
 class ScrollData(_ScrollLike):
@@ -276,6 +281,7 @@ class ScrollData(_ScrollLike):
     node_type: ClassVar[str] = "scroll"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "scroll")
     summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Scrolls the page or an element, once or until an element appears.")
+    operation: ClassVar[Op[ScrollResult]] = PAGE_SCROLL
     type: Literal["scroll"]
 
     @classmethod
@@ -294,6 +300,7 @@ class SwipeData(_ScrollLike):
     node_type: ClassVar[str] = "swipe"
     label: ClassVar[str] = QT_TRANSLATE_NOOP("NodeKind", "swipe")
     summary: ClassVar[str] = QT_TRANSLATE_NOOP("NodeSummary", "Swipes the page or an element, once or until an element appears.")
+    operation: ClassVar[Op[ScrollResult]] = PAGE_SWIPE
     type: Literal["swipe"]
     offset: ClickOffset | None = None
     dx: Annotated[float, Field(ge=-100_000, le=100_000)] | None = None
@@ -320,7 +327,7 @@ class SwipeData(_ScrollLike):
                                   "dx": self.dx or 0.0, "dy": self.dy or 0.0, "timeoutMs": timeout_ms}
         if self.offset is not None:
             params["offset"] = {"x": self.offset.x, "y": self.offset.y}
-        return envelope_data(await ctx.op("page_drag", params))
+        return (await ctx.op(PAGE_DRAG, params)).result.wire()
 
 
 class UploadData(PageNodeData):
@@ -340,5 +347,5 @@ class UploadData(PageNodeData):
         timeout_ms = ctx.acting_timeout_ms()
         locator = await ctx.locate(self.locator, timeout_ms / 1000)
         paths = [ctx.render(path) for path in self.paths]
-        result = await ctx.op("page_upload", {"locator": locator, "paths": paths, "timeoutMs": timeout_ms})
-        return {"files": result.get("files", paths)}
+        uploaded = await ctx.op(PAGE_UPLOAD, {"locator": locator, "paths": paths, "timeoutMs": timeout_ms})
+        return {"files": uploaded.result.files}

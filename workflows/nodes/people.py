@@ -18,6 +18,7 @@ from pydantic import BeforeValidator
 from workflows.nodes.base import QT_TRANSLATE_NOOP, NodeData, RecordedStep, RunContext, clip
 from workflows.nodes.locators import NodeLocator, optional_locator
 from workflows.nodes.values import NonNegativeInt, Seconds, Text
+from workflows.operations import PAGE_HANDOFF, PAGE_LOCK
 
 HANDOFF_TIMEOUT = 600.0
 CAPTCHA_SELECTORS = (
@@ -46,7 +47,7 @@ class HandoffData(NodeData):
 
     async def run(self, ctx: RunContext) -> Any:
         message = ctx.render(self.message) or "Please do this step, then click Done."
-        await ctx.op("page_handoff", {"message": message})
+        await ctx.op(PAGE_HANDOFF, {"message": message})
         following = ctx.graph.outgoing(ctx.node.id)
         next_node = ctx.graph.get(following[0]) if len(following) == 1 else None
         target = getattr(next_node.data, "locator", None) if next_node is not None else None
@@ -55,7 +56,7 @@ class HandoffData(NodeData):
             candidates = [ctx.render_locator(candidate) for candidate in target.candidates()]
             if not await ctx.wait_presence(candidates, True, timeout):
                 ctx.fail(f"the person did not finish within {timeout:g} s ({target.label()} never appeared)")
-        await ctx.op("page_lock", {})
+        await ctx.op(PAGE_LOCK, {})
         return {"message": message}
 
 
@@ -80,10 +81,10 @@ class CaptchaData(NodeData):
         if not await ctx.wait_presence([locator], True, 0.0):
             return {"solved": True, "attempts": 0, "skipped": True, "note": CAPTCHA_NOTE}
         timeout = float(self.timeout) if self.timeout else HANDOFF_TIMEOUT
-        await ctx.op("page_handoff", {"message": "Please solve the captcha on this page. The workflow continues "
+        await ctx.op(PAGE_HANDOFF, {"message": "Please solve the captcha on this page. The workflow continues "
                                                  "when it is gone."})
         solved = await ctx.wait_presence([locator], False, timeout)
-        await ctx.op("page_lock", {})
+        await ctx.op(PAGE_LOCK, {})
         return {"solved": solved, "attempts": 1, "skipped": False, "handedOff": True, "note": CAPTCHA_NOTE}
 
     @classmethod

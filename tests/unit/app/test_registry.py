@@ -8,11 +8,13 @@ from pathlib import Path
 from app.catalog.profiles import ToolSelection
 from app.catalog.tools import ToolCatalog
 from app.ops import OpContext, Operation, OperationRegistry, Params, env_ops
-from app.ops.results import ClickResult, EnvResult
+from app.ops.results import EnvResult
 from app.wiring.registry import build_registry
-from workflows.envelope import Envelope, OpenResult, Result
 from envs.datadir import DataDir
 from envs.store import EnvStore
+from workflows.envelope import Envelope, OpenResult, Result
+from workflows.operations import ENGINE_OPERATIONS, TAB_LIST, Op
+from workflows.results import ClickResult, TabListResult
 
 
 def call(tmp_path: Path, name: str, params: dict[str, object] | None = None) -> dict[str, object]:
@@ -72,6 +74,24 @@ def test_the_typed_call_reads_the_envelope_as_fields(tmp_path: Path) -> None:
     assert not refused.ok and refused.data is None and "cannot be deleted" in str(refused.error)
     unknown = asyncio.run(registry.run(ctx, env_ops.env_create, {"name": "X", "colour": "red"}))
     assert unknown.code == "invalid_parameters" and "valid parameters: name" in str(unknown.error)
+
+
+def test_the_operations_the_engine_names_are_registered_with_the_result_models_it_reads() -> None:
+    registry = build_registry()
+    assert ENGINE_OPERATIONS and all(registry.get(op.name).result is op.result for op in ENGINE_OPERATIONS)
+
+
+def test_a_runs_port_is_the_typed_call(tmp_path: Path) -> None:
+    """What the engine's `OperationsPort` answers: the operation's envelope read into the `Op`'s model; an
+    operation this app does not have is a failure, not an exception."""
+    data = DataDir(tmp_path)
+    port = build_registry().port(OpContext(data=data, envs=EnvStore(data)))
+    listed = asyncio.run(port(TAB_LIST, {"env": "env-default"}))
+    assert not listed.ok and listed.code == "no_browser" and "needs the running app" in str(listed.error)
+    missing = asyncio.run(port(Op("page_teleport", TabListResult), {}))
+    assert not missing.ok and missing.code == "unknown_operation" and "page_teleport" in str(missing.error)
+    unknown = asyncio.run(port(TAB_LIST, {"env": "env-default", "colour": "red"}))
+    assert unknown.code == "invalid_parameters" and "colour" in str(unknown.error)
 
 
 def test_an_answer_outside_its_result_model_fails_the_call_when_results_are_checked(tmp_path: Path) -> None:

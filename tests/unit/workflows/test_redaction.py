@@ -19,6 +19,8 @@ from workflows.engine import Executor, RunSettings
 from workflows.redaction import REDACTED, Redactor, forms, redact, redacting_logs
 from workflows.runs import RunRecord
 
+from tests.unit.workflows.fake_operations import FakeOperations
+
 # Every encoding below writes this value differently: a space, & / + ~ * ! ' ( ) " < > %, and non-ASCII.
 SECRET = "p@ss wörd/&+~*!'()\"<>%"
 NAME = "pw"
@@ -145,8 +147,7 @@ def run_document() -> Any:
 
 def test_a_runs_record_and_events_hold_no_form_of_a_secret_input(tmp_path: Path) -> None:
     """The engine's record and its `node_finished` events: the forms a page or a request would show."""
-    async def ops(name: str, params: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, "tabs": [], "pending": []}
+    ops = FakeOperations()
 
     async def code(source: str, inputs: dict[str, Any], timeout: float) -> Any:
         value = inputs["pw"]

@@ -1,0 +1,207 @@
+"""What the operations on pages and tabs answer: the result models the engine reads, Qt-free.
+
+Each is the `data` of an operation's `Envelope` (workflows/envelope.py) and the operation's declared result
+(`Operation.result`, app/ops): the workflow engine reads these fields (workflows/operations.py names the
+operations it calls with their models), MCP publishes them as `outputSchema`, and the tab's parts are their
+source. The other operations' results (environments, workflows, runs) are in app/ops/results.py.
+
+Names are camelCase on the wire. A result may carry more than its model names (`Result` keeps unknown keys),
+never less; a value the page or a caller chooses (a script's value, a CDP answer, an element's attributes)
+stays `Any`. `Number` is a JSON number kept as it came (an integer stays one: a node's output, a template and
+a run's events show `100`, not `100.0`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, WithJsonSchema
+
+from workflows.envelope import Result
+from workflows.ports import TabInfo
+
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
+
+
+# -- pages -----------------------------------------------------------------------------------------------
+class PageResult(Result):
+    """What every operation on a tab reports besides its own data: the tab's address now."""
+
+    url: str | None = None
+
+
+class LoadResult(PageResult):  # page_navigate, page_back, page_forward, page_reload
+    title: str
+    status: int | None = None  # the HTTP status of the document, when known
+
+
+class ClickResult(PageResult):
+    x: Number
+    y: Number
+    element: str | None = None  # how the clicked element reads ("button 'Save'")
+
+
+class TypeResult(PageResult):  # page_type, page_paste
+    typed: int  # characters
+    element: str | None = None
+    clicked: bool | None = None  # false: the field had the focus already, not clicked
+    x: Number | None = None  # the point clicked first, when given as x/y
+    y: Number | None = None
+
+
+class SelectResult(PageResult):
+    element: str | None = None
+    text: str  # the option chosen, as it reads
+    value: str | None = None
+    index: int | None = None
+    widget: bool | None = None  # chosen in a custom select widget, as a person does
+    typed: bool | None = None  # typed into the widget's search box first
+    method: Literal["value"] | None = None  # the keyboard did not land: the value was set
+
+
+class KeyResult(PageResult):
+    shortcut: str
+
+
+class ScrollResult(PageResult):  # page_scroll, page_swipe
+    steps: int
+    distance: int | None = None  # pixels moved, without until
+    visible: bool | None = None  # with until: it came into view
+
+
+class DragResult(PageResult):
+    from_: list[Number] = Field(alias="from")
+    to: list[Number]
+    element: str | None = None
+
+
+class UploadResult(PageResult):
+    element: str | None = None
+    files: list[str]
+
+
+class FileResult(PageResult):  # page_download, page_save_media
+    path: str
+    name: str
+    bytes: int
+    mime: str | None = None
+
+
+class PdfResult(PageResult):
+    path: str
+    bytes: int
+    pages: int | None = None
+
+
+class ScreenshotResult(PageResult):
+    path: str
+    width: int
+    height: int
+    bytes: int
+    truncated: bool | None = None  # the page was larger than a capture can be
+
+
+class WaitResult(PageResult):
+    state: Literal["appear", "gone"]
+    visible: int  # how many matches are visible (appear), 0 (gone)
+
+
+class QueryResult(PageResult):
+    count: int
+    elements: list[dict[str, Any]]  # ref, tag, description, text, attrs, rect, visible, hittable, enabled, …
+    total: int  # the original's names for count and elements
+    matches: list[dict[str, Any]]
+
+
+class FindResult(PageResult):
+    status: str  # found | healed | none | unsure
+    index: int | None = None  # found: the first locator that names exactly one element
+    ref: str | None = None  # healed: the element the fingerprint leads to
+    desc: str | None = None  # healed: how it reads
+    score: Number | None = None
+    why: str | None = None  # healed: what made it alike
+    locator: dict[str, Any] | None = None  # healed: its new locator (selector, xpath, alternatives, fingerprint)
+    candidates: list[dict[str, Any]] | None = None  # the best candidates, {desc, score, why}
+    rejected: list[dict[str, Any]] | None = None  # elements refused, {desc, why}
+    blocked: list[Any] | None = None  # none found: the frames the domain policy kept from loading
+
+
+class HealResult(PageResult):  # page_heal_model
+    status: Literal["healed"]
+    ref: str
+    desc: str
+    locator: dict[str, Any]
+    reason: str  # the model's
+    by_model: bool
+
+
+class SnapshotResult(PageResult):
+    title: str
+    snapshot: str  # one line per node; controls carry a ref
+    refs: int
+    folded: int | None = None
+    truncated: bool | None = None
+
+
+class SourceResult(PageResult):
+    kind: Literal["html", "text", "dom"]
+    html: str | None = None
+    text: str | None = None
+
+
+class ScriptResult(PageResult):
+    value: Any = None
+    source_kind: Literal["expression", "function body"]
+
+
+class CdpResult(PageResult):
+    result: Any = None
+    value: Any = None  # the same answer, under the original's name
+
+
+class ControlResult(PageResult):  # page_lock, page_unlock, page_handoff
+    ended: str | None = None  # page_handoff with wait: how the handoff ended (done, changed)
+
+
+class HarResult(PageResult):  # net_export
+    path: str | None  # None: asked `ifCapturing` of a tab with no capture
+    entries: int | None = None
+    pages: int | None = None
+    capturing: bool | None = None  # the capture goes on after the export
+
+
+class DirectResult(PageResult):  # net_request: the last response, after redirects
+    status: int
+    headers: dict[str, str]
+    body: str
+    hops: int  # redirects followed
+
+
+class SettleResult(PageResult):
+    settled: bool
+    pending: list[dict[str, Any]]  # kind, method, url, ms, lastAction of what was still waiting
+
+
+# -- tabs ------------------------------------------------------------------------------------------------
+
+class TabRow(Result, TabInfo):
+    """A tab as `tab_list` shows it: the browser's `TabInfo`, and the original's names beside."""
+
+    env_id: str  # the original's names
+    group_id: str | None = None
+
+
+class TabOpenResult(Result):
+    env: str
+
+
+class TabListResult(Result):
+    tabs: list[TabRow]
+
+
+class TabCloseResult(Result):
+    pending: list[dict[str, Any]] | None = None  # what the tab was still sending when it was closed anyway
+
+
+class NoData(Result):
+    """An operation that reports nothing beyond the envelope (tab_activate)."""
