@@ -60,6 +60,17 @@ class XApp:
         window = wait_until(lambda: self.desktop.window_titled(r" — BrowserPilot$"), 60, "the environment's window")
         self.desktop.run("wmctrl", "-i", "-r", hex(window), "-b", "add,maximized_vert,maximized_horz")
         self.desktop.run("wmctrl", "-i", "-a", hex(window))
+        # The window manager maximises when it gets to it: the page's place on the screen is read after that (a
+        # place read before it put every later click beside its element).
+        wait_until(lambda: "_NET_WM_STATE_MAXIMIZED_HORZ" in self.desktop.window_state(window), 20,
+                   "the window maximised")
+        placed: list[tuple[int, int, int, int]] = []
+
+        def settled() -> bool:
+            placed.append(self.desktop.geometry(window))
+            return len(placed) > 1 and placed[-1] == placed[-2]
+
+        wait_until(settled, 20, "the window to keep its place", every=0.2)
         return XPerson(self, tab, window)
 
     def stop(self) -> None:
