@@ -23,6 +23,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.browser.record import TabRecorder
 from app.browser.service import BrowserService
 from app.mcp.service import McpService
 from app.ops import OpContext
@@ -106,6 +107,7 @@ class BrowserPilotApp(QObject):
         self.unattended = Unattended(self)
         self._shut_down = False
         self._quitting = False
+        self._nobody_to_ask = False
         self._signal_timer: QTimer | None = None
 
     # -- start and stop --------------------------------------------------------------------------------
@@ -192,7 +194,7 @@ class BrowserPilotApp(QObject):
 
         def handler(signum: int, frame: object) -> None:
             log.info("signal %s: quitting", signum)
-            QTimer.singleShot(0, self.quit)
+            QTimer.singleShot(0, lambda: self.quit(nobody_to_ask=True))
 
         signal.signal(signal.SIGINT, handler)
         signal.signal(signal.SIGTERM, handler)
@@ -210,11 +212,16 @@ class BrowserPilotApp(QObject):
         """Asked to end (File → Quit, the tray's Quit, SIGTERM): a window that would stay for the tray lets go."""
         return self._quitting
 
-    def quit(self) -> None:
+    def quit(self, nobody_to_ask: bool = False) -> None:
         """End the app, once what the tabs it acted on still have in flight (the order an agent's last click
-        posted) has landed, at most the settle time. Asked again meanwhile, it ends at once."""
+        posted) has landed, at most the settle time. Asked again meanwhile, it ends at once.
+
+        `nobody_to_ask`: the session is ending (SIGTERM, SIGINT): windows close without asking (a window that
+        records would otherwise wait for a person with its Save/Discard question, and the session's manager kill
+        the app with its stores unsaved); a recording in progress is then dropped, and the log says which."""
+        self._nobody_to_ask = self._nobody_to_ask or nobody_to_ask
         if self._quitting:
-            QApplication.quit()
+            self._end_loop()
             return
         self._quitting = True
 
@@ -226,9 +233,22 @@ class BrowserPilotApp(QObject):
                     log.warning("quitting with %d request(s) still in flight: %s", len(pending),
                                 ", ".join(f"{item['method']} {item['url']}" for item in pending[:5]))
             finally:
-                QApplication.quit()
+                self._end_loop()
 
         asyncio.ensure_future(settle_then_quit())
+
+    def _end_loop(self) -> None:
+        if self._nobody_to_ask:
+            self._close_windows_without_asking()
+        QApplication.quit()
+
+    def _close_windows_without_asking(self) -> None:
+        for window in list(self.windows.windows.values()) if self.windows is not None else []:
+            for tab in window.tab_list():
+                if TabRecorder.of(tab) is not None:
+                    log.warning("the session ended while tab %s (%s) was recording: its recording is dropped",
+                                tab.tab_id, tab.url().toString())
+            window.close_quietly()
 
     def shutdown(self) -> None:
         """Close the windows, then the browser (pages before profiles), then flush the stores. Safe to call

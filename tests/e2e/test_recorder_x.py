@@ -26,6 +26,7 @@ server judging what each replay did.
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 from typing import Any, Iterator
 
@@ -431,3 +432,21 @@ def test_an_action_nothing_can_find_again_is_kept_marked_and_the_save_refuses_un
     for step in missing:
         app.ok("record_edit", tabId=person.tab, action="delete", step=step["id"])
     assert app.ok("record_stop", tabId=person.tab, name="Pads")["saved"]
+
+
+def test_the_sessions_end_while_a_window_records_ends_the_app_without_waiting_for_a_person(
+        app: XApp, server: LocalServer) -> None:
+    """SIGTERM (logging out) while a tab records: the window would ask "save the recording?"; nobody is there to
+    answer, so the app ends in order (its stores saved) and its log names the recording it dropped. Last in the
+    module: it ends the module's app."""
+    server.route("/pads", PADS)
+    person = app.open(server.url("/pads"))
+    app.ok("record_start", tabId=person.tab)
+    app.process.terminate()
+    try:
+        status = app.process.wait(20)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the app did not end within 20 s of SIGTERM while recording") from None
+    assert status == 0
+    log = (app.data / "logs" / "browserpilot.log").read_text().split("signal 15: quitting")[-1]
+    assert "its recording is dropped" in log and "stores saved" in log, log[-2000:]
