@@ -1,8 +1,8 @@
 """A trace's screenshots as small JPEG files, written by a thread of their own (app/browser/trace.py).
 
 `ShotFiles` takes the page's pixels as Qt holds them (one full-size picture a screenshot) and, on its writer
-thread, draws what is still to draw on it (the element's outline), scales it down (at most `max_width` px
-wide, bilinear: a few ms) and encodes it as a JPEG file with libjpeg-turbo (Pillow: about a millisecond for
+thread, scales it down (at most `max_width` px wide, bilinear: about a millisecond), draws what is still to
+draw on it (the element's outline) and encodes it as a JPEG file with libjpeg-turbo (Pillow: about a millisecond for
 an 800 px picture, with the interpreter's lock released), written under a temporary name and renamed, so a
 file that exists is whole. Each picture is written as soon as the thread gets to it: what a run traced so
 far is on disk even if the app dies before the run ends. The Qt thread only hands pictures over.
@@ -76,7 +76,8 @@ class ShotFiles:
 
     def send(self, image: QImage, finish: Callable[[QImage], QImage] | None, path: Path,
              limit: int | None = None) -> bool:
-        """Queue a picture to be written at `path`; `finish` (drawing on a copy) runs on the writer thread first.
+        """Queue a picture to be written at `path`; `finish` (drawing on a copy) runs on the writer thread on the
+        picture scaled down (at most `max_width` px wide), before it is encoded.
         False when the writer is too far behind (`limit` pictures wait already: not taken)."""
         if self.done.done() or (limit is not None and self._queue.qsize() >= limit):
             return False
@@ -107,11 +108,12 @@ class ShotFiles:
                 continue
             image, finish, path = item
             try:
+                image = scaled_down(image, self.max_width)
                 if finish is not None:
                     image = finish(image)
                 if not self._written:
                     self.folder.mkdir(parents=True, exist_ok=True)
-                write_jpeg(scaled_down(image, self.max_width), path)
+                write_jpeg(image, path)
                 self._written.add(str(path))
             except Exception as exc:  # noqa: BLE001 - told to whoever waits for `done`; nothing more is written
                 log.warning("a trace screenshot could not be written to %s: %s", path, exc)

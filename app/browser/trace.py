@@ -318,7 +318,7 @@ class RunRecording:
             painting.cancel()
         result = TraceResult(notes=self.notes)
         try:
-            await self._read_requests_now()
+            await self._reads_done()
             keep = keep_trace and self.request.screenshots
             shots = asyncio.ensure_future(self._finish_shots(keep))
             result.video = await self._finish_video(keep_video)
@@ -454,7 +454,9 @@ class RunRecording:
         if outline is None and last is not None and same(last[0], image):
             setattr(step, kind, last[1])
             return
-        shot = _Shot(image, outliner(outline, picture.scale) if outline is not None else None)
+        # the outline is drawn on the picture as written (scaled down to SHOT_WIDTH), by the writer
+        written_scale = picture.scale * min(1.0, SHOT_WIDTH / max(1, image.width()))
+        shot = _Shot(image, outliner(outline, written_scale) if outline is not None else None)
         setattr(step, kind, shot)
         if outline is None:
             self._last_shot[watch.tab.tab_id] = (image, shot)
@@ -516,9 +518,8 @@ class RunRecording:
             return  # between documents: the next document's entries are read at the next step
         self._requests.extend((tab_id, row) for row in rows or [] if isinstance(row, list) and len(row) >= 6)
 
-    async def _read_requests_now(self) -> None:
-        if self.watch is not None and self.request.screenshots:
-            self._read_requests(self.watch)
+    async def _reads_done(self) -> None:
+        """Wait for the reads of the page under way (the last step's closing started the last one)."""
         if self._reads:
             await asyncio.wait(set(self._reads), timeout=5.0)
 
