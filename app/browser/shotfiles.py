@@ -2,14 +2,15 @@
 
 `ShotFiles` takes the page's pixels as Qt holds them (one full-size picture a screenshot) and, on its writer
 thread, scales it down (at most `max_width` px wide, bilinear: about a millisecond), draws what is still to
-draw on it (the element's outline) and encodes it as a JPEG file with libjpeg-turbo (Pillow: about a millisecond for
-an 800 px picture, with the interpreter's lock released), written under a temporary name and renamed, so a
-file that exists is whole. Each picture is written as soon as the thread gets to it: what a run traced so
-far is on disk even if the app dies before the run ends. The Qt thread only hands pictures over.
+draw on it (the element's outline) and encodes it as a JPEG file with libjpeg-turbo (Pillow: about a
+millisecond for an 800 px picture, outside the interpreter's lock), written under a temporary name and
+renamed, so a file that exists is whole. Each picture is written as soon as the thread gets to it: what a run
+traced so far is on disk even if the app dies before the run ends. The Qt thread only hands pictures over.
 
-ffmpeg (app/browser/framepipe.py) wrote them before: its scaling and JPEG encoding cost ~10 ms of CPU a
+ffmpeg (app/browser/framepipe.py) wrote them before: its scaling and JPEG encoding cost ~12 ms of CPU a
 picture plus a process per run, which on a two-core machine slowed the traced run itself by a third
-(bench/replay.py --traces); this costs a fifth of that and no process.
+(bench/replay.py --traces); this costs about a quarter of that, and no process. Qt's own JPEG writer was
+measured too: ~5 ms a picture (no SIMD).
 """
 
 from __future__ import annotations
@@ -76,9 +77,9 @@ class ShotFiles:
 
     def send(self, image: QImage, finish: Callable[[QImage], QImage] | None, path: Path,
              limit: int | None = None) -> bool:
-        """Queue a picture to be written at `path`; `finish` (drawing on a copy) runs on the writer thread on the
-        picture scaled down (at most `max_width` px wide), before it is encoded.
-        False when the writer is too far behind (`limit` pictures wait already: not taken)."""
+        """Queue a picture to be written at `path`; `finish` (drawing on a copy) runs on the writer thread, on the
+        picture scaled down (at most `max_width` px wide), before it is encoded. False when the writer is too far
+        behind (`limit` pictures wait already: not taken)."""
         if self.done.done() or (limit is not None and self._queue.qsize() >= limit):
             return False
         self._queue.put((image, finish, path))

@@ -13,11 +13,11 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
   resource timing (status, duration, size: read at each step without waiting for the answer), each given to
   the step during which it left; while network capture runs on the tab (`net_start`), its entries are used
-  instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one writer thread per run
-  (app/browser/shotfiles.py), which scales them (at most 800 px wide) and writes them as numbered JPEG files
-  in the run's `trace/` folder: as they come when the trace is `always` (a crash keeps the steps so far); with `on-failure`, the newest pictures
-  (up to 48 MB) are held as they are and encoded only when the run does not end ok, so a run that ends ok
-  encodes nothing and writes nothing.
+  instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one writer thread
+  per run (app/browser/shotfiles.py), which scales them (at most 800 px wide) and writes them as numbered JPEG
+  files in the run's `trace/` folder: as they come when the trace is `always` (a crash keeps the steps so far);
+  with `on-failure`, the newest pictures (up to 48 MB) are held as they are and encoded only when the run does
+  not end ok, so a run that ends ok encodes nothing and writes nothing.
 - A run's video films whichever tab the run acts in (app/browser/tabvideo.py), its nodes as chapters.
 """
 
@@ -41,9 +41,9 @@ from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlReque
 
 from app.browser import locators
 from app.browser.framepipe import Launcher, VideoError, find_encoder
-from app.browser.shotfiles import ShotFiles
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resource types, named as in HAR
+from app.browser.shotfiles import ShotFiles
 from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner, same
 from app.browser.tabvideo import TabVideo, VideoResult
 from envs import loggers
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(loggers.BROWSER)
 
 SHOT_WIDTH = 800
-SHOT_QUEUE = 24        # screenshots waiting for their writer (full-size pictures); beyond, they wait in the backlog
+SHOT_QUEUE = 24        # screenshots queued for the writer (full-size pictures); beyond, the backlog
 HELD_BYTES = 48 * 1024 * 1024  # on-failure: the newest pictures kept (unencoded) until the run ends
 BACKLOG = 16           # always: pictures waiting beyond the writer's queue, at most
 AFTER_WAIT = 0.4       # seconds a step's after picture waits for what the step did to be painted
