@@ -1,4 +1,4 @@
-"""Pictures of a tab into ffmpeg: the one way traces and videos turn pictures into files.
+"""Pictures of a tab into ffmpeg: the one way videos turn pictures into files.
 
 `FramePipe` feeds raw frames (the page's pixels as Qt holds them, 32-bit BGRA, all of one size) to an ffmpeg
 process from a writer thread of its own. The Qt thread only hands the picture over: the bytes are written with
@@ -8,8 +8,8 @@ picture of another size (the run followed a click into a window of another size)
 size first. `find_encoder` picks ffmpeg (streamsave.find_ffmpeg: the bundle's static build, else the system's)
 and its best video encoder.
 
-A trace's screenshots are one pipe writing numbered JPEG files (`jpeg_sequence`); a video is one pipe writing
-WebM (VP9, else VP8) or MP4 (`video_output`).
+A video is one pipe writing WebM (VP9, else VP8) or MP4 (`video_output`). (A trace's screenshots are written
+in-process instead: app/browser/shotfiles.py.)
 """
 
 from __future__ import annotations
@@ -94,12 +94,6 @@ def video_output(encoder: Encoder, path: Path, max_width: int) -> list[str]:
     """ffmpeg's output options for a video at most `max_width` wide."""
     return ["-vf", f"scale='min({max_width},iw)':-2:flags=area,format=yuv420p", "-an", "-c:v", encoder.codec,
             *encoder.options, str(path)]
-
-
-def jpeg_sequence(folder: Path, max_width: int, first: int) -> list[str]:
-    """ffmpeg's output options for one JPEG file per frame, numbered from `first`: folder/0001.jpg, ..."""
-    return ["-vf", f"scale='min({max_width},iw)':-2:flags=bilinear", "-fps_mode", "passthrough", "-c:v", "mjpeg",
-            "-q:v", "5", "-start_number", str(first), "-f", "image2", str(folder / "%04d.jpg")]
 
 
 def fitted(image: QImage, width: int, height: int) -> QImage:

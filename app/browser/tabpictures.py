@@ -15,8 +15,8 @@
   just before and just after the grab and both are covered (padded), so a field that moved in between is
   still hidden. What the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
 - `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); `outliner` frames an
-  element in red on a copy where the frame is written; scaling and encoding are ffmpeg's
-  (app/browser/framepipe.py).
+  element in red on a copy where the frame is written; scaling and encoding happen there too (a trace's
+  writer thread, app/browser/shotfiles.py; a video's ffmpeg, app/browser/framepipe.py).
 """
 
 from __future__ import annotations

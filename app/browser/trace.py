@@ -13,11 +13,11 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
   resource timing (status, duration, size: read at each step without waiting for the answer), each given to
   the step during which it left; while network capture runs on the tab (`net_start`), its entries are used
-  instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one ffmpeg per run
-  (app/browser/framepipe.py), which scales them (at most 800 px wide) and writes them as numbered JPEG files
-  in the run's `trace/` folder: as they come when the trace is `always`; with `on-failure`, the newest pictures
-  (up to 48 MB) are held as they are and encoded only when the run does not end ok, so a run that ends ok
-  encodes nothing and writes nothing.
+  instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one writer thread
+  per run (app/browser/shotfiles.py), which scales them (at most 800 px wide) and writes them as numbered JPEG
+  files in the run's `trace/` folder: as they come when the trace is `always` (a crash keeps the steps so far);
+  with `on-failure`, the newest pictures (up to 48 MB) are held as they are and encoded only when the run does
+  not end ok, so a run that ends ok encodes nothing and writes nothing.
 - A run's video films whichever tab the run acts in (app/browser/tabvideo.py), its nodes as chapters.
 """
 
@@ -40,9 +40,10 @@ from PySide6.QtGui import QImage
 from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlRequestInterceptor
 
 from app.browser import locators
-from app.browser.framepipe import FramePipe, Launcher, VideoError, find_encoder, jpeg_sequence
+from app.browser.framepipe import Launcher, VideoError, find_encoder
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resource types, named as in HAR
+from app.browser.shotfiles import ShotFiles
 from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner, same
 from app.browser.tabvideo import TabVideo, VideoResult
 from envs import loggers
@@ -55,9 +56,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(loggers.BROWSER)
 
 SHOT_WIDTH = 800
-SHOT_QUEUE = 24        # screenshots waiting for ffmpeg (full-size pictures); beyond, one is left out
+SHOT_QUEUE = 24        # screenshots queued for the writer (full-size pictures); beyond, the backlog
 HELD_BYTES = 48 * 1024 * 1024  # on-failure: the newest pictures kept (unencoded) until the run ends
-BACKLOG = 16           # always: pictures waiting beyond ffmpeg's queue, at most
+BACKLOG = 16           # always: pictures waiting beyond the writer's queue, at most
 AFTER_WAIT = 0.4       # seconds a step's after picture waits for what the step did to be painted
 MAX_CONSOLE = 100      # messages per step
 CONSOLE_JOURNAL = 1000  # messages a page keeps between two steps
@@ -233,7 +234,7 @@ class Tracing:
 
 @dataclass(eq=False)
 class _Shot:
-    """A step's picture: its image until it is handed to ffmpeg, then the path of the file ffmpeg writes."""
+    """A step's picture: its image until it is handed to the writer, then the path of the file it writes."""
 
     image: QImage | None
     outline: Callable[[QImage], QImage] | None = None
@@ -282,12 +283,12 @@ class RunRecording:
         self._requests: list[tuple[str, list[Any]]] = []    # (tab id, resource timing row)
         self._reads: set[asyncio.Future[Any]] = set()      # reads of the page (requests, masked pictures)
         self._painting: set[asyncio.Future[Any]] = set()   # waits for a step's effect to be painted
-        self._shots: FramePipe | None = None                 # the steps' screenshots: numbered JPEG files
+        self._shots: ShotFiles | None = None                 # the steps' screenshots: numbered JPEG files
         self._shot_count = 0
         self._last_shot: dict[str, tuple[QImage, _Shot]] = {}  # tab id -> (its last picture, its screenshot)
         self._held: deque[_Shot] = deque()                   # on-failure: pictures not encoded yet, oldest first
         self._held_bytes = 0
-        self._backlog: deque[_Shot] = deque()                # always: pictures ffmpeg could not take yet
+        self._backlog: deque[_Shot] = deque()                # always: pictures the writer could not take yet
         self._left_out = 0
         self._pending_after: tuple[TabWatch, _Step] | None = None
         self._after_timer: asyncio.TimerHandle | None = None
@@ -317,7 +318,7 @@ class RunRecording:
             painting.cancel()
         result = TraceResult(notes=self.notes)
         try:
-            await self._read_requests_now()
+            await self._reads_done()
             keep = keep_trace and self.request.screenshots
             shots = asyncio.ensure_future(self._finish_shots(keep))
             result.video = await self._finish_video(keep_video)
@@ -430,7 +431,7 @@ class RunRecording:
 
     def _picture(self, watch: TabWatch, step: _Step, kind: str, outline: Box | None) -> None:
         """The step's `kind` (before or after) picture, taken now (a masked one: after a quick read of the page);
-        ffmpeg writes it (app/browser/framepipe.py)."""
+        a thread writes it (app/browser/shotfiles.py)."""
         pictures = watch.pictures
         if not pictures.masking:
             self._shoot(watch, pictures.grab(), step, kind, outline)
@@ -453,7 +454,9 @@ class RunRecording:
         if outline is None and last is not None and same(last[0], image):
             setattr(step, kind, last[1])
             return
-        shot = _Shot(image, outliner(outline, picture.scale) if outline is not None else None)
+        # the outline is drawn on the picture as written (scaled down to SHOT_WIDTH), by the writer
+        written_scale = picture.scale * min(1.0, SHOT_WIDTH / max(1, image.width()))
+        shot = _Shot(image, outliner(outline, written_scale) if outline is not None else None)
         setattr(step, kind, shot)
         if outline is None:
             self._last_shot[watch.tab.tab_id] = (image, shot)
@@ -469,35 +472,33 @@ class RunRecording:
             dropped.image = None
             self._left_out += 1
 
-    def _send(self, shot: _Shot, queue_frames: int, wait: float = 0.0) -> bool:
-        """Hand a picture to ffmpeg (started with the first one), which writes it as the next numbered JPEG;
-        False when ffmpeg is behind (the picture waits in the backlog: `_send_backlog`)."""
+    def _send(self, shot: _Shot, limit: int | None = SHOT_QUEUE) -> bool:
+        """Hand a picture to the writer (started with the first one), which writes it as the next numbered JPEG
+        file; False when `limit` pictures wait for it already (the picture waits in the backlog)."""
         image = shot.image
         if image is None:
             return True
         if self._shots is None:
-            self._shots = FramePipe(image.width(), image.height(), 1,
-                                    lambda _encoder: jpeg_sequence(self.folder, SHOT_WIDTH, 1), self.folder,
-                                    self.tracing.launcher, queue_frames=queue_frames, niceness=0,
-                                    name="browserpilot-trace")
-        if not self._shots.send(image, shot.outline, wait=wait):
+            self._shots = ShotFiles(self.folder, SHOT_WIDTH, self.tracing.launcher, name="browserpilot-trace")
+        path = self.folder / f"{self._shot_count + 1:04d}.jpg"
+        if not self._shots.send(image, shot.outline, path, limit):
             return False
         shot.image = None
         self._shot_count += 1
-        shot.path = str(self.folder / f"{self._shot_count:04d}.jpg")
+        shot.path = str(path)
         return True
 
     def _send_in_turn(self, shot: _Shot) -> None:
-        """Send the pictures waiting for ffmpeg, then this one; what it cannot take yet waits, in order."""
-        self._send_backlog(0.0)
-        if self._backlog or not self._send(shot, SHOT_QUEUE):
+        """Send the pictures waiting for the writer, then this one; what it cannot take yet waits, in order."""
+        self._send_backlog()
+        if self._backlog or not self._send(shot):
             self._backlog.append(shot)
-            while len(self._backlog) > BACKLOG:  # ffmpeg far behind: the oldest waiting picture is left out
+            while len(self._backlog) > BACKLOG:  # the writer far behind: the oldest waiting picture is left out
                 self._backlog.popleft().image = None
                 self._left_out += 1
 
-    def _send_backlog(self, wait: float) -> None:
-        while self._backlog and self._send(self._backlog[0], SHOT_QUEUE, wait):
+    def _send_backlog(self, limit: int | None = SHOT_QUEUE) -> None:
+        while self._backlog and self._send(self._backlog[0], limit):
             self._backlog.popleft()
 
     # -- requests ------------------------------------------------------------------------------------------------
@@ -517,9 +518,8 @@ class RunRecording:
             return  # between documents: the next document's entries are read at the next step
         self._requests.extend((tab_id, row) for row in rows or [] if isinstance(row, list) and len(row) >= 6)
 
-    async def _read_requests_now(self) -> None:
-        if self.watch is not None and self.request.screenshots:
-            self._read_requests(self.watch)
+    async def _reads_done(self) -> None:
+        """Wait for the reads of the page under way (the last step's closing started the last one)."""
         if self._reads:
             await asyncio.wait(set(self._reads), timeout=5.0)
 
@@ -602,37 +602,38 @@ class RunRecording:
 
     # -- the end ----------------------------------------------------------------------------------------------
     async def _finish_shots(self, keep: bool) -> None:
-        """Wait for ffmpeg to write the screenshots (kept: the held ones are sent now), or stop it and remove
-        them."""
+        """Wait for the writer to write the screenshots (kept: the held ones and the backlog are sent now), or
+        stop it and remove them. A picture it could not write is left out of the steps."""
         held, self._held = list(self._held), deque()
         if keep:
+            self._send_backlog(None)
             for shot in held:
-                self._send(shot, len(held) + 1)
-            if self._backlog:  # ffmpeg was behind: it takes the rest now, waited for off the Qt thread
-                await in_thread(self._send_backlog, 30.0, name="browserpilot-trace")
-                self._left_out += len(self._backlog)
-                self._backlog.clear()
+                self._send(shot, None)
             if self._left_out:
                 self.notes.append(f"{self._left_out} screenshot(s) of the trace were left out (on-failure keeps the "
-                                  f"latest {HELD_BYTES // (1024 * 1024)} MB of pictures; always: the encoder was far "
+                                  f"latest {HELD_BYTES // (1024 * 1024)} MB of pictures; always: the writer was far "
                                   "behind)")
-        pipe, self._shots = self._shots, None
-        if pipe is None:
+        self._backlog.clear()
+        shots, self._shots = self._shots, None
+        if shots is None:
             return
         if keep:
-            pipe.close()
+            shots.close()
         else:
-            pipe.kill()
-        try:
-            await asyncio.wrap_future(pipe.done)
-        except VideoError as exc:
-            log.warning("run %s: the trace's screenshots could not be written: %s", self.request.run_id, exc)
-            self.notes.append(f"the trace's screenshots could not be written: {exc}")
-            for step in self.steps.values():
-                step.before = step.after = None
-            return
+            shots.kill()
+        written = await asyncio.wrap_future(shots.done)
         if not keep:
             await in_thread(shutil.rmtree, self.folder, True, name="browserpilot-trace")
+            return
+        if shots.error is not None:
+            log.warning("run %s: the trace's screenshots could not all be written: %s", self.request.run_id,
+                        shots.error)
+            self.notes.append(f"the trace's screenshots could not all be written: {shots.error}")
+        for step in self.steps.values():
+            if step.before is not None and step.before.path not in written:
+                step.before = None
+            if step.after is not None and step.after.path not in written:
+                step.after = None
 
     def _step_traces(self) -> dict[int, StepTrace]:
         steps: dict[int, StepTrace] = {}

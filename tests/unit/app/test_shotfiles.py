@@ -1,0 +1,75 @@
+"""A trace's screenshot writer (app/browser/shotfiles.py): the files it writes are whole, small JPEGs with the
+element outlined where the trace said, and a picture it could not write is reported, not pretended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+from app.browser.framepipe import Launcher
+from app.browser.shotfiles import ShotFiles
+from app.browser.tabpictures import outliner
+
+PAGE_WIDTH, PAGE_HEIGHT = 1200, 760
+
+
+def page_picture() -> QImage:
+    image = QImage(PAGE_WIDTH, PAGE_HEIGHT, QImage.Format.Format_RGB32)
+    image.fill(Qt.GlobalColor.white)
+    return image
+
+
+def red(image: QImage, x: float, y: float) -> bool:
+    colour = image.pixelColor(int(x), int(y))
+    return colour.red() > 150 and colour.green() < 110 and colour.blue() < 110
+
+
+def test_pictures_are_written_scaled_down_with_the_element_outlined(qapp: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "trace"
+    shots = ShotFiles(folder, 800, Launcher())
+    box = (300.0, 200.0, 120.0, 40.0)  # CSS px (zoom 1): the outline frames it in the 800 px picture
+    scale = 800 / PAGE_WIDTH
+    assert shots.send(page_picture(), None, folder / "0001.jpg")
+    assert shots.send(page_picture(), outliner(box, scale), folder / "0002.jpg")
+    shots.close()
+    written = shots.done.result(timeout=30)
+    assert shots.error is None
+    assert written == {str(folder / "0001.jpg"), str(folder / "0002.jpg")}
+    assert sorted(p.name for p in folder.iterdir()) == ["0001.jpg", "0002.jpg"]  # no partial files left
+    plain, framed = QImage(str(folder / "0001.jpg")), QImage(str(folder / "0002.jpg"))
+    assert (plain.width(), plain.height()) == (800, 507) and (framed.width(), framed.height()) == (800, 507)
+    middle = (box[1] + box[3] / 2) * scale
+    assert red(framed, (box[0] - 4) * scale, middle) and red(framed, (box[0] + box[2] + 3) * scale, middle)
+    assert not red(framed, (box[0] + box[2] / 2) * scale, middle)  # the element itself is not painted over
+    assert not any(red(plain, x, middle) for x in range(0, 800, 4))
+
+
+def test_a_picture_that_cannot_be_written_is_reported_and_left_out(qapp: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "trace"
+    shots = ShotFiles(folder, 800, Launcher())
+    assert shots.send(page_picture(), None, folder / "0001.jpg")
+    assert shots.send(page_picture(), None, tmp_path / "gone" / "0002.jpg")  # no such folder
+    assert shots.send(page_picture(), None, folder / "0003.jpg")
+    shots.close()
+    written = shots.done.result(timeout=30)
+    assert isinstance(shots.error, OSError)
+    assert written == {str(folder / "0001.jpg")}  # nothing after the failure either: the disk may be full
+    assert [p.name for p in folder.iterdir()] == ["0001.jpg"]
+
+
+def test_a_writer_far_behind_refuses_a_picture_instead_of_queueing_without_end(qapp: Any, tmp_path: Path) -> None:
+    class Idle(Launcher):
+        def start(self, target: Any, name: str) -> None:  # the thread has not started yet
+            self.target = target
+
+    launcher = Idle()
+    shots = ShotFiles(tmp_path / "trace", 800, launcher)
+    assert shots.send(page_picture(), None, tmp_path / "trace" / "0001.jpg", limit=1)
+    assert not shots.send(page_picture(), None, tmp_path / "trace" / "0002.jpg", limit=1)
+    assert shots.send(page_picture(), None, tmp_path / "trace" / "0002.jpg")  # the run's end: no limit
+    shots.close()
+    launcher.target()
+    assert shots.done.result(timeout=30) == {str(tmp_path / "trace" / "0001.jpg"), str(tmp_path / "trace" / "0002.jpg")}
