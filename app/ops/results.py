@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from workflows.envelope import OpenResult, Result
+from workflows.runs import RunView
 
 __all__ = ["OpenResult", "Result"]
 
@@ -73,7 +74,7 @@ class WorkflowSaveResult(Result):  # workflow_write, workflow_update, workflow_i
 
 
 class RunResult(Result):  # workflow_run, run_wait: the finished run, with the original's fields beside it
-    run: dict[str, Any]
+    run: RunView
     workflow: str | None = None
     title: str | None = None
     files: list[Any] | None = None
@@ -99,7 +100,7 @@ class RunListResult(Result):
 
 
 class RunReadResult(Result):
-    run: dict[str, Any]  # the run's whole record (workflows/runs.py `RunRecord.view`)
+    run: RunView  # the run's whole record (workflows/runs.py `RunRecord.view`)
 
 
 class WorkflowReadResult(Result):
