@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult, PathResult, RunCancelResult, RunEventsResult, RunListResult, RunReadResult, RunResult, RunTablesResult, WorkflowBatchResult, WorkflowDeleteResult, WorkflowDiffResult, WorkflowHistoryResult, WorkflowListResult, WorkflowReadResult, WorkflowRepairResult, WorkflowRepairsResult, WorkflowRestoreResult, WorkflowSaveResult, WorkflowStartResult
+from app.ops.results import PathResult, RunCancelResult, RunEventsResult, RunListResult, RunReadResult, RunResult, RunTablesResult, WorkflowBatchResult, WorkflowDeleteResult, WorkflowDiffResult, WorkflowHistoryResult, WorkflowListResult, WorkflowReadResult, WorkflowRepairResult, WorkflowRepairsResult, WorkflowRestoreResult, WorkflowSaveResult, WorkflowStartResult
 from envs import loggers
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
@@ -449,7 +449,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     return {"batchId": batch_id, **progress.as_dict(), "results": results}
 
 
-@operation("workflow_import", PathParams, OpenResult, group="workflows")
+@operation("workflow_import", PathParams, WorkflowSaveResult, group="workflows")
 async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
