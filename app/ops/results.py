@@ -19,7 +19,7 @@ from pydantic import Field
 
 from workflows.envelope import OpenResult, Result
 from workflows.events import EventKind
-from workflows.results import Number
+from workflows.results import Number, PageResult
 from workflows.runs import HealView, RunView
 
 __all__ = ["OpenResult", "Result"]
@@ -380,3 +380,35 @@ class DistributedBatchSummary(Result):
 
 class BatchListResult(Result):
     batches: list[DistributedBatchSummary]  # newest first
+
+
+# -- network capture -------------------------------------------------------------------------------------
+class NetCaptureResult(PageResult):  # net_start, net_stop
+    capturing: bool
+    entries: int | None = None  # net_stop: the requests kept
+
+
+class NetRequestRow(Result):
+    """A captured request as net_list shows it (app/browser/netentry.py `summary`)."""
+
+    id: str  # net_get's reqId
+    method: str
+    url: str
+    status: int | None = None
+    type: str | None = None
+    mime_type: str | None = None
+    size: int
+    time_ms: Number
+    state: str
+    error: str | None = None
+    redirect_url: str | None = Field(default=None, alias="redirectURL")
+
+
+class NetListResult(PageResult):
+    capturing: bool
+    requests: list[NetRequestRow]
+    dropped: int  # requests no longer kept (the capture keeps the latest)
+
+
+class NetGetResult(PageResult):
+    request: dict[str, Any]  # id, method, url, status, timings, request and response with headers and body, …
