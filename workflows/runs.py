@@ -31,6 +31,8 @@ from envs.changes import StoreChanges
 from envs.datadir import DataDir
 from envs.jsonstore import JsonStore, encode_json
 from envs.savemanager import ImmediateSaver, Saver
+from workflows.envelope import Result
+from workflows.results import Number
 from workflows.tracing import prune
 
 log = logging.getLogger(loggers.WORKFLOWS)
@@ -129,6 +131,125 @@ class RunRecord(_Model):
         """The record as callers see it (`run_read`, `workflow_run`, `browserpilot run --json`): our fields in
         camelCase plus the original's envelope fields."""
         return {**self.original_fields(), **self.model_dump(mode="json", by_alias=True, exclude_none=True)}
+
+
+# -- a record as callers read it ------------------------------------------------------------------------------
+class HealView(Result):
+    """How a node's element was found when no locator matched (`TraceEntry.healed`, workflows/engine.py)."""
+
+    from_: str | None = Field(default=None, alias="from")  # the locator that no longer matched, as it reads
+    to: Any = None  # the element's new locator
+    score: Number | None = None
+    why: str | None = None
+    element: str | None = None  # the element found, as it reads
+    by_model: bool | None = None  # found by the model's step, not the fingerprint
+    shot: str | None = None  # a screenshot of the element found, outlined
+
+
+class TraceMessage(Result):
+    """A console message (with its level) or a page error (without) while a step ran."""
+
+    level: str | None = None
+    text: str
+    source: str | None = None
+    line: int | None = None
+    at_ms: Number | None = None
+
+
+class TraceRequestView(Result):
+    """A request a step caused: from the tab's network capture (status, bodies) or the page's resource timing."""
+
+    method: str | None = None
+    url: str
+    type: str | None = None
+    status: int | None = None
+    at_ms: Number | None = None
+    ms: Number | None = None
+    error: str | None = None
+    bytes: int | None = None
+    request_body: str | None = None
+    response_body: str | None = None
+
+
+class TraceStepView(Result):
+    """One node of a run's trace as callers read it (`TraceEntry` on the wire: its start is ISO text)."""
+
+    node: str
+    type: str
+    title: str | None = None
+    start: str
+    ms: Number
+    ok: bool
+    error: str | None = None
+    locator: str | None = None
+    healed: HealView | None = None
+    at_ms: Number | None = None
+    before: str | None = None
+    after: str | None = None
+    box: dict[str, Number] | None = None
+    element: str | None = None
+    console: list[TraceMessage] | None = None
+    page_errors: list[TraceMessage] | None = None
+    requests: list[TraceRequestView] | None = None
+
+    @property
+    def label(self) -> str:
+        """The node as a person reads it: its title, else its id."""
+        return self.title or self.node
+
+
+class RunView(Result):
+    """A run record as `run_read`, `workflow_run` and `run_wait` answer it (`RunRecord.view`): the original
+    app's envelope fields, then the record's own (timestamps as ISO text), and `traceRemoved` when the disk cap
+    deleted its screenshots and video. The fields are declared in the order `view` writes them, so a view read
+    and written again (`wire`) is the same JSON."""
+
+    ok: bool  # the original's fields
+    workflow: str
+    title: str | None = None
+    files: list[str] = Field(default_factory=list)
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    taken_over: bool = False
+    node: str | None = None  # where a run that is not ok stopped
+    error: str | None = None
+    screenshot: str | None = None
+    har: str | None = None
+    id: str  # the record's (`RunRecord`)
+    workflow_id: str | None = None
+    workflow_name: str
+    env: str
+    tab_id: str | None = None
+    batch_id: str | None = None
+    row_index: int | None = None
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    status: RunStatus
+    started_at: str
+    ended_at: str | None = None
+    duration_ms: Number | None = None
+    stopped_at: str | None = None
+    video: str | None = None
+    tracing: dict[str, str] | None = None
+    trace: list[TraceStepView] = Field(default_factory=list)
+    healed: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    pending_at_end: list[dict[str, Any]] = Field(default_factory=list)
+    worker: str | None = None
+    remote: dict[str, Any] | None = None
+    trigger: dict[str, Any] | None = None
+    trace_removed: bool | None = None  # run_read: the disk cap deleted its screenshots and video
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    @property
+    def healed_steps(self) -> list[TraceStepView]:
+        return [step for step in self.trace if step.healed is not None]
+
+    @property
+    def has_pictures(self) -> bool:
+        """Whether any step kept a screenshot."""
+        return any(step.before or step.after for step in self.trace)
 
 
 class RunsDocument(_Model):

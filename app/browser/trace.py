@@ -568,14 +568,15 @@ class RunRecording:
                 step = self._step_at(tab_id, when)
                 if step is None or len(step.requests) >= MAX_REQUESTS or url.startswith(("data:", "blob:")):
                     continue
-                seen: dict[str, Any] = {"method": method, "url": url, "type": kind,
-                                        "atMs": round((when - self.started) * 1000, 1)}
+                # The keys in the order of the captured requests' (and of `TraceRequestView`, workflows/runs.py).
+                seen: dict[str, Any] = {"method": method, "url": url, "type": kind}
                 timing = _matching(timings.get(f"{tab_id} {url}"), when)
+                if timing is not None and timing[4]:
+                    seen["status"] = int(timing[4])
+                seen["atMs"] = round((when - self.started) * 1000, 1)
                 if timing is not None:
-                    _name, _kind, _start, duration, status, size = timing[:6]
+                    _name, _kind, _start, duration, _status, size = timing[:6]
                     seen["ms"] = round(float(duration), 1)
-                    if status:
-                        seen["status"] = int(status)
                     if size:
                         seen["bytes"] = int(size)
                 step.requests.append(seen)

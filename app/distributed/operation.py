@@ -33,7 +33,7 @@ from app.distributed.models import BatchCounts
 from app.distributed.shipping import land_files, relocate
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import BatchListResult, DistributedBatchResult
 from app.ops.workflow_ops import WorkflowRunParams, _resolve, read_rows
 from envs import loggers
 from workflows.runs import RunRecord
@@ -205,7 +205,7 @@ def _row_summary(ctx: OpContext, index: int, row: RowState, run_id: str | None) 
     return item
 
 
-@operation("workflow_distribute", WorkflowDistributeParams, OpenResult, group="workers")
+@operation("workflow_distribute", WorkflowDistributeParams, DistributedBatchResult, group="workers")
 async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) -> dict[str, Any]:
     """Run a workflow once per data row on remote workers (`browserpilot worker`) through a Redis broker. The
     workflow document travels with each row; each row's result (with the worker's name and timings) is stored
@@ -227,7 +227,7 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
     return await follow_batch(ctx, state, login)
 
 
-@operation("batch_resume", BatchResumeParams, OpenResult, group="workers")
+@operation("batch_resume", BatchResumeParams, DistributedBatchResult, group="workers")
 async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> dict[str, Any]:
     """Follow a distributed batch again (its submitter was killed, or stopped waiting): collect the outcomes
     the workers reported meanwhile, send again only the rows the broker no longer has, and wait for the rest.
@@ -239,7 +239,7 @@ async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> dict[str, A
     return await follow_batch(ctx, state, login)
 
 
-@operation("batch_list", Params, OpenResult, read_only=True, group="workers")
+@operation("batch_list", Params, BatchListResult, read_only=True, group="workers")
 async def batch_list(ctx: OpContext, params: Params) -> dict[str, Any]:
     """The distributed batches this app submitted, newest first: status (running = not every row has an
     outcome yet: resume it with batch_resume), counts and duplicates."""

@@ -15,7 +15,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import NetCaptureResult, NetGetResult, NetListResult, OpenResult
 from workflows.results import DirectResult, HarResult
 
 
@@ -34,27 +34,27 @@ class NetBlockedParams(Params):
     limit: int = Field(default=100, ge=1, le=500, description="At most this many (the most recent).")
 
 
-@operation("net_start", TabParams, OpenResult, needs_browser=True, group="network")
+@operation("net_start", TabParams, NetCaptureResult, needs_browser=True, group="network")
 async def net_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Start capturing the tab's network requests (a fresh capture: earlier entries are dropped). Keeps the
     request and response headers, status, timing, and the bodies of text/JSON responses up to 1 MB."""
     return await on_page(ctx, params, lambda p: p.network.net_start())
 
 
-@operation("net_stop", TabParams, OpenResult, needs_browser=True, group="network")
+@operation("net_stop", TabParams, NetCaptureResult, needs_browser=True, group="network")
 async def net_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Stop capturing on the tab; what was captured stays readable (net_list, net_get, net_export)."""
     return await on_page(ctx, params, lambda p: p.network.net_stop())
 
 
-@operation("net_list", NetListParams, OpenResult, needs_browser=True, read_only=True, group="network")
+@operation("net_list", NetListParams, NetListResult, needs_browser=True, read_only=True, group="network")
 async def net_list(ctx: OpContext, params: NetListParams) -> dict[str, Any]:
     """Captured requests of the tab, oldest first: {id, method, url, status, type, mimeType, size, timeMs,
     state (done | pending | failed), error?}."""
     return await on_page(ctx, params, lambda p: p.network.net_list(params.url_contains, params.limit))
 
 
-@operation("net_get", NetGetParams, OpenResult, needs_browser=True, read_only=True, group="network")
+@operation("net_get", NetGetParams, NetGetResult, needs_browser=True, read_only=True, group="network")
 async def net_get(ctx: OpContext, params: NetGetParams) -> dict[str, Any]:
     """One captured request: request and response headers, post data, status, timing, and the response body
     (text/JSON up to 1 MB; larger or binary bodies are omitted with a bodyNote)."""

@@ -16,7 +16,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams
 from app.ops.registry import Operation, OpError, operation
-from app.ops.results import OpenResult
+from app.ops.results import RecordStatusResult, RecordStopResult
 from workflows.document import validate_document
 from workflows.io import dump_document
 from workflows.ports import TabPort
@@ -59,21 +59,21 @@ def build_document(recording: Recording, name: str, description: str | None = No
     return json.loads(dump_document(document))
 
 
-@operation("record_start", TabParams, OpenResult, needs_browser=True, group="recording")
+@operation("record_start", TabParams, RecordStatusResult, needs_browser=True, group="recording")
 async def record_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Start recording a person's actions in the tab (one recording per tab). The page shown becomes the
     first step (goto). Only trusted input of a person is recorded, never the app's own operations."""
     return (await _tab(ctx, params)).recording.start()
 
 
-@operation("record_status", TabParams, OpenResult, needs_browser=True, read_only=True, group="recording")
+@operation("record_status", TabParams, RecordStatusResult, needs_browser=True, read_only=True, group="recording")
 async def record_status(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """The steps recorded so far in the tab: [{id, type, words, locator, alternatives?, data, note?}], and
     `paused` while the app itself acts on the tab."""
     return (await _tab(ctx, params)).recording.status()
 
 
-@operation("record_edit", RecordEditParams, OpenResult, needs_browser=True, group="recording")
+@operation("record_edit", RecordEditParams, RecordStatusResult, needs_browser=True, group="recording")
 async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any]:
     """Edit the running recording: delete a step, set its value, make a typed value a start input, switch
     its locator to another recorded alternative, or insert handoff / captcha / wait / capture / check."""
@@ -102,7 +102,7 @@ async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any
     return part.status()
 
 
-@operation("record_stop", RecordStopParams, OpenResult, needs_browser=True, group="recording")
+@operation("record_stop", RecordStopParams, RecordStopResult, needs_browser=True, group="recording")
 async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any]:
     """Stop recording the tab and return {name, workflow: <document>, notes?: what could not be recorded}; saved
     in workflows.json (by name) unless save is false. A document that would not check is an error, and the

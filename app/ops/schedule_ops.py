@@ -18,7 +18,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import ScheduleDeleteResult, ScheduleListResult, ScheduleRunResult, ScheduleSaveResult
 from envs.model import DEFAULT_ENV_ID
 from workflows.schedule_timing import Timing, describe, describe_next, timing_from_options
 from workflows.schedules import DEFAULT_GRACE_MINUTES, Schedule
@@ -121,7 +121,7 @@ def _check_target(ctx: OpContext, fields: ScheduleFields, changes: dict[str, Any
         changes["name"] = fields.name
 
 
-@operation("schedule_list", Params, OpenResult, read_only=True, group="schedules")
+@operation("schedule_list", Params, ScheduleListResult, read_only=True, group="schedules")
 async def schedule_list(ctx: OpContext, params: Params) -> dict[str, Any]:
     """The schedules, soonest first: id, name, workflow, environment, inputs or rows file, timing (and `when`
     in words), missed policy and grace, enabled, nextRunAt (and `next` in words), last result and history."""
@@ -131,7 +131,7 @@ async def schedule_list(ctx: OpContext, params: Params) -> dict[str, Any]:
     return {"schedules": views, "paused": bool(ctx.scheduler is not None and ctx.scheduler.paused)}
 
 
-@operation("schedule_create", ScheduleCreateParams, OpenResult, group="schedules")
+@operation("schedule_create", ScheduleCreateParams, ScheduleSaveResult, group="schedules")
 async def schedule_create(ctx: OpContext, params: ScheduleCreateParams) -> dict[str, Any]:
     """Schedule a saved workflow: in an environment with inputs, or once per row of a rows file (on workers with
     broker), at times given as exactly one of cron, every, daily (+ weekdays) or at; local time. Returns the
@@ -152,7 +152,7 @@ async def schedule_create(ctx: OpContext, params: ScheduleCreateParams) -> dict[
     return {"schedule": schedule_view(ctx, created)}
 
 
-@operation("schedule_update", ScheduleUpdateParams, OpenResult, group="schedules")
+@operation("schedule_update", ScheduleUpdateParams, ScheduleSaveResult, group="schedules")
 async def schedule_update(ctx: OpContext, params: ScheduleUpdateParams) -> dict[str, Any]:
     """Change a schedule: any field of schedule_create (a new timing replaces the old one), enabled to switch
     it on or off. Times missed while it was off are not run when it is switched on again."""
@@ -170,14 +170,14 @@ async def schedule_update(ctx: OpContext, params: ScheduleUpdateParams) -> dict[
     return {"schedule": schedule_view(ctx, updated)}
 
 
-@operation("schedule_delete", ScheduleRef, OpenResult, destructive=True, group="schedules")
+@operation("schedule_delete", ScheduleRef, ScheduleDeleteResult, destructive=True, group="schedules")
 async def schedule_delete(ctx: OpContext, params: ScheduleRef) -> dict[str, Any]:
     """Delete a schedule (its past runs stay in the run list; a run it started goes on)."""
     deleted = ctx.schedules.delete(ctx.schedules.get(params.schedule).id)
     return {"deleted": {"id": deleted.id, "name": deleted.name}}
 
 
-@operation("schedule_run", ScheduleRunParams, OpenResult, needs_browser=True, group="schedules")
+@operation("schedule_run", ScheduleRunParams, ScheduleRunResult, needs_browser=True, group="schedules")
 async def schedule_run(ctx: OpContext, params: ScheduleRunParams) -> dict[str, Any]:
     """Run a schedule now (its timing is left as it is); refused while its previous run is still going. Returns
     the run or batch id at once, or with wait its result; the run's record says the schedule started it."""

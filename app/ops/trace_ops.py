@@ -23,7 +23,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import OpenResult, RunExportResult
 from envs.savemanager import in_thread
 from workflows.ports import PageError, TabPort
 from workflows.run_export import export_run
@@ -39,7 +39,7 @@ class RunExportParams(Params):
                                                        "folder).")
 
 
-@operation("run_export", RunExportParams, OpenResult, group="runs")
+@operation("run_export", RunExportParams, RunExportResult, group="runs")
 async def run_export(ctx: OpContext, params: RunExportParams) -> dict[str, Any]:
     """Write one zip to attach to a bug report: the run's record (record.json, paths relative to the zip), its
     trace screenshots (trace/), video, HAR (network.har), failure and healed screenshots (screenshots/) and large

@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult, PathResult, RunCancelResult, RunListResult, RunReadResult, RunResult, WorkflowDeleteResult, WorkflowListResult, WorkflowReadResult, WorkflowSaveResult, WorkflowStartResult
+from app.ops.results import PathResult, RunCancelResult, RunEventsResult, RunListResult, RunReadResult, RunResult, RunTablesResult, WorkflowBatchResult, WorkflowDeleteResult, WorkflowDiffResult, WorkflowHistoryResult, WorkflowListResult, WorkflowReadResult, WorkflowRepairResult, WorkflowRepairsResult, WorkflowRestoreResult, WorkflowSaveResult, WorkflowStartResult
 from envs import loggers
 from envs.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
@@ -406,7 +406,7 @@ class RunEventsParams(RunRef):
     since: int = Field(default=0, ge=0, description="Only events after this seq (the last one you saw).")
 
 
-@operation("run_events", RunEventsParams, OpenResult, needs_browser=True, read_only=True, group="runs")
+@operation("run_events", RunEventsParams, RunEventsResult, needs_browser=True, read_only=True, group="runs")
 async def run_events(ctx: OpContext, params: RunEventsParams) -> dict[str, Any]:
     """What happened in a run, in order: run_started, node_started, node_finished (status, ms, output or
     error), loop_pass, run_finished; each with a seq. `done` once the run has ended."""
@@ -431,7 +431,7 @@ def read_rows(path: str) -> list[dict[str, Any]]:
     return [dict(row) for row in csv.DictReader(io.StringIO(text))]
 
 
-@operation("workflow_batch", WorkflowBatchParams, OpenResult, needs_browser=True, group="workflows")
+@operation("workflow_batch", WorkflowBatchParams, WorkflowBatchResult, needs_browser=True, group="workflows")
 async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[str, Any]:
     """Run a workflow once per data row (rows or a CSV/JSON rowsFile), up to `concurrency` tabs at once, or
     round-robin over several environments (accounts) with `envs`. A failed row does not stop the others."""
@@ -449,7 +449,7 @@ async def workflow_batch(ctx: OpContext, params: WorkflowBatchParams) -> dict[st
     return {"batchId": batch_id, **progress.as_dict(), "results": results}
 
 
-@operation("workflow_import", PathParams, OpenResult, group="workflows")
+@operation("workflow_import", PathParams, WorkflowSaveResult, group="workflows")
 async def workflow_import(ctx: OpContext, params: PathParams) -> dict[str, Any]:
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
@@ -493,7 +493,7 @@ class RestoreParams(HistoryParams):
     version: int = Field(description="The version to go back to; the restore is itself a new version.")
 
 
-@operation("workflow_history", HistoryParams, OpenResult, read_only=True, group="workflows")
+@operation("workflow_history", HistoryParams, WorkflowHistoryResult, read_only=True, group="workflows")
 async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
     """The kept versions of a saved workflow (the last 50), newest first: {version, at, reason (save, import,
     update, record, repair, restore, recovered), name, note, nodes}."""
@@ -502,7 +502,7 @@ async def workflow_history(ctx: OpContext, params: HistoryParams) -> dict[str, A
     return {"id": saved.id, "name": saved.name, "versions": versions}
 
 
-@operation("workflow_diff", DiffParams, OpenResult, read_only=True, group="workflows")
+@operation("workflow_diff", DiffParams, WorkflowDiffResult, read_only=True, group="workflows")
 async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
     """What changed between two versions of a saved workflow: {changes: one line per node added, removed or
     changed (and which fields), diff: a unified diff of the documents}."""
@@ -517,7 +517,7 @@ async def workflow_diff(ctx: OpContext, params: DiffParams) -> dict[str, Any]:
     return {"id": saved.id, "name": saved.name, **diff_versions(older, newer)}
 
 
-@operation("workflow_restore", RestoreParams, OpenResult, group="workflows")
+@operation("workflow_restore", RestoreParams, WorkflowRestoreResult, group="workflows")
 async def workflow_restore(ctx: OpContext, params: RestoreParams) -> dict[str, Any]:
     """Make a kept version the workflow again (under its current id); the restore is itself a new version."""
     saved = ctx.workflows.find(params.name)
@@ -564,7 +564,7 @@ def _accept(ctx: OpContext, record: RunRecord, nodes: set[str] | None, note: str
     return result
 
 
-@operation("workflow_repairs", RepairsParams, OpenResult, read_only=True, group="workflows")
+@operation("workflow_repairs", RepairsParams, WorkflowRepairsResult, read_only=True, group="workflows")
 async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, Any]:
     """The repairs proposed by the recent successful runs of a saved workflow and not accepted yet: for each
     healed node, {runId, node, title, from (the locator that no longer found it), to (the healed element's
@@ -587,7 +587,7 @@ async def workflow_repairs(ctx: OpContext, params: RepairsParams) -> dict[str, A
             "autoRepair": auto_repair_runs(saved.document)}
 
 
-@operation("workflow_repair", RepairParams, OpenResult, group="workflows")
+@operation("workflow_repair", RepairParams, WorkflowRepairResult, group="workflows")
 async def workflow_repair(ctx: OpContext, params: RepairParams) -> dict[str, Any]:
     """Accept the repairs a run proposes: each healed node of the run keeps the locator of the element it
     healed to (with its fingerprint), saved as a new version of the workflow (reason repair)."""
@@ -652,7 +652,7 @@ def _trace_files_exist(record: RunRecord) -> bool:
     return any(path and Path(path).exists() for path in paths)
 
 
-@operation("run_tables", RunTablesParams, OpenResult, read_only=True, group="runs")
+@operation("run_tables", RunTablesParams, RunTablesResult, read_only=True, group="runs")
 async def run_tables(ctx: OpContext, params: RunTablesParams) -> dict[str, Any]:
     """A run's tables, as a spreadsheet shows them: the tables its export nodes wrote (CSV, XLSX, JSON, JSON
     Lines) and its outputs that are lists. Returns {runId, tables: [{name, source: file|output, path?,

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.distributed.models import group_batches
+from app.ops.results import RunRow
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
@@ -48,6 +49,7 @@ from app.ui.table_model import RowsTableModel, item_table as _table, record_tabl
 from app.ui.theme import current_scheme, icon
 from app.ui.trace_view import TraceView
 from envs import loggers
+from workflows.runs import RunView, TraceStepView
 
 log = logging.getLogger(loggers.UI)
 LIST_ROWS_SHOWN = 6  # the runs list's least height, in rows
@@ -152,7 +154,7 @@ RUN_COLUMNS = (QT_TRANSLATE_NOOP("RunTableModel", "Status"), QT_TRANSLATE_NOOP("
                QT_TRANSLATE_NOOP("RunTableModel", "Duration"))
 
 
-class RunTableModel(RowsTableModel[Any]):
+class RunTableModel(RowsTableModel[RunRow]):
     """`run_list` rows, newest first, with environment names."""
 
     columns = RUN_COLUMNS
@@ -160,30 +162,31 @@ class RunTableModel(RowsTableModel[Any]):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[dict[str, Any]] = []
+        self._rows: list[RunRow] = []
         self._env_names: dict[str, str] = {}
 
     def set_rows(self, rows: list[dict[str, Any]], env_names: dict[str, str]) -> None:
-        grouped = group_batches(rows)  # a batch's rows together, in row order
+        """Show `run_list`'s rows (its wire form), a batch's rows together in row order."""
+        grouped = [RunRow.model_validate(run) for run in group_batches(rows)]
         if env_names != self._env_names:
             self._env_names = dict(env_names)
             self._reset(grouped)
         else:
-            self.replace_rows(grouped, key=lambda run: run["id"])  # only new, gone and changed rows
+            self.replace_rows(grouped, key=lambda run: run.id)  # only new, gone and changed rows
 
-    def run_at(self, row: int) -> dict[str, Any] | None:
+    def run_at(self, row: int) -> RunRow | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def row_of(self, run_id: str) -> int:
-        return next((i for i, run in enumerate(self._rows) if run["id"] == run_id), -1)
+        return next((i for i, run in enumerate(self._rows) if run.id == run_id), -1)
 
     def has_running(self) -> bool:
-        return any(run["status"] == "running" for run in self._rows)
+        return any(run.status == "running" for run in self._rows)
 
     def tick(self) -> None:
         """Running rows' durations grow."""
         for row, run in enumerate(self._rows):
-            if run["status"] == "running":
+            if run.status == "running":
                 index = self.index(row, 4)
                 self.dataChanged.emit(index, index, [Qt.ItemDataRole.DisplayRole])
 
@@ -197,38 +200,38 @@ class RunTableModel(RowsTableModel[Any]):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                batch = (self.tr("  (row {n})").format(n=run["rowIndex"] + 1) if run.get("rowIndex") is not None
-                         else "")
-                healed = self.tr(" · {n} healed").format(n=run["healed"]) if run.get("healed") else ""
-                return status_text(run["status"]) + batch + healed
+                batch = self.tr("  (row {n})").format(n=run.row_index + 1) if run.row_index is not None else ""
+                healed = self.tr(" · {n} healed").format(n=run.healed) if run.healed else ""
+                return status_text(run.status) + batch + healed
             if column == 1:
-                return run["workflow"]
+                return run.workflow
             if column == 2:
-                return self.env_name(run["env"])
+                return self.env_name(run.env)
             if column == 3:
-                return local_time(run["startedAt"])
-            if run["status"] == "running":
-                return format_duration(elapsed_ms(run["startedAt"]))
-            return format_duration(run.get("durationMs"))
+                return local_time(run.started_at)
+            if run.status == "running":
+                return format_duration(elapsed_ms(run.started_at))
+            return format_duration(run.duration_ms)
         if role == Qt.ItemDataRole.DecorationRole and column == 0:
-            return status_icon(run["status"])
+            return status_icon(run.status)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 0:
-                lines = [f"{run['id']}: {status_text(run['status'])}"]
-                if run.get("batchId"):
-                    lines.append(self.tr("batch {batch}, row {n}").format(batch=run["batchId"], n=run["rowIndex"] + 1))
-                if run.get("worker"):
-                    lines.append(self.tr("ran on worker {worker}").format(worker=run["worker"]))
-                if run.get("healed"):
+                lines = [f"{run.id}: {status_text(run.status)}"]
+                if run.batch_id:
+                    lines.append(self.tr("batch {batch}, row {n}").format(batch=run.batch_id,
+                                                                          n=(run.row_index or 0) + 1))
+                if run.worker:
+                    lines.append(self.tr("ran on worker {worker}").format(worker=run.worker))
+                if run.healed:
                     lines.append(self.tr("{n} node(s) found by their fingerprint: their locators no longer matched")
-                                 .format(n=run["healed"]))
-                if run.get("error"):
-                    lines.append(run["error"])
+                                 .format(n=run.healed))
+                if run.error:
+                    lines.append(run.error)
                 return "\n".join(lines)
             if column == 2:
-                return run["env"]
+                return run.env
         if role == Qt.ItemDataRole.UserRole:
-            return run["id"]
+            return run.id
         return None
 
 
@@ -262,7 +265,7 @@ class RunDetail(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.run: dict[str, Any] | None = None
+        self.run: RunView | None = None
         self.title = QLabel(self.tr("Select a run to see its detail."), self)
         self.title.setObjectName("run-title")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -293,7 +296,7 @@ class RunDetail(QWidget):
         form.addRow("", self.thumbnail)
         self.har_folder = QPushButton(icon("folder-open"), self.tr("Show HAR in Folder"), self)
         self.har_folder.setObjectName("run-har-folder")
-        self.har_folder.clicked.connect(lambda: self.run and self.run.get("har") and show_in_folder(self.run["har"]))
+        self.har_folder.clicked.connect(lambda: self.run and self.run.har and show_in_folder(self.run.har))
         form.addRow("", self.har_folder)
         summary_page = QWidget(self)
         summary_page.setLayout(form)
@@ -354,40 +357,16 @@ class RunDetail(QWidget):
         self.show_run(None)
 
     # -- filling -------------------------------------------------------------------------------------
-    def show_run(self, run: dict[str, Any] | None, env_name: str | None = None) -> None:
+    def show_run(self, run: RunView | None, env_name: str | None = None) -> None:
+        """Show a run record (a `run_read` view); None: no run chosen."""
         self.run = run
-        run = run or {}
-        status = run.get("status", "")
-        if run:
-            self.title.setText(self.tr("{workflow} — {status}  ({id})").format(
-                workflow=run["workflowName"], status=status_text(status), id=run["id"]))
-        else:
-            self.title.setText(self.tr("Select a run to see its detail."))
-        batch = (self.tr("{batch}, row {n}").format(batch=run["batchId"], n=run.get("rowIndex", 0) + 1)
-                 if run.get("batchId") else "")
-        batch += self.tr(", ran on worker {worker}").format(worker=run["worker"]) if run.get("worker") else ""
-        duration = (self.tr("{duration} so far").format(duration=format_duration(elapsed_ms(run.get("startedAt"))))
-                    if status == "running" else format_duration(run.get("durationMs")))
-        texts = {"status": status_text(status) + (self.tr("  (a person took over during the run)")
-                                                  if run.get("takenOver") and status != "taken_over" else ""),
-                 "workflow": run.get("workflowName", ""),
-                 "env": (f"{env_name} ({run['env']})" if env_name and env_name != run.get("env")
-                         else run.get("env", "")) + (self.tr(", tab {tab}").format(tab=run["tabId"])
-                                                     if run.get("tabId") else ""),
-                 "started": local_time(run.get("startedAt")), "ended": local_time(run.get("endedAt")),
-                 "duration": duration, "batch": batch, "stopped": run.get("stoppedAt", ""),
-                 "error": run.get("error", ""), "har": run.get("har", ""), "screenshot": run.get("screenshot", "")}
-        for key, text in texts.items():
-            self.labels[key].setText(text)
-            self.labels[key].setToolTip(text if len(text) > 60 else "")
-            if key in ("batch", "stopped", "error", "har", "screenshot", "ended"):
-                self.form.setRowVisible(self.labels[key], bool(text) or not run)
-        self.form.setRowVisible(self.har_folder, bool(run.get("har")))
-        self._show_thumbnail(run.get("screenshot"))
-        self._fill(self.outputs, [(key, *show_value(value)) for key, value in run.get("outputs", {}).items()])
-        self._fill(self.inputs, [(key, *show_value(value)) for key, value in run.get("inputs", {}).items()])
+        self._show_summary(run, env_name)
+        self._show_thumbnail(run.screenshot if run else None)
+        self._fill(self.outputs, [(key, *show_value(value)) for key, value in (run.outputs if run else {}).items()])
+        self._fill(self.inputs, [(key, *show_value(value)) for key, value in (run.inputs if run else {}).items()])
+        files = run.files if run else []
         self.files.setRowCount(0)
-        for path in run.get("files", []):
+        for path in files:
             row = self.files.rowCount()
             self.files.insertRow(row)
             name = _item(Path(path).name, path)
@@ -397,42 +376,75 @@ class RunDetail(QWidget):
         if self.files.rowCount():
             self.files.selectRow(0)
         self._update_file_buttons()
+        self._show_trace(run.trace if run else [])
+        self.trace_view.show_run(run)
+        self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(files)) if files else self.tr("Files"))
+        if run is None or run.id != self.tables_run:
+            self.show_tables(None, [])
+        healed = len(run.healed_steps) if run else 0
+        self.pages.setTabText(self.pages.indexOf(self.trace_page),
+                              self.tr("Trace ({n} healed)").format(n=healed) if healed else self.tr("Trace"))
+
+    def _show_summary(self, run: RunView | None, env_name: str | None) -> None:
+        if run is None:
+            self.title.setText(self.tr("Select a run to see its detail."))
+            for label in self.labels.values():
+                label.setText("")
+                label.setToolTip("")
+                self.form.setRowVisible(label, True)
+            self.form.setRowVisible(self.har_folder, False)
+            return
+        self.title.setText(self.tr("{workflow} — {status}  ({id})").format(
+            workflow=run.workflow_name, status=status_text(run.status), id=run.id))
+        batch = (self.tr("{batch}, row {n}").format(batch=run.batch_id, n=(run.row_index or 0) + 1)
+                 if run.batch_id else "")
+        batch += self.tr(", ran on worker {worker}").format(worker=run.worker) if run.worker else ""
+        duration = (self.tr("{duration} so far").format(duration=format_duration(elapsed_ms(run.started_at)))
+                    if run.running else format_duration(run.duration_ms))
+        env = f"{env_name} ({run.env})" if env_name and env_name != run.env else run.env
+        texts = {"status": status_text(run.status) + (self.tr("  (a person took over during the run)")
+                                                      if run.taken_over and run.status != "taken_over" else ""),
+                 "workflow": run.workflow_name,
+                 "env": env + (self.tr(", tab {tab}").format(tab=run.tab_id) if run.tab_id else ""),
+                 "started": local_time(run.started_at), "ended": local_time(run.ended_at),
+                 "duration": duration, "batch": batch, "stopped": run.stopped_at or "",
+                 "error": run.error or "", "har": run.har or "", "screenshot": run.screenshot or ""}
+        for key, text in texts.items():
+            self.labels[key].setText(text)
+            self.labels[key].setToolTip(text if len(text) > 60 else "")
+            if key in ("batch", "stopped", "error", "har", "screenshot", "ended"):
+                self.form.setRowVisible(self.labels[key], bool(text))
+        self.form.setRowVisible(self.har_folder, bool(run.har))
+
+    def _show_trace(self, steps: list[TraceStepView]) -> None:
+        """The table of the run's nodes, under its Trace view."""
         self.trace.setRowCount(0)
-        for entry in run.get("trace", []):
+        scheme = current_scheme()
+        for step in steps:
             row = self.trace.rowCount()
             self.trace.insertRow(row)
-            node = entry["node"] + (f" — {entry['title']}" if entry.get("title") else "")
-            started = parse_time(entry.get("start"))
-            healed = entry.get("healed")
-            locator = entry.get("locator") or ""
+            node = step.node + (f" — {step.title}" if step.title else "")
+            started = parse_time(step.start)
+            healed = step.healed
+            locator = step.locator or ""
             if healed:
-                locator = self.tr("healed ({score}): {element}").format(score=healed.get("score"),
-                                                                       element=healed.get("element") or "")
-            cells = (node, entry["type"], started.astimezone().strftime("%H:%M:%S.%f")[:-3] if started else "",
-                     f"{entry.get('ms', 0):.0f}", "✓" if entry.get("ok") else "✗", entry.get("error") or "",
-                     locator)
+                locator = self.tr("healed ({score}): {element}").format(score=healed.score,
+                                                                       element=healed.element or "")
+            cells = (node, step.type, started.astimezone().strftime("%H:%M:%S.%f")[:-3] if started else "",
+                     f"{step.ms:.0f}", "✓" if step.ok else "✗", step.error or "", locator)
             for column, text in enumerate(cells):
                 item = _item(text.replace("\n", " ⏎ "), text)
                 if column == 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if not entry.get("ok"):
-                    item.setForeground(QBrush(QColor(current_scheme().danger)))
+                if not step.ok:
+                    item.setForeground(QBrush(QColor(scheme.danger)))
                 elif healed:
-                    item.setForeground(QBrush(QColor(current_scheme().warning)))
+                    item.setForeground(QBrush(QColor(scheme.warning)))
                     item.setToolTip(self.tr("No locator found the element any more; its fingerprint did.\n"
                                             "was: {before}\nnow: {element}\nscore {score}: {why}").format(
-                        before=healed.get("from"), element=healed.get("element"), score=healed.get("score"),
-                        why=healed.get("why")))
+                        before=healed.from_, element=healed.element, score=healed.score, why=healed.why))
                 self.trace.setItem(row, column, item)
         self.trace.resizeColumnsToContents()
-        self.trace_view.show_run(run or None)
-        self.pages.setTabText(1, self.tr("Files ({n})").format(n=len(run["files"])) if run.get("files")
-                              else self.tr("Files"))
-        if not run or run.get("id") != self.tables_run:
-            self.show_tables(None, [])
-        healed = sum(1 for entry in run.get("trace", []) if entry.get("healed"))
-        self.pages.setTabText(self.pages.indexOf(self.trace_page),
-                              self.tr("Trace ({n} healed)").format(n=healed) if healed else self.tr("Trace"))
 
     tables_run: str | None = None
 
@@ -496,8 +508,8 @@ class RunDetail(QWidget):
             show_in_folder(path)
 
     def open_screenshot(self) -> None:
-        if self.run and self.run.get("screenshot"):
-            open_path(self.run["screenshot"])
+        if self.run and self.run.screenshot:
+            open_path(self.run.screenshot)
 
 
 # -- the panel ----------------------------------------------------------------------------------------------
@@ -658,14 +670,14 @@ class RunsPanel(QWidget):
         self._read_detail()
         self._update_buttons()
 
-    def selected_run(self) -> dict[str, Any] | None:
+    def selected_run(self) -> RunRow | None:
         row = self.model.row_of(self._selected_id) if self._selected_id else -1
         return self.model.run_at(row)
 
     def _on_selection(self) -> None:
         rows = self.table.selectionModel().selectedRows()
         run = self.model.run_at(rows[0].row()) if rows else None
-        run_id = run["id"] if run else None
+        run_id = run.id if run else None
         if run_id != self._selected_id:
             self._selected_id = run_id
             self._read_detail()
@@ -683,10 +695,10 @@ class RunsPanel(QWidget):
             if generation != self._detail_generation:
                 return
             if result["ok"]:
-                run = result["run"]
-                self.detail.show_run(run, self.model.env_name(run["env"]))
+                run = RunView.model_validate(result["run"])
+                self.detail.show_run(run, self.model.env_name(run.env))
                 self.model_update(run)
-                if run["status"] != "running":
+                if not run.running:
                     self.ops.start("run_tables", {"runId": run_id}, tables, owner=self)
             else:
                 self.detail.show_run(None)
@@ -698,30 +710,30 @@ class RunsPanel(QWidget):
 
         self.ops.start("run_read", {"runId": run_id}, read, owner=self)
 
-    def model_update(self, run: dict[str, Any]) -> None:
+    def model_update(self, run: RunView) -> None:
         """Keep the table's status for the selected run in step with its detail."""
-        row = self.model.row_of(run["id"])
+        row = self.model.row_of(run.id)
         listed = self.model.run_at(row)
-        if listed is not None and listed["status"] != run["status"]:
-            listed.update(status=run["status"], durationMs=run.get("durationMs"), error=run.get("error"))
+        if listed is not None and listed.status != run.status:
+            listed.status, listed.duration_ms, listed.error = run.status, run.duration_ms, run.error
             self.model.dataChanged.emit(self.model.index(row, 0), self.model.index(row, len(RUN_COLUMNS) - 1))
         self._update_buttons()
 
     def _on_tick(self) -> None:
         self.model.tick()
-        if self.detail.run and self.detail.run.get("status") == "running":
+        if self.detail.run and self.detail.run.running:
             self.detail.labels["duration"].setText(QCoreApplication.translate("RunDetail", "{duration} so far").format(
-                duration=format_duration(elapsed_ms(self.detail.run.get("startedAt")))))
+                duration=format_duration(elapsed_ms(self.detail.run.started_at))))
 
     def _update_buttons(self) -> None:
         run = self.selected_run()
-        running = run is not None and run["status"] == "running"
+        running = run is not None and run.status == "running"
         self.buttons["cancel"].setEnabled(running)
         self.buttons["cancel"].setToolTip(self.tr("Cancel the selected run; its record is written as cancelled")
                                           if running else self.tr("Only a running run can be cancelled"))
-        shown = self.detail.run if self.detail.run and run and self.detail.run.get("id") == run["id"] else None
-        healed = [e for e in (shown or {}).get("trace", []) if e.get("healed")]
-        can_repair = bool(healed) and shown is not None and shown.get("status") == "ok" and bool(shown.get("workflowId"))
+        shown = self.detail.run if self.detail.run and run and self.detail.run.id == run.id else None
+        healed = shown.healed_steps if shown is not None else []
+        can_repair = bool(healed) and shown is not None and shown.status == "ok" and bool(shown.workflow_id)
         self.buttons["repair"].setEnabled(can_repair)
         self.buttons["repair"].setToolTip(
             self.tr("Keep the healed elements' locators in the workflow ({n} nodes), as a new version").format(
@@ -731,11 +743,11 @@ class RunsPanel(QWidget):
     # -- actions ---------------------------------------------------------------------------------------
     def cancel_selected(self) -> None:
         run = self.selected_run()
-        if run is None or run["status"] != "running":
+        if run is None or run.status != "running":
             return
         self.buttons["cancel"].setEnabled(False)
-        self.note.setText(self.tr("Cancelling {id}…").format(id=run["id"]))
-        self.ops.run("run_cancel", {"runId": run["id"]}, self, title=self.tr("Cancel Run"))
+        self.note.setText(self.tr("Cancelling {id}…").format(id=run.id))
+        self.ops.run("run_cancel", {"runId": run.id}, self, title=self.tr("Cancel Run"))
 
     def accept_repair(self) -> None:
         """Accept the selected run's repairs (workflow_repair): its workflow keeps the healed locators."""
@@ -753,7 +765,7 @@ class RunsPanel(QWidget):
                 self.note.setText(str(result.get("error")))
             self._update_buttons()
 
-        self.ops.start("workflow_repair", {"runId": run["id"]}, done, owner=self)
+        self.ops.start("workflow_repair", {"runId": run.id}, done, owner=self)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

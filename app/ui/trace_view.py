@@ -29,6 +29,7 @@ from app.ui.table_model import item_table
 from app.ui.theme import current_scheme, icon
 from envs import loggers
 from envs.savemanager import in_thread
+from workflows.runs import RunView, TraceStepView
 
 log = logging.getLogger(loggers.UI)
 
@@ -98,7 +99,7 @@ class TraceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("trace-view")
-        self.run: dict[str, Any] | None = None
+        self.run: RunView | None = None
         self.calls: OpStarter | None = None  # set by the panel: how operations are called (Export)
         self._generation = 0
         self._thumbnails: dict[str, QImage] = {}
@@ -178,13 +179,12 @@ class TraceView(QWidget):
         self.show_run(None)
 
     # -- filling ---------------------------------------------------------------------------------------------
-    def steps(self) -> list[dict[str, Any]]:
-        return list((self.run or {}).get("trace") or [])
+    def steps(self) -> list[TraceStepView]:
+        return self.run.trace if self.run is not None else []
 
-    def show_run(self, run: dict[str, Any] | None) -> None:
+    def show_run(self, run: RunView | None) -> None:
         """Show a run (a `run_read` view), its first failed step chosen (else its first)."""
-        same = run is not None and self.run is not None and run.get("id") == self.run.get("id") \
-            and run.get("status") == self.run.get("status")
+        same = run is not None and self.run is not None and run.id == self.run.id and run.status == self.run.status
         if same:
             return
         self.run = run
@@ -192,30 +192,30 @@ class TraceView(QWidget):
         self._thumbnails.clear()
         self._pictures.clear()
         steps = self.steps()
-        kept = any(step.get("before") or step.get("after") for step in steps)
-        self.play_button.setEnabled(bool((run or {}).get("video")) and not (run or {}).get("traceRemoved"))
-        self.export_button.setEnabled(bool(run) and run.get("status") != "running" and self.calls is not None)
-        self.summary.setText(self._summary(run, steps, kept))
+        kept = run is not None and run.has_pictures
+        self.play_button.setEnabled(run is not None and bool(run.video) and not run.trace_removed)
+        self.export_button.setEnabled(run is not None and not run.running and self.calls is not None)
+        self.summary.setText(self._summary(run, kept))
         self.filmstrip.blockSignals(True)
         self.filmstrip.clear()
         scheme = current_scheme()
         for index, step in enumerate(steps):
-            text = f"{index + 1}. {step.get('title') or step['node']}\n{step['type']} · {step.get('ms', 0):.0f} ms"
-            if step.get("atMs") is not None:
-                text += f" · +{_seconds(step['atMs'])}"
+            text = f"{index + 1}. {step.label}\n{step.type} · {step.ms:.0f} ms"
+            if step.at_ms is not None:
+                text += f" · +{_seconds(step.at_ms)}"
             item = QListWidgetItem(icon("image"), text)
             item.setData(Qt.ItemDataRole.UserRole, index)
-            item.setToolTip(step.get("error") or step.get("element") or step["node"])
+            item.setToolTip(step.error or step.element or step.node)
             item.setSizeHint(QSize(THUMBNAIL.width() + 16, THUMBNAIL.height() + 56))
-            if not step.get("ok"):
+            if not step.ok:
                 item.setForeground(QBrush(QColor(scheme.danger)))
-            elif step.get("healed"):
+            elif step.healed:
                 item.setForeground(QBrush(QColor(scheme.warning)))
             self.filmstrip.addItem(item)
         self.filmstrip.blockSignals(False)
         self.filmstrip.setVisible(bool(steps))
         if steps:
-            failed = next((i for i, step in enumerate(steps) if not step.get("ok")), 0)
+            failed = next((i for i, step in enumerate(steps) if not step.ok), 0)
             self.filmstrip.setCurrentRow(failed)
             self._on_row(failed)
         else:
@@ -223,23 +223,22 @@ class TraceView(QWidget):
         if kept:
             self._load_thumbnails()
 
-    def _summary(self, run: dict[str, Any] | None, steps: list[dict[str, Any]], kept: bool) -> str:
-        if not run:
+    def _summary(self, run: RunView | None, kept: bool) -> str:
+        if run is None:
             return self.tr("Select a run to see its trace.")
-        parts = [self.tr("%n step(s)", "", len(steps))]
-        if run.get("durationMs") is not None:
-            parts.append(_seconds(run["durationMs"]))
-        tracing = run.get("tracing") or {}
-        if run.get("traceRemoved"):
+        parts = [self.tr("%n step(s)", "", len(run.trace))]
+        if run.duration_ms is not None:
+            parts.append(_seconds(run.duration_ms))
+        if run.trace_removed:
             parts.append(self.tr("its screenshots and video were deleted to keep traces within the disk limit "
                                  "(Settings)"))
         elif not kept:
-            mode = tracing.get("trace", "off")
+            mode = (run.tracing or {}).get("trace", "off")
             parts.append(self.tr("no screenshots: the trace was off") if mode == "off" else
                          self.tr("no screenshots: they are kept when a run fails, and this one did not")
-                         if mode == "on-failure" and run.get("status") == "ok" else
+                         if mode == "on-failure" and run.status == "ok" else
                          self.tr("no screenshots were kept"))
-        if run.get("video"):
+        if run.video:
             parts.append(self.tr("with a video"))
         return " · ".join(parts)
 
@@ -254,7 +253,7 @@ class TraceView(QWidget):
             self.step_chosen.emit(row)
 
     # -- one step --------------------------------------------------------------------------------------------
-    def _show_step(self, step: dict[str, Any] | None) -> None:
+    def _show_step(self, step: TraceStepView | None) -> None:
         self.console.setRowCount(0)
         self.requests.setRowCount(0)
         if step is None:
@@ -265,43 +264,43 @@ class TraceView(QWidget):
             self.info.setTabText(2, self.tr("Requests"))
             return
         self.step.setText(self._describe(step))
-        messages = [(m["level"], m["text"], f"{m.get('source', '')}:{m.get('line', '')}")
-                    for m in step.get("console") or []]
-        messages += [(self.tr("page error"), e["text"], f"{e.get('source', '')}:{e.get('line', '')}")
-                     for e in step.get("pageErrors") or []]
+        page_error = self.tr("page error")
+        messages = [(m.level or "", m.text, f"{m.source or ''}:{'' if m.line is None else m.line}")
+                    for m in step.console or []]
+        messages += [(page_error, e.text, f"{e.source or ''}:{'' if e.line is None else e.line}")
+                     for e in step.page_errors or []]
         for level, text, where in messages:
-            self._add_row(self.console, [level, text, where], danger=level in ("error", self.tr("page error")))
-        for request in step.get("requests") or []:
-            status = request.get("status") or request.get("error") or ""
-            tooltip = "\n\n".join(part for part in (request.get("requestBody"), request.get("responseBody")) if part)
-            self._add_row(self.requests, [request.get("method", ""), str(status), request.get("type", ""),
-                                          f"{request['ms']:.0f}" if request.get("ms") is not None else "",
-                                          request["url"]], tooltip=tooltip,
-                          danger=isinstance(request.get("status"), int) and request["status"] >= 400)
+            self._add_row(self.console, [level, text, where], danger=level in ("error", page_error))
+        requests = step.requests or []
+        for request in requests:
+            status = request.status or request.error or ""
+            tooltip = "\n\n".join(part for part in (request.request_body, request.response_body) if part)
+            self._add_row(self.requests, [request.method or "", str(status), request.type or "",
+                                          f"{request.ms:.0f}" if request.ms is not None else "", request.url],
+                          tooltip=tooltip, danger=request.status is not None and request.status >= 400)
         self.console.resizeColumnsToContents()
         self.requests.resizeColumnsToContents()
-        errors = len(step.get("pageErrors") or [])
+        errors = len(step.page_errors or [])
         self.info.setTabText(1, self.tr("Console ({n})").format(n=len(messages)) + (" ⚠" if errors else ""))
-        self.info.setTabText(2, self.tr("Requests ({n})").format(n=len(step.get("requests") or [])))
+        self.info.setTabText(2, self.tr("Requests ({n})").format(n=len(requests)))
         self._show_pictures(step)
 
-    def _describe(self, step: dict[str, Any]) -> str:
+    def _describe(self, step: TraceStepView) -> str:
         def escape(text: Any) -> str:
             return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
-        rows = [(self.tr("Node"), f"{step['node']}" + (f" — {step['title']}" if step.get("title") else "")),
-                (self.tr("Type"), step["type"]),
-                (self.tr("Started"), "+" + _seconds(step.get("atMs")) if step.get("atMs") is not None else ""),
-                (self.tr("Took"), f"{step.get('ms', 0):.0f} ms"),
-                (self.tr("Result"), self.tr("ok") if step.get("ok") else self.tr("failed")),
-                (self.tr("Error"), step.get("error") or ""),
-                (self.tr("Element"), step.get("element") or ""),
-                (self.tr("Locator"), step.get("locator") or "")]
-        healed = step.get("healed")
+        rows = [(self.tr("Node"), step.node + (f" — {step.title}" if step.title else "")),
+                (self.tr("Type"), step.type),
+                (self.tr("Started"), "+" + _seconds(step.at_ms) if step.at_ms is not None else ""),
+                (self.tr("Took"), f"{step.ms:.0f} ms"),
+                (self.tr("Result"), self.tr("ok") if step.ok else self.tr("failed")),
+                (self.tr("Error"), step.error or ""),
+                (self.tr("Element"), step.element or ""),
+                (self.tr("Locator"), step.locator or "")]
+        healed = step.healed
         if healed:
             rows.append((self.tr("Healed"), self.tr("{before} → {element} (score {score}: {why})").format(
-                before=healed.get("from"), element=healed.get("element"), score=healed.get("score"),
-                why=healed.get("why"))))
+                before=healed.from_, element=healed.element, score=healed.score, why=healed.why)))
         return "<table>" + "".join(f"<tr><td><b>{escape(key)}</b>&nbsp;&nbsp;</td><td>{escape(value)}</td></tr>"
                                    for key, value in rows if value) + "</table>"
 
@@ -318,7 +317,7 @@ class TraceView(QWidget):
     # -- pictures, off the Qt thread --------------------------------------------------------------------------
     def _load_thumbnails(self) -> None:
         generation = self._generation
-        paths = [step.get("after") or step.get("before") for step in self.steps()]
+        paths = [step.after or step.before for step in self.steps()]
 
         async def load() -> None:
             images = await in_thread(_load, [p for p in paths if p], THUMBNAIL, name="browserpilot-trace-view")
@@ -332,8 +331,8 @@ class TraceView(QWidget):
 
         asyncio.ensure_future(load())
 
-    def _show_pictures(self, step: dict[str, Any]) -> None:
-        before, after = step.get("before"), step.get("after")
+    def _show_pictures(self, step: TraceStepView) -> None:
+        before, after = step.before, step.after
         missing = self.tr("(no screenshot)")
         wanted = [path for path in (before, after) if path and path not in self._pictures]
         if not wanted:
@@ -361,26 +360,26 @@ class TraceView(QWidget):
     def play(self) -> None:
         """The run's video in a player, its nodes as chapters."""
         run = self.run
-        if not run or not run.get("video"):
+        if run is None or not run.video:
             return
         from app.ui.video_player import VideoPlayer  # QtMultimedia: loaded when a video is played
 
         if self._player is not None and shiboken6.isValid(self._player):
             self._player.close()
-        chapters = [(float(step["atMs"]) / 1000, f"{index + 1}. {step.get('title') or step['node']} ({step['type']})")
-                    for index, step in enumerate(self.steps()) if step.get("atMs") is not None]
-        self._player = VideoPlayer(run["video"], chapters, self.tr("Video of {run}").format(run=run["id"]), self)
+        chapters = [(float(step.at_ms) / 1000, f"{index + 1}. {step.label} ({step.type})")
+                    for index, step in enumerate(self.steps()) if step.at_ms is not None]
+        self._player = VideoPlayer(run.video, chapters, self.tr("Video of {run}").format(run=run.id), self)
         self._player.show()
         self._player.play()
 
     def export(self, path: str | None = None) -> None:
         """Write the run's zip (asks where, unless `path`)."""
         run = self.run
-        if not run or self.calls is None:
+        if run is None or self.calls is None:
             return
         if path is None:
             path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export Run"),
-                                                        str(Path.home() / f"{run['id']}.zip"),
+                                                        str(Path.home() / f"{run.id}.zip"),
                                                         self.tr("Zip archives (*.zip)"))
             if not path:
                 return
@@ -393,4 +392,4 @@ class TraceView(QWidget):
             else:
                 self.summary.setText(self.tr("Not exported: {error}").format(error=result.get("error")))
 
-        self.calls("run_export", {"runId": run["id"], "path": path}, done)
+        self.calls("run_export", {"runId": run.id, "path": path}, done)

@@ -52,6 +52,7 @@ from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, format_duration, local_time, status_icon, status_text
 from envs import loggers
 from workflows.document import DocumentError, WorkflowDocument, validate_document
+from workflows.runs import RunView
 
 log = logging.getLogger(loggers.UI)
 
@@ -565,7 +566,7 @@ class WorkflowsPanel(QWidget):
         the run form to start from; the run record holds no secret (`<secret:name>` instead)."""
 
         def read(run: Envelope, env: str | None) -> None:
-            then(dict(run["run"].get("inputs") or {}) if run["ok"] else {}, env)
+            then(dict(RunView.model_validate(run["run"]).inputs) if run["ok"] else {}, env)
 
         def listed(result: Envelope) -> None:
             runs = [r for r in result.get("runs", []) if r.get("batchId") is None] if result["ok"] else []
@@ -745,8 +746,8 @@ class WorkflowsPanel(QWidget):
 
     def _run_ended(self, job: RunJob, result: Envelope) -> None:
         self._finish(job)
-        run = result.get("run")
-        if run is None:
+        wire = result.get("run")  # a failed run's record comes with its error
+        if wire is None:
             if result.get("cancelled"):
                 self.note.setText(self.tr("The run of “{name}” was cancelled before it started.").format(
                     name=job.workflow_name))
@@ -755,23 +756,23 @@ class WorkflowsPanel(QWidget):
                            self.tr("“{name}” could not run: {error}").format(name=job.workflow_name,
                                                                              error=result.get("error")))
             return
-        status = run["status"]
-        duration = format_duration(run.get("durationMs"))
+        run = RunView.model_validate(wire)
+        status = run.status
+        duration = format_duration(run.duration_ms)
         if status == "ok":
             head = self.tr("“{name}” finished: ok, in {duration}.").format(name=job.workflow_name, duration=duration)
-            outputs = run.get("outputs") or {}
-            informative = (self.tr("Outputs: {keys}.").format(keys=", ".join(outputs)) if outputs else "")
+            informative = (self.tr("Outputs: {keys}.").format(keys=", ".join(run.outputs)) if run.outputs else "")
         else:
-            head = (self.tr("“{name}” {status} at node “{node}” after {duration}.") if run.get("stoppedAt")
+            head = (self.tr("“{name}” {status} at node “{node}” after {duration}.") if run.stopped_at
                     else self.tr("“{name}” {status} after {duration}.")).format(
-                name=job.workflow_name, status=status_text(status), node=run.get("stoppedAt"), duration=duration)
-            informative = str(run.get("error") or "")
+                name=job.workflow_name, status=status_text(status), node=run.stopped_at, duration=duration)
+            informative = run.error or ""
         self.note.setText(self.tr("Last run: {result}").format(result=head))
         icon = {"ok": QMessageBox.Icon.Information, "cancelled": QMessageBox.Icon.Information}.get(
             status, QMessageBox.Icon.Warning)
         self._show_box(icon, self.tr("Run Finished") if status == "ok" else self.tr("Run Not Finished"), head,
                        informative=informative[:600], details=informative if len(informative) > 600 else None,
-                       run_id=run["id"])
+                       run_id=run.id)
 
     def _batch_ended(self, job: RunJob, result: Envelope) -> None:
         if job.batch_id is None and result.get("batchId"):  # the runs' records may be told after the batch's end

@@ -174,10 +174,10 @@ def test_import_run_through_the_inputs_form_and_see_it_in_the_runs_panel(
 
     show_in_runs(qtbot, box)
     assert window.panels.currentWidget() is runs
-    qtbot.waitUntil(lambda: runs.detail.run is not None and runs.detail.run.get("status") == "ok", timeout=10_000)
+    qtbot.waitUntil(lambda: runs.detail.run is not None and runs.detail.run.status == "ok", timeout=10_000)
     run = runs.detail.run
     assert run is not None
-    assert runs.model.rowCount() == 1 and runs.model.run_at(0)["id"] == run["id"]  # type: ignore[index]
+    assert runs.model.rowCount() == 1 and runs.model.run_at(0).id == run.id  # type: ignore[union-attr]
     assert runs.model.data(runs.model.index(0, 0)) == "ok"
     assert runs.model.data(runs.model.index(0, 1)) == "Greet"
     assert runs.model.data(runs.model.index(0, 2)) == "Default"
@@ -218,13 +218,13 @@ def test_a_failing_run_shows_its_error_and_screenshot(qtbot: QtBot, shell: Brows
     assert "“Broken” failed at node “missing”" in box.text()
     assert 'no element matches "#does-not-exist"' in box.informativeText()
     show_in_runs(qtbot, box)
-    qtbot.waitUntil(lambda: runs.detail.run is not None and runs.detail.run["status"] == "failed", timeout=10_000)
+    qtbot.waitUntil(lambda: runs.detail.run is not None and runs.detail.run.status == "failed", timeout=10_000)
     run = runs.detail.run
     assert run is not None
     assert runs.detail.labels["stopped"].text() == "missing"
     assert 'no element matches "#does-not-exist"' in runs.detail.labels["error"].text()
     shot = Path(runs.detail.labels["screenshot"].text())
-    assert shot == Path(run["screenshot"]) and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert run.screenshot and shot == Path(run.screenshot) and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     pixmap = runs.detail.thumbnail.pixmap()
     assert not pixmap.isNull() and pixmap.width() <= runs.detail.THUMBNAIL.width()
     assert [cell(runs.detail.trace, r, 4) for r in range(runs.detail.trace.rowCount())] == ["✓", "✓", "✗"]
@@ -335,7 +335,7 @@ def test_cancel_a_running_run_from_the_runs_panel(qtbot: QtBot, shell: BrowserPi
     job = panel.start_run(wf, {"n": 1}, "env-default", "Default")
     qtbot.waitUntil(lambda: job.run_id is not None, timeout=15_000)
     window.panels.setCurrentWidget(runs)
-    qtbot.waitUntil(lambda: runs.model.rowCount() == 1 and runs.model.run_at(0)["status"] == "running",  # type: ignore[index]
+    qtbot.waitUntil(lambda: runs.model.rowCount() == 1 and runs.model.run_at(0).status == "running",  # type: ignore[union-attr]
                     timeout=5_000)
     assert runs.model.data(runs.model.index(0, 0)) == "running…"
     runs.select_run(job.run_id)  # type: ignore[arg-type]
@@ -345,7 +345,7 @@ def test_cancel_a_running_run_from_the_runs_panel(qtbot: QtBot, shell: BrowserPi
     box = wait_box(qtbot, panel, timeout=20_000)
     assert "“Slow” cancelled at node “stay”" in box.text() or "“Slow” cancelled after" in box.text()
     box.button(QMessageBox.StandardButton.Close).click()
-    qtbot.waitUntil(lambda: runs.detail.run is not None and runs.detail.run["status"] == "cancelled", timeout=10_000)
+    qtbot.waitUntil(lambda: runs.detail.run is not None and runs.detail.run.status == "cancelled", timeout=10_000)
     assert runs.model.data(runs.model.index(0, 0)) == "cancelled"
     assert not runs.buttons["cancel"].isEnabled()
 
@@ -415,7 +415,7 @@ def test_batch_from_a_csv_with_progress_and_cancel(qtbot: QtBot, shell: BrowserP
     box = wait_box(qtbot, panel, timeout=20_000)
     assert "was cancelled" in box.text()
     box.button(QMessageBox.StandardButton.Close).click()
-    qtbot.waitUntil(lambda: runs.model.rowCount() == 4 and runs.model.run_at(0)["status"] == "cancelled",  # type: ignore[index]
+    qtbot.waitUntil(lambda: runs.model.rowCount() == 4 and runs.model.run_at(0).status == "cancelled",  # type: ignore[union-attr]
                     timeout=10_000)
     qtbot.wait(500)
     listed = run_op(qtbot, shell, "run_list", {})["runs"]

@@ -92,7 +92,7 @@ async def main(folder: Path, url: str) -> None:
 
     def on_trace() -> bool:
         return (window.panels.currentWidget() is panel and detail.pages.currentWidget() is detail.trace_page
-                and view.run is not None and view.run.get("id") == run["id"]
+                and view.run is not None and view.run.id == run["id"]
                 and view.filmstrip.count() == len(run["trace"]))
 
     def film_places() -> dict[str, Any]:
@@ -122,7 +122,7 @@ async def main(folder: Path, url: str) -> None:
             say(places=film_places())
         player = view._player
         state = {"navigation": navigation(), "panel": window.panels.currentIndex(),
-                 "page": detail.pages.currentIndex(), "selectedRun": (panel.selected_run() or {}).get("id"),
+                 "page": detail.pages.currentIndex(), "selectedRun": getattr(panel.selected_run(), "id", None),
                  "onTrace": on_trace(),
                  "current": view.filmstrip.currentRow(), "before": view.before.path, "after": view.after.path,
                  "afterShown": view.after.pixmap() is not None and not view.after.pixmap().isNull(),
