@@ -5,9 +5,10 @@ groups and what each holds, so a client can be told in one line per group. A *pr
 
 - `core` (the default): a whole task — environments and tabs, navigate, snapshot, act, wait, read,
   screenshot, handoff, workflows and runs — plus `tools_enable`;
-- `full`: every tool, each with its `outputSchema` (the typed result, app/ops/results.py);
-- `schemas`: added to any profile (`core,schemas`), its tools' `outputSchema`s in the list: for programs that
-  check results; a model does not read them, and the default list stays small without them;
+- `full`: every tool;
+- `schemas`: added to any profile (`core,schemas`, `full,schemas`), its tools' `outputSchema`s (the typed
+  results, app/ops/results.py) in the list: for programs that check results; a model does not read them, and
+  every list stays small without them;
 - `original`: exactly the original BrowserPilot's tool names (those we have: `ORIGINAL_TOOLS`), for its agents
   and its SKILL file; results then carry the envelope as JSON text, as the original's did;
 - a comma-separated list of any of these and of group names: `core,network,recording`.
@@ -68,7 +69,7 @@ PROFILES: dict[str, str] = {  # the named profiles, as the settings and `--help`
     "core": "the default: a whole task in a few tools; tools_enable turns more groups on",
     "full": "every tool",
     "original": "the original BrowserPilot's tool names and call forms (results as JSON text, as it sent them)",
-    "schemas": "each tool's outputSchema (its typed result) in the list, for programs; full includes them",
+    "schemas": "each tool's outputSchema (its typed result) in the list, for programs (full,schemas: every tool's)",
 }
 
 
@@ -85,7 +86,8 @@ class ToolProfile:
     everything: bool = False
     original: bool = False
     # Whether the listing carries each tool's outputSchema: for programs that check results; a model does not
-    # read them, and they would more than double the default list's size (`full` and `schemas` only).
+    # read them, and they would more than double the size of any list (`schemas` only: `full` leaves them out, as
+    # a client that takes every tool already pays 2.4x Playwright MCP's list; `full,schemas` has them).
     output_schemas: bool = False
 
     def includes(self, name: str, group: str | None, enabled: Iterable[str] = ()) -> bool:
@@ -113,7 +115,7 @@ def parse_profile(text: str | None) -> ToolProfile:
     if not groups and set(parts) <= {"schemas"}:
         groups = frozenset({"core"})  # `schemas` alone: the default tools, with their output schemas
     return ToolProfile(",".join(parts), groups, everything="full" in parts, original="original" in parts,
-                       output_schemas="full" in parts or "schemas" in parts)
+                       output_schemas="schemas" in parts)
 
 
 @dataclass
