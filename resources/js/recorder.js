@@ -74,11 +74,10 @@
     el.localName === 'textarea' || el.isContentEditable);
   // Typing into a rich-text editor the page put in place of a text field it hid (EasyMDE and SimpleMDE's
   // CodeMirror, CodeMirror 6, Trix, CKEditor 5…) is typing into that field: its fill names the field (which the
-  // plain page and another editor have too; replay types into whatever stands for it, resources/js/locator.js)
-  // and holds the editor's text. The field: the one a Trix editor names, or a hidden textarea or text input right
-  // before the editor (or before its wrapper), with no other field between.
+  // plain page and another editor have too) and holds the editor's text. Which field an editor stands for is the
+  // replay's own rule (`editorStandingFor`, resources/js/locator.js): the hidden field whose stand-in is in this
+  // editor, so what is recorded is what replay types into.
   const EDITOR_HOSTS = '.CodeMirror, .cm-editor, trix-editor';
-  const OTHER_FIELD = 'input:not([type=hidden]), select, textarea, [contenteditable=""], [contenteditable=true]';
   const editors = new WeakMap();   // field -> the editor's element typed into
   function fieldOfEditor(el) {
     if (!el || el.nodeType !== 1) return null;
@@ -87,19 +86,12 @@
       host = el;
       while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
     }
-    if (!host) return null;
-    const named = host.localName === 'trix-editor' && host.getAttribute('input');
-    if (named) {
-      const field = host.getRootNode().getElementById(named);
-      return field ? { field, host } : null;
-    }
-    let node = host;
-    for (let up = 0; up < 2 && node; up++, node = node.parentElement) {
-      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) {
-        if ((sib.localName === 'textarea' || (sib.localName === 'input' && TEXT_INPUTS.includes(sib.type))) &&
-            !sib.checkVisibility()) return { field: sib, host };
-        if (sib.matches(OTHER_FIELD) || sib.querySelector(OTHER_FIELD)) return null;
-      }
+    const bp = host && host.ownerDocument.defaultView.__bp;
+    if (!bp) return null;
+    for (const field of host.getRootNode().querySelectorAll('textarea, input')) {
+      if (field.checkVisibility()) continue;
+      const surface = bp.element.editor(field);
+      if (surface && host.contains(surface)) return { field, host };
     }
     return null;
   }
