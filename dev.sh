@@ -16,7 +16,7 @@ cd "$(dirname "$0")"
 
 PYTHON=${PYTHON:-python3}
 VENV=.venv
-STAMP="$VENV/.installed-$(sha1sum pyproject.toml | cut -c1-12)"
+STAMP="$VENV/.installed-$(cat pyproject.toml setup.py | sha1sum | cut -c1-12)"  # setup.py lists the packages
 
 # Libraries Qt's xcb platform plugin and QtWebEngine load from the system (the PySide6 wheels bring Qt itself).
 SYSTEM_PACKAGES=(libglib2.0-0 libnss3 libdbus-1-3 libfontconfig1 libfreetype6 libxkbcommon0 libxkbcommon-x11-0

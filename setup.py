@@ -59,7 +59,7 @@ ASSET_PACKAGES = [ASSETS, *(f"{ASSETS}.{name}" for name in find_namespace_packag
                             if "__pycache__" not in name)]
 
 setup(
-    packages=[*find_namespace_packages(include=["app*", "envs*", "workflows*"], exclude=["*__pycache__*"]),
+    packages=[*find_namespace_packages(include=["app*", "plumbing*", "envs*", "workflows*"], exclude=["*__pycache__*"]),
               *ASSET_PACKAGES],
     package_dir={ASSETS: "resources"},
     package_data={name: ["*"] for name in ASSET_PACKAGES},

@@ -63,7 +63,7 @@ from app.mcp.client import wait_for_endpoint  # noqa: E402
 from app.catalog.conventions import SERVER_INSTRUCTIONS  # noqa: E402
 from bench.mcp_latency import Failed, browserpilot, check, end_app, ensure_playwright_mcp, playwright_params, quiet_env  # noqa: E402
 from bench.snapshot_size import approx_tokens  # noqa: E402
-from envs.datadir import DataDir  # noqa: E402
+from plumbing.datadir import DataDir  # noqa: E402
 from tests.support.content_pages import long_list_page  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic, Reply, last_results, ref_of, result_text, text, tool  # noqa: E402
 from tests.support.server import LocalServer, Response  # noqa: E402

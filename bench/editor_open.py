@@ -251,7 +251,7 @@ def main() -> int:
     app = qt_application(headless=True)
 
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     # This benchmark processes Qt's events itself (`pump`): asyncio runs inside that, as in the tests.
     with asyncio_inside_qt(app), tempfile.TemporaryDirectory() as folder:

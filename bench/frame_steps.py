@@ -199,7 +199,7 @@ async def ours_flow(app: Any, tab: str, base: str, where: str, values: dict[str,
 
 async def measure_ours(reps: int, base: str, book: Book, locators: bool) -> dict[str, list[list[float]]]:
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     data = Path(tempfile.mkdtemp(prefix="bench-frames-data-"))
     app = BrowserPilotApp(DataDir(data), headless=True)

@@ -142,7 +142,7 @@ def _run_ours(site: HealSite, kinds: Sequence[str], upload: str, work: Path, pas
 
     async def main() -> None:
         from app.wiring.shell import BrowserPilotApp
-        from envs.datadir import DataDir
+        from plumbing.datadir import DataDir
 
         shell = BrowserPilotApp(DataDir(work / "app-data"), headless=True)
         shell.start([])

@@ -77,7 +77,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from app.mcp.client import wait_for_endpoint  # noqa: E402
-from envs.datadir import DataDir  # noqa: E402
+from plumbing.datadir import DataDir  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 PLAYWRIGHT_MCP_VERSION = "0.0.83"

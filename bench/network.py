@@ -196,7 +196,7 @@ async def main(rounds: int, raw: bool = False) -> int:
 
     from app.browser.policy import decide
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
     from envs.domains import DomainPolicy
 
     server = Server()

@@ -57,7 +57,7 @@ async def measure(reps: int) -> int:
     from app.browser.js import run_js
     from app.browser.record import TabRecorder
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

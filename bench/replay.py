@@ -625,7 +625,7 @@ async def in_app(sides: Sides, reps: int, rows: int, verifier: Verifier, files: 
     from PySide6 import QtWebEngineCore
 
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     qt_version, chromium = (str(v) for v in (QtWebEngineCore.qWebEngineVersion(),  # str at run time
                                              QtWebEngineCore.qWebEngineChromiumVersion()))
@@ -789,7 +789,7 @@ TARGET_VIDEO = 1.4   # video always / off, at most
 async def traces_in_app(sides: Sides, reps: int, verifier: Verifier, files: Path) -> dict[str, Any]:
     """(a) with each trace and video mode, rotating: workflow_run times (ms) and the disk each run kept."""
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
     from workflows.tracing import size_of, trace_files
 
     shell = BrowserPilotApp(DataDir(sides.work / "traces-data"), headless=True)

@@ -18,7 +18,6 @@ Run: `.venv/bin/python bench/settle_cost.py [--reps N]` (N defaults to 15).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import statistics
 import sys
 import tempfile
@@ -77,7 +76,7 @@ class Server:
 
 async def measure(reps: int, server: Server) -> dict[str, list[float]]:
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     folder = Path(tempfile.mkdtemp(prefix="bench-settle-"))
     shell = BrowserPilotApp(DataDir(folder), headless=True)

@@ -51,7 +51,7 @@ from mcp import Client  # noqa: E402
 from app.mcp.client import wait_for_endpoint  # noqa: E402
 from bench.mcp_latency import (Failed, browserpilot, check, end_app, ensure_playwright_mcp,  # noqa: E402
                                our_client, playwright_params, quiet_env)
-from envs.datadir import DataDir  # noqa: E402
+from plumbing.datadir import DataDir  # noqa: E402
 from tests.support.content_pages import CONTENT, HIDDEN, PAGES, more_calls  # noqa: E402
 from tests.support.server import LocalServer  # noqa: E402
 

@@ -68,7 +68,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from app.mcp.client import wait_for_endpoint  # noqa: E402
-from envs.datadir import DataDir  # noqa: E402
+from plumbing.datadir import DataDir  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

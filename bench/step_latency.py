@@ -580,7 +580,7 @@ async def run_all(reps: int, variants: Sequence[Variant], base: str, book: Order
     from PySide6 import QtWebEngineCore
 
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     info.qtwebengine_version = (f"{QtWebEngineCore.qWebEngineVersion()} "
                                 f"(Chromium {QtWebEngineCore.qWebEngineChromiumVersion()})")

@@ -35,7 +35,7 @@ none was, only the batch).
 
 Also printed, being less at the mercy of a loaded machine than latencies: the main thread's own CPU time
 during the batch (`time.thread_time()`), and for how long (sampled) late answers found the main thread inside
-the stores' disk and JSON code (envs/jsonstore.py, envs/store.py, workflows/runs.py, workflows/store.py,
+the stores' disk and JSON code (plumbing/jsonstore.py, envs/store.py, workflows/runs.py, workflows/store.py,
 shutil, the HAR writer). Latencies on a shared 2-core machine swing with its load (printed): compare the
 sides of one run, not runs of different hours.
 
@@ -201,7 +201,7 @@ def fill_data_folder(root: Path) -> None:
 
 # -- the probe -------------------------------------------------------------------------------------------------
 # Where a late answer found the main thread in the stores' disk and JSON work (the code issue 14 names).
-STORE_CODE = ("envs/jsonstore.py", "envs/store.py", "workflows/runs.py", "workflows/store.py", "shutil.py",
+STORE_CODE = ("plumbing/jsonstore.py", "envs/store.py", "workflows/runs.py", "workflows/store.py", "shutil.py",
               "app/browser/har.py:write_har")
 
 
@@ -463,7 +463,7 @@ def run_here(rows: int, windows: bool = False, variant: str = "as-specified") ->
             from app.application import _qt_app as start  # type: ignore[attr-defined,no-redef]
     _qt_app, loop = start(not windows)
 
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     work = Path(tempfile.mkdtemp(prefix="bench-ui-stall-"))
     server = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve", str(rows + 1)],

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.mcp.client import forward_operation, wait_for_endpoint  # noqa: E402  (plain Python, no Qt)
-from envs.datadir import DataDir  # noqa: E402
+from plumbing.datadir import DataDir  # noqa: E402
 from tests.support.fake_anthropic import FakeAnthropic, Reply, text, tool  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"

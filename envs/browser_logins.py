@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.ENVS)
 

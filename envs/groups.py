@@ -4,7 +4,7 @@ A group belongs to one environment (`env`); its id is `grp-<hex>`. Which tab is 
 window's business (tabs live as long as the window); the groups themselves, with their names and colours,
 stay across restarts. Colours are `#rrggbb`; Chrome's group colour names (grey, blue, red, yellow, green,
 pink, purple, cyan, orange) and `#rgb` are accepted and stored as `#rrggbb`. Listeners hear of every change
-(the windows redraw their tab bars), through the store's change feed (envs/changes.py; the key is the
+(the windows redraw their tab bars), through the store's change feed (plumbing/changes.py; the key is the
 environment whose groups changed). Pure Python; written atomically through the store's saver (in the app the
 save manager, off the Qt thread; at once otherwise).
 """
@@ -18,11 +18,11 @@ from typing import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from envs import loggers
-from envs.changes import StoreChange, StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing import loggers
+from plumbing.changes import StoreChange, StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver
 
 log = logging.getLogger(loggers.ENVS)
 

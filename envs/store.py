@@ -2,13 +2,13 @@
 
 Rules: `env-default` always exists (it can be renamed, never deleted); names are 1-100 characters after
 trimming and unique (ignoring case); other ids are `env-<hex>`; domain patterns are validated and stored in
-canonical form (envs/domains.py). Every change is published on the store's change feed (envs/changes.py) so
+canonical form (envs/domains.py). Every change is published on the store's change feed (plumbing/changes.py) so
 views can follow the model instead of owning state (the browser applies a changed domain policy to the live
 profile at once); `subscribe` hears the environments' changes there as `EnvEvent`s.
 
 The document in memory is the truth. Each change builds a new document that shares the unchanged
 `Environment` records with the old one (a record is never changed in place once it is in a document, so a
-document handed to the saver stays as it was), and hands it to the store's saver (envs/savemanager.py): in
+document handed to the saver stays as it was), and hands it to the store's saver (plumbing/savemanager.py): in
 the app a `SaveManager` writes it off the Qt thread, debounced; by default (`ImmediateSaver`, the command
 line) it is written at once and a failed write leaves the store unchanged. Deleting an environment renames
 its partition folder aside at once and leaves the slow removal of the tree to the saver.
@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
-from envs import loggers
-from envs.changes import StoreChange, StoreChanges
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.changes import StoreChange, StoreChanges
+from plumbing.datadir import DataDir
 from envs.domains import PatternError, normalize_patterns
 from envs.identity import IdentityError, clean_geolocation, clean_languages, clean_timezone, clean_user_agent
-from envs.jsonstore import JsonStore, encode_json
+from plumbing.jsonstore import JsonStore, encode_json
 from envs.model import (
     DEFAULT_ENV_ID,
     MAX_NAME_LENGTH,
@@ -42,7 +42,7 @@ from envs.model import (
     default_environment,
     utc_now,
 )
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing.savemanager import ImmediateSaver, Saver
 
 log = logging.getLogger(loggers.ENVS)
 

@@ -46,7 +46,7 @@ from typing import Any, Callable, NamedTuple
 
 from pydantic import ValidationError
 
-from envs import loggers
+from plumbing import loggers
 from workflows.document import (DocumentError, WorkflowDocument, plain_json_problem, validate_document,
                                 validation_problems)
 from workflows.nodes import NODE_TYPES, LocatorAlternative

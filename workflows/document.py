@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError
 
-from envs import loggers
+from plumbing import loggers
 from workflows.nodes import (FAILS, NODE_TYPES, RESERVED_HANDLE, DocumentModel, Edge, EndData, EndOutput, Graph, LoopData,
                              Node, NodeData, NonEmptyText, RawNodeData, StartData, StartVariable, Text)
 

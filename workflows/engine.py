@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Protocol, TypeVar
 
-from envs import loggers
-from envs.atomic import move_file
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.atomic import move_file
+from plumbing.savemanager import in_thread
 from workflows.document import WorkflowDocument
 from workflows.envelope import Envelope, Result
 from workflows.nodes import Condition, Graph, Node, NodeFailed, NodeLocator, compare

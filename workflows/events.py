@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.WORKFLOWS)
 

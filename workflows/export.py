@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from envs.atomic import atomic_write_bytes, atomic_write_text
-from envs.filenames import safe_name_with_extension, unique_safe_path
+from plumbing.atomic import atomic_write_bytes, atomic_write_text
+from plumbing.filenames import safe_name_with_extension, unique_safe_path
 from workflows.template import Variables, VariableError, as_text, js_string
 
 ORIGINAL_UNSAFE = re.compile(r'[\\/:*?"<>|]')

@@ -6,7 +6,7 @@
   as they came; `ensure_ascii=False`, two-space indent, trailing newline). The document carries no local id
   (stores keep theirs beside it), so an export is exactly this text.
 - `load_file(path)` / `save_file(path, doc)`: with clear errors for a missing, unreadable or too big file
-  (over 10 MB); saving is atomic (`envs.atomic.atomic_write_text`).
+  (over 10 MB); saving is atomic (`plumbing.atomic.atomic_write_text`).
 - `parse_any(text)` / `load_any(path)`: a workflow file or a Chrome DevTools Recorder recording, whichever
   it is; returns the document and the importer's notes (always empty for a workflow file).
 
@@ -22,8 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from envs import loggers
-from envs.atomic import atomic_write_text
+from plumbing import loggers
+from plumbing.atomic import atomic_write_text
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 from workflows.chrome_recorder import import_recording, looks_like_recording
 
@@ -109,7 +109,7 @@ def load_file(path: str | os.PathLike[str]) -> WorkflowDocument:
 
 
 def save_file(path: str | os.PathLike[str], doc: WorkflowDocument) -> Path:
-    """Write the document atomically (validated first); `envs.jsonstore.StoreError` if it cannot be written."""
+    """Write the document atomically (validated first); `plumbing.jsonstore.StoreError` if it cannot be written."""
     text = dump_document(validate_document(doc.to_data()))
     target = Path(path)
     atomic_write_text(target, text)

@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from envs import loggers
+from plumbing import loggers
 from workflows.document import WorkflowDocument
 from workflows.engine import SETTLE_TIMEOUT, CodePort, Executor, RunSettings, TabState
 from workflows.events import RunEvents

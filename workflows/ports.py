@@ -16,7 +16,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from workflows.errors import PageError  # noqa: F401 (re-exported: the port's error type)
 

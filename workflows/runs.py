@@ -6,11 +6,11 @@ trace (with screenshots, console and requests when the run kept its trace, and a
 Secret inputs are stored as `<secret:name>`.
 
 The index lives in memory (the truth) together with each entry's JSON data, made once when the entry is
-saved: writing `runs.json` then only joins 200 ready entries, on the saver's thread (envs/savemanager.py; in the
+saved: writing `runs.json` then only joins 200 ready entries, on the saver's thread (plumbing/savemanager.py; in the
 app off the Qt thread, debounced), with no dump or validation of the whole document on every run start and end.
 The newest whole records (with their traces) are kept in memory too, so `get` answers without the disk while
 their `record.json` is still being written. Evicted run folders are removed by the saver as well. Each record
-saved, and each one evicted, is published on the store's change feed (envs/changes.py: store `runs`, the run id).
+saved, and each one evicted, is published on the store's change feed (plumbing/changes.py: store `runs`, the run id).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs import loggers
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing import loggers
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver
 from workflows.envelope import Result
 from workflows.results import Number
 from workflows.tracing import prune

@@ -13,9 +13,9 @@ when the app is back, if the time is at most `graceMinutes` old, or skip), and i
 - `nextRunAt`: the next time, as the scheduler last computed it.
 
 The store follows every store here: the document in memory is the truth, each change builds a new document
-and hands its rendering to the saver (envs/savemanager.py: in the app off the Qt thread, debounced; by default
+and hands its rendering to the saver (plumbing/savemanager.py: in the app off the Qt thread, debounced; by default
 written at once), `schema_version`ed, validated on load, an unusable file moved aside and reported. Every change
-is published on the store's change feed (envs/changes.py): the scheduler reschedules, the panel redraws.
+is published on the store's change feed (plumbing/changes.py): the scheduler reschedules, the panel redraws.
 Pure Python, no Qt.
 """
 
@@ -29,11 +29,11 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs import loggers
-from envs.changes import StoreChange, StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing import loggers
+from plumbing.changes import StoreChange, StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
 from workflows.schedule_timing import Timing
 from workflows.tracing import TraceMode

@@ -3,9 +3,9 @@ its `wf-` id. Documents are stored in the 0.3.0 shape (`dump_document`), validat
 keeps a version (workflows/versions.py).
 
 The workflows in memory are the truth; each one's JSON data is made once when it is saved, and the file is
-written by the store's saver (envs/savemanager.py: in the app off the Qt thread, debounced; by default at
+written by the store's saver (plumbing/savemanager.py: in the app off the Qt thread, debounced; by default at
 once, a failed write leaving the store as it was). Each save and delete is published on the store's change feed
-(envs/changes.py: store `workflows`, the workflow's id)."""
+(plumbing/changes.py: store `workflows`, the workflow's id)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs import loggers
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing import loggers
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver
 from workflows.runs import now
 from workflows.versions import Reason, VersionStore
 

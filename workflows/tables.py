@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from envs import loggers
+from plumbing import loggers
 from workflows.template import js_string
 
 log = logging.getLogger(loggers.WORKFLOWS)

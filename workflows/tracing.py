@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.WORKFLOWS)
 

@@ -21,10 +21,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs import loggers
-from envs.changes import StoreChanges
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import Saver
+from plumbing import loggers
+from plumbing.changes import StoreChanges
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import Saver
 from workflows.runs import now
 
 log = logging.getLogger(loggers.WORKFLOWS)

@@ -21,7 +21,7 @@ from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import OpError, operation
 from workflows.results import HealResult
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Locator, TabPort
 from workflows.redaction import Redactor
 

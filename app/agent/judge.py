@@ -17,8 +17,8 @@ from typing import Any
 from app.agent.model import ModelError, ModelPort, ModelRequest
 from app.stores.agent_runs import AgentRecord, Judgement, Usage
 from app.agent.secrets import Secrets
-from envs import loggers
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.savemanager import in_thread
 
 log = logging.getLogger(loggers.AGENT)
 

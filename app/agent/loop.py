@@ -37,7 +37,7 @@ from app.agent.secrets import Secrets
 from app.stores.agent_settings import AgentSettings
 from app.agent.tools import ToolRunner
 from app.catalog.conventions import LOCATOR_CONVENTION
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.AGENT)
 

@@ -15,7 +15,7 @@ from app.agent.secrets import SecretError
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import OpenResult
-from envs.savemanager import in_thread
+from plumbing.savemanager import in_thread
 
 
 class AgentRunParams(Params):

@@ -34,9 +34,9 @@ from app.agent.to_workflow import to_workflow
 from app.agent.tools import ToolRunner
 from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
-from envs import loggers
-from envs.atomic import move_file
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.atomic import move_file
+from plumbing.savemanager import in_thread
 from workflows.engine import cut_off_error
 from workflows.redaction import redacting_logs
 from workflows.secret_binding import SecretBinding, rules_for

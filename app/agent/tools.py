@@ -33,7 +33,7 @@ from app.agent.secrets import SecretError, Secrets
 from app.catalog.profiles import TOOLS_ENABLE, ToolSelection
 from app.catalog.tools import ToolCatalog, call_timeout, tool_result
 from app.ops.registry import OperationRegistry
-from envs import loggers
+from plumbing import loggers
 from workflows.secret_binding import REFUSED
 
 log = logging.getLogger(loggers.AGENT)

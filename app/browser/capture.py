@@ -42,8 +42,8 @@ from app.browser.control import TabControl
 from app.browser.health import PageHealth
 from app.browser.js import APP_WORLD, PageError, PageTimeout, ScriptError, run_js, run_js_async
 from app.browser.windowless import grabbing, is_windowless
-from envs import loggers
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.savemanager import in_thread
 
 log = logging.getLogger(loggers.BROWSER)
 

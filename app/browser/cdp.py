@@ -45,7 +45,7 @@ from PySide6.QtWebEngineCore import (
 )
 
 from app.browser.js import PageError, PageTimeout
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.NET)
 

@@ -30,7 +30,7 @@ from PySide6.QtWebEngineCore import (
 )
 
 from app.browser.js import MAIN_WORLD, PageTimeout, run_js, run_js_async
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import PageError
 
 log = logging.getLogger(loggers.BROWSER)

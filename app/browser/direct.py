@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
 
-from envs import loggers
+from plumbing import loggers
 
 
 log = logging.getLogger(loggers.NET)

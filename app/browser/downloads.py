@@ -36,8 +36,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEnginePage
 
-from envs import loggers
-from envs.filenames import safe_file_name, unique_safe_path
+from plumbing import loggers
+from plumbing.filenames import safe_file_name, unique_safe_path
 from app.browser.js import PageError, PageTimeout
 
 log = logging.getLogger(loggers.BROWSER)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 
 from app.browser.js import APP_WORLD
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -31,7 +31,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 
 from app.browser.streamsave import find_ffmpeg
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import PageError
 
 log = logging.getLogger(loggers.BROWSER)

@@ -39,7 +39,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 
 from app.browser.js import APP_WORLD, PageError, run_js
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

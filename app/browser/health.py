@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWebEngineCore import QWebEnginePage
 
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

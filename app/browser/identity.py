@@ -33,7 +33,7 @@ from PySide6.QtWebEngineCore import QWebEngineProfile
 
 from app.browser.js import MAIN_WORLD, document_script
 from app.startup.resources import JS_DIR
-from envs import loggers
+from plumbing import loggers
 from envs.identity import accept_language, client_hints
 from envs.model import Environment
 from envs.store import EnvEvent, EnvStore

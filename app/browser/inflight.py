@@ -38,7 +38,7 @@ from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage
 from app.browser.js import APP_WORLD, MAIN_WORLD, document_script, run_in_every_frame
 from app.browser.navigation import START_GRACE
 from app.startup.resources import JS_DIR
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -125,7 +125,7 @@ from app.browser.keys import (
     parse_shortcut,
     utf16_units,
 )
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -20,7 +20,7 @@ from PySide6.QtWebEngineCore import QWebEngineFrame
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -19,7 +19,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from app.browser.js import run_js
 from app.browser.locators import locator_spec
 from app.startup.resources import JS_DIR
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Locator, PageError
 
 log = logging.getLogger(loggers.BROWSER)

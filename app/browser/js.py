@@ -23,7 +23,7 @@ from typing import Any
 from PySide6.QtWebEngineCore import QWebEngineFrame, QWebEnginePage, QWebEngineProfile, QWebEngineScript
 
 from app.startup.resources import JS_DIR
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import PageError
 
 log = logging.getLogger(loggers.BROWSER)

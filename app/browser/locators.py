@@ -63,7 +63,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from app.browser import frames
 from app.browser.frames import Scope
 from app.browser.js import APP_WORLD, JsTarget, PageTimeout, run_js
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Locator, PageError
 
 log = logging.getLogger(loggers.BROWSER)

@@ -18,7 +18,7 @@ from urllib.parse import unquote_to_bytes
 from PySide6.QtWebEngineCore import QWebEnginePage
 
 from app.browser.js import MAIN_WORLD, PageError, run_js_async
-from envs.filenames import unique_safe_path
+from plumbing.filenames import unique_safe_path
 
 MAX_BLOB_BYTES = 200 * 1024 * 1024
 

@@ -29,7 +29,7 @@ from app.browser.downloads import DownloadManager, DownloadRecord
 from app.browser.js import PageError, PageTimeout
 from app.browser.streamsave import Candidate, Identity, Progress, StreamCancelled, StreamError, StreamJob, \
     StreamRefused, candidates, probe, site_extractor
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.MEDIA)
 

@@ -32,7 +32,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 
 from app.browser.cdp import CdpHub
 from app.browser.js import PageError
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -27,7 +27,7 @@ from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEnginePage
 
 from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, run_js
 from app.browser.policy import block_reason
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

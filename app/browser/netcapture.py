@@ -28,7 +28,7 @@ from app.browser.js import PageTimeout
 from app.browser.netentry import Entry, PageRecord, header, is_text_mime
 from app.browser.netmock import MockRegistry
 from app.browser.policy import PolicyRegistry
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.NET)
 

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError
 from app.browser.js import PageTimeout
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.NET)
 

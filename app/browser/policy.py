@@ -44,7 +44,7 @@ from PySide6.QtWebEngineCore import (
     QWebEngineUrlRequestInterceptor,
 )
 
-from envs import loggers
+from plumbing import loggers
 from envs.domains import DomainPolicy, PatternError, Verdict, parse_pattern
 from envs.store import EnvEvent, EnvStore
 

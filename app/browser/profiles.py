@@ -20,8 +20,8 @@ from app.browser.downloads import DownloadManager
 from app.browser.identity import IdentityRegistry
 from app.browser.js import install_helper_scripts
 from app.browser.policy import PolicyRegistry
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 
 log = logging.getLogger(loggers.BROWSER)
 

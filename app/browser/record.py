@@ -50,7 +50,7 @@ from app.browser.js import HELPER_SCRIPTS, PageError, document_script, run_in_ev
 from app.browser.record_frames import page_locator
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
 from app.startup.resources import JS_DIR
-from envs import loggers
+from plumbing import loggers
 from workflows.recording import Recording, new_session_token
 
 log = logging.getLogger(loggers.RECORD)

@@ -28,7 +28,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage
 from app.browser import frames, locators
 from app.browser.frames import Scope
 from app.browser.js import APP_WORLD, PageError, run_js
-from envs import loggers
+from plumbing import loggers
 from workflows.nodes.locators import LocatorAlternative
 from workflows.ports import Locator
 

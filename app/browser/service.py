@@ -50,8 +50,8 @@ from app.browser.tabvideo import describe as describe_video
 from app.browser.trace import Tracing
 from app.browser.transfer import ProfileState
 from app.browser.windowless import keep_windowless, show_in_window
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.model import DEFAULT_ENV_ID
 from envs.store import EnvError, EnvStore

@@ -27,7 +27,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
 from app.browser.framepipe import Launcher
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from envs import loggers
+from plumbing import loggers
 from envs.cookie_files import expires_at, host_only
 
 log = logging.getLogger(loggers.MEDIA)
@@ -519,7 +519,7 @@ def _stem(name: str | None) -> str:
 def _reserve_stem(folder: Path, stem: str) -> str:
     """A file stem no file in `folder` has yet (`video`, `video (1)`, …), reserved by an empty file
     `<stem>.browserpilot-reserved` until the job ends, so two saves into one folder never share one."""
-    from envs.filenames import safe_file_name
+    from plumbing.filenames import safe_file_name
 
     base = safe_file_name(stem).strip() or "video"
     with _RESERVING:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.browser.health import PageHealth
 from app.browser.js import PageError, PageTimeout
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 page_log = logging.getLogger(loggers.PAGE)

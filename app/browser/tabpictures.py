@@ -37,7 +37,7 @@ from app.browser import capture
 from app.browser.health import PageHealth
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.windowless import is_windowless
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

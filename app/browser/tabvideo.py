@@ -33,8 +33,8 @@ from PySide6.QtGui import QImage
 from app.browser.framepipe import FramePipe, Launcher, VideoError, find_encoder, video_output
 from app.browser.streamsave import find_ffmpeg
 from app.browser.tabpictures import Box, Picture, TabPictures, masked, same
-from envs import loggers
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.savemanager import in_thread
 
 log = logging.getLogger(loggers.BROWSER)
 

@@ -46,8 +46,8 @@ from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resourc
 from app.browser.shotfiles import ShotFiles
 from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner, same
 from app.browser.tabvideo import TabVideo, VideoResult
-from envs import loggers
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.savemanager import in_thread
 from workflows.tracing import TRACE_FOLDER, VIDEO_STEM, StepTrace, TraceRequest, TraceResult
 
 if TYPE_CHECKING:

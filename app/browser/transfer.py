@@ -27,7 +27,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 
 from app.browser.cdp import CdpError, CdpHub
 from app.browser.js import APP_WORLD, PageError, PageTimeout, run_js
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
 

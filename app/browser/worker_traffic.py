@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from app.browser.cdp import CdpChannel, CdpClosed, CdpError
 from app.browser.js import PageTimeout
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.NET)
 

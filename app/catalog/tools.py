@@ -43,7 +43,7 @@ from app.catalog.result_text import render
 from app.ops.compat import original_forms, original_schema
 from app.ops.page_session import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
 from app.ops.registry import Operation, OperationRegistry, Params, describe_validation_error, failure
-from envs import loggers
+from plumbing import loggers
 from workflows.envelope import Result, wire_schema
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from typing import Any
 from app.agent.secrets import SecretError, parse_secret
 from app.cli.common import run_here_or_forward
 from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from workflows.secret_binding import parse_domains, rules_for
 
 

@@ -18,7 +18,7 @@ from app.cli.common import run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_USAGE
 from app.cli.workflows import ProgressBar, show_run_result
 from app.distributed.defaults import DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def add_worker_parser(verbs: Any, common: argparse.ArgumentParser) -> None:

@@ -10,8 +10,8 @@ from typing import Any, Callable
 
 from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.startup.instance import AlreadyRunningError, InstanceLock
-from envs.datadir import DataDir
-from envs.errors import StoreError
+from plumbing.datadir import DataDir
+from plumbing.errors import StoreError
 
 
 def print_json(value: Any) -> None:
@@ -74,7 +74,7 @@ def run_here_or_forward(data: DataDir, name: str, params: dict[str, Any], *, hea
     from app.wiring.application import run_operation
     from app.startup.instance import AlreadyRunningError
     from app.startup.runtime import NoDisplayError
-    from envs.jsonstore import StoreError
+    from plumbing.jsonstore import StoreError
 
     try:
         return run_operation(data, name, params, headless=headless, progress=progress)

@@ -11,7 +11,7 @@ import sys
 from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.mcp.client import APP_START_TIMEOUT, EndpointUnavailable, app_command, forward_operation, \
     running_pid, wait_for_endpoint
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def add_parser(verbs: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]

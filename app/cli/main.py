@@ -24,9 +24,9 @@ from app.cli import agent, batch, editor, schedules, workflows
 from app.cli.common import run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.startup.logsetup import setup_logging
-from envs import loggers
-from envs.datadir import DataDir, resolve_data_dir
-from envs.errors import StoreError
+from plumbing import loggers
+from plumbing.datadir import DataDir, resolve_data_dir
+from plumbing.errors import StoreError
 
 log = logging.getLogger(loggers.CLI)
 

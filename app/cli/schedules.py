@@ -21,7 +21,7 @@ from typing import Any, Callable
 from app.cli.common import parse_inputs, print_json, run_here_or_forward, run_operation_verb
 from app.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.cli.workflows import add_trace_options
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def add_parser(verbs: Any, common: argparse.ArgumentParser) -> None:

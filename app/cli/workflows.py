@@ -20,7 +20,7 @@ from typing import Any, Callable, TextIO
 from app.cli.common import parse_inputs, print_json, run_here_or_forward
 from app.cli.exits import EXIT_FAILED, EXIT_OK
 from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def add_parsers(verbs: Any, common: argparse.ArgumentParser) -> None:

@@ -11,8 +11,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from envs.atomic import atomic_write_text
-from envs.datadir import resolve_data_dir
+from plumbing.atomic import atomic_write_text
+from plumbing.datadir import resolve_data_dir
 
 ENTRY_NAME = "browserpilot.desktop"
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.NOTIFICATIONS)
 

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QCheckBox, QGroupBox, QLabel, QSystemTrayIcon, QVB
 
 from app.desktop import autostart
 from app.stores.settings import SettingsStore
-from envs import loggers
-from envs.jsonstore import StoreError
+from plumbing import loggers
+from plumbing.jsonstore import StoreError
 
 log = logging.getLogger(loggers.UI)
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from app.startup.resources import APP_ICON
 from app.ui.theme import icon
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

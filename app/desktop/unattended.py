@@ -34,7 +34,7 @@ from app.desktop.tray import Tray, TrayEntry
 from app.schedules.attention import AttentionWatcher, Waiting
 from app.schedules.service import ScheduleNotice, Scheduler
 from app.startup.resources import APP_ICON
-from envs import loggers
+from plumbing import loggers
 
 if TYPE_CHECKING:
     from app.browser.service import BrowserService

@@ -3,7 +3,7 @@
 `batches/<batch-id>.json` in the submitting app's data folder holds what is needed to run the batch again
 from nothing: the workflow document, every row's inputs, the batch's settings (broker, queue, retries,
 limits, the environment whose login is shipped: never the cookies), and per row the broker messages that
-were published for it and the outcome kept for it. It is written atomically (envs.savemanager's
+were published for it and the outcome kept for it. It is written atomically (plumbing.savemanager's
 `ImmediateSaver`, a 0600 file: the broker URL may carry a password) before the first row is sent and
 after every change.
 
@@ -29,10 +29,10 @@ from pydantic.alias_generators import to_camel
 from app.distributed.defaults import DEFAULT_FILE_LIMIT, DEFAULT_QUEUE, DEFAULT_ROW_TIME_LIMIT
 from app.distributed.ledger import Event
 from app.distributed.models import RowTask
-from envs import loggers
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver
+from plumbing import loggers
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver
 
 log = logging.getLogger(loggers.DISTRIBUTED)
 

@@ -35,7 +35,7 @@ from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import BatchListResult, DistributedBatchResult
 from app.ops.workflow_ops import WorkflowRunParams, _resolve, read_rows
-from envs import loggers
+from plumbing import loggers
 from workflows.runs import RunRecord
 
 log = logging.getLogger(loggers.DISTRIBUTED)

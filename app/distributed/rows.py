@@ -21,8 +21,8 @@ from typing import Any
 
 from app.distributed.models import RowResult, RowTask
 from app.distributed.shipping import collect_files
-from envs import loggers
-from envs.atomic import atomic_write_text
+from plumbing import loggers
+from plumbing.atomic import atomic_write_text
 from workflows.document import validate_document
 
 log = logging.getLogger(loggers.DISTRIBUTED)

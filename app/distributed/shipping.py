@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from app.distributed.models import ShippedFile
-from envs import loggers
-from envs.atomic import atomic_write_bytes
+from plumbing import loggers
+from plumbing.atomic import atomic_write_bytes
 
 log = logging.getLogger(loggers.DISTRIBUTED)
 

@@ -32,7 +32,7 @@ from app.distributed.batches import MAX_SENDS, BatchFiles, BatchState, Duplicate
 from app.distributed.broker import in_broker, make_broker, retrying, row_message
 from app.distributed.ledger import BatchLedger, Event
 from app.distributed.models import BatchCounts, RowResult
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.DISTRIBUTED)
 

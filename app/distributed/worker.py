@@ -39,7 +39,7 @@ from app.distributed.defaults import DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_QUEUE, D
 from app.distributed.ledger import BatchLedger
 from app.distributed.models import RowResult, RowTask
 from app.distributed.rows import AppFault, RowRunner
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.DISTRIBUTED)
 

@@ -54,8 +54,8 @@ from app.mcp.client import (APP_START_TIMEOUT, Endpoint, EndpointUnavailable, Qu
 from app.catalog.conventions import SERVER_INSTRUCTIONS
 from app.mcp.config import SERVER_NAME, read_mcp_file
 from app.catalog.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 
 log = logging.getLogger(loggers.MCP)
 

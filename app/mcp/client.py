@@ -34,8 +34,8 @@ from typing import Any, AsyncIterator
 
 from app.mcp.config import McpFile, read_mcp_file
 from app.mcp.idle import STARTER_ENV, Starter, client_header, pid_alive
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 
 log = logging.getLogger(loggers.MCP)
 

@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from envs import loggers
-from envs.datadir import DataDir
-from envs.atomic import atomic_write_text
-from envs.errors import StoreError
+from plumbing import loggers
+from plumbing.datadir import DataDir
+from plumbing.atomic import atomic_write_text
+from plumbing.errors import StoreError
 
 log = logging.getLogger(loggers.MCP)
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, MutableMapping
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.MCP)
 

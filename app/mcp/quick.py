@@ -32,8 +32,8 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from app.catalog.profiles import TOOLS_ENABLE, ToolSelection, parse_profile
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 
 if TYPE_CHECKING:
     from app.mcp.idle import BridgeClients

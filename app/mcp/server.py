@@ -69,8 +69,8 @@ from app.catalog.profiles import TOOLS_ENABLE, ProfileError, ToolSelection, pars
 from app.mcp.quick import QuickServer
 from app.catalog.tools import SERVER_INSTRUCTIONS, ToolCatalog, call_timeout, tool_result
 from app.ops import OpContext, OperationRegistry, failure
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult

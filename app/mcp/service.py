@@ -26,9 +26,9 @@ from app.mcp.idle import BridgeClients, IdleWatch, Starter, idle_timeout
 from app.ops import OpContext, OperationRegistry
 from app.ops.results import OpenResult
 from app.ops.registry import Operation, Params, operation
-from envs import loggers
-from envs.datadir import DataDir
-from envs.jsonstore import StoreError
+from plumbing import loggers
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import StoreError
 
 if TYPE_CHECKING:
     from app.mcp.server import McpHttpServer

@@ -2,7 +2,7 @@
 
 The stores made here write through `saver`: the app gives its save manager (off the Qt thread); a short-lived
 process keeps the default, which writes at once. Every store publishes its changes on one feed, `changes`
-(envs/changes.py; by default the environment store's). Copies of a context (`for_run`, a panel's own listener)
+(plumbing/changes.py; by default the environment store's). Copies of a context (`for_run`, a panel's own listener)
 share them."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any, Callable, ClassVar, Protocol, cast
 from app.stores.agent_runs import AgentRunStore
 from app.stores.agent_settings import AgentSettingsStore
 from app.stores.settings import SettingsStore
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
 from envs.groups import GroupError, GroupStore
-from envs.jsonstore import StoreError
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing.jsonstore import StoreError
+from plumbing.savemanager import ImmediateSaver, Saver
 from envs.store import EnvError, EnvStore
 from workflows.document import DocumentError
 from workflows.manager import RunError, RunManager

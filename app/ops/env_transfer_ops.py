@@ -32,13 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import OpenResult
-from envs import loggers
-from envs.atomic import atomic_write_text
+from plumbing import loggers
+from plumbing.atomic import atomic_write_text
 from envs.browser_logins import BROWSERS, BrowserLoginError, for_domains, list_profiles, parse_source, \
     read_browser_cookies, sites_of
 from envs.cookie_files import CookieFileError, CookieFormat, detect_format, from_cookie_editor, from_netscape, \
     from_storage_state, to_cookie_editor, to_netscape, to_storage_state
-from envs.savemanager import in_thread
+from plumbing.savemanager import in_thread
 from envs.store import EnvError
 
 log = logging.getLogger(loggers.OPS)

@@ -20,7 +20,7 @@ from pydantic import Field
 from app.ops.compat import CompatError
 from app.ops.context import OpContext
 from app.ops.registry import OpError, Params, reading_only
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Locator, PageError, TabPort
 
 log = logging.getLogger(loggers.OPS)

@@ -24,7 +24,7 @@ from pydantic.alias_generators import to_camel
 
 from app.ops import compat
 from app.ops.context import OpContext
-from envs import loggers
+from plumbing import loggers
 from workflows.envelope import ENVELOPE_KEYS, Envelope, OpenResult, Result
 from workflows.operations import Op, OperationsPort
 from workflows.secret_binding import SecretRefused, site_of

@@ -24,7 +24,7 @@ from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import OpenResult, RunExportResult
-from envs.savemanager import in_thread
+from plumbing.savemanager import in_thread
 from workflows.ports import PageError, TabPort
 from workflows.run_export import export_run
 

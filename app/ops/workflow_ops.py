@@ -24,10 +24,10 @@ from pydantic import Field, model_validator
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import PathResult, RunCancelResult, RunEventsResult, RunListResult, RunReadResult, RunResult, RunTablesResult, WorkflowBatchResult, WorkflowDeleteResult, WorkflowDiffResult, WorkflowHistoryResult, WorkflowListResult, WorkflowReadResult, WorkflowRepairResult, WorkflowRepairsResult, WorkflowRestoreResult, WorkflowSaveResult, WorkflowStartResult
-from envs import loggers
-from envs.filenames import safe_name_with_extension
+from plumbing import loggers
+from plumbing.filenames import safe_name_with_extension
 from envs.model import DEFAULT_ENV_ID
-from envs.savemanager import in_thread
+from plumbing.savemanager import in_thread
 from workflows.document import FORMAT_VERSION, WorkflowDocument, validate_document
 from workflows.io import dump_document, load_any, parse_json, read_file
 from workflows.runs import RunRecord

@@ -21,7 +21,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from app.browser.control import ControlState, TabControl
-from envs import loggers
+from plumbing import loggers
 from workflows.events import RunEvent, RunEvents
 
 if TYPE_CHECKING:

@@ -45,7 +45,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from app.ops.context import OpContext
 from app.ops.registry import OperationRegistry
-from envs import loggers
+from plumbing import loggers
 from workflows.schedule_timing import TimingError, local_zone
 from workflows.schedules import Schedule, ScheduleChange, ScheduleError, ScheduleResult
 

@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 from app.startup.resources import FROM_CHECKOUT, RESOURCES_DIR
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.I18N)
 

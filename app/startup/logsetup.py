@@ -1,6 +1,6 @@
 """Logging: one logger per subsystem under `browserpilot.*`, a rotating file in the data folder, stderr.
 
-The names are declared once, in envs/loggers.py. `--debug` makes stderr verbose.
+The names are declared once, in plumbing/loggers.py. `--debug` makes stderr verbose.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import logging
 import logging.handlers
 from pathlib import Path
 
-from envs import loggers
+from plumbing import loggers
 
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 

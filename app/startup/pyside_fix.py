@@ -24,7 +24,7 @@ import ctypes
 import logging
 import sys
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.APP)
 _applied = False

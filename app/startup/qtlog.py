@@ -6,7 +6,7 @@ import logging
 
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.QT)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import os
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.APP)
 

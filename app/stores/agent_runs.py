@@ -20,11 +20,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs import loggers
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver, in_thread
+from plumbing import loggers
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver, in_thread
 from workflows.runs import RecentRecords, now
 
 log = logging.getLogger(loggers.AGENT)
@@ -189,7 +189,7 @@ class AgentRunStore:
     on the saver's thread). The file is read when the store is first used: `await refreshed()` reads it (and
     later, what others wrote since) off the loop's thread, as the operations and an agent run do; a plain
     method used first reads it there and then (a short-lived process, a test). Each record saved here, and
-    runs of other writers taken in, are published on the change feed (envs/changes.py: store `agent_runs`)."""
+    runs of other writers taken in, are published on the change feed (plumbing/changes.py: store `agent_runs`)."""
 
     def __init__(self, data: DataDir, saver: Saver | None = None, changes: StoreChanges | None = None) -> None:
         self.root = data.root / "agent_runs"

@@ -22,10 +22,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 Provider = Literal["anthropic", "openai"]

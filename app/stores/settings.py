@@ -2,7 +2,7 @@
 
 The app holds one `SettingsStore` (its operations' context and its windows share it): the settings in memory
 are the truth, and a change is written through the app's save manager, off the Qt thread. Without a saver (a
-short-lived process) a change is written at once. Each change is published on the change feed (envs/changes.py:
+short-lived process) a change is written at once. Each change is published on the change feed (plumbing/changes.py:
 store `settings`): the open settings, the tray and the panels follow."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, encode_json
-from envs.savemanager import ImmediateSaver, Saver
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, encode_json
+from plumbing.savemanager import ImmediateSaver, Saver
 from workflows.tracing import DEFAULT_DISK_MB, DEFAULT_TRACE, DEFAULT_VIDEO, TraceDefaults, TraceMode
 
 DEFAULT_SEARCH_URL = "https://duckduckgo.com/?q={query}"

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from app.stores.agent_settings import PROVIDERS, AgentSettingsStore, Provider
 from app.ui.theme import icon
-from envs import loggers
-from envs.jsonstore import StoreError
+from plumbing import loggers
+from plumbing.jsonstore import StoreError
 
 log = logging.getLogger(loggers.UI)
 

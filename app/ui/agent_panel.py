@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout,
 
 from app.stores.agent_runs import AgentRecord, Step, ToolCall, Usage
 from app.stores.agent_settings import StoredSecret
-from envs import loggers
-from envs.jsonstore import StoreError
+from plumbing import loggers
+from plumbing.jsonstore import StoreError
 from workflows.secret_binding import SecretError, start_page_domain
 from app.ui.agent_model_ui import AgentSettingsDialog, ModelPicker, provider_label
 from app.ui.follow import StoreSignals

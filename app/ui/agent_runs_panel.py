@@ -25,7 +25,7 @@ from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import format_duration, local_time
 from app.ui.table_model import RowsTableModel, record_table
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

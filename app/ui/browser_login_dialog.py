@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 
 from app.ops.context import OpContext, Operations
 from app.ui.follow import refill
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.browser.control import ControlState, TabControl
 from app.ui.theme import current_scheme, icon
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.browser.downloads import DownloadManager, DownloadRecord
 from app.ui.theme import icon
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

@@ -74,7 +74,7 @@ from app.ui.downloads_panel import DownloadsPanel
 from app.ui.op_runner import OpRunner
 from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
 from app.ui.theme import icon
-from envs import loggers
+from plumbing import loggers
 from envs.groups import GroupError, GroupStore, TabGroup
 
 log = logging.getLogger(loggers.UI)

@@ -22,7 +22,7 @@ from app.browser.service import BrowserService, EnvironmentStartError
 from app.ui.env_window import EnvWindow
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
-from envs import loggers
+from plumbing import loggers
 from envs.groups import GroupStore
 from envs.store import EnvStore
 

@@ -1,4 +1,4 @@
-"""The GUI follows the stores: every change a store publishes (envs/changes.py) reaches the Qt thread, and each
+"""The GUI follows the stores: every change a store publishes (plumbing/changes.py) reaches the Qt thread, and each
 panel, list and editor that shows that store reads it again. No Refresh button, no timer per panel.
 
 `StoreSignals` listens to the app's one change feed. A store publishes on whatever thread changed it (the Qt
@@ -27,7 +27,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from envs.changes import StoreChange, StoreChanges, StoreName
+from plumbing.changes import StoreChange, StoreChanges, StoreName
 
 DELAY_MS = 60   # after the first change of a delivery
 GAP_MS = 600    # between deliveries while changes keep coming (a batch): a panel reads its list at most this often

@@ -47,8 +47,8 @@ from app.ui.theme import icon
 from app.ui.tool_profile_choice import ToolProfileChoice
 from app.ui.welcome import WelcomeDialog
 from app.ui.workflows_panel import WorkflowsPanel
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 from envs.store import EnvStore
 
 if TYPE_CHECKING:

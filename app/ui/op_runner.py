@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.ops import OpContext, OperationRegistry
 from app.ui.follow import StoreSignals
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

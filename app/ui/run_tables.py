@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxL
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from app.ui.theme import icon
-from envs import loggers
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.savemanager import in_thread
 from workflows.export import write_table
 from workflows.tables import cell_text
 

@@ -48,7 +48,7 @@ from app.ui.run_tables import RunTablesView
 from app.ui.table_model import RowsTableModel, item_table as _table, record_table
 from app.ui.theme import current_scheme, icon
 from app.ui.trace_view import TraceView
-from envs import loggers
+from plumbing import loggers
 from workflows.runs import RunView, TraceStepView
 
 log = logging.getLogger(loggers.UI)

@@ -26,7 +26,7 @@ from app.ui.runs_panel import local_time, status_icon, status_text
 from app.ui.schedule_dialog import open_schedule_dialog, timing_words, translated_words
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.theme import icon
-from envs import loggers
+from plumbing import loggers
 from workflows.schedule_timing import Timing, describe
 
 if TYPE_CHECKING:

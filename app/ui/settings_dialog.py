@@ -16,8 +16,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QSpinBox, QWidget
 
 from app.stores.settings import SettingsStore
-from envs import loggers
-from envs.jsonstore import StoreError
+from plumbing import loggers
+from plumbing.jsonstore import StoreError
 
 log = logging.getLogger(loggers.UI)
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.startup.resources import RESOURCES_DIR
 from app.ui.wheel_guard import install_wheel_guard
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QLab
 from app.ui.op_runner import OpStarter
 from app.ui.table_model import item_table
 from app.ui.theme import current_scheme, icon
-from envs import loggers
-from envs.savemanager import in_thread
+from plumbing import loggers
+from plumbing.savemanager import in_thread
 from workflows.runs import RunView, TraceStepView
 
 log = logging.getLogger(loggers.UI)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListW
                                QSlider, QSplitter, QVBoxLayout, QWidget)
 
 from app.ui.theme import icon
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.UI)
 

@@ -30,7 +30,7 @@ from app.ui.empty_state import PANEL_STYLE
 from app.ui.screen_fit import fit_on_screen
 from app.ui.theme import icon
 from app.ui.tool_profile_choice import ToolProfileChoice
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 if TYPE_CHECKING:
     from app.mcp.service import McpService

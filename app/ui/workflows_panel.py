@@ -50,7 +50,7 @@ from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
 from app.ui.runs_panel import Envelope, format_duration, local_time, status_icon, status_text
-from envs import loggers
+from plumbing import loggers
 from workflows.document import DocumentError, WorkflowDocument, validate_document
 from workflows.runs import RunView
 

@@ -15,9 +15,9 @@ from typing import Any, Callable
 from app.startup.instance import AlreadyRunningError, InstanceLock
 from app.startup.qt_asyncio import start_qt, wakeup_timer
 from app.startup.runtime import NoDisplayError, prepare_qt_environment
-from envs import loggers
-from envs.datadir import DataDir
-from envs.jsonstore import StoreError
+from plumbing import loggers
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import StoreError
 
 log = logging.getLogger(loggers.APP)
 

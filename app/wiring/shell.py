@@ -1,7 +1,7 @@
 """`BrowserPilotApp`: where the running app is wired together, and nothing else.
 
 - the stores (envs, settings, workflows, runs, groups) and the one save manager they write through (off the
-  Qt thread, debounced; flushed last), and the one change feed they all publish on (envs/changes.py; the GUI
+  Qt thread, debounced; flushed last), and the one change feed they all publish on (plumbing/changes.py; the GUI
   follows it through `ops.changes`, app/ui/follow.py);
 - the browser service (app/browser/service.py): profiles, policies, DevTools channels, captures and every tab;
 - the environments' windows (app/ui/env_windows.py), which only show the service's tabs, in an app a person
@@ -35,10 +35,10 @@ from app.ui.env_windows import EnvWindows
 from app.ui.op_runner import OpRunner
 from app.ui.wheel_guard import install_wheel_guard
 from app.desktop.unattended import Unattended
-from envs import loggers
-from envs.changes import StoreChanges
-from envs.datadir import DataDir
-from envs.savemanager import SaveManager
+from plumbing import loggers
+from plumbing.changes import StoreChanges
+from plumbing.datadir import DataDir
+from plumbing.savemanager import SaveManager
 from envs.store import EnvEvent, EnvStore, purge_trash
 from workflows.events import RunEvent
 from workflows.manager import RunManager

@@ -15,8 +15,8 @@ from typing import Any
 from app.distributed.broker import safe_url
 from app.distributed.rows import RowRunner
 from app.distributed.worker import RowConsumer, WorkerOptions, broker_logging_to_stderr
-from envs import loggers
-from envs.datadir import DataDir
+from plumbing import loggers
+from plumbing.datadir import DataDir
 
 log = logging.getLogger(loggers.DISTRIBUTED)
 

@@ -29,13 +29,13 @@ WINDOW_WIDTH = 1900  # the environment window: its page about as wide as the pee
 OP_SCRIPT = """import json, sys
 from pathlib import Path
 from app.mcp.client import forward_operation
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 print(json.dumps(forward_operation(DataDir(Path(sys.argv[1])), sys.argv[2], json.loads(sys.argv[3]), timeout=60)))
 """
 WELCOMED = """import sys
 from pathlib import Path
 from app.stores.settings import SettingsStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 SettingsStore(DataDir(Path(sys.argv[1]))).update(welcome_shown=True)
 """
 

@@ -28,7 +28,7 @@ from PySide6.QtGui import QColor, QImage
 
 from app.mcp.client import forward_operation
 from app.stores.settings import SettingsStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import app_on_desktop, run_cli
 from app.desktop.tray import NEEDS_YOU_COLOR
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)

@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from envs.jsonstore import JsonStore
+from plumbing.jsonstore import JsonStore
 from tests.support.app_process import app_command, app_env
 from tests.support.distributed import Site, Worker, batch_id_of, ledger_events, until, workflow
 from tests.support.order_shop import LAST_NODES, OrderShop, branching_order_workflow

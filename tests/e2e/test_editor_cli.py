@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.mcp.client import wait_for_endpoint
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import AppProcess, run_cli
 
 pytestmark = pytest.mark.e2e

@@ -21,7 +21,7 @@ import pytest
 
 from app.mcp.client import forward_operation, wait_for_endpoint
 from app.stores.settings import SettingsStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.fake_anthropic import FakeAnthropic, Reply, tool

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from app.mcp.client import Endpoint, call_operation, wait_for_endpoint
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import app_command, app_env, run_cli
 
 pytestmark = pytest.mark.e2e

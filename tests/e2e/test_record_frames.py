@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QImage
 
 from app.mcp.client import forward_operation
 from app.stores.settings import SettingsStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import app_on_desktop, run_cli
 from tests.support.desktop import Desktop, desktop, missing_tools, wait_until  # noqa: F401 (a fixture)
 from tests.support.frame_sites import PaySite, shop_routes

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore
 from envs.model import EnvsDocument
 from tests.support.app_process import app_command, app_env, run_cli
 from tests.support.server import LocalServer, Response

@@ -15,7 +15,7 @@ from tests.support.app_process import AppProcess, run_cli
 from tests.support.server import LocalServer
 from workflows.runs import RunStore
 from workflows.schedules import ScheduleStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 pytestmark = pytest.mark.e2e
 
@@ -83,7 +83,7 @@ def test_sigkill_during_a_scheduled_run_loses_no_record_and_schedules_survive_a_
     app = AppProcess(data_dir)
     try:
         running = wait_for(lambda: triggered(data_dir, schedule_id, "running"), 30, "a scheduled run in runs.json")
-        # The kill lands mid-run, not inside the save manager's debounce (at most ~0.3 s, envs/savemanager.py):
+        # The kill lands mid-run, not inside the save manager's debounce (at most ~0.3 s, plumbing/savemanager.py):
         # schedules.json names the run too.
         wait_for(lambda: running[0]["id"] in (data_dir / "schedules.json").read_text(), 10, "the run in schedules.json")
         children = app.children()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import run_cli
 from workflows.store import WorkflowStore
 from workflows.versions import KEPT
@@ -71,7 +71,7 @@ def test_only_the_last_50_versions_are_kept(tmp_path: Path) -> None:
 SAVER = """
 import json, sys
 from pathlib import Path
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from workflows.store import WorkflowStore
 doc = json.loads(Path(sys.argv[2]).read_text("utf-8-sig"))
 store = WorkflowStore(DataDir(Path(sys.argv[1])))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import stat
 from pathlib import Path
 from typing import Any, Iterator

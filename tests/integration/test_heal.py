@@ -10,7 +10,6 @@ and each replay; its server decides each replay: ok, failed or wrong.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -20,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
 from tests.support.heal_site import KINDS, TARGETS, VALUES, HealSite, big_form_page, our_flow
-from tests.support.qt import open_view, run_op, running_app, wait_loaded
+from tests.support.qt import open_view, run_op, running_app
 from tests.support.server import LocalServer, Response
 
 

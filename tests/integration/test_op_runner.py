@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from app.ops import OpContext, Operation, OperationRegistry, OpError, Params
 from app.startup.qt_asyncio import asyncio_inside_qt
 from app.ui.op_runner import OpRunner
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from envs.store import EnvStore
 from workflows.envelope import OpenResult
 

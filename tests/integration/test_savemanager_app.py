@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.wiring.shell import BrowserPilotApp
-from envs.jsonstore import JsonStore
+from plumbing.jsonstore import JsonStore
 from envs.model import EnvsDocument
 from tests.support.qt import open_view, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.ui.follow import Changed, StoreSignals
-from envs.changes import StoreChanges
+from plumbing.changes import StoreChanges
 
 
 def test_changes_from_a_worker_thread_arrive_on_the_qt_thread_together(qtbot: QtBot, qapp: QApplication) -> None:

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.env_panel import EnvTableModel
 from app.ui.table_model import ModelIndex, RowsTableModel, record_table
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from envs.store import EnvStore
 
 

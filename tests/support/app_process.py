@@ -96,7 +96,7 @@ def serving_app(data_dir: Path) -> Iterator[Path]:
     """`browserpilot --headless` on `data_dir` (made here) until the block ends, its MCP endpoint up; then it must
     stop cleanly (exit 0, no traceback, mcp.json saying nobody serves it)."""
     from app.mcp.client import wait_for_endpoint
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     data_dir.mkdir(parents=True)
     with AppProcess(data_dir) as app:

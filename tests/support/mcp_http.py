@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from app.mcp.client import Endpoint, wait_for_endpoint
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def endpoint(data_dir: Path) -> Endpoint:

@@ -19,7 +19,7 @@ from app.browser.tab import BrowserTab
 from app.startup.qt_asyncio import asyncio_inside_qt
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 T = TypeVar("T")
 

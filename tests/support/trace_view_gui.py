@@ -51,7 +51,7 @@ async def main(folder: Path, url: str) -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.wiring.shell import BrowserPilotApp
-    from envs.datadir import DataDir
+    from plumbing.datadir import DataDir
 
     shell = BrowserPilotApp(DataDir(folder), headless=False)
     shell.settings.update(welcome_shown=True)

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from app.mcp.client import forward_operation
 from app.stores.settings import SettingsStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from tests.support.app_process import app_command, app_env
 from tests.support.desktop import Desktop, wait_until
 

@@ -6,7 +6,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from envs.atomic import atomic_write_text
+from plumbing.atomic import atomic_write_text
 from tests.support.disk_audit import qt_thread_disk
 
 

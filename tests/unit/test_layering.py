@@ -1,4 +1,4 @@
-"""What may import what: `workflows/` and `envs/` never import Qt (checked in the source and in a fresh
+"""What may import what: `workflows/`, `envs/` and `plumbing/` never import Qt (checked in the source and in a fresh
 interpreter), no shipped package imports a module the bundle leaves out (packaging/browserpilot.spec), no import
 circles, and imports point down an ordered list of layers (`LAYERS`)."""
 
@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE = ("workflows", "envs")
+PURE = ("workflows", "envs", "plumbing")
 QT_MODULES = ("PySide6", "shiboken6", "qasync")
 
 
-SHIPPED = ("app", "envs", "workflows")
+SHIPPED = ("app", "plumbing", "envs", "workflows")
 BUNDLE_SPEC = ROOT / "packaging" / "browserpilot.spec"
 
 
@@ -167,6 +167,7 @@ def test_no_import_circles() -> None:
 # may not import each other. Every module of app/ must be placed: a name places that module and everything under
 # it; "=name" places that module alone (the `app` package itself, so that a new module at its root must be placed).
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("plumbing",),  # atomic writes, stores, the data folder, loggers: below every domain
     ("envs",),
     ("workflows",),
     ("=app",),  # app/__init__.py alone: the version, pydantic's loading before PySide6

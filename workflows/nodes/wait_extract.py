@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import field_validator
 
-from envs.savemanager import in_thread
+from plumbing.savemanager import in_thread
 from workflows.export import table_from, write_table
 from workflows.nodes.base import QT_TRANSLATE_NOOP, NodeData, PageNodeData, RecordedStep, RunContext, target_phrase
 from workflows.nodes.locators import NodeLocator

@@ -12,7 +12,7 @@ from app.browser import capture, locators
 from app.browser.control import ControlState
 from app.browser.parts.core import TabCore, capture_name
 from app.browser.record import app_acting
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Control, Locator
 
 log = logging.getLogger(loggers.BROWSER)

@@ -38,7 +38,7 @@ from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationError, Navigati
 from app.browser.netcapture import NetServices
 from app.browser.tab import BrowserPage, BrowserTab
 from app.browser.worker_traffic import WorkerTraffic
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Locator, PageError
 
 log = logging.getLogger(loggers.BROWSER)

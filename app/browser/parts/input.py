@@ -20,7 +20,7 @@ from app.browser.focus import focus_chain
 from app.browser.js import PageTimeout, run_js
 from app.browser.parts.core import TabCore
 from app.browser.tab import check_upload_paths, upload_files
-from envs import loggers
+from plumbing import loggers
 from workflows.ports import Direction, Locator, MouseButton, PageError
 from workflows.secret_binding import SecretBinding
 

@@ -19,7 +19,7 @@ from app.browser.identity import request_headers
 from app.browser.netcapture import CaptureError, NetworkCapture
 from app.browser.netmock import MockRule
 from app.browser.parts.core import TabCore, capture_name
-from envs.savemanager import in_thread
+from plumbing.savemanager import in_thread
 from workflows.ports import PageError
 
 

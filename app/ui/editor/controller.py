@@ -16,7 +16,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from app.ui.editor import commands, layout, rules
 from app.ui.editor.model import EditorModel, JsonDict, Level
 from app.ui.node_kinds import kind_label
-from envs import loggers
+from plumbing import loggers
 from workflows.nodes import NODE_TYPES
 
 log = logging.getLogger(loggers.EDITOR)

@@ -8,7 +8,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from app.ui.op_runner import OpRunner
-from envs import loggers
+from plumbing import loggers
 from workflows.document import validate_document
 from workflows.store import SavedWorkflow
 
@@ -79,7 +79,7 @@ class Editors:
 
         try:
             return self.new(name)
-        except ValueError as exc:
+        except ValueError:
             QMessageBox.warning(None, QCoreApplication.translate("Editors", "New Workflow"),
                                 QCoreApplication.translate("Editors", "A workflow named {name} exists already").format(
                                     name=repr(name)))

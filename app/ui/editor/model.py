@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from PySide6.QtCore import QObject, Signal
 
 from app.ui.editor import layout
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.EDITOR)
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from app.ui.editor.items import state_label
 from app.ui.editor.model import EditorModel
 from app.ui.editor.scene import EditorScene
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.EDITOR)
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene, QGraphicsSceneM
 from app.ui.editor.items import (CATEGORY_COLOURS, NODE_WIDTH, PORT_GRIP, EdgeItem, Look, NodeItem, NoteItem, Port,
                                  category_of, curve, geometry)
 from app.ui.editor.model import EditorModel, Level
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.EDITOR)
 

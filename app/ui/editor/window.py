@@ -29,7 +29,7 @@ from app.ui.follow import Changed
 from app.ui.screen_fit import fit_on_screen
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
-from envs import loggers
+from plumbing import loggers
 from workflows.document import DocumentError, validate_document
 from workflows.io import dump_document
 

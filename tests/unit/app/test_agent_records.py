@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.stores.agent_runs import AgentRecord, AgentRunStore
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def test_two_stores_on_one_data_folder_keep_each_others_runs(tmp_path: Path) -> None:

@@ -11,8 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from app.stores.agent_runs import MAX_AGENT_RUNS, AgentRecord, AgentRunStore, now
-from envs.datadir import DataDir
-from envs.savemanager import SaveManager
+from plumbing.datadir import DataDir
+from plumbing.savemanager import SaveManager
 
 
 def record(task: str, minutes_ago: float = 0.0, **fields: object) -> AgentRecord:

@@ -11,7 +11,7 @@ import pytest
 from app.distributed.batches import BatchFiles, BatchState, RowState
 from app.distributed.ledger import Event
 from app.distributed.models import RowResult
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 
 
 def state(rows: int = 3) -> BatchState:

@@ -27,7 +27,7 @@ from app.ops import OpContext, Params, operation
 from app.ops.registry import describe_validation_error
 from app.ops.results import OpenResult
 from app.wiring.registry import build_registry
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from envs.store import EnvStore
 
 PNG_1PX = base64.b64decode(

@@ -10,7 +10,7 @@ from app.catalog.tools import ToolCatalog
 from app.ops import OpContext, Operation, OperationRegistry, Params, env_ops
 from app.ops.results import EnvResult
 from app.wiring.registry import build_registry
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from envs.store import EnvStore
 from workflows.envelope import Envelope, OpenResult, Result
 from workflows.operations import ENGINE_OPERATIONS, TAB_LIST, Op

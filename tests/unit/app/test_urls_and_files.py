@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.filenames import safe_file_name, unique_safe_path
+from plumbing.filenames import safe_file_name, unique_safe_path
 from app.browser.urls import address_to_url, as_address
 
 SEARCH = "https://search.example/?q={query}"

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore
 from envs.model import EnvsDocument
 
 WRITER = """
 import sys
-from envs.datadir import DataDir
-from envs.savemanager import SaveManager
+from plumbing.datadir import DataDir
+from plumbing.savemanager import SaveManager
 from envs.store import EnvStore
 saves = SaveManager(delay=0.25) if sys.argv[3] == "manager" else None
 store = EnvStore(DataDir(__import__("pathlib").Path(sys.argv[1])), saves)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from envs.domains import DomainPolicy, PatternError, normalize_patterns, parse_pattern
 from envs.store import EnvError, EnvStore
 

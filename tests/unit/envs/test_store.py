@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.datadir import DataDir, resolve_data_dir
+from plumbing.datadir import DataDir, resolve_data_dir
 from envs.model import DEFAULT_ENV_ID, MAX_SITES
 from envs.store import EnvError, EnvEvent, EnvStore, domain_of, purge_trash
 

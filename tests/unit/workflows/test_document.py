@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import pytest
 
-from workflows.document import DocumentError, WorkflowDocument, validate_document
+from workflows.document import DocumentError, validate_document
 from workflows.nodes import NODE_TYPES, IfElseData, LoopData
 
 FIXTURES = Path(__file__).parent / "fixtures"

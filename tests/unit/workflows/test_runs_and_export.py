@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from pypdf import PdfReader
 
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from workflows.engine import compare
 from workflows.export import write_export
 from workflows.redaction import redact

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from envs.datadir import DataDir
+from plumbing.datadir import DataDir
 from workflows.schedule_timing import (TimingError, describe, describe_next, local_zone, parse_every,
                                        timing_from_options)
 from workflows.schedules import ScheduleResult, ScheduleStore
@@ -135,8 +135,8 @@ def test_a_corrupt_schedules_json_is_moved_aside_and_reported(tmp_path: Path) ->
 WRITER = """
 import sys
 from pathlib import Path
-from envs.datadir import DataDir
-from envs.savemanager import SaveManager
+from plumbing.datadir import DataDir
+from plumbing.savemanager import SaveManager
 from workflows.schedule_timing import timing_from_options
 from workflows.schedules import ScheduleResult, ScheduleStore
 saves = SaveManager(delay=0.25)

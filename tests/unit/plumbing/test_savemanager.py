@@ -1,4 +1,4 @@
-"""The save manager (envs/savemanager.py): debounce, order, one writer per file, flush, errors kept and reported,
+"""The save manager (plumbing/savemanager.py): debounce, order, one writer per file, flush, errors kept and reported,
 other processes seeing consistent files, and the stores over it (a reader sees its own writes at once). SIGKILL
 with the save manager: tests/unit/envs/test_crash_safety.py."""
 
@@ -17,10 +17,10 @@ from typing import Callable
 
 import pytest
 
-from envs.datadir import DataDir
-from envs.jsonstore import JsonStore, StoreError
+from plumbing.datadir import DataDir
+from plumbing.jsonstore import JsonStore, StoreError
 from envs.model import EnvsDocument
-from envs.savemanager import SaveManager, in_thread
+from plumbing.savemanager import SaveManager, in_thread
 from envs.store import EnvStore
 from workflows.runs import MAX_RUNS, RunRecord, RunsDocument, RunStore, TraceEntry, now
 
@@ -146,7 +146,7 @@ def test_close_flushes_and_a_second_process_sees_the_file(tmp_path: Path) -> Non
     store.create("First")
     assert saves.flush() == {} and saves.dirty() == set()  # "Default" and "First" are on disk
     store.create("Second")  # the file was just written: this waits out the debounce (an hour here)
-    reader = [sys.executable, "-c", "import sys, json; from envs.datadir import DataDir; from envs.store import "
+    reader = [sys.executable, "-c", "import sys, json; from plumbing.datadir import DataDir; from envs.store import "
               "EnvStore; print(json.dumps([e.name for e in EnvStore(DataDir(__import__('pathlib').Path(sys.argv[1])))"
               ".list()]))", str(tmp_path)]
     before = json.loads(subprocess.run(reader, capture_output=True, text=True, cwd=ROOT, check=True).stdout)

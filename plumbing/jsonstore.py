@@ -9,7 +9,7 @@
 - a file that does not parse or validate is moved aside as `<name>.corrupt-<timestamp>`, the problem is
   reported through `StoreLoad.problem`, and the store starts empty instead of crashing or overwriting it.
 
-This module is pure Python (no Qt): `envs/` is the lowest layer and `workflows/` builds on it.
+This module is pure Python (no Qt): `plumbing/` is the lowest layer; `envs/` and `workflows/` build on it.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Callable, Generic, TypeVar
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from envs import loggers
-from envs.atomic import atomic_write_bytes, move_aside
-from envs.errors import StoreError
+from plumbing import loggers
+from plumbing.atomic import atomic_write_bytes, move_aside
+from plumbing.errors import StoreError
 
 log = logging.getLogger(loggers.STORE)
 
@@ -125,7 +125,7 @@ class JsonStore(Generic[M]):
 
     def save(self, document: M) -> None:
         """Validate and write the document atomically, now, on this thread. (The stores of a running app write
-        through envs/savemanager.py instead: off the Qt thread, without validating again what their models
+        through plumbing/savemanager.py instead: off the Qt thread, without validating again what their models
         already hold.)"""
         data = self.dump(document)
         self.model.model_validate(data)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from envs.atomic import atomic_write_text
-from envs.jsonstore import JsonStore, StoreError
+from plumbing.atomic import atomic_write_text
+from plumbing.jsonstore import JsonStore, StoreError
 
 
 class Doc(BaseModel):
@@ -73,7 +73,7 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     def full_disk(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("envs.atomic.os.replace", full_disk)
+    monkeypatch.setattr("plumbing.atomic.os.replace", full_disk)
     with pytest.raises(StoreError, match="No space left"):
         s.save(Doc(items=["new"]))
     monkeypatch.undo()

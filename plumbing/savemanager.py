@@ -6,7 +6,7 @@ stricter for a shared browser whose stores change many times a second during a b
 - The stores keep their document in memory; that is the truth, and a reader in the same process sees its own
   writes at once. A change calls `save(path, render)`: the file is marked dirty and `render` (a function that
   turns the snapshot of that moment into bytes) replaces whatever render was waiting for that file.
-- One worker thread does the writing (`envs.jsonstore.atomic_write_bytes`: temp file, fsync, `os.replace`,
+- One worker thread does the writing (`plumbing.jsonstore.atomic_write_bytes`: temp file, fsync, `os.replace`,
   fsync of the folder), so no two writers of one file ever run at once and each file's writes land in order.
 - The debounce is leading-edge: a file that has not been written for `delay` seconds is written at once; a
   burst of changes is written at most once per `delay` (default 0.25 s), always ending with the newest state.
@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, TypeVar
 
-from envs import loggers
-from envs.atomic import atomic_write_bytes
-from envs.errors import StoreError
+from plumbing import loggers
+from plumbing.atomic import atomic_write_bytes
+from plumbing.errors import StoreError
 
 log = logging.getLogger(loggers.STORE)
 

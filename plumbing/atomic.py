@@ -1,7 +1,7 @@
 """Atomic file writes (a same-folder temporary file, fsync, `os.replace`, fsync of the folder), moving an
 unusable file aside, and moving a file into a folder. Plain Python without pydantic, so the command line's
-light paths (`browserpilot mcp` writing `mcp.json`) load nothing heavy; `envs.jsonstore` builds its stores on
-these. They block on the disk: in the app they run on a worker thread (envs/savemanager.py)."""
+light paths (`browserpilot mcp` writing `mcp.json`) load nothing heavy; `plumbing.jsonstore` builds its stores on
+these. They block on the disk: in the app they run on a worker thread (plumbing/savemanager.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from envs.errors import StoreError
+from plumbing.errors import StoreError
 
 
 def atomic_write_text(path: Path, text: str) -> None:

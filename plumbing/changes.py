@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal
 
-from envs import loggers
+from plumbing import loggers
 
 log = logging.getLogger(loggers.STORE)
 

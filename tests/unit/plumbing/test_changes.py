@@ -1,4 +1,4 @@
-"""Issue 35: every store of a data folder says it changed on one feed (envs/changes.py), whoever changed it and
+"""Issue 35: every store of a data folder says it changed on one feed (plumbing/changes.py), whoever changed it and
 on whichever thread, with the record's key: what the GUI follows (app/ui/follow.py brings it onto Qt's thread)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from app.stores.agent_runs import AgentRecord, AgentRunStore
 from app.stores.agent_settings import AgentSettingsStore
 from app.stores.settings import SettingsStore
-from envs.changes import StoreChange, StoreChanges
-from envs.datadir import DataDir
+from plumbing.changes import StoreChange, StoreChanges
+from plumbing.datadir import DataDir
 from envs.groups import GroupStore
 from envs.store import EnvStore
 from workflows.runs import MAX_RUNS, RunRecord, RunStore
