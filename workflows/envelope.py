@@ -2,8 +2,8 @@
 
 On the wire (MCP's structured content, the CLI's `--json`, the original BrowserPilot's agents) an envelope is
 one flat JSON object: `{ok, control, tabId?, takenOver?, dialogs?, newTabs?, ...data, error?, code?,
-errorShot?, notes?}`. The registry (app/ops/registry.py) builds that object and sends it as it is; this module
-reads it back as an `Envelope[T]`, where `T` is the operation's result model (`Operation.result`): the
+errorShot?, notes?}`. The registry (app/ops/registry.py) holds each answer as an `Envelope[T]` and writes that
+object once, at the edge (`Envelope.wire`); `Envelope.parse` reads it back as an `Envelope[T]`, where `T` is the operation's result model (`Operation.result`): the
 bookkeeping becomes fields (`taken_over`, `new_tabs`, `error_shot`), the rest is the typed `data` on success,
 and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is `details`.
 
@@ -71,6 +71,31 @@ class Envelope(BaseModel, Generic[T]):
         if not self.ok or self.data is None:
             raise ValueError(f"the operation failed: {self.error}")
         return self.data
+
+    def wire(self) -> dict[str, Any]:
+        """The flat wire form (see the module's docstring): the envelope's keys that say something, the data's
+        (or, on failure, the details') beside them."""
+        flat: dict[str, Any] = {"ok": self.ok, "control": self.control}
+        if self.tab_id is not None:
+            flat["tabId"] = self.tab_id
+        if self.taken_over or "taken_over" in self.model_fields_set:  # the original's run results always say it
+            flat["takenOver"] = self.taken_over
+        if self.dialogs:
+            flat["dialogs"] = self.dialogs
+        if self.new_tabs:
+            flat["newTabs"] = self.new_tabs
+        if self.error is not None:
+            flat["error"] = self.error
+        if self.code is not None:
+            flat["code"] = self.code
+        if self.ok and self.data is not None:
+            flat.update(self.data.wire())
+        flat.update(self.details)
+        if self.error_shot is not None:
+            flat["errorShot"] = self.error_shot
+        if self.notes:
+            flat["notes"] = self.notes
+        return flat
 
     @classmethod
     def failed(cls, error: str, code: str) -> Envelope[T]:

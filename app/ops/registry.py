@@ -6,6 +6,11 @@ single door: it accepts the original BrowserPilot's call forms (`app.ops.compat`
 envelope `{ok, control, ...data, notes?}`; failures become `{ok: false, control, error}` with one line a
 person or a model can act on. `notes` says which form won when a call gave both, and similar remarks.
 
+An operation returns its result model (`Operation.result`), or a whole `Envelope` of it when it has the
+envelope's own fields to say (a page operation: the tab, its control, a take-over, dialogs, new tabs). The
+registry holds the answer as a typed `Envelope` (`run`, the engine's and the GUI's door); `call` writes it in its
+flat wire form once, at the edge (MCP, the command line).
+
 A caller whose secrets are bound to their sites (an agent run, a workflow run: `OpContext.secrets`) gets a
 call refused, before the operation runs, when a parameter other than the operation's `secret_field` names
 one of them (code `secret_refused`, with the secret, the tool and the site; workflows/secret_binding.py).
@@ -59,7 +64,10 @@ class OpError(Exception):
         self.data = data
 
 
-OpFunc = Callable[[OpContext, Any], Awaitable[dict[str, Any]]]
+# What an operation function returns: its result model, or an envelope of it; a plain dict is read as the wire
+# form of its data (operations not converted yet).
+Answer = Result | Envelope[Any] | dict[str, Any]
+OpFunc = Callable[[OpContext, Any], Awaitable[Answer]]
 
 # Whether the operation running in this task only reads (`Operation.read_only`): `app.ops.page_session.on_page`
 # does not pause a person's recording for it (reading sends the page no input).
@@ -70,7 +78,7 @@ reading_only: ContextVar[bool] = ContextVar("reading_only", default=False)
 class Operation(Generic[P, R]):
     name: str
     params: type[P]
-    func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]
+    func: Callable[[OpContext, P], Awaitable[Answer]]
     description: str
     # What it answers when ok: the `data` of its `Envelope` (app/ops/results.py); `OpenResult` while its shape is
     # not modelled.
@@ -99,10 +107,10 @@ def operation(
     needs_browser: bool = False,
     secret_field: str | None = None,
     group: str | None = None,
-) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P, R]]:
+) -> Callable[[Callable[[OpContext, P], Awaitable[Any]]], Operation[P, R]]:
     """Declare an operation: its parameters, its result model; the function's docstring is its description."""
 
-    def wrap(func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]) -> Operation[P, R]:
+    def wrap(func: Callable[[OpContext, P], Awaitable[Any]]) -> Operation[P, R]:
         return Operation(
             name=name,
             params=params,
@@ -178,8 +186,8 @@ class OperationRegistry:
         return self.operations[name]
 
     async def call(self, ctx: OpContext, name: str, raw: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run one operation by name with a caller's JSON (the original's call forms accepted) and return its
-        envelope in its wire form. Never raises for a caller's mistake."""
+        """Run one operation by name with a caller's JSON (the original BrowserPilot's call forms accepted) and
+        return its envelope in its wire form. Never raises for a caller's mistake."""
         op = self.operations.get(name)
         if op is None:
             return failure(f"unknown operation {name!r}; known operations: {', '.join(self.names())}",
@@ -192,7 +200,7 @@ class OperationRegistry:
         except ValidationError as exc:
             return failure(describe_validation_error(op, exc), code="invalid_parameters")
         params._shot = accepted.shot
-        return await self._run(ctx, op, params, accepted.notes)
+        return (await self._answer(ctx, op, params, accepted.notes)).wire()
 
     async def run(self, ctx: OpContext, op: Operation[P, R], params: P | dict[str, Any]) -> Envelope[R]:
         """Run one operation in process, typed: its parameters as its `Params` model (or a dict of its own
@@ -205,7 +213,7 @@ class OperationRegistry:
             except ValidationError as exc:
                 return Envelope[op.result].failed(describe_validation_error(op, exc),  # type: ignore[name-defined]
                                                   code="invalid_parameters")
-        return read_envelope(await self._run(ctx, op, params, []), op)
+        return await self._answer(ctx, op, params, [])
 
     def port(self, ctx: OpContext) -> OperationsPort:
         """The typed call as a workflow run's `OperationsPort` (workflows/operations.py), acting with `ctx`: the
@@ -220,44 +228,57 @@ class OperationRegistry:
 
         return call
 
-    async def _run(self, ctx: OpContext, op: Operation[Any, Any], params: Params, notes: list[str]) -> dict[str, Any]:
+    async def _answer(self, ctx: OpContext, op: Operation[Any, R], params: Params, notes: list[str]) -> Envelope[R]:
+        """Run `op` behind the door's checks; its answer, or the failure, as a typed envelope (`notes`: the
+        call's own, before the operation's)."""
         name = op.name
         if op.needs_browser and ctx.browser is None:
-            return failure(f"{name} needs the running app with its browser; start `browserpilot` first",
-                           code="no_browser")
+            return _failed(op, f"{name} needs the running app with its browser; start `browserpilot` first",
+                           notes, code="no_browser")
         if ctx.secrets:
             refused = _secret_refusal(ctx, op, params)
             if refused is not None:
                 log.info("%s refused: %s", name, refused)
-                return _with_notes(failure(str(refused), code=refused.code, secret=refused.secret,
-                                           site=refused.site, tool=name), notes)
+                return _failed(op, str(refused), notes, code=refused.code, secret=refused.secret,
+                               site=refused.site, tool=name)
         reading = reading_only.set(op.read_only)
         try:
-            data = await op.func(ctx, params)
+            answer = await op.func(ctx, params)
         except OpError as exc:
             log.info("%s failed: %s", name, exc)
-            return _with_notes(failure(str(exc), **{"code": "failed", **exc.data}), notes)
+            return _failed(op, str(exc), notes, **{"code": "failed", **exc.data})
         except ctx.page_errors as exc:  # a page error outside `on_page` (a recording's, say)
             log.info("%s failed: %s", name, exc)
-            return _with_notes(failure(str(exc), code=getattr(exc, "code", "page_error")), notes)
+            return _failed(op, str(exc), notes, code=getattr(exc, "code", "page_error"))
         except ctx.expected_errors as exc:
             log.info("%s failed: %s", name, exc)
             problems = getattr(exc, "problems", None)  # a document's: every problem, each naming its place
-            return _with_notes(failure(str(exc), code=expected_error_code(exc),
-                                       **({"problems": list(problems)} if isinstance(problems, list) else {})),
-                               notes)
+            return _failed(op, str(exc), notes, code=expected_error_code(exc),
+                           **({"problems": list(problems)} if isinstance(problems, list) else {}))
         finally:
             reading_only.reset(reading)
-        envelope: dict[str, Any] = {"ok": True, "control": None}
-        envelope.update(data)
-        envelope = _with_notes(envelope, notes)
+        try:
+            envelope = self._typed(op, answer)
+        except (ValidationError, TypeError) as exc:
+            log.error("%s answered outside its result model %s: %s", name, op.result.__name__, exc)
+            return _failed(op, f"{name} answered outside its result model {op.result.__name__}: {exc}", notes,
+                           code="invalid_result")
+        if notes:
+            envelope.notes = notes + envelope.notes
+        return envelope
+
+    def _typed(self, op: Operation[Any, R], answer: Answer) -> Envelope[R]:
+        """An operation's answer as its typed envelope. With `check_results` (the tests) the data must fit the
+        result model as JSON Schema would read it (a `ValidationError` or `TypeError` otherwise); without, data
+        that does not fit is handed over unchecked, with a warning: a run does not stop on it."""
+        if isinstance(answer, dict):
+            wire = {"ok": True, "control": None, **answer}
+            return Envelope.parse(wire, op.result, strict=True) if self.check_results else read_envelope(wire, op)
+        envelope = answer if isinstance(answer, Envelope) else Envelope[op.result](ok=True, data=answer)  # type: ignore[name-defined]
         if self.check_results:
-            try:
-                Envelope.parse(envelope, op.result, strict=True)
-            except ValidationError as exc:
-                log.error("%s answered outside its result model %s: %s", name, op.result.__name__, exc)
-                return failure(f"{name} answered outside its result model {op.result.__name__}: {exc}",
-                               code="invalid_result")
+            if not isinstance(envelope.data, op.result):
+                raise TypeError(f"{type(envelope.data).__name__} is not a {op.result.__name__}")
+            op.result.model_validate(envelope.data.wire(), strict=True)
         return envelope
 
 
@@ -272,6 +293,14 @@ def read_envelope(wire: dict[str, Any], op: Operation[Any, R]) -> Envelope[R]:
         own = {key: wire[key] for key in ENVELOPE_KEYS if wire.get(key) is not None}
         return Envelope[op.result].model_validate(  # type: ignore[name-defined]
             {**own, "data": op.result.model_construct(**rest)} if wire.get("ok") else {**own, "details": rest})
+
+
+def _failed(op: Operation[Any, R], message: str, notes: list[str], **data: Any) -> Envelope[R]:
+    """A failure of `op` as its typed envelope: the call's notes first, then the operation's own."""
+    envelope = read_envelope(failure(message, **data), op)
+    if notes:
+        envelope.notes = notes + envelope.notes
+    return envelope
 
 
 def _secret_refusal(ctx: OpContext, op: Operation[Any, Any], params: Params) -> SecretRefused | None:
@@ -298,14 +327,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     return value
-
-
-def _with_notes(envelope: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The call's notes first, then the operation's own (`notes` in its data)."""
-    merged = notes + list(envelope.pop("notes", None) or [])
-    if merged:
-        envelope["notes"] = merged
-    return envelope
 
 
 def expected_error_code(exc: Exception) -> str:
