@@ -34,7 +34,7 @@ from app.distributed.shipping import land_files, relocate
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import BatchListResult, DistributedBatchResult
-from app.ops.workflow_ops import WorkflowRunParams, _resolve, read_rows
+from app.ops.run_ops import WorkflowRunParams, read_rows, resolve_workflow
 from plumbing import loggers
 from workflows.runs import RunRecord
 
@@ -214,7 +214,7 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
     if params.trace or params.video:
         raise OpError("a batch on workers cannot keep traces or videos yet; run the rows here (workflow_batch) "
                       "to keep them")
-    doc, workflow_id = await _resolve(ctx, params)
+    doc, workflow_id = await resolve_workflow(ctx, params)
     rows = params.rows if params.rows is not None else read_rows(params.rows_file or "")
     if not rows:
         raise OpError("there are no rows to run")

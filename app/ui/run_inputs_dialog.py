@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ops.registry import OpError
-from app.ops.workflow_ops import read_rows  # the operation's own reader, so the dialog agrees with it
+from app.ops.run_ops import read_rows  # the operation's own reader, so the dialog agrees with it
 from plumbing import loggers
 from envs.store import EnvError, EnvStore
 from workflows.document import DocumentError, validate_document
