@@ -33,7 +33,7 @@ from app.distributed.models import BatchCounts
 from app.distributed.shipping import land_files, relocate
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import BatchListResult, DistributedBatchResult
+from app.ops.results import BatchListResult, BatchRowResult, DistributedBatchResult, DistributedBatchSummary
 from app.ops.run_ops import WorkflowRunParams, read_rows, resolve_workflow
 from plumbing import loggers
 from workflows.runs import RunRecord
@@ -118,7 +118,7 @@ def store_duplicate(ctx: OpContext, run_id: str, duplicate: Duplicate) -> None:
     ctx.runs.save(record.model_copy(update={"remote": remote}))
 
 
-async def follow_batch(ctx: OpContext, state: BatchState, login: dict[str, Any] | None) -> dict[str, Any]:
+async def follow_batch(ctx: OpContext, state: BatchState, login: dict[str, Any] | None) -> DistributedBatchResult:
     """Run a batch's submitter on a thread until every row has an outcome (or the caller cancels), storing
     outcomes and duplicates here; the batch's summary."""
     from app.distributed.submitter import BatchSubmitter, RowOutcome, SubmitterCallbacks
@@ -180,33 +180,31 @@ async def follow_batch(ctx: OpContext, state: BatchState, login: dict[str, Any] 
     return summary(ctx, state, record_ids)
 
 
-def summary(ctx: OpContext, state: BatchState, record_ids: dict[int, str]) -> dict[str, Any]:
-    results = []
-    for index, row in enumerate(state.rows):
-        results.append(_row_summary(ctx, index, row, record_ids.get(index)))
+def summary(ctx: OpContext, state: BatchState, record_ids: dict[int, str]) -> DistributedBatchResult:
+    results = [_row_summary(ctx, index, row, record_ids.get(index)) for index, row in enumerate(state.rows)]
     counts = state.counts()
-    return {"batchId": state.id, "status": state.status, "total": len(state.rows),
-            "done": counts["done"] + counts["failed"], "succeeded": counts["done"],
-            "failed": len(state.rows) - counts["done"], "running": counts["running"], "queued": counts["queued"],
-            "duplicates": sum(len(row.duplicates) for row in state.rows), "results": results}
+    return DistributedBatchResult(
+        batch_id=state.id, status=state.status, total=len(state.rows), done=counts["done"] + counts["failed"],
+        succeeded=counts["done"], failed=len(state.rows) - counts["done"], running=counts["running"],
+        queued=counts["queued"], duplicates=sum(len(row.duplicates) for row in state.rows), results=results)
 
 
-def _row_summary(ctx: OpContext, index: int, row: RowState, run_id: str | None) -> dict[str, Any]:
+def _row_summary(ctx: OpContext, index: int, row: RowState, run_id: str | None) -> BatchRowResult:
     if row.outcome is None:
-        return {"row": index, "status": "not run"}
-    item: dict[str, Any] = {"row": index, "runId": run_id, "status": row.outcome, "error": row.error,
-                            "worker": row.worker, "duplicates": len(row.duplicates)}
+        return BatchRowResult(row=index, status="not run")
+    item = BatchRowResult(row=index, run_id=run_id, status=row.outcome, error=row.error, worker=row.worker,
+                          duplicates=len(row.duplicates))
     if run_id is not None:
         try:
             record = ctx.runs.get(run_id)
         except LookupError:
             return item
-        item.update(status=record.status, outputs=record.outputs, env=record.env)
+        item = BatchRowResult(**{**dict(item), "status": record.status, "outputs": record.outputs, "env": record.env})
     return item
 
 
 @operation("workflow_distribute", WorkflowDistributeParams, DistributedBatchResult, group="workers")
-async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) -> dict[str, Any]:
+async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) -> DistributedBatchResult:
     """Run a workflow once per data row on remote workers (`browserpilot worker`) through a Redis broker. The
     workflow document travels with each row; each row's result (with the worker's name and timings) is stored
     here as a run of one batch. Delivery is at least once: a row whose worker died runs again elsewhere; its
@@ -228,7 +226,7 @@ async def workflow_distribute(ctx: OpContext, params: WorkflowDistributeParams) 
 
 
 @operation("batch_resume", BatchResumeParams, DistributedBatchResult, group="workers")
-async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> dict[str, Any]:
+async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> DistributedBatchResult:
     """Follow a distributed batch again (its submitter was killed, or stopped waiting): collect the outcomes
     the workers reported meanwhile, send again only the rows the broker no longer has, and wait for the rest.
     On a batch that has ended, it collects late duplicates."""
@@ -240,18 +238,18 @@ async def batch_resume(ctx: OpContext, params: BatchResumeParams) -> dict[str, A
 
 
 @operation("batch_list", Params, BatchListResult, read_only=True, group="workers")
-async def batch_list(ctx: OpContext, params: Params) -> dict[str, Any]:
+async def batch_list(ctx: OpContext, params: Params) -> BatchListResult:
     """The distributed batches this app submitted, newest first: status (running = not every row has an
     outcome yet: resume it with batch_resume), counts and duplicates."""
     batches = []
     for state in BatchFiles(ctx.data).list():
         counts = state.counts()
-        batches.append({"batchId": state.id, "workflow": state.workflow_name, "status": state.status,
-                        "broker": safe_url(state.broker), "queue": state.queue, "total": counts["total"],
-                        "succeeded": counts["done"], "failed": counts["failed"],
-                        "open": len(state.open_rows()), "duplicates": sum(len(r.duplicates) for r in state.rows),
-                        "submittedAt": state.submitted_at})
-    return {"batches": batches}
+        batches.append(DistributedBatchSummary(
+            batch_id=state.id, workflow=state.workflow_name, status=state.status, broker=safe_url(state.broker),
+            queue=state.queue, total=counts["total"], succeeded=counts["done"], failed=counts["failed"],
+            open=len(state.open_rows()), duplicates=sum(len(r.duplicates) for r in state.rows),
+            submitted_at=state.submitted_at))
+    return BatchListResult(batches=batches)
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (workflow_distribute, batch_resume, batch_list)

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import ScheduleDeleteResult, ScheduleListResult, ScheduleRunResult, ScheduleSaveResult
+from app.ops.results import ScheduleDeleteResult, ScheduleListResult, ScheduleRunResult, ScheduleSaveResult, ScheduleView
 from envs.model import DEFAULT_ENV_ID
 from workflows.schedule_timing import Timing, describe, describe_next, timing_from_options
 from workflows.schedules import DEFAULT_GRACE_MINUTES, Schedule
@@ -82,14 +82,15 @@ class ScheduleRunParams(ScheduleRef):
     wait: bool = Field(default=False, description="Return when the run (or batch) has ended, with its result.")
 
 
-def schedule_view(ctx: OpContext, schedule: Schedule, at: datetime | None = None) -> dict[str, Any]:
+def schedule_view(ctx: OpContext, schedule: Schedule, at: datetime | None = None) -> ScheduleView:
     """A schedule as callers see it: its record, the timing and next time in words, whether all are paused."""
     moment = at or datetime.now(timezone.utc)
     upcoming = schedule.next_fire(moment)
     paused = bool(ctx.scheduler is not None and ctx.scheduler.paused)
-    return {**schedule.view(), "nextRunAt": upcoming.isoformat() if upcoming else None,
-            "when": describe(schedule.timing, now=moment),
-            "next": describe_next(upcoming, now=moment) if upcoming else None, "paused": paused}
+    return ScheduleView.model_validate({
+        **schedule.view(), "nextRunAt": upcoming.isoformat() if upcoming else None,
+        "when": describe(schedule.timing, now=moment),
+        "next": describe_next(upcoming, now=moment) if upcoming else None, "paused": paused})
 
 
 def _check_target(ctx: OpContext, fields: ScheduleFields, changes: dict[str, Any], workflow: str | None) -> None:
@@ -122,17 +123,17 @@ def _check_target(ctx: OpContext, fields: ScheduleFields, changes: dict[str, Any
 
 
 @operation("schedule_list", Params, ScheduleListResult, read_only=True, group="schedules")
-async def schedule_list(ctx: OpContext, params: Params) -> dict[str, Any]:
+async def schedule_list(ctx: OpContext, params: Params) -> ScheduleListResult:
     """The schedules, soonest first: id, name, workflow, environment, inputs or rows file, timing (and `when`
     in words), missed policy and grace, enabled, nextRunAt (and `next` in words), last result and history."""
     moment = datetime.now(timezone.utc)
     views = [schedule_view(ctx, schedule, moment) for schedule in ctx.schedules.list()]
-    views.sort(key=lambda view: (view["nextRunAt"] is None, view["nextRunAt"] or "", view["name"].casefold()))
-    return {"schedules": views, "paused": bool(ctx.scheduler is not None and ctx.scheduler.paused)}
+    views.sort(key=lambda view: (view.next_run_at is None, view.next_run_at or "", view.name.casefold()))
+    return ScheduleListResult(schedules=views, paused=bool(ctx.scheduler is not None and ctx.scheduler.paused))
 
 
 @operation("schedule_create", ScheduleCreateParams, ScheduleSaveResult, group="schedules")
-async def schedule_create(ctx: OpContext, params: ScheduleCreateParams) -> dict[str, Any]:
+async def schedule_create(ctx: OpContext, params: ScheduleCreateParams) -> ScheduleSaveResult:
     """Schedule a saved workflow: in an environment with inputs, or once per row of a rows file (on workers with
     broker), at times given as exactly one of cron, every, daily (+ weekdays) or at; local time. Returns the
     schedule with its next time."""
@@ -149,11 +150,11 @@ async def schedule_create(ctx: OpContext, params: ScheduleCreateParams) -> dict[
     if timing.kind == "once" and timing.next_time(datetime.now(timezone.utc), datetime.now(timezone.utc)) is None:
         raise OpError(f"{timing.at} has passed; a schedule that runs once needs a time to come")
     created = ctx.schedules.create(name=name, timing=timing, **changes)
-    return {"schedule": schedule_view(ctx, created)}
+    return ScheduleSaveResult(schedule=schedule_view(ctx, created))
 
 
 @operation("schedule_update", ScheduleUpdateParams, ScheduleSaveResult, group="schedules")
-async def schedule_update(ctx: OpContext, params: ScheduleUpdateParams) -> dict[str, Any]:
+async def schedule_update(ctx: OpContext, params: ScheduleUpdateParams) -> ScheduleSaveResult:
     """Change a schedule: any field of schedule_create (a new timing replaces the old one), enabled to switch
     it on or off. Times missed while it was off are not run when it is switched on again."""
     current = ctx.schedules.get(params.schedule)
@@ -167,25 +168,26 @@ async def schedule_update(ctx: OpContext, params: ScheduleUpdateParams) -> dict[
     if changes.get("broker", current.broker) and not changes.get("rows_file", current.rows_file):
         raise OpError("broker needs rowsFile: workers run rows")
     updated = ctx.schedules.update(current.id, **changes)
-    return {"schedule": schedule_view(ctx, updated)}
+    return ScheduleSaveResult(schedule=schedule_view(ctx, updated))
 
 
 @operation("schedule_delete", ScheduleRef, ScheduleDeleteResult, destructive=True, group="schedules")
-async def schedule_delete(ctx: OpContext, params: ScheduleRef) -> dict[str, Any]:
+async def schedule_delete(ctx: OpContext, params: ScheduleRef) -> ScheduleDeleteResult:
     """Delete a schedule (its past runs stay in the run list; a run it started goes on)."""
     deleted = ctx.schedules.delete(ctx.schedules.get(params.schedule).id)
-    return {"deleted": {"id": deleted.id, "name": deleted.name}}
+    return ScheduleDeleteResult(deleted={"id": deleted.id, "name": deleted.name})
 
 
 @operation("schedule_run", ScheduleRunParams, ScheduleRunResult, needs_browser=True, group="schedules")
-async def schedule_run(ctx: OpContext, params: ScheduleRunParams) -> dict[str, Any]:
+async def schedule_run(ctx: OpContext, params: ScheduleRunParams) -> ScheduleRunResult:
     """Run a schedule now (its timing is left as it is); refused while its previous run is still going. Returns
     the run or batch id at once, or with wait its result; the run's record says the schedule started it."""
     if ctx.scheduler is None:
         raise OpError("schedule_run needs the running app's scheduler")
     schedule = ctx.schedules.get(params.schedule)
     result = await ctx.scheduler.run_now(schedule.id, params.wait)
-    return {"schedule": schedule_view(ctx, ctx.schedules.get(schedule.id)), **result}
+    # `result`: {started} at once, or with wait the firing and the run's (or batch's) own answer beside it
+    return ScheduleRunResult.model_validate({"schedule": schedule_view(ctx, ctx.schedules.get(schedule.id)), **result})
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (schedule_list, schedule_create, schedule_update, schedule_delete,
