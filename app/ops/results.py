@@ -463,11 +463,11 @@ class BrowserProfilesResult(Result):
 # -- tab groups ------------------------------------------------------------------------------------------
 class GroupView(Result):  # group_create, group_update
     id: str
-    group_id: str  # the original's name for id
+    group_id: str = Field(description="The original's name for id.")
     env: str
-    env_id: str  # the original's name for env
+    env_id: str = Field(description="The original's name for env.")
     name: str
-    color: str  # #rrggbb
+    color: str = Field(description="#rrggbb")
     tab_ids: list[str] | None = Field(default=None, description="group_list: its open tabs.")
 
 
@@ -492,38 +492,39 @@ class AgentToolCallView(Result):
 
     id: str
     name: str
-    input: dict[str, Any]  # as the model wrote it: placeholders, never secret values
+    input: dict[str, Any] = Field(description="As the model wrote it: placeholders, never secret values.")
     ok: bool
-    result: Any = None  # the tool's envelope, long texts shortened
+    result: Any = Field(default=None, description="The tool's envelope, long texts shortened.")
     error: str | None = None
-    skipped: bool  # not run: an earlier call of the batch changed the page
-    retried: bool  # failed once on a stale ref and was run again
+    skipped: bool = Field(description="Not run: an earlier call of the batch changed the page.")
+    retried: bool = Field(description="Failed once on a stale ref and was run again.")
     changed_page: bool
-    url: str | None = None  # the tab's address after the call
+    url: str | None = Field(default=None, description="The tab's address after the call.")
     ms: Number
     screenshot: str | None = None
-    locator: dict[str, Any] | None = None  # a stable locator of the target
-    secrets: list[str]  # the names of the secrets its input used
-    refusal: dict[str, Any] | None = None  # {secret, tool, site, step}: refused, nothing sent
+    locator: dict[str, Any] | None = Field(default=None, description="A stable locator of the target.")
+    secrets: list[str] = Field(description="The names of the secrets its input used.")
+    refusal: dict[str, Any] | None = Field(default=None,
+                                           description="{secret, tool, site, step}: refused, nothing sent.")
 
 
 class AgentStepView(Result):
     index: int
     started_at: str
     ms: Number
-    text: str  # the model's words
+    text: str = Field(description="The model's words.")
     stop_reason: str | None = None
     calls: list[AgentToolCallView]
-    note: str | None = None  # what the loop told the model
+    note: str | None = Field(default=None, description="What the loop told the model.")
 
 
 class AgentUsageView(Result):
-    input_tokens: int  # uncached input
+    input_tokens: int = Field(description="Uncached input.")
     output_tokens: int
     cache_read_input_tokens: int
     cache_creation_input_tokens: int
     requests: int
-    cost_usd: Number | None = None  # absent when the model's price is unknown
+    cost_usd: Number | None = Field(default=None, description="Absent when the model's price is unknown.")
 
 
 class AgentRecordView(Result):
@@ -534,7 +535,7 @@ class AgentRecordView(Result):
     task: str
     model: str
     provider: str
-    limitations: list[str]  # what the provider lacks, and how the run did without
+    limitations: list[str] = Field(description="What the provider lacks, and how the run did without.")
     env: str
     tab_id: str | None = None
     start_url: str | None = None
@@ -544,19 +545,25 @@ class AgentRecordView(Result):
     duration_ms: Number | None = None
     error: str | None = None
     steps: list[AgentStepView]
-    self_report: dict[str, Any] | None = None  # {success, answer, outputs}: what the agent said of itself
-    judge: dict[str, Any] | None = None  # {verdict: pass | fail | unknown, reason}: a second look at the end
-    checks: list[dict[str, Any]]  # {locator, ok, detail?}: the expect locators on the final page
+    self_report: dict[str, Any] | None = Field(default=None, description="{success, answer, outputs}: what the agent "
+                                                                         "said of itself.")
+    judge: dict[str, Any] | None = Field(default=None, description="{verdict: pass | fail | unknown, reason}: a "
+                                                                   "second look at the end.")
+    checks: list[dict[str, Any]] = Field(description="{locator, ok, detail?}: the expect locators on the final page.")
     usage: AgentUsageView
     files: list[str]
     final_url: str | None = None
     final_screenshot: str | None = None
-    secrets: list[str]  # names only
-    secret_domains: list[dict[str, Any]]  # {name, domains, fromStartPage, anywhere}: where each may be typed
-    refusals: list[dict[str, Any]]  # {secret, tool, site, step}: uses of secrets refused, in order
+    secrets: list[str] = Field(description="Names only.")
+    secret_domains: list[dict[str, Any]] = Field(description="{name, domains, fromStartPage, anywhere}: where each "
+                                                             "may be typed.")
+    refusals: list[dict[str, Any]] = Field(description="{secret, tool, site, step}: uses of secrets refused, in order.")
     taken_over: bool
-    pending_at_end: list[dict[str, Any]]  # what the task's tabs still had in flight after its last step
-    workflow: dict[str, Any] | None = None  # saveWorkflow: {name, notes, checks, id, saved} or {name, error}, replay
+    pending_at_end: list[dict[str, Any]] = Field(description="What the task's tabs still had in flight after its "
+                                                             "last step.")
+    workflow: dict[str, Any] | None = Field(default=None, description="saveWorkflow: {name, notes, checks, id, saved} "
+                                                                      "or {name, notes, error}; replay: {runId, ok, "
+                                                                      "error?, node?}.")
 
 
 class AgentRunResult(Result):
@@ -597,7 +604,7 @@ class AgentSummary(Result):
 
 
 class AgentListResult(Result):
-    runs: list[AgentSummary]  # newest first
+    runs: list[AgentSummary] = Field(description="Newest first.")
 
 
 # -- the app ---------------------------------------------------------------------------------------------
