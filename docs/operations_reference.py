@@ -3,7 +3,8 @@
 Each operation's name, group, flags (read-only, destructive, needs the app's browser, the parameter a bound
 secret may fill) and description (as MCP clients are sent it) come from its `@operation` declaration; its parameters (name as callers write
 it, type, default, bounds, description) from its pydantic `Params` model's JSON schema, the same schema MCP
-clients are sent. Nothing here is written by hand, so the reference cannot drift from the code:
+clients are sent; what it answers from its result model's JSON schema, the data of the `outputSchema` MCP
+publishes. Nothing here is written by hand, so the reference cannot drift from the code:
 tests/unit/test_operations_reference.py fails when docs/operations.md differs from what this prints.
 
     .venv/bin/python docs/operations_reference.py --write    # regenerate docs/operations.md
@@ -51,10 +52,12 @@ or overwrite (MCP `destructiveHint`); *needs the browser* ones work only in the 
 command-line process on its own; a bound secret (`<secret:name>`) is filled in only in the parameter named
 *secret*, and refused in every other.
 
-**Results.** Every operation answers with the envelope `{{ok, control, ...its data, notes?}}`; a failure is
-`{{ok: false, control, error, code}}` (and `errorShot` on a tab). The data each operation returns is not typed
-yet, so this reference does not list it; result schemas will follow here, generated the same way, once each
-operation declares a typed result. Until then the guides describe what each returns.
+**Results.** Every operation answers with the envelope `{{ok, control, ...its data, notes?}}` (on a tab also
+`tabId`, and `takenOver`, `dialogs`, `newTabs` when they happened); a failure is `{{ok: false, control, error,
+code}}` (and `errorShot` on a tab). Each operation's *Answers* table lists its data on success, from its
+declared result model: *always* fields are in every success, the others only when they apply. An answer may
+carry a key its model does not name, never lack an *always* one; with the `schemas` tool profile MCP clients
+get the same as each tool's `outputSchema` ([Tool profiles](mcp.md#agents-mcp)).
 
 MCP lists one more tool that is not an operation: `tools_enable {{groups}}`, which lists more groups for the
 rest of the session ([Tool profiles](mcp.md#agents-mcp)).
@@ -129,6 +132,31 @@ def _fields_table(schema: dict[str, Any], defs: dict[str, str]) -> list[str]:
     return lines
 
 
+def _answers_table(schema: dict[str, Any], defs: dict[str, str]) -> list[str]:
+    properties: dict[str, Any] = schema.get("properties", {})
+    if not properties:
+        return ["Nothing beyond the envelope."]
+    required = set(schema.get("required", []))
+    lines = ["| field | type | present | description |", "|---|---|---|---|"]
+    for name, node in properties.items():
+        present = "always" if name in required else "when it applies"
+        lines.append(f"| `{name}` | {_cell(_type_name(node, defs))} | {present} | {_cell(node.get('description', ''))} |")
+    return lines
+
+
+def _share(schema: dict[str, Any], shared: dict[str, dict[str, Any]], owner: str) -> dict[str, str]:
+    """Put the schema's `$defs` among the shared types (by title; a different type of the same title is named
+    after its `owner`), and return each definition's key → its title."""
+    defs: dict[str, str] = {}
+    for key, definition in schema.get("$defs", {}).items():
+        title = definition.get("title", key)
+        if title in shared and shared[title] != definition:
+            title = f"{title} ({owner})"
+        shared.setdefault(title, definition)
+        defs[key] = title
+    return defs
+
+
 def _flags(op: Operation[Any, Any]) -> str:
     flags = [f"group `{op.group}`"]
     if op.read_only:
@@ -152,31 +180,36 @@ def render() -> str:
     order = [group for group in GROUPS if group in by_group] + sorted(set(by_group) - set(GROUPS))
 
     shared: dict[str, dict[str, Any]] = {}  # a parameter type used by name, once: its title → its schema
+    results: dict[str, dict[str, Any]] = {}  # the same for the types inside results
     sections: list[str] = []
     for op in (op for group in order for op in by_group[group]):
         schema = op.params.model_json_schema(by_alias=True)
-        defs: dict[str, str] = {}
-        for key, definition in schema.get("$defs", {}).items():
-            title = definition.get("title", key)
-            if title in shared and shared[title] != definition:
-                title = f"{title} ({op.name})"
-            shared.setdefault(title, definition)
-            defs[key] = title
+        defs = _share(schema, shared, op.name)
+        answer = op.result.model_json_schema(by_alias=True, mode="serialization")
+        answer_defs = _share(answer, results, op.name)
         sections += [f"### {op.name}", "", _flags(op), "", tool_description(op).replace("\n", "\n\n"), "",
-                     *_fields_table(schema, defs), ""]
+                     *_fields_table(schema, defs), "", f"**Answers** (`{op.result.__name__}`):", "",
+                     *_answers_table(answer, answer_defs), ""]
 
     lines = [HEADER, "## Contents", ""]
     for group in order:
         names = ", ".join(f"[`{op.name}`](#{op.name})" for op in by_group[group])
         what = f" — {GROUPS[group]}" if group in GROUPS else ""
         lines.append(f"- **{group}**{_cell(what)}: {names}")
-    lines += ["- [Parameter types](#parameter-types) shared by several operations", "", "## Operations", "",
+    lines += ["- [Parameter types](#parameter-types) shared by several operations",
+              "- [Result types](#result-types): what answers hold inside", "", "## Operations", "",
               *sections, "## Parameter types", ""]
     for title in sorted(shared):
         definition = shared[title]
         description = _unwrap(definition.get("description", ""))
         lines += [f"### {title}", "", *([description, ""] if description else []),
                   *_fields_table(definition, {name: name for name in shared}), ""]  # refs inside: by title
+    lines += ["## Result types", ""]
+    for title in sorted(results):
+        definition = results[title]
+        description = _unwrap(definition.get("description", ""))
+        lines += [f"### {title}", "", *([description, ""] if description else []),
+                  *_answers_table(definition, {name: name for name in results}), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

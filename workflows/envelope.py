@@ -8,8 +8,8 @@ bookkeeping becomes fields (`taken_over`, `new_tabs`, `error_shot`), the rest is
 and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is `details`.
 
 `Result` is the base of every result model: camelCase names outside, and keys a model does not name are kept
-(a result may carry more than its model promises, never less). `OpenResult` is the declared result of an
-operation whose shape is not modelled yet: any object.
+(a result may carry more than its model promises, never less). `OpenResult` is any object: no operation of the
+app declares it (a test holds that every one has a model of its own); a stand-in operation may.
 
 `wire_schema` is the JSON schema of the flat form for a result model, what MCP publishes as a tool's
 `outputSchema`: the data's properties beside the envelope's, the data's required names required only when

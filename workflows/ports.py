@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from workflows.envelope import Control
 from workflows.errors import PageError  # noqa: F401 (re-exported: the port's error type)
-
+from workflows.results import TabInfo
+from workflows.results_devtools import (BlockedRequestView, CdpBatchResult, ElementHit, ElementInspection,
+                                        MockStartResult, MockStopResult, VideoFile, WatchResult)
 
 if TYPE_CHECKING:
     from workflows.secret_binding import SecretBinding
-
-Control = Literal["agent", "handoff", "shared"]
 
 
 class Locator(BaseModel):
@@ -47,26 +48,10 @@ class Locator(BaseModel):
     def label(self) -> str:
         return self.selector or self.xpath or f"ref={self.ref}"
 
-
-class TabInfo(BaseModel):
-    """What `tab_list` reports for a tab."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    id: str
-    env: str
-    url: str
-    title: str
-    control: Control
-    loading: bool
-    active: bool
-
-
 WaitUntil = Literal["load", "domcontentloaded", "none"]
 Direction = Literal["up", "down", "left", "right"]
 MouseButton = Literal["left", "right", "middle"]
 Paper = Literal["A4", "Letter", "Legal", "A3"]
-
 
 class ControlPart(Protocol):
     """Who acts on the tab (agent, handoff, shared) and what an operation reports besides its own result:
@@ -97,7 +82,6 @@ class ControlPart(Protocol):
     async def wait_handoff_done(self, timeout: float) -> str:
         """Wait while the tab is handed to the person; returns how it ended ("done", "changed")."""
 
-
 class NavigationPart(Protocol):
     """Loading addresses and moving through the tab's history; a failed load raises a `PageError` naming
     its reason (code `navigation_failed`, or `blocked` for the domain policy)."""
@@ -105,7 +89,6 @@ class NavigationPart(Protocol):
     async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]: ...
     async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
                       timeout: float) -> dict[str, Any]: ...
-
 
 class InputPart(Protocol):
     """Acting as a person does, with trusted input. Each call waits for its target to be actionable (up to
@@ -129,7 +112,6 @@ class InputPart(Protocol):
                    timeout: float, offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
     async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]: ...
 
-
 class ReadingPart(Protocol):
     """Looking at the page without changing who controls it."""
 
@@ -151,15 +133,14 @@ class ReadingPart(Protocol):
         """Run JavaScript in the first frame of another site whose address contains `address` (the page cannot
         read such a frame); None when there is none."""
 
-    async def inspect(self, locator: Locator) -> dict[str, Any]:
+    async def inspect(self, locator: Locator) -> ElementInspection:
         """Tag, attributes, box, computed visibility and the locator alternatives a recording keeps."""
 
-    async def hit(self, x: float, y: float) -> dict[str, Any]:
+    async def hit(self, x: float, y: float) -> ElementHit:
         """What `inspect` says of the element at a viewport point (CSS px)."""
 
     async def watch(self, locator: Locator, timeout: float, interval: float,
-                    stop_on_change: bool) -> dict[str, Any]: ...
-
+                    stop_on_change: bool) -> WatchResult: ...
 
 class CapturePart(Protocol):
     """Pictures, documents and files out of the tab."""
@@ -173,7 +154,6 @@ class CapturePart(Protocol):
     async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
         """Save an img/video/audio/source element's current source: `{path, name, bytes, mime}`."""
 
-
 class NetworkPart(Protocol):
     """The tab's traffic: what is still in flight, the DevTools protocol (a port-less channel attached only
     while needed), capture as HAR, requests sent by the app for the tab, and request mocks."""
@@ -186,7 +166,7 @@ class NetworkPart(Protocol):
         """Send one Chrome DevTools Protocol command to the tab: `{result}`. Commands that would break the
         app's control of the tab or reach other environments are refused with an error."""
 
-    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]: ...
+    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> CdpBatchResult: ...
     async def net_start(self) -> dict[str, Any]: ...
     async def net_stop(self) -> dict[str, Any]: ...
     async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]: ...
@@ -203,12 +183,12 @@ class NetworkPart(Protocol):
         every hop, only the cookies the browser would send to each hop's URL, each hop in the tab's capture;
         `{status, url, headers, body, hops}`."""
 
-    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> MockStartResult:
         """Answer the tab's requests whose URL contains a rule's `url_contains` with its `status`, `headers`
         and `body`, after the domain policy; replaces earlier rules."""
 
-    async def mock_stop(self) -> dict[str, Any]: ...
-
+    async def mock_stop(self) -> MockStopResult:
+        """End the mocks: how many requests were answered, passed on and refused by the policy."""
 
 class RecordingPart(Protocol):
     """Recording a person's actions in the tab as a workflow (one recording per tab at a time)."""
@@ -232,7 +212,6 @@ class RecordingPart(Protocol):
     def stop(self) -> Any:
         """Stop listening; the recording stays readable in the result."""
 
-
 class TabPort(Protocol):
     """One tab: its ids and its parts. Operations take the part they need (`tab.input.click(...)`)."""
 
@@ -245,7 +224,6 @@ class TabPort(Protocol):
     capture: CapturePart
     network: NetworkPart
     recording: RecordingPart
-
 
 class BrowserPort(Protocol):
     """The browser as the operations see it: environments (their profiles) and their tabs, whether or not a
@@ -288,8 +266,8 @@ class BrowserPort(Protocol):
         """How often the tab's renderer died (it is reloaded each time), and why the last time."""
 
     def net_blocked(self, env_id: str | None = None, tab_id: str | None = None,
-                    limit: int = 500) -> list[dict[str, Any]]:
-        """Recent requests blocked by environments' domain policies: time, url, type, host, rule, tabIds."""
+                    limit: int = 500) -> list[BlockedRequestView]:
+        """Recent requests blocked by environments' domain policies, oldest first."""
 
     async def export_har(self, tab_id: str, path: str,
                          redact: Sequence[str] | Mapping[str, str] = ()) -> str | None:
@@ -302,8 +280,9 @@ class BrowserPort(Protocol):
         """Start filming the tab (shown or windowless) into `path` (without suffix: the encoder gives it), only
         the `crop` box (CSS px of the viewport) if given; a `PageError` when it is filmed already."""
 
-    async def stop_video(self, tab_id: str) -> dict[str, Any]:
-        """End the tab's video: `{path, seconds, frames, bytes, codec}` (LookupError when not filmed)."""
+    async def stop_video(self, tab_id: str) -> VideoFile:
+        """End the tab's video and return the file (LookupError when not filmed; a `PageError` with code
+        `no_video` when no picture came)."""
 
     # Moving a login between environments, and tab groups (the original's env_export/env_import, tab_group).
     async def read_env_state(self, env_id: str, origins: Sequence[str] = ()) -> dict[str, Any]:

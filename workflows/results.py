@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from workflows.envelope import Result
-from workflows.ports import TabInfo
+from workflows.envelope import Control, Result
 
 Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 
@@ -183,6 +182,19 @@ class SettleResult(PageResult):
 
 
 # -- tabs ------------------------------------------------------------------------------------------------
+class TabInfo(BaseModel):
+    """What `tab_list` reports for a tab (the browser port's `list_tabs`, workflows/ports.py)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    env: str
+    url: str
+    title: str
+    control: Control
+    loading: bool
+    active: bool
+
 
 class TabRow(Result, TabInfo):
     """A tab as `tab_list` shows it: the browser's `TabInfo`, and the original's names beside."""

@@ -107,10 +107,10 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
             raise OpError(f"the model pointed at {ref}, refused: {refused or 'it is not one element of the page'}",
                           code="model_refused")
         inspected = await tab.reading.inspect(Locator(ref=str(ref)))
-        locator = {k: v for k, v in (inspected.get("locator") or {}).items()
+        locator = {k: v for k, v in inspected.locator.wire().items()
                    if k in ("selector", "xpath", "alternatives", "fingerprint") and v}
-        log.info("the model pointed at %s (%s): %s", ref, inspected.get("desc") or inspected.get("description"), reason)
+        log.info("the model pointed at %s (%s): %s", ref, inspected.desc, reason)
         return {"status": "healed", "ref": str(ref), "byModel": True, "reason": reason, "locator": locator,
-                "desc": str(inspected.get("desc") or inspected.get("description") or ref)}
+                "desc": inspected.desc or str(ref)}
 
     return await on_page(ctx, params, ask)

@@ -14,7 +14,7 @@ from app.stores.agent_runs import AgentRecord
 from app.agent.secrets import SecretError
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import AgentListResult, AgentModelsResult, AgentReadResult, AgentRunResult
 from plumbing.savemanager import in_thread
 
 
@@ -50,7 +50,7 @@ class AgentRunParams(Params):
         return self
 
 
-@operation("agent_run", AgentRunParams, OpenResult, needs_browser=True, group="agent")
+@operation("agent_run", AgentRunParams, AgentRunResult, needs_browser=True, group="agent")
 async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     """Let the built-in agent do a task in a tab of its own and return its record: selfReport, judge, checks,
     steps, usage, refusals. Fails (ok false, record included) unless the agent reported success and every check
@@ -98,7 +98,7 @@ class AgentModelsParams(Params):
                                                           "environment's); never kept.")
 
 
-@operation("agent_models", AgentModelsParams, OpenResult, read_only=True, group="agent")
+@operation("agent_models", AgentModelsParams, AgentModelsResult, read_only=True, group="agent")
 async def agent_models(ctx: OpContext, params: AgentModelsParams) -> dict[str, Any]:
     """The models a provider's endpoint offers (its /v1/models list), for choosing the built-in agent's model.
     Returns {provider, baseUrl, models}; fails with code model_unreachable when the endpoint does not answer."""
@@ -139,14 +139,14 @@ def agent_summary(record: AgentRecord) -> dict[str, Any]:
             "workflow": record.workflow}
 
 
-@operation("agent_list", AgentListParams, OpenResult, read_only=True, group="agent")
+@operation("agent_list", AgentListParams, AgentListResult, read_only=True, group="agent")
 async def agent_list(ctx: OpContext, params: AgentListParams) -> dict[str, Any]:
     """The latest built-in agent runs, newest first: task, status, model, the three answers, tokens, cost."""
     await ctx.agent_runs.refreshed()
     return {"runs": [agent_summary(record) for record in ctx.agent_runs.list(params.limit)]}
 
 
-@operation("agent_read", AgentRef, OpenResult, read_only=True, group="agent")
+@operation("agent_read", AgentRef, AgentReadResult, read_only=True, group="agent")
 async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
     """One agent run's whole record: every step (the model's words, tool calls and results), the three
     answers, token usage, files, the final screenshot."""

@@ -21,6 +21,7 @@ from app.browser.locators import locator_spec
 from app.startup.resources import JS_DIR
 from plumbing import loggers
 from workflows.ports import Locator, PageError
+from workflows.results_devtools import ElementHit, ElementInspection, WatchResult
 
 log = logging.getLogger(loggers.BROWSER)
 
@@ -48,14 +49,14 @@ async def _call(page: QWebEnginePage, request: dict[str, Any], label: str) -> di
     return result
 
 
-async def inspect(page: QWebEnginePage, locator: Locator) -> dict[str, Any]:
+async def inspect(page: QWebEnginePage, locator: Locator) -> ElementInspection:
     spec, label = locator_spec(locator)
-    return await _call(page, {"op": "inspect", "locator": spec}, label)
+    return ElementInspection.model_validate(await _call(page, {"op": "inspect", "locator": spec}, label))
 
 
-async def hit(page: QWebEnginePage, x: float, y: float) -> dict[str, Any]:
+async def hit(page: QWebEnginePage, x: float, y: float) -> ElementHit:
     data = await _call(page, {"op": "hit", "x": x, "y": y}, "")
-    return {"x": x, "y": y, **data}
+    return ElementHit.model_validate({"x": x, "y": y, **data})
 
 
 async def media_source(page: QWebEnginePage, locator: Locator) -> dict[str, Any]:
@@ -78,7 +79,7 @@ def _diff(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 
 
 async def watch(page: QWebEnginePage, locator: Locator, timeout: float, interval: float,
-                stop_on_change: bool) -> dict[str, Any]:
+                stop_on_change: bool) -> WatchResult:
     """Look at the element every `interval` s for `timeout` s; `changes` lists each look that differed."""
     spec, label = locator_spec(locator)
     request = {"op": "watch", "locator": spec}
@@ -97,5 +98,5 @@ async def watch(page: QWebEnginePage, locator: Locator, timeout: float, interval
             last = now
             if stop_on_change:
                 break
-    return {"changed": bool(changes), "changes": changes, "before": first, "after": last, "looks": looks,
-            "elapsedMs": round((time.monotonic() - started) * 1000)}
+    return WatchResult.model_validate({"changed": bool(changes), "changes": changes, "before": first, "after": last,
+                                       "looks": looks, "elapsedMs": round((time.monotonic() - started) * 1000)})

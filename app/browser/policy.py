@@ -47,6 +47,7 @@ from PySide6.QtWebEngineCore import (
 from plumbing import loggers
 from envs.domains import DomainPolicy, PatternError, Verdict, parse_pattern
 from envs.store import EnvEvent, EnvStore
+from workflows.results_devtools import BlockedRequestView
 
 log = logging.getLogger(loggers.NET)
 
@@ -88,14 +89,13 @@ class BlockedRequest:
     download: bool = False
     tab_ids: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"time": _iso(self.time), "env": self.env_id, "url": self.url, "type": self.type,
-                                "host": self.verdict.host, "rule": self.verdict.rule, "tabIds": list(self.tab_ids)}
-        if self.first_party:
-            data["page"] = self.first_party
+    def view(self) -> BlockedRequestView:
+        """As net_blocked shows it (`page` and `download` only when known)."""
+        known: dict[str, Any] = {"page": self.first_party} if self.first_party else {}
         if self.download:
-            data["download"] = True
-        return data
+            known["download"] = True
+        return BlockedRequestView(time=_iso(self.time), env=self.env_id, url=self.url, type=self.type,
+                                  host=self.verdict.host, rule=self.verdict.rule, tab_ids=list(self.tab_ids), **known)
 
 
 def decide(policy: DomainPolicy, url: QUrl, initiator: QUrl | None) -> Verdict | None:
@@ -256,13 +256,14 @@ class PolicyRegistry(QObject):
             self._remember_navigation(env_id, url, verdict, now)
         log.info("%s: stopped a redirect to %s (%s)", env_id, url[:200], verdict.rule)
 
-    def blocked(self, env_id: str | None = None, tab_id: str | None = None, limit: int = MAX_BLOCKED) -> list[dict[str, Any]]:
+    def blocked(self, env_id: str | None = None, tab_id: str | None = None,
+                limit: int = MAX_BLOCKED) -> list[BlockedRequestView]:
         """Recent blocked requests, oldest first, of one environment (or all), optionally of one tab."""
         entries = [e for key, log_for_env in self._blocked.items() if env_id in (None, key) for e in log_for_env]
         if tab_id is not None:
             entries = [e for e in entries if tab_id in e.tab_ids]
         entries.sort(key=lambda e: e.time)
-        return [e.as_dict() for e in entries[-limit:]] if limit > 0 else []
+        return [e.view() for e in entries[-limit:]] if limit > 0 else []
 
     def navigation_verdict(self, env_id: str, url: str, since: float = 0.0) -> Verdict | None:
         """The verdict that blocked a top-level navigation to `url` (recently, and not before `since`)."""

@@ -46,7 +46,7 @@ from app.browser.parts.tab import Tab
 from app.browser.policy import PolicyRegistry
 from app.browser.profiles import ProfileRegistry
 from app.browser.tab import BrowserPage, BrowserTab
-from app.browser.tabvideo import describe as describe_video
+from app.browser.tabvideo import video_file
 from app.browser.trace import Tracing
 from app.browser.transfer import ProfileState
 from app.browser.windowless import keep_windowless, show_in_window
@@ -55,7 +55,8 @@ from plumbing.datadir import DataDir
 from envs.groups import GroupError, GroupStore
 from envs.model import DEFAULT_ENV_ID
 from envs.store import EnvError, EnvStore
-from workflows.ports import Control, TabInfo
+from workflows.ports import Control, PageError, TabInfo
+from workflows.results_devtools import BlockedRequestView, VideoFile
 
 log = logging.getLogger(loggers.BROWSER)
 
@@ -319,7 +320,8 @@ class BrowserService(QObject):
         """Before the app ends: what the tabs still have in flight lands, at most `timeout` seconds."""
         return await self.settle_tabs(list(self._tabs), timeout)
 
-    def net_blocked(self, env_id: str | None = None, tab_id: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+    def net_blocked(self, env_id: str | None = None, tab_id: str | None = None,
+                    limit: int = 500) -> list[BlockedRequestView]:
         """Recent requests the domain policies blocked (oldest first), of one environment or tab."""
         return self.policies.blocked(env_id, tab_id, limit)
 
@@ -337,8 +339,11 @@ class BrowserService(QObject):
         self.get(tab_id)
         await self.tracing.start_video(tab_id, Path(path), crop=crop, max_seconds=max_seconds)
 
-    async def stop_video(self, tab_id: str) -> dict[str, Any]:
-        return describe_video(await self.tracing.stop_video(tab_id))
+    async def stop_video(self, tab_id: str) -> VideoFile:
+        video = await self.tracing.stop_video(tab_id)
+        if video is None:
+            raise PageError("no picture of the tab came while it was filmed: no video was written", code="no_video")
+        return video_file(video)
 
     def _profile_state(self, env_id: str) -> ProfileState:
         return ProfileState(self.cdp, self.profiles.get(env_id), [tab.page for tab in self.tabs(env_id)])

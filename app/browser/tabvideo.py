@@ -25,7 +25,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QImage
@@ -35,6 +34,7 @@ from app.browser.streamsave import find_ffmpeg
 from app.browser.tabpictures import Box, Picture, TabPictures, masked, same
 from plumbing import loggers
 from plumbing.savemanager import in_thread
+from workflows.results_devtools import VideoFile
 
 log = logging.getLogger(loggers.BROWSER)
 
@@ -245,8 +245,7 @@ class TabVideo(QObject):
         return Picture(image, picture.scale, masks)
 
 
-def describe(result: VideoResult | None) -> dict[str, Any]:
-    if result is None:
-        return {}
-    return {"path": result.path, "seconds": round(result.seconds, 1), "frames": result.frames, "bytes": result.bytes,
-            "codec": result.codec}
+def video_file(result: VideoResult) -> VideoFile:
+    """The video as operations report it (seconds to a tenth)."""
+    return VideoFile(path=result.path, seconds=round(result.seconds, 1), frames=result.frames, bytes=result.bytes,
+                     codec=result.codec)

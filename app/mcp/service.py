@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from app.mcp.config import client_configs, load_or_create, regenerate_token
 from app.mcp.idle import BridgeClients, IdleWatch, Starter, idle_timeout
 from app.ops import OpContext, OperationRegistry
-from app.ops.results import OpenResult
+from app.ops.results import AppStatusResult
 from app.ops.registry import Operation, Params, operation
 from plumbing import loggers
 from plumbing.datadir import DataDir
@@ -273,7 +273,7 @@ class AppStatusParams(Params):
 
 
 def _status_operation(service: McpService) -> Operation[Any, Any]:
-    @operation("app_status", AppStatusParams, OpenResult, read_only=True, group="app")
+    @operation("app_status", AppStatusParams, AppStatusResult, read_only=True, group="app")
     async def app_status(ctx: OpContext, params: AppStatusParams) -> dict[str, Any]:
         """Who started this app (a person, or `browserpilot mcp` for an agent client; headless or not), the
         stdio bridges using it, and when it will quit by itself (or why it won't)."""

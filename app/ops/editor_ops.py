@@ -9,14 +9,14 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import EditorOpenResult
 
 
 class EditorOpenParams(Params):
     name: str = Field(description="A saved workflow's name or wf- id.")
 
 
-@operation("editor_open", EditorOpenParams, OpenResult, group="workflows")
+@operation("editor_open", EditorOpenParams, EditorOpenResult, group="workflows")
 async def editor_open(ctx: OpContext, params: EditorOpenParams) -> dict[str, Any]:
     """Open a saved workflow in the node-graph editor window of the app (raising it when it is open)."""
     if ctx.open_editor is None:

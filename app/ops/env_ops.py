@@ -15,7 +15,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, Params, operation
-from app.ops.results import EnvListResult, EnvResult, OpenResult
+from app.ops.results import EnvListResult, EnvOpenResult, EnvResult
 from envs.model import Environment
 
 
@@ -103,7 +103,7 @@ async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
                                       **params.identity()))
 
 
-@operation("env_open", EnvOpenParams, OpenResult, needs_browser=True, group="envs")
+@operation("env_open", EnvOpenParams, EnvOpenResult, needs_browser=True, group="envs")
 async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
     """Open the environment's window, or raise it when it is already open."""
     env = ctx.envs.get(params.env)

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import BrowserProfilesResult, EnvExportResult, EnvImportResult
 from plumbing import loggers
 from plumbing.atomic import atomic_write_text
 from envs.browser_logins import BROWSERS, BrowserLoginError, for_domains, list_profiles, parse_source, \
@@ -98,7 +98,7 @@ class ExportFile(BaseModel):
     format: CookieFormat = "json"
 
 
-@operation("env_export", EnvExportParams, OpenResult, needs_browser=True, read_only=True, group="envs")
+@operation("env_export", EnvExportParams, EnvExportResult, needs_browser=True, read_only=True, group="envs")
 async def env_export(ctx: OpContext, params: EnvExportParams) -> dict[str, Any]:
     """Write the environment's login (every cookie, HttpOnly too, and local storage of its sites) to a
     file readable only by you (0600) in the data folder's exports/: JSON by default, or a Netscape cookies.txt
@@ -183,7 +183,7 @@ def _free_name(ctx: OpContext, wanted: str) -> str:
     raise EnvError(f"no free name for an environment called {wanted!r}")
 
 
-@operation("env_import", EnvImportParams, OpenResult, needs_browser=True, group="envs")
+@operation("env_import", EnvImportParams, EnvImportResult, needs_browser=True, group="envs")
 async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
     """Restore a login from an env_export file, a Playwright storage_state, a Netscape cookies.txt or a cookie
     editor's JSON (recognised by content) into an environment (default: a new one, named after the file's). An
@@ -245,7 +245,7 @@ async def _import_from_browser(ctx: OpContext, params: EnvImportParams) -> dict[
             "identity": False, "sites": copied, "undecryptable": found.undecryptable}
 
 
-@operation("env_browser_profiles", EnvBrowserProfilesParams, OpenResult, read_only=True, group="envs")
+@operation("env_browser_profiles", EnvBrowserProfilesParams, BrowserProfilesResult, read_only=True, group="envs")
 async def env_browser_profiles(ctx: OpContext, params: EnvBrowserProfilesParams) -> dict[str, Any]:
     """The browsers installed here whose logins env_import can copy (fromBrowser), each with its profiles that have
     cookies, most recently used first. Returns {browsers: [{browser, profiles}]}."""

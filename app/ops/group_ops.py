@@ -12,7 +12,7 @@ from pydantic import Field
 
 from app.ops.context import OpContext
 from app.ops.registry import Operation, Params, operation
-from app.ops.results import OpenResult
+from app.ops.results import GroupListResult, GroupView, TabGroupResult
 from envs.groups import TabGroup
 from envs.model import DEFAULT_ENV_ID
 
@@ -49,7 +49,7 @@ def group_view(group: TabGroup, tab_ids: list[str] | None = None) -> dict[str, A
     return view
 
 
-@operation("group_create", GroupCreateParams, OpenResult, group="tabs")
+@operation("group_create", GroupCreateParams, GroupView, group="tabs")
 async def group_create(ctx: OpContext, params: GroupCreateParams) -> dict[str, Any]:
     """Create a tab group in an environment's window. Returns {groupId, env}."""
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
@@ -57,14 +57,14 @@ async def group_create(ctx: OpContext, params: GroupCreateParams) -> dict[str, A
     return {"groupId": group.id, **group_view(group)}
 
 
-@operation("group_update", GroupUpdateParams, OpenResult, group="tabs")
+@operation("group_update", GroupUpdateParams, GroupView, group="tabs")
 async def group_update(ctx: OpContext, params: GroupUpdateParams) -> dict[str, Any]:
     """Rename a tab group or change its colour; its id stays."""
     group = ctx.groups.update(params.group_id, params.name, params.color)
     return group_view(group)
 
 
-@operation("group_list", GroupListParams, OpenResult, read_only=True, group="tabs")
+@operation("group_list", GroupListParams, GroupListResult, read_only=True, group="tabs")
 async def group_list(ctx: OpContext, params: GroupListParams) -> dict[str, Any]:
     """Tab groups (id, env, name, color) with the ids of their open tabs (tabIds)."""
     if params.env is not None:
@@ -74,7 +74,7 @@ async def group_list(ctx: OpContext, params: GroupListParams) -> dict[str, Any]:
                        for g in ctx.groups.list(params.env)]}
 
 
-@operation("tab_group", TabGroupParams, OpenResult, needs_browser=True, group="tabs")
+@operation("tab_group", TabGroupParams, TabGroupResult, needs_browser=True, group="tabs")
 async def tab_group(ctx: OpContext, params: TabGroupParams) -> dict[str, Any]:
     """Put a tab into a group of its environment (it moves next to the group's tabs); without groupId, take
     it out of its group."""

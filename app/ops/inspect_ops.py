@@ -16,9 +16,9 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import ActingParams, TabParams, on_page
 from app.ops.registry import Operation, Params, operation
-from app.ops.results import OpenResult
-from workflows.ports import Locator
+from workflows.ports import Locator, TabPort
 from workflows.results import FileResult
+from workflows.results_devtools import CdpBatchResult, ElementHit, ElementInspection, WatchResult
 
 LOCATOR = "The element: {selector}, {xpath} or {ref}, as for page_click."
 
@@ -57,36 +57,49 @@ class SaveMediaParams(ActingParams):
     timeout_ms: int = Field(default=120_000, ge=0, le=600_000)
 
 
-@operation("page_inspect", InspectParams, OpenResult, needs_browser=True, read_only=True, group="devtools")
+@operation("page_inspect", InspectParams, ElementInspection, needs_browser=True, read_only=True, group="devtools")
 async def page_inspect(ctx: OpContext, params: InspectParams) -> dict[str, Any]:
     """One element: tag, all attributes, text, rect, visible, computed style (display, visibility, opacity,
     pointerEvents), src of media, and `locator`: the CSS/XPath and alternatives (role+name, testid, label,
     text) a recording would keep, each checked to find only this element."""
-    return await on_page(ctx, params, lambda p: p.reading.inspect(params.locator))
+    async def inspect(tab: TabPort) -> dict[str, Any]:
+        return (await tab.reading.inspect(params.locator)).wire()
+
+    return await on_page(ctx, params, inspect)
 
 
-@operation("page_hit", HitParams, OpenResult, needs_browser=True, read_only=True, group="devtools")
+@operation("page_hit", HitParams, ElementHit, needs_browser=True, read_only=True, group="devtools")
 async def page_hit(ctx: OpContext, params: HitParams) -> dict[str, Any]:
     """The element at a viewport point (through open shadow roots and same-origin frames), described as by
     page_inspect, with a locator for it."""
-    return await on_page(ctx, params, lambda p: p.reading.hit(params.x, params.y))
+    async def hit(tab: TabPort) -> dict[str, Any]:
+        return (await tab.reading.hit(params.x, params.y)).wire()
+
+    return await on_page(ctx, params, hit)
 
 
-@operation("page_watch", WatchParams, OpenResult, needs_browser=True, read_only=True, group="devtools")
+@operation("page_watch", WatchParams, WatchResult, needs_browser=True, read_only=True, group="devtools")
 async def page_watch(ctx: OpContext, params: WatchParams) -> dict[str, Any]:
     """Watch an element's text, value, attributes, visibility and match count every intervalMs until
     timeoutMs (default 30 s): {changed, changes: [{atMs, text?, attributes?, ...: {before, after}}], before,
     after}."""
-    return await on_page(ctx, params, lambda p: p.reading.watch(params.locator, params.timeout_ms / 1000,
-                                                        params.interval_ms / 1000, params.stop_on_change))
+    async def watch(tab: TabPort) -> dict[str, Any]:
+        return (await tab.reading.watch(params.locator, params.timeout_ms / 1000, params.interval_ms / 1000,
+                                        params.stop_on_change)).wire()
+
+    return await on_page(ctx, params, watch)
 
 
-@operation("page_cdp_batch", CdpBatchParams, OpenResult, needs_browser=True, group="devtools")
+@operation("page_cdp_batch", CdpBatchParams, CdpBatchResult, needs_browser=True, group="devtools")
 async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, Any]:
     """Several DevTools commands in order on one session, with page_cdp's rules (a refused command: nothing
     is sent). Stops at the first failure. Returns {results: [{method, ok, result | error}], completed}."""
     commands = [command.model_dump() for command in params.commands]
-    return await on_page(ctx, params, lambda p: p.network.cdp_batch(commands, params.timeout_ms / 1000))
+
+    async def batch(tab: TabPort) -> dict[str, Any]:
+        return (await tab.network.cdp_batch(commands, params.timeout_ms / 1000)).wire()
+
+    return await on_page(ctx, params, batch)
 
 
 @operation("page_save_media", SaveMediaParams, FileResult, needs_browser=True, group="files")

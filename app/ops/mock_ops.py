@@ -10,7 +10,8 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, Params, operation
-from app.ops.results import OpenResult
+from workflows.ports import TabPort
+from workflows.results_devtools import MockStartResult, MockStopResult
 
 
 class MockRuleParams(Params):
@@ -25,19 +26,27 @@ class MockParams(TabParams):
     rules: list[MockRuleParams] = Field(min_length=1, max_length=100, description="First match wins.")
 
 
-@operation("net_mock", MockParams, OpenResult, needs_browser=True, group="network")
+@operation("net_mock", MockParams, MockStartResult, needs_browser=True, group="network")
 async def net_mock(ctx: OpContext, params: MockParams) -> dict[str, Any]:
     """Answer the tab's requests (fetch/XHR, scripts, images, styles, frames, navigations; not workers) whose
     URL contains a rule's urlContains with its status (default 200), headers and body (default {}); others
     go out unchanged. Blocked domains stay blocked. Replaces earlier rules; net_mock_off ends it."""
     rules = [rule.model_dump() for rule in params.rules]
-    return await on_page(ctx, params, lambda p: p.network.mock_start(rules))
+
+    async def start(tab: TabPort) -> dict[str, Any]:
+        return (await tab.network.mock_start(rules)).wire()
+
+    return await on_page(ctx, params, start)
 
 
-@operation("net_mock_off", TabParams, OpenResult, needs_browser=True, group="network")
+@operation("net_mock_off", TabParams, MockStopResult, needs_browser=True, group="network")
 async def net_mock_off(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """End the tab's net_mock: {answered, passed, refused} counts of requests."""
-    return await on_page(ctx, params, lambda p: p.network.mock_stop())
+
+    async def stop(tab: TabPort) -> dict[str, Any]:
+        return (await tab.network.mock_stop()).wire()
+
+    return await on_page(ctx, params, stop)
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (net_mock, net_mock_off)

@@ -15,8 +15,9 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import NetCaptureResult, NetGetResult, NetListResult, OpenResult
+from app.ops.results import NetCaptureResult, NetGetResult, NetListResult
 from workflows.results import DirectResult, HarResult
+from workflows.results_devtools import NetBlockedResult
 
 
 class NetListParams(TabParams):
@@ -107,14 +108,14 @@ async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any
                                                                 params.timeout_ms / 1000))
 
 
-@operation("net_blocked", NetBlockedParams, OpenResult, needs_browser=True, read_only=True, group="network")
+@operation("net_blocked", NetBlockedParams, NetBlockedResult, needs_browser=True, read_only=True, group="network")
 async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any]:
     """Recent requests blocked by the environments' domain policies (allowedDomains / blockedDomains), oldest
     first: {time, env, url, type, host, rule, tabIds, page}. At most 500 are kept per environment."""
     assert ctx.browser is not None
     if params.env is not None:
         ctx.envs.get(params.env)
-    return {"blocked": ctx.browser.net_blocked(params.env, params.tab_id, params.limit)}
+    return NetBlockedResult(blocked=ctx.browser.net_blocked(params.env, params.tab_id, params.limit)).wire()
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_request,

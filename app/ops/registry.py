@@ -80,8 +80,8 @@ class Operation(Generic[P, R]):
     params: type[P]
     func: Callable[[OpContext, P], Awaitable[Answer]]
     description: str
-    # What it answers when ok: the `data` of its `Envelope` (app/ops/results.py); `OpenResult` while its shape is
-    # not modelled.
+    # What it answers when ok: the `data` of its `Envelope` (workflows/results*.py, app/ops/results.py). Every
+    # operation of the app names a model of its own (tests/unit/app/test_registry.py).
     result: type[R] = OpenResult  # type: ignore[assignment]
     read_only: bool = False
     destructive: bool = False

@@ -412,3 +412,233 @@ class NetListResult(PageResult):
 
 class NetGetResult(PageResult):
     request: dict[str, Any]  # id, method, url, status, timings, request and response with headers and body, …
+
+
+# -- environments: windows and logins --------------------------------------------------------------------
+class EnvOpenResult(EnvResult):
+    headless: bool = Field(description="Always false here: environment windows open with a window; the app itself "
+                                       "runs headless with --headless.")
+
+
+class EnvExportResult(Result):
+    env: str
+    path: str = Field(description="The file written, readable only by you (0600): a live login, keep it private.")
+    format: str = Field(description="json, playwright, netscape or cookie-editor.")
+    cookies: int
+    origins: int = Field(description="Sites whose local storage was written (0 for cookie-only formats).")
+
+
+class SiteCookies(Result):
+    site: str
+    cookies: int
+
+
+class EnvImportResult(Result):
+    env: str
+    created: bool = Field(description="A new environment was made for the login.")
+    format: str = Field(description="json, playwright, netscape, cookie-editor (the file's, recognised), or "
+                                    "browser (fromBrowser).")
+    cookies: int = Field(description="Cookies set.")
+    failed: int = Field(description="Cookies the browser refused.")
+    total: int = Field(description="Cookies in the file, or chosen from the browser.")
+    origins: int = Field(description="Sites whose local storage was set.")
+    identity: bool = Field(description="The file's identity (user agent, languages, time zone, geolocation) was "
+                                       "applied.")
+    source: str | None = Field(default=None, description="fromBrowser: the browser and profile read.")
+    database: str | None = Field(default=None, description="fromBrowser: the cookie database read.")
+    sites: list[SiteCookies] | None = Field(default=None, description="fromBrowser: the sites copied.")
+    undecryptable: int | None = Field(default=None, description="fromBrowser: cookies whose values could not be "
+                                                                "decrypted (left out).")
+
+
+class BrowserProfiles(Result):
+    browser: str = Field(description="chrome, chromium, brave, edge or firefox: fromBrowser's name.")
+    profiles: list[str] = Field(description="Profiles with cookies, most recently used first: env_import's profile.")
+
+
+class BrowserProfilesResult(Result):
+    browsers: list[BrowserProfiles]
+
+
+# -- tab groups ------------------------------------------------------------------------------------------
+class GroupView(Result):  # group_create, group_update
+    id: str
+    group_id: str = Field(description="The original's name for id.")
+    env: str
+    env_id: str = Field(description="The original's name for env.")
+    name: str
+    color: str = Field(description="#rrggbb")
+    tab_ids: list[str] | None = Field(default=None, description="group_list: its open tabs.")
+
+
+class GroupListResult(Result):
+    groups: list[GroupView]
+
+
+class TabGroupResult(Result):
+    group_id: str | None = Field(description="The tab's group now; null: in none.")
+
+
+# -- workflows in the editor -----------------------------------------------------------------------------
+class EditorOpenResult(Result):
+    id: str
+    name: str
+    title: str = Field(description="The editor window's title.")
+
+
+# -- the built-in agent ----------------------------------------------------------------------------------
+class AgentToolCallView(Result):
+    """One tool call of an agent step (app/stores/agent_runs.py `ToolCall`), redacted."""
+
+    id: str
+    name: str
+    input: dict[str, Any] = Field(description="As the model wrote it: placeholders, never secret values.")
+    ok: bool
+    result: Any = Field(default=None, description="The tool's envelope, long texts shortened.")
+    error: str | None = None
+    skipped: bool = Field(description="Not run: an earlier call of the batch changed the page.")
+    retried: bool = Field(description="Failed once on a stale ref and was run again.")
+    changed_page: bool
+    url: str | None = Field(default=None, description="The tab's address after the call.")
+    ms: Number
+    screenshot: str | None = None
+    locator: dict[str, Any] | None = Field(default=None, description="A stable locator of the target.")
+    secrets: list[str] = Field(description="The names of the secrets its input used.")
+    refusal: dict[str, Any] | None = Field(default=None,
+                                           description="{secret, tool, site, step}: refused, nothing sent.")
+
+
+class AgentStepView(Result):
+    index: int
+    started_at: str
+    ms: Number
+    text: str = Field(description="The model's words.")
+    stop_reason: str | None = None
+    calls: list[AgentToolCallView]
+    note: str | None = Field(default=None, description="What the loop told the model.")
+
+
+class AgentUsageView(Result):
+    input_tokens: int = Field(description="Uncached input.")
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    requests: int
+    cost_usd: Number | None = Field(default=None, description="Absent when the model's price is unknown.")
+
+
+class AgentRecordView(Result):
+    """An agent run's whole record (app/stores/agent_runs.py `AgentRecord.view`: timestamps as ISO text, empty
+    values left out). `selfReport`, `judge` and `checks` are the three answers, kept apart."""
+
+    id: str
+    task: str
+    model: str
+    provider: str
+    limitations: list[str] = Field(description="What the provider lacks, and how the run did without.")
+    env: str
+    tab_id: str | None = None
+    start_url: str | None = None
+    status: Literal["running", "succeeded", "failed", "stopped", "error"]
+    started_at: str
+    ended_at: str | None = None
+    duration_ms: Number | None = None
+    error: str | None = None
+    steps: list[AgentStepView]
+    self_report: dict[str, Any] | None = Field(default=None, description="{success, answer, outputs}: what the agent "
+                                                                         "said of itself.")
+    judge: dict[str, Any] | None = Field(default=None, description="{verdict: pass | fail | unknown, reason}: a "
+                                                                   "second look at the end.")
+    checks: list[dict[str, Any]] = Field(description="{locator, ok, detail?}: the expect locators on the final page.")
+    usage: AgentUsageView
+    files: list[str]
+    final_url: str | None = None
+    final_screenshot: str | None = None
+    secrets: list[str] = Field(description="Names only.")
+    secret_domains: list[dict[str, Any]] = Field(description="{name, domains, fromStartPage, anywhere}: where each "
+                                                             "may be typed.")
+    refusals: list[dict[str, Any]] = Field(description="{secret, tool, site, step}: uses of secrets refused, in order.")
+    taken_over: bool
+    pending_at_end: list[dict[str, Any]] = Field(description="What the task's tabs still had in flight after its "
+                                                             "last step.")
+    workflow: dict[str, Any] | None = Field(default=None, description="saveWorkflow: {name, notes, checks, id, saved} "
+                                                                      "or {name, notes, error}; replay: {runId, ok, "
+                                                                      "error?, node?}.")
+
+
+class AgentRunResult(Result):
+    record: AgentRecordView
+    success: bool
+
+
+class AgentReadResult(Result):
+    record: AgentRecordView
+
+
+class AgentModelsResult(Result):
+    provider: Literal["anthropic", "openai"]
+    base_url: str | None = Field(description="The endpoint asked (null: the provider's own).")
+    models: list[str] = Field(description="Sorted; agent_run's model.")
+
+
+class AgentSummary(Result):
+    """One line of agent_list (app/agent/ops.py `agent_summary`)."""
+
+    id: str
+    task: str
+    model: str
+    provider: str
+    env: str
+    status: Literal["running", "succeeded", "failed", "stopped", "error"]
+    started_at: str
+    duration_ms: Number | None
+    error: str | None
+    self_report: bool | None = Field(description="Whether the agent said it succeeded (null: it said nothing).")
+    judge: Literal["pass", "fail", "unknown"] | None
+    checks: list[bool] = Field(description="Each expect check, held or not.")
+    refusals: int = Field(description="Uses of secrets refused.")
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Number | None
+    workflow: dict[str, Any] | None
+
+
+class AgentListResult(Result):
+    runs: list[AgentSummary] = Field(description="Newest first.")
+
+
+# -- the app ---------------------------------------------------------------------------------------------
+class McpServerView(Result):
+    status: Literal["running", "starting", "off", "failed"]
+    url: str | None = Field(description="The MCP endpoint, while it runs.")
+    sdk_loaded: bool = Field(description="A client has connected (the MCP SDK loads then).")
+
+
+class StarterView(Result):
+    """The bridge that started a headless app for an agent client (`browserpilot mcp`), and that client."""
+
+    pid: int
+    command: str | None
+    alive: bool
+    client_pid: int | None
+    client_command: str | None
+
+
+class BridgeView(Result):
+    pid: int
+    command: str | None
+
+
+class IdleExitView(Result):
+    timeout_seconds: Number | None = Field(description="How long the app waits, idle, before quitting (null: off).")
+    stops_in_seconds: Number | None = Field(description="When it will quit if nothing happens (null: it won't).")
+    wont_stop_because: str | None
+
+
+class AppStatusResult(Result):
+    mcp: McpServerView
+    pid: int
+    started_by: StarterView | None = Field(description="null: started by a person.")
+    headless: bool
+    bridges: list[BridgeView] = Field(description="stdio bridges using the app now.")
+    idle_exit: IdleExitView

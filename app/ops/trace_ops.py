@@ -23,9 +23,10 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import OpenResult, RunExportResult
+from app.ops.results import RunExportResult
 from plumbing.savemanager import in_thread
 from workflows.ports import PageError, TabPort
+from workflows.results_devtools import RecordVideoResult, ScreenStartResult, ScreenStopResult
 from workflows.run_export import export_run
 
 
@@ -57,7 +58,7 @@ class ScreenStartParams(TabParams):
     pass
 
 
-@operation("screen_start", ScreenStartParams, OpenResult, needs_browser=True, group="files")
+@operation("screen_start", ScreenStartParams, ScreenStartResult, needs_browser=True, group="files")
 async def screen_start(ctx: OpContext, params: ScreenStartParams) -> dict[str, Any]:
     """Start recording a tab's video (shown in a window or windowless): a few frames a second, encoded by
     ffmpeg as they come, fields a secret was typed into masked. screen_stop ends it and returns the file.
@@ -67,12 +68,12 @@ async def screen_start(ctx: OpContext, params: ScreenStartParams) -> dict[str, A
         assert ctx.browser is not None
         target = ctx.data.captures(tab.env_id) / _file_name("screen")
         await ctx.browser.start_video(tab.tab_id, str(target))
-        return {"recording": True, "env": tab.env_id}
+        return ScreenStartResult(recording=True, env=tab.env_id).wire()
 
     return await on_page(ctx, params, start)
 
 
-@operation("screen_stop", TabParams, OpenResult, needs_browser=True, group="files")
+@operation("screen_stop", TabParams, ScreenStopResult, needs_browser=True, group="files")
 async def screen_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
     """Stop recording the tab's video (screen_start) and return it: {path, seconds, frames, bytes, codec}."""
 
@@ -82,7 +83,7 @@ async def screen_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
             video = await ctx.browser.stop_video(tab.tab_id)
         except LookupError as exc:
             raise PageError(str(exc), code="not_recording") from None
-        return {**video, "env": tab.env_id}
+        return {**video.wire(), "env": tab.env_id}
 
     return await on_page(ctx, params, stop)
 
@@ -109,7 +110,7 @@ return {x, y, width: Math.min(innerWidth, r.right) - x, height: Math.min(innerHe
 """
 
 
-@operation("page_record_video", RecordVideoParams, OpenResult, needs_browser=True, group="files")
+@operation("page_record_video", RecordVideoParams, RecordVideoResult, needs_browser=True, group="files")
 async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[str, Any]:
     """Record the video playing in the page (its largest <video>, started muted; clicked first when the page
     wants a person's gesture to play it) for `seconds`, as the page shows it, into a WebM file (no sound). For a
@@ -137,8 +138,8 @@ async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[s
             await asyncio.sleep(params.seconds)
         finally:
             video = await ctx.browser.stop_video(tab.tab_id)
-        return {"path": video["path"], "bytes": video["bytes"], "seconds": video["seconds"],
-                "playing": bool(found.get("playing"))}
+        return RecordVideoResult(path=video.path, bytes=video.bytes, seconds=video.seconds,
+                                 playing=bool(found.get("playing"))).wire()
 
     return await on_page(ctx, params, record)
 

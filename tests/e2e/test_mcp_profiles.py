@@ -326,3 +326,102 @@ def test_with_schemas_every_tool_publishes_an_output_schema_its_real_answers_fit
     answers = asyncio.run(scenario())
     assert answers["page_click"]["element"] and answers["page_select"]["text"] == "Team"
     assert answers["workflow_run"]["outputs"] == {"title": "Order"}
+
+
+GALLERY = """<!doctype html><title>Gallery</title><body style="margin:0">
+<button id=buy style="position:absolute;left:20px;top:30px;width:120px;height:40px">Buy now</button>
+<input id=q aria-label=Search value=shoes style="position:absolute;left:20px;top:100px">
+<p id=count style="position:absolute;left:20px;top:150px">0</p>
+<img src="http://127.0.0.2:{port}/pic.png" alt=blocked>
+<script>let n = 0; setInterval(() => {{ document.getElementById('count').textContent = String(++n); }}, 150);</script>
+</body>"""
+
+
+def test_with_full_schemas_the_devtools_group_and_login_tools_answer_what_their_schemas_say(
+        app_dir: Path, shop: LocalServer) -> None:
+    """`?tools=full,schemas`: the tools beyond core (inspecting, DevTools batches, mocks, blocked requests, tab
+    groups, moving a login, filming a tab, the app's and the agent's state) publish an `outputSchema` that names
+    what they answer; each real answer fits it (the SDK's client checks, and jsonschema here), and every key it
+    carries is one its schema describes."""
+    from jsonschema import Draft202012Validator
+
+    shop.route("/gallery", GALLERY.format(port=shop.port))
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        async with mcp_client(app_dir, tools="full,schemas") as client:
+            schemas = {tool.name: tool.output_schema for tool in (await client.list_tools()).tools}
+            answers: dict[str, Any] = {}
+
+            async def call(tool: str, **arguments: Any) -> dict[str, Any]:
+                result = await client.call_tool(tool, arguments)  # the client raises when it does not fit
+                assert result.is_error is False, result.content[0].text  # type: ignore[union-attr]
+                answers[tool] = result.structured_content
+                return result.structured_content  # type: ignore[return-value]
+
+            env = (await call("env_create", name="Schema policies"))["env"]
+            await call("env_update", env=env, allowedDomains=["127.0.0.1"])
+            await call("env_open", env=env)
+            tab = (await call("tab_open", env=env, url=shop.url("/gallery")))["tabId"]
+            await call("page_wait", tabId=tab, locator={"selector": "#buy"})
+            inspected = await call("page_inspect", tabId=tab, locator={"selector": "#buy"})
+            box = inspected["rect"]
+            await call("page_hit", tabId=tab, x=box["x"] + box["width"] / 2, y=box["y"] + box["height"] / 2)
+            await call("page_inspect", tabId=tab, locator={"selector": "#q"})
+            await call("page_watch", tabId=tab, locator={"selector": "#count"}, timeoutMs=5000, stopOnChange=True)
+            await call("page_cdp_batch", tabId=tab, commands=[
+                {"method": "Runtime.evaluate", "params": {"expression": "6 * 7", "returnByValue": True}},
+                {"method": "Page.getLayoutMetrics"}])
+            await call("net_mock", tabId=tab, rules=[{"urlContains": "/api/price", "body": '{"price": 12}'}])
+            fetched = await call("page_script", tabId=tab,
+                                 source="return fetch('/api/price').then((r) => r.json())")
+            assert fetched["value"] == {"price": 12}
+            await call("net_mock_off", tabId=tab)
+            await call("net_blocked", env=env)
+            group = (await call("group_create", env=env, name="Shopping", color="#33aa55"))["groupId"]
+            await call("group_update", groupId=group, name="Shop")
+            await call("tab_group", tabId=tab, groupId=group)
+            await call("group_list", env=env)
+            exported = await call("env_export", env=env)
+            await call("env_import", path=exported["path"], name="Schema copy")
+            await call("env_browser_profiles")
+            await call("screen_start", tabId=tab)
+            await call("page_click", tabId=tab, locator={"selector": "#buy"})
+            await call("screen_stop", tabId=tab)
+            await call("app_status")
+            await call("agent_list")
+            await call("tab_close", tabId=tab)
+            return answers, schemas  # type: ignore[return-value]
+
+    answers, schemas = asyncio.run(scenario())
+    envelope = {"ok", "control", "tabId", "takenOver", "dialogs", "newTabs", "error", "code", "errorShot", "notes"}
+    for tool, answer in answers.items():
+        schema = schemas[tool]
+        Draft202012Validator(schema).validate(answer)
+        undescribed = set(answer) - envelope - set(schema["properties"])
+        assert not undescribed, (tool, undescribed)  # the schema names every key the tool answers with
+    # The schemas are the tools' own, not "any object": a success must carry these.
+    required = {tool: set(schemas[tool].get("then", {}).get("required", [])) for tool in answers}
+    assert {"tag", "desc", "rect", "locator", "visible", "style"} <= required["page_inspect"]
+    assert {"x", "y", "tag"} <= required["page_hit"]
+    assert {"changed", "changes", "before", "after"} <= required["page_watch"]
+    assert {"results", "completed"} <= required["page_cdp_batch"]
+    assert required["net_blocked"] == {"blocked"} and required["group_list"] == {"groups"}
+    assert {"path", "format", "cookies"} <= required["env_export"]
+    assert {"path", "seconds", "frames", "bytes", "codec"} <= required["screen_stop"]
+
+    inspected = answers["page_inspect"]
+    assert inspected["tag"] == "input" and inspected["value"] == "shoes" and inspected["locator"]["alternatives"]
+    assert answers["page_hit"]["tag"] == "button" and answers["page_hit"]["text"] == "Buy now"
+    watched = answers["page_watch"]
+    assert watched["changed"] is True and "text" in watched["changes"][0]
+    batch = answers["page_cdp_batch"]
+    assert batch["completed"] is True and batch["results"][0]["result"]["result"]["value"] == 42
+    assert answers["net_mock_off"]["answered"] == 1
+    blocked = answers["net_blocked"]["blocked"]
+    assert blocked and {(entry["type"], entry["host"]) for entry in blocked} == {("image", "127.0.0.2")}
+    assert blocked[0]["rule"] == "not in allowedDomains" and blocked[0]["page"] == shop.url("/gallery")
+    groups = answers["group_list"]["groups"]
+    assert [(g["name"], g["color"], g["tabIds"]) for g in groups] == [("Shop", "#33aa55", [answers["tab_open"]["tabId"]])]
+    assert answers["env_import"]["created"] is True and answers["env_import"]["format"] == "json"
+    assert answers["screen_stop"]["bytes"] > 0 and Path(answers["screen_stop"]["path"]).is_file()
+    assert answers["app_status"]["headless"] is True and answers["app_status"]["mcp"]["status"] == "running"

@@ -21,6 +21,7 @@ from app.browser.netmock import MockRule
 from app.browser.parts.core import TabCore, capture_name
 from plumbing.savemanager import in_thread
 from workflows.ports import PageError
+from workflows.results_devtools import CdpBatchResult, CdpCommandResult, MockStartResult, MockStopResult
 
 
 class TabNetwork:
@@ -38,6 +39,10 @@ class TabNetwork:
         return {"pending": pending, "settled": not pending}
 
     async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        return {"result": await self._command(method, params, timeout)}
+
+    async def _command(self, method: str, params: dict[str, Any] | None, timeout: float) -> Any:
+        """One caller's command on the tab's channel (page_cdp's rules), its answer as the browser gave it."""
         core = self._core
         net = core.net_services()
         if method == "Network.loadNetworkResource":
@@ -46,10 +51,9 @@ class TabNetwork:
             if refused is not None:
                 raise PageError(f"page_cdp refuses {method}: {refused}", code="blocked")
         channel = net.cdp.channel(core.page)
-        result = await core.guarded(channel.user_command(method, params, timeout))
-        return {"result": result}
+        return await core.guarded(channel.user_command(method, params, timeout))
 
-    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> dict[str, Any]:
+    async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> CdpBatchResult:
         """Commands in order on the caller's session; all are checked before the first is sent, and the
         batch stops at the first failure (its error is its result)."""
         for index, command in enumerate(commands):
@@ -57,18 +61,18 @@ class TabNetwork:
             if reason is not None:
                 raise PageError(f"page_cdp_batch refuses commands[{index}] {command['method']}: {reason}; "
                                 f"nothing was sent", code="cdp_refused")
-        results: list[dict[str, Any]] = []
+        results: list[CdpCommandResult] = []
         for command in commands:
             method = str(command["method"])
             try:
-                reply = await self.cdp(method, command.get("params"), timeout)
+                answer = await self._command(method, command.get("params"), timeout)
             except PageError as exc:
-                results.append({"method": method, "ok": False, "error": str(exc), "code": exc.code})
+                results.append(CdpCommandResult(method=method, ok=False, error=str(exc), code=exc.code))
                 break
-            results.append({"method": method, "ok": True, "result": reply["result"]})
+            results.append(CdpCommandResult(method=method, ok=True, result=answer))
             if command.get("delay_ms"):
                 await asyncio.sleep(float(command["delay_ms"]) / 1000)
-        return {"results": results, "completed": len(results) == len(commands) and results[-1]["ok"]}
+        return CdpBatchResult(results=results, completed=len(results) == len(commands) and results[-1].ok)
 
     def _capture(self, create: bool = False) -> NetworkCapture:
         core = self._core
@@ -136,7 +140,7 @@ class TabNetwork:
         except direct.DirectRequestError as exc:
             raise PageError(str(exc), code="request_failed") from None
 
-    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> MockStartResult:
         """Rules: `{url_contains, status, body, headers}` each (see app/browser/netmock.py)."""
         core = self._core
         net = core.net_services()
@@ -145,10 +149,10 @@ class TabNetwork:
         await core.guarded(mock.start([MockRule(str(r["url_contains"]), int(r.get("status", 200)),
                                                 str(r.get("body", "{}")), dict(r.get("headers") or {}))
                                        for r in rules]))
-        return {"rules": len(rules)}
+        return MockStartResult(rules=len(rules))
 
-    async def mock_stop(self) -> dict[str, Any]:
+    async def mock_stop(self) -> MockStopResult:
         mock = self._core.net_services().mocks.drop(self._core.tab_id)
         if mock is None:
-            return {"mocked": False}
-        return {"mocked": False, **(await mock.stop())}
+            return MockStopResult(mocked=False)
+        return MockStopResult(mocked=False, **(await mock.stop()))

@@ -12,6 +12,7 @@ from app.browser.js import MAIN_WORLD, NavigatedAway, run_js, run_js_async
 from app.browser.navigation import NAVIGATION_TIMEOUT, NavigationWatch, document_now
 from app.browser.parts.core import TabCore
 from workflows.ports import Locator, PageError
+from workflows.results_devtools import ElementHit, ElementInspection, WatchResult
 
 _SOURCE = ("(document.doctype ? new XMLSerializer().serializeToString(document.doctype) + '\\n' : '')"
            " + document.documentElement.outerHTML")
@@ -80,11 +81,11 @@ class TabReading:
             raise PageError(f"the frame of {frames.site(found.url)} is {refused}: nothing was run", code="blocked")
         return {"value": await core.guarded(run_js_async(found.frame, source, args, timeout)), "frame": found.url}
 
-    async def inspect(self, locator: Locator) -> dict[str, Any]:
+    async def inspect(self, locator: Locator) -> ElementInspection:
         return await self._core.guarded(inspect.inspect(self._core.page, locator))
 
-    async def hit(self, x: float, y: float) -> dict[str, Any]:
+    async def hit(self, x: float, y: float) -> ElementHit:
         return await self._core.guarded(inspect.hit(self._core.page, x, y))
 
-    async def watch(self, locator: Locator, timeout: float, interval: float, stop_on_change: bool) -> dict[str, Any]:
+    async def watch(self, locator: Locator, timeout: float, interval: float, stop_on_change: bool) -> WatchResult:
         return await inspect.watch(self._core.page, locator, timeout, interval, stop_on_change)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.catalog.profiles import ToolSelection
 from app.catalog.tools import ToolCatalog
-from app.ops import OpContext, Operation, OperationRegistry, Params, env_ops
+from app.mcp.service import McpService
+from app.ops import OpContext, Operation, OperationRegistry, Params, editor_ops, env_ops
 from app.ops.results import EnvResult
 from app.wiring.registry import build_registry
 from plumbing.datadir import DataDir
+from app.stores.settings import SettingsStore
 from envs.store import EnvStore
 from workflows.envelope import Envelope, OpenResult, Result
 from workflows.operations import ENGINE_OPERATIONS, TAB_LIST, Op
@@ -54,13 +55,22 @@ def test_browser_operations_say_they_need_the_app(tmp_path: Path) -> None:
     assert result["ok"] is False and "needs the running app" in str(result["error"])
 
 
-def test_every_operation_declares_its_result_model_and_the_core_tools_have_their_own() -> None:
-    catalog = ToolCatalog(build_registry())
-    for name in catalog.names():
+def test_every_operation_declares_its_own_result_model(tmp_path: Path) -> None:
+    """Every operation the app registers (the registry's, the GUI's editor_open, the MCP server's app_status) and
+    MCP's tools_enable say what they answer: a model of their own, never the shapeless `OpenResult`."""
+    data = DataDir(tmp_path)
+    registry = build_registry()
+    registry.add(*editor_ops.OPERATIONS)
+    McpService(data, registry, OpContext(data=data, envs=EnvStore(data)), SettingsStore(data))  # adds app_status
+    catalog = ToolCatalog(registry)
+    names = catalog.names()
+    assert {"editor_open", "app_status", "tools_enable", "page_inspect", "agent_read"} <= set(names)
+    assert len(names) >= 100
+    for name in names:
         op = catalog.operation(name)
         assert op is not None and issubclass(op.result, Result), name
-    untyped = [name for name in catalog.names(ToolSelection()) if catalog.operation(name).result is OpenResult]
-    assert untyped == []  # every tool of the default profile says what it answers
+    untyped = [name for name in names if catalog.operation(name).result is OpenResult]
+    assert untyped == []
 
 
 def test_the_typed_call_reads_the_envelope_as_fields(tmp_path: Path) -> None:
