@@ -17,7 +17,7 @@ shows their overlay and banner (app/ui/control_overlay.py). The tab's icon gets 
 line for the state, and the toolbar's chip shows the current tab's state (Agent in the accent colour, Your turn
 in amber, Shared in grey).
 
-Tabs can be grouped (groups of envs/groups.py, kept by the browser service, shown by `GroupedTabBar`): a
+Tabs can be grouped (groups of envs/groups.py, kept by the browser service, shown by `GroupedTabBar`, app/ui/window_chrome.py): a
 group's tabs sit together, each underlined in the group's colour, the first one with a chip bearing the group's
 name. A person groups tabs by right-clicking a tab; agents with tab_group. Both go through the operations
 registry.
@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from PySide6.QtCore import (QCoreApplication, QEvent, QMetaObject, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt,
+from PySide6.QtCore import (QEvent, QMetaObject, QObject, QPoint, QSize, Qt,
                             QTimer, QUrl, Signal)
 from PySide6.QtGui import (
     QAction,
@@ -39,11 +39,6 @@ from PySide6.QtGui import (
     QColor,
     QIcon,
     QKeySequence,
-    QPainter,
-    QPainterPath,
-    QPaintEvent,
-    QPixmap,
-    QResizeEvent,
 )
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest
 from PySide6.QtWidgets import (
@@ -51,7 +46,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QMenu,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QSizePolicy,
@@ -74,6 +68,7 @@ from app.ui.downloads_panel import DownloadsPanel
 from app.ui.op_runner import OpRunner
 from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
 from app.ui.theme import icon
+from app.ui.window_chrome import AddressBar, BadgeButton, GroupedTabBar, TabSpinner, group_chip, window_title
 from plumbing import loggers
 from envs.groups import GroupError, GroupStore, TabGroup
 
@@ -82,118 +77,7 @@ log = logging.getLogger(loggers.UI)
 TAB_TITLE_CHARS = 28
 TOOLBAR_ICON = QSize(18, 18)
 TAB_ICON = 16
-ADDRESS_RADIUS = 14  # as QLineEdit#address's border-radius in app.qss
-PROGRESS_LINE = 3  # px: the load progress line in the address bar
-SPINNER_MS = 80
-SPINNER_STEPS = 12
 PANEL_ICONS = {"agent-dock": "bot"}  # docks that others add to the window, shown on the toolbar
-
-
-def window_title(env_name: str) -> str:
-    return f"{env_name} — BrowserPilot"
-
-
-class GroupedTabBar(QTabBar):
-    """A tab bar that underlines each grouped tab in its group's colour (`colour_of(index)`)."""
-
-    def __init__(self, colour_of: Callable[[int], QColor | None], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._colour_of = colour_of
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        super().paintEvent(event)
-        painter = QPainter(self)
-        for index in range(self.count()):
-            colour = self._colour_of(index)
-            if colour is not None:
-                rect = self.tabRect(index)
-                painter.fillRect(QRect(rect.left() + 1, rect.bottom() - 2, rect.width() - 2, 3), colour)
-        painter.end()
-
-
-def group_chip(group: TabGroup) -> QLabel:
-    """The label before a group's first tab: its name on its colour (a dot when it has no name)."""
-    chip = QLabel(group.name or " ")
-    chip.setObjectName(f"group-chip-{group.id}")
-    text = "#ffffff" if QColor(group.color).lightnessF() < 0.6 else "#202124"
-    chip.setStyleSheet(f"QLabel {{ background: {group.color}; color: {text}; border-radius: 7px; "
-                       f"padding: 0px 6px; font-weight: 600; }}")
-    translate = QCoreApplication.translate
-    chip.setToolTip(translate("EnvWindow", "Tab group {name}").format(name=group.name) if group.name
-                    else translate("EnvWindow", "Tab group"))
-    return chip
-
-
-class AddressBar(QLineEdit):
-    """The address field. While the front tab loads, a thin accent line along its bottom edge grows with the
-    load progress (`load_progress`: 0..100, None when nothing loads); a lock or globe at its start says
-    whether the page came over HTTPS."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("address")
-        self._progress: int | None = None
-        self.site_action = self.addAction(icon("globe"), QLineEdit.ActionPosition.LeadingPosition)
-        self.site_action.setObjectName("address-site")
-
-    @property
-    def load_progress(self) -> int | None:
-        return self._progress
-
-    def set_load_progress(self, value: int | None) -> None:
-        if value != self._progress:
-            self._progress = value
-            self.update()
-
-    def show_site(self, url: QUrl) -> None:
-        secure = url.scheme() == "https"
-        self.site_action.setIcon(icon("lock" if secure else "globe"))
-        self.site_action.setToolTip(self.tr("Secure connection (HTTPS)") if secure
-                                    else self.tr("The connection to this site is not encrypted")
-                                    if url.scheme() == "http" else "")
-
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
-        super().paintEvent(event)
-        if self._progress is None:
-            return
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        frame = QRectF(self.rect()).adjusted(1, 1, -1, -1)
-        radius = min(ADDRESS_RADIUS, frame.height() / 2)
-        clip = QPainterPath()
-        clip.addRoundedRect(frame, radius, radius)
-        painter.setClipPath(clip)
-        shown = max(self._progress, 4) / 100  # a sliver as soon as a load starts
-        painter.fillRect(QRectF(frame.left(), frame.bottom() - PROGRESS_LINE, frame.width() * shown, PROGRESS_LINE),
-                         self.palette().color(self.palette().ColorRole.Highlight))
-        painter.end()
-
-
-class BadgeButton(QToolButton):
-    """A tool button with a small count in its top right corner (hidden at 0)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.badge = QLabel(self)
-        self.badge.setObjectName("downloadsBadge")
-        self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.badge.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
-        self.badge.hide()
-
-    def set_count(self, count: int) -> None:
-        self.badge.setText(str(count) if count < 100 else "99+")
-        self.badge.setVisible(count > 0)
-        self._place_badge()
-
-    def _place_badge(self) -> None:
-        self.badge.adjustSize()
-        width = max(self.badge.sizeHint().width(), 14)
-        self.badge.setGeometry(self.width() - width, 0, width, 14)
-        self.badge.raise_()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
-        super().resizeEvent(event)
-        self._place_badge()
 
 
 class EnvWindow(QMainWindow):
@@ -244,11 +128,8 @@ class EnvWindow(QMainWindow):
         self.tabs.setCornerWidget(new_tab_button, Qt.Corner.TopRightCorner)
         self.setCentralWidget(self.tabs)
         self._fallback_icon = icon("globe")
-        self._spinner = QTimer(self)
-        self._spinner.setInterval(SPINNER_MS)
-        self._spinner.timeout.connect(self._spin)
-        self._spin_step = 0
-        self._spinner_frames: dict[tuple[int, float, int], QIcon] = {}
+        self._spinner = TabSpinner(self, TAB_ICON)
+        self._spinner.turned.connect(self._spin)
 
         self.address = AddressBar(self)
         self.address.setPlaceholderText(self.tr("Search or enter an address"))
@@ -552,7 +433,7 @@ class EnvWindow(QMainWindow):
         if index < 0:
             return
         favicon = self._favicon(tab, icon if icon is not None else tab.icon())
-        base = self._spinner_frame() if tab.loading else (favicon if not favicon.isNull() else self._fallback_icon)
+        base = self._spinner.frame() if tab.loading else (favicon if not favicon.isNull() else self._fallback_icon)
         control = TabControl.of(tab)
         self.tabs.setTabIcon(index, state_icon(base, control.state, self.palette(), TAB_ICON) if control else base)
 
@@ -566,34 +447,8 @@ class EnvWindow(QMainWindow):
         kept = self._favicons.get(tab.tab_id)
         return kept[1] if kept is not None and kept[0] == url else favicon
 
-    def _spinner_frame(self) -> QIcon:
-        """The loader icon turned to the spinner's current step, in the accent colour (one per step, kept)."""
-        ratio = self.devicePixelRatioF()
-        colour = self.palette().color(self.palette().ColorRole.Highlight)
-        key = (self._spin_step, ratio, colour.rgba())
-        frame = self._spinner_frames.get(key)
-        if frame is None:
-            if len(self._spinner_frames) > 4 * SPINNER_STEPS:
-                self._spinner_frames.clear()
-            frame = self._spinner_frames[key] = self._draw_spinner_frame(ratio, colour)
-        return frame
-
-    def _draw_spinner_frame(self, ratio: float, colour: QColor) -> QIcon:
-        side = round(TAB_ICON * ratio)
-        source = icon("loader-circle", color=colour)
-        pixmap = QPixmap(side, side)
-        pixmap.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(pixmap)
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-        painter.translate(side / 2, side / 2)
-        painter.rotate(self._spin_step * 360 / SPINNER_STEPS)
-        painter.drawPixmap(QPointF(-side / 2, -side / 2), source.pixmap(QSize(side, side)))
-        painter.end()
-        pixmap.setDevicePixelRatio(ratio)
-        return QIcon(pixmap)
-
     def _spin(self) -> None:
-        self._spin_step = (self._spin_step + 1) % SPINNER_STEPS
+        """The spinner turned: redraw the loading tabs' icons; it stops when none loads."""
         loading = [tab for tab in self.tab_list() if tab.loading]
         for tab in loading:
             self._set_tab_icon(tab)
