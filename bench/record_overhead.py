@@ -55,7 +55,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 async def measure(reps: int) -> int:
     from app.browser.input_driver import InputDriver
     from app.browser.js import run_js
-    from app.browser.record import TabRecorder
+    from app.browser.recorder import TabRecorder
     from app.wiring.shell import BrowserPilotApp
     from plumbing.datadir import DataDir
 

@@ -456,7 +456,7 @@ class InputDriver:
     def mark(self) -> None:
         """Send a lone trusted key-up of F24 (a key keyboards do not have; pages do not act on a key-up alone)
         behind every event sent so far, on the same input channel. The recorder's world reports it
-        (app/browser/record.py): what the page did before it came from the app, what follows from a person.
+        (app/browser/recorder.py): what the page did before it came from the app, what follows from a person.
         A page that has not painted yet drops it, like any input."""
         self._send_key(self.target(), _T.KeyRelease, MARK_KEY, _NO_MODS, "")
 

@@ -143,7 +143,7 @@ class BrowserPage(QWebEnginePage):
         self._armed_upload: _ArmedUpload | None = None
         self.health = PageHealth(self)
         # Called with each console message first; one that returns True consumed it (the recorder's messages,
-        # app/browser/record.py, which never reach the log).
+        # app/browser/recorder.py, which never reach the log).
         self.console_listeners: list[Callable[[str], bool]] = []
         # The page's own console messages (not consumed by a listener) while a trace records the tab
         # (app/browser/trace.py): (time.time(), level, message, source, line); None when nobody records.

@@ -59,14 +59,14 @@ from PySide6.QtWidgets import (
 from app.browser.control import ControlState, TabControl
 from app.browser.downloads import DownloadRecord
 from app.browser.parts.tab import Tab
-from app.browser.record import TabRecorder
+from app.browser.recorder import TabRecorder
 from app.browser.service import BrowserService
 from app.browser.tab import BrowserTab
 from app.browser.urls import address_to_url
 from app.ui.control_overlay import ControlDecorations, attach_control_ui, state_chip, state_icon, state_text
 from app.ui.downloads_panel import DownloadsPanel
 from app.ui.op_runner import OpRunner
-from app.ui.record_panel import RECORDING_RED, RecordingWatcher, RecordPanel
+from app.ui.recording_panel import RECORDING_RED, RecordingWatcher, RecordPanel
 from app.ui.theme import icon
 from app.ui.window_chrome import AddressBar, BadgeButton, GroupedTabBar, TabSpinner, group_chip, window_title
 from plumbing import loggers
@@ -574,23 +574,23 @@ class EnvWindow(QMainWindow):
         self.record_label.setTextFormat(Qt.TextFormat.RichText)
         self.record_label.hide()
         self.statusBar().addPermanentWidget(self.record_label)
-        self.record_panel: RecordPanel | None = None
+        self.recording_panel: RecordPanel | None = None
         self._recording_watcher = RecordingWatcher(self._show_recording, self)
         self.tab_opened.connect(self._recording_watcher.watch)
         if self._ops is not None:
-            self.record_panel = RecordPanel(self._ops, self)
-            self.record_panel.stopped.connect(lambda _name: self._show_recording(self.current_tab()))
-            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.record_panel)
-            self.record_panel.hide()
+            self.recording_panel = RecordPanel(self._ops, self)
+            self.recording_panel.stopped.connect(lambda _name: self._show_recording(self.current_tab()))
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.recording_panel)
+            self.recording_panel.hide()
 
     def _toggle_recording(self) -> None:
         tab = self.current_tab()
-        if tab is None or self._ops is None or self.record_panel is None:
+        if tab is None or self._ops is None or self.recording_panel is None:
             self.record_action.setChecked(False)
             return
         if TabRecorder.of(tab) is not None:
-            self.record_panel.show()
-            self.record_panel.stop()
+            self.recording_panel.show()
+            self.recording_panel.stop()
             self._show_recording(tab)
             return
         self._ops.run("record_start", {"tabId": tab.tab_id}, self)
@@ -613,10 +613,10 @@ class EnvWindow(QMainWindow):
         recording_text = self.tr("Recording")  # outside the f-string, where lupdate finds it
         self.record_label.setText(f'<span style="color:{RECORDING_RED}">●</span> <b>{recording_text}</b>')
         self.record_label.setVisible(recording)
-        if self.record_panel is not None:
-            self.record_panel.show_tab(tab)
+        if self.recording_panel is not None:
+            self.recording_panel.show_tab(tab)
             if recording:
-                self.record_panel.show()
+                self.recording_panel.show()
 
     # -- downloads ---------------------------------------------------------------------------------------
     def _build_downloads(self) -> None:
@@ -731,9 +731,9 @@ class EnvWindow(QMainWindow):
         box.deleteLater()
         if clicked is discard:
             return True
-        if clicked is save and self.record_panel is not None:
-            self.record_panel.show_tab(tab)
-            self.record_panel.stop(then=self._close_after_save)
+        if clicked is save and self.recording_panel is not None:
+            self.recording_panel.show_tab(tab)
+            self.recording_panel.stop(then=self._close_after_save)
         return False
 
     def _close_after_save(self) -> None:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from app.agent import ops as agent_ops
 from app.distributed import operation as distributed_ops
-from app.ops import (env_ops, env_transfer_ops, group_ops, inspect_ops, mock_ops, net_ops, page_ops, record_ops,
+from app.ops import (env_ops, env_transfer_ops, group_ops, inspect_ops, mock_ops, net_ops, page_ops, recording_ops,
                      run_ops, schedule_ops, tab_ops, trace_ops, workflow_ops)
 from app.ops.registry import OperationRegistry
 
 OPERATION_MODULES = (env_ops, env_transfer_ops, tab_ops, group_ops, page_ops, net_ops, inspect_ops, mock_ops,
-                     workflow_ops, run_ops, record_ops, schedule_ops, trace_ops, agent_ops, distributed_ops)
+                     workflow_ops, run_ops, recording_ops, schedule_ops, trace_ops, agent_ops, distributed_ops)
 
 
 def build_registry() -> OperationRegistry:

@@ -23,7 +23,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.browser.record import TabRecorder
+from app.browser.recorder import TabRecorder
 from app.browser.service import BrowserService
 from app.mcp.service import McpService
 from app.ops import OpContext

@@ -1,5 +1,5 @@
 /*
- * recorder.js: what a person does in a page, as raw steps for the recorder (app/browser/record.py).
+ * recorder.js: what a person does in a page, as raw steps for the recorder (app/browser/recorder.py).
  *
  * Runs in the recorder's own isolated world (RECORD_WORLD), on every frame, on top of locator.js and
  * locator_gen.js loaded into that same world. It only *listens*: capture-phase listeners on the window for
@@ -20,7 +20,7 @@
  * a lone trusted F24 key-up: what was reported before it was the app's doing). Every one carries `frame` (the
  * frame's URL when not the top frame) and `seq`, when it was sent (see `send`). In a frame the top frame cannot
  * read (another site's), locators come from that frame's own generator and the step carries `framePath` (the
- * frame's `window.frames` index path from the top), for app/browser/record_frames.py to make them the page's.
+ * frame's `window.frames` index path from the top), for app/browser/recorder_frames.py to make them the page's.
  *
  * A drag: the left button pressed on anything but a text field, a slider or a select, moved more than
  * DRAG_MIN_PX and released, with no text selected by it. The click the page gets after it is not a step, nor

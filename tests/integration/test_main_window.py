@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.browser.record import TabRecorder
+from app.browser.recorder import TabRecorder
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_panel import NewEnvironmentDialog
 from app.ui.main_window import MainWindow

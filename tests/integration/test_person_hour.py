@@ -16,11 +16,11 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.browser.record import TabRecorder
+from app.browser.recorder import TabRecorder
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
-from app.ui.record_panel import StopDialog
+from app.ui.recording_panel import StopDialog
 from tests.support.qt import run_js, run_op, running_app, wait_loaded
 from tests.support.server import LocalServer
 
@@ -149,7 +149,7 @@ def test_closing_a_recording_window_asks_keep_save_or_discard_and_the_environmen
     tab = go(qtbot, window, site.url("/form"))
     start_recording(qtbot, window)
     type_into_page(qtbot, tab, "#fn", "Ada")
-    panel = window.record_panel
+    panel = window.recording_panel
     assert panel is not None
     qtbot.waitUntil(lambda: any("Ada" in panel.list.item(i).text() for i in range(panel.list.count())), timeout=10_000)
     seen: list[QWidget] = []
@@ -182,8 +182,8 @@ def test_closing_a_recording_window_asks_keep_save_or_discard_and_the_environmen
     tab = go(qtbot, window, site.url("/form"))
     start_recording(qtbot, window)
     type_into_page(qtbot, tab, "#fn", "Bob")
-    qtbot.waitUntil(lambda: any("Bob" in window.record_panel.list.item(i).text()  # type: ignore[union-attr]
-                                for i in range(window.record_panel.list.count())), timeout=10_000)  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: any("Bob" in window.recording_panel.list.item(i).text()  # type: ignore[union-attr]
+                                for i in range(window.recording_panel.list.count())), timeout=10_000)  # type: ignore[union-attr]
 
     # Discard: the window closes, nothing is saved, and the environment still opens.
     when_modal(lambda d: d.objectName() == "close-recording", press_button("close-recording-discard"), seen)
@@ -567,7 +567,7 @@ def test_recording_a_select_the_suggested_input_name_and_the_current_locator(
     assert window is not None
     tab = go(qtbot, window, site.url("/form"))
     start_recording(qtbot, window)
-    panel = window.record_panel
+    panel = window.recording_panel
     assert panel is not None
     # The person picks a country with the mouse: a click opens the list, a click on Germany chooses it.
     click(tab.focusProxy(), page_point(qtbot, tab, "#co"))

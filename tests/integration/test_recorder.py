@@ -24,7 +24,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from app.browser.record import TabRecorder, app_acting
+from app.browser.recorder import TabRecorder, app_acting
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of
@@ -377,14 +377,14 @@ def test_the_recorder_leaves_no_trace_in_the_page(qtbot: QtBot, app: BrowserPilo
 
 
 def test_record_button_panel_and_stop_in_the_window(qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
-    from app.ui.record_panel import StopDialog
+    from app.ui.recording_panel import StopDialog
 
     tab = open_person_tab(qtbot, app, site.server.url("/login"))
     window = window_of(app, "env-default")
     window.tabs.setCurrentWidget(tab)
     assert window.record_action.shortcut().toString() == "Ctrl+Shift+R"
     window.record_action.trigger()
-    panel = window.record_panel
+    panel = window.recording_panel
     assert panel is not None
     qtbot.waitUntil(lambda: panel.isVisible() and window.record_label.isVisible(), timeout=5_000)
     index = window.tabs.indexOf(tab)
@@ -414,14 +414,14 @@ def test_the_panel_shows_an_action_it_could_not_record_in_red_and_stop_does_not_
         qtbot: QtBot, app: BrowserPilotApp, site: Site) -> None:
     from PySide6.QtWidgets import QMessageBox
 
-    from app.ui.record_panel import RECORDING_RED, StopDialog
+    from app.ui.recording_panel import RECORDING_RED, StopDialog
 
     tab = open_person_tab(qtbot, app, site.server.url("/login"))
     window = window_of(app, "env-default")
     window.tabs.setCurrentWidget(tab)
     run_op(qtbot, app, "record_start", {"tabId": tab.tab_id})  # an agent's record_start shows the panel too
-    qtbot.waitUntil(lambda: window.record_panel is not None and window.record_panel.isVisible(), timeout=5_000)
-    panel = window.record_panel
+    qtbot.waitUntil(lambda: window.recording_panel is not None and window.recording_panel.isVisible(), timeout=5_000)
+    panel = window.recording_panel
     recorder = TabRecorder.of(tab)
     assert recorder is not None
     # What the page reports for typing into an element nothing finds again (tests/e2e/test_recorder_x.py makes
@@ -663,7 +663,7 @@ def test_replay_follows_into_the_new_tab_and_replay_now_asks_with_the_run_form(
     assert validate_document(stopped["workflow"]).warnings == []
 
     window.tabs.setCurrentWidget(tab)
-    panel = window.record_panel
+    panel = window.recording_panel
     assert panel is not None
     dialog = panel.replay(stopped, tab)  # Replay now: the Workflows panel's run form
     assert isinstance(dialog, RunInputsDialog) and dialog.isVisible()

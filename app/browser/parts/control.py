@@ -11,7 +11,7 @@ from typing import Any
 from app.browser import capture, locators
 from app.browser.control import ControlState
 from app.browser.parts.core import TabCore, capture_name
-from app.browser.record import app_acting
+from app.browser.recorder import app_acting
 from plumbing import loggers
 from workflows.ports import Control, Locator
 

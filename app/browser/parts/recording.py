@@ -1,4 +1,4 @@
-"""A tab's recording part: a person's actions in the tab recorded as a workflow (app/browser/record.py holds the
+"""A tab's recording part: a person's actions in the tab recorded as a workflow (app/browser/recorder.py holds the
 recorder; workflows/recording.py the recording itself). One recording per tab at a time; it goes with the
 tab."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.browser.parts.core import TabCore
-from app.browser.record import RecorderError, TabRecorder
+from app.browser.recorder import RecorderError, TabRecorder
 from workflows.ports import PageError
 from workflows.recording import Recording
 

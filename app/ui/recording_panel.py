@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
                                QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QPushButton,
                                QToolButton, QVBoxLayout, QWidget)
 
-from app.browser.record import TabRecorder
+from app.browser.recorder import TabRecorder
 from app.browser.tab import BrowserTab
 from app.ui.op_runner import OpRunner
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs

@@ -1,6 +1,6 @@
 """Steps recorded in another site's frame: making their locators the page's.
 
-The recorder's script runs in every frame (app/browser/record.py). In a frame the top frame cannot read, its
+The recorder's script runs in every frame (app/browser/recorder.py). In a frame the top frame cannot read, its
 locators come from that frame's own generator (resources/js/locator_gen.js), unique in the frame's documents
 only, and the step carries `framePath`, the frame's `window.frames` index path from the top. `page_locator`
 makes such a locator one that replay finds in the page:

@@ -10,7 +10,7 @@ random token; `BrowserPage.console_listeners` hands them here before anything is
 
 A step made in another site's frame (a payment form, a sign-in widget: a renderer of its own, which the
 top frame cannot read) comes with locators from that frame's own generator; they are made the page's
-(app/browser/record_frames.py: chains through the frame's `<iframe>`) before the step is added, and the
+(app/browser/recorder_frames.py: chains through the frame's `<iframe>`) before the step is added, and the
 messages behind it wait their turn, so the steps keep their order.
 
 What the page does not tell the script comes from the tab: an address typed in the address bar (a *typed*
@@ -47,7 +47,7 @@ from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEngineNavigat
 
 from app.browser.input_driver import InputDriver, InputError
 from app.browser.js import HELPER_SCRIPTS, PageError, document_script, run_in_every_frame
-from app.browser.record_frames import page_locator
+from app.browser.recorder_frames import page_locator
 from app.browser.tab import BrowserPage, BrowserTab, FileChooserEvent
 from app.startup.resources import JS_DIR
 from plumbing import loggers
