@@ -28,7 +28,7 @@ delivers change notifications only to a `subscriptions/listen` stream, which the
 client sees the new tools at its next `tools/list`). An app of an older version, reached over its MCP server
 because it has no bridge endpoint, knows no profiles: it lists what it lists.
 
-tests/unit/app/test_mcp_relay.py holds the relay to the SDK's own server, answer by answer. The bridge's own
+tests/unit/app/mcp/test_mcp_relay.py holds the relay to the SDK's own server, answer by answer. The bridge's own
 work is a JSON relay, so it starts in ~0.1 s instead of the ~1.2 s of CPU the SDK takes to import (pydantic
 building the protocol types), which on a 2-core machine competed with the app it had just started.
 """
@@ -60,7 +60,7 @@ from plumbing.datadir import DataDir
 log = logging.getLogger(loggers.MCP)
 
 # The handshake-era protocol versions the SDK negotiates (`mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS`;
-# tests/unit/app/test_mcp_relay.py checks that they are still the SDK's).
+# tests/unit/app/mcp/test_mcp_relay.py checks that they are still the SDK's).
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 # The 2026-07-28 protocol: no handshake, every request carries its envelope in `params._meta`
 # (`mcp_types.version.MODERN_PROTOCOL_VERSIONS`, `mcp.shared.inbound`).

@@ -81,7 +81,7 @@ class Operation(Generic[P, R]):
     func: Callable[[OpContext, P], Awaitable[Answer]]
     description: str
     # What it answers when ok: the `data` of its `Envelope` (workflows/results*.py, app/ops/results.py). Every
-    # operation of the app names a model of its own (tests/unit/app/test_registry.py).
+    # operation of the app names a model of its own (tests/unit/app/ops/test_registry.py).
     result: type[R] = OpenResult  # type: ignore[assignment]
     read_only: bool = False
     destructive: bool = False
@@ -90,7 +90,7 @@ class Operation(Generic[P, R]):
     # (the text typed or the option chosen); a bound secret anywhere else refuses the call.
     secret_field: str | None = None
     # The tool group it is listed in (app/catalog/profiles.py GROUPS: core, network, recording, …): which MCP clients
-    # and the built-in agent see it without asking. Every operation names one (tests/unit/app/test_registry.py).
+    # and the built-in agent see it without asking. Every operation names one (tests/unit/app/ops/test_registry.py).
     group: str | None = None
 
     def parameter_names(self) -> list[str]:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 # Imports a module nothing has loaded yet (`wave`) after PySide6, and says whether its source was read into
 # linecache (what PySide6's __feature__ import hook does to every module) and whether the module works.
