@@ -1,5 +1,5 @@
 """What an agent pays for: the tool definitions and the page text a model receives, BrowserPilot against
-Playwright MCP, side by side in one run (issue 34).
+Playwright MCP, side by side in one run.
 
 1. `tools/list`: the number of tools and the size of the listing (the JSON of every tool the server lists:
    name, description, schemas, annotations — each side dumped the same way by the same Python `mcp` client),
@@ -26,7 +26,7 @@ Playwright MCP, side by side in one run (issue 34).
    input tokens of what the model is sent (system prompt, tool definitions and messages; cache breakpoints
    left out). The shop must have received exactly one order from each side, with the typed values.
 
-Targets (issue 34): core at most 40 tools and at most 0.7x Playwright MCP's listing; the task's input tokens at
+Targets: core at most 40 tools and at most 0.7x Playwright MCP's listing; the task's input tokens at
 most 0.6x Playwright MCP's.
 
 Run: `.venv/bin/python bench/agent_context.py`. Exit status 0 when both sides placed their order and every call

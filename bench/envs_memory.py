@@ -24,7 +24,7 @@ Viewport: an environment window is 1200x800, headless Chromium's default window 
 grow with the viewport, so `--chromium-window 1200,800` gives Chromium the same size for a like-for-like
 comparison; the default leaves Chromium at its own default (the figure the target was set on).
 
-The target: at 10 environments, BrowserPilot at most 0.25x Chromium's PSS (issue 14).
+The target: at 10 environments, BrowserPilot at most 0.25x Chromium's PSS.
 
 Run: `.venv/bin/python bench/envs_memory.py [--quick] [--json] [--chromium-window W,H]`. Exit status: 0 when
 every round was measured (whether or not the target is met), 1 when a round failed (its numbers are then

@@ -1,5 +1,5 @@
 """Steps in another site's frame: what an action there costs, against the same form in the page itself, and
-against Playwright for Python doing the same in the same frame (issue 32, item 8).
+against Playwright for Python doing the same in the same frame.
 
 Two local servers: the shop on 127.0.0.1 serves `/inline` (a card form in the page) and `/framed` (the same
 form in an `<iframe>` served by 127.0.0.2: another site, a renderer of its own); the payment site on 127.0.0.2

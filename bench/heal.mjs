@@ -1,4 +1,4 @@
-// @puppeteer/replay replaying one Chrome DevTools Recorder recording, for bench/heal.py (issue 26).
+// @puppeteer/replay replaying one Chrome DevTools Recorder recording, for bench/heal.py.
 //
 // Usage: PUPPETEER_SKIP_DOWNLOAD=1 node bench/heal.mjs SPEC.json
 // SPEC: {"chromium": "/usr/bin/chromium", "args": [...flags], "timeoutMs": 3000, "recording": {...}}

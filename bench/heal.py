@@ -1,4 +1,4 @@
-"""Healing locators, side by side (issue 26): one order flow recorded once on an unchanged form, replayed after
+"""Healing locators, side by side: one order flow recorded once on an unchanged form, replayed after
 each named kind of change by BrowserPilot, by the flow as Playwright's codegen writes it, and by the flow as
 Chrome's Recorder records it (replayed with @puppeteer/replay). The site's server decides every replay: ok
 (exactly one order, every value right), failed (no order) or wrong (a wrong value, a second order, or

@@ -1,4 +1,4 @@
-"""Real applications, recorded by a person's real X input, replayed across their own redesigns (issue 32).
+"""Real applications, recorded by a person's real X input, replayed across their own redesigns.
 
 Per application of the corpus (bench/realapps/<app>/, bench/realapps/README.md): a person's flow (create a
 record with several kinds of field, submit) is played with real mouse and keyboard input (Xvfb + xdotool;

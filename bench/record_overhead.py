@@ -1,4 +1,4 @@
-"""What recording costs per input event: the same trusted input with the recorder on and off (issue 11's
+"""What recording costs per input event: the same trusted input with the recorder on and off (the
 target: under 2 ms per event).
 
 The app runs in-process (offscreen QApplication, qasync loop, `BrowserPilotApp(DataDir(tmp), headless=True)`),

@@ -55,7 +55,7 @@ Before and after: `--against DIR` first runs DIR's own bench/replay.py with DIR'
 example the code before a change) with the same --reps/--rows, then this one, and prints both and the ratios
 after/before of each side's figures and of its ratios to Playwright (which carry the load of the moment).
 
-Traces (issue 36): `--traces` measures only (a), in the app on one tab, with the run's trace and video modes
+Traces: `--traces` measures only (a), in the app on one tab, with the run's trace and video modes
 side by side, rotating every repetition: trace and video off; `trace: on-failure` (the default; these runs end
 ok, so nothing is kept); `trace: always` (every node's screenshots, console, requests); `video: always`; both. It prints the medians, the ratios to "off" (targets: trace at most
 1.2x, video at most 1.4x) and the disk each run kept (its trace folder and video). Every run is verified as above.
@@ -977,7 +977,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="another checkout (with its .venv) measured first with its own bench/replay.py")
     parser.add_argument("--traces", action="store_true",
-                        help="only the in-app runs with trace and video off, always, and both (issue 36)")
+                        help="only the in-app runs with trace and video off, always, and both")
     args = parser.parse_args(argv)
     args.reps = args.reps if args.reps is not None else (QUICK_REPS if args.quick else DEFAULT_REPS)
     args.rows = args.rows if args.rows is not None else (QUICK_ROWS if args.quick else DEFAULT_ROWS)

@@ -26,7 +26,7 @@ runs); the same for the app process and the renderers alone, to tell where memor
 median of the `workflow_run` calls (app-*; with three callers at once, each call's own time), the batch's
 wall time over its rows (batch-*), the median flow (playwright).
 
-Target (issue 35): at most 10 MB per 100 runs after warm-up over 1,000 runs, in one and in several environments.
+Target: at most 10 MB per 100 runs after warm-up over 1,000 runs, in one and in several environments.
 
 Before and after: `--checkout DIR` starts the app from another checkout (its code on PYTHONPATH with this
 checkout's interpreter and packages; read only: the data folder is a fresh temporary one), for example the

@@ -1,4 +1,4 @@
-"""How long the Qt main thread stalls while a 40-row batch runs at concurrency 3 (issue 14, "never a frozen window").
+"""How long the Qt main thread stalls while a 40-row batch runs at concurrency 3 ("never a frozen window").
 
 The app runs in-process (offscreen QApplication, qasync loop, `BrowserPilotApp(DataDir(tmp), headless=True)`),
 on a data folder in its steady state: `runs.json` holds its maximum of 200 records (each with a run folder, so
@@ -17,7 +17,7 @@ environment again (its Chromium profile goes).
 The probe: a thread posts a trivial callback to the main loop (`loop.call_soon_threadsafe`) every 20 ms and
 waits for it to run; the latency is post to run. While an answer is late (over 30 ms) the probe samples the
 main thread's Python stack every 5 ms, so the report says where the main thread was (the innermost frames of
-the project's own code, with the time attributed to each). Target (issue 14): p99 <= 25 ms, worst <= 100 ms.
+the project's own code, with the time attributed to each). Target: p99 <= 25 ms, worst <= 100 ms.
 
 Before and after: `--against DIR` runs the same measurement on another checkout (for example
 `git worktree add /tmp/before <commit>`) in a separate process, sides alternating, and prints both with the
@@ -29,7 +29,7 @@ Where the late answers come from: `--variant NAME` measures the same with one pa
 alone), `one-site-no-side`, `batch-elsewhere` (the batch runs through `browserpilot run --rows` in a second app
 process on a data folder of its own, in one environment; the probe and the side task stay here) and
 `batch-elsewhere-no-side` (this app runs nothing but the probe while the other batches), and `traced` (as specified,
-every row keeping its trace and its video: issue 36's bound, p99 <= 80 ms, worst <= 200 ms). Each late answer is
+every row keeping its trace and its video: the traced bound, p99 <= 80 ms, worst <= 200 ms). Each late answer is
 also put down to the side task's operation that was running when it was asked for ("(no side operation)":
 none was, only the batch).
 
@@ -200,7 +200,7 @@ def fill_data_folder(root: Path) -> None:
 
 
 # -- the probe -------------------------------------------------------------------------------------------------
-# Where a late answer found the main thread in the stores' disk and JSON work (the code issue 14 names).
+# Where a late answer found the main thread in the stores' disk and JSON work (the code most suspected of stalling it).
 STORE_CODE = ("plumbing/jsonstore.py", "envs/store.py", "workflows/runs.py", "workflows/store.py", "shutil.py",
               "app/browser/har.py:write_har")
 
@@ -298,7 +298,7 @@ class Variant:
     new_sites: bool = True     # every row on a site (a host) of its own; else all rows on one site
     side: bool = True          # the side task runs in the app meanwhile
     batch_here: bool = True    # the batch runs in the app; else in another app process, on its own data folder
-    traced: bool = False       # every row keeps its trace and video (`trace` and `video` always, issue 36)
+    traced: bool = False       # every row keeps its trace and video (`trace` and `video` always)
 
 
 VARIANTS = {

@@ -1,7 +1,7 @@
 """A recording: a person's raw steps (from resources/js/recorder.js and the tab) merged into workflow steps the
 way people think about them, edited by the person, and written as a BrowserPilot 0.3.0 document.
 
-Pure Python (no Qt): `Recording.add(raw)` applies the merge rules of issue 11 — a field's typing becomes one
+Pure Python (no Qt): `Recording.add(raw)` applies its merge rules — a field's typing becomes one
 `fill` with its final value; a double click one `click` with a count; a click that only focused a field, or
 opened a `<select>`, gives way to the fill/select that follows; the click that opened a file chooser becomes
 the `upload`; wheel scrolling is a step only when it loaded content (an infinite list, a lazy page: the page

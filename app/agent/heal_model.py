@@ -1,4 +1,4 @@
-"""The model step of healing (issue 26): when no locator finds a replayed node's element and its fingerprint fits
+"""The model step of healing: when no locator finds a replayed node's element and its fingerprint fits
 no element clearly, the configured model (the built-in agent's settings: key, model, base URL) is asked, with the
 fingerprint, the node's type and title, and an accessibility snapshot of the page, to point at the element. Its
 answer (a snapshot ref) is checked before anything acts on it: the element must exist, be one, and be of the

@@ -1,6 +1,6 @@
 """Keeping a long-lived tab's renderer bounded: the documents a tab left behind are collected.
 
-What was measured (bench/soak.py, issue 35): a tab that navigates again and again (a workflow run after run,
+What was measured (bench/soak.py): a tab that navigates again and again (a workflow run after run,
 an agent going from page to page) leaves every document it left in its renderer's heaps. V8 does not collect
 them while the renderer stays busy: after 100 runs of a small form workflow the tab's renderer held 203
 documents and 135 MB of JavaScript heap, and grew by about 2.3 MB a run without end (Chromium does the same in

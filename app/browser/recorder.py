@@ -1,4 +1,4 @@
-"""Recording a person's actions in a tab: the Qt side of the recorder (issue 11).
+"""Recording a person's actions in a tab: the Qt side of the recorder.
 
 `TabRecorder(tab)` is the one recording of a tab (found again with `TabRecorder.of(tab)`; a child of the tab,
 so it goes with it). It puts the recorder script into the tab's page as a named `QWebEngineScript`

@@ -1,4 +1,4 @@
-"""Which tools a client is shown: tool groups, profiles, and one session's selection (issue 34).
+"""Which tools a client is shown: tool groups, profiles, and one session's selection.
 
 Every operation says which group it belongs to (`Operation.group`, app/ops/registry.py); this module names the
 groups and what each holds, so a client can be told in one line per group. A *profile* chooses groups:

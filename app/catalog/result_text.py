@@ -1,4 +1,4 @@
-"""A tool result as a model reads it: one header line, then the payload as plain text (issue 34).
+"""A tool result as a model reads it: one header line, then the payload as plain text.
 
 ```
 ok · tab tab-3f2a · agent · http://127.0.0.1:8000/shop

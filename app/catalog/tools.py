@@ -7,7 +7,7 @@ types under `$defs`), without what a model need not read in every request: gener
 optional fields. Its description is the operation's docstring alone: what every tool shares (locators, the
 target tab, control and handoff, envelopes, errors) is said once in `SERVER_INSTRUCTIONS`, sent once per
 session. Its annotations come from the operation's `read_only` and `destructive` flags. An `outputSchema` has
-one place to go, `output_schema` (issue 33 brings a typed result per operation).
+one place to go, `output_schema` (each operation's result model, when the profile asks for schemas).
 
 Which tools a client is shown is its `ToolSelection` (app/catalog/profiles.py: a profile such as `core` or `full`,
 and the groups `tools_enable` turned on); `ToolCatalog.listing(selection)` is that list, the `tools_enable` tool

@@ -1,4 +1,4 @@
-"""The original BrowserPilot's call forms, accepted beside ours, in one place (issue 10).
+"""The original BrowserPilot's call forms, accepted beside ours, in one place.
 
 `accept(model, raw)` rewrites a call's raw arguments before the registry validates them, keyed only on the
 parameter model's fields, so an operation added later gets the same treatment by using the same field names:

@@ -1,4 +1,4 @@
-"""Recording a person's actions as a workflow (issue 11): record_start, record_status, record_edit, record_stop.
+"""Recording a person's actions as a workflow: record_start, record_status, record_edit, record_stop.
 
 One implementation for the GUI's Record button and Recording panel, agents (MCP) and tests. One recording per
 tab at a time (the tab's recording part); the recording itself lives on the tab and goes when the tab closes.

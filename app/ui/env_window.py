@@ -560,7 +560,7 @@ class EnvWindow(QMainWindow):
         tab = self.current_tab() or self.new_tab()
         tab.open(self._home_url())
 
-    # -- recording (issue 11) ---------------------------------------------------------------------------
+    # -- recording ---------------------------------------------------------------------------
     def _build_recording(self) -> None:
         """The Record button (Ctrl+Shift+R) for the front tab, its red indicators and the Recording panel."""
         self.record_action = self._action(self.tr("Record"), ["Ctrl+Shift+R"], self._toggle_recording, None,

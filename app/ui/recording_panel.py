@@ -1,4 +1,4 @@
-"""The Recording side panel of an environment window (issue 11): the steps of the front tab's recording,
+"""The Recording side panel of an environment window: the steps of the front tab's recording,
 live, in words, each with its node type and chosen locator, and the person's edits.
 
 Everything goes through the operations (`record_start`, `record_status`, `record_edit`, `record_stop`, and

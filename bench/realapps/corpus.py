@@ -1,4 +1,4 @@
-"""The corpus of real web applications (issue 32): what each one is, its variants (a redesign pair or more: two
+"""The corpus of real web applications: what each one is, its variants (a redesign pair or more: two
 major versions or two themes over the same data), and the command line to install, start and check them.
 
     python bench/realapps/corpus.py install [APP ...]      make every variant's venv (pinned; sequential)

@@ -1,6 +1,6 @@
 """`browserpilot env import --from-browser …` and `env export --format playwright` as a script uses them: the real app
 process, a real profile of Debian's chromium that logged in to two local sites, Playwright's Chromium opening the
-exported state (issue 37)."""
+exported state."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ COUNTER_PAGE = """<!doctype html><title>Counter</title><body>
 </body>"""
 
 
-# The original BrowserPilot's calls (issue 10): a form whose fields are reached by flat and by nested locators,
+# The original BrowserPilot's calls: a form whose fields are reached by flat and by nested locators,
 # a button in the top-left corner for points given on a screenshot, a same-origin iframe, and a file input.
 COMPAT_PAGE = """<!doctype html><title>Compat</title><body style="margin:0">
 <form method=post action=/compat/sent enctype=multipart/form-data>
@@ -605,7 +605,7 @@ def test_switched_off_nothing_listens_and_commands_say_why(tmp_path: Path) -> No
     assert rc == 0, err
 
 
-# -- the original BrowserPilot's calls (issue 10) ------------------------------------------------------------
+# -- the original BrowserPilot's calls ------------------------------------------------------------
 async def call(client: Client, tool: str, /, **params: Any) -> dict[str, Any]:
     """The envelope of a call that may fail."""
     result = await client.call_tool(tool, params)

@@ -1,4 +1,4 @@
-"""Tool profiles end to end (issue 34): the real app headless, real MCP clients — the SDK's over streamable HTTP,
+"""Tool profiles end to end: the real app headless, real MCP clients — the SDK's over streamable HTTP,
 the stdio bridge spoken to line by line, and the MCP Inspector's CLI from npm — against real local pages.
 
 - A client that takes at most 40 tools (and refuses a longer list, as capped clients drop the rest) places an

@@ -1,4 +1,4 @@
-"""Recording in another site's frame with real X input (issue 32, item 8): the app on an Xvfb desktop shows a
+"""Recording in another site's frame with real X input: the app on an Xvfb desktop shows a
 shop on 127.0.0.1 whose checkout embeds a card form served by 127.0.0.2; a person (xdotool: the window system's
 own mouse and keyboard) records filling and submitting the form in the frame; the saved workflow is then replayed
 headless by `browserpilot run` in a fresh process, and the payment site receives the same values again.

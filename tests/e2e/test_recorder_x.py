@@ -1,4 +1,4 @@
-"""Recording as a person does it on a real desktop (issue 32): the app's windows on Xvfb, the person's mouse and
+"""Recording as a person does it on a real desktop: the app's windows on Xvfb, the person's mouse and
 keyboard through X (xdotool), the recording read back with record_status and replayed with workflow_run, the
 server judging what each replay did.
 
@@ -366,7 +366,7 @@ def test_a_choice_in_a_custom_select_widget_is_one_select_step_that_replays_thro
         assert widgets.sent[before:] == [{"title": ["Pottery"], "category": ["workshop"], "_save": ["Save"]}], theme
 
 
-# -- cause B (issue 32): web components; cause C: a label's click is one step --------------------------------------
+# -- web components, and a label's click as one step --------------------------------------
 def test_web_components_are_recorded_through_their_shadow_roots_and_replay_after_a_redesign(
         app: XApp, server: LocalServer) -> None:
     design = {"now": "recorded"}

@@ -1,4 +1,4 @@
-"""Workflow versions (issue 26): every change keeps a version; `browserpilot workflow history|diff|restore` from a
+"""Workflow versions: every change keeps a version; `browserpilot workflow history|diff|restore` from a
 shell; and a SIGKILL in the middle of saves loses no version and leaves no file half written."""
 
 from __future__ import annotations

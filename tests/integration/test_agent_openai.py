@@ -1,4 +1,4 @@
-"""The built-in agent on an OpenAI-compatible model (issue 37): a local stand-in of the Chat Completions API
+"""The built-in agent on an OpenAI-compatible model: a local stand-in of the Chat Completions API
 (tests/support/fake_openai.py, the real `openai` client pointed at it with OPENAI_BASE_URL), on real pages. The same
 scripts as the Messages API's stand-in play the model; the server's side is checked, and what the model was sent."""
 

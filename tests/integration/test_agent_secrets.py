@@ -1,4 +1,4 @@
-"""A secret goes only where it belongs (issue 28): the agent's secrets are bound to their sites, whatever a page
+"""A secret goes only where it belongs: the agent's secrets are bound to their sites, whatever a page
 makes the model do, and a workflow saved from such a run keeps the binding when it is replayed without a model.
 
 Two sites on loopback (tests/support/server.py): the shop on 127.0.0.1 and another host on 127.0.0.2, whose

@@ -1,6 +1,6 @@
 """A workflow batch whose rows each click a download link, with the environment window (and its Downloads
 list) open: the app survives the rows' tabs closing while their downloads are still running, every file
-lands on disk with the server's bytes, and the Downloads list shows each one done (issue 14: a crash)."""
+lands on disk with the server's bytes, and the Downloads list shows each one done (it used to crash)."""
 
 from __future__ import annotations
 

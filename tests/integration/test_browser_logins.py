@@ -1,4 +1,4 @@
-"""Logins from the browsers people already use, and to and from Playwright (issue 37), with real browsers: Debian's
+"""Logins from the browsers people already use, and to and from Playwright, with real browsers: Debian's
 chromium and firefox-esr log in to two local sites (the servers set the cookies) in profiles of their own; the
 chosen sites' cookies, read and decrypted from those profiles, log a new environment in, and the other site's stay
 behind; a Playwright storage_state written by an environment opens the logged-in page in Playwright's Chromium, and
@@ -148,7 +148,7 @@ def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
     sites_list.item(row).setCheckState(Qt.CheckState.Checked)
     assert dialog.import_button.isEnabled() and dialog.name.isVisible()
     dialog.name.setText("Bob from Chromium")
-    # While it is open an agent makes an environment: "Into" offers it, the person's choice stays (issue 35).
+    # While it is open an agent makes an environment: "Into" offers it, the person's choice stays.
     made = run_op(qtbot, shell, "env_create", {"name": "Made by an agent"})["env"]
     qtbot.waitUntil(lambda: dialog.into.findData(made) >= 0, timeout=5_000)
     assert dialog.into.currentData() == NEW_ENV and dialog.name.isVisible()

@@ -1,4 +1,4 @@
-"""The original BrowserPilot's tools that we added (issue 10), end to end through the operations registry on
+"""The original BrowserPilot's tools that we added, end to end through the operations registry on
 real pages of a local server: env_export/env_import, tab groups, page_inspect/page_hit/page_watch,
 page_cdp_batch, page_save_media (and page_download of media), net_mock/net_mock_off."""
 

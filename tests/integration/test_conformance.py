@@ -1,4 +1,4 @@
-"""BrowserPilot files run as the original app runs them (issue 9): one test per rule of the original's runner
+"""BrowserPilot files run as the original app runs them: one test per rule of the original's runner
 (`RecordService.ts`), each a small document whose result follows from the original's code, run on real pages
 in one app for the whole module. Assertions are on what a user would see: the run's outputs, the CSV's bytes,
 what the server received."""

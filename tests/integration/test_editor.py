@@ -606,7 +606,7 @@ def test_pick_and_test_in_the_locator_editor_work_on_a_real_page(qtbot: QtBot, s
     qtbot.waitUntil(lambda: locator.result.text() == "Picked.")
     picked = window.model.node("buy")["data"]["locator"]
     assert picked.get("selector") != ".item" and picked["note"] == "kept"
-    assert (picked["fingerprint"]["kind"], picked["fingerprint"]["name"]) == ("button", "Buy now")  # issue 26
+    assert (picked["fingerprint"]["kind"], picked["fingerprint"]["name"]) == ("button", "Buy now")
     assert locator.selector.text() == picked.get("selector", "")
     QTest.mouseClick(locator.test_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "1 match " in locator.result.text())

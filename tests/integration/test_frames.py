@@ -1,4 +1,4 @@
-"""Another site's frames (issue 32, item 8): a shop on 127.0.0.1 embeds a payment form served by 127.0.0.2 (two
+"""Another site's frames: a shop on 127.0.0.1 embeds a payment form served by 127.0.0.2 (two
 hosts: two sites, so the frame runs in a renderer of its own and the shop's scripts cannot read it).
 
 Locators of every kind reach into the frame (and a chain through it), the snapshot shows its content with refs

@@ -137,7 +137,7 @@ def test_import_run_through_the_inputs_form_and_see_it_in_the_runs_panel(
         seen["editors"] = {name: type(field.editor).__name__ for name, field in fields.items()}
         seen["echo"] = fields["password"].editor.echoMode()  # type: ignore[attr-defined]
         seen["env"] = dialog.env.currentData()
-        third = shell.envs.create("Third")  # made elsewhere while the form is open: offered too (issue 35)
+        third = shell.envs.create("Third")  # made elsewhere while the form is open: offered too
         qtbot.waitUntil(lambda: dialog.env.findData(third.id) >= 0)
         assert dialog.env.currentData() == seen["env"]
         assert not ok.isEnabled() and "Your name" in dialog.problem.text()

@@ -180,7 +180,7 @@ def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_
     assert window.panels.currentWidget() is schedules
     dialog = next(d for d in schedules.findChildren(ScheduleDialog) if d.isVisible())
     assert dialog.workflow.currentData() == workflow
-    # While it is open, an agent saves another workflow and makes an environment: the lists follow (issue 35),
+    # While it is open, an agent saves another workflow and makes an environment: the lists follow,
     # the choices made stay.
     evening = saved(qtbot, shell, visit(site, "Evening", "/tick"))
     second = run_op(qtbot, shell, "env_create", {"name": "Second"})["env"]

@@ -1,4 +1,4 @@
-"""Streamed videos saved as one playable file (issue 25): a page plays HLS (TS; fMP4 with an AES-128 key,
+"""Streamed videos saved as one playable file: a page plays HLS (TS; fMP4 with an AES-128 key,
 behind a login) or DASH (audio and video apart) through MediaSource, fetching the manifest and segments with
 its own script; `page_save_media`, `page_download` on the element and the `download` node find the manifest
 in the tab's traffic and save the whole stream with the environment's cookies, user agent, Referer and policy.

@@ -1,4 +1,4 @@
-"""The panels' tables follow changes row by row (issue 14, "never a frozen window"): a new record is inserted,
+"""The panels' tables follow changes row by row ("never a frozen window"): a new record is inserted,
 a gone one removed, a changed one redrawn, and the view keeps its selection; only a change of order resets
 the model. The Environments table redraws just the environment a page visit changed."""
 

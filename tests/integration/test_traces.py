@@ -1,4 +1,4 @@
-"""A run that explains itself (issue 36): traces kept by their mode, the element outlined, console, page errors and
+"""A run that explains itself: traces kept by their mode, the element outlined, console, page errors and
 requests per node, a video that plays with the nodes as chapters, secrets unreadable in every picture and frame,
 one zip to share, and traces that go with their run, on real pages in the real app."""
 

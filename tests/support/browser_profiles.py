@@ -1,4 +1,4 @@
-"""Real profiles of the browsers people use, made by those browsers for the login-import tests (issue 37): Debian's
+"""Real profiles of the browsers people use, made by those browsers for the login-import tests: Debian's
 `chromium` (driven headless by Playwright for Python, with a `--user-data-dir` of its own) and Debian's `firefox-esr`
 (headless, with a profile folder of its own). Each logs in to local sites — the servers set the cookies — and is
 closed; the profile folder is what `env import --from-browser` reads.

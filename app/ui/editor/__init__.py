@@ -1,4 +1,4 @@
-"""The node-graph editor of workflows (issue 12), one job per module:
+"""The node-graph editor of workflows, one job per module:
 
 - `model`: the document as JSON (unknown fields kept), its levels (top, loop bodies) and change signals;
   `layout` and `rules`: pure helpers (left-to-right layout, the runtime's connection rules, new ids).

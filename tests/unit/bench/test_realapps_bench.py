@@ -1,4 +1,4 @@
-"""The real-application bench's own logic (bench/realapps.py, issue 32), without the applications: how a replay
+"""The real-application bench's own logic (bench/realapps.py), without the applications: how a replay
 is judged from the application's records, how a recording is moved to the replay's servers, how codegen's
 script is made headless, and that the corpus covers every kind of page the issue asks for. The bench itself
 (real apps, real X input, three tools) runs outside the suite: bench/realapps/README.md."""

@@ -188,7 +188,7 @@ def test_a_drag_node_needs_its_element() -> None:
     assert SwipeData.model_validate({"type": "swipe", "direction": "left"}).lint() == []
 
 
-# -- issue 32, cause B: elements in open shadow roots, and actions that could not be recorded ---------------------
+# -- elements in open shadow roots, and actions that could not be recorded ---------------------
 TITLE = {"alternatives": [{"role": "textbox", "name": "Title", "exact": True},
                           {"selector": 'my-field[name="title"] >> role=textbox[name="Title"s]'}], "unique": True}
 NOTES = {"alternatives": [{"role": "textbox", "name": "Notes", "exact": True}], "unique": True}

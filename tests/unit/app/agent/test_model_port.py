@@ -1,4 +1,4 @@
-"""The model port's adapters (issue 37) on their own: the neutral conversation as each provider's request, each
+"""The model port's adapters on their own: the neutral conversation as each provider's request, each
 provider's answer as the neutral reply, and an OpenAI-compatible endpoint that refuses an optional parameter asked
 again without it — against the Chat Completions stand-in with the real `openai` client."""
 

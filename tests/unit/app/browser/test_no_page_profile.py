@@ -1,6 +1,6 @@
 """No code asks a QWebEnginePage for its `profile()`: PySide6 then counts the profile's Python object as the page's
 child, and deleting the page (closing its tab) invalidates the profile's object while the profile lives on — the
-environment could not open a tab again ("QWebEngineProfile already deleted", issue 24). Pages keep the profile
+environment could not open a tab again ("QWebEngineProfile already deleted"). Pages keep the profile
 they were made with (`BrowserPage.env_profile`)."""
 
 from __future__ import annotations
