@@ -61,7 +61,7 @@ def test_codegen_s_script_is_replayed_headless_on_debian_s_chromium_with_a_timeo
     assert f"    context.set_default_timeout({codegen.TIMEOUT_MS})\n    page = context.new_page()" in patched
 
 
-def test_the_corpus_covers_what_the_issue_asks_with_a_redesign_pair_each() -> None:
+def test_the_corpus_covers_the_kinds_of_page_real_apps_have_with_a_redesign_pair_each() -> None:
     corpus = apps(APP_MODULES)
     assert len({app.name.split("_")[0] for app in corpus}) >= 6
     for app in corpus:
