@@ -82,6 +82,7 @@ PANEL_ICONS = {"agent-dock": "bot"}  # docks that others add to the window, show
 
 class EnvWindow(QMainWindow):
     closed = Signal(str)  # env id
+    close_refused = Signal(str)  # env id: a person kept the window open (its recording), quitting too
     tab_opened = Signal(object)  # BrowserTab
 
     def __init__(self, env_id: str, env_name: str, service: BrowserService,
@@ -695,6 +696,7 @@ class EnvWindow(QMainWindow):
         recording."""
         if self._ask_before_closing and not self._recordings_settled():
             event.ignore()
+            self.close_refused.emit(self.env_id)
             return
         for tab in self.tab_list():
             self.service.close(tab.tab_id)

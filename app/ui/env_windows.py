@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from app.browser.parts.tab import Tab
@@ -30,6 +30,8 @@ log = logging.getLogger(loggers.UI)
 
 
 class EnvWindows(QObject):
+    close_refused = Signal(str)  # env id: a window a person kept open when asked (its recording)
+
     def __init__(self, service: BrowserService, envs: EnvStore, groups: GroupStore, ops: OpRunner, *,
                  search_url: Callable[[], str], home_url: Callable[[], str], show_main_window: Callable[[], None],
                  furnish: Callable[[EnvWindow], None] = lambda _window: None) -> None:
@@ -58,6 +60,7 @@ class EnvWindows(QObject):
             window = EnvWindow(env.id, env.name, self.service, search_url=self._search_url, home_url=self._home_url,
                                show_main_window=self._show_main_window, groups=self.groups, ops=self.ops)
             window.closed.connect(self._on_window_closed)
+            window.close_refused.connect(self.close_refused)
             self._furnish(window)
             self.windows[env_id] = window
             window.show()

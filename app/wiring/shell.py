@@ -97,6 +97,7 @@ class BrowserPilotApp(QObject):
                                       search_url=lambda: self.settings.current.search_url,
                                       home_url=lambda: self.settings.current.home_url,
                                       show_main_window=self.show_main_window, furnish=self._attach_agent)
+            self.windows.close_refused.connect(self._quit_refused)
         # The MCP server: started by the entry point (`start_mcp`), switched on and off in the settings.
         self._start_editors()
         self.mcp = McpService(data, self.registry, self.ctx, self.settings, headless=headless, quit_app=self.quit,
@@ -236,6 +237,13 @@ class BrowserPilotApp(QObject):
                 self._end_loop()
 
         asyncio.ensure_future(settle_then_quit())
+
+    def _quit_refused(self, env_id: str) -> None:
+        """A person kept a window open when quitting asked it to close (Keep Recording, or Save first): Qt does not
+        quit, so neither does the app; the main window goes back to staying in the tray when closed."""
+        if self._quitting and not self._nobody_to_ask:
+            log.info("quitting cancelled: the window of %s stays open", env_id)
+            self._quitting = False
 
     def _end_loop(self) -> None:
         if self._nobody_to_ask:
