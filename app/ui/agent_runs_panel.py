@@ -200,7 +200,7 @@ class AgentRunsPanel(QWidget):
             elif reread is not None and self.model.row_at(self.table.currentIndex().row()) is not None:
                 self._select(self.table.currentIndex().row())
 
-        self.ops.start("agent_list", {"limit": LIMIT}, listed, owner=self)
+        self.ops.start_named("agent_list", {"limit": LIMIT}, listed, owner=self)
 
     def _select(self, row: int) -> None:
         run = self.model.row_at(row)
@@ -211,7 +211,7 @@ class AgentRunsPanel(QWidget):
             if result.get("ok"):
                 self.show_record(result["record"])
 
-        self.ops.start("agent_read", {"runId": run["id"]}, read, owner=self)
+        self.ops.start_named("agent_read", {"runId": run["id"]}, read, owner=self)
 
     def show_record(self, record: dict[str, Any]) -> None:
         self.detail = record

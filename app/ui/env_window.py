@@ -407,12 +407,12 @@ class EnvWindow(QMainWindow):
     def _new_group_for(self, tab: BrowserTab) -> None:
         name, ok = QInputDialog.getText(self, self.tr("New tab group"), self.tr("Name of the group:"))
         if ok and self._ops is not None:
-            self._ops.run("group_create", {"name": name, "env": self.env_id}, self,
+            self._ops.run_named("group_create", {"name": name, "env": self.env_id}, self,
                           on_ok=lambda result: self._join(tab, result["groupId"]))
 
     def _join(self, tab: BrowserTab, group_id: str | None) -> None:
         if self._ops is not None:
-            self._ops.run("tab_group", {"tabId": tab.tab_id, "groupId": group_id}, self)
+            self._ops.run_named("tab_group", {"tabId": tab.tab_id, "groupId": group_id}, self)
 
     # -- reacting to pages -----------------------------------------------------------------------------
     def _on_title(self, tab: BrowserTab, title: str) -> None:
@@ -593,7 +593,7 @@ class EnvWindow(QMainWindow):
             self.recording_panel.stop()
             self._show_recording(tab)
             return
-        self._ops.run("record_start", {"tabId": tab.tab_id}, self)
+        self._ops.run_named("record_start", {"tabId": tab.tab_id}, self)
 
     def _show_recording(self, tab: BrowserTab | None) -> None:
         """Red indicators: the tab's text and the status bar while its tab records; the panel follows the

@@ -170,7 +170,7 @@ class RecordPanel(QDockWidget):
             self.notes.clear()
             self._update_buttons()
             return
-        self._ops.run("record_status", {"tabId": self._tab.tab_id}, self, on_ok=self._show)
+        self._ops.run_named("record_status", {"tabId": self._tab.tab_id}, self, on_ok=self._show)
 
     def _show(self, status: dict[str, Any]) -> None:
         if not status.get("recording"):
@@ -231,7 +231,7 @@ class RecordPanel(QDockWidget):
     # -- edits -----------------------------------------------------------------------------------------
     def _edit(self, params: dict[str, Any]) -> None:
         if self._tab is not None:
-            self._ops.run("record_edit", {"tabId": self._tab.tab_id, **params}, self, on_ok=self._show)
+            self._ops.run_named("record_edit", {"tabId": self._tab.tab_id, **params}, self, on_ok=self._show)
 
     def delete_step(self) -> None:
         step = self.selected()
@@ -316,9 +316,9 @@ class RecordPanel(QDockWidget):
             elif replay:
                 self.replay(result, tab)
             elif self._ops.ctx.open_editor is not None:  # the node-graph editor, when the app has one
-                self._ops.run("editor_open", {"name": result["name"]}, self)
+                self._ops.run_named("editor_open", {"name": result["name"]}, self)
 
-        self._ops.run("record_stop", {"tabId": tab.tab_id, "name": name}, self, on_ok=saved)
+        self._ops.run_named("record_stop", {"tabId": tab.tab_id, "name": name}, self, on_ok=saved)
 
     def replay(self, result: dict[str, Any], tab: BrowserTab) -> RunInputsDialog | None:
         """Replay now, in the same tab: the start inputs are asked for first with the Workflows panel's run form
@@ -326,7 +326,7 @@ class RecordPanel(QDockWidget):
         name = result["name"]
 
         def run(inputs: dict[str, Any]) -> None:
-            self._ops.run("workflow_run", {"name": name, "tabId": tab.tab_id, "inputs": inputs}, self)
+            self._ops.run_named("workflow_run", {"name": name, "tabId": tab.tab_id, "inputs": inputs}, self)
 
         return ask_replay_inputs(name, result["workflow"], tab.env_id, self._ops.ctx.envs, self, run,
                                  "record-replay-inputs")

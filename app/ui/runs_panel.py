@@ -529,7 +529,7 @@ class RunsPanel(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if column == 1
                                         else QHeaderView.ResizeMode.ResizeToContents)
         self.detail = RunDetail(self)
-        self.detail.trace_view.calls = partial(self.ops.start, owner=self)  # its Export calls run_export
+        self.detail.trace_view.calls = partial(self.ops.start_named, owner=self)  # its Export calls run_export
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
         for key, text, handler, icon_name in (("cancel", self.tr("&Cancel Run"), self.cancel_selected, "circle-stop"),):
@@ -643,7 +643,7 @@ class RunsPanel(QWidget):
                 self._tick.stop()
             self._update_buttons()
 
-        self.ops.start("run_list", {"limit": RUN_LIMIT}, listed, owner=self)
+        self.ops.start_named("run_list", {"limit": RUN_LIMIT}, listed, owner=self)
 
     def _select_row(self, row: int) -> None:
         self.table.selectionModel().blockSignals(True)
@@ -699,7 +699,7 @@ class RunsPanel(QWidget):
                 self.detail.show_run(run, self.model.env_name(run.env))
                 self.model_update(run)
                 if not run.running:
-                    self.ops.start("run_tables", {"runId": run_id}, tables, owner=self)
+                    self.ops.start_named("run_tables", {"runId": run_id}, tables, owner=self)
             else:
                 self.detail.show_run(None)
                 self.detail.title.setText(str(result.get("error")))
@@ -708,7 +708,7 @@ class RunsPanel(QWidget):
             if generation == self._detail_generation:
                 self.detail.show_tables(run_id, result["tables"] if result["ok"] else [])
 
-        self.ops.start("run_read", {"runId": run_id}, read, owner=self)
+        self.ops.start_named("run_read", {"runId": run_id}, read, owner=self)
 
     def model_update(self, run: RunView) -> None:
         """Keep the table's status for the selected run in step with its detail."""
@@ -747,7 +747,7 @@ class RunsPanel(QWidget):
             return
         self.buttons["cancel"].setEnabled(False)
         self.note.setText(self.tr("Cancelling {id}…").format(id=run.id))
-        self.ops.run("run_cancel", {"runId": run.id}, self, title=self.tr("Cancel Run"))
+        self.ops.run_named("run_cancel", {"runId": run.id}, self, title=self.tr("Cancel Run"))
 
     def accept_repair(self) -> None:
         """Accept the selected run's repairs (workflow_repair): its workflow keeps the healed locators."""
@@ -765,7 +765,7 @@ class RunsPanel(QWidget):
                 self.note.setText(str(result.get("error")))
             self._update_buttons()
 
-        self.ops.start("workflow_repair", {"runId": run.id}, done, owner=self)
+        self.ops.start_named("workflow_repair", {"runId": run.id}, done, owner=self)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

@@ -362,7 +362,7 @@ class WorkflowsPanel(QWidget):
             if self.model.rowCount():
                 self.table.selectRow(row if row >= 0 else 0)
 
-        self.ops.start("workflow_list", {}, listed, owner=self)
+        self.ops.start_named("workflow_list", {}, listed, owner=self)
 
     def selected_workflow(self) -> dict[str, Any] | None:
         rows = self.table.selectionModel().selectedRows()
@@ -451,7 +451,7 @@ class WorkflowsPanel(QWidget):
                                                            len(notes)),
                                details="\n".join(f"- {note}" for note in notes))
 
-        self.ops.start("workflow_import", {"path": path}, imported, owner=self)
+        self.ops.start_named("workflow_import", {"path": path}, imported, owner=self)
 
     def _show_import_problems(self, name: str, problems: list[str]) -> None:
         head = (self.tr("“{file}” was not imported: it has %n problems.", "", len(problems)) if len(problems) > 1
@@ -501,7 +501,7 @@ class WorkflowsPanel(QWidget):
             self.export_to(wf["id"], path)
 
     def export_to(self, workflow: str, path: str) -> None:
-        self.ops.run("workflow_export", {"name": workflow, "path": path}, self,
+        self.ops.run_named("workflow_export", {"name": workflow, "path": path}, self,
                      on_ok=lambda result: self.note.setText(self.tr("Exported to {path}").format(path=result["path"])),
                      title=self.tr("Export Workflow"))
 
@@ -520,7 +520,7 @@ class WorkflowsPanel(QWidget):
         def deleted(result: Envelope) -> None:
             self.note.setText(self.tr("Deleted “{name}”.").format(name=result["deleted"]["name"]))
 
-        self.ops.run("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title=self.tr("Delete Workflow"))
+        self.ops.run_named("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title=self.tr("Delete Workflow"))
 
     # -- running -----------------------------------------------------------------------------------------
     def _prepare(self, then: Callable[[dict[str, Any], WorkflowDocument, list[EnvChoice]], None]) -> None:
@@ -540,9 +540,9 @@ class WorkflowsPanel(QWidget):
                                self.tr("“{name}” cannot run: it is not valid.").format(name=wf["name"]),
                                details=str(exc))
                 return
-            self.ops.start("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)), owner=self)
+            self.ops.start_named("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)), owner=self)
 
-        self.ops.start("workflow_read", {"name": wf["id"]}, read, owner=self)
+        self.ops.start_named("workflow_read", {"name": wf["id"]}, read, owner=self)
 
     def run_selected(self) -> None:
         """Ask for the inputs of the selected workflow, then run it."""
@@ -573,9 +573,9 @@ class WorkflowsPanel(QWidget):
             if not runs:
                 then({}, None)
                 return
-            self.ops.start("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")), owner=self)
+            self.ops.start_named("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")), owner=self)
 
-        self.ops.start("run_list", {"workflow": wf["id"], "limit": 20}, listed, owner=self)
+        self.ops.start_named("run_list", {"workflow": wf["id"], "limit": 20}, listed, owner=self)
 
     def _follow_environments(self, dialog: RunInputsDialog | BatchDialog) -> None:
         """An open run or batch form offers the environments as they are now."""
@@ -624,7 +624,7 @@ class WorkflowsPanel(QWidget):
         job = self._new_job("run", wf, env_name or env_id, 1)
 
         def wait() -> None:
-            job.task = self.ops.start("run_wait", {"runId": job.run_id, "timeoutMs": RUN_WAIT_MS}, ended, owner=self)
+            job.task = self.ops.start_named("run_wait", {"runId": job.run_id, "timeoutMs": RUN_WAIT_MS}, ended, owner=self)
 
         def ended(result: Envelope) -> None:
             if not result["ok"] and result.get("running"):
@@ -644,7 +644,7 @@ class WorkflowsPanel(QWidget):
                 self._cancel_run(job)
             wait()
 
-        job.task = self.ops.start("workflow_start", {"name": wf["id"], "inputs": inputs, "env": env_id}, started, owner=self)
+        job.task = self.ops.start_named("workflow_start", {"name": wf["id"], "inputs": inputs, "env": env_id}, started, owner=self)
         return job
 
     def start_batch(self, wf: dict[str, Any], rows: list[dict[str, Any]], env_ids: list[str], concurrency: int,
@@ -665,7 +665,7 @@ class WorkflowsPanel(QWidget):
         # The batch reports each row that ends to its context's `progress` listener: a copy of the app's
         # context (same stores and runner) with this job's listener.
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.ops.start("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
+        job.task = self.ops.start_named("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
         return job
 
     def start_on_workers(self, wf: dict[str, Any], rows: list[dict[str, Any]], broker: str) -> RunJob:
@@ -679,7 +679,7 @@ class WorkflowsPanel(QWidget):
                 job.row.update_progress()
 
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.ops.start("workflow_distribute", {"name": wf["id"], "rows": rows, "broker": broker},
+        job.task = self.ops.start_named("workflow_distribute", {"name": wf["id"], "rows": rows, "broker": broker},
                                     lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
         return job
 
@@ -726,7 +726,7 @@ class WorkflowsPanel(QWidget):
             if not result["ok"]:  # it ended meanwhile: its result is on its way
                 log.info("cancel %s: %s", job.run_id, result.get("error"))
 
-        self.ops.start("run_cancel", {"runId": job.run_id}, answered, owner=self)
+        self.ops.start_named("run_cancel", {"runId": job.run_id}, answered, owner=self)
 
     def _cancel_batch(self, job: RunJob) -> None:
         runner = self.ops.ctx.runner

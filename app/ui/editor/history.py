@@ -126,8 +126,8 @@ class HistoryDialog(QDialog):
                 self.repair_shot.clear()
             self._update_buttons()
 
-        self.ops.run("workflow_history", {"name": self.workflow_id}, self, listed, title=self.tr("History"))
-        self.ops.run("workflow_repairs", {"name": self.workflow_id}, self, proposed, title=self.tr("History"))
+        self.ops.run_named("workflow_history", {"name": self.workflow_id}, self, listed, title=self.tr("History"))
+        self.ops.run_named("workflow_repairs", {"name": self.workflow_id}, self, proposed, title=self.tr("History"))
 
     def _selected_version(self) -> int | None:
         item = self.versions.currentItem()
@@ -146,7 +146,7 @@ class HistoryDialog(QDialog):
                                           result["diff"])
 
         older = int(self.versions.item(self.versions.currentRow() + 1).data(Qt.ItemDataRole.UserRole))
-        self.ops.run("workflow_diff", {"name": self.workflow_id, "a": older, "b": version}, self, shown,
+        self.ops.run_named("workflow_diff", {"name": self.workflow_id, "a": older, "b": version}, self, shown,
                      title=self.tr("History"))
 
     def _show_repair(self) -> None:
@@ -182,7 +182,7 @@ class HistoryDialog(QDialog):
             self.note.setText(self.tr("Restored version {old} as version {new}.").format(
                 old=result["restored"], new=result["version"]))  # (the list follows the new version)
 
-        self.ops.run("workflow_restore", {"name": self.workflow_id, "version": version}, self, done,
+        self.ops.run_named("workflow_restore", {"name": self.workflow_id, "version": version}, self, done,
                      title=self.tr("Restore"))
 
     def accept_repair(self) -> None:
@@ -195,5 +195,5 @@ class HistoryDialog(QDialog):
             self.note.setText(self.tr("Repaired node {node} (version {version}).").format(
                 node=repair["node"], version=result["version"]))  # (both lists follow)
 
-        self.ops.run("workflow_repair", {"runId": repair["runId"], "node": repair["node"]}, self, done,
+        self.ops.run_named("workflow_repair", {"runId": repair["runId"], "node": repair["node"]}, self, done,
                      title=self.tr("Accept Repair"))

@@ -409,7 +409,7 @@ class EditorWindow(QMainWindow):
             self.say(self.tr("Saved (%n warning(s)).", "", count))
             self.saved.emit(self.workflow_id)
 
-        self.ops.run("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"),
+        self.ops.run_named("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"),
                      on_failed=failed)
         return True
 
@@ -514,8 +514,8 @@ class EditorWindow(QMainWindow):
             return
         from app.ui.schedule_dialog import open_schedule_dialog
 
-        open_schedule_dialog(self.ops, self, workflow_id=self.workflow_id, on_saved=lambda result: self.say(
-            self.tr("Scheduled: {name} (the Schedules panel lists it)").format(name=result["schedule"]["name"])))
+        open_schedule_dialog(self.ops, self, workflow_id=self.workflow_id, on_saved=lambda saved: self.say(
+            self.tr("Scheduled: {name} (the Schedules panel lists it)").format(name=saved.name)))
 
     def _start(self, document: dict[str, Any], inputs: dict[str, Any], env_id: str | None) -> None:
         assert self.ops.ctx.runner is not None
@@ -533,7 +533,7 @@ class EditorWindow(QMainWindow):
             self.cancel_action.setEnabled(self.overlay.record is None)
             self.say(self.tr("Running {run}…").format(run=run_id))
 
-        self.ops.run("workflow_start", params, self, started, title=self.tr("Run workflow"))
+        self.ops.run_named("workflow_start", params, self, started, title=self.tr("Run workflow"))
 
     def _run_finished(self, record: dict[str, Any]) -> None:
         self.cancel_action.setEnabled(False)
@@ -550,7 +550,7 @@ class EditorWindow(QMainWindow):
 
     def cancel_run(self) -> None:
         if self.overlay.run_id and self.overlay.record is None:
-            self.ops.run("run_cancel", {"runId": self.overlay.run_id}, self, lambda _r: self.say(self.tr("Cancelling…")))
+            self.ops.run_named("run_cancel", {"runId": self.overlay.run_id}, self, lambda _r: self.say(self.tr("Cancelling…")))
 
     def show_run(self, record: dict[str, Any]) -> None:
         """Overlay a past run (a `run_read` view) on the graph."""
@@ -566,7 +566,7 @@ class EditorWindow(QMainWindow):
         if tab is None:
             self.say(self.tr("Open an environment window with the page first, then press Pick."))
             return
-        picker = _ClickPicker(tab, lambda x, y: self.ops.run(
+        picker = _ClickPicker(tab, lambda x, y: self.ops.run_named(
             "page_hit", {"tabId": tab.tab_id, "x": x, "y": y}, self,
             lambda result: fill(result.get("locator") or {}), title=self.tr("Pick")))
         self._picker = picker
@@ -591,7 +591,7 @@ class EditorWindow(QMainWindow):
                  self.tr("%n matches (page actions need exactly one)", "", count))
             self._highlight(tab, spec)
 
-        self.ops.run("page_query", {"tabId": tab.tab_id, "locator": spec}, self, counted, title=self.tr("Test locator"))
+        self.ops.run_named("page_query", {"tabId": tab.tab_id, "locator": spec}, self, counted, title=self.tr("Test locator"))
 
     def _highlight(self, tab: Any, spec: dict[str, Any]) -> None:
         """Outline the matches in the page for a moment (an overlay drawn by a script, removed after)."""
