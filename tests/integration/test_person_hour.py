@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QPushButton, Q
 from pytestqt.qtbot import QtBot
 
 from app.browser.recorder import TabRecorder
+from app.ops.results import WorkflowSummary
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
@@ -247,7 +248,8 @@ def test_an_environment_that_cannot_start_says_so_at_once_when_opened_or_run(
 
     # From the Workflows panel: the job ends at once with the reason, it is not left "Running…".
     panel = app.main_window.workflows_panel  # type: ignore[union-attr]
-    wf = next(w for w in run_op(qtbot, app, "workflow_list", {})["workflows"] if w["name"] == "Nothing much")
+    wf = next(WorkflowSummary.model_validate(w) for w in run_op(qtbot, app, "workflow_list", {})["workflows"]
+              if w["name"] == "Nothing much")
     job = panel.start_run(wf, {}, env_id, "Broken")
     qtbot.waitUntil(lambda: job not in panel.jobs and panel.result_box is not None, timeout=2_000)
     assert "cannot start" in panel.result_box.text()
