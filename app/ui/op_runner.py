@@ -105,16 +105,3 @@ class OpRunner:
                 on_failed(envelope)
 
         return self.start(op, params, done, owner=parent)
-
-    def start_named(self, name: str, params: dict[str, Any], on_done: Callable[[dict[str, Any]], None],
-                    **where: Any) -> asyncio.Task[None] | None:
-        """`start` by the operation's name, its answer in the flat wire form: for views not converted yet."""
-        return self.start(self.registry.get(name), params, lambda envelope: on_done(envelope.wire()), **where)
-
-    def run_named(self, name: str, params: dict[str, Any], parent: QWidget | None = None,
-                  on_ok: Callable[[dict[str, Any]], None] | None = None, title: str = "BrowserPilot",
-                  on_failed: Callable[[dict[str, Any]], None] | None = None) -> asyncio.Task[None] | None:
-        """`run` by the operation's name, its answer in the flat wire form: for views not converted yet."""
-        def wire(handler: Callable[[dict[str, Any]], None] | None) -> Callable[[Envelope[Any]], None] | None:
-            return None if handler is None else (lambda envelope: handler(envelope.wire()))
-        return self.run(self.registry.get(name), params, parent, wire(on_ok), title, wire(on_failed))
