@@ -44,8 +44,8 @@ class OpRunner:
         self.changes = StoreSignals(ctx.changes)
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def start(self, op: Operation[Any, R], params: OpParams, on_done: Callable[[Envelope[R]], None], *, owner: QWidget | None = None,
-              ctx: OpContext | None = None) -> asyncio.Task[None] | None:
+    def start(self, op: Operation[Any, R], params: OpParams, on_done: Callable[[Envelope[R]], None], *,
+              owner: QWidget | None = None, ctx: OpContext | None = None) -> asyncio.Task[None] | None:
         """Start an operation; `on_done` gets its envelope, whatever it says. The task may be cancelled (then
         `on_done` gets a failure with code `cancelled`). `ctx` may be a copy of the app's context
         (`dataclasses.replace`), one with a `progress` listener say. None when the app's loop is gone."""

@@ -203,7 +203,8 @@ class RecordPanel(QDockWidget):
         self.list.scrollToBottom()
         dot = f'<span style="color:{RECORDING_RED}">●</span>'
         if status.paused:
-            self.state.setText(self.tr("{dot} <b>Recording paused</b> — {reason}").format(dot=dot, reason=status.paused))
+            self.state.setText(self.tr("{dot} <b>Recording paused</b> — {reason}").format(dot=dot,
+                                                                                          reason=status.paused))
         elif status.picking:
             self.state.setText(self.tr("{dot} <b>Recording</b> — click the element for “{what}” in the page").format(
                 dot=dot, what=status.picking))

@@ -687,8 +687,8 @@ class WorkflowsPanel(QWidget):
         # The batch reports each row that ends to its context's `progress` listener: a copy of the app's
         # context (same stores and runner) with this job's listener.
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.ops.start(run_ops.workflow_batch, params, lambda answer: self._batch_ended(job, answer), ctx=ctx,
-                                  owner=self)
+        job.task = self.ops.start(run_ops.workflow_batch, params, lambda answer: self._batch_ended(job, answer),
+                                  ctx=ctx, owner=self)
         return job
 
     def start_on_workers(self, wf: WorkflowSummary, rows: list[dict[str, Any]], broker: str) -> RunJob:

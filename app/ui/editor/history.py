@@ -135,8 +135,9 @@ class HistoryDialog(QDialog):
                 self.repair_shot.clear()
             self._update_buttons()
 
-        self.ops.run(workflow_ops.workflow_history, {"name": self.workflow_id}, self, listed, title=self.tr("History"))
-        self.ops.run(workflow_ops.workflow_repairs, {"name": self.workflow_id}, self, proposed, title=self.tr("History"))
+        title = self.tr("History")
+        self.ops.run(workflow_ops.workflow_history, {"name": self.workflow_id}, self, listed, title=title)
+        self.ops.run(workflow_ops.workflow_repairs, {"name": self.workflow_id}, self, proposed, title=title)
 
     def _selected_repair(self) -> RepairProposal | None:
         item = self.repairs.currentItem()
