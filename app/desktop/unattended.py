@@ -20,7 +20,6 @@ notifications, the tray, and an app that stays when its windows close.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.desktop.notifications import Action, NotificationKind, Notifier
 from app.desktop.settings_section import DesktopSection
 from app.desktop.tray import Tray, TrayEntry
+from app.ops import tab_ops
 from app.schedules.attention import AttentionWatcher, Waiting
 from app.schedules.service import ScheduleNotice, Scheduler
 from app.startup.resources import APP_ICON
@@ -206,7 +206,7 @@ class Unattended(QObject):
         except LookupError:  # the tab is gone: the environment's window, at least
             self.shell.show_environment(waiting.env_id)
             return
-        asyncio.ensure_future(self.shell.registry.call(self.shell.ctx, "tab_activate", {"tabId": waiting.tab_id}))
+        self.shell.ops.start(tab_ops.tab_activate, {"tab_id": waiting.tab_id}, lambda _answer: None)
 
     def show_run(self, run_id: str | None) -> None:
         self.shell.show_main_window()

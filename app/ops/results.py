@@ -496,6 +496,8 @@ class AgentToolCallView(Result):
     ok: bool
     result: Any = Field(default=None, description="The tool's envelope, long texts shortened.")
     error: str | None = None
+    refusal: dict[str, Any] | None = Field(default=None, description="{secret, tool, site, step}: the call named a "
+                                                                     "secret where it may not go; nothing was sent.")
     skipped: bool = Field(description="Not run: an earlier call of the batch changed the page.")
     retried: bool = Field(description="Failed once on a stale ref and was run again.")
     changed_page: bool

@@ -18,14 +18,16 @@ from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QWidget)
 
+from app.ops.results import AgentModelsResult
 from app.stores.agent_settings import PROVIDERS, AgentSettingsStore, Provider
 from app.ui.theme import icon
 from plumbing import loggers
 from plumbing.jsonstore import StoreError
+from workflows.envelope import Envelope
 
 log = logging.getLogger(loggers.UI)
 
-ListModels = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]  # agent_models through the registry
+ListModels = Callable[[dict[str, Any]], Awaitable[Envelope[AgentModelsResult]]]  # agent_models, typed
 
 
 def provider_label(provider: str) -> str:
@@ -89,12 +91,15 @@ class ModelPicker(QWidget):
         if not shiboken6.isValid(self):
             return
         self.refresh_button.setEnabled(True)
-        result = task.result() if not task.cancelled() and task.exception() is None else \
-            {"ok": False, "error": str(task.exception() if not task.cancelled() else "cancelled")}
-        if not result.get("ok"):
-            self.status.setText(self.tr("No list: {error}").format(error=str(result.get("error"))[:300]))
+        if task.cancelled() or task.exception() is not None:
+            error = str(task.exception() if not task.cancelled() else "cancelled")
+        else:
+            answer: Envelope[AgentModelsResult] = task.result()
+            error = None if answer.data is not None else str(answer.error)
+        if error is not None:
+            self.status.setText(self.tr("No list: {error}").format(error=error[:300]))
             return
-        models = [str(name) for name in result.get("models") or []]
+        models = list(answer.result.models)
         typed = self.name()
         self.box.blockSignals(True)
         self.box.clear()

@@ -18,7 +18,7 @@ import asyncio
 import html
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout,
@@ -26,10 +26,13 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout,
                                QLabel, QLineEdit, QMainWindow, QMenu, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
+from app.agent import ops as agent_ops
+from app.ops.results import AgentModelsResult
 from app.stores.agent_runs import AgentRecord, Step, ToolCall, Usage
 from app.stores.agent_settings import StoredSecret
 from plumbing import loggers
 from plumbing.jsonstore import StoreError
+from workflows.envelope import Envelope
 from workflows.secret_binding import SecretError, start_page_domain
 from app.ui.agent_model_ui import AgentSettingsDialog, ModelPicker, provider_label
 from app.ui.follow import StoreSignals
@@ -233,8 +236,8 @@ class AgentPanel(QWidget):
             except StoreError as exc:
                 self.view.append(self._note(str(exc)))
 
-    def _list_models(self, params: dict[str, Any]) -> Any:
-        return self.registry.call(self.ctx, "agent_models", params)
+    def _list_models(self, params: dict[str, Any]) -> Awaitable[Envelope[AgentModelsResult]]:
+        return self.registry.run(self.ctx, agent_ops.agent_models, params)
 
     def _choose_model(self, name: str) -> None:
         """The model picked or typed in the panel becomes the saved model of the current provider."""

@@ -20,12 +20,15 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPe
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QVBoxLayout, QWidget)
 
+from app.agent import ops as agent_ops
+from app.ops.results import AgentListResult, AgentReadResult, AgentRecordView, AgentSummary
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.runs_panel import format_duration, local_time
 from app.ui.table_model import RowsTableModel, record_table
 from plumbing import loggers
+from workflows.envelope import Envelope
 
 log = logging.getLogger(loggers.UI)
 
@@ -38,11 +41,9 @@ COLUMNS = (QT_TRANSLATE_NOOP("AgentRunTableModel", "Started"), QT_TRANSLATE_NOOP
 
 
 
-def answer_texts(record: dict[str, Any]) -> dict[str, str]:
+def answer_texts(record: AgentRecordView) -> dict[str, str]:
     """The three answers as a person reads them: what the agent said, what the judge said, what the checks found."""
-    report = record.get("selfReport")
-    judge = record.get("judge")
-    checks = record.get("checks") or []
+    report, judge = record.self_report, record.judge  # {success, answer, outputs}; {verdict, reason}
     if report:
         said = (QCoreApplication.translate("AgentRunsPanel", "success") if report["success"]
                 else QCoreApplication.translate("AgentRunsPanel", "failure"))
@@ -53,34 +54,33 @@ def answer_texts(record: dict[str, Any]) -> dict[str, str]:
         "self": said,
         "judge": (f"{judge['verdict']}: {judge.get('reason', '')}" if judge
                   else QCoreApplication.translate("AgentRunsPanel", "not asked")),
-        "checks": ("; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in checks)
+        "checks": ("; ".join(f"{'✓' if c['ok'] else '✗'} {c['locator']}" for c in record.checks)
                    or QCoreApplication.translate("AgentRunsPanel", "none")),
     }
 
 
-def steps_text(record: dict[str, Any]) -> str:
+def steps_text(record: AgentRecordView) -> str:
     """Each step: the model's words, then each tool call with its outcome."""
     lines: list[str] = []
-    for number, step in enumerate(record.get("steps") or [], start=1):
-        text = (step.get("text") or "").strip()
+    for number, step in enumerate(record.steps, start=1):
+        text = step.text.strip()
         lines.append(QCoreApplication.translate("AgentRunsPanel", "Step {n}").format(n=number)
                      + (f": {text}" if text else ""))
-        for call in step.get("calls") or step.get("toolCalls") or []:
-            if call.get("skipped"):
+        for call in step.calls:
+            if call.skipped:
                 outcome = QCoreApplication.translate("AgentRunsPanel", "skipped")
-            elif call.get("refusal"):
+            elif call.refusal:
                 outcome = QCoreApplication.translate("AgentRunsPanel", "refused, nothing sent: {error}").format(
-                    error=call.get("error"))
-            elif call.get("ok"):
+                    error=call.error)
+            elif call.ok:
                 outcome = QCoreApplication.translate("AgentRunsPanel", "ok")
             else:
-                outcome = QCoreApplication.translate("AgentRunsPanel", "failed: {error}").format(error=call.get("error"))
-            lines.append(f"  {call.get('name')} {json.dumps(call.get('input') or {}, ensure_ascii=False)[:200]} → "
-                         f"{outcome}")
+                outcome = QCoreApplication.translate("AgentRunsPanel", "failed: {error}").format(error=call.error)
+            lines.append(f"  {call.name} {json.dumps(call.input, ensure_ascii=False)[:200]} → {outcome}")
     return "\n".join(lines) or QCoreApplication.translate("AgentRunsPanel", "No steps.")
 
 
-class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
+class AgentRunTableModel(RowsTableModel[AgentSummary]):
     columns = COLUMNS
     context = "AgentRunTableModel"
 
@@ -88,8 +88,8 @@ class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
         super().__init__(parent)
         self._rows = []
 
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.replace_rows(list(rows), key=lambda run: run["id"])  # the selection and the scroll position stay
+    def set_rows(self, rows: list[AgentSummary]) -> None:
+        self.replace_rows(list(rows), key=lambda run: run.id)  # the selection and the scroll position stay
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         run = self.row_at(index.row())
@@ -97,15 +97,13 @@ class AgentRunTableModel(RowsTableModel[dict[str, Any]]):
             return None
         column = index.column()
         if role == Qt.ItemDataRole.ToolTipRole:
-            return run.get("error") or run.get("task")
-        checks = run.get("checks") or []
-        report = run.get("selfReport")
-        cost = run.get("costUsd")
+            return run.error or run.task
+        checks, report, cost = run.checks, run.self_report, run.cost_usd
         return [
-            local_time(run.get("startedAt")), run.get("task", ""), run.get("status", ""),
-            "—" if report is None else (self.tr("success") if report else self.tr("failure")), run.get("judge") or "—",
+            local_time(run.started_at), run.task, run.status,
+            "—" if report is None else (self.tr("success") if report else self.tr("failure")), run.judge or "—",
             f"{sum(checks)}/{len(checks)}" if checks else "—",
-            f"{(run.get('inputTokens') or 0) + (run.get('outputTokens') or 0)}",
+            f"{run.input_tokens + run.output_tokens}",
             f"${cost:.4f}" if isinstance(cost, (int, float)) else "—",
         ][column]
 
@@ -171,7 +169,7 @@ class AgentRunsPanel(QWidget):
         layout.setSpacing(8)
         layout.addLayout(row)
         layout.addWidget(self.stack, 1)
-        self.detail: dict[str, Any] | None = None
+        self.detail: AgentRecordView | None = None
         ops.changes.follow(self, ("agent_runs",), self._on_stores_changed)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
@@ -179,7 +177,7 @@ class AgentRunsPanel(QWidget):
         self.refresh()  # also takes in what another process added to agent_runs.json meanwhile
 
     def _on_stores_changed(self, changed: Changed) -> None:
-        shown = self.detail.get("id") if self.detail else None
+        shown = self.detail.id if self.detail else None
         keys = changed.of("agent_runs")
         self.refresh(reread=shown if shown is not None and (shown in keys or None in keys) else None)
 
@@ -187,11 +185,11 @@ class AgentRunsPanel(QWidget):
         """Read the list now (the panel reads it by itself whenever it changes); `reread`: the shown run's id,
         whose detail is read again too."""
 
-        def listed(result: dict[str, Any]) -> None:
-            if not result.get("ok"):
-                self.note.setText(str(result.get("error", "")))
+        def listed(answer: Envelope[AgentListResult]) -> None:
+            if answer.data is None:
+                self.note.setText(str(answer.error or ""))
                 return
-            runs = result["runs"]
+            runs = answer.data.runs
             self.model.set_rows(runs)
             self.note.setText(self.tr("%n agent run(s)", "", len(runs)) if runs else "")
             self.stack.show_empty(not runs)
@@ -200,30 +198,29 @@ class AgentRunsPanel(QWidget):
             elif reread is not None and self.model.row_at(self.table.currentIndex().row()) is not None:
                 self._select(self.table.currentIndex().row())
 
-        self.ops.start("agent_list", {"limit": LIMIT}, listed, owner=self)
+        self.ops.start(agent_ops.agent_list, {"limit": LIMIT}, listed, owner=self)
 
     def _select(self, row: int) -> None:
         run = self.model.row_at(row)
         if run is None:
             return
 
-        def read(result: dict[str, Any]) -> None:
-            if result.get("ok"):
-                self.show_record(result["record"])
+        def read(answer: Envelope[AgentReadResult]) -> None:
+            if answer.data is not None:
+                self.show_record(answer.data.record)
 
-        self.ops.start("agent_read", {"runId": run["id"]}, read, owner=self)
+        self.ops.start(agent_ops.agent_read, {"run_id": run.id}, read, owner=self)
 
-    def show_record(self, record: dict[str, Any]) -> None:
+    def show_record(self, record: AgentRecordView) -> None:
         self.detail = record
         for key, text in answer_texts(record).items():
             self.answers[key].setText(text)
-        saved = record.get("workflow") or {}
+        saved = record.workflow or {}  # {name, notes, checks, id, saved} or {name, notes, error}; replay
         parts = [self.tr("{status} · {model} · env {env} · {duration}").format(
-            status=record.get("status"), model=record.get("model"), env=record.get("env"),
-            duration=format_duration(record.get("durationMs")))]
-        if record.get("error"):
-            parts.append(self.tr("Error: {error}").format(error=record["error"]))
-        refusals = record.get("refusals") or []
+            status=record.status, model=record.model, env=record.env, duration=format_duration(record.duration_ms))]
+        if record.error:
+            parts.append(self.tr("Error: {error}").format(error=record.error))
+        refusals = record.refusals
         if refusals:
             parts.append(self.tr("Uses of secrets refused: {count} ({uses})").format(
                 count=len(refusals), uses="; ".join(f"{r['secret']} by {r['tool']}" + (f" on {r['site']}"
@@ -237,7 +234,7 @@ class AgentRunsPanel(QWidget):
         if replay:
             parts.append(self.tr("Replayed once on request: passed") if replay.get("ok") else
                          self.tr("Replayed once on request: failed: {error}").format(error=replay.get("error")))
-        if record.get("files"):
-            parts.append(self.tr("Files: {files}").format(files=", ".join(record["files"])))
+        if record.files:
+            parts.append(self.tr("Files: {files}").format(files=", ".join(record.files)))
         self.summary.setText("\n".join(parts))
         self.steps.setPlainText(steps_text(record))

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Callable
 
-import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
-from app.ops.context import OpContext, Operations
+from app.ops import Operation, env_transfer_ops
+from app.ops.results import BrowserProfilesResult, EnvImportResult
+from app.ui.op_runner import OpRunner
 from app.ui.follow import refill
 from plumbing import loggers
+from workflows.envelope import Envelope
 
 log = logging.getLogger(loggers.UI)
 
@@ -30,15 +32,14 @@ BROWSER_NAMES = {"chrome": "Google Chrome", "chromium": "Chromium", "brave": "Br
 
 
 class BrowserLoginDialog(QDialog):
-    def __init__(self, registry: Operations, ctx: OpContext, into: str | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, ops: OpRunner, into: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("browser-login-dialog")
         self.setWindowTitle(self.tr("Import Login from Browser"))
-        self.registry = registry
-        self.ctx = ctx
-        self.result_view: dict[str, Any] | None = None
-        self._task: asyncio.Future[Any] | None = None
+        self.ops = ops
+        self.ctx = ops.ctx
+        self.result_view: EnvImportResult | None = None
+        self._task: asyncio.Task[None] | None = None
         self._profiles: dict[str, list[str]] = {}
 
         self.browser = QComboBox(self)
@@ -97,28 +98,28 @@ class BrowserLoginDialog(QDialog):
         self.browser.currentIndexChanged.connect(lambda _i: self._show_profiles())
         self._follow()
         self.resize(560, 520)
-        self._call("env_browser_profiles", {}, self._profiles_found)
+        self._call(env_transfer_ops.env_browser_profiles, {}, self._profiles_found)
 
     # -- steps --------------------------------------------------------------------------------------------------
-    def _call(self, name: str, params: dict[str, Any], then: Any) -> asyncio.Future[Any]:
+    def _call(self, op: Operation[Any, Any], params: dict[str, Any], then: Callable[[Envelope[Any]], None]
+              ) -> asyncio.Task[None] | None:
         self._busy(True)
-        self._task = asyncio.ensure_future(self.registry.call(self.ctx, name, params))
 
-        def done(task: asyncio.Future[Any]) -> None:
-            if not shiboken6.isValid(self):
-                return
+        def done(answer: Envelope[Any]) -> None:
+            self._task = None
             self._busy(False)
-            then(task.result() if task.exception() is None else {"ok": False, "error": str(task.exception())})
+            then(answer)
 
-        self._task.add_done_callback(done)
+        self._task = self.ops.start(op, params, done, owner=self)
         return self._task
 
     def _busy(self, busy: bool) -> None:
         self.find_button.setEnabled(not busy)
         self.import_button.setEnabled(not busy and bool(self.chosen()))
 
-    def _profiles_found(self, result: dict[str, Any]) -> None:
-        self._profiles = {b["browser"]: list(b["profiles"]) for b in result.get("browsers") or []}
+    def _profiles_found(self, answer: Envelope[BrowserProfilesResult]) -> None:
+        found = answer.data.browsers if answer.data is not None else []
+        self._profiles = {b.browser: list(b.profiles) for b in found}
         if self._profiles:  # the first browser found here
             first = next(iter(self._profiles))
             self.browser.setCurrentIndex(self.browser.findData(first))
@@ -142,29 +143,29 @@ class BrowserLoginDialog(QDialog):
             self.profile.setEditText(folder)
 
     def source_params(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"fromBrowser": self.browser.currentData()}
+        params: dict[str, Any] = {"from_browser": self.browser.currentData()}
         if self.profile.currentText().strip():
             params["profile"] = self.profile.currentText().strip()
         return params
 
-    def find_sites(self) -> asyncio.Future[Any]:
+    def find_sites(self) -> asyncio.Task[None] | None:
         """List the sites the chosen profile has cookies for (nothing is copied)."""
         self.sites.clear()
         self.status.setText(self.tr("Reading the profile's cookies…"))
-        return self._call("env_import", self.source_params(), self._sites_found)
+        return self._call(env_transfer_ops.env_import, self.source_params(), self._sites_found)
 
-    def _sites_found(self, result: dict[str, Any]) -> None:
-        if result.get("code") != "sites_needed":
-            self.status.setText(str(result.get("error") or self.tr("Nothing was found.")))
+    def _sites_found(self, answer: Envelope[EnvImportResult]) -> None:
+        if answer.code != "sites_needed":  # without domains env_import lists the sites and copies nothing
+            self.status.setText(str(answer.error or self.tr("Nothing was found.")))
             return
-        for site in result.get("sites") or []:
+        for site in answer.details.get("sites") or []:
             item = QListWidgetItem(self.tr("{site} — %n cookie(s)", "", int(site["cookies"])).format(site=site["site"]))
             item.setData(Qt.ItemDataRole.UserRole, site["site"])
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Unchecked)
             self.sites.addItem(item)
         self.status.setText(self.tr("%n site(s) in {source}: tick the ones to copy.", "",
-                                    self.sites.count()).format(source=result.get("source")))
+                                    self.sites.count()).format(source=answer.details.get("source")))
         self._follow()
 
     def chosen(self) -> list[str]:
@@ -183,7 +184,7 @@ class BrowserLoginDialog(QDialog):
         self.name.setVisible(self.into.currentData() == NEW_ENV)
         self.import_button.setEnabled(bool(self.chosen()) and (self._task is None or self._task.done()))
 
-    def import_chosen(self) -> asyncio.Future[Any] | None:
+    def import_chosen(self) -> asyncio.Task[None] | None:
         """Copy the ticked sites' cookies into the chosen environment."""
         chosen = self.chosen()
         if not chosen:
@@ -194,19 +195,19 @@ class BrowserLoginDialog(QDialog):
         elif self.name.text().strip():
             params["name"] = self.name.text().strip()
         self.status.setText(self.tr("Copying…"))
-        return self._call("env_import", params, self._imported)
+        return self._call(env_transfer_ops.env_import, params, self._imported)
 
-    def _imported(self, result: dict[str, Any]) -> None:
-        if not result.get("ok"):
-            self.status.setText(self.tr("Not imported: {error}").format(error=result.get("error")))
+    def _imported(self, answer: Envelope[EnvImportResult]) -> None:
+        if answer.data is None:
+            self.status.setText(self.tr("Not imported: {error}").format(error=answer.error))
             return
-        self.result_view = result
-        env = self.ctx.envs.get(result["env"])
-        sites = ", ".join(f"{s['site']} ({s['cookies']})" for s in result.get("sites") or [])
+        imported = self.result_view = answer.data
+        env = self.ctx.envs.get(imported.env)
+        sites = ", ".join(f"{s.site} ({s.cookies})" for s in imported.sites or [])
         text = self.tr("Copied {cookies} of {total} cookies into {env}: {sites}.").format(
-            cookies=result["cookies"], total=result["total"], env=env.name, sites=sites)
-        if result.get("failed"):
-            text += " " + self.tr("{n} could not be set.").format(n=result["failed"])
-        if result.get("undecryptable"):
-            text += " " + self.tr("{n} cookies of the profile could not be decrypted.").format(n=result["undecryptable"])
+            cookies=imported.cookies, total=imported.total, env=env.name, sites=sites)
+        if imported.failed:
+            text += " " + self.tr("{n} could not be set.").format(n=imported.failed)
+        if imported.undecryptable:
+            text += " " + self.tr("{n} cookies of the profile could not be decrypted.").format(n=imported.undecryptable)
         self.status.setText(text)

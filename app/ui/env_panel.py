@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ops import env_ops
 from app.ui.empty_state import EmptyState
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
@@ -393,8 +394,8 @@ class EnvironmentsPanel(QWidget):
         dialog = NewEnvironmentDialog(self)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        self.ops.run("env_create", {"name": dialog.name.text(), "remark": dialog.remark.toPlainText()}, self,
-                     on_ok=lambda result: self._select_made(result["environment"]["id"]),
+        self.ops.run(env_ops.env_create, {"name": dialog.name.text(), "remark": dialog.remark.toPlainText()}, self,
+                     on_ok=lambda answer: self._select_made(answer.result.environment.id),
                      title=self.tr("New Environment"))
 
     def _select_made(self, env_id: str) -> None:
@@ -415,7 +416,7 @@ class EnvironmentsPanel(QWidget):
         name, ok = QInputDialog.getText(self, self.tr("Rename Environment"), self.tr("New name:"),
                                         QLineEdit.EchoMode.Normal, env.name)
         if ok and name != env.name:
-            self.ops.run("env_update", {"env": env.id, "name": name}, self, title=self.tr("Rename Environment"))
+            self.ops.run(env_ops.env_update, {"env": env.id, "name": name}, self, title=self.tr("Rename Environment"))
 
     def edit_remark_selected(self) -> None:
         env = self.selected_env()
@@ -424,7 +425,7 @@ class EnvironmentsPanel(QWidget):
         remark, ok = QInputDialog.getMultiLineText(self, self.tr("Edit Remark"),
                                                   self.tr("Remark for {name}:").format(name=env.name), env.remark)
         if ok and remark != env.remark:
-            self.ops.run("env_update", {"env": env.id, "remark": remark}, self, title=self.tr("Edit Remark"))
+            self.ops.run(env_ops.env_update, {"env": env.id, "remark": remark}, self, title=self.tr("Edit Remark"))
 
     def edit_settings_selected(self) -> None:
         """Name, remark, allowed and blocked domains of the selected environment, in one dialog."""
@@ -436,7 +437,7 @@ class EnvironmentsPanel(QWidget):
             return
         changes = dialog.changes()
         if changes:
-            self.ops.run("env_update", {"env": env.id, **changes}, self, title=self.tr("Environment Settings"))
+            self.ops.run(env_ops.env_update, {"env": env.id, **changes}, self, title=self.tr("Environment Settings"))
 
     def delete_selected(self) -> None:
         env = self.selected_env()
@@ -451,4 +452,4 @@ class EnvironmentsPanel(QWidget):
             QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Yes:
-            self.ops.run("env_delete", {"env": env.id}, self, title=self.tr("Delete Environment"))
+            self.ops.run(env_ops.env_delete, {"env": env.id}, self, title=self.tr("Delete Environment"))

@@ -61,6 +61,7 @@ from app.browser.downloads import DownloadRecord
 from app.browser.parts.tab import Tab
 from app.browser.recorder import TabRecorder
 from app.browser.service import BrowserService
+from app.ops import group_ops, recording_ops
 from app.browser.tab import BrowserTab
 from app.browser.urls import address_to_url
 from app.ui.control_overlay import ControlDecorations, attach_control_ui, state_chip, state_icon, state_text
@@ -408,12 +409,12 @@ class EnvWindow(QMainWindow):
     def _new_group_for(self, tab: BrowserTab) -> None:
         name, ok = QInputDialog.getText(self, self.tr("New tab group"), self.tr("Name of the group:"))
         if ok and self._ops is not None:
-            self._ops.run("group_create", {"name": name, "env": self.env_id}, self,
-                          on_ok=lambda result: self._join(tab, result["groupId"]))
+            self._ops.run(group_ops.group_create, {"name": name, "env": self.env_id}, self,
+                          on_ok=lambda answer: self._join(tab, answer.result.id))
 
     def _join(self, tab: BrowserTab, group_id: str | None) -> None:
         if self._ops is not None:
-            self._ops.run("tab_group", {"tabId": tab.tab_id, "groupId": group_id}, self)
+            self._ops.run(group_ops.tab_group, {"tab_id": tab.tab_id, "group_id": group_id}, self)
 
     # -- reacting to pages -----------------------------------------------------------------------------
     def _on_title(self, tab: BrowserTab, title: str) -> None:
@@ -594,7 +595,7 @@ class EnvWindow(QMainWindow):
             self.recording_panel.stop()
             self._show_recording(tab)
             return
-        self._ops.run("record_start", {"tabId": tab.tab_id}, self)
+        self._ops.run(recording_ops.record_start, {"tab_id": tab.tab_id}, self)
 
     def _show_recording(self, tab: BrowserTab | None) -> None:
         """Red indicators: the tab's text and the status bar while its tab records; the panel follows the

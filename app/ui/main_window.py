@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
         self.settings = ops.ctx.settings  # the app's one settings store
         # Sections the Settings dialog shows below its own (added by app/desktop when it attaches).
         self.settings_sections: list[SettingsSection] = []
+        self._ops = ops
         self._ctx = ops.ctx
         self._changes = ops.changes  # the stores' changes, for the dialogs opened here
         self._open_env = open_env
@@ -462,8 +463,7 @@ class MainWindow(QMainWindow):
         from app.ui.browser_login_dialog import BrowserLoginDialog
 
         selected = self.environments.selected_env()
-        assert self._ctx.operations is not None
-        dialog = BrowserLoginDialog(self._ctx.operations, self._ctx, selected.id if selected else None, self)
+        dialog = BrowserLoginDialog(self._ops, selected.id if selected else None, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._changes.follow(dialog, ("envs",), lambda _changed: dialog.environments_changed())
         dialog.show()

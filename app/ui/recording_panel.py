@@ -21,8 +21,11 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 
 from app.browser.recorder import TabRecorder
 from app.browser.tab import BrowserTab
+from app.ops import editor_ops, recording_ops, run_ops
+from app.ops.results import RecordedStep, RecordStatusResult, RecordStopResult
 from app.ui.op_runner import OpRunner
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
+from workflows.envelope import Envelope
 
 RECORDING_RED = "#d93025"
 
@@ -81,7 +84,7 @@ class RecordPanel(QDockWidget):
         self._ops = ops
         self._tab: BrowserTab | None = None
         self._recorder: TabRecorder | None = None
-        self._steps: list[dict[str, Any]] = []
+        self._steps: list[RecordedStep] = []
         body = QWidget(self)
         layout = QVBoxLayout(body)
         self.state = QLabel(body)
@@ -170,84 +173,86 @@ class RecordPanel(QDockWidget):
             self.notes.clear()
             self._update_buttons()
             return
-        self._ops.run("record_status", {"tabId": self._tab.tab_id}, self, on_ok=self._show)
+        self._ops.run(recording_ops.record_status, {"tab_id": self._tab.tab_id}, self, on_ok=self._show)
 
-    def _show(self, status: dict[str, Any]) -> None:
-        if not status.get("recording"):
+    def _show(self, answer: Envelope[RecordStatusResult]) -> None:
+        status = answer.result
+        if not status.recording:
             return
         current = self.list.currentRow()
-        self._steps = status["steps"]
+        self._steps = status.steps
         self.list.clear()
         for index, step in enumerate(self._steps, start=1):
-            locator = f"\n    {step['type']} · {step['locator']}" if step.get("locator") else f"\n    {step['type']}"
-            item = QListWidgetItem(f"{index}. {step['words']}{locator}")
-            item.setData(Qt.ItemDataRole.UserRole, step["id"])
-            tip = [step["words"], self.tr("node: {type}").format(type=step["type"])]
-            if step.get("alternatives"):
-                tip.append(self.tr("alternatives: {list}").format(list="; ".join(step["alternatives"])))
-            if step.get("missing"):  # the person's action is not in the workflow: saving waits for them
+            locator = f"\n    {step.type} · {step.locator}" if step.locator else f"\n    {step.type}"
+            item = QListWidgetItem(f"{index}. {step.words}{locator}")
+            item.setData(Qt.ItemDataRole.UserRole, step.id)
+            tip = [step.words, self.tr("node: {type}").format(type=step.type)]
+            if step.alternatives:
+                tip.append(self.tr("alternatives: {list}").format(list="; ".join(step.alternatives)))
+            if step.missing:  # the person's action is not in the workflow: saving waits for them
                 item.setForeground(QColor(RECORDING_RED))
                 tip.append(self.tr("Not recorded: {why}. Delete this step (after doing the action again in a way "
                                    "that records, or if the workflow does not need it) to be able to save.").format(
-                    why=step["missing"]))
-            elif step.get("note"):
+                    why=step.missing))
+            elif step.note:
                 item.setForeground(QColor("#b06000"))
-                tip.append(step["note"])
+                tip.append(step.note)
             item.setToolTip("\n".join(tip))
             self.list.addItem(item)
         self.list.setCurrentRow(current if 0 <= current < len(self._steps) else len(self._steps) - 1)
         self.list.scrollToBottom()
         dot = f'<span style="color:{RECORDING_RED}">●</span>'
-        if status.get("paused"):
-            self.state.setText(self.tr("{dot} <b>Recording paused</b> — {reason}").format(dot=dot, reason=status["paused"]))
-        elif status.get("picking"):
+        if status.paused:
+            self.state.setText(self.tr("{dot} <b>Recording paused</b> — {reason}").format(dot=dot,
+                                                                                          reason=status.paused))
+        elif status.picking:
             self.state.setText(self.tr("{dot} <b>Recording</b> — click the element for “{what}” in the page").format(
-                dot=dot, what=status["picking"]))
+                dot=dot, what=status.picking))
         else:
             self.state.setText(self.tr("{dot} <b>Recording</b> %n step(s) — act in the page as usual", "",
                                       len(self._steps)).format(dot=dot))
-        missing = sum(1 for step in self._steps if step.get("missing"))
-        lines = list(status.get("notes") or [])
+        missing = sum(1 for step in self._steps if step.missing)
+        lines = list(answer.notes)
         if missing:
             lines.insert(0, self.tr("%n action(s) could not be recorded (in red): the workflow cannot be saved "
                                     "until each is deleted.", "", missing))
         self.notes.setText("\n".join(lines))
         self._update_buttons()
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> RecordedStep | None:
         row = self.list.currentRow()
         return self._steps[row] if 0 <= row < len(self._steps) else None
 
     def _update_buttons(self) -> None:
         step = self.selected()
-        kind = step["type"] if step else None
+        kind = step.type if step else None
         self.delete_button.setEnabled(step is not None)
-        usable = not (step or {}).get("secret") and not (step or {}).get("missing")  # a missing step only goes
+        usable = step is not None and not step.secret and not step.missing  # a missing step only goes
         self.value_button.setEnabled(kind in ("fill", "select", "press", "goto", "handoff") and usable)
         self.input_button.setEnabled(kind == "fill" and usable)
-        self.locator_button.setEnabled(bool(step and step.get("alternatives")))
+        self.locator_button.setEnabled(bool(step and step.alternatives))
         self.stop_button.setEnabled(self._recorder is not None)
 
     # -- edits -----------------------------------------------------------------------------------------
     def _edit(self, params: dict[str, Any]) -> None:
         if self._tab is not None:
-            self._ops.run("record_edit", {"tabId": self._tab.tab_id, **params}, self, on_ok=self._show)
+            self._ops.run(recording_ops.record_edit, {"tab_id": self._tab.tab_id, **params}, self, on_ok=self._show)
 
     def delete_step(self) -> None:
         step = self.selected()
         if step is not None:
-            self._edit({"action": "delete", "step": step["id"]})
+            self._edit({"action": "delete", "step": step.id})
 
     def edit_value(self) -> None:
         step = self.selected()
         if step is None or not self.value_button.isEnabled():
             return
-        key = {"fill": "text", "select": "option", "press": "shortcut", "goto": "url", "handoff": "message"}[step["type"]]
-        current = step.get("default") if step.get("input") else step["data"].get(key, "")
+        key = {"fill": "text", "select": "option", "press": "shortcut", "goto": "url", "handoff": "message"}[step.type]
+        current = step.default if step.input else step.data.get(key, "")
         value, ok = QInputDialog.getText(self, self.tr("Edit the step"),
-                                         self.tr("{step}\n\nNew value:").format(step=step["words"]), text=str(current))
+                                         self.tr("{step}\n\nNew value:").format(step=step.words), text=str(current))
         if ok:
-            self._edit({"action": "set_value", "step": step["id"], "value": value})
+            self._edit({"action": "set_value", "step": step.id, "value": value})
 
     def make_input(self) -> None:
         step = self.selected()
@@ -255,9 +260,9 @@ class RecordPanel(QDockWidget):
             return
         name, ok = QInputDialog.getText(self, self.tr("Make input"), self.tr(
             "Name of the start input (asked for at each run; the recorded value is its default):"),
-            text=str(step.get("suggestedInput") or "value"))
+            text=str(step.suggested_input or "value"))
         if ok and name.strip():
-            self._edit({"action": "make_input", "step": step["id"], "name": name.strip()})
+            self._edit({"action": "make_input", "step": step.id, "name": name.strip()})
 
     def _fill_locator_menu(self) -> None:
         """The recorded locator and its alternatives, the one replay tries first checked."""
@@ -266,23 +271,24 @@ class RecordPanel(QDockWidget):
         step = self.selected()
         if step is None:
             return
-        preferred = step.get("prefer")
+        preferred = step.prefer
+        recorded_locator = step.data.get("locator", {})  # the node's data
         recorded = menu.addAction(self.tr("As recorded: {locator}").format(
-            locator=step["data"].get("locator", {}).get("selector") or step["data"].get("locator", {}).get("xpath")
+            locator=recorded_locator.get("selector") or recorded_locator.get("xpath")
             or self.tr("(none: inside a web component, found by the alternatives below)")))
         recorded.setCheckable(True)
         recorded.setChecked(preferred is None)
         recorded.setEnabled(False)  # what replay tries first unless an alternative is chosen
         menu.addSeparator()
-        for index, text in enumerate(step.get("alternatives") or []):
-            action = menu.addAction(text, lambda i=index, s=step["id"]: self._edit(
+        for index, text in enumerate(step.alternatives or []):
+            action = menu.addAction(text, lambda i=index, s=step.id: self._edit(
                 {"action": "set_locator", "step": s, "index": i}))
             action.setCheckable(True)
             action.setChecked(index == preferred)
 
     def _insert(self, params: dict[str, Any]) -> None:
         step = self.selected()
-        self._edit({"action": "insert", **params, **({"step": step["id"]} if step else {})})
+        self._edit({"action": "insert", **params, **({"step": step.id} if step else {})})
 
     def insert_handoff(self) -> None:
         message, ok = QInputDialog.getText(self, self.tr("Handoff here"), self.tr(
@@ -308,25 +314,26 @@ class RecordPanel(QDockWidget):
             return
         name, replay = dialog.name.text().strip(), dialog.replay.isChecked() and then is None
 
-        def saved(result: dict[str, Any]) -> None:
+        def saved(answer: Envelope[RecordStopResult]) -> None:
+            stopped = answer.result
             self.show_tab(tab)
-            self.stopped.emit(result["name"])
+            self.stopped.emit(stopped.name)
             if then is not None:
                 then()
             elif replay:
-                self.replay(result, tab)
+                self.replay(stopped, tab)
             elif self._ops.ctx.open_editor is not None:  # the node-graph editor, when the app has one
-                self._ops.run("editor_open", {"name": result["name"]}, self)
+                self._ops.run(editor_ops.editor_open, {"name": stopped.name}, self)
 
-        self._ops.run("record_stop", {"tabId": tab.tab_id, "name": name}, self, on_ok=saved)
+        self._ops.run(recording_ops.record_stop, {"tab_id": tab.tab_id, "name": name}, self, on_ok=saved)
 
-    def replay(self, result: dict[str, Any], tab: BrowserTab) -> RunInputsDialog | None:
+    def replay(self, stopped: RecordStopResult, tab: BrowserTab) -> RunInputsDialog | None:
         """Replay now, in the same tab: the start inputs are asked for first with the Workflows panel's run form
         (secrets masked, the recorded defaults filled in); returns that dialog while it is open."""
-        name = result["name"]
+        name = stopped.name
 
         def run(inputs: dict[str, Any]) -> None:
-            self._ops.run("workflow_run", {"name": name, "tabId": tab.tab_id, "inputs": inputs}, self)
+            self._ops.run(run_ops.workflow_run, {"name": name, "tab_id": tab.tab_id, "inputs": inputs}, self)
 
-        return ask_replay_inputs(name, result["workflow"], tab.env_id, self._ops.ctx.envs, self, run,
+        return ask_replay_inputs(name, stopped.workflow, tab.env_id, self._ops.ctx.envs, self, run,
                                  "record-replay-inputs")

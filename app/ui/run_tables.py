@@ -21,6 +21,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
+from app.ops.results import RunTableView
 from app.ui.theme import icon
 from plumbing import loggers
 from plumbing.savemanager import in_thread
@@ -116,7 +117,7 @@ class RunTablesView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.tables: list[dict[str, Any]] = []
+        self.tables: list[RunTableView] = []
         self.choice = QComboBox(self)
         self.choice.setObjectName("run-table-choice")
         self.choice.currentIndexChanged.connect(self._show_current)
@@ -168,7 +169,7 @@ class RunTablesView(QWidget):
         self._show_current()
 
     # -- showing ---------------------------------------------------------------------------------------
-    def show_tables(self, tables: list[dict[str, Any]]) -> None:
+    def show_tables(self, tables: list[RunTableView]) -> None:
         """Show these tables. The same tables read again (the run's record was written again: a late note, the
         store's feed) keep the view as the person left it: the table chosen, its order, its filter, the note."""
         if tables == self.tables:
@@ -178,29 +179,29 @@ class RunTablesView(QWidget):
         self.choice.blockSignals(True)
         self.choice.clear()
         for table in tables:
-            kind = self.tr("file") if table["source"] == "file" else self.tr("output")
-            self.choice.addItem(self.tr("{name} ({kind}, %n row(s))", "", table["rowCount"]).format(
-                name=table["name"], kind=kind))
+            kind = self.tr("file") if table.source == "file" else self.tr("output")
+            self.choice.addItem(self.tr("{name} ({kind}, %n row(s))", "", table.row_count).format(
+                name=table.name, kind=kind))
         found = self.choice.findText(current)
         self.choice.setCurrentIndex(found if found >= 0 else 0 if tables else -1)
         self.choice.blockSignals(False)
         self._show_current()
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> RunTableView | None:
         index = self.choice.currentIndex()
         return self.tables[index] if 0 <= index < len(self.tables) else None
 
     def _show_current(self) -> None:
         table = self.current()
-        self.model.set_table(table["headers"] if table else [], table["rows"] if table else [])
+        self.model.set_table(table.headers if table else [], table.rows if table else [])
         self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # another table: its own order again
         self.view.resizeColumnsToContents()
         for column in range(self.model.columnCount()):
             self.view.setColumnWidth(column, min(self.view.columnWidth(column), 320))
         for widget in (self.save_csv, self.save_xlsx, self.open_button, self.filter):
             widget.setEnabled(table is not None)
-        self.note.setText(self.tr("(cut to the first {n} rows)").format(n=len(table["rows"]))
-                          if table and table.get("truncated") else "")
+        self.note.setText(self.tr("(cut to the first {n} rows)").format(n=len(table.rows))
+                          if table and table.truncated else "")
         self._update_count()
 
     def _on_filter(self, text: str) -> None:
@@ -228,7 +229,7 @@ class RunTablesView(QWidget):
         table = self.current()
         if table is None:
             return None
-        suggested = str(Path.home() / f"{Path(table['name']).stem}.{fmt}")
+        suggested = str(Path.home() / f"{Path(table.name).stem}.{fmt}")
         chosen = self.save_dialog(fmt, suggested)
         if not chosen:
             return None
@@ -238,10 +239,10 @@ class RunTablesView(QWidget):
         return self._write(target, fmt, table, lambda path: self.note.setText(self.tr("Saved {path}").format(
             path=path)))
 
-    def _write(self, where: Path | Callable[[], Path], fmt: str, table: dict[str, Any],
+    def _write(self, where: Path | Callable[[], Path], fmt: str, table: RunTableView,
                done: Callable[[Path], None]) -> asyncio.Future[Any]:
         """Write the shown rows to `where` (or to the path it makes, on the writing thread)."""
-        headers, rows = list(table["headers"]), self.shown_rows()
+        headers, rows = list(table.headers), self.shown_rows()
 
         def write() -> Path:
             target = where() if callable(where) else where
@@ -272,10 +273,10 @@ class RunTablesView(QWidget):
         table = self.current()
         if table is None:
             return None
-        if table.get("path") and not self.proxy.text:
-            self.opener(QUrl.fromLocalFile(table["path"]))
+        if table.path and not self.proxy.text:
+            self.opener(QUrl.fromLocalFile(table.path))
             return None
-        name = f"{Path(table['name']).stem or 'table'}.csv"
+        name = f"{Path(table.name).stem or 'table'}.csv"
 
         def temporary() -> Path:  # on the writing thread: no disk on the Qt thread
             return Path(tempfile.mkdtemp(prefix="browserpilot-table-")) / name

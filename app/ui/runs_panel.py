@@ -40,7 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.distributed.models import group_batches
-from app.ops.results import RunRow
+from app.ops import run_ops, workflow_ops
+from app.ops.results import RunListResult, RunReadResult, RunRow, RunTablesResult, RunTableView, WorkflowRepairResult
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
@@ -49,13 +50,13 @@ from app.ui.table_model import RowsTableModel, item_table as _table, record_tabl
 from app.ui.theme import current_scheme, icon
 from app.ui.trace_view import TraceView
 from plumbing import loggers
+from workflows.envelope import Envelope
 from workflows.runs import RunView, TraceStepView
 
 log = logging.getLogger(loggers.UI)
 LIST_ROWS_SHOWN = 6  # the runs list's least height, in rows
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-Envelope = dict[str, Any]
 RUN_LIMIT = 50
 STATUS_COLOURS = {"ok": "#2e7d32", "failed": "#c62828", "cancelled": "#757575", "taken_over": "#ef6c00",
                   "running": "#1565c0", "not run": "#9e9e9e"}
@@ -165,9 +166,11 @@ class RunTableModel(RowsTableModel[RunRow]):
         self._rows: list[RunRow] = []
         self._env_names: dict[str, str] = {}
 
-    def set_rows(self, rows: list[dict[str, Any]], env_names: dict[str, str]) -> None:
-        """Show `run_list`'s rows (its wire form), a batch's rows together in row order."""
-        grouped = [RunRow.model_validate(run) for run in group_batches(rows)]
+    def set_rows(self, rows: list[RunRow], env_names: dict[str, str]) -> None:
+        """Show `run_list`'s rows, a batch's rows together in row order."""
+        by_id = {run.id: run for run in rows}
+        grouped = [by_id[run["id"]] for run in group_batches([{"id": run.id, "batchId": run.batch_id,
+                                                                  "rowIndex": run.row_index} for run in rows])]
         if env_names != self._env_names:
             self._env_names = dict(env_names)
             self._reset(grouped)
@@ -448,7 +451,7 @@ class RunDetail(QWidget):
 
     tables_run: str | None = None
 
-    def show_tables(self, run_id: str | None, tables: list[dict[str, Any]]) -> None:
+    def show_tables(self, run_id: str | None, tables: list[RunTableView]) -> None:
         """The run's tables (a `run_tables` result)."""
         self.tables_run = run_id
         self.tables.show_tables(tables)
@@ -615,13 +618,13 @@ class RunsPanel(QWidget):
         self._list_generation += 1
         generation = self._list_generation
 
-        def listed(result: Envelope) -> None:
-            if not result["ok"]:
-                self.note.setText(self.tr("Cannot list runs: {error}").format(error=result.get("error")))
+        def listed(answer: Envelope[RunListResult]) -> None:
+            if answer.data is None:
+                self.note.setText(self.tr("Cannot list runs: {error}").format(error=answer.error))
                 return
-            shown(result["runs"])
+            shown(answer.data.runs)
 
-        def shown(runs: list[dict[str, Any]]) -> None:
+        def shown(runs: list[RunRow]) -> None:
             if generation != self._list_generation:
                 return  # a newer refresh is on its way
             names = self.env_names()
@@ -643,7 +646,7 @@ class RunsPanel(QWidget):
                 self._tick.stop()
             self._update_buttons()
 
-        self.ops.start("run_list", {"limit": RUN_LIMIT}, listed, owner=self)
+        self.ops.start(run_ops.run_list, {"limit": RUN_LIMIT}, listed, owner=self)
 
     def _select_row(self, row: int) -> None:
         self.table.selectionModel().blockSignals(True)
@@ -691,24 +694,24 @@ class RunsPanel(QWidget):
             self.detail.show_run(None)
             return
 
-        def read(result: Envelope) -> None:
+        def read(answer: Envelope[RunReadResult]) -> None:
             if generation != self._detail_generation:
                 return
-            if result["ok"]:
-                run = RunView.model_validate(result["run"])
+            if answer.data is not None:
+                run = answer.data.run
                 self.detail.show_run(run, self.model.env_name(run.env))
                 self.model_update(run)
                 if not run.running:
-                    self.ops.start("run_tables", {"runId": run_id}, tables, owner=self)
+                    self.ops.start(run_ops.run_tables, {"run_id": run_id}, tables, owner=self)
             else:
                 self.detail.show_run(None)
-                self.detail.title.setText(str(result.get("error")))
+                self.detail.title.setText(str(answer.error))
 
-        def tables(result: Envelope) -> None:
+        def tables(answer: Envelope[RunTablesResult]) -> None:
             if generation == self._detail_generation:
-                self.detail.show_tables(run_id, result["tables"] if result["ok"] else [])
+                self.detail.show_tables(run_id, answer.data.tables if answer.data is not None else [])
 
-        self.ops.start("run_read", {"runId": run_id}, read, owner=self)
+        self.ops.start(run_ops.run_read, {"run_id": run_id}, read, owner=self)
 
     def model_update(self, run: RunView) -> None:
         """Keep the table's status for the selected run in step with its detail."""
@@ -747,7 +750,7 @@ class RunsPanel(QWidget):
             return
         self.buttons["cancel"].setEnabled(False)
         self.note.setText(self.tr("Cancelling {id}…").format(id=run.id))
-        self.ops.run("run_cancel", {"runId": run.id}, self, title=self.tr("Cancel Run"))
+        self.ops.run(run_ops.run_cancel, {"run_id": run.id}, self, title=self.tr("Cancel Run"))
 
     def accept_repair(self) -> None:
         """Accept the selected run's repairs (workflow_repair): its workflow keeps the healed locators."""
@@ -756,16 +759,16 @@ class RunsPanel(QWidget):
             return
         self.buttons["repair"].setEnabled(False)
 
-        def done(result: Envelope) -> None:
-            if result.get("ok"):
+        def done(answer: Envelope[WorkflowRepairResult]) -> None:
+            if answer.data is not None:
+                repair = answer.data
                 self.note.setText(self.tr("Repaired {workflow}: {nodes} (version {version})").format(
-                    workflow=result.get("name"), nodes=", ".join(r["node"] for r in result.get("repaired", [])),
-                    version=result.get("version")))
+                    workflow=repair.name, nodes=", ".join(r["node"] for r in repair.repaired), version=repair.version))
             else:
-                self.note.setText(str(result.get("error")))
+                self.note.setText(str(answer.error))
             self._update_buttons()
 
-        self.ops.start("workflow_repair", {"runId": run.id}, done, owner=self)
+        self.ops.start(workflow_ops.workflow_repair, {"run_id": run.id}, done, owner=self)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

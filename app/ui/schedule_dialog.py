@@ -37,7 +37,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ops import env_ops, schedule_ops, workflow_ops
+from app.ops.results import ScheduleSaveResult, ScheduleView, WorkflowListResult
 from app.ui.op_runner import OpRunner
+from workflows.envelope import Envelope
 from app.ui.theme import icon
 from workflows.schedule_timing import Timing, TimingError, Words, describe, describe_next, timing_from_options
 
@@ -69,8 +72,8 @@ def timing_words(owner: QWidget, timing: Timing, upcoming: datetime | None) -> s
 
 
 class ScheduleDialog(QDialog):
-    def __init__(self, workflows: list[dict[str, Any]], envs: list[dict[str, Any]], parent: QWidget | None = None,
-                 *, schedule: dict[str, Any] | None = None, workflow_id: str | None = None,
+    def __init__(self, workflows: list[tuple[str, str]], envs: list[tuple[str, str]], parent: QWidget | None = None,
+                 *, schedule: ScheduleView | None = None, workflow_id: str | None = None,
                  broker: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("schedule-dialog")
@@ -81,12 +84,12 @@ class ScheduleDialog(QDialog):
         self.name.setObjectName("schedule-name")
         self.workflow = QComboBox(self)
         self.workflow.setObjectName("schedule-workflow")
-        for wf in workflows:
-            self.workflow.addItem(wf["name"], wf["id"])
+        for name, workflow in workflows:  # (name, id)
+            self.workflow.addItem(name, workflow)
         self.env = QComboBox(self)
         self.env.setObjectName("schedule-env")
-        for env in envs:
-            self.env.addItem(env["name"], env["id"])
+        for name, env_id in envs:  # (name, id)
+            self.env.addItem(name, env_id)
         self.kind = QComboBox(self)
         self.kind.setObjectName("schedule-kind")
         for key, text in zip(KINDS, (self.tr("Every N minutes"), self.tr("Every day at"), self.tr("On weekdays at"),
@@ -184,28 +187,28 @@ class ScheduleDialog(QDialog):
         """The weekdays page shows the same time field as the daily one (moved there when chosen)."""
         return QWidget(self)
 
-    def _fill(self, schedule: dict[str, Any]) -> None:
-        self.workflow.setCurrentIndex(max(0, self.workflow.findData(schedule["workflowId"])))
-        self.name.setText(schedule["name"])
-        self.env.setCurrentIndex(max(0, self.env.findData(schedule["env"])))
-        timing = schedule["timing"]
-        self.kind.setCurrentIndex(KINDS.index(timing["kind"]))
-        if timing.get("everySeconds"):
-            self.minutes.setValue(max(1, round(timing["everySeconds"] / 60)))
-        if timing.get("time"):
-            hour, minute = timing["time"].split(":")
+    def _fill(self, schedule: ScheduleView) -> None:
+        self.workflow.setCurrentIndex(max(0, self.workflow.findData(schedule.workflow_id)))
+        self.name.setText(schedule.name)
+        self.env.setCurrentIndex(max(0, self.env.findData(schedule.env)))
+        timing = Timing.model_validate(schedule.timing)
+        self.kind.setCurrentIndex(KINDS.index(timing.kind))
+        if timing.every_seconds:
+            self.minutes.setValue(max(1, round(timing.every_seconds / 60)))
+        if timing.time:
+            hour, minute = timing.time.split(":")
             self.clock.setTime(QTime(int(hour), int(minute)))
-        if timing.get("at"):
-            self.at.setDateTime(QDateTime.fromString(timing["at"], "yyyy-MM-ddTHH:mm:ss"))
-        self.cron.setText(timing.get("cron") or "")
-        self.inputs.setPlainText("\n".join(f"{key}={value}" for key, value in (schedule.get("inputs") or {}).items()))
-        self.rows.setText(schedule.get("rowsFile") or "")
-        self.on_workers.setChecked(bool(schedule.get("broker")))
-        if schedule.get("broker"):
-            self.broker.setText(schedule["broker"])
-        self.missed.setCurrentIndex(max(0, self.missed.findData(schedule.get("missed", "run"))))
-        self.grace.setValue(round(schedule.get("graceMinutes", 720) / 60))
-        self.enabled.setChecked(bool(schedule.get("enabled", True)))
+        if timing.at:
+            self.at.setDateTime(QDateTime.fromString(timing.at, "yyyy-MM-ddTHH:mm:ss"))
+        self.cron.setText(timing.cron or "")
+        self.inputs.setPlainText("\n".join(f"{key}={value}" for key, value in schedule.inputs.items()))
+        self.rows.setText(schedule.rows_file or "")
+        self.on_workers.setChecked(bool(schedule.broker))
+        if schedule.broker:
+            self.broker.setText(schedule.broker)
+        self.missed.setCurrentIndex(max(0, self.missed.findData(schedule.missed)))
+        self.grace.setValue(round(schedule.grace_minutes / 60))
+        self.enabled.setChecked(schedule.enabled)
 
     def _browse(self) -> None:
         path, _filter = QFileDialog.getOpenFileName(self, self.tr("Rows File"), self.rows.text(),
@@ -280,23 +283,27 @@ def follow_choices(ops: OpRunner, dialog: ScheduleDialog) -> None:
     """The dialog's workflows and environments follow the stores while it is open (the choices stay)."""
     from app.ui.follow import refill
 
-    def listed(workflows: dict[str, Any]) -> None:
-        refill(dialog.workflow, [(wf["name"], wf["id"]) for wf in workflows["workflows"]])
+    def listed(answer: Envelope[WorkflowListResult]) -> None:
+        refill(dialog.workflow, workflow_choices(answer.result))
 
     def changed(_changed: Any) -> None:
-        ops.run("workflow_list", {}, dialog, on_ok=listed)
+        ops.run(workflow_ops.workflow_list, {}, dialog, on_ok=listed)
         refill(dialog.env, [(env.name, env.id) for env in ops.ctx.envs.list()])
 
     ops.changes.follow(dialog, ("workflows", "envs"), changed)
 
 
 def open_schedule_dialog(ops: OpRunner, parent: QWidget, *, workflow_id: str | None = None,
-                         schedule: dict[str, Any] | None = None,
-                         on_saved: Callable[[dict[str, Any]], None] | None = None) -> None:
+                         schedule: ScheduleView | None = None,
+                         on_saved: Callable[[ScheduleView], None] | None = None) -> None:
     """New Schedule (for `workflow_id`, chosen in the form) or Edit (`schedule`, a `schedule_list` view): the
-    dialog over `parent`, then `schedule_create` / `schedule_update`; `on_saved` gets the operation's result."""
+    dialog over `parent`, then `schedule_create` / `schedule_update`; `on_saved` gets the schedule saved."""
 
-    def show(workflows: list[dict[str, Any]], envs: list[dict[str, Any]]) -> None:
+    def saved(answer: Envelope[ScheduleSaveResult]) -> None:
+        if on_saved is not None:
+            on_saved(answer.result.schedule)
+
+    def show(workflows: list[tuple[str, str]], envs: list[tuple[str, str]]) -> None:
         if not workflows:
             QMessageBox.information(parent, QCoreApplication.translate("SchedulesPanel", "New Schedule"),
                                     QCoreApplication.translate(
@@ -311,14 +318,20 @@ def open_schedule_dialog(ops: OpRunner, parent: QWidget, *, workflow_id: str | N
         def accepted() -> None:
             params = dialog.params()
             if schedule is None:
-                ops.run("schedule_create", params, parent, on_ok=on_saved)
+                ops.run(schedule_ops.schedule_create, params, parent, on_ok=saved)
             else:
-                ops.run("schedule_update", {**params, "schedule": schedule["id"]}, parent, on_ok=on_saved)
+                ops.run(schedule_ops.schedule_update, {**params, "schedule": schedule.id}, parent, on_ok=saved)
 
         dialog.accepted.connect(accepted)
         dialog.open()
 
-    def got_workflows(listed: dict[str, Any]) -> None:
-        ops.run("env_list", {}, parent, on_ok=lambda envs: show(listed["workflows"], envs["environments"]))
+    def got_workflows(listed: Envelope[WorkflowListResult]) -> None:
+        ops.run(env_ops.env_list, {}, parent, on_ok=lambda envs: show(
+            workflow_choices(listed.result), [(env.name, env.id) for env in envs.result.environments]))
 
-    ops.run("workflow_list", {}, parent, on_ok=got_workflows)
+    ops.run(workflow_ops.workflow_list, {}, parent, on_ok=got_workflows)
+
+
+def workflow_choices(listed: WorkflowListResult) -> list[tuple[str, str]]:
+    """The saved workflows as (name, id) choices."""
+    return [(wf.name, wf.id) for wf in listed.workflows]

@@ -18,6 +18,8 @@ import shiboken6
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QLabel, QMessageBox, QVBoxLayout, QWidget
 
+from app.ops import schedule_ops
+from app.ops.results import ScheduleFiring, ScheduleListResult, ScheduleView
 from app.stores.settings import SettingsStore
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
@@ -27,6 +29,7 @@ from app.ui.schedule_dialog import open_schedule_dialog, timing_words, translate
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.theme import icon
 from plumbing import loggers
+from workflows.envelope import Envelope
 from workflows.schedule_timing import Timing, describe
 
 if TYPE_CHECKING:
@@ -41,7 +44,7 @@ COLUMNS = (QT_TRANSLATE_NOOP("ScheduleTableModel", "On"), QT_TRANSLATE_NOOP("Sch
 REDRAW_MS = 60_000
 
 
-class ScheduleTableModel(RowsTableModel[Any]):
+class ScheduleTableModel(RowsTableModel[ScheduleView]):
     """`schedule_list` rows; column 0 is the On switch (checkable)."""
 
     columns = COLUMNS
@@ -50,12 +53,12 @@ class ScheduleTableModel(RowsTableModel[Any]):
     def __init__(self, panel: "SchedulesPanel") -> None:
         super().__init__(panel)
         self.panel = panel
-        self._rows: list[dict[str, Any]] = []
+        self._rows: list[ScheduleView] = []
 
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.replace_rows(rows, key=lambda view: view["id"])
+    def set_rows(self, rows: list[ScheduleView]) -> None:
+        self.replace_rows(rows, key=lambda view: view.id)
 
-    def schedule_at(self, row: int) -> dict[str, Any] | None:
+    def schedule_at(self, row: int) -> ScheduleView | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
@@ -66,7 +69,7 @@ class ScheduleTableModel(RowsTableModel[Any]):
         view = self.schedule_at(index.row())
         if view is None or index.column() != 0 or role != Qt.ItemDataRole.CheckStateRole:
             return False
-        self.panel.set_enabled(view["id"], Qt.CheckState(value) == Qt.CheckState.Checked)
+        self.panel.set_enabled(view.id, Qt.CheckState(value) == Qt.CheckState.Checked)
         return True
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -74,27 +77,27 @@ class ScheduleTableModel(RowsTableModel[Any]):
         if view is None:
             return None
         column = index.column()
-        last = view.get("last")
+        last = view.last
         if role == Qt.ItemDataRole.CheckStateRole and column == 0:
-            return Qt.CheckState.Checked if view["enabled"] else Qt.CheckState.Unchecked
+            return Qt.CheckState.Checked if view.enabled else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 1:
-                return view["name"]
+                return view.name
             if column == 2:
-                return view.get("workflowName") or view["workflowId"]
+                return view.workflow_name or view.workflow_id
             if column == 3:
                 return self.panel.when_text(view)
             if column == 4:
                 return self.panel.last_text(last)
         if role == Qt.ItemDataRole.DecorationRole and column == 4 and last is not None:
-            return status_icon(last["status"]) if last["status"] not in ("skipped", "missed") else icon("skip-forward")
+            return status_icon(last.status) if last.status not in ("skipped", "missed") else icon("skip-forward")
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 1:
-                return f"{view['name']} ({view['id']})"
+                return f"{view.name} ({view.id})"
             if column == 4 and last is not None:
-                return last.get("reason") or last.get("runId") or last.get("batchId")
+                return last.reason or last.run_id or last.batch_id
         if role == Qt.ItemDataRole.UserRole:
-            return view["id"]
+            return view.id
         return None
 
 
@@ -147,23 +150,23 @@ class SchedulesPanel(QWidget):
         self.refresh()
 
     # -- words ---------------------------------------------------------------------------------------------
-    def when_text(self, view: dict[str, Any]) -> str:
-        timing = Timing.model_validate(view["timing"])
-        if not view["enabled"]:
+    def when_text(self, view: ScheduleView) -> str:
+        timing = Timing.model_validate(view.timing)
+        if not view.enabled:
             return self.tr("{when} — off").format(when=describe(timing, translated_words(self)))
-        upcoming = datetime.fromisoformat(view["nextRunAt"]) if view.get("nextRunAt") else None
+        upcoming = datetime.fromisoformat(view.next_run_at) if view.next_run_at else None
         return timing_words(self, timing, upcoming)
 
-    def last_text(self, last: dict[str, Any] | None) -> str:
+    def last_text(self, last: ScheduleFiring | None) -> str:
         if last is None:
             return self.tr("never run")
         status = {"skipped": self.tr("skipped"), "missed": self.tr("missed"),
-                  "running": self.tr("running")}.get(last["status"]) or status_text(last["status"])
-        counts = last.get("counts")
+                  "running": self.tr("running")}.get(last.status) or status_text(last.status)
+        counts = last.counts
         if counts:
             status = self.tr("{status} ({ok} of {total} ok)").format(status=status, ok=counts.get("succeeded", 0),
                                                                       total=counts.get("total", 0))
-        return f"{status} · {local_time(last['at'], seconds=False)}"
+        return f"{status} · {local_time(last.at, seconds=False)}"
 
     # -- the list ------------------------------------------------------------------------------------------
     def _on_stores_changed(self, _changed: Changed) -> None:
@@ -177,19 +180,20 @@ class SchedulesPanel(QWidget):
         """Read the list now (the panel reads it by itself whenever it changes)."""
         if not shiboken6.isValid(self):
             return
-        self.ops.run("schedule_list", {}, self, on_ok=self._show)
+        self.ops.run(schedule_ops.schedule_list, {}, self, on_ok=self._show)
 
-    def _show(self, result: dict[str, Any]) -> None:
+    def _show(self, answer: Envelope[ScheduleListResult]) -> None:
         if not shiboken6.isValid(self) or not shiboken6.isValid(self.stack):
             return  # the window closed while the list was read
-        self.model.set_rows(result["schedules"])
-        self.stack.show_empty(not result["schedules"])
-        self.paused_note.setVisible(bool(result.get("paused")))
+        listed = answer.result
+        self.model.set_rows(listed.schedules)
+        self.stack.show_empty(not listed.schedules)
+        self.paused_note.setVisible(listed.paused)
         if self._select_when_shown is not None:
             self.select(self._select_when_shown)
         self._update_buttons()
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> ScheduleView | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.schedule_at(rows[0].row()) if rows else None
 
@@ -198,7 +202,7 @@ class SchedulesPanel(QWidget):
         self._select_when_shown = schedule_id
         for row in range(self.model.rowCount()):
             view = self.model.schedule_at(row)
-            if view is not None and view["id"] == schedule_id:
+            if view is not None and view.id == schedule_id:
                 self.table.selectRow(row)
                 self._select_when_shown = None
 
@@ -210,7 +214,7 @@ class SchedulesPanel(QWidget):
     # -- actions -------------------------------------------------------------------------------------------
     def new_schedule(self, workflow_id: str | None = None) -> None:
         open_schedule_dialog(self.ops, self, workflow_id=workflow_id,
-                             on_saved=lambda result: self.select(result["schedule"]["id"]))
+                             on_saved=lambda saved: self.select(saved.id))
 
     def edit_selected(self) -> None:
         view = self.selected()
@@ -218,12 +222,12 @@ class SchedulesPanel(QWidget):
             open_schedule_dialog(self.ops, self, schedule=view)
 
     def set_enabled(self, schedule_id: str, enabled: bool) -> None:
-        self.ops.run("schedule_update", {"schedule": schedule_id, "enabled": enabled}, self)
+        self.ops.run(schedule_ops.schedule_update, {"schedule": schedule_id, "enabled": enabled}, self)
 
     def run_selected(self) -> None:
         view = self.selected()
         if view is not None:
-            self.ops.run("schedule_run", {"schedule": view["id"]}, self)
+            self.ops.run(schedule_ops.schedule_run, {"schedule": view.id}, self)
 
     def delete_selected(self) -> None:
         view = self.selected()
@@ -231,9 +235,9 @@ class SchedulesPanel(QWidget):
             return
         answer = QMessageBox.question(self, self.tr("Delete Schedule"),
                                       self.tr("Delete the schedule {name}? Its past runs stay in the Runs panel.")
-                                      .format(name=view["name"]))
+                                      .format(name=view.name))
         if answer == QMessageBox.StandardButton.Yes:
-            self.ops.run("schedule_delete", {"schedule": view["id"]}, self)
+            self.ops.run(schedule_ops.schedule_delete, {"schedule": view.id}, self)
 
 
 def add_schedules_panel(window: "MainWindow", ops: OpRunner) -> SchedulesPanel:

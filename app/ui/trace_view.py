@@ -24,11 +24,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QLab
                                QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from app.ops import trace_ops
+from app.ops.results import RunExportResult
 from app.ui.op_runner import OpStarter
 from app.ui.table_model import item_table
 from app.ui.theme import current_scheme, icon
 from plumbing import loggers
 from plumbing.savemanager import in_thread
+from workflows.envelope import Envelope
 from workflows.runs import RunView, TraceStepView
 
 log = logging.getLogger(loggers.UI)
@@ -385,11 +388,11 @@ class TraceView(QWidget):
                 return
         self.summary.setText(self.tr("Exporting…"))
 
-        def done(result: dict[str, Any]) -> None:
-            if result.get("ok"):
-                self.summary.setText(self.tr("Exported to {path} ({files} files)").format(path=result["path"],
-                                                                                          files=result["files"]))
+        def done(answer: Envelope[RunExportResult]) -> None:
+            if answer.data is not None:
+                self.summary.setText(self.tr("Exported to {path} ({files} files)").format(path=answer.data.path,
+                                                                                          files=answer.data.files))
             else:
-                self.summary.setText(self.tr("Not exported: {error}").format(error=result.get("error")))
+                self.summary.setText(self.tr("Not exported: {error}").format(error=answer.error))
 
-        self.calls("run_export", {"runId": run.id, "path": path}, done)
+        self.calls(trace_ops.run_export, {"run_id": run.id, "path": path}, done)

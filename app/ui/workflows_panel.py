@@ -43,15 +43,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.distributed import operation as distributed_ops
+from app.ops import env_ops, run_ops, workflow_ops
+from app.ops.results import (
+    DistributedBatchResult,
+    EnvListResult,
+    RunCancelResult,
+    RunListResult,
+    RunReadResult,
+    RunResult,
+    WorkflowBatchResult,
+    WorkflowDeleteResult,
+    WorkflowListResult,
+    WorkflowReadResult,
+    WorkflowSaveResult,
+    WorkflowStartResult,
+    WorkflowSummary,
+)
 from app.ui.empty_state import EmptyState, TableOrEmpty
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon as theme_icon
 from app.ui.table_model import RowsTableModel, button_row, record_table
 from app.ui.run_inputs_dialog import BatchDialog, EnvChoice, RunInputsDialog
-from app.ui.runs_panel import Envelope, format_duration, local_time, status_icon, status_text
+from app.ui.runs_panel import format_duration, local_time, status_icon, status_text
 from plumbing import loggers
 from workflows.document import DocumentError, WorkflowDocument, validate_document
+from workflows.envelope import Envelope
 from workflows.runs import RunView
 
 log = logging.getLogger(loggers.UI)
@@ -64,39 +82,39 @@ RUN_WAIT_MS = 3_600_000
 """How long one `run_wait` call waits before the panel asks again."""
 
 
-class WorkflowTableModel(RowsTableModel[Any]):
-    """`workflow_list` rows: id, name, description, nodeCount, updatedAt, lastRun {id, status, startedAt}."""
+class WorkflowTableModel(RowsTableModel[WorkflowSummary]):
+    """`workflow_list` rows: id, name, description, node count, updated at, last run {id, status, startedAt}."""
 
     columns = COLUMNS
     context = "WorkflowTableModel"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[dict[str, Any]] = []
+        self._rows: list[WorkflowSummary] = []
 
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.replace_rows(sorted(rows, key=lambda wf: str(wf["name"]).casefold()), key=lambda wf: wf["id"])
+    def set_rows(self, rows: list[WorkflowSummary]) -> None:
+        self.replace_rows(sorted(rows, key=lambda wf: wf.name.casefold()), key=lambda wf: wf.id)
 
-    def workflow_at(self, row: int) -> dict[str, Any] | None:
+    def workflow_at(self, row: int) -> WorkflowSummary | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def row_of(self, key: str) -> int:
         """The row of a workflow by id or name."""
-        return next((i for i, wf in enumerate(self._rows) if key in (wf["id"], wf["name"])), -1)
+        return next((i for i, wf in enumerate(self._rows) if key in (wf.id, wf.name)), -1)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         wf = self.workflow_at(index.row())
         if wf is None:
             return None
         column = index.column()
-        last = wf.get("lastRun")
+        last = wf.last_run  # {id, status, startedAt}
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return wf["name"]
+                return wf.name
             if column == 1:
-                return (wf.get("description") or "").splitlines()[0] if wf.get("description") else ""
+                return wf.description.splitlines()[0] if wf.description else ""
             if column == 2:
-                return wf.get("nodeCount", 0)
+                return wf.node_count
             if last is None:
                 return self.tr("never run")
             return f"{status_text(last['status'])} · {local_time(last['startedAt'], seconds=False)}"
@@ -106,14 +124,14 @@ class WorkflowTableModel(RowsTableModel[Any]):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 0:
-                return f"{wf['name']} ({wf['id']})"
+                return f"{wf.name} ({wf.id})"
             if column == 1:
-                return wf.get("description") or None
+                return wf.description or None
             if column == 3 and last is not None:
                 return self.tr("{id}: {status}, started {time}").format(
                     id=last["id"], status=status_text(last["status"]), time=local_time(last["startedAt"]))
         if role == Qt.ItemDataRole.UserRole:
-            return wf["id"]
+            return wf.id
         return None
 
 
@@ -226,8 +244,8 @@ class JobRow(QFrame):
         self.label.setText(text)
 
 
-def env_choices(result: Envelope) -> list[EnvChoice]:
-    return [(env["id"], env["name"]) for env in result.get("environments", [])]
+def env_choices(answer: Envelope[EnvListResult]) -> list[EnvChoice]:
+    return [(env.id, env.name) for env in answer.data.environments] if answer.data is not None else []
 
 
 class WorkflowsPanel(QWidget):
@@ -307,12 +325,12 @@ class WorkflowsPanel(QWidget):
     def edit_selected(self) -> None:
         wf = self.selected_workflow()
         if wf is not None:
-            self.edit_requested.emit(wf["id"])
+            self.edit_requested.emit(wf.id)
 
     def schedule_selected(self) -> None:
         wf = self.selected_workflow()
         if wf is not None:
-            self.schedule_requested.emit(wf["id"])
+            self.schedule_requested.emit(wf.id)
 
     def _context_menu(self, at: Any) -> None:
         from PySide6.QtWidgets import QMenu
@@ -345,26 +363,26 @@ class WorkflowsPanel(QWidget):
         self._generation += 1
         generation = self._generation
 
-        def listed(result: Envelope) -> None:
+        def listed(answer: Envelope[WorkflowListResult]) -> None:
             if generation != self._generation:
                 return
-            if not result["ok"]:
-                self.note.setText(self.tr("Cannot list workflows: {error}").format(error=result.get("error")))
+            if answer.data is None:
+                self.note.setText(self.tr("Cannot list workflows: {error}").format(error=answer.error))
                 return
-            selected = self._select_after or (wf["id"] if (wf := self.selected_workflow()) else None)
+            selected = self._select_after or (wf.id if (wf := self.selected_workflow()) else None)
             self._select_after = None
-            self.model.set_rows(result["workflows"])
-            self.stack.show_empty(not result["workflows"])
+            self.model.set_rows(answer.data.workflows)
+            self.stack.show_empty(not answer.data.workflows)
             kept = self.selected_workflow()
-            if kept is not None and kept["id"] == selected:
+            if kept is not None and kept.id == selected:
                 return  # the model kept the selection (and the view its scroll position)
             row = self.model.row_of(selected) if selected else -1
             if self.model.rowCount():
                 self.table.selectRow(row if row >= 0 else 0)
 
-        self.ops.start("workflow_list", {}, listed, owner=self)
+        self.ops.start(workflow_ops.workflow_list, {}, listed, owner=self)
 
-    def selected_workflow(self) -> dict[str, Any] | None:
+    def selected_workflow(self) -> WorkflowSummary | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.workflow_at(rows[0].row()) if rows else None
 
@@ -421,21 +439,21 @@ class WorkflowsPanel(QWidget):
         is shown at once."""
         name = Path(path).name
 
-        def imported(result: Envelope) -> None:
-            if not result["ok"]:
-                self._show_import_problems(name, list(result.get("problems") or [str(result.get("error", ""))]))
+        def imported(answer: Envelope[WorkflowSaveResult]) -> None:
+            if answer.data is None:
+                self._show_import_problems(name, list(answer.details.get("problems") or [str(answer.error or "")]))
                 return
-            saved = result["workflow"]
+            saved = answer.data.workflow
             message = (self.tr("Imported “{workflow}” from {file} (it replaced the saved workflow of that name).")
-                       if result.get("replaced") else self.tr("Imported “{workflow}” from {file}.")).format(
-                workflow=saved["name"], file=name)
+                       if answer.data.replaced else self.tr("Imported “{workflow}” from {file}.")).format(
+                workflow=saved.name, file=name)
             self.note.setText(message)
-            if self.model.row_of(saved["id"]) >= 0:
-                self.select_workflow(saved["id"])
+            if self.model.row_of(saved.id) >= 0:
+                self.select_workflow(saved.id)
             else:
-                self._select_after = saved["id"]  # selected when the list follows the import
-            notes = result.get("notes") or []
-            warnings = result.get("warnings") or []
+                self._select_after = saved.id  # selected when the list follows the import
+            notes = answer.notes
+            warnings = answer.data.warnings
             if warnings:
                 shown = "\n".join(f"• {warning}" for warning in warnings[:8])
                 more = ("\n" + self.tr("… and %n more (see the details).", "", len(warnings) - 8)
@@ -451,7 +469,7 @@ class WorkflowsPanel(QWidget):
                                                            len(notes)),
                                details="\n".join(f"- {note}" for note in notes))
 
-        self.ops.start("workflow_import", {"path": path}, imported, owner=self)
+        self.ops.start(workflow_ops.workflow_import, {"path": path}, imported, owner=self)
 
     def _show_import_problems(self, name: str, problems: list[str]) -> None:
         head = (self.tr("“{file}” was not imported: it has %n problems.", "", len(problems)) if len(problems) > 1
@@ -494,15 +512,16 @@ class WorkflowsPanel(QWidget):
         wf = self.selected_workflow()
         if wf is None:
             return
-        suggested = str(Path.home() / f"{wf['name']}.json")
-        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export “{name}”").format(name=wf["name"]),
+        suggested = str(Path.home() / f"{wf.name}.json")
+        path, _filter = QFileDialog.getSaveFileName(self, self.tr("Export “{name}”").format(name=wf.name),
                                                     suggested, self.tr("Workflow (*.json);;All files (*)"))
         if path:
-            self.export_to(wf["id"], path)
+            self.export_to(wf.id, path)
 
     def export_to(self, workflow: str, path: str) -> None:
-        self.ops.run("workflow_export", {"name": workflow, "path": path}, self,
-                     on_ok=lambda result: self.note.setText(self.tr("Exported to {path}").format(path=result["path"])),
+        self.ops.run(workflow_ops.workflow_export, {"name": workflow, "path": path}, self,
+                     on_ok=lambda answer: self.note.setText(self.tr("Exported to {path}").format(
+                         path=answer.result.path)),
                      title=self.tr("Export Workflow"))
 
     def delete_selected(self) -> None:
@@ -512,44 +531,45 @@ class WorkflowsPanel(QWidget):
         answer = QMessageBox.question(
             self, self.tr("Delete Workflow"),
             self.tr("Delete the workflow “{name}”?\n\nIts past runs stay in the Runs panel. Export it first if you "
-                    "may want it back.").format(name=wf["name"]),
+                    "may want it back.").format(name=wf.name),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Yes:
             return
 
-        def deleted(result: Envelope) -> None:
-            self.note.setText(self.tr("Deleted “{name}”.").format(name=result["deleted"]["name"]))
+        def deleted(answer: Envelope[WorkflowDeleteResult]) -> None:
+            self.note.setText(self.tr("Deleted “{name}”.").format(name=answer.result.name))
 
-        self.ops.run("workflow_delete", {"name": wf["id"]}, self, on_ok=deleted, title=self.tr("Delete Workflow"))
+        self.ops.run(workflow_ops.workflow_delete, {"name": wf.id}, self, on_ok=deleted,
+                     title=self.tr("Delete Workflow"))
 
     # -- running -----------------------------------------------------------------------------------------
-    def _prepare(self, then: Callable[[dict[str, Any], WorkflowDocument, list[EnvChoice]], None]) -> None:
+    def _prepare(self, then: Callable[[WorkflowSummary, WorkflowDocument, list[EnvChoice]], None]) -> None:
         """Read the selected workflow's document and the environments, then call `then(wf, doc, envs)`."""
         wf = self.selected_workflow()
         if wf is None:
             return
 
-        def read(document: Envelope) -> None:
-            if not document["ok"]:
-                self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"), str(document.get("error")))
+        def read(answer: Envelope[WorkflowReadResult]) -> None:
+            if answer.data is None:
+                self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"), str(answer.error))
                 return
             try:
-                doc = validate_document(document["workflow"])
+                doc = validate_document(answer.data.workflow)
             except DocumentError as exc:
                 self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"),
-                               self.tr("“{name}” cannot run: it is not valid.").format(name=wf["name"]),
+                               self.tr("“{name}” cannot run: it is not valid.").format(name=wf.name),
                                details=str(exc))
                 return
-            self.ops.start("env_list", {}, lambda envs: then(wf, doc, env_choices(envs)), owner=self)
+            self.ops.start(env_ops.env_list, {}, lambda envs: then(wf, doc, env_choices(envs)), owner=self)
 
-        self.ops.start("workflow_read", {"name": wf["id"]}, read, owner=self)
+        self.ops.start(workflow_ops.workflow_read, {"name": wf.id}, read, owner=self)
 
     def run_selected(self) -> None:
         """Ask for the inputs of the selected workflow, then run it."""
 
-        def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
+        def ask(wf: WorkflowSummary, doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
             def show(last_inputs: dict[str, Any], last_env: str | None) -> None:
-                dialog = RunInputsDialog(wf["name"], doc.start_variables(), envs, env_id=last_env, parent=self)
+                dialog = RunInputsDialog(wf.name, doc.start_variables(), envs, env_id=last_env, parent=self)
                 dialog.remember(last_inputs)
                 dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
                 self._follow_environments(dialog)
@@ -561,21 +581,21 @@ class WorkflowsPanel(QWidget):
 
         self._prepare(ask)
 
-    def _last_inputs(self, wf: dict[str, Any], then: Callable[[dict[str, Any], str | None], None]) -> None:
+    def _last_inputs(self, wf: WorkflowSummary, then: Callable[[dict[str, Any], str | None], None]) -> None:
         """The inputs and environment of the workflow's last run of its own (a batch's rows are not one), for
         the run form to start from; the run record holds no secret (`<secret:name>` instead)."""
 
-        def read(run: Envelope, env: str | None) -> None:
-            then(dict(RunView.model_validate(run["run"]).inputs) if run["ok"] else {}, env)
+        def read(answer: Envelope[RunReadResult], env: str | None) -> None:
+            then(dict(answer.data.run.inputs) if answer.data is not None else {}, env)
 
-        def listed(result: Envelope) -> None:
-            runs = [r for r in result.get("runs", []) if r.get("batchId") is None] if result["ok"] else []
+        def listed(answer: Envelope[RunListResult]) -> None:
+            runs = [r for r in answer.data.runs if r.batch_id is None] if answer.data is not None else []
             if not runs:
                 then({}, None)
                 return
-            self.ops.start("run_read", {"runId": runs[0]["id"]}, lambda run: read(run, runs[0].get("env")), owner=self)
+            self.ops.start(run_ops.run_read, {"run_id": runs[0].id}, lambda run: read(run, runs[0].env), owner=self)
 
-        self.ops.start("run_list", {"workflow": wf["id"], "limit": 20}, listed, owner=self)
+        self.ops.start(run_ops.run_list, {"workflow": wf.id, "limit": 20}, listed, owner=self)
 
     def _follow_environments(self, dialog: RunInputsDialog | BatchDialog) -> None:
         """An open run or batch form offers the environments as they are now."""
@@ -586,10 +606,10 @@ class WorkflowsPanel(QWidget):
     def batch_selected(self) -> None:
         """Ask for the rows file, environments and tabs at once, then run the batch."""
 
-        def ask(wf: dict[str, Any], doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
+        def ask(wf: WorkflowSummary, doc: WorkflowDocument, envs: list[EnvChoice]) -> None:
             runner = self.ops.ctx.runner
             limit = runner.max_concurrency if runner is not None else 1
-            dialog = BatchDialog(wf["name"], doc.start_variables(), envs, limit, parent=self,
+            dialog = BatchDialog(wf.name, doc.start_variables(), envs, limit, parent=self,
                                  broker=self.ops.ctx.settings.current.workers_broker)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             self._follow_environments(dialog)
@@ -609,8 +629,8 @@ class WorkflowsPanel(QWidget):
 
         self._prepare(ask)
 
-    def _new_job(self, kind: Literal["run", "batch"], wf: dict[str, Any], env_names: str, total: int) -> RunJob:
-        job = RunJob(kind=kind, workflow_id=wf["id"], workflow_name=wf["name"], env_names=env_names,
+    def _new_job(self, kind: Literal["run", "batch"], wf: WorkflowSummary, env_names: str, total: int) -> RunJob:
+        job = RunJob(kind=kind, workflow_id=wf.id, workflow_name=wf.name, env_names=env_names,
                      started=datetime.now(timezone.utc) - timedelta(seconds=1), known_ids=frozenset(self._seen_ids),
                      total=total)
         job.row = JobRow(job, self)
@@ -619,24 +639,25 @@ class WorkflowsPanel(QWidget):
         self.jobs.append(job)
         return job
 
-    def start_run(self, wf: dict[str, Any], inputs: dict[str, Any], env_id: str, env_name: str = "") -> RunJob:
+    def start_run(self, wf: WorkflowSummary, inputs: dict[str, Any], env_id: str, env_name: str = "") -> RunJob:
         """Run a saved workflow with these inputs in an environment; its result is shown when it ends."""
         job = self._new_job("run", wf, env_name or env_id, 1)
 
         def wait() -> None:
-            job.task = self.ops.start("run_wait", {"runId": job.run_id, "timeoutMs": RUN_WAIT_MS}, ended, owner=self)
+            job.task = self.ops.start(run_ops.run_wait, {"run_id": job.run_id, "timeout_ms": RUN_WAIT_MS}, ended,
+                                      owner=self)
 
-        def ended(result: Envelope) -> None:
-            if not result["ok"] and result.get("running"):
+        def ended(answer: Envelope[RunResult]) -> None:
+            if not answer.ok and answer.details.get("running"):
                 wait()  # a long run (a person's step, a big loop): keep waiting
                 return
-            self._run_ended(job, result)
+            self._run_ended(job, answer)
 
-        def started(result: Envelope) -> None:
-            if not result["ok"]:
-                self._run_ended(job, result)
+        def started(answer: Envelope[WorkflowStartResult]) -> None:
+            if answer.data is None:
+                self._run_ended(job, answer)
                 return
-            job.run_id = str(result["runId"])
+            job.run_id = answer.data.run_id
             log.info("run %s of %s started from the Workflows panel", job.run_id, job.workflow_name)
             if job.row is not None:
                 job.row.update_progress()
@@ -644,14 +665,15 @@ class WorkflowsPanel(QWidget):
                 self._cancel_run(job)
             wait()
 
-        job.task = self.ops.start("workflow_start", {"name": wf["id"], "inputs": inputs, "env": env_id}, started, owner=self)
+        job.task = self.ops.start(run_ops.workflow_start, {"name": wf.id, "inputs": inputs, "env": env_id}, started,
+                                  owner=self)
         return job
 
-    def start_batch(self, wf: dict[str, Any], rows: list[dict[str, Any]], env_ids: list[str], concurrency: int,
+    def start_batch(self, wf: WorkflowSummary, rows: list[dict[str, Any]], env_ids: list[str], concurrency: int,
                     env_names: str = "") -> RunJob:
         """One run per row, `concurrency` tabs at once, over the environments in turn."""
         job = self._new_job("batch", wf, env_names or ", ".join(env_ids), len(rows))
-        params: dict[str, Any] = {"name": wf["id"], "rows": rows, "concurrency": concurrency}
+        params: dict[str, Any] = {"name": wf.id, "rows": rows, "concurrency": concurrency}
         if len(env_ids) == 1:
             params["env"] = env_ids[0]
         else:
@@ -665,10 +687,11 @@ class WorkflowsPanel(QWidget):
         # The batch reports each row that ends to its context's `progress` listener: a copy of the app's
         # context (same stores and runner) with this job's listener.
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.ops.start("workflow_batch", params, lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
+        job.task = self.ops.start(run_ops.workflow_batch, params, lambda answer: self._batch_ended(job, answer),
+                                  ctx=ctx, owner=self)
         return job
 
-    def start_on_workers(self, wf: dict[str, Any], rows: list[dict[str, Any]], broker: str) -> RunJob:
+    def start_on_workers(self, wf: WorkflowSummary, rows: list[dict[str, Any]], broker: str) -> RunJob:
         """The batch on `browserpilot worker` machines (workflow_distribute); the broker URL is remembered."""
         self.ops.ctx.settings.update(workers_broker=broker)
         job = self._new_job("batch", wf, self.tr("workers at {broker}").format(broker=broker.split("@")[-1]), len(rows))
@@ -679,8 +702,8 @@ class WorkflowsPanel(QWidget):
                 job.row.update_progress()
 
         ctx = replace(self.ops.ctx, progress=progress)
-        job.task = self.ops.start("workflow_distribute", {"name": wf["id"], "rows": rows, "broker": broker},
-                                    lambda result: self._batch_ended(job, result), ctx=ctx, owner=self)
+        job.task = self.ops.start(distributed_ops.workflow_distribute, {"name": wf.id, "rows": rows, "broker": broker},
+                                  lambda answer: self._batch_ended(job, answer), ctx=ctx, owner=self)
         return job
 
     def _follow_jobs(self, record: Any) -> None:
@@ -722,11 +745,11 @@ class WorkflowsPanel(QWidget):
                 job.task.cancel()
             return
 
-        def answered(result: Envelope) -> None:
-            if not result["ok"]:  # it ended meanwhile: its result is on its way
-                log.info("cancel %s: %s", job.run_id, result.get("error"))
+        def answered(answer: Envelope[RunCancelResult]) -> None:
+            if not answer.ok:  # it ended meanwhile: its result is on its way
+                log.info("cancel %s: %s", job.run_id, answer.error)
 
-        self.ops.start("run_cancel", {"runId": job.run_id}, answered, owner=self)
+        self.ops.start(run_ops.run_cancel, {"run_id": job.run_id}, answered, owner=self)
 
     def _cancel_batch(self, job: RunJob) -> None:
         runner = self.ops.ctx.runner
@@ -744,19 +767,21 @@ class WorkflowsPanel(QWidget):
             job.row.deleteLater()
             job.row = None
 
-    def _run_ended(self, job: RunJob, result: Envelope) -> None:
+    def _run_ended(self, job: RunJob, answer: Envelope[RunResult] | Envelope[WorkflowStartResult]) -> None:
         self._finish(job)
-        wire = result.get("run")  # a failed run's record comes with its error
-        if wire is None:
-            if result.get("cancelled"):
+        if isinstance(answer.data, RunResult):
+            run = answer.data.run
+        elif answer.details.get("run") is not None:  # a failed run's record comes with its error
+            run = RunView.model_validate(answer.details["run"])
+        else:
+            if answer.code == "cancelled":
                 self.note.setText(self.tr("The run of “{name}” was cancelled before it started.").format(
                     name=job.workflow_name))
                 return
             self._show_box(QMessageBox.Icon.Warning, self.tr("Run Workflow"),
                            self.tr("“{name}” could not run: {error}").format(name=job.workflow_name,
-                                                                             error=result.get("error")))
+                                                                             error=answer.error))
             return
-        run = RunView.model_validate(wire)
         status = run.status
         duration = format_duration(run.duration_ms)
         if status == "ok":
@@ -774,32 +799,32 @@ class WorkflowsPanel(QWidget):
                        informative=informative[:600], details=informative if len(informative) > 600 else None,
                        run_id=run.id)
 
-    def _batch_ended(self, job: RunJob, result: Envelope) -> None:
-        if job.batch_id is None and result.get("batchId"):  # the runs' records may be told after the batch's end
-            job.batch_id = str(result["batchId"])
+    def _batch_ended(self, job: RunJob, answer: Envelope[WorkflowBatchResult] | Envelope[DistributedBatchResult]
+                     ) -> None:
+        batch = answer.data
+        if job.batch_id is None and batch is not None:  # the runs' records may be told after the batch's end
+            job.batch_id = batch.batch_id
         self._finish(job)
-        if result.get("cancelled"):
+        if answer.code == "cancelled":
             head = self.tr("The batch of “{name}” was cancelled: {done} of {total} rows ran, {ok} ok.").format(
                 name=job.workflow_name, done=job.done, total=job.total, ok=job.ok)
             self.note.setText(head)
             self._show_box(QMessageBox.Icon.Information, self.tr("Batch Cancelled"), head,
                            run_id=job.last_run_id)
             return
-        if not result["ok"]:
+        if batch is None:
             self._show_box(QMessageBox.Icon.Warning, self.tr("Batch Run"),
                            self.tr("The batch of “{name}” could not run: {error}").format(
-                               name=job.workflow_name, error=result.get("error")))
+                               name=job.workflow_name, error=answer.error))
             return
-        results = result.get("results", [])
-        failed = [row for row in results if row.get("status") != "ok"]
-        head = (self.tr("Batch of “{name}” done: {ok} of {total} rows ok, {failed} not ok.") if result.get("failed")
+        failed = [row for row in batch.results if row.status != "ok"]
+        head = (self.tr("Batch of “{name}” done: {ok} of {total} rows ok, {failed} not ok.") if batch.failed
                 else self.tr("Batch of “{name}” done: {ok} of {total} rows ok.")).format(
-            name=job.workflow_name, ok=result["succeeded"], total=result["total"], failed=result.get("failed"))
-        details = "\n".join(self.tr("Row {n}: {status}").format(n=row["row"] + 1,
-                                                                status=status_text(row.get("status", "")))
-                            + (f": {row['error']}" if row.get("error") else "") for row in failed)
+            name=job.workflow_name, ok=batch.succeeded, total=batch.total, failed=batch.failed)
+        details = "\n".join(self.tr("Row {n}: {status}").format(n=row.row + 1, status=status_text(row.status))
+                            + (f": {row.error}" if row.error else "") for row in failed)
         self.note.setText(head)
-        first = next((row.get("runId") for row in (failed or results) if row.get("runId")), None)
+        first = next((row.run_id for row in (failed or batch.results) if row.run_id), None)
         self._show_box(QMessageBox.Icon.Information if not failed else QMessageBox.Icon.Warning,
                        self.tr("Batch Finished"),
                        head, informative=details[:600], details=details if len(details) > 600 else None,

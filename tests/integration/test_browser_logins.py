@@ -157,7 +157,7 @@ def test_the_import_dialog_asks_which_sites_and_says_what_it_copied(
     qtbot.waitUntil(lambda: dialog.result_view is not None or "Not imported" in dialog.status.text(), timeout=30_000)
     assert dialog.status.text() == "Copied 2 of 2 cookies into Bob from Chromium: 127.0.0.2 (2).", dialog.status.text()
     assert len(shell.envs.list()) == envs_before + 1
-    env = dialog.result_view["env"]
+    env = dialog.result_view.env
     assert "Welcome bob" in page_text(qtbot, shell, env, other.url("/account"))
     assert "please log in" in page_text(qtbot, shell, env, shop.url("/account"))
     dialog.close()

@@ -125,6 +125,15 @@ def test_tab_groups_are_stored_and_drawn(qtbot: QtBot, windowed_shell: BrowserPi
     listed = ok(run_op(qtbot, shell, "group_list", {"env": "env-default"}))["groups"]
     assert listed[0]["tabIds"] == [third]
 
+    # The window's tab menu (Add to group, Remove from group) calls the same operation, typed (app/ui/op_runner.py).
+    view = next(tab for tab in window.tab_list() if tab.tab_id == second)
+    window._join(view, group["groupId"])
+    qtbot.waitUntil(lambda: window._group_of(second) == group["groupId"], timeout=5_000)
+    window._join(view, None)
+    qtbot.waitUntil(lambda: window._group_of(second) is None, timeout=5_000)
+    listed = ok(run_op(qtbot, shell, "group_list", {"env": "env-default"}))["groups"]
+    assert listed[0]["tabIds"] == [third]
+
 
 # -- inspect, hit, watch, cdp batch ------------------------------------------------------------------------
 INSPECT_PAGE = """<!doctype html><title>Inspect</title>

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QFileDialog, Q
 from pytestqt.qtbot import QtBot
 
 from app.browser.recorder import TabRecorder
+from app.ops.results import WorkflowSummary
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_panel import NewEnvironmentDialog
 from app.ui.main_window import MainWindow
@@ -155,7 +156,7 @@ def test_a_batch_shows_its_progress_bar_from_zero_to_all_rows(window: MainWindow
     qtbot.waitUntil(lambda: panel.model.row_of("Greeter") >= 0 and not panel.stack.is_empty_shown(),
                     timeout=10_000)
     rows = [{"who": who} for who in ("Ann", "bad", "Cid", "Dee")]
-    job = panel.start_batch(imported["workflow"], rows, ["env-default"], concurrency=2)
+    job = panel.start_batch(WorkflowSummary.model_validate(imported["workflow"]), rows, ["env-default"], concurrency=2)
     assert job.row is not None
     bar = job.row.bar
     assert (bar.minimum(), bar.maximum(), bar.value()) == (0, 4, 0)

@@ -92,7 +92,7 @@ def panels(shell: BrowserPilotApp) -> tuple[MainWindow, WorkflowsPanel, RunsPane
 def import_workflow(qtbot: QtBot, panel: WorkflowsPanel, path: Path, name: str) -> None:
     panel.import_file(str(path))
     qtbot.waitUntil(lambda: panel.model.row_of(name) >= 0, timeout=10_000)
-    qtbot.waitUntil(lambda: (wf := panel.selected_workflow()) is not None and wf["name"] == name)
+    qtbot.waitUntil(lambda: (wf := panel.selected_workflow()) is not None and wf.name == name)
 
 
 def wait_box(qtbot: QtBot, panel: WorkflowsPanel, timeout: int = 60_000) -> QMessageBox:
@@ -406,7 +406,7 @@ def test_batch_from_a_csv_with_progress_and_cancel(qtbot: QtBot, shell: BrowserP
     panel.select_workflow("Slow")
     qtbot.waitUntil(lambda: panel.result_box is None)
     wf = panel.selected_workflow()
-    assert wf is not None and wf["name"] == "Slow"
+    assert wf is not None and wf.name == "Slow"
     job = panel.start_batch(wf, [{"n": 1}, {"n": 2}, {"n": 3}], ["env-default"], 1, "Default")
     assert job.row is not None and job.row.bar.maximum() == 3
     qtbot.waitUntil(lambda: job.batch_id is not None, timeout=15_000)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QPushButton, Q
 from pytestqt.qtbot import QtBot
 
 from app.browser.recorder import TabRecorder
+from app.ops.results import WorkflowSummary
 from app.browser.tab import BrowserTab
 from app.wiring.shell import BrowserPilotApp
 from app.ui.env_window import EnvWindow
@@ -250,7 +251,8 @@ def test_an_environment_that_cannot_start_says_so_at_once_when_opened_or_run(
 
     # From the Workflows panel: the job ends at once with the reason, it is not left "Running…".
     panel = app.main_window.workflows_panel  # type: ignore[union-attr]
-    wf = next(w for w in run_op(qtbot, app, "workflow_list", {})["workflows"] if w["name"] == "Nothing much")
+    wf = next(WorkflowSummary.model_validate(w) for w in run_op(qtbot, app, "workflow_list", {})["workflows"]
+              if w["name"] == "Nothing much")
     job = panel.start_run(wf, {}, env_id, "Broken")
     qtbot.waitUntil(lambda: job not in panel.jobs and panel.result_box is not None, timeout=2_000)
     assert "cannot start" in panel.result_box.text()
@@ -404,8 +406,7 @@ def test_the_wheel_changes_no_value_it_was_not_given_in_any_dialog_panel_or_edit
                                            parent=main)),
             ("batch", BatchDialog("Guba-like collect", doc.start_variables(), envs + [("env-x", "Other")], 4,
                                   parent=main)),
-            ("schedule", ScheduleDialog([{"id": "wf-1", "name": "A"}, {"id": "wf-2", "name": "B"}],
-                                        [{"id": "env-default", "name": "Default"}, {"id": "env-x", "name": "X"}],
+            ("schedule", ScheduleDialog([("A", "wf-1"), ("B", "wf-2")], [("Default", "env-default"), ("X", "env-x")],
                                         main)),
             ("agent settings", AgentSettingsDialog(app.ctx.agent_settings, main)),
             ("env settings", EnvSettingsDialog(app.envs.get("env-default"), main)),

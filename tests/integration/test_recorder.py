@@ -26,6 +26,7 @@ from pytestqt.qtbot import QtBot
 
 from app.browser.recorder import TabRecorder, app_acting
 from app.browser.tab import BrowserTab
+from app.ops.results import RecordStopResult
 from app.wiring.shell import BrowserPilotApp
 from tests.support.qt import open_view, run_js, run_op, running_app, wait_loaded, window_of
 from tests.support.server import LocalServer, Request, Response
@@ -665,7 +666,7 @@ def test_replay_follows_into_the_new_tab_and_replay_now_asks_with_the_run_form(
     window.tabs.setCurrentWidget(tab)
     panel = window.recording_panel
     assert panel is not None
-    dialog = panel.replay(stopped, tab)  # Replay now: the Workflows panel's run form
+    dialog = panel.replay(RecordStopResult.model_validate(stopped), tab)  # Replay now: the Workflows panel's run form
     assert isinstance(dialog, RunInputsDialog) and dialog.isVisible()
     assert dialog.fields["who"].value() == "Zoe"  # the recorded value is the default
     assert not dialog.env.isEnabled() and dialog.env_id() == tab.env_id

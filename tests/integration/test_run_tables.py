@@ -76,7 +76,7 @@ def test_a_run_of_500_rows_shows_in_the_panel_and_its_xlsx_keeps_the_cells(
     runs.select_run(run["id"])
     view = runs.detail.tables
     qtbot.waitUntil(lambda: len(view.tables) == 2, timeout=15_000)
-    assert [(t["name"], t["source"], t["rowCount"]) for t in view.tables] == [
+    assert [(t.name, t.source, t.row_count) for t in view.tables] == [
         ("商品清单.xlsx", "file", ROWS), ("items", "output", ROWS)]
     assert runs.detail.pages.tabText(runs.detail.pages.indexOf(view)) == "Tables (2)"
 

@@ -196,7 +196,7 @@ def test_schedule_on_a_workflow_in_the_workflows_panel_makes_a_schedule_through_
     qtbot.waitUntil(lambda: len(shell.ctx.schedules.list()) == 1)
     made = shell.ctx.schedules.list()[0]
     assert made.workflow_id == workflow and made.timing.kind == "weekdays" and made.timing.time == "09:00"
-    qtbot.waitUntil(lambda: schedules.selected() is not None and schedules.selected()["id"] == made.id)
+    qtbot.waitUntil(lambda: schedules.selected() is not None and schedules.selected().id == made.id)
 
 
 def test_a_handoff_in_a_tab_the_run_followed_a_click_into_names_the_run(qtbot: QtBot, shell: BrowserPilotApp,

@@ -15,9 +15,19 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit,
                                QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
+from app.ops import workflow_ops
+from app.ops.results import (
+    RepairProposal,
+    WorkflowDiffResult,
+    WorkflowHistoryResult,
+    WorkflowRepairResult,
+    WorkflowRepairsResult,
+    WorkflowRestoreResult,
+)
 from app.ui.follow import Changed
 from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
+from workflows.envelope import Envelope
 
 
 class HistoryDialog(QDialog):
@@ -91,34 +101,33 @@ class HistoryDialog(QDialog):
     def refresh(self) -> None:
         """Read both lists now (the dialog reads them by itself whenever they change)."""
 
-        def listed(result: dict[str, Any]) -> None:
+        def listed(answer: Envelope[WorkflowHistoryResult]) -> None:
             kept = self._selected_version()
             self.versions.clear()
-            for v in result["versions"]:
+            for v in answer.result.versions:
                 text = self.tr("{version}  {at}  {reason}  ({nodes} nodes)").format(
-                    version=v["version"], at=v["at"][:19].replace("T", " "), reason=v["reason"], nodes=v["nodes"])
-                item = QListWidgetItem(text + (f"  — {v['note']}" if v.get("note") else ""))
-                item.setData(Qt.ItemDataRole.UserRole, v["version"])
+                    version=v.version, at=v.at[:19].replace("T", " "), reason=v.reason, nodes=v.nodes)
+                item = QListWidgetItem(text + (f"  — {v.note}" if v.note else ""))
+                item.setData(Qt.ItemDataRole.UserRole, v.version)
                 self.versions.addItem(item)
-            numbers = [v["version"] for v in result["versions"]]
+            numbers = [v.version for v in answer.result.versions]
             if self.versions.count():
                 self.versions.setCurrentRow(numbers.index(kept) if kept in numbers else 0)
             self._update_buttons()
 
-        def proposed(result: dict[str, Any]) -> None:
-            item = self.repairs.currentItem()
-            chosen = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-            kept = (chosen["runId"], chosen["node"]) if chosen else None
+        def proposed(answer: Envelope[WorkflowRepairsResult]) -> None:
+            chosen = self._selected_repair()
+            kept = (chosen.run_id, chosen.node) if chosen else None
             self.repairs.clear()
-            for repair in result["repairs"]:
+            repairs = answer.result.repairs
+            for repair in repairs:
                 item = QListWidgetItem(self.tr("{node} {title}: healed to {element} (score {score})").format(
-                    node=repair["node"], title=repair.get("title") or "", element=repair.get("element"),
-                    score=repair.get("score")))
+                    node=repair.node, title=repair.title or "", element=repair.element, score=repair.score))
                 item.setData(Qt.ItemDataRole.UserRole, repair)
                 self.repairs.addItem(item)
-            self.tabs.setTabText(1, self.tr("Proposed Repairs ({n})").format(n=len(result["repairs"]))
-                                 if result["repairs"] else self.tr("Proposed Repairs"))
-            keys = [(repair["runId"], repair["node"]) for repair in result["repairs"]]
+            self.tabs.setTabText(1, self.tr("Proposed Repairs ({n})").format(n=len(repairs))
+                                 if repairs else self.tr("Proposed Repairs"))
+            keys = [(repair.run_id, repair.node) for repair in repairs]
             if self.repairs.count():
                 self.repairs.setCurrentRow(keys.index(kept) if kept in keys else 0)
             else:
@@ -126,8 +135,13 @@ class HistoryDialog(QDialog):
                 self.repair_shot.clear()
             self._update_buttons()
 
-        self.ops.run("workflow_history", {"name": self.workflow_id}, self, listed, title=self.tr("History"))
-        self.ops.run("workflow_repairs", {"name": self.workflow_id}, self, proposed, title=self.tr("History"))
+        title = self.tr("History")
+        self.ops.run(workflow_ops.workflow_history, {"name": self.workflow_id}, self, listed, title=title)
+        self.ops.run(workflow_ops.workflow_repairs, {"name": self.workflow_id}, self, proposed, title=title)
+
+    def _selected_repair(self) -> RepairProposal | None:
+        item = self.repairs.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
 
     def _selected_version(self) -> int | None:
         item = self.versions.currentItem()
@@ -140,28 +154,27 @@ class HistoryDialog(QDialog):
             self.changes.setPlainText(self.tr("The oldest version kept."))
             return
 
-        def shown(result: dict[str, Any]) -> None:
+        def shown(answer: Envelope[WorkflowDiffResult]) -> None:
             if self._selected_version() == version:
-                self.changes.setPlainText("\n".join(result["changes"] or [self.tr("No change.")]) + "\n\n" +
-                                          result["diff"])
+                diff = answer.result
+                self.changes.setPlainText("\n".join(diff.changes or [self.tr("No change.")]) + "\n\n" + diff.diff)
 
         older = int(self.versions.item(self.versions.currentRow() + 1).data(Qt.ItemDataRole.UserRole))
-        self.ops.run("workflow_diff", {"name": self.workflow_id, "a": older, "b": version}, self, shown,
+        self.ops.run(workflow_ops.workflow_diff, {"name": self.workflow_id, "a": older, "b": version}, self, shown,
                      title=self.tr("History"))
 
     def _show_repair(self) -> None:
-        item = self.repairs.currentItem()
+        repair = self._selected_repair()
         self._update_buttons()
-        if item is None:
+        if repair is None:
             return
-        repair = item.data(Qt.ItemDataRole.UserRole)
-        to = repair.get("to") or {}
+        to = repair.to if isinstance(repair.to, dict) else {}  # the new locator: {selector} or {xpath}
         self.repair_detail.setText(self.tr("Run {run}, node {node}\nwas: {before}\nnow: {after}\nfound: {element}\n"
                                            "score {score}: {why}").format(
-            run=repair["runId"], node=repair["node"], before=repair.get("from"),
-            after=to.get("selector") or to.get("xpath") or "", element=repair.get("element"),
-            score=repair.get("score"), why=repair.get("why")))
-        shot = QPixmap(repair["shot"]) if repair.get("shot") else QPixmap()
+            run=repair.run_id, node=repair.node, before=repair.from_,
+            after=to.get("selector") or to.get("xpath") or "", element=repair.element,
+            score=repair.score, why=repair.why))
+        shot = QPixmap(repair.shot) if repair.shot else QPixmap()
         if shot.isNull():
             self.repair_shot.clear()
         else:
@@ -178,22 +191,21 @@ class HistoryDialog(QDialog):
         if version is None or self.versions.currentRow() <= 0:
             return
 
-        def done(result: dict[str, Any]) -> None:
+        def done(answer: Envelope[WorkflowRestoreResult]) -> None:
             self.note.setText(self.tr("Restored version {old} as version {new}.").format(
-                old=result["restored"], new=result["version"]))  # (the list follows the new version)
+                old=answer.result.restored, new=answer.result.version))  # (the list follows the new version)
 
-        self.ops.run("workflow_restore", {"name": self.workflow_id, "version": version}, self, done,
+        self.ops.run(workflow_ops.workflow_restore, {"name": self.workflow_id, "version": version}, self, done,
                      title=self.tr("Restore"))
 
     def accept_repair(self) -> None:
-        item = self.repairs.currentItem()
-        if item is None:
+        repair = self._selected_repair()
+        if repair is None:
             return
-        repair = item.data(Qt.ItemDataRole.UserRole)
 
-        def done(result: dict[str, Any]) -> None:
+        def done(answer: Envelope[WorkflowRepairResult]) -> None:
             self.note.setText(self.tr("Repaired node {node} (version {version}).").format(
-                node=repair["node"], version=result["version"]))  # (both lists follow)
+                node=repair.node, version=answer.result.version))  # (both lists follow)
 
-        self.ops.run("workflow_repair", {"runId": repair["runId"], "node": repair["node"]}, self, done,
+        self.ops.run(workflow_ops.workflow_repair, {"run_id": repair.run_id, "node": repair.node}, self, done,
                      title=self.tr("Accept Repair"))

@@ -16,6 +16,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, Q
 from PySide6.QtWidgets import (QDialogButtonBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QScrollArea,
                                QSplitter, QToolBar, QVBoxLayout, QWidget)
 
+from app.ops import inspect_ops, page_ops, run_ops, workflow_ops
+from app.ops.results import WorkflowSaveResult, WorkflowStartResult
 from app.ui.editor.controller import CLIPBOARD_KIND, EditorController, EditRefused
 from app.ui.editor.forms import NodeForm
 from app.ui.editor.history import HistoryDialog
@@ -31,6 +33,8 @@ from app.ui.op_runner import OpRunner
 from app.ui.theme import icon
 from plumbing import loggers
 from workflows.document import DocumentError, validate_document
+from workflows.envelope import Envelope
+from workflows.results import QueryResult
 from workflows.io import dump_document
 
 log = logging.getLogger(loggers.EDITOR)
@@ -393,23 +397,23 @@ class EditorWindow(QMainWindow):
         self._saving += 1
         index = self.stack.index()
 
-        def failed(_result: dict[str, Any]) -> None:
+        def failed(_answer: Envelope[WorkflowSaveResult]) -> None:
             self._saving -= 1
 
-        def done(result: dict[str, Any]) -> None:
+        def done(answer: Envelope[WorkflowSaveResult]) -> None:
             self._saving -= 1
-            self.workflow_id = result["id"]
+            self.workflow_id = answer.result.id
             try:  # the store's own copy (in memory): its echo, told later, is not a change made elsewhere
                 self._written = self.ops.ctx.workflows.find(self.workflow_id).document
             except LookupError:
                 pass
             self.stack.setClean() if self.stack.index() == index else None
             self._update_title()
-            count = len(result.get("warnings") or [])
+            count = len(answer.result.warnings)
             self.say(self.tr("Saved (%n warning(s)).", "", count))
             self.saved.emit(self.workflow_id)
 
-        self.ops.run("workflow_write", {"workflow": stored}, self, done, title=self.tr("Save workflow"),
+        self.ops.run(workflow_ops.workflow_write, {"workflow": stored}, self, done, title=self.tr("Save workflow"),
                      on_failed=failed)
         return True
 
@@ -514,8 +518,8 @@ class EditorWindow(QMainWindow):
             return
         from app.ui.schedule_dialog import open_schedule_dialog
 
-        open_schedule_dialog(self.ops, self, workflow_id=self.workflow_id, on_saved=lambda result: self.say(
-            self.tr("Scheduled: {name} (the Schedules panel lists it)").format(name=result["schedule"]["name"])))
+        open_schedule_dialog(self.ops, self, workflow_id=self.workflow_id, on_saved=lambda saved: self.say(
+            self.tr("Scheduled: {name} (the Schedules panel lists it)").format(name=saved.name)))
 
     def _start(self, document: dict[str, Any], inputs: dict[str, Any], env_id: str | None) -> None:
         assert self.ops.ctx.runner is not None
@@ -523,8 +527,8 @@ class EditorWindow(QMainWindow):
         params.update({"name": self.workflow_id} if not self.dirty and self.workflow_id else {"workflow": document})
         events = self.ops.ctx.runner.events
 
-        def started(result: dict[str, Any]) -> None:
-            run_id = result["runId"]
+        def started(answer: Envelope[WorkflowStartResult]) -> None:
+            run_id = answer.result.run_id
             self.overlay.begin(run_id)
             for event in events.history(run_id):
                 self.overlay.on_event(event)
@@ -533,7 +537,7 @@ class EditorWindow(QMainWindow):
             self.cancel_action.setEnabled(self.overlay.record is None)
             self.say(self.tr("Running {run}…").format(run=run_id))
 
-        self.ops.run("workflow_start", params, self, started, title=self.tr("Run workflow"))
+        self.ops.run(run_ops.workflow_start, params, self, started, title=self.tr("Run workflow"))
 
     def _run_finished(self, record: dict[str, Any]) -> None:
         self.cancel_action.setEnabled(False)
@@ -550,7 +554,8 @@ class EditorWindow(QMainWindow):
 
     def cancel_run(self) -> None:
         if self.overlay.run_id and self.overlay.record is None:
-            self.ops.run("run_cancel", {"runId": self.overlay.run_id}, self, lambda _r: self.say(self.tr("Cancelling…")))
+            self.ops.run(run_ops.run_cancel, {"run_id": self.overlay.run_id}, self,
+                         lambda _answer: self.say(self.tr("Cancelling…")))
 
     def show_run(self, record: dict[str, Any]) -> None:
         """Overlay a past run (a `run_read` view) on the graph."""
@@ -567,8 +572,8 @@ class EditorWindow(QMainWindow):
             self.say(self.tr("Open an environment window with the page first, then press Pick."))
             return
         picker = _ClickPicker(tab, lambda x, y: self.ops.run(
-            "page_hit", {"tabId": tab.tab_id, "x": x, "y": y}, self,
-            lambda result: fill(result.get("locator") or {}), title=self.tr("Pick")))
+            inspect_ops.page_hit, {"tab_id": tab.tab_id, "x": x, "y": y}, self,
+            lambda answer: fill(answer.result.locator.wire()), title=self.tr("Pick")))
         self._picker = picker
         tab.window().raise_()
         self.say(self.tr("Click the element in the environment window."))
@@ -585,13 +590,14 @@ class EditorWindow(QMainWindow):
             first = NodeLocator.model_validate(locator).candidates()[0]
             spec = {k: v for k, v in (("selector", first.selector), ("xpath", first.xpath)) if v}
 
-        def counted(result: dict[str, Any]) -> None:
-            count = int(result.get("count") or 0)
+        def counted(answer: Envelope[QueryResult]) -> None:
+            count = answer.result.count
             show(self.tr("1 match (exactly one: good)") if count == 1 else
                  self.tr("%n matches (page actions need exactly one)", "", count))
             self._highlight(tab, spec)
 
-        self.ops.run("page_query", {"tabId": tab.tab_id, "locator": spec}, self, counted, title=self.tr("Test locator"))
+        self.ops.run(page_ops.page_query, {"tab_id": tab.tab_id, "locator": spec}, self, counted,
+                     title=self.tr("Test locator"))
 
     def _highlight(self, tab: Any, spec: dict[str, Any]) -> None:
         """Outline the matches in the page for a moment (an overlay drawn by a script, removed after)."""
