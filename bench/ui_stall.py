@@ -298,7 +298,8 @@ class Variant:
     new_sites: bool = True     # every row on a site (a host) of its own; else all rows on one site
     side: bool = True          # the side task runs in the app meanwhile
     batch_here: bool = True    # the batch runs in the app; else in another app process, on its own data folder
-    traced: bool = False       # every row keeps its trace and video (`trace` and `video` always, issue 36)
+    trace: str | None = None   # each row's `trace` setting (issue 36; None: the default, on-failure)
+    video: str | None = None   # each row's `video` setting (None: the default, off)
 
 
 VARIANTS = {
@@ -309,7 +310,10 @@ VARIANTS = {
     "batch-elsewhere": Variant("the batch in another app process, the side task here", batch_here=False),
     "batch-elsewhere-no-side": Variant("the batch in another app process, nothing here", batch_here=False,
                                        side=False),
-    "traced": Variant("as specified, every row with its trace and video kept", traced=True),
+    "traced": Variant("as specified, every row with its trace and video kept", trace="always", video="always"),
+    "trace-only": Variant("as specified, every row with its trace kept (no video)", trace="always"),
+    "video-only": Variant("as specified, every row with its video kept (no trace)", trace="off", video="always"),
+    "trace-off": Variant("as specified, no trace at all (trace off)", trace="off"),
 }
 BATCH_ALONE = "(no side operation)"
 
@@ -398,7 +402,7 @@ async def measure(shell: Any, hosts: list[str], rows: int, variant: Variant, wor
     side_task = asyncio.ensure_future(side())
     try:
         if variant.batch_here:
-            tracing = {"trace": "always", "video": "always"} if variant.traced else {}
+            tracing = {key: value for key, value in (("trace", variant.trace), ("video", variant.video)) if value}
             result = await op("workflow_batch", {"workflow": "Stall probe", "rows": batch_rows, "concurrency": 3,
                                                     "envs": envs, **tracing})
         else:
