@@ -29,7 +29,8 @@ Where the late answers come from: `--variant NAME` measures the same with one pa
 alone), `one-site-no-side`, `batch-elsewhere` (the batch runs through `browserpilot run --rows` in a second app
 process on a data folder of its own, in one environment; the probe and the side task stay here) and
 `batch-elsewhere-no-side` (this app runs nothing but the probe while the other batches), and `traced` (as specified,
-every row keeping its trace and its video: issue 36's bound, p99 <= 80 ms, worst <= 200 ms). Each late answer is
+every row keeping its trace and its video: issue 36's bound, p99 <= 80 ms, worst <= 200 ms; `trace-only`,
+`video-only` and `trace-off` put the traced batch's late answers down to its parts). Each late answer is
 also put down to the side task's operation that was running when it was asked for ("(no side operation)":
 none was, only the batch).
 

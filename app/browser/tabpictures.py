@@ -1,16 +1,15 @@
 """Pictures of a tab for traces and videos: taken now and cheaply, with the fields a secret was typed into masked.
 
-- `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay
-  or banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a
-  screenshot (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and
-  neither may slow the run down. `painted()` waits, off the run's path, until what the page shows now has
-  reached that picture: the page has begun two animation frames since (it says so on its console), and then
-  Qt has drawn the page's picture again (the render widget's scene, `afterRendering`); a page that draws
-  nothing more by then (its last frame reached Qt before the page spoke) is waited for at most
-  `DELIVERY_WAIT`. A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
-  picture of a click that repainted a big block still showed it as it was before (tests/integration/
-  test_traces.py, the after picture). `same(a, b)`: whether two pictures show the same pixels (a still page: the trace
-  reuses its last screenshot, the video sends nothing new).
+- `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay or
+  banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a screenshot
+  (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and neither may slow the
+  run down. `painted()` waits, off the run's path, until what the page shows now has reached that picture: the page
+  has begun two animation frames since (it says so on its console), and then Qt has drawn the page's picture again
+  (the render widget's scene, `afterRendering`); a page that draws nothing more by then (its last frame reached Qt
+  before the page spoke) is waited for at most `DELIVERY_WAIT`. A fixed 30 ms after the two animation frames was not
+  enough: on a loaded machine the picture of a click that repainted a big block still showed it as it was before
+  (tests/integration/ test_traces.py, the after picture). `same(a, b)`: whether two pictures show the same pixels (a
+  still page: the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
