@@ -8,7 +8,7 @@
   (the render widget's scene, `afterRendering`); a page that draws nothing more by then (its last frame reached Qt
   before the page spoke) is waited for at most `DELIVERY_WAIT`. A fixed 30 ms after the two animation frames was not
   enough: on a loaded machine the picture of a click that repainted a big block still showed it as it was before
-  (tests/integration/ test_traces.py, the after picture). `same(a, b)`: whether two pictures show the same pixels (a
+  (tests/integration/test_traces.py, the after picture). `same(a, b)`: whether two pictures show the same pixels (a
   still page: the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
