@@ -29,7 +29,8 @@ Where the late answers come from: `--variant NAME` measures the same with one pa
 alone), `one-site-no-side`, `batch-elsewhere` (the batch runs through `browserpilot run --rows` in a second app
 process on a data folder of its own, in one environment; the probe and the side task stay here) and
 `batch-elsewhere-no-side` (this app runs nothing but the probe while the other batches), and `traced` (as specified,
-every row keeping its trace and its video: the traced bound, p99 <= 80 ms, worst <= 200 ms). Each late answer is
+every row keeping its trace and its video: the traced bound, p99 <= 80 ms, worst <= 200 ms; `trace-only`,
+`video-only` and `trace-off` put the traced batch's late answers down to its parts). Each late answer is
 also put down to the side task's operation that was running when it was asked for ("(no side operation)":
 none was, only the batch).
 
@@ -298,7 +299,8 @@ class Variant:
     new_sites: bool = True     # every row on a site (a host) of its own; else all rows on one site
     side: bool = True          # the side task runs in the app meanwhile
     batch_here: bool = True    # the batch runs in the app; else in another app process, on its own data folder
-    traced: bool = False       # every row keeps its trace and video (`trace` and `video` always)
+    trace: str | None = None   # each row's `trace` setting (None: the default, on-failure)
+    video: str | None = None   # each row's `video` setting (None: the default, off)
 
 
 VARIANTS = {
@@ -309,7 +311,10 @@ VARIANTS = {
     "batch-elsewhere": Variant("the batch in another app process, the side task here", batch_here=False),
     "batch-elsewhere-no-side": Variant("the batch in another app process, nothing here", batch_here=False,
                                        side=False),
-    "traced": Variant("as specified, every row with its trace and video kept", traced=True),
+    "traced": Variant("as specified, every row with its trace and video kept", trace="always", video="always"),
+    "trace-only": Variant("as specified, every row with its trace kept (no video)", trace="always"),
+    "video-only": Variant("as specified, every row with its video kept (no trace)", trace="off", video="always"),
+    "trace-off": Variant("as specified, no trace at all (trace off)", trace="off"),
 }
 BATCH_ALONE = "(no side operation)"
 
@@ -398,7 +403,7 @@ async def measure(shell: Any, hosts: list[str], rows: int, variant: Variant, wor
     side_task = asyncio.ensure_future(side())
     try:
         if variant.batch_here:
-            tracing = {"trace": "always", "video": "always"} if variant.traced else {}
+            tracing = {key: value for key, value in (("trace", variant.trace), ("video", variant.video)) if value}
             result = await op("workflow_batch", {"workflow": "Stall probe", "rows": batch_rows, "concurrency": 3,
                                                     "envs": envs, **tracing})
         else:

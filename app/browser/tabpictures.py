@@ -1,11 +1,15 @@
 """Pictures of a tab for traces and videos: taken now and cheaply, with the fields a secret was typed into masked.
 
-- `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay
-  or banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a
-  screenshot (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and
-  neither may slow the run down. `painted()` waits, off the run's path, until what the page shows now has
-  reached that picture. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace
-  reuses its last screenshot, the video sends nothing new).
+- `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay or
+  banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a screenshot
+  (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and neither may slow the
+  run down. `painted()` waits, off the run's path, until what the page shows now has reached that picture: the page
+  has begun two animation frames since (it says so on its console), and then Qt has drawn the page's picture again
+  (the render widget's scene, `afterRendering`); a page that draws nothing more by then (its last frame reached Qt
+  before the page spoke) is waited for at most `DELIVERY_WAIT`. A fixed 30 ms after the two animation frames was not
+  enough: on a loaded machine the picture of a click that repainted a big block still showed it as it was before
+  (tests/integration/test_traces.py, the after picture). `same(a, b)`: whether two pictures show the same pixels (a
+  still page: the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
@@ -31,6 +35,8 @@ from dataclasses import dataclass, field
 import shiboken6
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtQuick import QQuickWindow
+from PySide6.QtQuickWidgets import QQuickWidget
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
 from app.browser import capture
@@ -43,7 +49,7 @@ log = logging.getLogger(loggers.BROWSER)
 
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
-DELIVERY = 0.03  # seconds a frame the page has drawn may take to reach Qt's picture
+DELIVERY_WAIT = 0.1  # seconds `painted` waits for Qt to draw the page again once the page has drawn its frames
 MASK_COLOUR = QColor(38, 38, 38)
 OUTLINE_COLOUR = capture.OUTLINE_COLOR
 KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
@@ -124,27 +130,47 @@ class TabPictures:
         self._said: dict[str, asyncio.Future[None]] = {}
 
     async def painted(self, timeout: float = 1.0) -> None:
-        """Return once what the page shows now has reached Qt's picture: the page has begun two animation frames
-        since (so the one with the change is drawn; it says so on its console: no script is waited for), and Qt
-        has had a moment to take it; at most `timeout` (a page that navigated says nothing)."""
+        """Return once what the page shows now has reached Qt's picture (the module's docstring); at most
+        `timeout` for the page to speak (a page that navigated says nothing)."""
         if not self.usable():
             return
         page = self.view.page()
+        window = self._render_window()
         self._painting += 1
         key = f"{self._token}{self._painting}"
-        said: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        said: asyncio.Future[None] = loop.create_future()
+        drawn: asyncio.Future[None] = loop.create_future()
         self._said[key] = said
+
+        def rendered() -> None:  # Qt drew the page's picture; what counts is a drawing after the page spoke
+            if said.done() and not drawn.done():
+                drawn.set_result(None)
+
+        if window is not None:
+            window.afterRendering.connect(rendered)
         if self._on_console not in page.console_listeners:
             page.console_listeners.append(self._on_console)
         page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => "
                            f"console.debug({json.dumps(key)})))", APP_WORLD)
         try:
             await asyncio.wait_for(said, timeout)
-            await asyncio.sleep(DELIVERY)
+            if window is not None:
+                await asyncio.wait_for(drawn, DELIVERY_WAIT)
         except asyncio.TimeoutError:
             pass
         finally:
             self._said.pop(key, None)
+            if window is not None and shiboken6.isValid(window):
+                window.afterRendering.disconnect(rendered)
+
+    def _render_window(self) -> QQuickWindow | None:
+        """The scene Qt draws the page's frames in (the view's render widget is a QQuickWidget; a navigation to
+        another site may give the view a new one)."""
+        if not shiboken6.isValid(self.view):
+            return None
+        widget = self.view.findChild(QQuickWidget)
+        return widget.quickWindow() if widget is not None else None
 
     def _on_console(self, message: str) -> bool:
         if not message.startswith(self._token):

@@ -5,19 +5,20 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   (app/browser/tabpictures.py), the run recording acting in it, the videos filming it. The watch is the tab's
   `core.tracer` while anything records it, so the tab's parts tell it when they act (and on which element) and
   when a secret is about to be typed (the field is masked from then on).
-- `RunRecording` is one run's trace and video. A step is a node: when it starts, the previous step's "after"
-  picture is taken (at once: a grab, no wait for a new frame) and its console messages and page errors (the
-  page's own console, `BrowserPage.console_journal`) are closed; at the moment the node acts, its "before"
-  picture (the element outlined in red). Requests: the tab's own traffic, as the page's request interceptor
-  sees each one leave (method, address, kind: documents, form posts, fetch/XHR, scripts, images, beacons;
-  QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
-  resource timing (status, duration, size: read at each step without waiting for the answer), each given to
-  the step during which it left; while network capture runs on the tab (`net_start`), its entries are used
-  instead, with the request and response bodies it kept (cut to 4 KB). The pictures go to one writer thread
-  per run (app/browser/shotfiles.py), which scales them (at most 800 px wide) and writes them as numbered JPEG
-  files in the run's `trace/` folder: as they come when the trace is `always` (a crash keeps the steps so far);
-  with `on-failure`, the newest pictures (up to 48 MB) are held as they are and encoded only when the run does
-  not end ok, so a run that ends ok encodes nothing and writes nothing.
+- `RunRecording` is one run's trace and video. A step is a node: when it starts, the previous step's console
+  messages and page errors (the page's own console, `BrowserPage.console_journal`) are closed, and its "after"
+  picture is taken once what it did has reached Qt's picture (`TabPictures.painted`; a step that ends sooner, a wait
+  or a script, shares that picture with the step before it), or at the latest when the next node acts; at the moment
+  a node acts, its "before" picture (the element outlined in red). Requests: the tab's own traffic, as the page's
+  request interceptor sees each one leave (method, address, kind: documents, form posts, fetch/XHR, scripts, images,
+  beacons; QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
+  resource timing (status, duration, size: read at each step without waiting for the answer), each given to the step
+  during which it left; while network capture runs on the tab (`net_start`), its entries are used instead, with the
+  request and response bodies it kept (cut to 4 KB). The pictures go to one writer thread per run
+  (app/browser/shotfiles.py), which scales them (at most 800 px wide) and writes them as numbered JPEG files in the
+  run's `trace/` folder: as they come when the trace is `always` (a crash keeps the steps so far); with
+  `on-failure`, the newest pictures (up to 48 MB) are held as they are and encoded only when the run does not end
+  ok, so a run that ends ok encodes nothing and writes nothing.
 - A run's video films whichever tab the run acts in (app/browser/tabvideo.py), its nodes as chapters.
 """
 
@@ -290,7 +291,8 @@ class RunRecording:
         self._held_bytes = 0
         self._backlog: deque[_Shot] = deque()                # always: pictures the writer could not take yet
         self._left_out = 0
-        self._pending_after: tuple[TabWatch, _Step] | None = None
+        # the steps whose after picture waits for what they did to be painted: their tab, and since when
+        self._pending_after: tuple[TabWatch, list[_Step], float] | None = None
         self._after_timer: asyncio.TimerHandle | None = None
         self._attach(watch)
         if request.video:
@@ -345,15 +347,16 @@ class RunRecording:
             step.element = target.description
         pending = self._pending_after
         if pending is not None and pending[0] is watch and not watch.pictures.masking:
-            # the last step's after picture is still to take: one picture of this moment serves as both (a grab
+            # the last steps' after picture is still to take: one picture of this moment serves as both (a grab
             # costs the Qt thread a few ms, and a fast run acts right after the last step)
             self._take_pending_after()
             picture = watch.pictures.grab()
-            self._shoot(watch, picture, pending[1], "after", None)
+            for waiting in pending[1]:
+                self._shoot(watch, picture, waiting, "after", None)
             self._shoot(watch, picture, step, "before", step.box)
             return
         self._after_now()
-        self._picture(watch, step, "before", step.box)
+        self._picture(watch, [step], "before", step.box)
 
     def names_secret(self, text: str) -> bool:
         return any(value in text for value in self.request.secrets)
@@ -380,21 +383,33 @@ class RunRecording:
         step, watch = self.current, self.watch
         if step is None or watch is None or not self.request.screenshots:
             return
-        self._after_now()
         if last:  # the run has ended and settled: what its last node did is painted by now
-            self._picture(watch, step, "after", None)
+            self._after_now()
+            self._picture(watch, [step], "after", None)
         else:  # its picture once what it did is painted (or AFTER_WAIT later, or when another is needed first)
-            self._pending_after = (watch, step)
-            self._after_timer = asyncio.get_running_loop().call_later(AFTER_WAIT, self._after_now)
-            painting = asyncio.ensure_future(self._after_painted(watch, step))
+            now = time.monotonic()
+            pending = self._pending_after
+            if pending is not None and pending[0] is watch and now - pending[2] < AFTER_WAIT:
+                # The step before still waits for what it did to be painted (this one took less than a frame: a
+                # wait, a script): one picture, once what both did is painted, serves both. Taken now, it showed
+                # the page before the step before had any effect.
+                self._take_pending_after()
+                steps, since = [*pending[1], step], pending[2]
+            else:
+                self._after_now()
+                steps, since = [step], now
+            self._pending_after = (watch, steps, since)
+            self._after_timer = asyncio.get_running_loop().call_later(max(0.0, AFTER_WAIT - (now - since)),
+                                                                      self._after_now)
+            painting = asyncio.ensure_future(self._after_painted(watch, steps))
             self._painting.add(painting)
             painting.add_done_callback(self._painting.discard)
         self._drain_console(watch, step)
         self._read_requests(watch)
 
-    async def _after_painted(self, watch: TabWatch, step: _Step) -> None:
+    async def _after_painted(self, watch: TabWatch, steps: list[_Step]) -> None:
         await watch.pictures.painted(AFTER_WAIT)
-        if self._pending_after is not None and self._pending_after[1] is step:
+        if self._pending_after is not None and self._pending_after[1] is steps:
             self._after_now()
 
     def _after_now(self) -> None:
@@ -404,8 +419,8 @@ class RunRecording:
         if pending is not None:
             self._picture(pending[0], pending[1], "after", None)
 
-    def _take_pending_after(self) -> tuple[TabWatch, _Step] | None:
-        """The step that still waits for its after picture, if any; from now on it waits no more."""
+    def _take_pending_after(self) -> tuple[TabWatch, list[_Step], float] | None:
+        """The steps that still wait for their after picture, if any; from now on they wait no more."""
         pending, self._pending_after = self._pending_after, None
         if self._after_timer is not None:
             self._after_timer.cancel()
@@ -429,16 +444,20 @@ class RunRecording:
             elif len(step.console) < MAX_CONSOLE:
                 step.console.append(item)
 
-    def _picture(self, watch: TabWatch, step: _Step, kind: str, outline: Box | None) -> None:
-        """The step's `kind` (before or after) picture, taken now (a masked one: after a quick read of the page);
+    def _picture(self, watch: TabWatch, steps: list[_Step], kind: str, outline: Box | None) -> None:
+        """The steps' `kind` (before or after) picture, taken now (a masked one: after a quick read of the page);
         a thread writes it (app/browser/shotfiles.py)."""
         pictures = watch.pictures
         if not pictures.masking:
-            self._shoot(watch, pictures.grab(), step, kind, outline)
+            picture = pictures.grab()
+            for step in steps:
+                self._shoot(watch, picture, step, kind, outline)
             return
 
         async def masked_picture() -> None:
-            self._shoot(watch, await pictures.picture(), step, kind, outline)
+            picture = await pictures.picture()
+            for step in steps:
+                self._shoot(watch, picture, step, kind, outline)
 
         task = asyncio.ensure_future(masked_picture())
         self._reads.add(task)

@@ -44,6 +44,19 @@ document.getElementById('save').addEventListener('click', async () => {
 </script>"""
 
 
+# A big block a click turns from red to blue at once, and a button that changes nothing one can see.
+PAINT_PAGE = """<!doctype html><title>Paint</title>
+<style>body { margin: 0; background: #fff; } #block { width: 900px; height: 420px; background: rgb(210, 30, 30); }
+button { font: 20px sans-serif; margin: 12px; }</style>
+<div id=block></div><button id=paint>Paint</button><button id=other>Other</button>
+<script>
+document.getElementById('paint').addEventListener('click', () => {
+  document.getElementById('block').style.background = 'rgb(30, 60, 220)';
+});
+document.getElementById('other').addEventListener('click', () => console.log('other'));
+</script>"""
+
+
 @pytest.fixture(scope="module")
 def app(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
     with running_app(qapp, tmp_path_factory.mktemp("trace-data")) as shell:
@@ -59,6 +72,7 @@ def site() -> Iterator[LocalServer]:
             return Response(f"saved {json.loads(request.body)['user']}", content_type="text/plain")
 
         local.route("/api/save", save)
+        local.route("/paint", PAINT_PAGE)
         yield local
 
 
@@ -156,6 +170,36 @@ def test_an_ok_run_keeps_no_trace_on_failure_and_always_keeps_one_picture_per_no
     named = {Path(p).name for entry in record["trace"] for p in (entry.get("before"), entry["after"]) if p}
     assert kept == sorted(named)  # one file per picture the record names, nothing more
     assert step(record, "user")["before"] and step(record, "save")["before"]  # acting nodes: at the moment they act
+
+
+def block_colour(path: str) -> str:
+    """What the block of PAINT_PAGE shows in a trace picture (800 px wide: 2/3 of the page's CSS px)."""
+    colour = QImage(path).pixelColor(int(450 * 800 / VIEWPORT_WIDTH), int(210 * 800 / VIEWPORT_WIDTH))
+    if colour.red() > 150 and colour.blue() < 110:
+        return "red"
+    if colour.blue() > 150 and colour.red() < 110:
+        return "blue"
+    return colour.name()
+
+
+@pytest.mark.parametrize("then", ["acts", "waits", "ends"])
+def test_a_steps_after_picture_shows_what_the_step_did(qtbot: QtBot, app: BrowserPilotApp, site: LocalServer,
+                                                       tab: str, then: str) -> None:
+    """The after picture of a click that repaints a big block shows the new colour, whether the next node acts at
+    once (one picture serves as this step's after and the next one's before), does not act, or there is none."""
+    following = {"acts": [node("other", "click", title="Other", locator={"selector": "#other"})],
+                 "waits": [node("other", "wait", title="Blue", locator={"selector": "#block"}, timeout=5)],
+                 "ends": []}[then]
+    for attempt in range(3):  # a lag would show in one run of a few (it depends on when frames are drawn)
+        doc = chain(f"Paint then {then} {attempt}", node("start", "start"),
+                    node("open", "goto", title="Open", url=site.url("/paint")),
+                    node("paint", "click", title="Paint", locator={"selector": "#paint"}),
+                    *following, node("end", "end"))
+        record = run(qtbot, app, doc, tab, trace="always")["run"]
+        assert record["status"] == "ok"
+        painted = step(record, "paint")
+        assert block_colour(painted["before"]) == "red"
+        assert block_colour(painted["after"]) == "blue", (attempt, painted)
 
 
 # -- the video ----------------------------------------------------------------------------------------------------
