@@ -2,10 +2,12 @@
 
 On the wire (MCP's structured content, the CLI's `--json`, the original BrowserPilot's agents) an envelope is
 one flat JSON object: `{ok, control, tabId?, takenOver?, dialogs?, newTabs?, ...data, error?, code?,
-errorShot?, notes?}`. The registry (app/ops/registry.py) builds that object and sends it as it is; this module
-reads it back as an `Envelope[T]`, where `T` is the operation's result model (`Operation.result`): the
-bookkeeping becomes fields (`taken_over`, `new_tabs`, `error_shot`), the rest is the typed `data` on success,
-and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is `details`.
+errorShot?, notes?}`. In process an envelope is an `Envelope[T]`, where `T` is the operation's result model
+(`Operation.result`): the bookkeeping is fields (`taken_over`, `new_tabs`, `error_shot`), the rest is the typed
+`data` on success, and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is
+`details`. An operation on a tab builds its `Envelope` around the model its tab's part answered
+(app/ops/page_session.py), which the engine reads as it is; `Envelope.wire` makes the flat object for the
+wire, and `Envelope.parse` reads one back (an operation that still answers a flat object, a test's check).
 
 `Result` is the base of every result model: camelCase names outside, and keys a model does not name are kept
 (a result may carry more than its model promises, never less). `OpenResult` is the declared result of an
@@ -71,6 +73,28 @@ class Envelope(BaseModel, Generic[T]):
         if not self.ok or self.data is None:
             raise ValueError(f"the operation failed: {self.error}")
         return self.data
+
+    def wire(self) -> dict[str, Any]:
+        """The flat form `parse` reads: the envelope's own keys (those that say something), then the data's, or
+        a failure's details."""
+        flat: dict[str, Any] = {"ok": self.ok, "control": self.control}
+        if self.tab_id is not None:
+            flat["tabId"] = self.tab_id
+        if self.taken_over:
+            flat["takenOver"] = True
+        if self.dialogs:
+            flat["dialogs"] = self.dialogs
+        if self.new_tabs:
+            flat["newTabs"] = self.new_tabs
+        if self.data is not None:
+            flat.update(self.data.wire())
+        flat.update(self.details)
+        for key, value in (("error", self.error), ("code", self.code), ("errorShot", self.error_shot)):
+            if value is not None:
+                flat[key] = value
+        if self.notes:
+            flat["notes"] = self.notes
+        return flat
 
     @classmethod
     def failed(cls, error: str, code: str) -> Envelope[T]:

@@ -3,7 +3,8 @@
 An operation is a typed async function with a pydantic parameter model. `OperationRegistry.call` is the
 single door: it accepts the original BrowserPilot's call forms (`app.ops.compat`), validates parameters
 (unknown names are rejected with the list of valid ones), runs the function and wraps what it returns in the
-envelope `{ok, control, ...data, notes?}`; failures become `{ok: false, control, error}` with one line a
+envelope `{ok, control, ...data, notes?}` (an operation on a tab builds its own `Envelope`, which `call` sends
+flat and the typed `run` hands over as it is); failures become `{ok: false, control, error}` with one line a
 person or a model can act on. `notes` says which form won when a call gave both, and similar remarks.
 
 A caller whose secrets are bound to their sites (an agent run, a workflow run: `OpContext.secrets`) gets a
@@ -59,7 +60,10 @@ class OpError(Exception):
         self.data = data
 
 
-OpFunc = Callable[[OpContext, Any], Awaitable[dict[str, Any]]]
+# What an operation's function answers: the `Envelope` of an operation on a tab (around its part's result
+# model, app/ops/page_session.py), or its data as a flat object.
+Answer = Envelope[Any] | dict[str, Any]
+OpFunc = Callable[[OpContext, Any], Awaitable[Answer]]
 
 # Whether the operation running in this task only reads (`Operation.read_only`): `app.ops.page_session.on_page`
 # does not pause a person's recording for it (reading sends the page no input).
@@ -70,7 +74,7 @@ reading_only: ContextVar[bool] = ContextVar("reading_only", default=False)
 class Operation(Generic[P, R]):
     name: str
     params: type[P]
-    func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]
+    func: Callable[[OpContext, P], Awaitable[Answer]]
     description: str
     # What it answers when ok: the `data` of its `Envelope` (app/ops/results.py); `OpenResult` while its shape is
     # not modelled.
@@ -99,10 +103,10 @@ def operation(
     needs_browser: bool = False,
     secret_field: str | None = None,
     group: str | None = None,
-) -> Callable[[Callable[[OpContext, P], Awaitable[dict[str, Any]]]], Operation[P, R]]:
+) -> Callable[[Callable[[OpContext, P], Awaitable[Answer]]], Operation[P, R]]:
     """Declare an operation: its parameters, its result model; the function's docstring is its description."""
 
-    def wrap(func: Callable[[OpContext, P], Awaitable[dict[str, Any]]]) -> Operation[P, R]:
+    def wrap(func: Callable[[OpContext, P], Awaitable[Answer]]) -> Operation[P, R]:
         return Operation(
             name=name,
             params=params,
@@ -192,7 +196,8 @@ class OperationRegistry:
         except ValidationError as exc:
             return failure(describe_validation_error(op, exc), code="invalid_parameters")
         params._shot = accepted.shot
-        return await self._run(ctx, op, params, accepted.notes)
+        answer = await self._run(ctx, op, params, accepted.notes)
+        return answer.wire() if isinstance(answer, Envelope) else answer
 
     async def run(self, ctx: OpContext, op: Operation[P, R], params: P | dict[str, Any]) -> Envelope[R]:
         """Run one operation in process, typed: its parameters as its `Params` model (or a dict of its own
@@ -205,7 +210,10 @@ class OperationRegistry:
             except ValidationError as exc:
                 return Envelope[op.result].failed(describe_validation_error(op, exc),  # type: ignore[name-defined]
                                                   code="invalid_parameters")
-        return read_envelope(await self._run(ctx, op, params, []), op)
+        answer = await self._run(ctx, op, params, [])
+        if isinstance(answer, Envelope) and isinstance(answer.data, op.result):
+            return answer  # the result model its tab's part answered, as it is
+        return read_envelope(answer.wire() if isinstance(answer, Envelope) else answer, op)
 
     def port(self, ctx: OpContext) -> OperationsPort:
         """The typed call as a workflow run's `OperationsPort` (workflows/operations.py), acting with `ctx`: the
@@ -220,7 +228,9 @@ class OperationRegistry:
 
         return call
 
-    async def _run(self, ctx: OpContext, op: Operation[Any, Any], params: Params, notes: list[str]) -> dict[str, Any]:
+    async def _run(self, ctx: OpContext, op: Operation[Any, Any], params: Params, notes: list[str]) -> Answer:
+        """The operation's answer: the `Envelope` it built (an operation on a tab), or the flat envelope of one that
+        answers a flat object, and of every failure."""
         name = op.name
         if op.needs_browser and ctx.browser is None:
             return failure(f"{name} needs the running app with its browser; start `browserpilot` first",
@@ -248,12 +258,15 @@ class OperationRegistry:
                                notes)
         finally:
             reading_only.reset(reading)
-        envelope: dict[str, Any] = {"ok": True, "control": None}
-        envelope.update(data)
-        envelope = _with_notes(envelope, notes)
+        if isinstance(data, Envelope):
+            if notes:
+                data.notes = notes + data.notes
+            envelope: Answer = data
+        else:
+            envelope = _with_notes({"ok": True, "control": None, **data}, notes)
         if self.check_results:
             try:
-                Envelope.parse(envelope, op.result, strict=True)
+                Envelope.parse(envelope.wire() if isinstance(envelope, Envelope) else envelope, op.result, strict=True)
             except ValidationError as exc:
                 log.error("%s answered outside its result model %s: %s", name, op.result.__name__, exc)
                 return failure(f"{name} answered outside its result model {op.result.__name__}: {exc}",

@@ -119,13 +119,13 @@ async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[s
 
     async def record(tab: TabPort) -> dict[str, Any]:
         assert ctx.browser is not None
-        found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0))["value"]
+        found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0)).value
         if not found or found["width"] <= 0 or found["height"] <= 0:
             raise PageError("there is no video element on the page to record", code="no_video")
         if not found["playing"]:  # the page wants a person's gesture first: click the video, as they would
             await tab.input.click(None, found["x"] + found["width"] / 2, found["y"] + found["height"] / 2, "left", 1,
                                   None, 10.0)
-            found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0))["value"] or found
+            found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0)).value or found
         if params.save_path:
             wanted = Path(params.save_path).expanduser()
             target = wanted.with_suffix("") if wanted.suffix else wanted
