@@ -18,7 +18,7 @@ import logging
 import os
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Generic, TypeVar, get_args
+from typing import Any, Awaitable, Callable, Generic, TypeAlias, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from pydantic.alias_generators import to_camel
@@ -61,8 +61,9 @@ class OpError(Exception):
 
 
 # What an operation's function answers: the `Envelope` of an operation on a tab (around its part's result
-# model, app/ops/page_session.py), or its data as a flat object.
-Answer = Envelope[Any] | dict[str, Any]
+# model, app/ops/page_session.py), or its data as a flat object. (A string: making `Envelope[Any]` builds a
+# pydantic class, ~50 ms of every start.)
+Answer: TypeAlias = "Envelope[Any] | dict[str, Any]"
 OpFunc = Callable[[OpContext, Any], Awaitable[Answer]]
 
 # Whether the operation running in this task only reads (`Operation.read_only`): `app.ops.page_session.on_page`
