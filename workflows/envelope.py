@@ -2,10 +2,12 @@
 
 On the wire (MCP's structured content, the CLI's `--json`, the original BrowserPilot's agents) an envelope is
 one flat JSON object: `{ok, control, tabId?, takenOver?, dialogs?, newTabs?, ...data, error?, code?,
-errorShot?, notes?}`. The registry (app/ops/registry.py) holds each answer as an `Envelope[T]` and writes that
-object once, at the edge (`Envelope.wire`); `Envelope.parse` reads it back as an `Envelope[T]`, where `T` is the operation's result model (`Operation.result`): the
-bookkeeping becomes fields (`taken_over`, `new_tabs`, `error_shot`), the rest is the typed `data` on success,
-and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is `details`.
+errorShot?, notes?}`. In process an envelope is an `Envelope[T]`, where `T` is the operation's result model
+(`Operation.result`): the bookkeeping is fields (`taken_over`, `new_tabs`, `error_shot`), the rest is the typed
+`data` on success, and on failure what the error added (`problems`, `secret`, `site`, a failed run's `run`…) is
+`details`. An operation on a tab builds its `Envelope` around the model its tab's part answered
+(app/ops/page_session.py), which the engine reads as it is; `Envelope.wire` makes the flat object for the
+wire, and `Envelope.parse` reads one back (an operation that still answers a flat object, a test's check).
 
 `Result` is the base of every result model: camelCase names outside, and keys a model does not name are kept
 (a result may carry more than its model promises, never less). `OpenResult` is any object: no operation of the

@@ -20,7 +20,11 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from workflows.envelope import Control
 from workflows.errors import PageError  # noqa: F401 (re-exported: the port's error type)
-from workflows.results import TabInfo
+from workflows.results import (CdpResult, ClickResult, DirectResult, DragResult, FileResult, FindResult, HarResult,
+                               KeyResult, LoadResult, NetCaptureResult, NetGetResult, NetListResult, PdfResult,
+                               QueryResult, RecordStatusResult, ScreenshotResult, ScriptValue, ScrollResult,
+                               SelectResult, SettleResult, SnapshotResult, SourceResult, TabEvents, TabInfo,
+                               TypeResult, UploadResult, WaitResult)
 from workflows.results_devtools import (BlockedRequestView, CdpBatchResult, ElementHit, ElementInspection,
                                         MockStartResult, MockStopResult, VideoFile, WatchResult)
 
@@ -53,6 +57,7 @@ Direction = Literal["up", "down", "left", "right"]
 MouseButton = Literal["left", "right", "middle"]
 Paper = Literal["A4", "Letter", "Legal", "A3"]
 
+
 class ControlPart(Protocol):
     """Who acts on the tab (agent, handoff, shared) and what an operation reports besides its own result:
     `takenOver` when a person took over, the dialogs answered and tabs opened meanwhile, a screenshot for a
@@ -63,9 +68,8 @@ class ControlPart(Protocol):
 
     def consume_taken_over(self) -> bool: ...
 
-    def drain_events(self) -> dict[str, Any]:
-        """Dialogs answered and tabs opened since the last call: `{dialogs: [...], newTabs: [...]}` (keys
-        only when non-empty)."""
+    def drain_events(self) -> TabEvents:
+        """Dialogs answered and tabs opened since the last call."""
 
     async def error_shot(self) -> str | None:
         """A screenshot of the tab now, for a failure report; None if it cannot be taken."""
@@ -82,13 +86,15 @@ class ControlPart(Protocol):
     async def wait_handoff_done(self, timeout: float) -> str:
         """Wait while the tab is handed to the person; returns how it ended ("done", "changed")."""
 
+
 class NavigationPart(Protocol):
     """Loading addresses and moving through the tab's history; a failed load raises a `PageError` naming
     its reason (code `navigation_failed`, or `blocked` for the domain policy)."""
 
-    async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]: ...
+    async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> LoadResult: ...
     async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
-                      timeout: float) -> dict[str, Any]: ...
+                      timeout: float) -> LoadResult: ...
+
 
 class InputPart(Protocol):
     """Acting as a person does, with trusted input. Each call waits for its target to be actionable (up to
@@ -96,40 +102,41 @@ class InputPart(Protocol):
 
     async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
                     count: int, until: Locator | None, timeout: float,
-                    offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
+                    offset: tuple[float, float] | None = None) -> ClickResult: ...
     async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
-                        replace: bool = False, secrets: "SecretBinding | None" = None) -> dict[str, Any]:
+                        replace: bool = False, secrets: "SecretBinding | None" = None) -> TypeResult:
         """Type `text` into the element (clicked first unless it has the focus) or the focused field; its
         `<secret:name>` of `secrets` are filled in only where their binding allows, at that moment, in the
         frame holding the focus (a `SecretRefused` otherwise, with nothing typed)."""
 
     async def select(self, option: str, locator: Locator, timeout: float,
-                     secrets: "SecretBinding | None" = None) -> dict[str, Any]: ...
-    async def key(self, shortcut: str) -> dict[str, Any]: ...
+                     secrets: "SecretBinding | None" = None) -> SelectResult: ...
+    async def key(self, shortcut: str) -> KeyResult: ...
     async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None,
-                     swipe: bool, timeout: float, distance: float | None = None) -> dict[str, Any]: ...
+                     swipe: bool, timeout: float, distance: float | None = None) -> ScrollResult: ...
     async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
-                   timeout: float, offset: tuple[float, float] | None = None) -> dict[str, Any]: ...
-    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]: ...
+                   timeout: float, offset: tuple[float, float] | None = None) -> DragResult: ...
+    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> UploadResult: ...
+
 
 class ReadingPart(Protocol):
     """Looking at the page without changing who controls it."""
 
-    async def wait(self, locator: Locator, state: Literal["appear", "gone"], timeout: float) -> dict[str, Any]: ...
-    async def query(self, locator: Locator) -> dict[str, Any]: ...
+    async def wait(self, locator: Locator, state: Literal["appear", "gone"], timeout: float) -> WaitResult: ...
+    async def query(self, locator: Locator) -> QueryResult: ...
 
     async def find(self, candidates: list[Locator], fingerprint: dict[str, Any] | None,
-                   heal: bool = True) -> dict[str, Any]:
+                   heal: bool = True) -> FindResult:
         """One look for a replayed node's element: the first candidate naming exactly one element, else (with
         `heal`) the element its fingerprint heals to (`status`: found | healed | none | unsure)."""
         ...
-    async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> dict[str, Any]: ...
-    async def source(self) -> dict[str, Any]: ...
+    async def snapshot(self, locator: Locator | None = None, start: int = 1, items: int = 25) -> SnapshotResult: ...
+    async def source(self) -> SourceResult: ...
 
-    async def script(self, source: str, args: Any, timeout: float) -> dict[str, Any]:
+    async def script(self, source: str, args: Any, timeout: float) -> ScriptValue:
         """Run JavaScript in the page; a navigation it starts is waited for, as after a click."""
 
-    async def script_in_frame(self, address: str, source: str, args: Any, timeout: float) -> dict[str, Any] | None:
+    async def script_in_frame(self, address: str, source: str, args: Any, timeout: float) -> ScriptValue | None:
         """Run JavaScript in the first frame of another site whose address contains `address` (the page cannot
         read such a frame); None when there is none."""
 
@@ -142,46 +149,48 @@ class ReadingPart(Protocol):
     async def watch(self, locator: Locator, timeout: float, interval: float,
                     stop_on_change: bool) -> WatchResult: ...
 
+
 class CapturePart(Protocol):
     """Pictures, documents and files out of the tab."""
 
     async def screenshot(self, full_page: bool, locator: Locator | None,
-                         outline: Locator | None = None) -> dict[str, Any]: ...
-    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]: ...
+                         outline: Locator | None = None) -> ScreenshotResult: ...
+    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> PdfResult: ...
     async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
-                       timeout: float) -> dict[str, Any]: ...
+                       timeout: float) -> FileResult: ...
 
-    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
-        """Save an img/video/audio/source element's current source: `{path, name, bytes, mime}`."""
+    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> FileResult:
+        """Save an img/video/audio/source element's current source (a stream it plays, as one file)."""
+
 
 class NetworkPart(Protocol):
     """The tab's traffic: what is still in flight, the DevTools protocol (a port-less channel attached only
     while needed), capture as HAR, requests sent by the app for the tab, and request mocks."""
 
-    async def settle(self, timeout: float) -> dict[str, Any]:
+    async def settle(self, timeout: float) -> SettleResult:
         """Let what the tab still has in flight (a navigation, a form post, fetch/XHR, beacons the last actions
-        started) land, at most `timeout` seconds: `{pending: [{kind, method, url, ms}], settled}`."""
+        started) land, at most `timeout` seconds; `pending` says what had not."""
 
-    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
-        """Send one Chrome DevTools Protocol command to the tab: `{result}`. Commands that would break the
+    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> CdpResult:
+        """Send one Chrome DevTools Protocol command to the tab: its answer is `result`. Commands that would break the
         app's control of the tab or reach other environments are refused with an error."""
 
     async def cdp_batch(self, commands: Sequence[Mapping[str, Any]], timeout: float) -> CdpBatchResult: ...
-    async def net_start(self) -> dict[str, Any]: ...
-    async def net_stop(self) -> dict[str, Any]: ...
-    async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]: ...
-    async def net_get(self, request_id: str) -> dict[str, Any]: ...
+    async def net_start(self) -> NetCaptureResult: ...
+    async def net_stop(self) -> NetCaptureResult: ...
+    async def net_list(self, url_contains: str | None, limit: int) -> NetListResult: ...
+    async def net_get(self, request_id: str) -> NetGetResult: ...
 
     async def net_export(self, path: str | None = None,
-                         redact: Sequence[str] | Mapping[str, str] = ()) -> dict[str, Any]:
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> HarResult:
         """Write the capture as HAR 1.2 (`path`, default the environment's captures folder), with every
-        string in `redact` replaced; returns `{path, entries, pages}`."""
+        string in `redact` replaced."""
 
     async def direct_request(self, method: str, url: str, headers: dict[str, str], body: str | None,
-                             timeout: float) -> dict[str, Any]:
+                             timeout: float) -> DirectResult:
         """Send a request from the app for this tab, as the browser would: the environment's domain policy on
-        every hop, only the cookies the browser would send to each hop's URL, each hop in the tab's capture;
-        `{status, url, headers, body, hops}`."""
+        every hop, only the cookies the browser would send to each hop's URL, each hop in the tab's capture; the
+        last response is the result."""
 
     async def mock_start(self, rules: Sequence[Mapping[str, Any]]) -> MockStartResult:
         """Answer the tab's requests whose URL contains a rule's `url_contains` with its `status`, `headers`
@@ -190,27 +199,29 @@ class NetworkPart(Protocol):
     async def mock_stop(self) -> MockStopResult:
         """End the mocks: how many requests were answered, passed on and refused by the policy."""
 
+
 class RecordingPart(Protocol):
     """Recording a person's actions in the tab as a workflow (one recording per tab at a time)."""
 
     @property
     def active(self) -> bool: ...
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> RecordStatusResult:
         """Start recording (a `PageError` with code `already_recording` when it is); returns the status."""
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RecordStatusResult:
         """The steps so far, in words and as nodes, whether the recording is paused (the app acts), notes."""
 
     def recording(self) -> Any:
-        """The recording itself (a `workflows.recording.Recording`), to edit (a `PageError` with code
-        `not_recording` when there is none)."""
+        """The recording itself (a `workflows.recording.Recording`, which builds on this module: `Any` here), to
+        edit (a `PageError` with code `not_recording` when there is none)."""
 
     def edited(self) -> None:
         """Say that the recording was edited (the Recording panel follows)."""
 
     def stop(self) -> Any:
-        """Stop listening; the recording stays readable in the result."""
+        """Stop listening; the recording (a `workflows.recording.Recording`) stays readable in the result."""
+
 
 class TabPort(Protocol):
     """One tab: its ids and its parts. Operations take the part they need (`tab.input.click(...)`)."""
@@ -224,6 +235,7 @@ class TabPort(Protocol):
     capture: CapturePart
     network: NetworkPart
     recording: RecordingPart
+
 
 class BrowserPort(Protocol):
     """The browser as the operations see it: environments (their profiles) and their tabs, whether or not a

@@ -2,8 +2,11 @@
 
 Each is the `data` of an operation's `Envelope` (workflows/envelope.py) and the operation's declared result
 (`Operation.result`, app/ops): the workflow engine reads these fields (workflows/operations.py names the
-operations it calls with their models), MCP publishes them as `outputSchema`, and the tab's parts are their
-source. The other operations' results (environments, workflows, runs) are in app/ops/results.py.
+operations it calls with their models), MCP publishes them as `outputSchema`. The tab's parts (app/browser/parts,
+protocols in workflows/ports.py) answer with these very models, which the operations hand on as their data
+without rewriting them; where a part's answer is not an operation's (a script's bare value, the events since
+the last answer), its model is here too. The other operations' results (environments, workflows, runs) are in
+app/ops/results.py.
 
 Names are camelCase on the wire. A result may carry more than its model names (`Result` keeps unknown keys),
 never less; a value the page or a caller chooses (a script's value, a CDP answer, an element's attributes)
@@ -181,9 +184,84 @@ class SettleResult(PageResult):
     pending: list[dict[str, Any]]  # kind, method, url, ms, lastAction of what was still waiting
 
 
+# -- network capture -------------------------------------------------------------------------------------
+class NetCaptureResult(PageResult):  # net_start, net_stop
+    capturing: bool
+    entries: int | None = None  # net_stop: the requests kept
+
+
+class NetRequestRow(Result):
+    """A captured request as net_list shows it (app/browser/netentry.py `summary`)."""
+
+    id: str  # net_get's reqId
+    method: str
+    url: str
+    status: int | None = None
+    type: str | None = None
+    mime_type: str | None = None
+    size: int
+    time_ms: Number
+    state: str
+    error: str | None = None
+    redirect_url: str | None = Field(default=None, alias="redirectURL")
+
+
+class NetListResult(PageResult):
+    capturing: bool
+    requests: list[NetRequestRow]
+    dropped: int  # requests no longer kept (the capture keeps the latest)
+
+
+class NetGetResult(PageResult):
+    request: dict[str, Any]  # id, method, url, status, timings, request and response with headers and body, …
+
+
+# -- recording -------------------------------------------------------------------------------------------
+class RecordedStep(Result):
+    """A step of a person's recording, in words and as a node (workflows/recording.py `Step.as_dict`)."""
+
+    id: str
+    type: str
+    words: str
+    locator: str  # the locator replay tries first, as text ("" for none)
+    data: dict[str, Any]  # the node's data
+    alternatives: list[str] | None = None  # the other locators recorded, as text
+    prefer: int | None = None  # the alternative replay tries first
+    note: str | None = None
+    secret: str | None = None  # the start variable of a secret field
+    input: str | None = None  # the start input the value comes from (make_input)
+    default: str | None = None
+    missing: str | None = None  # why the person's action could not be recorded
+    suggested_input: str | None = None  # fill: a start input's name for the typed value
+
+
+class RecordStatusResult(Result):  # record_start, record_status, record_edit
+    recording: bool
+    steps: list[RecordedStep]
+    events: int | None = None  # raw steps the page reported (recorded or not)
+    paused: str | None = None  # why the recording is paused now (the app acts on the tab)
+    picking: str | None = None  # the next click picks the element of this insertion
+
+
+# -- what a tab's part answers besides an operation's result ------------------------------------------------
+class ScriptValue(PageResult):
+    """What a script run in the page answered (the reading part's `script`, `script_in_frame`)."""
+
+    value: Any = None  # JSON, as the script returned it
+    frame: str | None = None  # script_in_frame: the address of the frame it ran in
+
+
+class TabEvents(BaseModel):
+    """What happened in a tab since the last operation's answer, besides that answer (the control part's
+    `drain_events`): the envelope's `dialogs` and `newTabs`."""
+
+    dialogs: list[dict[str, Any]] = Field(default_factory=list)  # JavaScript dialogs answered
+    new_tabs: list[str] = Field(default_factory=list)  # tabs the page opened, oldest first
+
+
 # -- tabs ------------------------------------------------------------------------------------------------
 class TabInfo(BaseModel):
-    """What `tab_list` reports for a tab (the browser port's `list_tabs`, workflows/ports.py)."""
+    """A tab as the browser reports it (`BrowserPort.list_tabs`, workflows/ports.py)."""
 
     model_config = ConfigDict(populate_by_name=True)
 

@@ -22,6 +22,7 @@ from app.ops.page_session import TabParams, on_page
 from app.ops.registry import OpError, operation
 from workflows.results import HealResult
 from plumbing import loggers
+from workflows.envelope import Envelope
 from workflows.ports import Locator, TabPort
 from workflows.redaction import Redactor
 
@@ -65,7 +66,7 @@ def _answer(reply: Any) -> dict[str, Any]:
 
 
 @operation("page_heal_model", HealModelParams, HealResult, needs_browser=True, read_only=True, group="replay")
-async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, Any]:
+async def page_heal_model(ctx: OpContext, params: HealModelParams) -> Envelope[HealResult]:
     """Ask the configured model to point at a replayed node's element that neither its locators nor its
     fingerprint found, and check its answer (one element, of the fingerprint's kind and form). Returns {status:
     healed, ref, desc, locator, reason, byModel: true}; fails with code no_model when no model is configured."""
@@ -78,9 +79,9 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
     # Every form of the run's secrets (URL-encoded, JSON- and HTML-escaped, base64…) as `<secret>`.
     redact = Redactor.of({value: SECRET_MARK for value in params.redact if value})
 
-    async def ask(tab: TabPort) -> dict[str, Any]:
+    async def ask(tab: TabPort) -> HealResult:
         snap = await tab.reading.snapshot(None, 1, 25)
-        outline = redact.text(str(snap.get("snapshot") or ""))[:MAX_SNAPSHOT]
+        outline = redact.text(snap.snapshot)[:MAX_SNAPSHOT]
         step = redact.text(json.dumps(redact({"nodeType": params.node_type, "title": params.title,
                                               "fingerprint": params.fingerprint}), ensure_ascii=False))
         from app.agent.model import ModelError, ModelRequest  # the model SDK: imported when first asked
@@ -102,15 +103,15 @@ async def page_heal_model(ctx: OpContext, params: HealModelParams) -> dict[str, 
         if not ref:
             raise OpError(f"the model found no such element: {reason}", code="model_none")
         checked = await tab.reading.find([Locator(ref=str(ref))], params.fingerprint, heal=False)
-        if checked.get("status") != "found":
-            refused = "; ".join(f"{r.get('desc')}: {r.get('why')}" for r in checked.get("rejected") or [])
+        if checked.status != "found":
+            refused = "; ".join(f"{r.get('desc')}: {r.get('why')}" for r in checked.rejected or [])
             raise OpError(f"the model pointed at {ref}, refused: {refused or 'it is not one element of the page'}",
                           code="model_refused")
         inspected = await tab.reading.inspect(Locator(ref=str(ref)))
         locator = {k: v for k, v in inspected.locator.wire().items()
                    if k in ("selector", "xpath", "alternatives", "fingerprint") and v}
         log.info("the model pointed at %s (%s): %s", ref, inspected.desc, reason)
-        return {"status": "healed", "ref": str(ref), "byModel": True, "reason": reason, "locator": locator,
-                "desc": inspected.desc or str(ref)}
+        return HealResult(status="healed", ref=str(ref), by_model=True, reason=reason, locator=locator,
+                          desc=inspected.desc or str(ref))
 
     return await on_page(ctx, params, ask)

@@ -51,7 +51,7 @@ class AgentRunParams(Params):
 
 
 @operation("agent_run", AgentRunParams, AgentRunResult, needs_browser=True, group="agent")
-async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
+async def agent_run(ctx: OpContext, params: AgentRunParams) -> AgentRunResult:
     """Let the built-in agent do a task in a tab of its own and return its record: selfReport, judge, checks,
     steps, usage, refusals. Fails (ok false, record included) unless the agent reported success and every check
     held. Each secret is typed only into fields of its secretDomains (default: the site of url); any other use
@@ -87,7 +87,7 @@ async def agent_run(ctx: OpContext, params: AgentRunParams) -> dict[str, Any]:
     if params.replay_after_save and not replay.get("ok"):
         raise OpError(f"the agent succeeded and the workflow was saved, but its replay failed: {replay.get('error')}",
                       record=view, success=True)
-    return {"record": view, "success": True}
+    return AgentRunResult.model_validate({"record": view, "success": True})
 
 
 class AgentModelsParams(Params):
@@ -99,7 +99,7 @@ class AgentModelsParams(Params):
 
 
 @operation("agent_models", AgentModelsParams, AgentModelsResult, read_only=True, group="agent")
-async def agent_models(ctx: OpContext, params: AgentModelsParams) -> dict[str, Any]:
+async def agent_models(ctx: OpContext, params: AgentModelsParams) -> AgentModelsResult:
     """The models a provider's endpoint offers (its /v1/models list), for choosing the built-in agent's model.
     Returns {provider, baseUrl, models}; fails with code model_unreachable when the endpoint does not answer."""
     from app.agent.model import ModelError  # the model SDK: imported when first asked
@@ -114,7 +114,7 @@ async def agent_models(ctx: OpContext, params: AgentModelsParams) -> dict[str, A
         models = await in_thread(list_models, choice, name="agent-models")
     except ModelError as exc:
         raise OpError(f"the endpoint did not list its models: {exc}", code="model_unreachable") from None
-    return {"provider": choice.provider, "baseUrl": choice.base_url, "models": models}
+    return AgentModelsResult(provider=choice.provider, base_url=choice.base_url, models=models)
 
 
 class AgentListParams(Params):
@@ -140,14 +140,14 @@ def agent_summary(record: AgentRecord) -> dict[str, Any]:
 
 
 @operation("agent_list", AgentListParams, AgentListResult, read_only=True, group="agent")
-async def agent_list(ctx: OpContext, params: AgentListParams) -> dict[str, Any]:
+async def agent_list(ctx: OpContext, params: AgentListParams) -> AgentListResult:
     """The latest built-in agent runs, newest first: task, status, model, the three answers, tokens, cost."""
     await ctx.agent_runs.refreshed()
-    return {"runs": [agent_summary(record) for record in ctx.agent_runs.list(params.limit)]}
+    return AgentListResult.model_validate({"runs": [agent_summary(record) for record in ctx.agent_runs.list(params.limit)]})
 
 
 @operation("agent_read", AgentRef, AgentReadResult, read_only=True, group="agent")
-async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
+async def agent_read(ctx: OpContext, params: AgentRef) -> AgentReadResult:
     """One agent run's whole record: every step (the model's words, tool calls and results), the three
     answers, token usage, files, the final screenshot."""
     store = ctx.agent_runs
@@ -156,7 +156,7 @@ async def agent_read(ctx: OpContext, params: AgentRef) -> dict[str, Any]:
     except LookupError:  # written by another store since this one looked at the file
         await store.refreshed()
         record = await store.read(params.run_id)
-    return {"record": record.view()}
+    return AgentReadResult.model_validate({"record": record.view()})
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (agent_run, agent_models, agent_list, agent_read, page_heal_model)

@@ -28,6 +28,7 @@ from PySide6.QtWebEngineCore import QWebEngineLoadingInfo, QWebEnginePage
 from app.browser.js import APP_WORLD, MAIN_WORLD, PageError, run_js
 from app.browser.policy import block_reason
 from plumbing import loggers
+from workflows.results import LoadResult
 
 log = logging.getLogger(loggers.BROWSER)
 
@@ -165,10 +166,10 @@ def _comparable(url: str) -> str | None:
 
 
 async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: WaitUntil = "load",
-                   timeout: float = 30.0, url: str | None = None) -> dict[str, object]:
-    """Start a navigation with `start()` and wait as asked; return `{url, title, status}`. With `url` (the
-    address `start` loads), only a load of that address is this navigation's: one that another navigation
-    began meanwhile (a form the step before submitted) is not mistaken for it."""
+                   timeout: float = 30.0, url: str | None = None) -> LoadResult:
+    """Start a navigation with `start()` and wait as asked; return where it landed (`url, title, status`).
+    With `url` (the address `start` loads), only a load of that address is this navigation's: one that another
+    navigation began meanwhile (a form the step before submitted) is not mistaken for it."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     old_document: str | None = None
@@ -186,7 +187,7 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
                 await asyncio.wait_for(asyncio.shield(watcher.started), timeout=min(timeout, 5.0))
             except asyncio.TimeoutError:
                 pass
-            return {"url": page.url().toString(), "title": page.title(), "status": None}
+            return LoadResult(url=page.url().toString(), title=page.title(), status=None)
         if wait_until == "domcontentloaded":
             parsed = asyncio.ensure_future(_document_parsed(page, old_document, deadline))
             done, _pending = await asyncio.wait({parsed, watcher.finished}, timeout=timeout,
@@ -208,7 +209,7 @@ async def navigate(page: QWebEnginePage, start: Callable[[], None], wait_until: 
     if status is not None and status >= 500:
         raise NavigationError(f"the server answered HTTP {status} for {page.url().toString()}",
                               page.url().toString(), status)
-    return {"url": page.url().toString(), "title": page.title(), "status": status}
+    return LoadResult(url=page.url().toString(), title=page.title(), status=status)
 
 
 _LOADED_CHECK = 0.25  # seconds between looks at the page while a load's end is awaited

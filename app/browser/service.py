@@ -313,7 +313,7 @@ class BrowserService(QObject):
             if isinstance(result, BaseException):
                 log.info("could not wait for %s: %s", tab.tab_id, result)
                 continue
-            pending.extend({"tabId": tab.tab_id, **item} for item in result["pending"])
+            pending.extend({"tabId": tab.tab_id, **item} for item in result.pending)
         return pending
 
     async def settle_all(self, timeout: float) -> list[dict[str, Any]]:
@@ -332,7 +332,7 @@ class BrowserService(QObject):
         tab = self._tabs.get(tab_id)
         if tab is None or self.captures.get(tab_id) is None:
             return None
-        return str((await tab.network.net_export(path, redact))["path"])
+        return (await tab.network.net_export(path, redact)).path
 
     async def start_video(self, tab_id: str, path: str, crop: tuple[float, float, float, float] | None = None,
                           max_seconds: float | None = None) -> None:

@@ -42,7 +42,7 @@ FPS = 5
 MAX_WIDTH = 960
 MAX_SECONDS = 2 * 60 * 60  # a recording nobody stops ends by itself
 
-__all__ = ["FPS", "TabVideo", "VideoError", "VideoResult", "describe", "find_encoder"]
+__all__ = ["FPS", "TabVideo", "VideoError", "VideoResult", "find_encoder", "video_file"]
 
 
 def chapters_text(chapters: list[tuple[float, str]], end: float) -> str:

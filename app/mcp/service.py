@@ -274,10 +274,11 @@ class AppStatusParams(Params):
 
 def _status_operation(service: McpService) -> Operation[Any, Any]:
     @operation("app_status", AppStatusParams, AppStatusResult, read_only=True, group="app")
-    async def app_status(ctx: OpContext, params: AppStatusParams) -> dict[str, Any]:
+    async def app_status(ctx: OpContext, params: AppStatusParams) -> AppStatusResult:
         """Who started this app (a person, or `browserpilot mcp` for an agent client; headless or not), the
         stdio bridges using it, and when it will quit by itself (or why it won't)."""
-        return {"mcp": {"status": service.status, "url": service.url, "sdkLoaded": service.sdk_loaded},
-                **service.idle.state()}
+        return AppStatusResult.model_validate({
+            "mcp": {"status": service.status, "url": service.url, "sdkLoaded": service.sdk_loaded},
+            **service.idle.state()})
 
     return app_status

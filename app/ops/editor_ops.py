@@ -17,13 +17,13 @@ class EditorOpenParams(Params):
 
 
 @operation("editor_open", EditorOpenParams, EditorOpenResult, group="workflows")
-async def editor_open(ctx: OpContext, params: EditorOpenParams) -> dict[str, Any]:
+async def editor_open(ctx: OpContext, params: EditorOpenParams) -> EditorOpenResult:
     """Open a saved workflow in the node-graph editor window of the app (raising it when it is open)."""
     if ctx.open_editor is None:
         raise OpError("this app has no editor windows")
     saved = ctx.workflows.find(params.name)
     title = ctx.open_editor(saved)  # the copy just found is the editor's (a big workflow is not copied twice)
-    return {"id": saved.id, "name": saved.name, "title": title}
+    return EditorOpenResult(id=saved.id, name=saved.name, title=title)
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (editor_open,)

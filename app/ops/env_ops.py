@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from app.ops.context import OpContext
+from workflows.envelope import Envelope
 from app.ops.registry import Operation, Params, operation
 from app.ops.results import EnvListResult, EnvOpenResult, EnvResult
 from envs.model import Environment
@@ -74,26 +75,26 @@ class EnvOpenParams(EnvRefParams):
                                                       "open (start the app with --headless for none).")
 
 
-def env_result(env: Environment) -> dict[str, Any]:
-    return {"environment": env_view(env), "env": env.id}
+def env_result(env: Environment) -> EnvResult:
+    return EnvResult.model_validate({"environment": env_view(env), "env": env.id})
 
 
 @operation("env_list", NoParams, EnvListResult, read_only=True, group="core")
-async def env_list(ctx: OpContext, params: NoParams) -> dict[str, Any]:
+async def env_list(ctx: OpContext, params: NoParams) -> EnvListResult:
     """Every environment (a login of its own)."""
     views = [env_view(env) for env in ctx.envs.list()]
-    return {"environments": views, "envs": views}
+    return EnvListResult.model_validate({"environments": views, "envs": views})
 
 
 @operation("env_create", EnvCreateParams, EnvResult, group="core")
-async def env_create(ctx: OpContext, params: EnvCreateParams) -> dict[str, Any]:
+async def env_create(ctx: OpContext, params: EnvCreateParams) -> EnvResult:
     """Create an empty (logged-out) environment: its own cookies and storage, optionally its own identity."""
     identity = {key: value for key, value in params.identity().items() if value is not None}
     return env_result(ctx.envs.create(params.name, params.remark, **identity))
 
 
 @operation("env_update", EnvUpdateParams, EnvResult, group="envs")
-async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
+async def env_update(ctx: OpContext, params: EnvUpdateParams) -> EnvResult:
     """Rename an environment, change its remark, set its network policy (allowedDomains, blockedDomains) or its
     identity (userAgent, languages, timezone, geolocation). A changed policy applies at once to the
     environment's open tabs, for every request type; a changed identity to every request from now on and to
@@ -104,20 +105,19 @@ async def env_update(ctx: OpContext, params: EnvUpdateParams) -> dict[str, Any]:
 
 
 @operation("env_open", EnvOpenParams, EnvOpenResult, needs_browser=True, group="envs")
-async def env_open(ctx: OpContext, params: EnvOpenParams) -> dict[str, Any]:
+async def env_open(ctx: OpContext, params: EnvOpenParams) -> Envelope[EnvOpenResult]:
     """Open the environment's window, or raise it when it is already open."""
     env = ctx.envs.get(params.env)
     assert ctx.browser is not None
     await ctx.browser.open_environment(env.id)
-    result: dict[str, Any] = {**env_result(env), "headless": False}
-    if params.headless:
-        result["notes"] = ["headless was ignored: environment windows always open here; start the app with "
-                           "--headless to run without windows"]
-    return result
+    notes = ["headless was ignored: environment windows always open here; start the app with --headless to run "
+             "without windows"] if params.headless else []
+    return Envelope.model_construct(ok=True, notes=notes,
+                                    data=EnvOpenResult(**dict(env_result(env)), headless=False))
 
 
 @operation("env_delete", EnvRefParams, EnvResult, destructive=True, group="envs")
-async def env_delete(ctx: OpContext, params: EnvRefParams) -> dict[str, Any]:
+async def env_delete(ctx: OpContext, params: EnvRefParams) -> EnvResult:
     """Delete an environment: close its window, remove its cookies, storage and partition folder, and its
     record. env-default cannot be deleted."""
     env = ctx.envs.get(params.env)

@@ -99,7 +99,7 @@ class ExportFile(BaseModel):
 
 
 @operation("env_export", EnvExportParams, EnvExportResult, needs_browser=True, read_only=True, group="envs")
-async def env_export(ctx: OpContext, params: EnvExportParams) -> dict[str, Any]:
+async def env_export(ctx: OpContext, params: EnvExportParams) -> EnvExportResult:
     """Write the environment's login (every cookie, HttpOnly too, and local storage of its sites) to a
     file readable only by you (0600) in the data folder's exports/: JSON by default, or a Netscape cookies.txt
     (format netscape) or a cookie editor's JSON (format cookie-editor), cookies only. Returns {path, format,
@@ -127,7 +127,7 @@ async def env_export(ctx: OpContext, params: EnvExportParams) -> dict[str, Any]:
         text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     await in_thread(_write_private, target, text)
     log.info("exported the login of %s (%d cookies, %s) to %s", env.id, len(cookies), params.format, target)
-    return {"env": env.id, "path": str(target), "format": params.format, "cookies": len(cookies), "origins": origins}
+    return EnvExportResult(env=env.id, path=str(target), format=params.format, cookies=len(cookies), origins=origins)
 
 
 def identity_of(env: Any) -> dict[str, Any]:
@@ -184,7 +184,7 @@ def _free_name(ctx: OpContext, wanted: str) -> str:
 
 
 @operation("env_import", EnvImportParams, EnvImportResult, needs_browser=True, group="envs")
-async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
+async def env_import(ctx: OpContext, params: EnvImportParams) -> EnvImportResult:
     """Restore a login from an env_export file, a Playwright storage_state, a Netscape cookies.txt or a cookie
     editor's JSON (recognised by content) into an environment (default: a new one, named after the file's). An
     env_export file's identity (user agent, languages, time zone, geolocation) comes along. Or, with fromBrowser,
@@ -208,12 +208,12 @@ async def env_import(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
         created = True
     result = await ctx.browser.write_env_state(env.id, exported.cookies, exported.local_storage)
     log.info("imported %d of %d cookies into %s", result["cookies"], len(exported.cookies), env.id)
-    return {"env": env.id, "created": created, "format": exported.format, "cookies": result["cookies"],
-            "failed": result["failed"], "total": len(exported.cookies), "origins": result["origins"],
-            "identity": bool(identity)}
+    return EnvImportResult(env=env.id, created=created, format=exported.format, cookies=result["cookies"],
+                           failed=result["failed"], total=len(exported.cookies), origins=result["origins"],
+                           identity=bool(identity))
 
 
-async def _import_from_browser(ctx: OpContext, params: EnvImportParams) -> dict[str, Any]:
+async def _import_from_browser(ctx: OpContext, params: EnvImportParams) -> EnvImportResult:
     """The chosen sites' cookies of an installed browser's profile, into a new or the given environment."""
     assert ctx.browser is not None and params.from_browser is not None
     try:
@@ -240,20 +240,21 @@ async def _import_from_browser(ctx: OpContext, params: EnvImportParams) -> dict[
     copied = sites_of(chosen)
     log.info("imported %d of %d cookies of %s into %s (%d sites)", result["cookies"], len(chosen), source, env.id,
              len(copied))
-    return {"env": env.id, "created": created, "format": "browser", "source": str(source), "database": found.database,
-            "cookies": result["cookies"], "failed": result["failed"], "total": len(chosen), "origins": 0,
-            "identity": False, "sites": copied, "undecryptable": found.undecryptable}
+    return EnvImportResult.model_validate({
+        "env": env.id, "created": created, "format": "browser", "source": str(source), "database": found.database,
+        "cookies": result["cookies"], "failed": result["failed"], "total": len(chosen), "origins": 0,
+        "identity": False, "sites": copied, "undecryptable": found.undecryptable})
 
 
 @operation("env_browser_profiles", EnvBrowserProfilesParams, BrowserProfilesResult, read_only=True, group="envs")
-async def env_browser_profiles(ctx: OpContext, params: EnvBrowserProfilesParams) -> dict[str, Any]:
+async def env_browser_profiles(ctx: OpContext, params: EnvBrowserProfilesParams) -> BrowserProfilesResult:
     """The browsers installed here whose logins env_import can copy (fromBrowser), each with its profiles that have
     cookies, most recently used first. Returns {browsers: [{browser, profiles}]}."""
     def find() -> list[dict[str, Any]]:
         return [{"browser": browser, "profiles": profiles} for browser in BROWSERS
                 if (profiles := list_profiles(browser))]
 
-    return {"browsers": await in_thread(find, name="browser-profiles")}
+    return BrowserProfilesResult.model_validate({"browsers": await in_thread(find, name="browser-profiles")})
 
 
 def _identity_params(identity: dict[str, Any]) -> dict[str, Any]:

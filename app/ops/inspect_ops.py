@@ -16,6 +16,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import ActingParams, TabParams, on_page
 from app.ops.registry import Operation, Params, operation
+from workflows.envelope import Envelope
 from workflows.ports import Locator, TabPort
 from workflows.results import FileResult
 from workflows.results_devtools import CdpBatchResult, ElementHit, ElementInspection, WatchResult
@@ -58,52 +59,52 @@ class SaveMediaParams(ActingParams):
 
 
 @operation("page_inspect", InspectParams, ElementInspection, needs_browser=True, read_only=True, group="devtools")
-async def page_inspect(ctx: OpContext, params: InspectParams) -> dict[str, Any]:
+async def page_inspect(ctx: OpContext, params: InspectParams) -> Envelope[ElementInspection]:
     """One element: tag, all attributes, text, rect, visible, computed style (display, visibility, opacity,
     pointerEvents), src of media, and `locator`: the CSS/XPath and alternatives (role+name, testid, label,
     text) a recording would keep, each checked to find only this element."""
-    async def inspect(tab: TabPort) -> dict[str, Any]:
-        return (await tab.reading.inspect(params.locator)).wire()
+    async def inspect(tab: TabPort) -> ElementInspection:
+        return (await tab.reading.inspect(params.locator))
 
     return await on_page(ctx, params, inspect)
 
 
 @operation("page_hit", HitParams, ElementHit, needs_browser=True, read_only=True, group="devtools")
-async def page_hit(ctx: OpContext, params: HitParams) -> dict[str, Any]:
+async def page_hit(ctx: OpContext, params: HitParams) -> Envelope[ElementHit]:
     """The element at a viewport point (through open shadow roots and same-origin frames), described as by
     page_inspect, with a locator for it."""
-    async def hit(tab: TabPort) -> dict[str, Any]:
-        return (await tab.reading.hit(params.x, params.y)).wire()
+    async def hit(tab: TabPort) -> ElementHit:
+        return (await tab.reading.hit(params.x, params.y))
 
     return await on_page(ctx, params, hit)
 
 
 @operation("page_watch", WatchParams, WatchResult, needs_browser=True, read_only=True, group="devtools")
-async def page_watch(ctx: OpContext, params: WatchParams) -> dict[str, Any]:
+async def page_watch(ctx: OpContext, params: WatchParams) -> Envelope[WatchResult]:
     """Watch an element's text, value, attributes, visibility and match count every intervalMs until
     timeoutMs (default 30 s): {changed, changes: [{atMs, text?, attributes?, ...: {before, after}}], before,
     after}."""
-    async def watch(tab: TabPort) -> dict[str, Any]:
+    async def watch(tab: TabPort) -> WatchResult:
         return (await tab.reading.watch(params.locator, params.timeout_ms / 1000, params.interval_ms / 1000,
-                                        params.stop_on_change)).wire()
+                                        params.stop_on_change))
 
     return await on_page(ctx, params, watch)
 
 
 @operation("page_cdp_batch", CdpBatchParams, CdpBatchResult, needs_browser=True, group="devtools")
-async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> dict[str, Any]:
+async def page_cdp_batch(ctx: OpContext, params: CdpBatchParams) -> Envelope[CdpBatchResult]:
     """Several DevTools commands in order on one session, with page_cdp's rules (a refused command: nothing
     is sent). Stops at the first failure. Returns {results: [{method, ok, result | error}], completed}."""
     commands = [command.model_dump() for command in params.commands]
 
-    async def batch(tab: TabPort) -> dict[str, Any]:
-        return (await tab.network.cdp_batch(commands, params.timeout_ms / 1000)).wire()
+    async def batch(tab: TabPort) -> CdpBatchResult:
+        return (await tab.network.cdp_batch(commands, params.timeout_ms / 1000))
 
     return await on_page(ctx, params, batch)
 
 
 @operation("page_save_media", SaveMediaParams, FileResult, needs_browser=True, group="files")
-async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> dict[str, Any]:
+async def page_save_media(ctx: OpContext, params: SaveMediaParams) -> Envelope[FileResult]:
     """Save an image, video or audio element's current source as a file, through the environment's own
     network (cookies, user agent, domain policy apply); data: URLs are decoded, blob: files read in the page.
     A streamed video (HLS .m3u8 with TS/fMP4 segments and AES-128 keys, DASH .mpd with audio and video

@@ -10,6 +10,7 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, Params, operation
+from workflows.envelope import Envelope
 from workflows.ports import TabPort
 from workflows.results_devtools import MockStartResult, MockStopResult
 
@@ -27,24 +28,24 @@ class MockParams(TabParams):
 
 
 @operation("net_mock", MockParams, MockStartResult, needs_browser=True, group="network")
-async def net_mock(ctx: OpContext, params: MockParams) -> dict[str, Any]:
+async def net_mock(ctx: OpContext, params: MockParams) -> Envelope[MockStartResult]:
     """Answer the tab's requests (fetch/XHR, scripts, images, styles, frames, navigations; not workers) whose
     URL contains a rule's urlContains with its status (default 200), headers and body (default {}); others
     go out unchanged. Blocked domains stay blocked. Replaces earlier rules; net_mock_off ends it."""
     rules = [rule.model_dump() for rule in params.rules]
 
-    async def start(tab: TabPort) -> dict[str, Any]:
-        return (await tab.network.mock_start(rules)).wire()
+    async def start(tab: TabPort) -> MockStartResult:
+        return (await tab.network.mock_start(rules))
 
     return await on_page(ctx, params, start)
 
 
 @operation("net_mock_off", TabParams, MockStopResult, needs_browser=True, group="network")
-async def net_mock_off(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def net_mock_off(ctx: OpContext, params: TabParams) -> Envelope[MockStopResult]:
     """End the tab's net_mock: {answered, passed, refused} counts of requests."""
 
-    async def stop(tab: TabPort) -> dict[str, Any]:
-        return (await tab.network.mock_stop()).wire()
+    async def stop(tab: TabPort) -> MockStopResult:
+        return (await tab.network.mock_stop())
 
     return await on_page(ctx, params, stop)
 

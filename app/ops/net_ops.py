@@ -15,8 +15,8 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
-from app.ops.results import NetCaptureResult, NetGetResult, NetListResult
-from workflows.results import DirectResult, HarResult
+from workflows.envelope import Envelope
+from workflows.results import DirectResult, HarResult, NetCaptureResult, NetGetResult, NetListResult
 from workflows.results_devtools import NetBlockedResult
 
 
@@ -36,27 +36,27 @@ class NetBlockedParams(Params):
 
 
 @operation("net_start", TabParams, NetCaptureResult, needs_browser=True, group="network")
-async def net_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def net_start(ctx: OpContext, params: TabParams) -> Envelope[NetCaptureResult]:
     """Start capturing the tab's network requests (a fresh capture: earlier entries are dropped). Keeps the
     request and response headers, status, timing, and the bodies of text/JSON responses up to 1 MB."""
     return await on_page(ctx, params, lambda p: p.network.net_start())
 
 
 @operation("net_stop", TabParams, NetCaptureResult, needs_browser=True, group="network")
-async def net_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def net_stop(ctx: OpContext, params: TabParams) -> Envelope[NetCaptureResult]:
     """Stop capturing on the tab; what was captured stays readable (net_list, net_get, net_export)."""
     return await on_page(ctx, params, lambda p: p.network.net_stop())
 
 
 @operation("net_list", NetListParams, NetListResult, needs_browser=True, read_only=True, group="network")
-async def net_list(ctx: OpContext, params: NetListParams) -> dict[str, Any]:
+async def net_list(ctx: OpContext, params: NetListParams) -> Envelope[NetListResult]:
     """Captured requests of the tab, oldest first: {id, method, url, status, type, mimeType, size, timeMs,
     state (done | pending | failed), error?}."""
     return await on_page(ctx, params, lambda p: p.network.net_list(params.url_contains, params.limit))
 
 
 @operation("net_get", NetGetParams, NetGetResult, needs_browser=True, read_only=True, group="network")
-async def net_get(ctx: OpContext, params: NetGetParams) -> dict[str, Any]:
+async def net_get(ctx: OpContext, params: NetGetParams) -> Envelope[NetGetResult]:
     """One captured request: request and response headers, post data, status, timing, and the response body
     (text/JSON up to 1 MB; larger or binary bodies are omitted with a bodyNote)."""
     tab_id = params.req_id.rsplit(".", 1)[0]
@@ -73,7 +73,7 @@ class NetExportParams(TabParams):
 
 
 @operation("net_export", NetExportParams, HarResult, needs_browser=True, read_only=True, group="network")
-async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
+async def net_export(ctx: OpContext, params: NetExportParams) -> Envelope[HarResult] | HarResult:
     """Write the tab's capture as a HAR 1.2 file into the data folder (captures/<env>/net-….har); returns
     {path, entries, pages}."""
     path = None
@@ -85,7 +85,7 @@ async def net_export(ctx: OpContext, params: NetExportParams) -> dict[str, Any]:
     if params.if_capturing:
         assert ctx.browser is not None and params.tab_id is not None
         written = await ctx.browser.export_har(params.tab_id, path or "", params.redact) if path else None
-        return {"path": written}
+        return HarResult(path=written)
     return await on_page(ctx, params, lambda p: p.network.net_export(path, params.redact))
 
 
@@ -99,7 +99,7 @@ class NetRequestParams(TabParams):
 
 
 @operation("net_request", NetRequestParams, DirectResult, needs_browser=True, group="network")
-async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any]:
+async def net_request(ctx: OpContext, params: NetRequestParams) -> Envelope[DirectResult]:
     """Send an HTTP request from the app for the tab, as its browser would: the environment's domain policy
     on every hop, only the cookies the browser would send to each URL, each hop in the tab's capture (HAR).
     No CORS: for APIs a page's fetch cannot reach. Returns {status, url, headers, body, hops}."""
@@ -109,13 +109,13 @@ async def net_request(ctx: OpContext, params: NetRequestParams) -> dict[str, Any
 
 
 @operation("net_blocked", NetBlockedParams, NetBlockedResult, needs_browser=True, read_only=True, group="network")
-async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> dict[str, Any]:
+async def net_blocked(ctx: OpContext, params: NetBlockedParams) -> NetBlockedResult:
     """Recent requests blocked by the environments' domain policies (allowedDomains / blockedDomains), oldest
     first: {time, env, url, type, host, rule, tabIds, page}. At most 500 are kept per environment."""
     assert ctx.browser is not None
     if params.env is not None:
         ctx.envs.get(params.env)
-    return NetBlockedResult(blocked=ctx.browser.net_blocked(params.env, params.tab_id, params.limit)).wire()
+    return NetBlockedResult(blocked=ctx.browser.net_blocked(params.env, params.tab_id, params.limit))
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (net_start, net_stop, net_list, net_get, net_export, net_request,

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator, model_validator
 from app.ops.context import OpContext
 from app.ops.page_session import MAX_TIMEOUT_MS, ActingParams, TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
+from workflows.envelope import Envelope
 from workflows.ports import Direction, Locator, MouseButton, Paper, TabPort, WaitUntil
 from workflows.results import CdpResult, ClickResult, ControlResult, DragResult, FileResult, FindResult, KeyResult, LoadResult, PdfResult, QueryResult, ScreenshotResult, ScriptResult, ScrollResult, SelectResult, SettleResult, SnapshotResult, SourceResult, TypeResult, UploadResult, WaitResult
 
@@ -199,14 +200,14 @@ class HandoffParams(TabParams):
 
 # -- operations ------------------------------------------------------------------------------------------
 @operation("page_navigate", NavigateParams, LoadResult, needs_browser=True, group="core")
-async def page_navigate(ctx: OpContext, params: NavigateParams) -> dict[str, Any]:
+async def page_navigate(ctx: OpContext, params: NavigateParams) -> Envelope[LoadResult]:
     """Load a URL and wait for it (waitUntil). A failed load is an error naming why (DNS, refused, blocked,
     HTTP 5xx)."""
     return await on_page(ctx, params, lambda p: p.navigation.navigate(params.url, params.wait_until, params.timeout))
 
 
 def _history(action: Literal["back", "forward", "reload"]):  # type: ignore[no-untyped-def]
-    async def run(ctx: OpContext, params: HistoryParams) -> dict[str, Any]:
+    async def run(ctx: OpContext, params: HistoryParams) -> Envelope[LoadResult]:
         return await on_page(ctx, params, lambda p: p.navigation.history(action, params.wait_until, params.timeout))
 
     run.__doc__ = {"back": "Go back in the tab's history and wait for the load.",
@@ -221,7 +222,7 @@ page_reload = operation("page_reload", HistoryParams, LoadResult, needs_browser=
 
 
 @operation("page_click", ClickParams, ClickResult, needs_browser=True, group="core")
-async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
+async def page_click(ctx: OpContext, params: ClickParams) -> Envelope[ClickResult]:
     """Click an element or a point. With until: retried (3 times at most) until that element appears."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
     return await on_page(ctx, params, lambda p: p.input.click(params.locator, params.x, params.y, params.button,
@@ -230,8 +231,8 @@ async def page_click(ctx: OpContext, params: ClickParams) -> dict[str, Any]:
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
-async def _type(ctx: OpContext, tab: TabPort, params: TypeParams, paste: bool) -> dict[str, Any]:
-    point: dict[str, Any] = {}
+async def _type(ctx: OpContext, tab: TabPort, params: TypeParams, paste: bool) -> TypeResult:
+    point: ClickResult | None = None
     if params.x is not None and params.y is not None:
         if ctx.secrets and ctx.browser is not None:  # a secret for another site: refused before the click
             state = ctx.browser.tab_state(tab.tab_id)
@@ -239,11 +240,13 @@ async def _type(ctx: OpContext, tab: TabPort, params: TypeParams, paste: bool) -
         point = await tab.input.click(None, params.x, params.y, "left", 1, None, params.timeout)
     typed = await tab.input.type_text(params.text, params.locator, paste, params.timeout, params.replace,
                                       secrets=ctx.secrets)
-    return {**point, **typed}
+    if point is not None:  # the point clicked first
+        typed.x, typed.y = point.x, point.y
+    return typed
 
 
 @operation("page_type", TypeParams, TypeResult, needs_browser=True, secret_field="text", group="core")
-async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
+async def page_type(ctx: OpContext, params: TypeParams) -> Envelope[TypeResult]:
     """Type text key by key into a field (clicked first unless it has the focus). Existing text is kept
     unless replace."""
     return await on_page(ctx, params, lambda p: _type(ctx, p, params, False),
@@ -251,14 +254,14 @@ async def page_type(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
 
 
 @operation("page_paste", TypeParams, TypeResult, needs_browser=True, secret_field="text", group="input")
-async def page_paste(ctx: OpContext, params: TypeParams) -> dict[str, Any]:
+async def page_paste(ctx: OpContext, params: TypeParams) -> Envelope[TypeResult]:
     """Insert text as one block, like a paste, into the element, the point x/y, or the focused field."""
     return await on_page(ctx, params, lambda p: _type(ctx, p, params, True),
                          acting=True, target=params.locator, timeout=params.timeout)
 
 
 @operation("page_select", SelectParams, SelectResult, needs_browser=True, secret_field="option", group="core")
-async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
+async def page_select(ctx: OpContext, params: SelectParams) -> Envelope[SelectResult]:
     """Choose an option of a <select> or of a custom select widget (opened, searched, clicked and checked as a
     person would)."""
     return await on_page(ctx, params, lambda p: p.input.select(params.option, params.locator, params.timeout,
@@ -267,13 +270,13 @@ async def page_select(ctx: OpContext, params: SelectParams) -> dict[str, Any]:
 
 
 @operation("page_key", KeyParams, KeyResult, needs_browser=True, group="core")
-async def page_key(ctx: OpContext, params: KeyParams) -> dict[str, Any]:
+async def page_key(ctx: OpContext, params: KeyParams) -> Envelope[KeyResult]:
     """Press a key or chord in the focused element: enter, esc, tab, shift+tab, ctrl+a, arrowdown, f5…"""
     return await on_page(ctx, params, lambda p: p.input.key(params.shortcut), acting=True, timeout=params.timeout)
 
 
 @operation("page_scroll", ScrollParams, ScrollResult, needs_browser=True, group="core")
-async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
+async def page_scroll(ctx: OpContext, params: ScrollParams) -> Envelope[ScrollResult]:
     """Scroll the page or an element with the mouse wheel (with until: 16 steps at most, waiting at the end for
     more to load)."""
     return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, False,
@@ -282,7 +285,7 @@ async def page_scroll(ctx: OpContext, params: ScrollParams) -> dict[str, Any]:
 
 
 @operation("page_swipe", SwipeParams, ScrollResult, needs_browser=True, group="input")
-async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
+async def page_swipe(ctx: OpContext, params: SwipeParams) -> Envelope[ScrollResult]:
     """Swipe (press, move, release) over the page or an element, up by default; with `until`, repeat (at most
     20 times) until that element is visible. For carousels and swipe-driven lists."""
     return await on_page(ctx, params, lambda p: p.input.scroll(params.direction, params.locator, params.until, True,
@@ -291,7 +294,7 @@ async def page_swipe(ctx: OpContext, params: SwipeParams) -> dict[str, Any]:
 
 
 @operation("page_drag", DragParams, DragResult, needs_browser=True, group="input")
-async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
+async def page_drag(ctx: OpContext, params: DragParams) -> Envelope[DragResult]:
     """Press on an element (or point), move by dx/dy and release: sliders, drag handles."""
     offset = (params.offset.x, params.offset.y) if params.offset is not None else None
     return await on_page(ctx, params, lambda p: p.input.drag(params.locator, params.x, params.y, params.dx, params.dy,
@@ -300,21 +303,16 @@ async def page_drag(ctx: OpContext, params: DragParams) -> dict[str, Any]:
 
 
 @operation("page_upload", UploadParams, UploadResult, needs_browser=True, group="core")
-async def page_upload(ctx: OpContext, params: UploadParams) -> dict[str, Any]:
+async def page_upload(ctx: OpContext, params: UploadParams) -> Envelope[UploadResult]:
     """Give files to a file input, without a dialog."""
     target = params.locator or FIRST_FILE_INPUT
-
-    async def upload(tab: TabPort) -> dict[str, Any]:
-        result = await tab.input.upload(params.paths, target, params.timeout)
-        if params.locator is None:
-            result["notes"] = ["no locator: used the page's first file input"]
-        return result
-
-    return await on_page(ctx, params, upload, acting=True, target=target, timeout=params.timeout)
+    notes = [] if params.locator is not None else ["no locator: used the page's first file input"]
+    return await on_page(ctx, params, lambda p: p.input.upload(params.paths, target, params.timeout),
+                         acting=True, target=target, timeout=params.timeout, notes=notes)
 
 
 @operation("page_download", DownloadParams, FileResult, needs_browser=True, group="files")
-async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any]:
+async def page_download(ctx: OpContext, params: DownloadParams) -> Envelope[FileResult]:
     """Download by clicking a link/button or from a URL; waits until the file is complete. Returns {path, name,
     bytes, mime}; files go to the environment's downloads folder with a safe, de-duplicated name. On a media
     element it saves the element's source as page_save_media does (a streamed video whole, as one file); a
@@ -325,20 +323,15 @@ async def page_download(ctx: OpContext, params: DownloadParams) -> dict[str, Any
 
 
 @operation("page_wait", WaitParams, WaitResult, needs_browser=True, read_only=True, group="core")
-async def page_wait(ctx: OpContext, params: WaitParams) -> dict[str, Any]:
+async def page_wait(ctx: OpContext, params: WaitParams) -> Envelope[WaitResult]:
     """Wait until an element is visible (appear) or gone; timeoutMs is brought within 500…60000."""
     return await on_page(ctx, params, lambda p: p.reading.wait(params.locator, params.state, params.timeout_ms / 1000))
 
 
 @operation("page_query", QueryParams, QueryResult, needs_browser=True, read_only=True, group="core")
-async def page_query(ctx: OpContext, params: QueryParams) -> dict[str, Any]:
+async def page_query(ctx: OpContext, params: QueryParams) -> Envelope[QueryResult]:
     """Every element a locator matches, with its text, attributes, box and state."""
-
-    async def query(tab: TabPort) -> dict[str, Any]:
-        found = await tab.reading.query(params.locator)
-        return {**found, "total": found.get("count"), "matches": found.get("elements")}
-
-    return await on_page(ctx, params, query)
+    return await on_page(ctx, params, lambda p: p.reading.query(params.locator))
 
 
 class FindParams(TabParams):
@@ -349,7 +342,7 @@ class FindParams(TabParams):
 
 
 @operation("page_find", FindParams, FindResult, needs_browser=True, read_only=True, group="replay")
-async def page_find(ctx: OpContext, params: FindParams) -> dict[str, Any]:
+async def page_find(ctx: OpContext, params: FindParams) -> Envelope[FindResult]:
     """One look for a workflow node's element, in the page, its open shadow roots and its frames (another site's
     too) together: {status: found, index} for the first locator naming exactly one element (refused when it is of
     another kind or in another form than the fingerprint says); otherwise, with a fingerprint, {status: healed,
@@ -365,34 +358,36 @@ class SnapshotParams(TabParams):
 
 
 @operation("page_snapshot", SnapshotParams, SnapshotResult, needs_browser=True, read_only=True, group="core")
-async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> dict[str, Any]:
+async def page_snapshot(ctx: OpContext, params: SnapshotParams) -> Envelope[SnapshotResult]:
     """The page as an outline, one line per node, controls with a ref (e12) that later calls take as
     {"ref": "e12"}. A long run of similar items is folded to a line naming the call that shows more."""
     return await on_page(ctx, params, lambda p: p.reading.snapshot(params.locator, params.start, params.items))
 
 
 @operation("page_source", SourceParams, SourceResult, needs_browser=True, read_only=True, group="core")
-async def page_source(ctx: OpContext, params: SourceParams) -> dict[str, Any]:
+async def page_source(ctx: OpContext, params: SourceParams) -> Envelope[SourceResult]:
     """The page's live HTML, or its visible text (kind text)."""
     if params.kind == "text":
-        async def text(tab: TabPort) -> dict[str, Any]:
+        async def text(tab: TabPort) -> SourceResult:
             read = await tab.reading.script("return document.body ? document.body.innerText : ''", None, 30.0)
-            return {"kind": "text", "url": None, "text": read["value"]}
+            return SourceResult(kind="text", text=read.value)
         return await on_page(ctx, params, text)
 
-    async def html(tab: TabPort) -> dict[str, Any]:
-        return {"kind": params.kind, **(await tab.reading.source())}
+    async def html(tab: TabPort) -> SourceResult:
+        source = await tab.reading.source()
+        source.kind = params.kind  # dom: the same live HTML
+        return source
     return await on_page(ctx, params, html)
 
 
 @operation("page_screenshot", ScreenshotParams, ScreenshotResult, needs_browser=True, read_only=True, group="core")
-async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> dict[str, Any]:
+async def page_screenshot(ctx: OpContext, params: ScreenshotParams) -> Envelope[ScreenshotResult]:
     """A PNG of the viewport, the full page or one element, shown to you as an image."""
     return await on_page(ctx, params, lambda p: p.capture.screenshot(params.full_page, params.locator, params.outline))
 
 
 @operation("page_pdf", PdfParams, PdfResult, needs_browser=True, read_only=True, group="files")
-async def page_pdf(ctx: OpContext, params: PdfParams) -> dict[str, Any]:
+async def page_pdf(ctx: OpContext, params: PdfParams) -> Envelope[PdfResult]:
     """Print the page to PDF (A4, Letter, Legal or A3; landscape; backgrounds; optional header and footer with
     title, URL and 'n / total' page numbers). Returns {path}."""
     return await on_page(ctx, params, lambda p: p.capture.pdf(params.paper, params.landscape, params.background,
@@ -433,7 +428,7 @@ return value && typeof value.then === 'function' ? value.then(answer) : answer(v
 
 
 @operation("page_script", ScriptParams, ScriptResult, needs_browser=True, group="devtools")
-async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
+async def page_script(ctx: OpContext, params: ScriptParams) -> Envelope[ScriptResult]:
     """Run JavaScript in the page (or an iframe with `frame`: a locator of a same-origin <iframe>, or a part of the
     URL of any frame, another site's too): an expression (document.title) or an async function body with
     `return`. Returns {value, sourceKind: expression | function body}; errors come with the JavaScript message and
@@ -446,7 +441,7 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
     elif params.frame:
         frame = {"url": params.frame}
 
-    async def run(tab: TabPort) -> dict[str, Any]:
+    async def run(tab: TabPort) -> ScriptResult:
         ran = None
         if isinstance(params.frame, str):  # another site's frame, which the page itself cannot enter
             ran = await tab.reading.script_in_frame(params.frame, SCRIPT_RUNNER,
@@ -455,51 +450,53 @@ async def page_script(ctx: OpContext, params: ScriptParams) -> dict[str, Any]:
         if ran is None:
             ran = await tab.reading.script(SCRIPT_RUNNER, {"source": params.source, "frame": frame,
                                                            "args": params.args}, params.timeout_ms / 1000)
-        return {"value": ran["value"]["value"], "sourceKind": ran["value"]["kind"]}
+        answer = ran.value  # the runner's: {kind, value}
+        return ScriptResult(value=answer["value"], source_kind=answer["kind"])
 
     return await on_page(ctx, params, run)
 
 
 @operation("page_cdp", CdpParams, CdpResult, needs_browser=True, group="devtools")
-async def page_cdp(ctx: OpContext, params: CdpParams) -> dict[str, Any]:
+async def page_cdp(ctx: OpContext, params: CdpParams) -> Envelope[CdpResult]:
     """Send one Chrome DevTools Protocol command to the tab and return its {result}. No debugging port is
     opened: a hidden DevTools channel attaches to the tab on first use and detaches when idle. Commands that
     would break BrowserPilot's control of the tab or reach other environments (Target.*, Browser.*,
     Inspector.*, Fetch.*, Debugger.*, Page.close, Page.setDownloadBehavior, ...) are refused with the reason.
     The answer is under result and, as in the original, value."""
 
-    async def send(tab: TabPort) -> dict[str, Any]:
+    async def send(tab: TabPort) -> CdpResult:
         sent = await tab.network.cdp(params.method, params.params, params.timeout_ms / 1000)
-        if params.session_id:
-            sent["notes"] = [f"sessionId {params.session_id} was ignored: commands go to the tab's page session"]
-        return {**sent, "value": sent.get("result")}
+        sent.value = sent.result  # the original's name
+        return sent
 
-    return await on_page(ctx, params, send)
+    ignored = [f"sessionId {params.session_id} was ignored: commands go to the tab's page session"] \
+        if params.session_id else []
+    return await on_page(ctx, params, send, notes=ignored)
 
 
 async def _set_control(tab: TabPort, control: Literal["agent", "shared", "handoff"],
-                       message: str | None = None, wait_ms: int | None = None) -> dict[str, Any]:
+                       message: str | None = None, wait_ms: int | None = None) -> ControlResult:
+    """Set who controls the tab (the envelope's `control` says it), and with `wait_ms` wait out the handoff."""
     await tab.control.set_state(control, message)
     if wait_ms is not None:
-        ended = await tab.control.wait_handoff_done(wait_ms / 1000)
-        return {"control": tab.control.state, "ended": ended}
-    return {"control": control}
+        return ControlResult(ended=await tab.control.wait_handoff_done(wait_ms / 1000))
+    return ControlResult()
 
 
 @operation("page_lock", TabParams, ControlResult, needs_browser=True, group="input")
-async def page_lock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def page_lock(ctx: OpContext, params: TabParams) -> Envelope[ControlResult]:
     """Put the tab under agent control: an overlay blocks the person's input (they can press Take over)."""
     return await on_page(ctx, params, lambda p: _set_control(p, "agent"))
 
 
 @operation("page_unlock", TabParams, ControlResult, needs_browser=True, group="input")
-async def page_unlock(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def page_unlock(ctx: OpContext, params: TabParams) -> Envelope[ControlResult]:
     """Share the tab: no overlay, the person and the agent both act."""
     return await on_page(ctx, params, lambda p: _set_control(p, "shared"))
 
 
 @operation("page_handoff", HandoffParams, ControlResult, needs_browser=True, group="core")
-async def page_handoff(ctx: OpContext, params: HandoffParams) -> dict[str, Any]:
+async def page_handoff(ctx: OpContext, params: HandoffParams) -> Envelope[ControlResult]:
     """Ask the person to do one step (a captcha, a login): a banner shows the message and a Done button.
     Returns at once; your next acting call on the tab waits for its target, then takes the tab back."""
     return await on_page(ctx, params, lambda p: _set_control(p, "handoff", params.message,
@@ -512,7 +509,7 @@ class SettleParams(TabParams):
 
 
 @operation("page_settle", SettleParams, SettleResult, needs_browser=True, read_only=True, group="input")
-async def page_settle(ctx: OpContext, params: SettleParams) -> dict[str, Any]:
+async def page_settle(ctx: OpContext, params: SettleParams) -> Envelope[SettleResult]:
     """Wait until what the last actions started has landed (e.g. before closing a tab): a navigation or form
     post, fetch/XHR requests, beacons, WebSocket messages, event streams, workers' requests, and the Save a
     single-page app sends a moment after the click (its timers, then a quiet moment). Returns {settled, pending:

@@ -1,7 +1,8 @@
 """The envelope rules shared by every operation that touches a tab.
 
 `on_page` resolves the tab (default: the active tab of env-default), applies the control rules for acting
-operations (wait out a handoff, then lock), runs the action on the tab's parts, and builds the envelope:
+operations (wait out a handoff, then lock), runs the action on the tab's parts, and builds the operation's
+`Envelope` around the result model the action answered (the part's own, as a rule, unchanged):
 `control` of the tab, its address now (`url`, unless the action's data has its own), `takenOver` when a
 person took over since the last result, `dialogs` and `newTabs` seen meanwhile, and on failure `error` with
 its `code` (`PageError.code`) and `errorShot` (a screenshot taken at that moment). When `x`/`y` were given as
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import nullcontext
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence, TypeVar, overload
 
 from pydantic import Field
 
@@ -21,7 +22,9 @@ from app.ops.compat import CompatError
 from app.ops.context import OpContext
 from app.ops.registry import OpError, Params, reading_only
 from plumbing import loggers
+from workflows.envelope import Envelope
 from workflows.ports import Locator, PageError, TabPort
+from workflows.results import PageResult, TabEvents
 
 log = logging.getLogger(loggers.OPS)
 
@@ -44,22 +47,41 @@ class ActingParams(TabParams):
         return self.timeout_ms / 1000
 
 
-PageAction = Callable[[TabPort], Awaitable[dict[str, Any]]]
+R = TypeVar("R", bound=PageResult)
+
+# What an operation does on the tab: its part's answer, the operation's result model. An action answering a
+# flat object is an operation whose part is not typed yet (its envelope is built flat, as it always was).
+PageAction = Callable[[TabPort], Awaitable[R]]
 
 
-async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acting: bool = False,
-                  target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000) -> dict[str, Any]:
-    """Run `action` on the tab named by `params` and return the envelope data (without `ok`)."""
+@overload
+async def on_page(ctx: OpContext, params: TabParams, action: PageAction[R], *, acting: bool = False,
+                  target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000,
+                  notes: Sequence[str] = ()) -> Envelope[R]: ...
+
+
+@overload
+async def on_page(ctx: OpContext, params: TabParams, action: Callable[[TabPort], Awaitable[dict[str, Any]]], *,
+                  acting: bool = False, target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000,
+                  notes: Sequence[str] = ()) -> dict[str, Any]: ...
+
+
+async def on_page(ctx: OpContext, params: TabParams, action: Callable[[TabPort], Awaitable[Any]], *,
+                  acting: bool = False, target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000,
+                  notes: Sequence[str] = ()) -> Envelope[Any] | dict[str, Any]:
+    """Run `action` on the tab named by `params` and return its envelope: an `Envelope` around the result
+    model the action answered, its `notes` after the screenshot mapping's (a flat object without `ok` for an
+    action answering one)."""
     assert ctx.browser is not None
     tab = await ctx.browser.tab(params.tab_id, params.env)
     ctx.check_tab_free(tab.tab_id)
     control = tab.control
-    notes: list[str] = []
+    said: list[str] = []
     try:
         # A person's recording of the tab pauses while the app acts on it, never while it only reads it.
         with nullcontext() if reading_only.get() else control.app_acting():
             if params.shot is not None:
-                notes.append(await _map_shot_point(tab, params))
+                said.append(await _map_shot_point(tab, params))
             if acting:
                 await control.before_acting(target, timeout)
             data = await action(tab)
@@ -68,7 +90,7 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
         extra: dict[str, Any] = {"control": control.state, "tabId": tab.tab_id, "code": exc.code}
         if control.consume_taken_over():
             extra["takenOver"] = True
-        extra.update(control.drain_events())
+        _add_events(control.drain_events(), extra)
         if shot:
             extra["errorShot"] = shot
         for key in ("url", "status", "secret", "site"):  # a refused secret: which, and where it would have gone
@@ -77,15 +99,38 @@ async def on_page(ctx: OpContext, params: TabParams, action: PageAction, *, acti
                 extra[key] = value
         _add_address(ctx, tab.tab_id, extra)
         raise OpError(str(exc), **extra) from None
+    said += notes
+    if isinstance(data, dict):
+        return _flat_envelope(ctx, tab, data, said)
+    if not data.url and (state := ctx.browser.tab_state(tab.tab_id)) is not None and state[0]:
+        data.url = state[0]  # where the tab is now (after a click that navigated, the new page); no page asked
+    events = control.drain_events()
+    # Built from what the app itself just read and the part's model as it is (no validation): the hot path.
+    # `taken_over` is given only when true: the wire says `takenOver` when it was given (Envelope.wire)
+    taken = {"taken_over": True} if control.consume_taken_over() else {}
+    return Envelope.model_construct(ok=True, control=control.state, tab_id=tab.tab_id, dialogs=events.dialogs,
+                                    new_tabs=events.new_tabs, notes=said, data=data, **taken)
+
+
+def _flat_envelope(ctx: OpContext, tab: TabPort, data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """The envelope of an action answering a flat object (a part not typed yet), flat: the data's own keys win."""
+    control = tab.control
     envelope: dict[str, Any] = {"control": control.state, "tabId": tab.tab_id}
     if control.consume_taken_over():
         envelope["takenOver"] = True
-    envelope.update(control.drain_events())
+    _add_events(control.drain_events(), envelope)
     envelope.update(data)
     _add_address(ctx, tab.tab_id, envelope)
     if notes:
         envelope["notes"] = notes + list(envelope.get("notes") or [])
     return envelope
+
+
+def _add_events(events: TabEvents, envelope: dict[str, Any]) -> None:
+    if events.dialogs:
+        envelope["dialogs"] = events.dialogs
+    if events.new_tabs:
+        envelope["newTabs"] = events.new_tabs
 
 
 def _add_address(ctx: OpContext, tab_id: str, envelope: dict[str, Any]) -> None:
@@ -102,7 +147,7 @@ async def _map_shot_point(tab: TabPort, params: TabParams) -> str:
     """Turn `params.x`/`params.y` from screenshot pixels into viewport CSS pixels (in place)."""
     assert params.shot is not None
     x, y = getattr(params, "x"), getattr(params, "y")
-    size = (await tab.reading.script("return [innerWidth, innerHeight]", None, 10.0))["value"]
+    size = (await tab.reading.script("return [innerWidth, innerHeight]", None, 10.0)).value
     try:
         px, py = params.shot.to_viewport(float(x), float(y), float(size[0]), float(size[1]))
     except CompatError as exc:

@@ -16,11 +16,13 @@ from pydantic import Field
 from app.ops.context import OpContext
 from app.ops.page_session import TabParams
 from app.ops.registry import Operation, OpError, operation
-from app.ops.results import RecordStatusResult, RecordStopResult
+from app.ops.results import RecordStopResult
 from workflows.document import validate_document
+from workflows.envelope import Envelope
 from workflows.io import dump_document
 from workflows.ports import TabPort
 from workflows.recording import Recording, RecordingError
+from workflows.results import RecordStatusResult
 
 
 class RecordStopParams(TabParams):
@@ -48,6 +50,13 @@ async def _tab(ctx: OpContext, params: TabParams) -> TabPort:
     return await ctx.browser.tab(params.tab_id, params.env)
 
 
+def _answer(tab: TabPort, status: RecordStatusResult) -> Envelope[RecordStatusResult]:
+    """A recording's status as record_start, record_status and record_edit answer it: for its tab, with what the
+    person did that could not be recorded as the answer's notes."""
+    notes = list(tab.recording.recording().notes) if tab.recording.active else []
+    return Envelope.model_construct(ok=True, control=None, tab_id=tab.tab_id, notes=notes, data=status)
+
+
 def build_document(recording: Recording, name: str, description: str | None = None) -> dict[str, Any]:
     """The recording as a checked document (an error when it would not load without warnings)."""
     try:
@@ -60,24 +69,27 @@ def build_document(recording: Recording, name: str, description: str | None = No
 
 
 @operation("record_start", TabParams, RecordStatusResult, needs_browser=True, group="recording")
-async def record_start(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def record_start(ctx: OpContext, params: TabParams) -> Envelope[RecordStatusResult]:
     """Start recording a person's actions in the tab (one recording per tab). The page shown becomes the
     first step (goto). Only trusted input of a person is recorded, never the app's own operations."""
-    return (await _tab(ctx, params)).recording.start()
+    tab = await _tab(ctx, params)
+    return _answer(tab, tab.recording.start())
 
 
 @operation("record_status", TabParams, RecordStatusResult, needs_browser=True, read_only=True, group="recording")
-async def record_status(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def record_status(ctx: OpContext, params: TabParams) -> Envelope[RecordStatusResult]:
     """The steps recorded so far in the tab: [{id, type, words, locator, alternatives?, data, note?}], and
     `paused` while the app itself acts on the tab."""
-    return (await _tab(ctx, params)).recording.status()
+    tab = await _tab(ctx, params)
+    return _answer(tab, tab.recording.status())
 
 
 @operation("record_edit", RecordEditParams, RecordStatusResult, needs_browser=True, group="recording")
-async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any]:
+async def record_edit(ctx: OpContext, params: RecordEditParams) -> Envelope[RecordStatusResult]:
     """Edit the running recording: delete a step, set its value, make a typed value a start input, switch
     its locator to another recorded alternative, or insert handoff / captcha / wait / capture / check."""
-    part = (await _tab(ctx, params)).recording
+    tab = await _tab(ctx, params)
+    part = tab.recording
     recording = part.recording()
 
     def need(value: Any, what: str) -> Any:
@@ -99,11 +111,11 @@ async def record_edit(ctx: OpContext, params: RecordEditParams) -> dict[str, Any
     except RecordingError as exc:
         raise OpError(str(exc)) from None
     part.edited()
-    return part.status()
+    return _answer(tab, part.status())
 
 
 @operation("record_stop", RecordStopParams, RecordStopResult, needs_browser=True, group="recording")
-async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any]:
+async def record_stop(ctx: OpContext, params: RecordStopParams) -> Envelope[RecordStopResult]:
     """Stop recording the tab and return {name, workflow: <document>, notes?: what could not be recorded}; saved
     in workflows.json (by name) unless save is false. A document that would not check is an error, and the
     recording goes on; so is a recording holding a person's action that could not be recorded (a step with
@@ -111,17 +123,15 @@ async def record_stop(ctx: OpContext, params: RecordStopParams) -> dict[str, Any
     tab = await _tab(ctx, params)
     recording = tab.recording.recording()
     document = build_document(recording, params.name, params.description)
-    out: dict[str, Any] = {"tabId": tab.tab_id, "name": document["app"]["name"], "workflow": document,
-                           "saved": False}
-    if recording.notes:  # what the person did that is not in the workflow: they must know before relying on it
-        out["notes"] = list(recording.notes)
+    result = RecordStopResult(name=document["app"]["name"], workflow=document, saved=False)
     if params.save:
         nodes = len(document["workflow"]["graph"]["nodes"])
         saved, replaced = ctx.workflows.save(document["app"]["name"], document["app"].get("description") or "",
                                              document, nodes, reason="record")
-        out.update(saved=True, id=saved.id, replaced=replaced)
+        result = RecordStopResult(name=result.name, workflow=document, saved=True, id=saved.id, replaced=replaced)
     tab.recording.stop()
-    return out
+    # The notes: what the person did that is not in the workflow; they must know before relying on it.
+    return Envelope.model_construct(ok=True, tab_id=tab.tab_id, notes=list(recording.notes), data=result)
 
 
 OPERATIONS: tuple[Operation[Any, Any], ...] = (record_start, record_status, record_edit, record_stop)

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from workflows.envelope import OpenResult, Result
 from workflows.events import EventKind
-from workflows.results import Number, PageResult
+from workflows.results import Number
 from workflows.runs import HealView, RunView
 
 __all__ = ["OpenResult", "Result"]
@@ -322,32 +322,6 @@ class ScheduleRunResult(Result):
 
 
 # -- recording -------------------------------------------------------------------------------------------
-class RecordedStep(Result):
-    """A step of a person's recording, in words and as a node (workflows/recording.py `Step.as_dict`)."""
-
-    id: str
-    type: str
-    words: str
-    locator: str  # the locator replay tries first, as text ("" for none)
-    data: dict[str, Any]  # the node's data
-    alternatives: list[str] | None = None  # the other locators recorded, as text
-    prefer: int | None = None  # the alternative replay tries first
-    note: str | None = None
-    secret: str | None = None  # the start variable of a secret field
-    input: str | None = None  # the start input the value comes from (make_input)
-    default: str | None = None
-    missing: str | None = None  # why the person's action could not be recorded
-    suggested_input: str | None = None  # fill: a start input's name for the typed value
-
-
-class RecordStatusResult(Result):  # record_start, record_status, record_edit
-    recording: bool
-    steps: list[RecordedStep]
-    events: int | None = None  # raw steps the page reported (recorded or not)
-    paused: str | None = None  # why the recording is paused now (the app acts on the tab)
-    picking: str | None = None  # the next click picks the element of this insertion
-
-
 class RecordStopResult(Result):
     name: str
     workflow: dict[str, Any]  # the document, as workflow_write takes it
@@ -380,38 +354,6 @@ class DistributedBatchSummary(Result):
 
 class BatchListResult(Result):
     batches: list[DistributedBatchSummary]  # newest first
-
-
-# -- network capture -------------------------------------------------------------------------------------
-class NetCaptureResult(PageResult):  # net_start, net_stop
-    capturing: bool
-    entries: int | None = None  # net_stop: the requests kept
-
-
-class NetRequestRow(Result):
-    """A captured request as net_list shows it (app/browser/netentry.py `summary`)."""
-
-    id: str  # net_get's reqId
-    method: str
-    url: str
-    status: int | None = None
-    type: str | None = None
-    mime_type: str | None = None
-    size: int
-    time_ms: Number
-    state: str
-    error: str | None = None
-    redirect_url: str | None = Field(default=None, alias="redirectURL")
-
-
-class NetListResult(PageResult):
-    capturing: bool
-    requests: list[NetRequestRow]
-    dropped: int  # requests no longer kept (the capture keeps the latest)
-
-
-class NetGetResult(PageResult):
-    request: dict[str, Any]  # id, method, url, status, timings, request and response with headers and body, …
 
 
 # -- environments: windows and logins --------------------------------------------------------------------

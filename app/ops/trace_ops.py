@@ -25,6 +25,7 @@ from app.ops.page_session import TabParams, on_page
 from app.ops.registry import Operation, OpError, Params, operation
 from app.ops.results import RunExportResult
 from plumbing.savemanager import in_thread
+from workflows.envelope import Envelope
 from workflows.ports import PageError, TabPort
 from workflows.results_devtools import RecordVideoResult, ScreenStartResult, ScreenStopResult
 from workflows.run_export import export_run
@@ -41,7 +42,7 @@ class RunExportParams(Params):
 
 
 @operation("run_export", RunExportParams, RunExportResult, group="runs")
-async def run_export(ctx: OpContext, params: RunExportParams) -> dict[str, Any]:
+async def run_export(ctx: OpContext, params: RunExportParams) -> RunExportResult:
     """Write one zip to attach to a bug report: the run's record (record.json, paths relative to the zip), its
     trace screenshots (trace/), video, HAR (network.har), failure and healed screenshots (screenshots/) and large
     outputs (outputs/); not the files the run produced. Returns {path, files, bytes, missing}."""
@@ -51,7 +52,7 @@ async def run_export(ctx: OpContext, params: RunExportParams) -> dict[str, Any]:
     target = Path(params.path).expanduser() if params.path else ctx.data.exports / f"{record.id}.zip"
     if not target.is_absolute():
         raise OpError(f"path must be absolute: {params.path}")
-    return await in_thread(export_run, record, ctx.runs.folder(record.id), target)
+    return RunExportResult.model_validate(await in_thread(export_run, record, ctx.runs.folder(record.id), target))
 
 
 class ScreenStartParams(TabParams):
@@ -59,31 +60,31 @@ class ScreenStartParams(TabParams):
 
 
 @operation("screen_start", ScreenStartParams, ScreenStartResult, needs_browser=True, group="files")
-async def screen_start(ctx: OpContext, params: ScreenStartParams) -> dict[str, Any]:
+async def screen_start(ctx: OpContext, params: ScreenStartParams) -> Envelope[ScreenStartResult]:
     """Start recording a tab's video (shown in a window or windowless): a few frames a second, encoded by
     ffmpeg as they come, fields a secret was typed into masked. screen_stop ends it and returns the file.
     Default tab: the active tab of env (the original's form: {env})."""
 
-    async def start(tab: TabPort) -> dict[str, Any]:
+    async def start(tab: TabPort) -> ScreenStartResult:
         assert ctx.browser is not None
         target = ctx.data.captures(tab.env_id) / _file_name("screen")
         await ctx.browser.start_video(tab.tab_id, str(target))
-        return ScreenStartResult(recording=True, env=tab.env_id).wire()
+        return ScreenStartResult(recording=True, env=tab.env_id)
 
     return await on_page(ctx, params, start)
 
 
 @operation("screen_stop", TabParams, ScreenStopResult, needs_browser=True, group="files")
-async def screen_stop(ctx: OpContext, params: TabParams) -> dict[str, Any]:
+async def screen_stop(ctx: OpContext, params: TabParams) -> Envelope[ScreenStopResult]:
     """Stop recording the tab's video (screen_start) and return it: {path, seconds, frames, bytes, codec}."""
 
-    async def stop(tab: TabPort) -> dict[str, Any]:
+    async def stop(tab: TabPort) -> ScreenStopResult:
         assert ctx.browser is not None
         try:
             video = await ctx.browser.stop_video(tab.tab_id)
         except LookupError as exc:
             raise PageError(str(exc), code="not_recording") from None
-        return {**video.wire(), "env": tab.env_id}
+        return ScreenStopResult(**dict(video), env=tab.env_id)
 
     return await on_page(ctx, params, stop)
 
@@ -111,22 +112,22 @@ return {x, y, width: Math.min(innerWidth, r.right) - x, height: Math.min(innerHe
 
 
 @operation("page_record_video", RecordVideoParams, RecordVideoResult, needs_browser=True, group="files")
-async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[str, Any]:
+async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> Envelope[RecordVideoResult]:
     """Record the video playing in the page (its largest <video>, started muted; clicked first when the page
     wants a person's gesture to play it) for `seconds`, as the page shows it, into a WebM file (no sound). For a
     stream's original quality and sound use page_save_media. Returns {path, bytes, seconds, playing}."""
     if params.save_path and not Path(params.save_path).expanduser().is_absolute():
         raise OpError(f"savePath must be absolute: {params.save_path}")
 
-    async def record(tab: TabPort) -> dict[str, Any]:
+    async def record(tab: TabPort) -> RecordVideoResult:
         assert ctx.browser is not None
-        found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0))["value"]
+        found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0)).value
         if not found or found["width"] <= 0 or found["height"] <= 0:
             raise PageError("there is no video element on the page to record", code="no_video")
         if not found["playing"]:  # the page wants a person's gesture first: click the video, as they would
             await tab.input.click(None, found["x"] + found["width"] / 2, found["y"] + found["height"] / 2, "left", 1,
                                   None, 10.0)
-            found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0))["value"] or found
+            found = (await tab.reading.script(_PLAY_LARGEST, None, 30.0)).value or found
         if params.save_path:
             wanted = Path(params.save_path).expanduser()
             target = wanted.with_suffix("") if wanted.suffix else wanted
@@ -139,7 +140,7 @@ async def page_record_video(ctx: OpContext, params: RecordVideoParams) -> dict[s
         finally:
             video = await ctx.browser.stop_video(tab.tab_id)
         return RecordVideoResult(path=video.path, bytes=video.bytes, seconds=video.seconds,
-                                 playing=bool(found.get("playing"))).wire()
+                                 playing=bool(found.get("playing")))
 
     return await on_page(ctx, params, record)
 

@@ -603,7 +603,8 @@ def test_recording_a_select_the_suggested_input_name_and_the_current_locator(
     click(panel.input_button)
     qtbot.waitUntil(lambda: bool(suggested), timeout=5_000)
     assert suggested == ["full_name"]
-    qtbot.waitUntil(lambda: "{{#input.full_name#}}" in str(app.service.get(tab.tab_id).recording.status()["steps"]),
+    qtbot.waitUntil(lambda: "{{#input.full_name#}}" in str([step.data for step in
+                                                             app.service.get(tab.tab_id).recording.status().steps]),
                     timeout=5_000)
 
     # The Locator menu shows which way of finding the element replay tries first.
@@ -622,7 +623,7 @@ def test_recording_a_select_the_suggested_input_name_and_the_current_locator(
     second = [a for a in menu.actions() if not a.isSeparator()][2]
     click(menu, menu.actionGeometry(second).center())  # choose the second alternative
     qtbot.waitUntil(lambda: not menu.isVisible())
-    qtbot.waitUntil(lambda: app.service.get(tab.tab_id).recording.status()["steps"][fill_row].get("prefer") == 1,
+    qtbot.waitUntil(lambda: app.service.get(tab.tab_id).recording.status().steps[fill_row].prefer == 1,
                     timeout=5_000)
     click(panel.list.viewport(), panel.list.visualItemRect(panel.list.item(fill_row)).center())
     entries = menu_entries()

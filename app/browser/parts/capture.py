@@ -17,22 +17,24 @@ from app.browser.mediastream import save_stream, stream_sources
 from app.browser.parts.core import TabCore, capture_name
 from app.browser.streamsave import Candidate, Identity, manifest_kind
 from workflows.ports import Locator, PageError, Paper
+from workflows.results import FileResult, PdfResult, ScreenshotResult
 
 
 class TabCapture:
-    """Screenshots, PDFs, downloads and saved media of one tab (the network capture is app/browser/netcapture.py)."""
+    """Screenshots, PDFs, downloads and saved media of one tab (the network capture is app/browser/netcapture.py).
+    What the capture helpers report of the file they wrote is validated into its result model here, once."""
 
     def __init__(self, core: TabCore) -> None:
         self._core = core
 
     async def screenshot(self, full_page: bool, locator: Locator | None,
-                         outline: Locator | None = None) -> dict[str, Any]:
+                         outline: Locator | None = None) -> ScreenshotResult:
         core = self._core
         clip = await self._box(locator) if locator is not None else None
         boxed = await self._box(outline) if outline is not None else None
         path = core.folders.captures / capture_name("shot", ".png")
-        return await capture.screenshot(core.view, path, full_page=full_page and clip is None and boxed is None,
-                                        clip=clip, outline=boxed)
+        return ScreenshotResult.model_validate(await capture.screenshot(
+            core.view, path, full_page=full_page and clip is None and boxed is None, clip=clip, outline=boxed))
 
     async def _box(self, locator: Locator) -> tuple[float, float, float, float]:
         """The element's box in the viewport (CSS px), once it is there and scrolled into view."""
@@ -42,12 +44,13 @@ class TabCapture:
         rect = found.rows[0].rect
         return rect.x, rect.y, rect.width, rect.height
 
-    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> dict[str, Any]:
+    async def pdf(self, paper: Paper, landscape: bool, background: bool, header_footer: bool) -> PdfResult:
         path = self._core.folders.captures / capture_name("page", ".pdf")
-        return await capture.pdf(self._core.page, path, paper, landscape, background, header_footer)
+        return PdfResult.model_validate(await capture.pdf(self._core.page, path, paper, landscape, background,
+                                                          header_footer))
 
     async def download(self, locator: Locator | None, url: str | None, save_as: str | None,
-                       timeout: float) -> dict[str, Any]:
+                       timeout: float) -> FileResult:
         core = self._core
         page = core.page
         if url is not None:
@@ -70,10 +73,11 @@ class TabCapture:
 
             async def trigger() -> None:  # type: ignore[misc]
                 await core.input.click(px, py)
-        return await expect_download(page, trigger, folder=core.folders.downloads, name=save_as,
-                                     start_timeout=min(timeout, 15.0), timeout=timeout)
+        return FileResult.model_validate(await expect_download(page, trigger, folder=core.folders.downloads,
+                                                               name=save_as, start_timeout=min(timeout, 15.0),
+                                                               timeout=timeout))
 
-    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> dict[str, Any]:
+    async def save_media(self, locator: Locator, save_path: str | None, timeout: float) -> FileResult:
         core = self._core
         source = await core.guarded(inspect.media_source(core.page, locator))
         if not source["media"]:
@@ -91,7 +95,7 @@ class TabCapture:
         return await self._save_source(source, folder, name, timeout)
 
     async def _save_source(self, source: Mapping[str, Any], folder: Path, name: str | None,
-                           timeout: float) -> dict[str, Any]:
+                           timeout: float) -> FileResult:
         """Save a media element's current source: data: decoded here, blob: read in the page, anything
         else downloaded through the environment's profile (its cookies, its domain policy)."""
         core = self._core
@@ -111,18 +115,19 @@ class TabCapture:
                     # A MediaSource player: the stream it plays, found in what the tab fetched.
                     return await self._save_stream(None, list(source.get("fetched") or []), folder, name, timeout)
             path = media.write_new_file(folder, name or media.default_name(mime), payload)
-            return {"path": str(path), "name": path.name, "bytes": len(payload), "mime": mime, "url": url[:200]}
+            return FileResult(path=str(path), name=path.name, bytes=len(payload), mime=mime, url=url[:200])
         refused = core.blocked(url)
         if refused is not None:
             raise PageError(refused, code="blocked")
         kind = manifest_kind(url, str(source.get("type") or ""))
         if kind:  # <video src="….m3u8"> (a player of its own), or a <source type="application/dash+xml">
             return await self._save_stream(Candidate(url, "", kind), [], folder, name, timeout)
-        return await expect_download(core.page, lambda: core.page.download(QUrl(url), name or ""), folder=folder,
-                                     name=name, start_timeout=min(timeout, 15.0), timeout=timeout)
+        return FileResult.model_validate(await expect_download(
+            core.page, lambda: core.page.download(QUrl(url), name or ""), folder=folder, name=name,
+            start_timeout=min(timeout, 15.0), timeout=timeout))
 
     async def _save_stream(self, manifest: Candidate | None, fetched: list[str], folder: Path, name: str | None,
-                           timeout: float) -> dict[str, Any]:
+                           timeout: float) -> FileResult:
         """Save a stream as one file: `manifest`, or the one the tab's player fetched (its network capture
         when one runs, else `fetched`: the element's document's resource timing)."""
         core = self._core
@@ -133,8 +138,8 @@ class TabCapture:
             if recording is not None:
                 captured = recording.requested()
         sources = stream_sources(captured, fetched) if manifest is None else None
-        return await save_stream(page, DownloadManager.of(page), sources, manifest, folder, name,
-                                 await self._identity(), timeout)
+        return FileResult.model_validate(await save_stream(page, DownloadManager.of(page), sources, manifest, folder,
+                                                           name, await self._identity(), timeout))
 
     async def _identity(self) -> Identity:
         """What the environment sends: its policy, its profile's cookies, user agent and languages, and the

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import logging
 from contextlib import AbstractContextManager
-from typing import Any
-
 from app.browser import capture, locators
 from app.browser.control import ControlState
 from app.browser.parts.core import TabCore, capture_name
 from app.browser.recorder import app_acting
 from plumbing import loggers
 from workflows.ports import Control, Locator
+from workflows.results import TabEvents
 
 log = logging.getLogger(loggers.BROWSER)
 
@@ -29,16 +28,11 @@ class TabControlPart:
     def consume_taken_over(self) -> bool:
         return self._core.control.consume_taken_over()
 
-    def drain_events(self) -> dict[str, Any]:
+    def drain_events(self) -> TabEvents:
         page = self._core.page
-        events: dict[str, Any] = {}
-        dialogs = page.drain_dialogs()
-        if dialogs:
-            events["dialogs"] = dialogs
         new_tabs = [tab_id for tab_id in (self._core.tab_id_of_page(p) for p in page.drain_new_pages()) if tab_id]
-        if new_tabs:
-            events["newTabs"] = new_tabs
-        return events
+        # Lists the app itself just took from its page (no validation: every operation on the tab asks).
+        return TabEvents.model_construct(dialogs=page.drain_dialogs(), new_tabs=new_tabs)
 
     async def error_shot(self) -> str | None:
         try:

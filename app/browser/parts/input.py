@@ -22,6 +22,7 @@ from app.browser.parts.core import TabCore
 from app.browser.tab import check_upload_paths, upload_files
 from plumbing import loggers
 from workflows.ports import Direction, Locator, MouseButton, PageError
+from workflows.results import ClickResult, DragResult, KeyResult, ScrollResult, SelectResult, TypeResult, UploadResult
 from workflows.secret_binding import SecretBinding
 
 log = logging.getLogger(loggers.BROWSER)
@@ -51,7 +52,7 @@ class TabInput:
 
     async def click(self, locator: Locator | None, x: float | None, y: float | None, button: MouseButton,
                     count: int, until: Locator | None, timeout: float,
-                    offset: tuple[float, float] | None = None) -> dict[str, Any]:
+                    offset: tuple[float, float] | None = None) -> ClickResult:
         core = self._core
         tries = CLICK_UNTIL_TRIES if until is not None else 1
         for attempt in range(1, tries + 1):
@@ -68,15 +69,14 @@ class TabInput:
                 if attempt == tries:
                     raise PageError(f'"{until.label()}" did not appear after {tries} clicks', code="timeout") from None
                 log.info("click %s: %s not there yet, clicking again", core.tab_id, until.label())
-        result: dict[str, Any] = {"x": round(px, 1), "y": round(py, 1)}
         if description:
-            result["element"] = description
-        return result
+            return ClickResult(x=round(px, 1), y=round(py, 1), element=description)
+        return ClickResult(x=round(px, 1), y=round(py, 1))
 
     async def type_text(self, text: str, locator: Locator | None, paste: bool, timeout: float,
-                        replace: bool = False, secrets: SecretBinding | None = None) -> dict[str, Any]:
+                        replace: bool = False, secrets: SecretBinding | None = None) -> TypeResult:
         core = self._core
-        result: dict[str, Any] = {}
+        result: dict[str, Any] = {}  # what the model says beyond `typed`, only what happened
         bound = secrets is not None and bool(secrets.names_in(text))
         if locator is not None:
             target = await core.target(locator, timeout, editable=True, stable=False)
@@ -101,11 +101,10 @@ class TabInput:
         if replace:
             await core.input.key("ctrl+a")
         await core.acting(lambda: core.input.paste(text) if paste else core.input.type_text(text), timeout)
-        result["typed"] = len(text)
-        return result
+        return TypeResult(typed=len(text), **result)
 
     async def select(self, option: str, locator: Locator, timeout: float,
-                     secrets: SecretBinding | None = None) -> dict[str, Any]:
+                     secrets: SecretBinding | None = None) -> SelectResult:
         """Choose with the keyboard on the focused, closed <select> (arrow keys: trusted input and a trusted
         change event, no popup needed); fall back to setting the value when that does not land. A bound secret
         in `option` is filled in once the <select> has the focus and its frames' addresses allow it. A custom
@@ -121,7 +120,7 @@ class TabInput:
             await core.guarded(locators.focus(core.page, locator, timeout))
             option = secrets.fill(option, await focus_chain(core.page), core.tab_id)
         wanted = await core.guarded(locators.find_option(core.page, locator, option, timeout))
-        result = {"element": wanted.description, "value": wanted.value, "text": wanted.text, "index": wanted.index}
+        result = SelectResult(element=wanted.description, value=wanted.value, text=wanted.text, index=wanted.index)
         delta = wanted.index - wanted.previous_index
         if delta == 0:
             return result
@@ -138,7 +137,7 @@ class TabInput:
             log.info("select %s: keyboard landed on option %s, not %s; setting it", core.tab_id,
                      now.previous_index, wanted.index)
             await core.guarded(locators.select_option(core.page, locator, option, timeout))
-            result["method"] = "value"
+            result.method = "value"
         return result
 
     def _documents(self, target: locators.ClickTarget) -> list[str]:
@@ -148,7 +147,7 @@ class TabInput:
         return [page, target.frame_url] if target.frame_url else [page]
 
     async def choose_in_widget(self, option: str, widget: locators.Widget, timeout: float,
-                               secrets: SecretBinding | None = None) -> dict[str, Any]:
+                               secrets: SecretBinding | None = None) -> SelectResult:
         """Open the widget (a trusted click), find the option whose text is `option` in the list it opens, typing
         the text into its search box when the list does not show it, and click it; then check that the widget
         (its native <select> when it has one) shows it."""
@@ -197,18 +196,20 @@ class TabInput:
                 raise PageError(f"{widget.description} shows {json.dumps(shown.strip(), ensure_ascii=False)} after "
                                 f"choosing {json.dumps(option, ensure_ascii=False)}", code="not_chosen")
             await asyncio.sleep(0.025)
-        return {"element": widget.description, "text": option, "widget": True, **({"typed": True} if typed else {})}
+        if typed:
+            return SelectResult(element=widget.description, text=option, widget=True, typed=True)
+        return SelectResult(element=widget.description, text=option, widget=True)
 
-    async def key(self, shortcut: str) -> dict[str, Any]:
+    async def key(self, shortcut: str) -> KeyResult:
         core = self._core
         try:
             await core.acting(lambda: core.input.key(shortcut), 30.0)
         except ValueError as exc:
             raise PageError(str(exc), code="invalid_key") from None
-        return {"shortcut": shortcut}
+        return KeyResult(shortcut=shortcut)
 
     async def scroll(self, direction: Direction, locator: Locator | None, until: Locator | None, swipe: bool,
-                     timeout: float, distance: float | None = None) -> dict[str, Any]:
+                     timeout: float, distance: float | None = None) -> ScrollResult:
         core = self._core
         if not swipe and direction not in ("up", "down"):
             raise PageError("page_scroll goes up or down; use page_swipe for left and right", code="invalid_argument")
@@ -220,7 +221,7 @@ class TabInput:
         step = (height if direction in ("up", "down") else width) * 0.6
         if until is None:
             await self._scroll_once(x, y, direction, distance or step, swipe)
-            return {"steps": 1, "distance": round(distance or step)}
+            return ScrollResult(steps=1, distance=round(distance or step))
         distance = step
         steps = SWIPE_STEPS if swipe else SCROLL_STEPS
         loop = asyncio.get_running_loop()
@@ -228,7 +229,7 @@ class TabInput:
         moved = 0
         while True:
             if await self._in_view(until):
-                return {"steps": moved, "visible": True}
+                return ScrollResult(steps=moved, visible=True)
             if moved >= steps:
                 raise PageError(f'"{until.label()}" did not come into view after {steps} '
                                 f'{"swipes" if swipe else "scroll steps"} {direction}', code="timeout")
@@ -275,20 +276,20 @@ class TabInput:
                    for row in found.rows)
 
     async def drag(self, locator: Locator | None, x: float | None, y: float | None, dx: float, dy: float,
-                   timeout: float, offset: tuple[float, float] | None = None) -> dict[str, Any]:
+                   timeout: float, offset: tuple[float, float] | None = None) -> DragResult:
         core = self._core
         px, py, description = await core.point(locator, x, y, timeout)
         if offset is not None and locator is not None:
             px, py = await core.offset_point(locator, offset)
         await core.acting(lambda: core.input.drag(px, py, dx, dy), timeout)
-        result: dict[str, Any] = {"from": [round(px, 1), round(py, 1)], "to": [round(px + dx, 1), round(py + dy, 1)]}
+        start, end = [round(px, 1), round(py, 1)], [round(px + dx, 1), round(py + dy, 1)]
         if description:
-            result["element"] = description
-        return result
+            return DragResult(from_=start, to=end, element=description)
+        return DragResult(from_=start, to=end)
 
-    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> dict[str, Any]:
+    async def upload(self, paths: list[str], locator: Locator, timeout: float) -> UploadResult:
         core = self._core
         checked = check_upload_paths(paths)  # before anything is clicked
         px, py, description = await core.point(locator, None, None, timeout)
         await upload_files(core.page, checked, lambda: core.input.click(px, py))
-        return {"element": description, "files": checked}
+        return UploadResult(element=description, files=checked)

@@ -3,19 +3,20 @@ the tab's history, each waiting as asked and failing with its reason (app/browse
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from app.browser.navigation import navigate
 from app.browser.parts.core import TabCore
 from app.browser.urls import as_address
 from workflows.ports import PageError, WaitUntil
+from workflows.results import LoadResult
 
 
 class TabNavigation:
     def __init__(self, core: TabCore) -> None:
         self._core = core
 
-    async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> dict[str, Any]:
+    async def navigate(self, url: str, wait_until: WaitUntil, timeout: float) -> LoadResult:
         """Load `url`, made an address the way the address bar makes one (`127.0.0.1:8765/x` is http://…);
         text that is no address is an error naming it, never a blank page reported as loaded."""
         address = as_address(url)
@@ -27,7 +28,7 @@ class TabNavigation:
                                                  url=address))
 
     async def history(self, action: Literal["back", "forward", "reload"], wait_until: WaitUntil,
-                      timeout: float) -> dict[str, Any]:
+                      timeout: float) -> LoadResult:
         view = self._core.view
         history = view.history()
         if action == "back" and not history.canGoBack():

@@ -22,13 +22,15 @@ from app.browser.parts.core import TabCore, capture_name
 from plumbing.savemanager import in_thread
 from workflows.ports import PageError
 from workflows.results_devtools import CdpBatchResult, CdpCommandResult, MockStartResult, MockStopResult
+from workflows.results import (CdpResult, DirectResult, HarResult, NetCaptureResult, NetGetResult, NetListResult,
+                               SettleResult)
 
 
 class TabNetwork:
     def __init__(self, core: TabCore) -> None:
         self._core = core
 
-    async def settle(self, timeout: float) -> dict[str, Any]:
+    async def settle(self, timeout: float) -> SettleResult:
         """Let what the tab's last actions started land (app/browser/inflight.py: a navigation, a form post,
         fetch/XHR, beacons, WebSocket messages, EventSource answers, workers' requests, and the Save that leaves a
         moment after the click), at most `timeout` seconds: `{pending}` lists what had not (empty: everything
@@ -36,10 +38,10 @@ class TabNetwork:
         core = self._core
         pending = await inflight.settle(core.page, timeout, lambda: core.view.loading or core.page.isLoading(),
                                         core.workers)
-        return {"pending": pending, "settled": not pending}
+        return SettleResult(pending=pending, settled=not pending)
 
-    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
-        return {"result": await self._command(method, params, timeout)}
+    async def cdp(self, method: str, params: dict[str, Any] | None, timeout: float) -> CdpResult:
+        return CdpResult(result=await self._command(method, params, timeout))
 
     async def _command(self, method: str, params: dict[str, Any] | None, timeout: float) -> Any:
         """One caller's command on the tab's channel (page_cdp's rules), its answer as the browser gave it."""
@@ -86,40 +88,40 @@ class TabNetwork:
             raise CaptureError("network capture was never started on this tab; call net_start first")
         return recording
 
-    async def net_start(self) -> dict[str, Any]:
+    async def net_start(self) -> NetCaptureResult:
         recording = self._capture(create=True)
         await self._core.guarded(recording.start())
-        return {"capturing": True}
+        return NetCaptureResult(capturing=True)
 
-    async def net_stop(self) -> dict[str, Any]:
+    async def net_stop(self) -> NetCaptureResult:
         recording = self._capture()
         await recording.stop()
-        return {"capturing": False, "entries": len(recording.entries)}
+        return NetCaptureResult(capturing=False, entries=len(recording.entries))
 
-    async def net_list(self, url_contains: str | None, limit: int) -> dict[str, Any]:
+    async def net_list(self, url_contains: str | None, limit: int) -> NetListResult:
         recording = self._capture()
         await recording.settle(2.0)
-        return {"capturing": recording.running, "requests": recording.list(url_contains, limit),
-                "dropped": recording.dropped}
+        return NetListResult(capturing=recording.running, requests=recording.list(url_contains, limit),
+                             dropped=recording.dropped)
 
-    async def net_get(self, request_id: str) -> dict[str, Any]:
+    async def net_get(self, request_id: str) -> NetGetResult:
         recording = self._capture()
         await recording.settle(2.0)
-        return {"request": recording.get(request_id)}
+        # Built as it is: the capture's own record, with a body of up to 1 MB.
+        return NetGetResult.model_construct(request=recording.get(request_id))
 
     async def net_export(self, path: str | None = None,
-                         redact: Sequence[str] | Mapping[str, str] = ()) -> dict[str, Any]:
+                         redact: Sequence[str] | Mapping[str, str] = ()) -> HarResult:
         """Write the tab's capture as HAR 1.2 (default: the environment's captures folder)."""
         recording = self._capture()
         await recording.settle(5.0)
         target = Path(path) if path else self._core.folders.captures / capture_name("net", ".har")
         har = recording.har(__version__, qWebEngineChromiumVersion())  # here: it reads the live capture
         result = await in_thread(write_har_file, target, har, redact, name="browserpilot-har")  # redacted off the Qt thread
-        result["capturing"] = recording.running
-        return result
+        return HarResult(**result, capturing=recording.running)
 
     async def direct_request(self, method: str, url: str, headers: dict[str, str], body: str | None,
-                             timeout: float) -> dict[str, Any]:
+                             timeout: float) -> DirectResult:
         core = self._core
         net = core.net_services()
 
@@ -135,8 +137,9 @@ class TabNetwork:
         headers = {**{k: v for k, v in request_headers(core.page.env_profile).items() if k.lower() not in given},
                    **headers}
         try:
-            return await direct.send(method, url, headers, body, timeout, blocked=core.blocked,
-                                     cookies_for=cookies_for, record=record)
+            return DirectResult.model_validate(await direct.send(method, url, headers, body, timeout,
+                                                                 blocked=core.blocked, cookies_for=cookies_for,
+                                                                 record=record))
         except direct.DirectRequestError as exc:
             raise PageError(str(exc), code="request_failed") from None
 

@@ -4,12 +4,11 @@ tab."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.browser.parts.core import TabCore
 from app.browser.recorder import RecorderError, TabRecorder
 from workflows.ports import PageError
 from workflows.recording import Recording
+from workflows.results import RecordStatusResult
 
 
 class TabRecording:
@@ -24,17 +23,17 @@ class TabRecording:
     def active(self) -> bool:
         return self.recorder is not None
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> RecordStatusResult:
         try:
             recorder = TabRecorder(self._core.view)
         except RecorderError as exc:
             raise PageError(str(exc), code="already_recording") from None
         return _status(recorder)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RecordStatusResult:
         recorder = self.recorder
         if recorder is None:
-            return {"tabId": self._core.tab_id, "recording": False, "steps": []}
+            return RecordStatusResult(recording=False, steps=[])
         return _status(recorder)
 
     def _running(self) -> TabRecorder:
@@ -56,15 +55,14 @@ class TabRecording:
         return recorder.recording
 
 
-def _status(recorder: TabRecorder) -> dict[str, Any]:
-    """What record_status answers: the steps so far, in words and as nodes, and the recording's state."""
+def _status(recorder: TabRecorder) -> RecordStatusResult:
+    """What record_status answers: the steps so far, in words and as nodes, and the recording's state (what
+    could not be recorded is the recording's `notes`, which the operation says as the answer's notes)."""
     recording = recorder.recording
-    out: dict[str, Any] = {"tabId": recorder.tab.tab_id, "recording": True,
-                           "steps": [step.as_dict() for step in recording.steps], "events": recorder.events}
+    status = RecordStatusResult(recording=True, steps=[step.as_dict() for step in recording.steps],
+                                events=recorder.events)
     if recorder.paused:
-        out["paused"] = recorder.paused
-    if recording.notes:
-        out["notes"] = list(recording.notes)
+        status.paused = recorder.paused
     if recording.picking:
-        out["picking"] = recording.picking
-    return out
+        status.picking = recording.picking
+    return status

@@ -8,7 +8,6 @@ ended shows here at once, the selected version and repair staying selected."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap

@@ -129,3 +129,38 @@ def test_an_envelope_parses_from_its_wire_form_and_keeps_what_a_failure_added() 
                              "errorShot": "/tmp/s.png", "url": "http://a/"}, ClickResult)
     assert (failed.error_shot, failed.code, failed.data, failed.details) == ("/tmp/s.png", "timeout", None,
                                                                            {"url": "http://a/"})
+
+
+def test_an_envelope_goes_back_to_the_wire_form_it_came_from() -> None:
+    wire = {"ok": True, "control": "agent", "tabId": "tab-1", "takenOver": True, "dialogs": [{"type": "alert"}],
+            "newTabs": ["tab-2"], "url": "http://a/", "x": 10, "y": 20.5, "element": "button 'Go'", "extra": [1],
+            "notes": ["n"]}
+    assert Envelope.parse(wire, ClickResult).wire() == wire
+    failed = {"ok": False, "control": None, "url": "http://a/", "error": "gone", "code": "timeout",
+              "errorShot": "/tmp/s.png"}
+    assert Envelope.parse(failed, ClickResult).wire() == failed
+
+
+def test_an_operation_answering_its_envelope_is_handed_over_as_it_is(tmp_path: Path) -> None:
+    """An operation on a tab answers an `Envelope` around its part's model: the typed call returns that very
+    object (no wire form, no second validation), the MCP/CLI call its flat form; the call's own notes come
+    first, and the tests' result check still validates the data."""
+    clicked = ClickResult(x=1, y=2.5)
+
+    async def click(ctx: OpContext, params: Params) -> Envelope[ClickResult]:
+        return Envelope.model_construct(ok=True, control="agent", tab_id="tab-1", notes=["the part's"], data=clicked)
+
+    async def wrong(ctx: OpContext, params: Params) -> Envelope[ClickResult]:
+        return Envelope.model_construct(ok=True, control="agent", data=ClickResult.model_construct(y=0))  # no x
+
+    registry = OperationRegistry(check_results=True)
+    registry.add(Operation(name="click", params=Params, func=click, description="", result=ClickResult),
+                 Operation(name="wrong", params=Params, func=wrong, description="", result=ClickResult))
+    data = DataDir(tmp_path)
+    ctx = OpContext(data=data, envs=EnvStore(data))
+    typed = asyncio.run(registry.run(ctx, registry.get("click"), {}))
+    assert typed.ok and typed.data is clicked and typed.tab_id == "tab-1"
+    flat = asyncio.run(registry.call(ctx, "click", {}))
+    assert flat == {"ok": True, "control": "agent", "tabId": "tab-1", "x": 1, "y": 2.5, "notes": ["the part's"]}
+    refused = asyncio.run(registry.call(ctx, "wrong", {}))
+    assert refused["ok"] is False and refused["code"] == "invalid_result"
