@@ -22,9 +22,10 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDockWidget
 from app.browser.recorder import TabRecorder
 from app.browser.tab import BrowserTab
 from app.ops import editor_ops, recording_ops, run_ops
-from app.ops.results import RecordedStep, RecordStatusResult, RecordStopResult
+from app.ops.results import RecordStopResult
 from app.ui.op_runner import OpRunner
 from app.ui.run_inputs_dialog import RunInputsDialog, ask_replay_inputs
+from workflows.results import RecordedStep, RecordStatusResult
 from workflows.envelope import Envelope
 
 RECORDING_RED = "#d93025"
