@@ -35,9 +35,13 @@ from dataclasses import dataclass, field
 import shiboken6
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from PySide6.QtQuick import QQuickWindow
-from PySide6.QtQuickWidgets import QQuickWidget
 from PySide6.QtWebEngineWidgets import QWebEngineView
+
+try:  # Qt Quick's Python bindings stay out of the bundle (packaging/browserpilot.spec: ~300 MB of QML with them)
+    from PySide6.QtQuick import QQuickWindow
+    from PySide6.QtQuickWidgets import QQuickWidget
+except ImportError:  # there, a picture waits the whole delivery bound instead of Qt's next drawing
+    QQuickWidget = None  # type: ignore[assignment,misc]
 
 from app.browser import capture
 from app.browser.health import PageHealth
@@ -157,6 +161,8 @@ class TabPictures:
             await asyncio.wait_for(said, timeout)
             if window is not None:
                 await asyncio.wait_for(drawn, DELIVERY_WAIT)
+            elif QQuickWidget is None:  # no way to hear Qt draw: wait as long as a drawing may take
+                await asyncio.sleep(DELIVERY_WAIT)
         except asyncio.TimeoutError:
             pass
         finally:
@@ -164,10 +170,10 @@ class TabPictures:
             if window is not None and shiboken6.isValid(window):
                 window.afterRendering.disconnect(rendered)
 
-    def _render_window(self) -> QQuickWindow | None:
+    def _render_window(self) -> "QQuickWindow | None":
         """The scene Qt draws the page's frames in (the view's render widget is a QQuickWidget; a navigation to
         another site may give the view a new one)."""
-        if not shiboken6.isValid(self.view):
+        if QQuickWidget is None or not shiboken6.isValid(self.view):
             return None
         widget = self.view.findChild(QQuickWidget)
         return widget.quickWindow() if widget is not None else None

@@ -18,15 +18,27 @@ SHIPPED = ("app", "plumbing", "envs", "workflows")
 BUNDLE_SPEC = ROOT / "packaging" / "browserpilot.spec"
 
 
-def imported_modules(path: Path) -> list[str]:
-    """Every module a source file imports, at its top or inside a function (`from . import x`: skipped)."""
+def imported_modules(path: Path, guarded: bool = True) -> list[str]:
+    """Every module a source file imports, at its top or inside a function (`from . import x`: skipped);
+    `guarded=False`: not those imported in a `try` whose `except ImportError` lets the code go on without them."""
+    tree = ast.parse(path.read_text("utf-8"))
+    optional = set() if guarded else {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Try)
+                                      and any(_catches_import_error(handler) for handler in node.handlers)
+                                      for statement in node.body for inner in ast.walk(statement)}
     names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in optional:
+            continue
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.append(node.module)
     return names
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(kind, ast.Name) and kind.id in ("ImportError", "ModuleNotFoundError") for kind in kinds)
 
 
 def test_pure_packages_have_no_qt_imports_in_source() -> None:
@@ -51,7 +63,7 @@ def test_nothing_shipped_imports_what_the_bundle_leaves_out() -> None:
     excluded = bundle_excludes()
     assert "PySide6.QtQuick" in excluded  # the list was read
     sources = [path for package in SHIPPED for path in (ROOT / package).rglob("*.py")]
-    offenders = [f"{path.relative_to(ROOT)}: {name}" for path in sources for name in imported_modules(path)
+    offenders = [f"{path.relative_to(ROOT)}: {name}" for path in sources for name in imported_modules(path, guarded=False)
                  if any(name == module or name.startswith(module + ".") for module in excluded)]
     assert offenders == []
 
@@ -111,10 +123,8 @@ def test_each_part_of_a_tab_implements_its_protocol() -> None:
     assert problems == []
 
 
-# Part methods still answering a flat object, until their operations (page_inspect, page_hit, page_watch,
-# page_cdp_batch, net_mock, net_mock_off) are typed too; empty it then.
-UNTYPED_PART_METHODS = {"ReadingPart.inspect", "ReadingPart.hit", "ReadingPart.watch", "NetworkPart.cdp_batch",
-                        "NetworkPart.mock_start", "NetworkPart.mock_stop"}
+# Part methods allowed to answer a flat object while their typing is under way: none now.
+UNTYPED_PART_METHODS: set[str] = set()
 # Answering a `workflows.recording.Recording`, which the port cannot name (the recording builds on the nodes, which
 # build on the port): `Any` in the protocol, the class in the part.
 RECORDING_ANSWERS = {"RecordingPart.recording", "RecordingPart.stop"}
@@ -297,3 +307,13 @@ def test_imports_point_down_the_layers() -> None:
     graph = module_graph()
     assert "app.ops.context" in graph and "app.wiring.registry" in graph  # the graph was built
     assert upward_imports(graph, LAYERS, SIBLING_IMPORTS_ALLOWED) == []
+
+
+def test_no_operation_function_answers_a_flat_object() -> None:
+    """Every operation's function is annotated to answer its result model or an `Envelope` of it, never
+    `dict[str, Any]`: the registry hands the typed answer on, and only `call` writes the flat form."""
+    from app.wiring.registry import build_registry
+
+    flat = [op.name for op in build_registry().operations.values()
+            if "dict[" in str(op.func.__annotations__.get("return", "dict[str, Any]"))]
+    assert flat == []
