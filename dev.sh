@@ -3,6 +3,7 @@
 #
 #   ./dev.sh run [browserpilot arguments]   set up (first time) and start the app
 #   ./dev.sh test [pytest arguments]        set up (first time) and run the whole test suite
+#                                           (`-n 2 --dist loadfile`: on two workers, a test file each; pytest-xdist)
 #   ./dev.sh setup                          only set up
 #   ./dev.sh package                        build dist/: the wheel and a self-contained Linux x86-64 bundle
 #                                           (browserpilot-VERSION-linux-x86_64.tar.gz; packaging/README.md)
