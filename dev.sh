@@ -2,8 +2,8 @@
 # BrowserPilot developer entry point: one command to set up and run the app, one to set up and run the tests.
 #
 #   ./dev.sh run [browserpilot arguments]   set up (first time) and start the app
-#   ./dev.sh test [pytest arguments]        set up (first time) and run the whole test suite
-#                                           (`-n 2 --dist loadfile`: on two workers, a test file each; pytest-xdist)
+#   ./dev.sh test [pytest arguments]        set up (first time) and run the whole test suite: on two workers, a
+#                                           test file each (pytest-xdist); with arguments, just what they say
 #   ./dev.sh setup                          only set up
 #   ./dev.sh package                        build dist/: the wheel and a self-contained Linux x86-64 bundle
 #                                           (browserpilot-VERSION-linux-x86_64.tar.gz; packaging/README.md)
@@ -112,6 +112,9 @@ case "$verb" in
   run) setup; exec "$VENV/bin/browserpilot" "$@" ;;
   test) setup; command -v redis-server >/dev/null || install_system_packages; install_test_clients
     compile_bytecode
+    # The whole suite on two workers (CI has 2 cores), a test file per worker at a time (its module fixtures are
+    # shared by its tests, as in one process; each worker has its own Xvfb, bus, redis and tmp folders).
+    [ $# -eq 0 ] && set -- -n 2 --dist loadfile
     exec "$VENV/bin/python" -m pytest "$@" ;;
   package) setup; exec packaging/build_bundle.sh "$@" ;;
   install-desktop) setup; install_desktop "$@" ;;
