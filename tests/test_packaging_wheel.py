@@ -25,7 +25,7 @@ from tests.support.server import LocalServer, Response
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("app", "envs", "workflows", "resources", "pyproject.toml", "setup.py", "README.md")
+SOURCES = ("app", "plumbing", "envs", "workflows", "resources", "pyproject.toml", "setup.py", "README.md")
 
 
 @pytest.fixture(scope="module")

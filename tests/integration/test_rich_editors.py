@@ -135,7 +135,9 @@ def test_typing_into_an_editor_while_recording_is_typing_into_its_field_and_repl
         return bool(steps) and steps[-1]["words"] == "Click button 'Submit changes'"
 
     qtbot.waitUntil(recorded, timeout=10_000)
-    server.wait_for("/sent", submitted + 1)  # the person's own submit has landed (before the replays count theirs)
+    # The person's own submit has landed (before the replays count theirs); waited for with Qt's loop turning
+    # (server.wait_for would block it, and the form's navigation starts on the Qt thread).
+    qtbot.waitUntil(lambda: len(server.hits("/sent")) > submitted, timeout=20_000)
     assert [s["words"] for s in steps] == [f"Go to {server.url('/form/current')}",
                                            f"Type '{NOTE}' into textbox 'Change note'",
                                            "Click button 'Submit changes'"], steps
