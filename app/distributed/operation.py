@@ -77,7 +77,7 @@ async def _export_login(ctx: OpContext, env: str) -> dict[str, Any]:
     if ctx.browser is None:
         raise OpError("shipLogin needs the running app (its browser holds the cookies)")
     exported = await env_export.func(ctx, EnvExportParams(env=env))
-    path = Path(exported["path"])
+    path = Path(exported.path)
     try:
         return dict(json.loads(path.read_text("utf-8")))
     finally:
