@@ -22,7 +22,6 @@ import queue
 from collections.abc import Callable
 from pathlib import Path
 
-from PIL import Image, JpegImagePlugin  # noqa: F401 (the JPEG writer, named for the bundle)
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
@@ -52,6 +51,9 @@ def scaled_down(image: QImage, max_width: int) -> QImage:
 
 def write_jpeg(image: QImage, path: Path) -> None:
     """`image` (32-bit RGB, as `scaled_down` gives) as a JPEG file at `path`, whole or not at all."""
+    # Imported by the first picture written, on the writer's thread: not every start of the app pays for Pillow.
+    from PIL import Image, JpegImagePlugin  # noqa: F401 (the JPEG writer, named for the bundle)
+
     pixels = Image.frombuffer("RGB", (image.width(), image.height()), image.constBits(), "raw", "BGRX",
                               image.bytesPerLine(), 1)
     partial = path.with_name(f".{path.name}.part")

@@ -26,28 +26,41 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import secrets as random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
-try:  # Qt Quick's Python bindings stay out of the bundle (packaging/browserpilot.spec: ~300 MB of QML with them)
-    from PySide6.QtQuick import QQuickWindow
-    from PySide6.QtQuickWidgets import QQuickWidget
-except ImportError:  # there, a picture waits the whole delivery bound instead of Qt's next drawing
-    QQuickWidget = None  # type: ignore[assignment,misc]
-
 from app.browser import capture
 from app.browser.health import PageHealth
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.windowless import is_windowless
 from plumbing import loggers
+
+if TYPE_CHECKING:
+    from PySide6.QtQuick import QQuickWindow
+    from PySide6.QtQuickWidgets import QQuickWidget
+
+
+@functools.cache
+def quick_widget_class() -> "type[QQuickWidget] | None":
+    """QQuickWidget, imported when a picture first needs it (its bindings cost every start ~0.1 s otherwise);
+    None where they are not shipped: Qt Quick's Python bindings stay out of the bundle (packaging/browserpilot.spec:
+    ~300 MB of QML with them), and there a picture waits the whole delivery bound instead of Qt's next drawing."""
+    try:
+        from PySide6.QtQuickWidgets import QQuickWidget
+    except ImportError:
+        return None
+    return QQuickWidget
+
 
 log = logging.getLogger(loggers.BROWSER)
 
@@ -161,7 +174,7 @@ class TabPictures:
             await asyncio.wait_for(said, timeout)
             if window is not None:
                 await asyncio.wait_for(drawn, DELIVERY_WAIT)
-            elif QQuickWidget is None:  # no way to hear Qt draw: wait as long as a drawing may take
+            elif quick_widget_class() is None:  # no way to hear Qt draw: wait as long as a drawing may take
                 await asyncio.sleep(DELIVERY_WAIT)
         except asyncio.TimeoutError:
             pass
@@ -173,9 +186,10 @@ class TabPictures:
     def _render_window(self) -> "QQuickWindow | None":
         """The scene Qt draws the page's frames in (the view's render widget is a QQuickWidget; a navigation to
         another site may give the view a new one)."""
-        if QQuickWidget is None or not shiboken6.isValid(self.view):
+        widget_class = quick_widget_class()
+        if widget_class is None or not shiboken6.isValid(self.view):
             return None
-        widget = self.view.findChild(QQuickWidget)
+        widget = self.view.findChild(widget_class)
         return widget.quickWindow() if widget is not None else None
 
     def _on_console(self, message: str) -> bool:

@@ -105,7 +105,7 @@ def run_result(record: RunRecord) -> Envelope[RunResult]:
         original["error"] = f"run {record.id} {record.status.replace('_', ' ')}: {record.error}"
         raise OpError(original["error"], run=view, errorShot=record.screenshot, tabId=record.tab_id,
                       **{k: v for k, v in original.items() if k != "error"})
-    return Envelope[RunResult](ok=True, tab_id=record.tab_id, taken_over=record.taken_over, data=RunResult(
+    return Envelope.model_construct(ok=True, tab_id=record.tab_id, taken_over=record.taken_over, data=RunResult(
         run=RunView.model_validate(view), workflow=original["workflow"], title=original["title"],
         files=original["files"], outputs=original["outputs"]))
 
@@ -119,7 +119,7 @@ async def workflow_start(ctx: OpContext, params: WorkflowRunParams) -> Envelope[
     env_id = ctx.envs.get(params.env or DEFAULT_ENV_ID).id
     record = await ctx.runner.start(doc, params.inputs, env_id=env_id, tab_id=params.tab_id, workflow_id=workflow_id,
                                     trigger=ctx.trigger, trace=params.trace, video=params.video)
-    return Envelope[WorkflowStartResult](ok=True, tab_id=record.tab_id,
+    return Envelope.model_construct(ok=True, tab_id=record.tab_id,
                                          data=WorkflowStartResult(run_id=record.id, workflow=workflow_id or ""))
 
 

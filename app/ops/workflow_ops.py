@@ -195,7 +195,7 @@ async def workflow_import(ctx: OpContext, params: PathParams) -> Envelope[Workfl
     """Import a workflow file (BrowserPilot 0.3.0) or a Chrome DevTools Recorder recording and save it.
     Every problem is reported at once; nothing is saved for a rejected file."""
     doc, notes = await in_thread(load_any, params.path)  # the person's file: read off the Qt thread
-    return Envelope[WorkflowSaveResult](ok=True, data=_save(ctx, doc, reason="import"), notes=notes)
+    return Envelope.model_construct(ok=True, data=_save(ctx, doc, reason="import"), notes=list(notes))
 
 
 @operation("workflow_export", ExportParams, PathResult, read_only=True, group="workflows")

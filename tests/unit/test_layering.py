@@ -20,11 +20,14 @@ BUNDLE_SPEC = ROOT / "packaging" / "browserpilot.spec"
 
 def imported_modules(path: Path, guarded: bool = True) -> list[str]:
     """Every module a source file imports, at its top or inside a function (`from . import x`: skipped);
-    `guarded=False`: not those imported in a `try` whose `except ImportError` lets the code go on without them."""
+    `guarded=False`: not those that never run (under `if TYPE_CHECKING:`) nor those imported in a `try` whose
+    `except ImportError` lets the code go on without them."""
     tree = ast.parse(path.read_text("utf-8"))
-    optional = set() if guarded else {id(inner) for node in ast.walk(tree) if isinstance(node, ast.Try)
-                                      and any(_catches_import_error(handler) for handler in node.handlers)
-                                      for statement in node.body for inner in ast.walk(statement)}
+    optional = set() if guarded else {
+        id(inner) for node in ast.walk(tree)
+        if isinstance(node, ast.Try) and any(_catches_import_error(handler) for handler in node.handlers)
+        or isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for statement in node.body for inner in ast.walk(statement)}
     names: list[str] = []
     for node in ast.walk(tree):
         if id(node) in optional:
