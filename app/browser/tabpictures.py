@@ -174,7 +174,7 @@ class TabPictures:
             await asyncio.wait_for(said, timeout)
             if window is not None:
                 await asyncio.wait_for(drawn, DELIVERY_WAIT)
-            elif quick_widget_class() is None:  # no way to hear Qt draw: wait as long as a drawing may take
+            else:  # no scene to hear Qt draw in (or no bindings to hear it with): as long as a drawing may take
                 await asyncio.sleep(DELIVERY_WAIT)
         except asyncio.TimeoutError:
             pass

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import nullcontext
-from typing import Any, Awaitable, Callable, Sequence, TypeVar, overload
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from pydantic import Field
 
@@ -49,29 +49,15 @@ class ActingParams(TabParams):
 
 R = TypeVar("R", bound=PageResult)
 
-# What an operation does on the tab: its part's answer, the operation's result model. An action answering a
-# flat object is an operation whose part is not typed yet (its envelope is built flat, as it always was).
+# What an operation does on the tab: its part's answer, the operation's result model.
 PageAction = Callable[[TabPort], Awaitable[R]]
 
 
-@overload
 async def on_page(ctx: OpContext, params: TabParams, action: PageAction[R], *, acting: bool = False,
                   target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000,
-                  notes: Sequence[str] = ()) -> Envelope[R]: ...
-
-
-@overload
-async def on_page(ctx: OpContext, params: TabParams, action: Callable[[TabPort], Awaitable[dict[str, Any]]], *,
-                  acting: bool = False, target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000,
-                  notes: Sequence[str] = ()) -> dict[str, Any]: ...
-
-
-async def on_page(ctx: OpContext, params: TabParams, action: Callable[[TabPort], Awaitable[Any]], *,
-                  acting: bool = False, target: Locator | None = None, timeout: float = DEFAULT_TIMEOUT_MS / 1000,
-                  notes: Sequence[str] = ()) -> Envelope[Any] | dict[str, Any]:
+                  notes: Sequence[str] = ()) -> Envelope[R]:
     """Run `action` on the tab named by `params` and return its envelope: an `Envelope` around the result
-    model the action answered, its `notes` after the screenshot mapping's (a flat object without `ok` for an
-    action answering one)."""
+    model the action answered, its `notes` after the screenshot mapping's."""
     assert ctx.browser is not None
     tab = await ctx.browser.tab(params.tab_id, params.env)
     ctx.check_tab_free(tab.tab_id)
@@ -100,8 +86,6 @@ async def on_page(ctx: OpContext, params: TabParams, action: Callable[[TabPort],
         _add_address(ctx, tab.tab_id, extra)
         raise OpError(str(exc), **extra) from None
     said += notes
-    if isinstance(data, dict):
-        return _flat_envelope(ctx, tab, data, said)
     if not data.url and (state := ctx.browser.tab_state(tab.tab_id)) is not None and state[0]:
         data.url = state[0]  # where the tab is now (after a click that navigated, the new page); no page asked
     events = control.drain_events()
@@ -110,20 +94,6 @@ async def on_page(ctx: OpContext, params: TabParams, action: Callable[[TabPort],
     taken = {"taken_over": True} if control.consume_taken_over() else {}
     return Envelope.model_construct(ok=True, control=control.state, tab_id=tab.tab_id, dialogs=events.dialogs,
                                     new_tabs=events.new_tabs, notes=said, data=data, **taken)
-
-
-def _flat_envelope(ctx: OpContext, tab: TabPort, data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """The envelope of an action answering a flat object (a part not typed yet), flat: the data's own keys win."""
-    control = tab.control
-    envelope: dict[str, Any] = {"control": control.state, "tabId": tab.tab_id}
-    if control.consume_taken_over():
-        envelope["takenOver"] = True
-    _add_events(control.drain_events(), envelope)
-    envelope.update(data)
-    _add_address(ctx, tab.tab_id, envelope)
-    if notes:
-        envelope["notes"] = notes + list(envelope.get("notes") or [])
-    return envelope
 
 
 def _add_events(events: TabEvents, envelope: dict[str, Any]) -> None:

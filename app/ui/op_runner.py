@@ -56,8 +56,11 @@ class OpRunner:
             log.debug("%s not called: no event loop", name)
             return None
 
-        failed: Callable[[str, str], Envelope[R]] = Envelope[op.result].failed  # type: ignore[name-defined]
-        cancelled = failed(f"{name} was cancelled", "cancelled")
+        def failed(error: str, code: str) -> Envelope[R]:
+            return Envelope[op.result].failed(error, code)  # type: ignore[name-defined]
+
+        def cancelled() -> Envelope[R]:  # made only for a call that was cancelled
+            return failed(f"{name} was cancelled", "cancelled")
 
         def answer(envelope: Envelope[R]) -> None:
             if owner is None or shiboken6.isValid(owner):  # the window may be gone when the app quits
@@ -67,7 +70,7 @@ class OpRunner:
             try:
                 envelope = await self.registry.run(ctx or self.ctx, op, params)
             except asyncio.CancelledError:
-                envelope = cancelled
+                envelope = cancelled()
             except Exception as exc:  # a defect: the caller still hears an end (never "Running…" for good)
                 log.error("%s failed unexpectedly in the GUI", name, exc_info=exc)
                 envelope = failed(f"{name} failed unexpectedly: {exc}", "internal")
@@ -76,7 +79,7 @@ class OpRunner:
         def finished(task: asyncio.Task[None]) -> None:
             self._tasks.discard(task)
             if task.cancelled():  # cancelled before it began: `go` never ran to say so
-                answer(cancelled)
+                answer(cancelled())
             elif (exc := task.exception()) is not None:  # the caller's handler raised
                 sys.excepthook(type(exc), exc, exc.__traceback__)
 
