@@ -1,10 +1,10 @@
 """A trace's screenshots as small JPEG files, written by a thread of their own (app/browser/trace.py).
 
 `ShotFiles` takes the page's pixels as Qt holds them (one full-size picture a screenshot) and, on its writer
-thread, scales it down (at most `max_width` px wide, bilinear: about a millisecond), draws what is still to
-draw on it (the element's outline) and encodes it as a JPEG file with libjpeg-turbo (Pillow: about a
-millisecond for an 800 px picture, outside the interpreter's lock), written under a temporary name and
-renamed, so a file that exists is whole. Each picture is written as soon as the thread gets to it: what a run
+thread, scales it down (at most `max_width` px wide, bilinear), frames the element a step acted on in red and
+encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which does its work outside the interpreter's
+lock (a few ms a picture; QPainter's scaling held the lock, and the Qt thread waited for it), written under a
+temporary name and renamed, so a file that exists is whole. Each picture is written as soon as the thread gets to it: what a run
 traced so far is on disk even if the app dies before the run ends. The Qt thread only hands pictures over.
 
 ffmpeg (app/browser/framepipe.py) wrote them before: its scaling and JPEG encoding cost ~12 ms of CPU a
@@ -19,46 +19,61 @@ import concurrent.futures
 import logging
 import os
 import queue
-from collections.abc import Callable
+import threading
 from pathlib import Path
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPainter
+from typing import TYPE_CHECKING
 
-from app.browser.framepipe import Launcher
+from PySide6.QtGui import QImage
+
+from app.browser.framepipe import NICENESS, Launcher
 from plumbing import loggers
+
+if TYPE_CHECKING:
+    import PIL.Image
 
 log = logging.getLogger(loggers.BROWSER)
 
 QUALITY = 75  # JPEG quality: text stays readable at 800 px, ~15 KB a picture of a form
+OUTLINE_RGB = (220, 38, 38)  # the element a step acted on (capture.OUTLINE_COLOR)
+OUTLINE_WIDTH = 4
+Frame = tuple[float, float, float, float]  # x, y, width, height in px of the picture as written
 
 
-def scaled_down(image: QImage, max_width: int) -> QImage:
-    """`image` at most `max_width` px wide (bilinear; as it is when it is narrow enough), 32-bit RGB."""
-    if image.width() <= max_width:
-        return image if image.format() == QImage.Format.Format_RGB32 else \
-            image.convertToFormat(QImage.Format.Format_RGB32)
-    height = max(1, round(image.height() * max_width / image.width()))
-    small = QImage(max_width, height, QImage.Format.Format_RGB32)
-    painter = QPainter(small)
-    try:
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-        painter.drawImage(QRectF(0, 0, max_width, height), image)
-    finally:
-        painter.end()
-    return small
-
-
-def write_jpeg(image: QImage, path: Path) -> None:
-    """`image` (32-bit RGB, as `scaled_down` gives) as a JPEG file at `path`, whole or not at all."""
+def scaled_down(image: QImage, max_width: int) -> "PIL.Image.Image":
+    """The page's picture (32-bit, opaque) as a Pillow image at most `max_width` px wide. Pillow scales with the
+    interpreter's lock released (QPainter and QImage.scaled held it, ~2.5 ms a picture, and the Qt thread waited)."""
     # Imported by the first picture written, on the writer's thread: not every start of the app pays for Pillow.
-    from PIL import Image, JpegImagePlugin  # noqa: F401 (the JPEG writer, named for the bundle)
+    from PIL import Image
 
     pixels = Image.frombuffer("RGB", (image.width(), image.height()), image.constBits(), "raw", "BGRX",
                               image.bytesPerLine(), 1)
+    if pixels.width > max_width:
+        return pixels.resize((max_width, max(1, round(pixels.height * max_width / pixels.width))),
+                             Image.Resampling.BILINEAR)
+    return pixels.copy()  # (not the Qt picture's own pixels, which go with it)
+
+
+def write_jpeg(pixels: "PIL.Image.Image", outline: Frame | None, path: Path) -> None:
+    """The picture, with `outline` (a rectangle of its px) framed in red on a copy, as a JPEG file at `path`, whole
+    or not at all."""
+    from PIL import ImageDraw, JpegImagePlugin  # noqa: F401 (the JPEG writer, named for the bundle)
+
+    if outline is not None:
+        pixels = pixels.copy()
+        x, y, width, height = outline
+        ImageDraw.Draw(pixels).rectangle((x, y, x + width, y + height), outline=OUTLINE_RGB, width=OUTLINE_WIDTH)
     partial = path.with_name(f".{path.name}.part")
     pixels.save(partial, "JPEG", quality=QUALITY)
     os.replace(partial, path)
+
+
+def outline_frame(box: tuple[float, float, float, float], scale: float) -> Frame:
+    """Where the red frame around `box` (CSS px) goes in a picture written at `scale` px per CSS px: its
+    `OUTLINE_WIDTH` px just outside the element (1 px apart), so the element itself is not painted over."""
+    x, y, width, height = (value * scale for value in box)
+    pad = OUTLINE_WIDTH + 1
+    return (x - pad, y - pad, width + 2 * pad - 1, height + 2 * pad - 1)
 
 
 class ShotFiles:
@@ -72,19 +87,17 @@ class ShotFiles:
         self.error: Exception | None = None
         self.done: concurrent.futures.Future[set[str]] = concurrent.futures.Future()
         self._written: set[str] = set()
-        self._queue: queue.SimpleQueue[tuple[QImage, Callable[[QImage], QImage] | None, Path] | None] = \
-            queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[QImage, Frame | None, Path] | None] = queue.SimpleQueue()
         self._killed = False
         launcher.start(self._run, name)
 
-    def send(self, image: QImage, finish: Callable[[QImage], QImage] | None, path: Path,
-             limit: int | None = None) -> bool:
-        """Queue a picture to be written at `path`; `finish` (drawing on a copy) runs on the writer thread, on the
-        picture scaled down (at most `max_width` px wide), before it is encoded. False when the writer is too far
-        behind (`limit` pictures wait already: not taken)."""
+    def send(self, image: QImage, outline: Frame | None, path: Path, limit: int | None = None) -> bool:
+        """Queue a picture to be written at `path`, scaled down (at most `max_width` px wide), with `outline` (px
+        of the picture as written: `outline_frame`) framed in red. False when the writer is too far behind
+        (`limit` pictures wait already: not taken)."""
         if self.done.done() or (limit is not None and self._queue.qsize() >= limit):
             return False
-        self._queue.put((image, finish, path))
+        self._queue.put((image, outline, path))
         return True
 
     def close(self) -> None:
@@ -97,26 +110,30 @@ class ShotFiles:
         self.close()
 
     def _run(self) -> None:
+        try:  # below the app's threads (Linux: per thread), as the video's encoder: the run keeps its pace
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+        except (OSError, AttributeError):
+            pass
         try:
             self._write_all()
         finally:
             self.done.set_result(set(self._written))
 
     def _write_all(self) -> None:
+        last: tuple[int, PIL.Image.Image] | None = None  # the last picture scaled down (its Qt key)
         while True:
             item = self._queue.get()
             if item is None:
                 break
             if self._killed or self.error is not None:
                 continue
-            image, finish, path = item
+            image, outline, path = item
             try:
-                image = scaled_down(image, self.max_width)
-                if finish is not None:
-                    image = finish(image)
                 if not self._written:
                     self.folder.mkdir(parents=True, exist_ok=True)
-                write_jpeg(image, path)
+                if last is None or last[0] != image.cacheKey():  # one moment is often two pictures: after, before
+                    last = (image.cacheKey(), scaled_down(image, self.max_width))
+                write_jpeg(last[1], outline, path)
                 self._written.add(str(path))
             except Exception as exc:  # noqa: BLE001 - told to whoever waits for `done`; nothing more is written
                 log.warning("a trace screenshot could not be written to %s: %s", path, exc)

@@ -4,11 +4,15 @@
   banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a screenshot
   (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and neither may slow the
   run down. `painted()` waits, off the run's path, until what the page shows now has reached that picture: the page
-  has begun two animation frames since (it says so on its console), and then Qt has drawn the page's picture again
-  (the render widget's scene, `afterRendering`); a page that draws nothing more by then (its last frame reached Qt
-  before the page spoke) is waited for at most `DELIVERY_WAIT`. A fixed 30 ms after the two animation frames was not
-  enough: on a loaded machine the picture of a click that repainted a big block still showed it as it was before
-  (tests/integration/test_traces.py, the after picture). `same(a, b)`: whether two pictures show the same pixels (a
+  has begun two animation frames since (it says so on its console, at each), and Qt has drawn the page's picture
+  since the first began (the first frame holds what the page showed when asked). Qt draws it when the view's render
+  widget (a QQuickWidget) gets its update timer's event, which an event filter counts: no Qt Quick bindings are
+  needed (the bundle leaves them out). When Qt has not drawn by the time the page speaks, `painted` waits for its
+  next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a
+  QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
+  picture of a click that repainted a big block still showed it as it was before (tests/integration/test_traces.py,
+  the after picture). `document_shown()`: whether Qt's picture shows the document the tab began last yet (until its
+  first frame arrives, Qt shows the page before it). `same(a, b)`: whether two pictures show the same pixels (a
   still page: the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
@@ -18,26 +22,24 @@
   an opaque box. Their boxes are read
   just before and just after the grab and both are covered (padded), so a field that moved in between is
   still hidden. What the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
-- `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); `outliner` frames an
-  element in red on a copy where the frame is written; scaling and encoding happen there too (a trace's
-  writer thread, app/browser/shotfiles.py; a video's ffmpeg, app/browser/framepipe.py).
+- `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); the element a step acted
+  on is framed in red where the picture is scaled and encoded (a trace's writer thread, app/browser/shotfiles.py;
+  a video's ffmpeg, app/browser/framepipe.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
 import secrets as random
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtCore import QEvent, QObject, QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QWidget
 
 from app.browser import capture
 from app.browser.health import PageHealth
@@ -45,30 +47,12 @@ from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.windowless import is_windowless
 from plumbing import loggers
 
-if TYPE_CHECKING:
-    from PySide6.QtQuick import QQuickWindow
-    from PySide6.QtQuickWidgets import QQuickWidget
-
-
-@functools.cache
-def quick_widget_class() -> "type[QQuickWidget] | None":
-    """QQuickWidget, imported when a picture first needs it (its bindings cost every start ~0.1 s otherwise);
-    None where they are not shipped: Qt Quick's Python bindings stay out of the bundle (packaging/browserpilot.spec:
-    ~300 MB of QML with them), and there a picture waits the whole delivery bound instead of Qt's next drawing."""
-    try:
-        from PySide6.QtQuickWidgets import QQuickWidget
-    except ImportError:
-        return None
-    return QQuickWidget
-
-
 log = logging.getLogger(loggers.BROWSER)
 
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
-DELIVERY_WAIT = 0.1  # seconds `painted` waits for Qt to draw the page again once the page has drawn its frames
+DELIVERY_WAIT = 0.05  # seconds `painted` waits for Qt to draw the page once the page has begun its frames
 MASK_COLOUR = QColor(38, 38, 38)
-OUTLINE_COLOUR = capture.OUTLINE_COLOR
 KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
 
 # Mark the focused element (see the module docstring) and keep the secrets' values; returns its description.
@@ -136,6 +120,31 @@ class Picture:
     covered: bool = False                          # the masks are painted into the image
 
 
+class _Renders(QObject):
+    """Counts Qt's drawings of the page: a QQuickWidget renders its scene when its update timer fires (a frame of
+    the page arrived), on the timer's event, which this filter sees just before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+        self._next: list[asyncio.Future[None]] = []
+
+    def next(self) -> "asyncio.Future[None]":
+        """Done at Qt's next drawing (its callbacks run after the drawing itself)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._next.append(future)
+        return future
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Timer:
+            self.count += 1
+            waiting, self._next = self._next, []
+            for future in waiting:
+                if not future.done():
+                    future.set_result(None)
+        return False
+
+
 class TabPictures:
     """The pictures of one tab (its view); `masking` once a secret was typed into it."""
 
@@ -145,6 +154,12 @@ class TabPictures:
         self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
         self._painting = 0
         self._said: dict[str, asyncio.Future[None]] = {}
+        self._renders = _Renders()
+        self._rendering: QWidget | None = None  # the render widget `_renders` listens to
+        self.documents = 0  # the documents the tab began loading since it is pictured
+        self._drawn = 0     # ... and how many of them Qt's picture has shown (as far as `painted` knows)
+        view.loadStarted.connect(self._new_document)
+        self._counting_documents = True
 
     async def painted(self, timeout: float = 1.0) -> None:
         """Return once what the page shows now has reached Qt's picture (the module's docstring); at most
@@ -152,45 +167,64 @@ class TabPictures:
         if not self.usable():
             return
         page = self.view.page()
-        window = self._render_window()
+        documents = self.documents
+        watching = self._watch_renders()
         self._painting += 1
         key = f"{self._token}{self._painting}"
         loop = asyncio.get_running_loop()
+        began: asyncio.Future[None] = loop.create_future()
         said: asyncio.Future[None] = loop.create_future()
-        drawn: asyncio.Future[None] = loop.create_future()
-        self._said[key] = said
-
-        def rendered() -> None:  # Qt drew the page's picture; what counts is a drawing after the page spoke
-            if said.done() and not drawn.done():
-                drawn.set_result(None)
-
-        if window is not None:
-            window.afterRendering.connect(rendered)
+        self._said[f"{key}:1"], self._said[f"{key}:2"] = began, said
+        renders_then: list[int] = []  # Qt's drawings so far, when the first frame began
+        began.add_done_callback(lambda _: renders_then.append(self._renders.count))
         if self._on_console not in page.console_listeners:
             page.console_listeners.append(self._on_console)
-        page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => "
-                           f"console.debug({json.dumps(key)})))", APP_WORLD)
+        page.runJavaScript(f"requestAnimationFrame(() => {{ console.debug({json.dumps(key + ':1')}); "
+                           f"requestAnimationFrame(() => console.debug({json.dumps(key + ':2')})); }})", APP_WORLD)
         try:
             await asyncio.wait_for(said, timeout)
-            if window is not None:
-                await asyncio.wait_for(drawn, DELIVERY_WAIT)
-            else:  # no scene to hear Qt draw in (or no bindings to hear it with): as long as a drawing may take
+            if not watching:  # no drawing to hear: as long as one may take
                 await asyncio.sleep(DELIVERY_WAIT)
+            elif not renders_then or self._renders.count <= renders_then[0]:  # not drawn since: its next drawing
+                await asyncio.wait_for(self._renders.next(), DELIVERY_WAIT)
+            self._drawn = max(self._drawn, documents)
         except asyncio.TimeoutError:
             pass
         finally:
-            self._said.pop(key, None)
-            if window is not None and shiboken6.isValid(window):
-                window.afterRendering.disconnect(rendered)
+            self._said.pop(f"{key}:1", None)
+            self._said.pop(f"{key}:2", None)
 
-    def _render_window(self) -> "QQuickWindow | None":
-        """The scene Qt draws the page's frames in (the view's render widget is a QQuickWidget; a navigation to
-        another site may give the view a new one)."""
-        widget_class = quick_widget_class()
-        if widget_class is None or not shiboken6.isValid(self.view):
-            return None
-        widget = self.view.findChild(widget_class)
-        return widget.quickWindow() if widget is not None else None
+    async def document_shown(self) -> bool:
+        """Whether Qt's picture shows the document the tab began last (until its first frame arrives, Qt shows the
+        page before it): a `painted` since saw it drawn, or the page says its first frame was presented (its paint
+        timing has an entry; one quick read, once per document)."""
+        if self.documents <= self._drawn or not self.usable():
+            return True
+        documents = self.documents
+        try:
+            shown = await run_js(self.view.page(), "performance.getEntriesByType('paint').length > 0", timeout=2.0,
+                                 world=APP_WORLD)
+        except PageError:
+            return False  # between documents
+        if shown:
+            self._drawn = max(self._drawn, documents)
+        return bool(shown)
+
+    def _new_document(self) -> None:
+        self.documents += 1
+
+    def _watch_renders(self) -> bool:
+        """Count Qt's drawings of the page from now on; False when they cannot be heard (the render widget is not
+        a QQuickWidget). A navigation to another site may give the view a new render widget."""
+        widget = self.view.focusProxy() if shiboken6.isValid(self.view) else None
+        if widget is None or not widget.inherits("QQuickWidget"):
+            return False
+        if widget is not self._rendering:
+            if self._rendering is not None and shiboken6.isValid(self._rendering):
+                self._rendering.removeEventFilter(self._renders)
+            widget.installEventFilter(self._renders)
+            self._rendering = widget
+        return True
 
     def _on_console(self, message: str) -> bool:
         if not message.startswith(self._token):
@@ -203,6 +237,12 @@ class TabPictures:
     def release(self) -> None:
         """Nothing records the tab any more."""
         self._said.clear()
+        if self._counting_documents and shiboken6.isValid(self.view):
+            self.view.loadStarted.disconnect(self._new_document)
+        self._counting_documents = False
+        if self._rendering is not None and shiboken6.isValid(self._rendering):
+            self._rendering.removeEventFilter(self._renders)
+        self._rendering = None
         if shiboken6.isValid(self.view):
             listeners = self.view.page().console_listeners
             if self._on_console in listeners:
@@ -285,24 +325,3 @@ def masked(picture: Picture) -> QImage:
             painter.end()
         picture.covered = True
     return picture.image
-
-
-def outliner(box: Box, scale: float) -> Callable[[QImage], QImage]:
-    """What draws `box` (CSS px) framed in red on a copy of a picture (run where the frame is written, off the Qt
-    thread; the frame's masks are painted already, and the frame is just outside the box)."""
-    x, y, width, height = (value * scale for value in box)
-
-    def outline(image: QImage) -> QImage:
-        framed = image.copy()
-        painter = QPainter(framed)
-        try:
-            pen = QPen(OUTLINE_COLOUR)
-            pen.setWidthF(4.0)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRect(QRectF(x - 4, y - 4, width + 7, height + 7))
-        finally:
-            painter.end()
-        return framed
-
-    return outline

@@ -8,8 +8,10 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
 - `RunRecording` is one run's trace and video. A step is a node: when it starts, the previous step's console
   messages and page errors (the page's own console, `BrowserPage.console_journal`) are closed, and its "after"
   picture is taken once what it did has reached Qt's picture (`TabPictures.painted`; a step that ends sooner, a wait
-  or a script, shares that picture with the step before it), or at the latest when the next node acts; at the moment
-  a node acts, its "before" picture (the element outlined in red). Requests: the tab's own traffic, as the page's
+  or a script, shares that picture with the step before it), at most AFTER_WAIT later. When a node acts, before its
+  input is sent: the after picture still waited for is taken first (when the tab began a new document, the node waits
+  for it, within the same bound: a page just loaded shows the page before it until its first frame reaches Qt), then
+  the node's "before" picture (the element outlined in red). Requests: the tab's own traffic, as the page's
   request interceptor sees each one leave (method, address, kind: documents, form posts, fetch/XHR, scripts, images,
   beacons; QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
   resource timing (status, duration, size: read at each step without waiting for the answer), each given to the step
@@ -44,8 +46,8 @@ from app.browser import locators
 from app.browser.framepipe import Launcher, VideoError, find_encoder
 from app.browser.js import APP_WORLD, PageError, run_js
 from app.browser.policy import _TYPES as RESOURCE_TYPES  # QtWebEngine's resource types, named as in HAR
-from app.browser.shotfiles import ShotFiles
-from app.browser.tabpictures import Box, Picture, TabPictures, masked, outliner, same
+from app.browser.shotfiles import Frame, ShotFiles, outline_frame
+from app.browser.tabpictures import Box, Picture, TabPictures, masked, same
 from app.browser.tabvideo import TabVideo, VideoResult
 from plumbing import loggers
 from plumbing.savemanager import in_thread
@@ -118,9 +120,9 @@ class TabWatch:
         return self.run is None and not self.videos
 
     # -- what the tab's parts say (app/browser/parts/core.py ActingWatcher) ---------------------------------
-    def acting(self, target: locators.ClickTarget | None) -> None:
+    async def acting(self, target: locators.ClickTarget | None) -> None:
         if self.run is not None:
-            self.run.acting(self, target)
+            await self.run.acting(self, target)
 
     def names_secret(self, text: str) -> bool:
         return self.run is not None and self.run.names_secret(text)
@@ -238,8 +240,18 @@ class _Shot:
     """A step's picture: its image until it is handed to the writer, then the path of the file it writes."""
 
     image: QImage | None
-    outline: Callable[[QImage], QImage] | None = None
+    outline: Frame | None = None
     path: str | None = None
+
+
+@dataclass
+class _PendingAfter:
+    """Steps whose after picture waits for what they did to be painted (`painting`: TabPictures.painted)."""
+
+    watch: TabWatch
+    steps: list["_Step"]
+    since: float                 # time.monotonic() when the first of them ended
+    painting: "asyncio.Future[None]"
 
 
 @dataclass
@@ -291,8 +303,7 @@ class RunRecording:
         self._held_bytes = 0
         self._backlog: deque[_Shot] = deque()                # always: pictures the writer could not take yet
         self._left_out = 0
-        # the steps whose after picture waits for what they did to be painted: their tab, and since when
-        self._pending_after: tuple[TabWatch, list[_Step], float] | None = None
+        self._pending_after: _PendingAfter | None = None  # the steps whose after picture waits to be painted
         self._after_timer: asyncio.TimerHandle | None = None
         self._attach(watch)
         if request.video:
@@ -336,7 +347,13 @@ class RunRecording:
         return result
 
     # -- what the tab says ---------------------------------------------------------------------------------------
-    def acting(self, watch: TabWatch, target: locators.ClickTarget | None) -> None:
+    async def acting(self, watch: TabWatch, target: locators.ClickTarget | None) -> None:
+        """The moment before a node acts: its before picture (the element outlined), taken before the input is sent.
+        When the tab began a document Qt's picture may not show yet (a page just loaded shows the page before it
+        until its first frame arrives), the after picture of the steps before is waited for first, at most until
+        AFTER_WAIT after they ended; otherwise (or once the bound passed) one picture of this moment serves as
+        their after and this step's before (what they did within the page may not be drawn yet: a node acting at
+        once is not slowed down for it)."""
         step = self.current
         if step is None or step.before is not None or not self.request.screenshots:
             self._after_now()
@@ -346,17 +363,19 @@ class RunRecording:
             step.box = (box.x, box.y, box.width, box.height)
             step.element = target.description
         pending = self._pending_after
-        if pending is not None and pending[0] is watch and not watch.pictures.masking:
-            # the last steps' after picture is still to take: one picture of this moment serves as both (a grab
-            # costs the Qt thread a few ms, and a fast run acts right after the last step)
-            self._take_pending_after()
-            picture = watch.pictures.grab()
-            for waiting in pending[1]:
-                self._shoot(watch, picture, waiting, "after", None)
-            self._shoot(watch, picture, step, "before", step.box)
-            return
-        self._after_now()
-        self._picture(watch, [step], "before", step.box)
+        if pending is not None and pending.watch is watch and not pending.painting.done() \
+                and not await watch.pictures.document_shown():
+            left = AFTER_WAIT - (time.monotonic() - pending.since)
+            if left > 0:
+                await asyncio.wait({pending.painting}, timeout=left)
+        pending = self._take_pending_after()
+        if pending is not None and pending.watch is not watch:
+            self._picture(pending.watch, pending.steps, "after", None)
+            pending = None
+        picture = watch.pictures.grab() if not watch.pictures.masking else await watch.pictures.picture()
+        for waiting in pending.steps if pending is not None else []:
+            self._shoot(watch, picture, waiting, "after", None)
+        self._shoot(watch, picture, step, "before", step.box)
 
     def names_secret(self, text: str) -> bool:
         return any(value in text for value in self.request.secrets)
@@ -389,37 +408,33 @@ class RunRecording:
         else:  # its picture once what it did is painted (or AFTER_WAIT later, or when another is needed first)
             now = time.monotonic()
             pending = self._pending_after
-            if pending is not None and pending[0] is watch and now - pending[2] < AFTER_WAIT:
+            if pending is not None and pending.watch is watch and now - pending.since < AFTER_WAIT:
                 # The step before still waits for what it did to be painted (this one took less than a frame: a
                 # wait, a script): one picture, once what both did is painted, serves both. Taken now, it showed
                 # the page before the step before had any effect.
                 self._take_pending_after()
-                steps, since = [*pending[1], step], pending[2]
+                steps, since = [*pending.steps, step], pending.since
             else:
                 self._after_now()
                 steps, since = [step], now
-            self._pending_after = (watch, steps, since)
-            self._after_timer = asyncio.get_running_loop().call_later(max(0.0, AFTER_WAIT - (now - since)),
-                                                                      self._after_now)
-            painting = asyncio.ensure_future(self._after_painted(watch, steps))
+            painting = asyncio.ensure_future(watch.pictures.painted(AFTER_WAIT))
             self._painting.add(painting)
             painting.add_done_callback(self._painting.discard)
+            waiting = self._pending_after = _PendingAfter(watch, steps, since, painting)
+            painting.add_done_callback(lambda _: self._after_now() if self._pending_after is waiting else None)
+            self._after_timer = asyncio.get_running_loop().call_later(max(0.0, AFTER_WAIT - (now - since)),
+                                                                      self._after_now)
         self._drain_console(watch, step)
         self._read_requests(watch)
-
-    async def _after_painted(self, watch: TabWatch, steps: list[_Step]) -> None:
-        await watch.pictures.painted(AFTER_WAIT)
-        if self._pending_after is not None and self._pending_after[1] is steps:
-            self._after_now()
 
     def _after_now(self) -> None:
         """Take the picture of the step that ended last, if it still waits for one: now the page has drawn a frame
         since (what the step did shows), or AFTER_WAIT passed, or something else needs a picture of the tab."""
         pending = self._take_pending_after()
         if pending is not None:
-            self._picture(pending[0], pending[1], "after", None)
+            self._picture(pending.watch, pending.steps, "after", None)
 
-    def _take_pending_after(self) -> tuple[TabWatch, list[_Step], float] | None:
+    def _take_pending_after(self) -> "_PendingAfter | None":
         """The steps that still wait for their after picture, if any; from now on they wait no more."""
         pending, self._pending_after = self._pending_after, None
         if self._after_timer is not None:
@@ -475,7 +490,7 @@ class RunRecording:
             return
         # the outline is drawn on the picture as written (scaled down to SHOT_WIDTH), by the writer
         written_scale = picture.scale * min(1.0, SHOT_WIDTH / max(1, image.width()))
-        shot = _Shot(image, outliner(outline, written_scale) if outline is not None else None)
+        shot = _Shot(image, outline_frame(outline, written_scale) if outline is not None else None)
         setattr(step, kind, shot)
         if outline is None:
             self._last_shot[watch.tab.tab_id] = (image, shot)

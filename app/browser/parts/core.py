@@ -53,8 +53,9 @@ def capture_name(prefix: str, suffix: str) -> str:
 class ActingWatcher(Protocol):
     """What records a tab (app/browser/trace.py) hears from its parts."""
 
-    def acting(self, target: locators.ClickTarget | None) -> None:
-        """The tab is about to get input (on `target`, the element last found actionable, if any)."""
+    async def acting(self, target: locators.ClickTarget | None) -> None:
+        """The tab is about to get input (on `target`, the element last found actionable, if any); returns when
+        the input may be sent (once the picture of the moment before it is taken)."""
 
     async def typing_secret(self) -> None:
         """A secret is about to be typed into the focused field: mask it from now on."""
@@ -136,7 +137,7 @@ class TabCore:
         (failing with its reason: a network error, the domain policy, the page stopping it), then for its
         load to finish, so the next step sees the new page. Returns whether a navigation happened."""
         if self.tracer is not None:
-            self.tracer.acting(self._target)
+            await self.tracer.acting(self._target)
         self._target = None
         if self.workers is not None:
             await self.workers.ready()  # what the page's workers do for this action is seen

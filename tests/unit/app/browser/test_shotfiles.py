@@ -10,8 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from app.browser.framepipe import Launcher
-from app.browser.shotfiles import ShotFiles
-from app.browser.tabpictures import outliner
+from app.browser.shotfiles import ShotFiles, outline_frame
 
 PAGE_WIDTH, PAGE_HEIGHT = 1200, 760
 
@@ -33,7 +32,7 @@ def test_pictures_are_written_scaled_down_with_the_element_outlined(qapp: Any, t
     box = (300.0, 200.0, 120.0, 40.0)  # CSS px (zoom 1): the outline frames it in the 800 px picture
     scale = 800 / PAGE_WIDTH
     assert shots.send(page_picture(), None, folder / "0001.jpg")
-    assert shots.send(page_picture(), outliner(box, scale), folder / "0002.jpg")
+    assert shots.send(page_picture(), outline_frame(box, scale), folder / "0002.jpg")
     shots.close()
     written = shots.done.result(timeout=30)
     assert shots.error is None
