@@ -197,12 +197,13 @@ class TabPictures:
     async def document_shown(self) -> bool:
         """Whether Qt's picture shows the document the tab began last (until its first frame arrives, Qt shows the
         page before it): a `painted` since saw it drawn, or the page says its first frame was presented (its paint
-        timing has an entry; one quick read, once per document)."""
+        timing has an entry; one quick read, once per document; a page that does not answer within half a second
+        counts as not shown, and the caller's wait is bounded anyway)."""
         if self.documents <= self._drawn or not self.usable():
             return True
         documents = self.documents
         try:
-            shown = await run_js(self.view.page(), "performance.getEntriesByType('paint').length > 0", timeout=2.0,
+            shown = await run_js(self.view.page(), "performance.getEntriesByType('paint').length > 0", timeout=0.5,
                                  world=APP_WORLD)
         except PageError:
             return False  # between documents
