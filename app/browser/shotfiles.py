@@ -2,15 +2,17 @@
 
 `ShotFiles` takes the page's pixels as Qt holds them (one full-size picture a screenshot) and, on its writer
 thread, scales it down (at most `max_width` px wide, bilinear), frames the element a step acted on in red and
-encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which does its work outside the interpreter's
-lock (a few ms a picture; QPainter's scaling held the lock, and the Qt thread waited for it), written under a
-temporary name and renamed, so a file that exists is whole. Each picture is written as soon as the thread gets to it: what a run
-traced so far is on disk even if the app dies before the run ends. The Qt thread only hands pictures over.
+encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which works outside the interpreter's lock,
+written under a temporary name and renamed, so a file that exists is whole. Each picture is written as soon as
+the thread gets to it: what a run traced so far is on disk even if the app dies before the run ends. The Qt
+thread only hands pictures over. The thread runs below the app's CPU priority, and one moment that is two
+pictures (a step's after and the next one's before) is scaled once.
 
-ffmpeg (app/browser/framepipe.py) wrote them before: its scaling and JPEG encoding cost ~12 ms of CPU a
-picture plus a process per run, which on a two-core machine slowed the traced run itself by a third
-(bench/replay.py --traces); this costs about a quarter of that, and no process. Qt's own JPEG writer was
-measured too: ~5 ms a picture (no SIMD).
+Before: ffmpeg (app/browser/framepipe.py) scaled and encoded them, ~12 ms of CPU a picture plus a process per
+run, which on a two-core machine slowed the traced run itself by a third (bench/replay.py --traces); then QPainter
+scaled them on this thread (~2.5 ms), but QPainter and QImage.scaled hold the interpreter's lock, and the Qt
+thread's Python ran at a fifth of its speed meanwhile. Pillow's scaling costs more CPU here (~11 ms for 1280 px
+to 800, no SIMD build) but never stops the Qt thread. Qt's own JPEG writer was measured too: ~5 ms a picture.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import os
 import queue
 import threading
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QImage
