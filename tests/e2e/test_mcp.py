@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs
 
-import httpx
 import psutil
 import pytest
 from jsonschema import Draft202012Validator
@@ -28,7 +27,7 @@ from app.catalog.profiles import ORIGINAL_TOOLS
 from app.mcp.quick import request as quick_request
 from app.wiring.registry import build_registry
 from tests.support.app_process import AppProcess, app_command, app_env, run_cli, serving_app
-from tests.support.mcp_http import endpoint, mcp_client
+from tests.support.mcp_http import endpoint, initialize, mcp_client
 from tests.support.server import LocalServer, Request, Response
 
 pytestmark = pytest.mark.e2e
@@ -327,22 +326,14 @@ def test_a_tab_held_by_a_running_workflow_is_busy_for_other_clients(app_dir: Pat
 
 
 # -- security ----------------------------------------------------------------------------------------------
-def _initialize(url: str, headers: dict[str, str]) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "probe", "version": "1"}}}
-    return httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream", **headers},
-                      timeout=10, trust_env=False)
-
-
 def test_token_host_and_origin_are_enforced(app_dir: Path) -> None:
     found = endpoint(app_dir)
     good = {"Authorization": f"Bearer {found.token}"}
-    assert _initialize(found.url, {}).status_code == 401
-    assert _initialize(found.url, {"Authorization": "Bearer not-the-token"}).status_code == 401
-    assert _initialize(found.url, {**good, "Origin": "http://evil.example"}).status_code == 403
-    assert _initialize(found.url, {**good, "Host": "evil.example:39221"}).status_code == 403
-    assert _initialize(found.url, {**good, "Origin": "http://127.0.0.1:3000"}).status_code == 200
+    assert initialize(found.url, {}).status_code == 401
+    assert initialize(found.url, {"Authorization": "Bearer not-the-token"}).status_code == 401
+    assert initialize(found.url, {**good, "Origin": "http://evil.example"}).status_code == 403
+    assert initialize(found.url, {**good, "Host": "evil.example:39221"}).status_code == 403
+    assert initialize(found.url, {**good, "Origin": "http://127.0.0.1:3000"}).status_code == 200
     mode = (app_dir / "mcp.json").stat().st_mode & 0o777
     assert mode == 0o600
 
@@ -351,8 +342,8 @@ def test_token_host_and_origin_are_enforced(app_dir: Path) -> None:
     assert renewed.returncode == 0, renewed.stderr
     new_token = renewed.stdout.strip()
     assert new_token and new_token != found.token
-    assert _initialize(found.url, good).status_code == 401
-    assert _initialize(found.url, {"Authorization": f"Bearer {new_token}"}).status_code == 200
+    assert initialize(found.url, good).status_code == 401
+    assert initialize(found.url, {"Authorization": f"Bearer {new_token}"}).status_code == 200
     assert run_cli(app_dir, "mcp", "token").stdout.strip() == new_token
 
 

@@ -1,5 +1,6 @@
 """The app's MCP endpoint as an agent client reaches it: the SDK's own client over streamable HTTP, with the
-bearer token from the data folder's mcp.json (tests/e2e/test_mcp.py, tests/e2e/test_mcp_profiles.py)."""
+bearer token from the data folder's mcp.json (tests/e2e/test_mcp.py, tests/e2e/test_mcp_profiles.py); and a bare
+`initialize` request, for what the server refuses (tests/unit/app/mcp/test_mcp_unit.py too)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,23 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import httpx
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from app.mcp.client import Endpoint, wait_for_endpoint
 from plumbing.datadir import DataDir
+
+
+def initialize(url: str, headers: dict[str, str]) -> httpx.Response:
+    """One bare `initialize` POST to the endpoint at `url` with `headers` (what the server lets in or refuses:
+    tokens, origins, hosts, profiles), without a client session."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "probe", "version": "1"}}}
+    return httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream", **headers},
+                      timeout=10, trust_env=False)
 
 
 def endpoint(data_dir: Path) -> Endpoint:
