@@ -1,7 +1,7 @@
 """A trace's screenshots as small JPEG files, written by a thread of their own (app/browser/trace.py).
 
 `ShotFiles` takes the page's pixels as Qt holds them (one full-size picture a screenshot) and, on its writer
-thread, scales it down (at most `max_width` px wide, bilinear), frames the element a step acted on in red and
+thread, scales it down (at most `max_width` px wide, the box filter), frames the element a step acted on in red and
 encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which works outside the interpreter's lock,
 written under a temporary name and renamed, so a file that exists is whole. Each picture is written as soon as
 the thread gets to it: what a run traced so far is on disk even if the app dies before the run ends. The Qt
@@ -11,8 +11,10 @@ pictures (a step's after and the next one's before) is scaled once.
 Before: ffmpeg (app/browser/framepipe.py) scaled and encoded them, ~12 ms of CPU a picture plus a process per
 run, which on a two-core machine slowed the traced run itself by a third (bench/replay.py --traces); then QPainter
 scaled them on this thread (~2.5 ms), but QPainter and QImage.scaled hold the interpreter's lock, and the Qt
-thread's Python ran at a fifth of its speed meanwhile. Pillow's scaling costs more CPU here (~11 ms for 1280 px
-to 800, no SIMD build) but never stops the Qt thread. Qt's own JPEG writer was measured too: ~5 ms a picture.
+thread's Python ran at a fifth of its speed meanwhile; then Pillow decoded Qt's pixels (~7.5 ms at 1280 px) and
+scaled them bilinearly (~11 ms): on two cores that CPU, taken while the page is running, slowed the run and its
+last picture's wait. Now Pillow maps Qt's pixels without a copy and box-scales them: ~7 ms, plus ~2.5 ms per JPEG.
+Qt's own JPEG writer was measured too: ~5 ms a picture, holding the lock.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import concurrent.futures
 import logging
 import os
 import queue
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,20 +42,31 @@ QUALITY = 75  # JPEG quality: text stays readable at 800 px, ~15 KB a picture of
 OUTLINE_RGB = (220, 38, 38)  # the element a step acted on (capture.OUTLINE_COLOR)
 OUTLINE_WIDTH = 4
 Frame = tuple[float, float, float, float]  # x, y, width, height in px of the picture as written
+# Qt's 32-bit formats whose bytes are B, G, R and an opaque or unused byte (on a little-endian machine)
+_BGRX = ((QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32, QImage.Format.Format_ARGB32_Premultiplied)
+         if sys.byteorder == "little" else ())
 
 
 def scaled_down(image: QImage, max_width: int) -> "PIL.Image.Image":
-    """The page's picture (32-bit, opaque) as a Pillow image at most `max_width` px wide. Pillow scales with the
-    interpreter's lock released (QPainter and QImage.scaled held it, ~2.5 ms a picture, and the Qt thread waited)."""
+    """The page's picture (32-bit, opaque) as a Pillow RGB image at most `max_width` px wide, made with the
+    interpreter's lock released (QPainter and QImage.scaled held it, ~2.5 ms a picture, and the Qt thread waited).
+
+    Qt's pixels are B, G, R, X bytes: Pillow maps them as they are (its RGBX, no copy; decoding them as BGRX cost
+    ~7.5 ms at 1280 px), scales the four channels alike (the box filter: each pixel the mean of the area it covers,
+    ~7 ms against ~11 for bilinear, as legible), and puts the channels back in order on the small picture."""
     # Imported by the first picture written, on the writer's thread: not every start of the app pays for Pillow.
     from PIL import Image
 
-    pixels = Image.frombuffer("RGB", (image.width(), image.height()), image.constBits(), "raw", "BGRX",
+    swapped = image.format() in _BGRX
+    if not swapped:  # (another format, or a big-endian machine: Qt converts it, holding the lock)
+        image = image.convertToFormat(QImage.Format.Format_RGBX8888)
+    mapped = Image.frombuffer("RGBX", (image.width(), image.height()), image.constBits(), "raw", "RGBX",
                               image.bytesPerLine(), 1)
-    if pixels.width > max_width:
-        return pixels.resize((max_width, max(1, round(pixels.height * max_width / pixels.width))),
-                             Image.Resampling.BILINEAR)
-    return pixels.copy()  # (not the Qt picture's own pixels, which go with it)
+    if mapped.width > max_width:
+        mapped = mapped.resize((max_width, max(1, round(mapped.height * max_width / mapped.width))),
+                               Image.Resampling.BOX)
+    first, green, third, _ = mapped.split()  # (a new picture: not the Qt picture's own pixels, which go with it)
+    return Image.merge("RGB", (third, green, first) if swapped else (first, green, third))
 
 
 def write_jpeg(pixels: "PIL.Image.Image", outline: Frame | None, path: Path) -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage, QPainter
 
 from app.browser.framepipe import Launcher
 from app.browser.shotfiles import ShotFiles, outline_frame
@@ -44,6 +46,26 @@ def test_pictures_are_written_scaled_down_with_the_element_outlined(qapp: Any, t
     assert red(framed, (box[0] - 4) * scale, middle) and red(framed, (box[0] + box[2] + 3) * scale, middle)
     assert not red(framed, (box[0] + box[2] / 2) * scale, middle)  # the element itself is not painted over
     assert not any(red(plain, x, middle) for x in range(0, 800, 4))
+
+
+@pytest.mark.parametrize("kind", [QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied,
+                                  QImage.Format.Format_RGB888])
+def test_a_pictures_colours_are_kept_whatever_qts_format(qapp: Any, tmp_path: Path, kind: QImage.Format) -> None:
+    """Qt holds a page's pixels as B, G, R, X bytes (or another format): the file shows the page's own colours."""
+    image = QImage(PAGE_WIDTH, PAGE_HEIGHT, kind)
+    image.fill(QColor(200, 40, 30))
+    painter = QPainter(image)
+    painter.fillRect(0, PAGE_HEIGHT // 2, PAGE_WIDTH, PAGE_HEIGHT // 2, QColor(30, 60, 210))
+    painter.end()
+    shots = ShotFiles(tmp_path, 800, Launcher())
+    assert shots.send(image, None, tmp_path / "0001.jpg")
+    shots.close()
+    assert shots.done.result(timeout=30) == {str(tmp_path / "0001.jpg")} and shots.error is None
+    written = QImage(str(tmp_path / "0001.jpg"))
+    for (x, y), expected in (((400, 100), (200, 40, 30)), ((400, 400), (30, 60, 210))):
+        colour = written.pixelColor(x, y)
+        assert all(abs(a - b) <= 12 for a, b in zip((colour.red(), colour.green(), colour.blue()), expected)), \
+            (kind, (x, y), colour.getRgb())
 
 
 def test_a_picture_that_cannot_be_written_is_reported_and_left_out(qapp: Any, tmp_path: Path) -> None:
