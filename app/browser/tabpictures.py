@@ -3,7 +3,8 @@
 - `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay or
   banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a screenshot
   (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and neither may slow the
-  run down. `painted()` waits, off the run's path, until what the page shows now has reached that picture: the page
+  run down. Qt's picture changes only when Qt draws the page: until it draws again (or the view is resized or
+  zoomed), `grab` hands out the last grab again, no new copy of the pixels. `painted()` waits, off the run's path, until what the page shows now has reached that picture: the page
   has begun two animation frames since (it says so on its console, at each), and Qt has drawn the page's picture
   since the first began (the first frame holds what the page showed when asked). Qt draws it when the view's render
   widget (a QQuickWidget) gets its update timer's event, which an event filter counts: no Qt Quick bindings are
@@ -11,17 +12,19 @@
   next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a
   QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
   picture of a click that repainted a big block still showed it as it was before (tests/integration/test_traces.py,
-  the after picture). `document_shown()`: whether Qt's picture shows the document the tab began last yet (until its
-  first frame arrives, Qt shows the page before it). `same(a, b)`: whether two pictures show the same pixels (a
+  the after picture). `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until
+  its first frame is drawn, Qt shows the page before it, or a blank one): the page reports its first paint, and Qt
+  drew since. `same(a, b)`: whether two pictures show the same pixels (a
   still page: the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
   is masked: the marked elements, and any input or text area of the document (or a same-origin frame) whose
   value holds a secret or a part of one (a field the page rendered again, a secret half typed), each covered by
-  an opaque box. Their boxes are read
-  just before and just after the grab and both are covered (padded), so a field that moved in between is
-  still hidden. What the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
+  an opaque box. Their boxes are read just before and just after the grab and both are covered (padded), so a
+  field that moved in between is still hidden. A page that does not answer (hung, or between two documents while
+  Qt still shows the one before) gets the boxes it said last covered; one that never said gets no picture. What
+  the page shows of a secret elsewhere (echoed in a heading) is not known, and not masked.
 - `masked` covers the masks in the picture itself (a few rectangles, on the Qt thread); the element a step acted
   on is framed in red where the picture is scaled and encoded (a trace's writer thread, app/browser/shotfiles.py;
   a video's ffmpeg, app/browser/framepipe.py).
@@ -33,6 +36,7 @@ import asyncio
 import json
 import logging
 import secrets as random
+import time
 from dataclasses import dataclass, field
 
 import shiboken6
@@ -52,6 +56,10 @@ log = logging.getLogger(loggers.BROWSER)
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
 DELIVERY_WAIT = 0.05  # seconds `painted` waits for Qt to draw the page once the page has begun its frames
+FIRST_FRAME_WAIT = 0.4  # seconds, in all, a new document is waited for to be shown; then it counts as shown
+# QtWebEngine tells the page a frame was presented a few ms after Qt drew it (1-7 ms measured, unloaded): the first
+# paint's time is that moment, so Qt's drawing of it comes up to this much before
+PRESENTED_AFTER_DRAWN = 0.03
 MASK_COLOUR = QColor(38, 38, 38)
 KEY = f"__bpMask{random.token_hex(4)}"  # where the isolated world keeps the marked fields and the values
 
@@ -72,6 +80,10 @@ _MARK = """(() => {
     state.elements.push(el);
   return el ? el.tagName.toLowerCase() : null;
 })()"""
+
+# How long ago (ms) the document's first paint was, or null before it.
+_FIRST_PAINT_AGE = """(() => { const first = performance.getEntriesByType('paint')[0];
+  return first ? performance.now() - first.startTime : null; })()"""
 
 # The boxes to cover: the marked elements that are still in a document, and the fields holding a secret.
 _BOXES = """(() => {
@@ -127,6 +139,7 @@ class _Renders(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.count = 0
+        self.last_at = 0.0  # time.monotonic() of Qt's last drawing
         self._next: list[asyncio.Future[None]] = []
 
     def next(self) -> "asyncio.Future[None]":
@@ -138,6 +151,7 @@ class _Renders(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Timer:
             self.count += 1
+            self.last_at = time.monotonic()
             waiting, self._next = self._next, []
             for future in waiting:
                 if not future.done():
@@ -157,7 +171,10 @@ class TabPictures:
         self._renders = _Renders()
         self._rendering: QWidget | None = None  # the render widget `_renders` listens to
         self.documents = 0  # the documents the tab began loading since it is pictured
-        self._drawn = 0     # ... and how many of them Qt's picture has shown (as far as `painted` knows)
+        self._drawn = 0     # ... and how many of them Qt's picture has shown (`document_shown`)
+        self._waited = 0.0  # seconds `document_shown` waited for the last one so far
+        self._last_grab: tuple[tuple[object, ...], QImage, float] | None = None  # (`_moment()`, image, scale)
+        self._said_boxes: list[Box] | None = None  # where the page said the fields to mask were, last time
         view.loadStarted.connect(self._new_document)
         self._counting_documents = True
 
@@ -167,7 +184,6 @@ class TabPictures:
         if not self.usable():
             return
         page = self.view.page()
-        documents = self.documents
         watching = self._watch_renders()
         self._painting += 1
         key = f"{self._token}{self._painting}"
@@ -187,32 +203,56 @@ class TabPictures:
                 await asyncio.sleep(DELIVERY_WAIT)
             elif not renders_then or self._renders.count <= renders_then[0]:  # not drawn since: its next drawing
                 await asyncio.wait_for(self._renders.next(), DELIVERY_WAIT)
-            self._drawn = max(self._drawn, documents)
         except asyncio.TimeoutError:
             pass
         finally:
             self._said.pop(f"{key}:1", None)
             self._said.pop(f"{key}:2", None)
 
-    async def document_shown(self) -> bool:
-        """Whether Qt's picture shows the document the tab began last (until its first frame arrives, Qt shows the
-        page before it): a `painted` since saw it drawn, or the page says its first frame was presented (its paint
-        timing has an entry; one quick read, once per document; a page that does not answer within half a second
-        counts as not shown, and the caller's wait is bounded anyway)."""
+    async def document_shown(self, bound: float) -> None:
+        """Return once Qt's picture shows the document the tab began last (until its first frame is drawn, Qt shows
+        the page before it, or a blank one), at most `bound` seconds later. Shown: the page's paint timing has its
+        first paint, and Qt has drawn since that moment, or just before it (`PRESENTED_AFTER_DRAWN`; the page says
+        how long ago it was). That Qt drew after the page began its frames is not enough: a new tab's first
+        drawings can still be blank, and a picture then showed a white page before a click. A document found
+        shown, or waited for `FIRST_FRAME_WAIT` in all (one that paints nothing has no first paint), is not asked
+        again. One quick read of the page per try; a try at each drawing of Qt's."""
         if self.documents <= self._drawn or not self.usable():
-            return True
+            return
         documents = self.documents
+        began = time.monotonic()
+        deadline = began + max(0.0, min(bound, FIRST_FRAME_WAIT - self._waited))
         try:
-            shown = await run_js(self.view.page(), "performance.getEntriesByType('paint').length > 0", timeout=0.5,
-                                 world=APP_WORLD)
+            while not await self._first_paint_drawn():
+                left = deadline - time.monotonic()
+                if self.documents != documents or left <= 0 or not self._watch_renders():
+                    return
+                await asyncio.wait_for(self._renders.next(), left)
+            if self.documents == documents:
+                self._drawn = documents
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            if self.documents == documents:
+                self._waited += time.monotonic() - began
+                if self._waited >= FIRST_FRAME_WAIT:
+                    self._drawn = max(self._drawn, documents)
+
+    async def _first_paint_drawn(self) -> bool:
+        if not self.usable():
+            return True
+        try:
+            age = await run_js(self.view.page(), _FIRST_PAINT_AGE, timeout=0.5, world=APP_WORLD)
         except PageError:
             return False  # between documents
-        if shown:
-            self._drawn = max(self._drawn, documents)
-        return bool(shown)
+        if age is None:
+            return False
+        painted_at = time.monotonic() - float(age) / 1000  # (at most: the answer took a moment to arrive)
+        return not self._watch_renders() or self._renders.last_at >= painted_at - PRESENTED_AFTER_DRAWN
 
     def _new_document(self) -> None:
         self.documents += 1
+        self._waited = 0.0
 
     def _watch_renders(self) -> bool:
         """Count Qt's drawings of the page from now on; False when they cannot be heard (the render widget is not
@@ -225,6 +265,7 @@ class TabPictures:
                 self._rendering.removeEventFilter(self._renders)
             widget.installEventFilter(self._renders)
             self._rendering = widget
+            self._renders.count += 1  # (another widget's picture: not the last grab, whatever its address)
         return True
 
     def _on_console(self, message: str) -> bool:
@@ -238,6 +279,7 @@ class TabPictures:
     def release(self) -> None:
         """Nothing records the tab any more."""
         self._said.clear()
+        self._last_grab = None
         if self._counting_documents and shiboken6.isValid(self.view):
             self.view.loadStarted.disconnect(self._new_document)
         self._counting_documents = False
@@ -259,23 +301,51 @@ class TabPictures:
 
     def grab(self) -> Picture | None:
         """The picture Qt holds of the page now; None when the tab cannot be pictured. Not while `masking`:
-        `picture` covers the secrets first."""
+        `picture` covers the secrets first. Qt's picture changes only when Qt draws the page (or the view is
+        resized or zoomed): until then the last grab is the picture, and is handed out again (a grab costs a
+        few ms of the Qt thread and 4 MB of fresh memory at 1280 px; a trace often wants one moment twice)."""
         if not self.usable():
             return None
-        image = capture._grab(self.view).toImage()
+        view = self.view
+        moment = self._moment()
+        if moment is not None and self._last_grab is not None and self._last_grab[0] == moment:
+            return Picture(QImage(self._last_grab[1]), self._last_grab[2])  # (shares its pixels until painted on)
+        image = capture._grab(view).toImage()
         if image.isNull() or image.width() == 0:
             return None
-        return Picture(image, self.view.page().zoomFactor() * image.devicePixelRatio())
+        scale = view.page().zoomFactor() * image.devicePixelRatio()
+        self._last_grab = (moment, image, scale) if moment is not None else None
+        return Picture(QImage(image), scale)  # (masks painted into it later copy its pixels first: ours stay)
+
+    def _moment(self) -> tuple[object, ...] | None:
+        """What Qt's picture of the page depends on: its render widget, how often Qt drew it, its place and size,
+        the zoom; None when Qt's drawings cannot be heard (every grab is then a new one)."""
+        if not self._watch_renders() or self._rendering is None:
+            return None
+        widget, view = self._rendering, self.view
+        area, size = widget.geometry(), view.size()
+        return (id(widget), self._renders.count, area.x(), area.y(), area.width(), area.height(), size.width(),
+                size.height(), widget.devicePixelRatio(), view.page().zoomFactor())
 
     async def picture(self) -> Picture | None:
-        """A picture with its masks covered (two quick reads of the page when a secret was typed into it)."""
+        """A picture with its masks covered (two quick reads of the page when a secret was typed into it). A page
+        that does not say where its secret fields are (it hangs, or is between two documents while Qt still shows
+        the one before) gets the boxes it said last covered, and is not asked twice; if it never said, there is no
+        picture: one that might show a secret is not taken."""
         if not self.masking:
             return self.grab()
+        said_before = self._said_boxes
         before = await self._boxes()
         picture = self.grab()
         if picture is None:
             return None
-        picture.masks = before + await self._boxes()
+        if before is None:
+            if said_before is None:
+                log.info("no picture of the tab: the page does not say where the field a secret was typed into is")
+                return None
+            picture.masks = list(said_before)
+        else:
+            picture.masks = before + (await self._boxes() or [])
         masked(picture)
         return picture
 
@@ -292,17 +362,18 @@ class TabPictures:
             return
         log.debug("masking %s in pictures of the tab", marked)
 
-    async def _boxes(self) -> list[Box]:
+    async def _boxes(self) -> list[Box] | None:
+        """Where the fields to mask are now (CSS px of the viewport); None when the page does not answer."""
         if not self.usable():
             return []
         try:
             found = await run_js(self.view.page(), _BOXES.replace("KEY", json.dumps(KEY)), timeout=2.0,
                                  world=APP_WORLD)
         except PageError:
-            # The page does not answer (between documents): a new document has no field typed into yet;
-            # the value scan finds a re-rendered one at the next picture.
-            return []
-        return [tuple(float(v) for v in box) for box in found or [] if len(box) == 4]  # type: ignore[misc]
+            return None
+        boxes: list[Box] = [tuple(float(v) for v in box) for box in found or [] if len(box) == 4]  # type: ignore[misc]
+        self._said_boxes = boxes
+        return boxes
 
 
 def same(a: QImage | None, b: QImage | None) -> bool:

@@ -7,11 +7,12 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   when a secret is about to be typed (the field is masked from then on).
 - `RunRecording` is one run's trace and video. A step is a node: when it starts, the previous step's console
   messages and page errors (the page's own console, `BrowserPage.console_journal`) are closed, and its "after"
-  picture is taken once what it did has reached Qt's picture (`TabPictures.painted`; a step that ends sooner, a wait
-  or a script, shares that picture with the step before it), at most AFTER_WAIT later. When a node acts, before its
-  input is sent: the after picture still waited for is taken first (when the tab began a new document, the node waits
-  for it, within the same bound: a page just loaded shows the page before it until its first frame reaches Qt), then
-  the node's "before" picture (the element outlined in red). Requests: the tab's own traffic, as the page's
+  picture is taken once what it did has reached Qt's picture (`TabPictures.painted`, and `document_shown` when it
+  began a document; a step that ends sooner, a wait or a script, shares that picture with the step before it), at
+  most AFTER_WAIT later. When a node acts, before its input is sent: if the tab began a document Qt does not show yet
+  (a page just loaded shows the page before it, or a blank one, until its first frame is drawn), the node waits for
+  it, at most AFTER_WAIT once per document; then one picture is the after picture still waited for and the node's
+  "before" picture (the element outlined in red). Requests: the tab's own traffic, as the page's
   request interceptor sees each one leave (method, address, kind: documents, form posts, fetch/XHR, scripts, images,
   beacons; QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
   resource timing (status, duration, size: read at each step without waiting for the answer), each given to the step
@@ -349,11 +350,11 @@ class RunRecording:
     # -- what the tab says ---------------------------------------------------------------------------------------
     async def acting(self, watch: TabWatch, target: locators.ClickTarget | None) -> None:
         """The moment before a node acts: its before picture (the element outlined), taken before the input is sent.
-        When the tab began a document Qt's picture may not show yet (a page just loaded shows the page before it
-        until its first frame arrives), the after picture of the steps before is waited for first, at most until
-        AFTER_WAIT after they ended; otherwise (or once the bound passed) one picture of this moment serves as
-        their after and this step's before (what they did within the page may not be drawn yet: a node acting at
-        once is not slowed down for it)."""
+        When the tab began a document Qt's picture may not show yet (a page just loaded shows the page before it,
+        or a blank one, until its first frame is drawn), the node waits for it first, at most AFTER_WAIT once per
+        document (`TabPictures.document_shown`). Then one picture of this moment serves as the after picture of the
+        steps still waiting for theirs, and as this step's before (what they did within the page may not be drawn
+        yet: a node acting at once is not slowed down for it)."""
         step = self.current
         if step is None or step.before is not None or not self.request.screenshots:
             self._after_now()
@@ -362,12 +363,7 @@ class RunRecording:
             box = target.box
             step.box = (box.x, box.y, box.width, box.height)
             step.element = target.description
-        pending = self._pending_after
-        if pending is not None and pending.watch is watch and not pending.painting.done() \
-                and not await watch.pictures.document_shown():
-            left = AFTER_WAIT - (time.monotonic() - pending.since)
-            if left > 0:
-                await asyncio.wait({pending.painting}, timeout=left)
+        await watch.pictures.document_shown(AFTER_WAIT)
         pending = self._take_pending_after()
         if pending is not None and pending.watch is not watch:
             self._picture(pending.watch, pending.steps, "after", None)
@@ -417,7 +413,7 @@ class RunRecording:
             else:
                 self._after_now()
                 steps, since = [step], now
-            painting = asyncio.ensure_future(watch.pictures.painted(AFTER_WAIT))
+            painting = asyncio.ensure_future(self._painted(watch))
             self._painting.add(painting)
             painting.add_done_callback(self._painting.discard)
             waiting = self._pending_after = _PendingAfter(watch, steps, since, painting)
@@ -426,6 +422,14 @@ class RunRecording:
                                                                       self._after_now)
         self._drain_console(watch, step)
         self._read_requests(watch)
+
+    @staticmethod
+    async def _painted(watch: TabWatch) -> None:
+        """What the tab shows now has reached Qt's picture, and so has the document it began last (within
+        AFTER_WAIT)."""
+        began = time.monotonic()
+        await watch.pictures.painted(AFTER_WAIT)
+        await watch.pictures.document_shown(AFTER_WAIT - (time.monotonic() - began))
 
     def _after_now(self) -> None:
         """Take the picture of the step that ended last, if it still waits for one: now the page has drawn a frame

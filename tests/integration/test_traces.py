@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,10 +15,11 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
+from app.browser.tabpictures import TabPictures
 from app.wiring.shell import BrowserPilotApp
 from tests.support.disk_audit import qt_thread_disk
 from tests.support.documents import chain, node, ok
-from tests.support.qt import run_op, running_app, saved
+from tests.support.qt import call, run_js, run_op, running_app, saved, view_of
 from tests.support.server import LocalServer, Request, Response
 from workflows.runs import MAX_RUNS, new_run_id
 
@@ -203,7 +205,7 @@ def test_a_steps_pictures_show_the_page_before_and_after_the_step(qtbot: QtBot, 
         record = run(qtbot, app, doc, tab, trace="always")["run"]
         assert record["status"] == "ok"
         painted = step(record, "paint")
-        assert block_colour(painted["before"]) == "red", (attempt, painted)
+        assert block_colour(painted["before"]) == "red", (attempt, block_colour(painted["before"]), painted)
         if then != "acts":
             assert block_colour(painted["after"]) == "blue", (attempt, painted)
 
@@ -263,6 +265,40 @@ def test_a_secret_typed_into_a_text_field_is_unreadable_in_every_screenshot_and_
     for path, share in zip(pictures, shares):
         assert share < 0.02 or share > 0.9, f"frame {path.name}: the token field is {share:.0%} dark"
     assert shares[-1] > 0.9  # the field still holds the secret at the end: covered
+
+
+
+def test_a_page_that_stops_answering_keeps_the_secret_field_covered(qtbot: QtBot, app: BrowserPilotApp,
+                                                                    site: LocalServer, tab: str) -> None:
+    """A page that stops answering after a secret was typed (a script hogs it): its picture still covers the field,
+    where the page said it was last, and the page is asked once, not twice; a tab whose page never said where its
+    secret fields are gives no picture at all (one that might show the secret is not taken)."""
+    ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url("/account")}))
+    view = view_of(app, tab)
+    field = run_js(qtbot, view, f"""(() => {{ const f = document.getElementById('token'); f.focus();
+        f.value = {json.dumps(SECRET)}; const r = f.getBoundingClientRect();
+        return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }})()""")
+    watch = app.service.tracing.watch(tab)
+    assert watch is not None
+    never_said = TabPictures(view)
+    try:
+        call(qtbot, watch.pictures.mask_focused([SECRET]))
+        answered = call(qtbot, watch.pictures.picture())
+        assert answered is not None and dark_share(answered.image, field, answered.scale) > 0.9
+        view.page().runJavaScript("document.title = 'hogged'; "
+                                  "setTimeout(() => { const end = Date.now() + 7000; while (Date.now() < end); }, 0)")
+        qtbot.waitUntil(lambda: view.title() == "hogged", timeout=10_000)
+        began = time.monotonic()
+        hung = call(qtbot, watch.pictures.picture(), timeout=15_000)
+        took = time.monotonic() - began
+        assert hung is not None and dark_share(hung.image, field, hung.scale) > 0.9
+        assert took < 3.5, f"the page was asked more than once ({took:.1f} s; each question waits 2 s)"
+        never_said.masking = True  # a secret was typed, and the page has not said where its fields are
+        assert call(qtbot, never_said.picture(), timeout=15_000) is None
+    finally:
+        never_said.release()
+        app.service.tracing.release(watch)
+    assert run_js(qtbot, view, "document.title", timeout=15_000) == "hogged"  # answering again
 
 
 # -- sharing, and disk --------------------------------------------------------------------------------------------------
