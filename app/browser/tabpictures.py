@@ -13,8 +13,8 @@
   QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
   picture of a click that repainted a big block still showed it as it was before (tests/integration/test_traces.py,
   the after picture). `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until
-  its first frame is drawn, Qt shows the page before it, or a blank one): the page reports its first paint, and Qt
-  drew since. `same(a, b)`: whether two pictures show the same pixels (a
+  its first frame is drawn, Qt shows the page before it, or a blank one): the new document answers (not the one
+  before it, which answers until the new one commits), reports its first paint, and Qt drew since. `same(a, b)`: whether two pictures show the same pixels (a
   still page: the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
@@ -56,7 +56,7 @@ log = logging.getLogger(loggers.BROWSER)
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
 DELIVERY_WAIT = 0.05  # seconds `painted` waits for Qt to draw the page once the page has begun its frames
-FIRST_FRAME_WAIT = 0.4  # seconds, in all, a new document is waited for to be shown; then it counts as shown
+FIRST_FRAME_WAIT = 0.4  # seconds a new document answers without a first paint before it counts as shown
 # QtWebEngine tells the page a frame was presented a few ms after Qt drew it (1-7 ms measured, unloaded): the first
 # paint's time is that moment, so Qt's drawing of it comes up to this much before
 PRESENTED_AFTER_DRAWN = 0.03
@@ -81,9 +81,10 @@ _MARK = """(() => {
   return el ? el.tagName.toLowerCase() : null;
 })()"""
 
-# How long ago (ms) the document's first paint was, or null before it.
+# When the document began (epoch ms), and how long ago (ms) its first paint was, or null before it.
 _FIRST_PAINT_AGE = """(() => { const first = performance.getEntriesByType('paint')[0];
-  return first ? performance.now() - first.startTime : null; })()"""
+  return [performance.timeOrigin, first ? performance.now() - first.startTime : null]; })()"""
+NAVIGATION_LEAD = 0.1  # seconds a document's time origin may come before Qt says its loading started
 
 # The boxes to cover: the marked elements that are still in a document, and the fields holding a secret.
 _BOXES = """(() => {
@@ -134,13 +135,29 @@ class Picture:
 
 class _Renders(QObject):
     """Counts Qt's drawings of the page: a QQuickWidget renders its scene when its update timer fires (a frame of
-    the page arrived), on the timer's event, which this filter sees just before."""
+    the page arrived), on the timer's event, which this filter sees just before. It listens to every render widget
+    the view gets, from the moment Qt makes it (a navigation to another site makes a new one, which draws the new
+    page at once): a drawing missed there would leave a new page's first paint looking undrawn."""
 
-    def __init__(self) -> None:
+    def __init__(self, view: QWebEngineView) -> None:
         super().__init__()
         self.count = 0
         self.last_at = 0.0  # time.monotonic() of Qt's last drawing
         self._next: list[asyncio.Future[None]] = []
+        self._view = view
+        self._widgets: list[QWidget] = []
+        view.installEventFilter(self)  # its children as they come
+        for child in view.findChildren(QWidget, "", Qt.FindChildOption.FindDirectChildrenOnly):
+            self.listen(child)
+
+    def listen(self, widget: QWidget) -> None:
+        """Count the drawings of `widget` too, if it is a render widget."""
+        if not widget.inherits("QQuickWidget") or any(known is widget for known in self._widgets):
+            return
+        self._widgets = [known for known in self._widgets if shiboken6.isValid(known)]
+        widget.installEventFilter(self)
+        self._widgets.append(widget)
+        self.count += 1  # (another widget's picture: not the last grab, whatever its address)
 
     def next(self) -> "asyncio.Future[None]":
         """Done at Qt's next drawing (its callbacks run after the drawing itself)."""
@@ -148,8 +165,19 @@ class _Renders(QObject):
         self._next.append(future)
         return future
 
+    def stop(self) -> None:
+        for watched in [self._view, *self._widgets]:
+            if shiboken6.isValid(watched):
+                watched.removeEventFilter(self)
+        self._widgets = []
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.Timer:
+        kind = event.type()
+        if kind == QEvent.Type.ChildPolished and watched is self._view:
+            child = event.child()  # type: ignore[attr-defined]
+            if isinstance(child, QWidget):
+                self.listen(child)
+        elif kind == QEvent.Type.Timer and watched is not self._view:
             self.count += 1
             self.last_at = time.monotonic()
             waiting, self._next = self._next, []
@@ -168,11 +196,12 @@ class TabPictures:
         self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
         self._painting = 0
         self._said: dict[str, asyncio.Future[None]] = {}
-        self._renders = _Renders()
-        self._rendering: QWidget | None = None  # the render widget `_renders` listens to
+        self._renders = _Renders(view)
+        self._rendering: QWidget | None = None  # the view's render widget now
         self.documents = 0  # the documents the tab began loading since it is pictured
         self._drawn = 0     # ... and how many of them Qt's picture has shown (`document_shown`)
-        self._waited = 0.0  # seconds `document_shown` waited for the last one so far
+        self._document_began = 0.0  # time.time() when the last one began
+        self._answered_at: float | None = None  # time.monotonic() when it first answered
         self._last_grab: tuple[tuple[object, ...], QImage, float] | None = None  # (`_moment()`, image, scale)
         self._said_boxes: list[Box] | None = None  # where the page said the fields to mask were, last time
         view.loadStarted.connect(self._new_document)
@@ -211,40 +240,44 @@ class TabPictures:
 
     async def document_shown(self, bound: float) -> None:
         """Return once Qt's picture shows the document the tab began last (until its first frame is drawn, Qt shows
-        the page before it, or a blank one), at most `bound` seconds later. Shown: the page's paint timing has its
-        first paint, and Qt has drawn since that moment, or just before it (`PRESENTED_AFTER_DRAWN`; the page says
-        how long ago it was). That Qt drew after the page began its frames is not enough: a new tab's first
-        drawings can still be blank, and a picture then showed a white page before a click. A document found
-        shown, or waited for `FIRST_FRAME_WAIT` in all (one that paints nothing has no first paint), is not asked
-        again. One quick read of the page per try; a try at each drawing of Qt's."""
+        the page before it, or a blank one), at most `bound` seconds later. Shown: the new document answers (its
+        time origin is not older than the loading: until it commits, the one before answers), its paint timing has
+        its first paint, and Qt has drawn since that moment or just before it (`PRESENTED_AFTER_DRAWN`; the page
+        says how long ago it was). That Qt drew after the page began its frames is not enough: a new tab's first
+        drawings can be blank, and pictures showed a white page before a click. A document found shown, or one
+        that answered without a first paint for `FIRST_FRAME_WAIT` (it paints nothing), is not asked again. One
+        quick read of the page per try; a try at each drawing of Qt's."""
         if self.documents <= self._drawn or not self.usable():
             return
         documents = self.documents
-        began = time.monotonic()
-        deadline = began + max(0.0, min(bound, FIRST_FRAME_WAIT - self._waited))
+        deadline = time.monotonic() + max(0.0, bound)
         try:
-            while not await self._first_paint_drawn():
+            while True:
+                shown = await self._first_paint_drawn()
+                if self.documents != documents:
+                    return  # another one began: its own wait
+                answered = self._answered_at
+                if shown or (answered is not None and time.monotonic() - answered >= FIRST_FRAME_WAIT):
+                    self._drawn = documents
+                    return
                 left = deadline - time.monotonic()
-                if self.documents != documents or left <= 0 or not self._watch_renders():
+                if left <= 0 or not self._watch_renders():
                     return
                 await asyncio.wait_for(self._renders.next(), left)
-            if self.documents == documents:
-                self._drawn = documents
         except asyncio.TimeoutError:
-            pass
-        finally:
-            if self.documents == documents:
-                self._waited += time.monotonic() - began
-                if self._waited >= FIRST_FRAME_WAIT:
-                    self._drawn = max(self._drawn, documents)
+            return
 
     async def _first_paint_drawn(self) -> bool:
         if not self.usable():
             return True
         try:
-            age = await run_js(self.view.page(), _FIRST_PAINT_AGE, timeout=0.5, world=APP_WORLD)
-        except PageError:
+            origin, age = await run_js(self.view.page(), _FIRST_PAINT_AGE, timeout=0.5, world=APP_WORLD)
+        except (PageError, TypeError, ValueError):
             return False  # between documents
+        if float(origin) / 1000 < self._document_began - NAVIGATION_LEAD:
+            return False  # the document before it answered: the new one is not there yet
+        if self._answered_at is None:
+            self._answered_at = time.monotonic()
         if age is None:
             return False
         painted_at = time.monotonic() - float(age) / 1000  # (at most: the answer took a moment to arrive)
@@ -252,20 +285,17 @@ class TabPictures:
 
     def _new_document(self) -> None:
         self.documents += 1
-        self._waited = 0.0
+        self._document_began = time.time()
+        self._answered_at = None
 
     def _watch_renders(self) -> bool:
-        """Count Qt's drawings of the page from now on; False when they cannot be heard (the render widget is not
-        a QQuickWidget). A navigation to another site may give the view a new render widget."""
+        """Whether Qt's drawings of the page can be heard (the view's render widget, its focus proxy, is a
+        QQuickWidget); `_rendering` is that widget."""
         widget = self.view.focusProxy() if shiboken6.isValid(self.view) else None
         if widget is None or not widget.inherits("QQuickWidget"):
             return False
-        if widget is not self._rendering:
-            if self._rendering is not None and shiboken6.isValid(self._rendering):
-                self._rendering.removeEventFilter(self._renders)
-            widget.installEventFilter(self._renders)
-            self._rendering = widget
-            self._renders.count += 1  # (another widget's picture: not the last grab, whatever its address)
+        self._renders.listen(widget)  # (heard already, unless Qt made it some other way)
+        self._rendering = widget
         return True
 
     def _on_console(self, message: str) -> bool:
@@ -283,8 +313,7 @@ class TabPictures:
         if self._counting_documents and shiboken6.isValid(self.view):
             self.view.loadStarted.disconnect(self._new_document)
         self._counting_documents = False
-        if self._rendering is not None and shiboken6.isValid(self._rendering):
-            self._rendering.removeEventFilter(self._renders)
+        self._renders.stop()
         self._rendering = None
         if shiboken6.isValid(self.view):
             listeners = self.view.page().console_listeners
