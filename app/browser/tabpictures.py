@@ -3,19 +3,20 @@
 - `TabPictures.picture()` grabs the picture Qt holds of the page (`capture._grab`: the page's pixels, no overlay or
   banner; a few ms on the Qt thread, windowless or shown) and does not wait for a new frame, unlike a screenshot
   (`capture.settle_frame`): a trace takes one or two per step and a video several a second, and neither may slow the
-  run down. Qt's picture changes only when Qt draws the page: until it draws again (or the view is resized or
-  zoomed), `grab` hands out the last grab again, no new copy of the pixels. `painted()` waits, off the run's path, until what the page shows now has reached that picture: the page
-  has begun two animation frames since (it says so on its console, at each), and Qt has drawn the page's picture
-  since the first began (the first frame holds what the page showed when asked). Qt draws it when the view's render
-  widget (a QQuickWidget) gets its update timer's event, which an event filter counts: no Qt Quick bindings are
-  needed (the bundle leaves them out). When Qt has not drawn by the time the page speaks, `painted` waits for its
-  next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a
-  QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
-  picture of a click that repainted a big block still showed it as it was before (tests/integration/test_traces.py,
-  the after picture). `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until
-  its first frame is drawn, Qt shows the page before it, or a blank one): the new document answers (not the one
-  before it, which answers until the new one commits), reports its first paint, and Qt drew since. `same(a, b)`: whether two pictures show the same pixels (a
-  still page: the trace reuses its last screenshot, the video sends nothing new).
+  run down. Qt's picture changes only when Qt draws the page: until it draws again (or the view is resized or zoomed),
+  `grab` hands out the last grab again, no new copy of the pixels. `painted()` waits, off the run's path, until what
+  the page shows now has reached that picture: the page has begun two animation frames since (it says so on its
+  console, at each), and Qt has drawn the page's picture since the first began (the first frame holds what the page
+  showed when asked). Qt draws it when the view's render widget (a QQuickWidget) gets its update timer's event, which
+  an event filter counts: no Qt Quick bindings are needed (the bundle leaves them out). When Qt has not drawn by the
+  time the page speaks, `painted` waits for its next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more,
+  or a render widget that is not a QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not
+  enough: on a loaded machine the picture of a click that repainted a big block still showed it as it was before
+  (tests/integration/test_traces.py, the after picture). `document_shown(bound)`: waits until Qt's picture shows the
+  document the tab began last (until its first frame is drawn, Qt shows the page before it, or a blank one): the new
+  document answers (not the one before it, which answers until the new one commits), reports its first paint, and Qt
+  drew since. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace reuses its last
+  screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab

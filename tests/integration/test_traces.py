@@ -190,10 +190,10 @@ def test_a_steps_pictures_show_the_page_before_and_after_the_step(qtbot: QtBot, 
     """A click that repaints a big block: its before picture shows the block as it was on the page just loaded
     (not the page before it, which Qt shows until the new one's first frame arrives: each attempt loads the page
     again over the blue one before, the second from another site), whether the next node waits, acts at once or
-    there is none; its after picture shows the new colour when the next node waits or there is none. (When the next node acts at once, the after
-    picture is the page as Qt showed it at that moment, and under load the click's frame may not be drawn yet: the
-    next node is not slowed down to wait for it, so that case is not checked.) A lag would show in one run of a
-    few: it depends on when frames are drawn."""
+    there is none; its after picture shows the new colour when the next node waits or there is none. (When the
+    next node acts at once, the after picture is the page as Qt showed it at that moment, and under load the
+    click's frame may not be drawn yet: the next node is not slowed down to wait for it, so that case is not
+    checked.) A lag would show in one run of a few: it depends on when frames are drawn."""
     following = {"waits": [node("other", "wait", title="Blue", locator={"selector": "#block"}, timeout=5)],
                  "acts": [node("other", "click", title="Other", locator={"selector": "#other"})],
                  "ends": []}[then]
