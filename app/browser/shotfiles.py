@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QImage
 
+from app.browser.capture import OUTLINE_COLOR
 from app.browser.framepipe import NICENESS, Launcher
 from plumbing import loggers
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(loggers.BROWSER)
 
 QUALITY = 75  # JPEG quality: text stays readable at 800 px, ~15 KB a picture of a form
-OUTLINE_RGB = (220, 38, 38)  # the element a step acted on (capture.OUTLINE_COLOR)
+OUTLINE_RGB = OUTLINE_COLOR.getRgb()[:3]  # the element a step acted on, as a proposed repair's
 OUTLINE_WIDTH = 4
 Frame = tuple[float, float, float, float]  # x, y, width, height in px of the picture as written
 # Qt's 32-bit formats whose bytes are B, G, R and an opaque or unused byte (on a little-endian machine)

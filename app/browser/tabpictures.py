@@ -144,6 +144,7 @@ class _Renders(QObject):
         super().__init__()
         self.count = 0
         self.last_at = 0.0  # time.monotonic() of Qt's last drawing
+        self.widgets_made = 0  # the render widgets heard so far (another one: another picture, whatever its address)
         self._next: list[asyncio.Future[None]] = []
         self._view = view
         self._widgets: list[QWidget] = []
@@ -158,7 +159,7 @@ class _Renders(QObject):
         self._widgets = [known for known in self._widgets if shiboken6.isValid(known)]
         widget.installEventFilter(self)
         self._widgets.append(widget)
-        self.count += 1  # (another widget's picture: not the last grab, whatever its address)
+        self.widgets_made += 1
 
     def next(self) -> "asyncio.Future[None]":
         """Done at Qt's next drawing (its callbacks run after the drawing itself)."""
@@ -354,7 +355,7 @@ class TabPictures:
             return None
         widget, view = self._rendering, self.view
         area, size = widget.geometry(), view.size()
-        return (id(widget), self._renders.count, area.x(), area.y(), area.width(), area.height(), size.width(),
+        return (id(widget), self._renders.widgets_made, self._renders.count, area.x(), area.y(), area.width(), area.height(), size.width(),
                 size.height(), widget.devicePixelRatio(), view.page().zoomFactor())
 
     async def picture(self) -> Picture | None:

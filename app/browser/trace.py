@@ -247,12 +247,11 @@ class _Shot:
 
 @dataclass
 class _PendingAfter:
-    """Steps whose after picture waits for what they did to be painted (`painting`: TabPictures.painted)."""
+    """Steps whose after picture waits for what they did to be painted (`RunRecording._painted`)."""
 
     watch: TabWatch
     steps: list["_Step"]
     since: float                 # time.monotonic() when the first of them ended
-    painting: "asyncio.Future[None]"
 
 
 @dataclass
@@ -416,7 +415,7 @@ class RunRecording:
             painting = asyncio.ensure_future(self._painted(watch))
             self._painting.add(painting)
             painting.add_done_callback(self._painting.discard)
-            waiting = self._pending_after = _PendingAfter(watch, steps, since, painting)
+            waiting = self._pending_after = _PendingAfter(watch, steps, since)
             painting.add_done_callback(lambda _: self._after_now() if self._pending_after is waiting else None)
             self._after_timer = asyncio.get_running_loop().call_later(max(0.0, AFTER_WAIT - (now - since)),
                                                                       self._after_now)
