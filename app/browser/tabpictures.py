@@ -82,8 +82,14 @@ _MARK = """(() => {
   return el ? el.tagName.toLowerCase() : null;
 })()"""
 
-# When the document began (epoch ms), and how long ago (ms) its first paint was, or null before it.
+# When the document began (epoch ms), and how long ago (ms) its first paint was, or null before it. Its paint timing
+# entry comes a moment after Qt drew that paint (once the frame is presented), and Qt may draw nothing more: until it
+# comes, the page says on its console when it does (once per document).
 _FIRST_PAINT_AGE = """(() => { const first = performance.getEntriesByType('paint')[0];
+  if (!first && !window[WATCHING]) {
+    window[WATCHING] = true;
+    new PerformanceObserver((list, observer) => { observer.disconnect(); console.debug(SAY); }).observe({type: 'paint'});
+  }
   return [performance.timeOrigin, first ? performance.now() - first.startTime : null]; })()"""
 NAVIGATION_LEAD = 0.1  # seconds a document's time origin may come before Qt says its loading started
 
@@ -198,6 +204,8 @@ class TabPictures:
         self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
         self._painting = 0
         self._said: dict[str, asyncio.Future[None]] = {}
+        self._first_paint_said = f"{self._token}first paint"
+        self._news_waiting: list[asyncio.Future[None]] = []  # `document_shown`'s waits
         self._renders = _Renders(view)
         self._rendering: QWidget | None = None  # the view's render widget now
         self.documents = 0  # the documents the tab began loading since it is pictured
@@ -248,32 +256,53 @@ class TabPictures:
         says how long ago it was). That Qt drew after the page began its frames is not enough: a new tab's first
         drawings can be blank, and pictures showed a white page before a click. A document found shown, or one
         that answered without a first paint for `FIRST_FRAME_WAIT` (it paints nothing), is not asked again. One
-        quick read of the page per try; a try at each drawing of Qt's."""
+        quick read of the page per try; the next try when there is news: Qt drew, the page says its first paint's
+        timing came (it comes after Qt drew it, and Qt may draw nothing more), or another wait found it shown."""
         if self.documents <= self._drawn or not self.usable():
             return
         documents = self.documents
         deadline = time.monotonic() + max(0.0, bound)
-        try:
-            while True:
-                shown = await self._first_paint_drawn()
-                if self.documents != documents:
-                    return  # another one began: its own wait
-                answered = self._answered_at
-                if shown or (answered is not None and time.monotonic() - answered >= FIRST_FRAME_WAIT):
-                    self._drawn = documents
-                    return
-                left = deadline - time.monotonic()
-                if left <= 0 or not self._watch_renders():
-                    return
-                await asyncio.wait_for(self._renders.next(), left)
-        except asyncio.TimeoutError:
-            return
+        while self._drawn < documents:
+            drawings = self._renders.count
+            news = self._news()  # (before asking: the page may say its first paint came while it answers)
+            shown = await self._first_paint_drawn()
+            if self.documents != documents:
+                return  # another one began: its own wait
+            answered = self._answered_at
+            if shown or (answered is not None and time.monotonic() - answered >= FIRST_FRAME_WAIT):
+                self._drawn = documents
+                self._tell_news()
+                return
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._watch_renders():
+                return
+            if self._renders.count != drawings:
+                continue  # Qt drew while the page answered: ask again
+            drawn = self._renders.next()
+            await asyncio.wait({news, drawn}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+
+    def _news(self) -> "asyncio.Future[None]":
+        """Done when the page says its first paint's timing came, or a wait finds the document shown."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._news_waiting.append(future)
+        return future
+
+    def _tell_news(self) -> None:
+        waiting, self._news_waiting = self._news_waiting, []
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
 
     async def _first_paint_drawn(self) -> bool:
         if not self.usable():
             return True
+        script = _FIRST_PAINT_AGE.replace("WATCHING", json.dumps(f"{KEY}paint")).replace(
+            "SAY", json.dumps(self._first_paint_said))
+        page = self.view.page()
+        if self._on_console not in page.console_listeners:
+            page.console_listeners.append(self._on_console)
         try:
-            origin, age = await run_js(self.view.page(), _FIRST_PAINT_AGE, timeout=0.5, world=APP_WORLD)
+            origin, age = await run_js(page, script, timeout=0.5, world=APP_WORLD)
         except (PageError, TypeError, ValueError):
             return False  # between documents
         if float(origin) / 1000 < self._document_began - NAVIGATION_LEAD:
@@ -303,6 +332,9 @@ class TabPictures:
     def _on_console(self, message: str) -> bool:
         if not message.startswith(self._token):
             return False
+        if message == self._first_paint_said:
+            self._tell_news()
+            return True
         said = self._said.get(message)
         if said is not None and not said.done():
             said.set_result(None)
@@ -311,6 +343,7 @@ class TabPictures:
     def release(self) -> None:
         """Nothing records the tab any more."""
         self._said.clear()
+        self._tell_news()
         self._last_grab = None
         if self._counting_documents and shiboken6.isValid(self.view):
             self.view.loadStarted.disconnect(self._new_document)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -58,6 +59,12 @@ document.getElementById('other').addEventListener('click', () => console.log('ot
 </script>"""
 
 
+# A page that shows nothing until its script fills it, a moment after it loaded, and then draws nothing more.
+LATE_PAGE = """<!doctype html><title>Late</title><body style="margin: 0; background: #fff">
+<script>setTimeout(() => { document.body.innerHTML = '<h1 style="margin: 0; font-size: 120px">Late</h1>'; }, 150);
+</script>"""
+
+
 @pytest.fixture(scope="module")
 def app(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserPilotApp]:
     with running_app(qapp, tmp_path_factory.mktemp("trace-data")) as shell:
@@ -74,6 +81,7 @@ def site() -> Iterator[LocalServer]:
 
         local.route("/api/save", save)
         local.route("/paint", PAINT_PAGE)
+        local.route("/late", LATE_PAGE)
         yield local
 
 
@@ -307,6 +315,33 @@ def test_a_page_that_stops_answering_keeps_the_secret_field_covered(qtbot: QtBot
         never_said.release()
         app.service.tracing.release(watch)
     assert run_js(qtbot, view, "document.title", timeout=15_000) == "hogged"  # answering again
+
+
+def test_a_node_after_a_page_load_waits_for_its_first_paint_and_no_longer(qtbot: QtBot, app: BrowserPilotApp,
+                                                                         site: LocalServer, tab: str) -> None:
+    """A node acting on a page that just loaded waits until Qt's picture shows it (its before picture shows the page,
+    not a blank one), and no longer: the page's first paint is known a moment after Qt drew it, and Qt may draw
+    nothing more; the wait ends when the page says so, not at its bound (it used to, in about 1 run in 4)."""
+    watch = app.service.tracing.watch(tab)
+    assert watch is not None
+    pictures = watch.pictures
+    try:
+        for attempt in range(3):
+            ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url(f"/late?attempt={attempt}")}))
+            bound = 8.0
+            began = time.monotonic()
+            call(qtbot, pictures.document_shown(bound), timeout=15_000)
+            waited = time.monotonic() - began
+            assert pictures._drawn == pictures.documents, f"attempt {attempt}: not found shown within {bound} s"
+            assert waited < bound / 2, f"attempt {attempt}: waited {waited:.1f} s for a page shown long before"
+            picture = pictures.grab()
+            assert picture is not None
+            heading = picture.image.copy(0, 0, int(300 * picture.scale), int(100 * picture.scale))
+            dark = sum(1 for x in range(0, heading.width(), 2) for y in range(0, heading.height(), 2)
+                       if heading.pixelColor(x, y).lightness() < 110)
+            assert dark > 50, f"attempt {attempt}: the picture does not show the page's heading yet"
+    finally:
+        app.service.tracing.release(watch)
 
 
 # -- sharing, and disk --------------------------------------------------------------------------------------------------
