@@ -6,13 +6,14 @@
   run down. Qt's picture changes only when Qt draws the page: until it draws again (or the view is resized or zoomed),
   `grab` hands out the last grab again, no new copy of the pixels. `painted()` waits, off the run's path, until what
   the page shows now has reached that picture: the page has begun two animation frames since (it says so on its
-  console, at each), and Qt has drawn the page's picture since the first began (the first frame holds what the page
-  showed when asked). Qt draws it when the view's render widget (a QQuickWidget) gets its update timer's event, which
-  an event filter counts: no Qt Quick bindings are needed (the bundle leaves them out). When Qt has not drawn by the
-  time the page speaks, `painted` waits for its next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more,
-  or a render widget that is not a QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not
-  enough: on a loaded machine the picture of a click that repainted a big block still showed it as it was before
-  (tests/integration/test_traces.py, the after picture). `document_shown(bound)`: waits until Qt's picture shows the
+  console at the second), and Qt has drawn the page's picture since the second began (the first frame holds what the
+  page showed when asked; until the second begins, Qt may still be drawing frames from before the first: a drawing
+  heard between the two was, in about 1 test run in 30, the page before a click). Qt draws it when the view's render
+  widget (a QQuickWidget) gets its update timer's event, which an event filter counts: no Qt Quick bindings are
+  needed (the bundle leaves them out). When Qt has not drawn since, `painted` waits for its next drawing, at most
+  `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a QQuickWidget: the bound). A fixed
+  30 ms after the two animation frames was not enough: on a loaded machine the picture of a click that repainted a
+  big block still showed it as it was before (tests/integration/test_traces.py, the after picture). `document_shown(bound)`: waits until Qt's picture shows the
   document the tab began last (until its first frame is drawn, Qt shows the page before it, or a blank one): the new
   document answers (not the one before it, which answers until the new one commits), reports its first paint, and Qt
   drew since. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace reuses its last
@@ -203,7 +204,7 @@ class TabPictures:
         self.masking = False
         self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
         self._painting = 0
-        self._said: dict[str, asyncio.Future[None]] = {}
+        self._said: dict[str, asyncio.Future[int]] = {}  # `painted`'s waits: Qt's drawings at their second frame
         self._first_paint_said = f"{self._token}first paint"
         self._news_waiting: list[asyncio.Future[None]] = []  # `document_shown`'s waits
         self._renders = _Renders(view)
@@ -227,26 +228,22 @@ class TabPictures:
         self._painting += 1
         key = f"{self._token}{self._painting}"
         loop = asyncio.get_running_loop()
-        began: asyncio.Future[None] = loop.create_future()
-        said: asyncio.Future[None] = loop.create_future()
-        self._said[f"{key}:1"], self._said[f"{key}:2"] = began, said
-        renders_then: list[int] = []  # Qt's drawings so far, when the first frame began
-        began.add_done_callback(lambda _: renders_then.append(self._renders.count))
+        said: asyncio.Future[int] = loop.create_future()
+        self._said[key] = said
         if self._on_console not in page.console_listeners:
             page.console_listeners.append(self._on_console)
-        page.runJavaScript(f"requestAnimationFrame(() => {{ console.debug({json.dumps(key + ':1')}); "
-                           f"requestAnimationFrame(() => console.debug({json.dumps(key + ':2')})); }})", APP_WORLD)
+        page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => console.debug({json.dumps(key)})))",
+                           APP_WORLD)
         try:
-            await asyncio.wait_for(said, timeout)
+            drawn_then = await asyncio.wait_for(said, timeout)  # Qt's drawings so far, when the second frame began
             if not watching:  # no drawing to hear: as long as one may take
                 await asyncio.sleep(DELIVERY_WAIT)
-            elif not renders_then or self._renders.count <= renders_then[0]:  # not drawn since: its next drawing
+            elif self._renders.count <= drawn_then:  # not drawn since: its next drawing
                 await asyncio.wait_for(self._renders.next(), DELIVERY_WAIT)
         except asyncio.TimeoutError:
             pass
         finally:
-            self._said.pop(f"{key}:1", None)
-            self._said.pop(f"{key}:2", None)
+            self._said.pop(key, None)
 
     async def document_shown(self, bound: float) -> None:
         """Return once Qt's picture shows the document the tab began last (until its first frame is drawn, Qt shows
@@ -337,7 +334,7 @@ class TabPictures:
             return True
         said = self._said.get(message)
         if said is not None and not said.done():
-            said.set_result(None)
+            said.set_result(self._renders.count)
         return True
 
     def release(self) -> None:
