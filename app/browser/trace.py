@@ -16,12 +16,13 @@ videos `screen_start` / `screen_stop` and `page_record_video` record on demand.
   request interceptor sees each one leave (method, address, kind: documents, form posts, fetch/XHR, scripts, images,
   beacons; QtWebEngine calls it for this page only, and only while a trace records it), completed from the page's
   resource timing (status, duration, size: read at each step without waiting for the answer), each given to the step
-  during which it left; while network capture runs on the tab (`net_start`), its entries are used instead, with the
-  request and response bodies it kept (cut to 4 KB). The pictures go to one writer thread per run
-  (app/browser/shotfiles.py), which scales them (at most 800 px wide) and writes them as numbered JPEG files in the
-  run's `trace/` folder: as they come when the trace is `always` (a crash keeps the steps so far); with
-  `on-failure`, the newest pictures (up to 48 MB) are held as they are and encoded only when the run does not end
-  ok, so a run that ends ok encodes nothing and writes nothing.
+  during which the page asked for it (its resource timing's start: the interceptor hears a click's fetch a moment
+  later, at times once the next node began; else when it was heard); while network capture runs on the tab
+  (`net_start`), its entries are used instead, with the request and response bodies it kept (cut to 4 KB). The
+  pictures go to one writer thread per run (app/browser/shotfiles.py), which scales them (at most 800 px wide) and
+  writes them as numbered JPEG files in the run's `trace/` folder: as they come when the trace is `always` (a crash
+  keeps the steps so far); with `on-failure`, the newest pictures (up to 48 MB) are held as they are and encoded
+  only when the run does not end ok, so a run that ends ok encodes nothing and writes nothing.
 - A run's video films whichever tab the run acts in (app/browser/tabvideo.py), its nodes as chapters.
 """
 
@@ -69,6 +70,7 @@ CONSOLE_JOURNAL = 1000  # messages a page keeps between two steps
 MAX_TEXT = 2000        # characters of one message
 MAX_REQUESTS = 200     # requests per step
 BODY_LIMIT = 4096      # characters of a captured body in a trace
+HEARD_LATE = 1.0       # seconds the interceptor may hear a request after the page asked for it
 _SEEN = f"__bpSeen{random.token_hex(4)}"  # per document, in our isolated world: resource entries read so far
 
 _RESOURCES = """(() => {
@@ -601,13 +603,19 @@ class RunRecording:
             tab_id = watch.tab.tab_id
             if tab_id in captured or watch.requests is None:
                 continue
-            for when, method, url, kind in list(watch.requests.rows):
+            for heard, method, url, kind in list(watch.requests.rows):
+                if url.startswith(("data:", "blob:")):
+                    continue
+                timing = _matching(timings.get(f"{tab_id} {url}"), heard)
+                # When the page asked for it, by its own clock: the interceptor hears it a moment later, sometimes
+                # once the step that caused it has ended (a click's fetch, heard during the next node).
+                asked = float(timing[2]) / 1000 if timing is not None else heard
+                when = asked if heard - HEARD_LATE <= asked <= heard else heard
                 step = self._step_at(tab_id, when)
-                if step is None or len(step.requests) >= MAX_REQUESTS or url.startswith(("data:", "blob:")):
+                if step is None or len(step.requests) >= MAX_REQUESTS:
                     continue
                 # The keys in the order of the captured requests' (and of `TraceRequestView`, workflows/runs.py).
                 seen: dict[str, Any] = {"method": method, "url": url, "type": kind}
-                timing = _matching(timings.get(f"{tab_id} {url}"), when)
                 if timing is not None and timing[4]:
                     seen["status"] = int(timing[4])
                 seen["atMs"] = round((when - self.started) * 1000, 1)

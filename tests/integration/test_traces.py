@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
+from app.browser import trace
 from app.browser.tabpictures import TabPictures
 from app.wiring.shell import BrowserPilotApp
 from tests.support.disk_audit import qt_thread_disk
@@ -189,6 +190,27 @@ def block_colour(path: str) -> str:
     if colour.blue() > 150 and colour.red() < 110:
         return "blue"
     return colour.name()
+
+
+def test_a_request_heard_late_goes_to_the_step_whose_page_asked_for_it(qtbot: QtBot, app: BrowserPilotApp,
+                                                                       site: LocalServer, tab: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tab's request interceptor hears a request a moment after the page asked for it, at times once the next
+    node began (a click's fetch): here it hears the Save's fetch 0.6 s late, and the request is still the Save's."""
+    heard = trace._RequestLog.interceptRequest
+
+    def late(log: trace._RequestLog, info: Any) -> None:
+        heard(log, info)
+        if info.requestUrl().path() == "/api/save":
+            when, *rest = log.rows[-1]
+            log.rows[-1] = (when + 0.6, *rest)
+
+    monkeypatch.setattr(trace._RequestLog, "interceptRequest", late)
+    record = run(qtbot, app, account_flow(site, "Saves, heard late"), tab, trace="always")["run"]
+    assert record["status"] == "ok"
+    saves = {entry["node"]: [r["method"] for r in entry.get("requests") or [] if r["url"].endswith("/api/save")]
+             for entry in record["trace"]}
+    assert saves["save"] == ["POST"] and sum(map(len, saves.values())) == 1, saves
 
 
 @pytest.mark.parametrize("then", ["waits", "acts", "ends"])
