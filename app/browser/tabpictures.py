@@ -13,10 +13,10 @@
   needed (the bundle leaves them out). When Qt has not drawn since, `painted` waits for its next drawing, at most
   `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a QQuickWidget: the bound). A fixed
   30 ms after the two animation frames was not enough: on a loaded machine the picture of a click that repainted a
-  big block still showed it as it was before (tests/integration/test_traces.py, the after picture). `document_shown(bound)`: waits until Qt's picture shows the
-  document the tab began last (until its first frame is drawn, Qt shows the page before it, or a blank one): the new
-  document answers (not the one before it, which answers until the new one commits), reports its first paint, and Qt
-  drew since. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace reuses its last
+  big block still showed it as it was before (tests/integration/test_traces.py, the after picture).
+  `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until its first frame is
+  drawn, Qt shows the page before it, or a blank one): the new document answers (not the one before it, which
+  answers until the new one commits), reports its first paint, and Qt drew since. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace reuses its last
   screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
@@ -89,7 +89,8 @@ _MARK = """(() => {
 _FIRST_PAINT_AGE = """(() => { const first = performance.getEntriesByType('paint')[0];
   if (!first && !window[WATCHING]) {
     window[WATCHING] = true;
-    new PerformanceObserver((list, observer) => { observer.disconnect(); console.debug(SAY); }).observe({type: 'paint'});
+    new PerformanceObserver((list, observer) => { observer.disconnect(); console.debug(SAY); })
+      .observe({type: 'paint'});
   }
   return [performance.timeOrigin, first ? performance.now() - first.startTime : null]; })()"""
 NAVIGATION_LEAD = 0.1  # seconds a document's time origin may come before Qt says its loading started
@@ -232,8 +233,8 @@ class TabPictures:
         self._said[key] = said
         if self._on_console not in page.console_listeners:
             page.console_listeners.append(self._on_console)
-        page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => console.debug({json.dumps(key)})))",
-                           APP_WORLD)
+        page.runJavaScript(
+            f"requestAnimationFrame(() => requestAnimationFrame(() => console.debug({json.dumps(key)})))", APP_WORLD)
         try:
             drawn_then = await asyncio.wait_for(said, timeout)  # Qt's drawings so far, when the second frame began
             if not watching:  # no drawing to hear: as long as one may take
