@@ -58,7 +58,13 @@ after/before of each side's figures and of its ratios to Playwright (which carry
 Traces: `--traces` measures only (a), in the app on one tab, with the run's trace and video modes
 side by side, rotating every repetition: trace and video off; `trace: on-failure` (the default; these runs end
 ok, so nothing is kept); `trace: always` (every node's screenshots, console, requests); `video: always`; both. It prints the medians, the ratios to "off" (targets: trace at most
-1.2x, video at most 1.4x) and the disk each run kept (its trace folder and video). Every run is verified as above.
+1.2x, video at most 1.4x) and the disk each run kept (its trace folder and video). Then, for reference, the same
+flow in Playwright (as (c), on one page of one chromium) with its own tracing, rotating the same way: off;
+`context.tracing.start(screenshots=True)` (its screencast); with `snapshots=True` too (the trace viewer's before
+and after of every action, with its network and console: what ours is compared with); each sample from the
+tracing's start to its zip written by `tracing.stop(path=...)`. Both sides print what a trace adds to a run in
+milliseconds as well as the ratio: a faster run pays a larger ratio for the same milliseconds. Every run is
+verified as above.
 
 Run: `.venv/bin/python bench/replay.py [--reps N] [--rows R] [--quick] [--json] [--against DIR] [--traces]` (N defaults to 10, R to 100;
 --quick means 3 repetitions and 30 rows unless given). Needs node and npm: @puppeteer/replay and puppeteer-core
@@ -83,7 +89,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Literal, Sequence, TypeVar
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -611,6 +617,19 @@ class PlaywrightThread:
         assert self._page is not None
         return rp.run_flow(self._page, case)
 
+    def traced_flow(self, case: dict[str, Any], tracing: dict[str, bool] | None,
+                    path: Path) -> tuple[float, dict[str, Any]]:
+        """The flow with the page's context traced (`tracing`: the options of `tracing.start`; None: not traced),
+        until the trace's zip is written; its milliseconds and what the page said."""
+        assert self._page is not None
+        started = time.perf_counter()
+        if tracing is not None:
+            self._page.context.tracing.start(**tracing)
+        _steps, readings = rp.run_flow(self._page, case)
+        if tracing is not None:
+            self._page.context.tracing.stop(path=str(path))
+        return (time.perf_counter() - started) * 1000, readings
+
     def stop(self) -> None:
         try:
             if self._browser is not None:
@@ -802,39 +821,86 @@ async def traces_in_app(sides: Sides, reps: int, verifier: Verifier, files: Path
             raise BenchError(f"tab_open failed: {opened.get('error')}")
         tab = opened["tabId"]
         run = 7000
-        for rep in range(-1, reps):
-            label = "warm-up" if rep < 0 else f"repetition {rep + 1}/{reps}"
-            shift = (rep + 1) % len(TRACE_SIDES)
-            for name, modes in TRACE_SIDES[shift:] + TRACE_SIDES[:shift]:
-                run += 1
-                case = make_case(f"ours, {name}, {label}", f"t{run}", run, files)
-                began = time.perf_counter()
-                envelope = await asyncio.wait_for(shell.registry.call(shell.ctx, "workflow_run", {
-                    "workflow": sides.doc, "inputs": case.inputs(), "tabId": tab, **modes}), OP_TIMEOUT_S)
-                ms = (time.perf_counter() - began) * 1000
-                if not envelope.get("ok"):
-                    raise BenchError(f"{case.label}: {envelope.get('error')}")
-                record = envelope["run"]
-                verifier.check(case, record.get("outputs"))
-                kept = await asyncio.to_thread(lambda: sum(size_of(path) for path in trace_files(
-                    shell.ctx.runs.folder(record["id"]))))
-                missing = [e["node"] for e in record["trace"] if not e.get("after")]
-                if modes["trace"] == "always" and missing:
-                    raise BenchError(f"{case.label}: nodes without a screenshot: {missing} ({record.get('notes')})")
-                if modes["video"] == "always" and not record.get("video"):
-                    raise BenchError(f"{case.label}: no video was kept ({record.get('notes')})")
-                if rep >= 0:
-                    times[name].append(ms)
-                    disk[name].append(kept)
-            print(f"traces, {label}: done", file=sys.stderr, flush=True)
+        for rep, label, name, modes in rotating(TRACE_SIDES, reps, "traces"):
+            run += 1
+            case = make_case(f"ours, {name}, {label}", f"t{run}", run, files)
+            began = time.perf_counter()
+            envelope = await asyncio.wait_for(shell.registry.call(shell.ctx, "workflow_run", {
+                "workflow": sides.doc, "inputs": case.inputs(), "tabId": tab, **modes}), OP_TIMEOUT_S)
+            ms = (time.perf_counter() - began) * 1000
+            if not envelope.get("ok"):
+                raise BenchError(f"{case.label}: {envelope.get('error')}")
+            record = envelope["run"]
+            verifier.check(case, record.get("outputs"))
+            kept = await asyncio.to_thread(lambda: sum(size_of(path) for path in trace_files(
+                shell.ctx.runs.folder(record["id"]))))
+            missing = [e["node"] for e in record["trace"] if not e.get("after")]
+            if modes["trace"] == "always" and missing:
+                raise BenchError(f"{case.label}: nodes without a screenshot: {missing} ({record.get('notes')})")
+            if modes["video"] == "always" and not record.get("video"):
+                raise BenchError(f"{case.label}: no video was kept ({record.get('notes')})")
+            if rep >= 0:
+                times[name].append(ms)
+                disk[name].append(kept)
         verifier.check_count("the traced runs")
     finally:
         shell.shutdown()
         await asyncio.sleep(0.3)
+    result = by_mode(times, disk)
+    result["playwright"] = await playwright_traces(sides, reps, verifier, files)
+    return result
+
+
+def rotating(modes: Sequence[tuple[str, T]], reps: int, what: str) -> Iterator[tuple[int, str, str, T]]:
+    """A warm-up (rep -1), then `reps` repetitions of every mode, the order shifted by one each time: (rep, label,
+    mode name, mode); says on stderr when each repetition is done."""
+    for rep in range(-1, reps):
+        label = "warm-up" if rep < 0 else f"repetition {rep + 1}/{reps}"
+        shift = (rep + 1) % len(modes)
+        for name, mode in [*modes[shift:], *modes[:shift]]:
+            yield rep, label, name, mode
+        print(f"{what}, {label}: done", file=sys.stderr, flush=True)
+
+
+def by_mode(times: dict[str, list[float]], disk: dict[str, list[int]]) -> dict[str, Any]:
+    """Each mode's median ms, its ratio to and ms over "off", its median disk (KB) and its runs."""
     base = median(times["off"])
-    return {name: {"ms": median(times[name]), "ratio": ratio(median(times[name]), base),
-                   "diskKB": (median([float(v) for v in disk[name]]) or 0) / 1024, "runs": times[name]}
-            for name, _modes in TRACE_SIDES}
+    return {name: {"ms": median(runs), "ratio": ratio(median(runs), base),
+                   "addedMs": median(runs) - base if base is not None and runs else None,
+                   "diskKB": (median([float(v) for v in disk[name]]) or 0) / 1024, "runs": runs}
+            for name, runs in times.items()}
+
+
+PLAYWRIGHT_TRACE_SIDES: tuple[tuple[str, dict[str, bool] | None], ...] = (
+    ("off", None), ("screenshots", {"screenshots": True}),
+    ("screenshots + snapshots", {"screenshots": True, "snapshots": True}))
+
+
+async def playwright_traces(sides: Sides, reps: int, verifier: Verifier, files: Path) -> dict[str, Any]:
+    """For reference: the flow in Playwright with its tracing off and on, rotating (see the module docstring)."""
+    pw = PlaywrightThread()
+    rect, _version = await asyncio.to_thread(measure_playwright_point, sides.base)
+    point = range_point(rect)
+    times: dict[str, list[float]] = {name: [] for name, _options in PLAYWRIGHT_TRACE_SIDES}
+    disk: dict[str, list[int]] = {name: [] for name, _options in PLAYWRIGHT_TRACE_SIDES}
+    try:
+        await pw.call(pw.start)
+        run = 8000
+        for rep, label, name, options in rotating(PLAYWRIGHT_TRACE_SIDES, reps, "Playwright traces"):
+            run += 1
+            case = make_case(f"Playwright, tracing {name}, {label}", f"pt{run}", run, files)
+            path = sides.work / f"playwright-trace-{run}.zip"
+            ms, readings = await pw.call(pw.traced_flow, case.playwright(sides.base, point), options, path)
+            verifier.check(case, readings)
+            if rep >= 0:
+                times[name].append(ms)
+                disk[name].append(path.stat().st_size if path.exists() else 0)
+            path.unlink(missing_ok=True)
+        verifier.check_count("the traced runs and Playwright's")
+    finally:
+        await pw.call(pw.stop)
+        pw.executor.shutdown()
+    return by_mode(times, disk)
 
 
 def probe_run(base: str, work: Path) -> tuple[float, dict[str, Any]]:
@@ -871,10 +937,18 @@ def run_traces(reps: int) -> dict[str, Any]:
 def print_traces(result: dict[str, Any], reps: int) -> None:
     print(f"Workflow replay (20 steps) in the app, {reps} repetitions per mode (+1 warm-up), medians; every run "
           "verified.")
-    print(f"{'mode':<14} {'workflow_run ms':>16} {'/ off':>7} {'kept per run':>14}")
+    print(f"{'mode':<14} {'workflow_run ms':>16} {'/ off':>7} {'added ms':>9} {'kept per run':>14}")
     for name, _modes in TRACE_SIDES:
         row = result[name]
-        print(f"{name:<14} {fmt(row['ms']):>16} {fmt(row['ratio'], '.2f'):>7} {row['diskKB']:>11.0f} KB")
+        print(f"{name:<14} {fmt(row['ms']):>16} {fmt(row['ratio'], '.2f'):>7} {fmt(row['addedMs']):>9} "
+              f"{row['diskKB']:>11.0f} KB")
+    print(f"For reference, the same flow in Playwright ({reps} repetitions per mode, +1 warm-up), tracing until its "
+          "zip is written:")
+    print(f"{'tracing':<24} {'flow ms':>8} {'/ off':>7} {'added ms':>9} {'zip':>10}")
+    for name, _options in PLAYWRIGHT_TRACE_SIDES:
+        row = result["playwright"][name]
+        print(f"{name:<24} {fmt(row['ms']):>8} {fmt(row['ratio'], '.2f'):>7} {fmt(row['addedMs']):>9} "
+              f"{row['diskKB']:>7.0f} KB")
     print(f"targets: trace always <= {TARGET_TRACE}x off: "
           f"{verdict(result['trace always']['ratio'], TARGET_TRACE, True)}; video always <= {TARGET_VIDEO}x off: "
           f"{verdict(result['video always']['ratio'], TARGET_VIDEO, True)}")
