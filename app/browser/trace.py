@@ -254,6 +254,7 @@ class _PendingAfter:
     watch: TabWatch
     steps: list["_Step"]
     since: float                 # time.monotonic() when the first of them ended
+    painting: "asyncio.Future[None]"  # what they did is painted (`RunRecording._painted`): their picture is taken
 
 
 @dataclass
@@ -325,11 +326,12 @@ class RunRecording:
             self.video.chapter(title)
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
-        if self._painting and keep_trace:  # what the last steps did reaches the pictures (a click, then the end)
-            await asyncio.wait(set(self._painting), timeout=AFTER_WAIT)
+        pending = self._pending_after
+        if pending is not None and keep_trace:  # what the last steps did reaches their picture (a click, then the end)
+            await asyncio.wait({pending.painting}, timeout=max(0.0, AFTER_WAIT - (time.monotonic() - pending.since)))
         self._close_step(last=True)
         self.current = None
-        for painting in list(self._painting):  # nothing waits for a picture any more
+        for painting in list(self._painting):  # nothing waits for a picture any more (nor did: steps acted since)
             painting.cancel()
         result = TraceResult(notes=self.notes)
         try:
@@ -417,7 +419,7 @@ class RunRecording:
             painting = asyncio.ensure_future(self._painted(watch))
             self._painting.add(painting)
             painting.add_done_callback(self._painting.discard)
-            waiting = self._pending_after = _PendingAfter(watch, steps, since)
+            waiting = self._pending_after = _PendingAfter(watch, steps, since, painting)
             painting.add_done_callback(lambda _: self._after_now() if self._pending_after is waiting else None)
             self._after_timer = asyncio.get_running_loop().call_later(max(0.0, AFTER_WAIT - (now - since)),
                                                                       self._after_now)
