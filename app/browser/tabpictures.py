@@ -16,8 +16,9 @@
   big block still showed it as it was before (tests/integration/test_traces.py, the after picture).
   `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until its first frame is
   drawn, Qt shows the page before it, or a blank one): the new document answers (not the one before it, which
-  answers until the new one commits), reports its first paint, and Qt drew since. `same(a, b)`: whether two pictures show the same pixels (a still page: the trace reuses its last
-  screenshot, the video sends nothing new).
+  answers until the new one commits), reports its first paint (which it knows a moment after Qt drew it, and says
+  so on its console), and Qt drew since. `same(a, b)`: whether two pictures show the same pixels (a still page:
+  the trace reuses its last screenshot, the video sends nothing new).
 - Secrets: `mask_focused(values)` marks the focused field (through open shadow roots and same-origin frames; a
   cross-origin frame holding the focus is marked whole) in our isolated world, before a secret is typed into it,
   and keeps the secrets' values there too, never in the page's own world. From then on every picture of the tab
@@ -263,21 +264,24 @@ class TabPictures:
         while self._drawn < documents:
             drawings = self._renders.count
             news = self._news()  # (before asking: the page may say its first paint came while it answers)
-            shown = await self._first_paint_drawn()
-            if self.documents != documents:
-                return  # another one began: its own wait
-            answered = self._answered_at
-            if shown or (answered is not None and time.monotonic() - answered >= FIRST_FRAME_WAIT):
-                self._drawn = documents
-                self._tell_news()
-                return
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._watch_renders():
-                return
-            if self._renders.count != drawings:
-                continue  # Qt drew while the page answered: ask again
-            drawn = self._renders.next()
-            await asyncio.wait({news, drawn}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                shown = await self._first_paint_drawn()
+                if self.documents != documents:
+                    return  # another one began: its own wait
+                answered = self._answered_at
+                if shown or (answered is not None and time.monotonic() - answered >= FIRST_FRAME_WAIT):
+                    self._drawn = documents
+                    self._tell_news()
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._watch_renders():
+                    return
+                if self._renders.count != drawings:
+                    continue  # Qt drew while the page answered: ask again
+                await asyncio.wait({news, self._renders.next()}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if news in self._news_waiting:  # (no news: a page that never answers adds none up)
+                    self._news_waiting.remove(news)
 
     def _news(self) -> "asyncio.Future[None]":
         """Done when the page says its first paint's timing came, or a wait finds the document shown."""
