@@ -43,8 +43,8 @@ QUALITY = 75  # JPEG quality: text stays readable at 800 px, ~15 KB a picture of
 OUTLINE_RGB = OUTLINE_COLOR.getRgb()[:3]  # the element a step acted on, as a proposed repair's
 OUTLINE_WIDTH = 4
 Frame = tuple[float, float, float, float]  # x, y, width, height in px of the picture as written
-# Qt's 32-bit formats whose bytes are B, G, R and an opaque or unused byte (on a little-endian machine)
 _SWAP_RED_AND_BLUE = (0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)  # a colour matrix (Pillow's)
+# Qt's 32-bit formats whose bytes are B, G, R and an opaque or unused byte (on a little-endian machine)
 _BGRX = ((QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32, QImage.Format.Format_ARGB32_Premultiplied)
          if sys.byteorder == "little" else ())
 

@@ -8,12 +8,13 @@
   the page shows now has reached that picture: the page has begun two animation frames since (it says so on its
   console at the second), and Qt has drawn the page's picture since the second began (the first frame holds what the
   page showed when asked; until the second begins, Qt may still be drawing frames from before the first: a drawing
-  heard between the two was, in about 1 test run in 30, the page before a click). Qt draws it when the view's render
-  widget (a QQuickWidget) gets its update timer's event, which an event filter counts: no Qt Quick bindings are
-  needed (the bundle leaves them out). When Qt has not drawn since, `painted` waits for its next drawing, at most
-  `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a QQuickWidget: the bound). A fixed
-  30 ms after the two animation frames was not enough: on a loaded machine the picture of a click that repainted a
-  big block still showed it as it was before (tests/integration/test_traces.py, the after picture).
+  heard between the two was the page before a click in 1 of 6 to 10 runs of tests/integration/test_traces.py). Qt
+  draws it when the view's render widget (a QQuickWidget) gets its update timer's event, which an event filter
+  counts: no Qt Quick bindings are needed (the bundle leaves them out). When Qt has not drawn since, `painted` waits
+  for its next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a
+  QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
+  picture of a click that repainted a big block still showed it as it was before (tests/integration/test_traces.py,
+  the after picture).
   `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until its first frame is
   drawn, Qt shows the page before it, or a blank one): the new document answers (not the one before it, which
   answers until the new one commits), reports its first paint (which it knows a moment after Qt drew it, and says
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWebEngineCore import QWebEnginePage
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
@@ -143,6 +145,28 @@ class Picture:
     covered: bool = False                          # the masks are painted into the image
 
 
+class _Waiters:
+    """Futures done at the next time something happens (`wake`); one that stops waiting leaves (`forget`)."""
+
+    def __init__(self) -> None:
+        self._waiting: list[asyncio.Future[None]] = []
+
+    def next(self) -> "asyncio.Future[None]":
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        return future
+
+    def forget(self, future: "asyncio.Future[None]") -> None:
+        if future in self._waiting:
+            self._waiting.remove(future)
+
+    def wake(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for future in waiting:
+            if not future.done():
+                future.set_result(None)
+
+
 class _Renders(QObject):
     """Counts Qt's drawings of the page: a QQuickWidget renders its scene when its update timer fires (a frame of
     the page arrived), on the timer's event, which this filter sees just before. It listens to every render widget
@@ -154,7 +178,7 @@ class _Renders(QObject):
         self.count = 0
         self.last_at = 0.0  # time.monotonic() of Qt's last drawing
         self.widgets_made = 0  # the render widgets heard so far (another one: another picture, whatever its address)
-        self._next: list[asyncio.Future[None]] = []
+        self._drawings = _Waiters()
         self._view = view
         self._widgets: list[QWidget] = []
         view.installEventFilter(self)  # its children as they come
@@ -172,9 +196,7 @@ class _Renders(QObject):
 
     def next(self) -> "asyncio.Future[None]":
         """Done at Qt's next drawing (its callbacks run after the drawing itself)."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._next.append(future)
-        return future
+        return self._drawings.next()
 
     def stop(self) -> None:
         for watched in [self._view, *self._widgets]:
@@ -191,10 +213,7 @@ class _Renders(QObject):
         elif kind == QEvent.Type.Timer and watched is not self._view:
             self.count += 1
             self.last_at = time.monotonic()
-            waiting, self._next = self._next, []
-            for future in waiting:
-                if not future.done():
-                    future.set_result(None)
+            self._drawings.wake()
         return False
 
 
@@ -208,7 +227,7 @@ class TabPictures:
         self._painting = 0
         self._said: dict[str, asyncio.Future[int]] = {}  # `painted`'s waits: Qt's drawings at their second frame
         self._first_paint_said = f"{self._token}first paint"
-        self._news_waiting: list[asyncio.Future[None]] = []  # `document_shown`'s waits
+        self._news = _Waiters()  # `document_shown`'s: the page says its first paint came, or a wait found it shown
         self._renders = _Renders(view)
         self._rendering: QWidget | None = None  # the view's render widget now
         self.documents = 0  # the documents the tab began loading since it is pictured
@@ -232,8 +251,7 @@ class TabPictures:
         loop = asyncio.get_running_loop()
         said: asyncio.Future[int] = loop.create_future()
         self._said[key] = said
-        if self._on_console not in page.console_listeners:
-            page.console_listeners.append(self._on_console)
+        self._hear_console(page)
         page.runJavaScript(
             f"requestAnimationFrame(() => requestAnimationFrame(() => console.debug({json.dumps(key)})))", APP_WORLD)
         try:
@@ -263,7 +281,7 @@ class TabPictures:
         deadline = time.monotonic() + max(0.0, bound)
         while self._drawn < documents:
             drawings = self._renders.count
-            news = self._news()  # (before asking: the page may say its first paint came while it answers)
+            news = self._news.next()  # (before asking: the page may say its first paint came while it answers)
             try:
                 shown = await self._first_paint_drawn()
                 if self.documents != documents:
@@ -271,7 +289,7 @@ class TabPictures:
                 answered = self._answered_at
                 if shown or (answered is not None and time.monotonic() - answered >= FIRST_FRAME_WAIT):
                     self._drawn = documents
-                    self._tell_news()
+                    self._news.wake()
                     return
                 left = deadline - time.monotonic()
                 if left <= 0 or not self._watch_renders():
@@ -280,20 +298,7 @@ class TabPictures:
                     continue  # Qt drew while the page answered: ask again
                 await asyncio.wait({news, self._renders.next()}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
             finally:
-                if news in self._news_waiting:  # (no news: a page that never answers adds none up)
-                    self._news_waiting.remove(news)
-
-    def _news(self) -> "asyncio.Future[None]":
-        """Done when the page says its first paint's timing came, or a wait finds the document shown."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._news_waiting.append(future)
-        return future
-
-    def _tell_news(self) -> None:
-        waiting, self._news_waiting = self._news_waiting, []
-        for future in waiting:
-            if not future.done():
-                future.set_result(None)
+                self._news.forget(news)  # (no news: a page that never answers adds none up)
 
     async def _first_paint_drawn(self) -> bool:
         if not self.usable():
@@ -301,8 +306,7 @@ class TabPictures:
         script = _FIRST_PAINT_AGE.replace("WATCHING", json.dumps(f"{KEY}paint")).replace(
             "SAY", json.dumps(self._first_paint_said))
         page = self.view.page()
-        if self._on_console not in page.console_listeners:
-            page.console_listeners.append(self._on_console)
+        self._hear_console(page)
         try:
             origin, age = await run_js(page, script, timeout=0.5, world=APP_WORLD)
         except (PageError, TypeError, ValueError):
@@ -331,11 +335,16 @@ class TabPictures:
         self._rendering = widget
         return True
 
+    def _hear_console(self, page: QWebEnginePage) -> None:
+        """What the page says on its console for us (`painted`'s frames, its first paint) reaches `_on_console`."""
+        if self._on_console not in page.console_listeners:  # type: ignore[attr-defined]
+            page.console_listeners.append(self._on_console)  # type: ignore[attr-defined]
+
     def _on_console(self, message: str) -> bool:
         if not message.startswith(self._token):
             return False
         if message == self._first_paint_said:
-            self._tell_news()
+            self._news.wake()
             return True
         said = self._said.get(message)
         if said is not None and not said.done():
@@ -345,7 +354,7 @@ class TabPictures:
     def release(self) -> None:
         """Nothing records the tab any more."""
         self._said.clear()
-        self._tell_news()
+        self._news.wake()
         self._last_grab = None
         if self._counting_documents and shiboken6.isValid(self.view):
             self.view.loadStarted.disconnect(self._new_document)
@@ -390,8 +399,8 @@ class TabPictures:
             return None
         widget, view = self._rendering, self.view
         area, size = widget.geometry(), view.size()
-        return (id(widget), self._renders.widgets_made, self._renders.count, area.x(), area.y(), area.width(), area.height(), size.width(),
-                size.height(), widget.devicePixelRatio(), view.page().zoomFactor())
+        return (id(widget), self._renders.widgets_made, self._renders.count, area.x(), area.y(), area.width(),
+                area.height(), size.width(), size.height(), widget.devicePixelRatio(), view.page().zoomFactor())
 
     async def picture(self) -> Picture | None:
         """A picture with its masks covered (two quick reads of the page when a secret was typed into it). A page

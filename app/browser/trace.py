@@ -327,7 +327,7 @@ class RunRecording:
 
     async def finish(self, keep_trace: bool, keep_video: bool) -> TraceResult:
         pending = self._pending_after
-        if pending is not None and keep_trace:  # what the last steps did reaches their picture (a click, then the end)
+        if pending is not None and keep_trace:  # what the last steps did reaches their picture (a click, the end)
             await asyncio.wait({pending.painting}, timeout=max(0.0, AFTER_WAIT - (time.monotonic() - pending.since)))
         self._close_step(last=True)
         self.current = None
