@@ -32,7 +32,7 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
 from app.browser.health import PageHealth
-from app.browser.js import PageError, PageTimeout
+from app.browser.js import APP_WORLD, PageError, PageTimeout
 from plumbing import loggers
 
 log = logging.getLogger(loggers.BROWSER)
@@ -45,6 +45,10 @@ DialogType = Literal["alert", "confirm", "prompt", "beforeunload"]
 # (qwebenginepage.cpp, UnloadDialog); the page's own text never reaches us (browsers stopped showing it).
 _UNLOAD_SOURCE = "Are you sure you want to leave this page? Changes that you made may not be saved."
 MAX_RECORDED = 200  # dialogs / new pages kept between drains; older ones are dropped
+# After "stay", the browser drops its navigation only once the page has sent it the answer: a navigation asked for
+# before that is dropped with it. `navigation_cancelled` waits for the page to answer a script (the page sends its
+# answer first), or this many ms when it cannot answer (it crashed, or went away).
+CANCEL_SETTLE_MS = 1000
 UPLOAD_ARM_TTL = 60.0  # seconds an armed upload waits for its chooser; later, a chooser is a person's again
 
 
@@ -231,10 +235,24 @@ class BrowserPage(QWebEnginePage):
         if msg == _UNLOAD_SOURCE or msg == QCoreApplication.translate("QWebEnginePage", _UNLOAD_SOURCE):
             self._record_dialog("beforeunload", securityOrigin, "", accepted=accept)
             if not accept:
-                QTimer.singleShot(0, self.navigation_cancelled.emit)
+                QTimer.singleShot(0, self._say_cancelled_once_dropped)
         else:
             self._record_dialog("confirm", securityOrigin, msg, accepted=accept)
         return accept
+
+    def _say_cancelled_once_dropped(self) -> None:
+        """Emit `navigation_cancelled` once the browser has dropped the navigation the page asked to stay on: a
+        navigation asked for the moment "stay" was answered would be dropped with it (seen every time)."""
+        said = False
+
+        def say(*_result: object) -> None:
+            nonlocal said
+            if not said:  # (emitted outside the script's callback: a slot may wait for a script itself)
+                said = True
+                QTimer.singleShot(0, self, self.navigation_cancelled.emit)
+
+        self.runJavaScript("0", APP_WORLD, say)
+        QTimer.singleShot(CANCEL_SETTLE_MS, self, say)
 
     def javaScriptPrompt(self, securityOrigin: QUrl, msg: str, defaultValue: str) -> tuple[bool, str]:
         if self.dialog_policy != "accept":

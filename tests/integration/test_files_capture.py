@@ -454,6 +454,36 @@ def test_dialogs_never_block_and_are_reported(qtbot: QtBot, shell: BrowserPilotA
         ("beforeunload", False), ("beforeunload", True)]
 
 
+
+def test_a_navigation_asked_for_as_soon_as_the_page_was_told_to_stay_goes_through(
+        qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
+    """Chromium drops a "stay" navigation only once the page has answered it; a navigation asked for before
+    then was dropped with it, every time (an agent's goto right after its goto was refused)."""
+    server.route("/", "<title>Unsaved</title><p id=out>unsaved work</p>")
+    server.route("/next", "<title>Next</title><p>next page</p>")
+    tab = open_page(qtbot, shell, server.url("/"))
+    page = page_of(tab)
+    run_js(qtbot, tab, "(window.onbeforeunload = (e) => { e.preventDefault(); return 'unsaved'; }, "
+                       "document.addEventListener('click', () => window.touched = true), 1)")
+    click_element(qtbot, tab, "#out")
+    qtbot.waitUntil(lambda: run_js(qtbot, tab, "window.touched === true"))
+    asked_again: list[bool] = []
+
+    def leave_after_all() -> None:
+        assert not tab.loading  # the tab says the refused navigation is over
+        page.dialog_policy = "accept"
+        tab.open(server.url("/next"))
+        asked_again.append(True)
+
+    page.navigation_cancelled.connect(leave_after_all)
+    page.dialog_policy = "dismiss"
+    tab.open(server.url("/next"))
+    qtbot.waitUntil(lambda: bool(asked_again), timeout=5000)
+    qtbot.waitUntil(lambda: tab.url().path() == "/next" and not tab.loading, timeout=5000)
+    assert run_js(qtbot, tab, "document.title") == "Next"
+    assert [(d["type"], d.get("accepted")) for d in page.drain_dialogs()] == [
+        ("beforeunload", False), ("beforeunload", True)]
+
 # -- popups --------------------------------------------------------------------------------------------
 def test_new_tabs_are_recorded_for_the_opener(qtbot: QtBot, shell: BrowserPilotApp, server: LocalServer) -> None:
     server.route("/", '<title>Opener</title><a id=out href="/other" target="_blank" '
