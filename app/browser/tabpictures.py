@@ -10,11 +10,16 @@
   page showed when asked; until the second begins, Qt may still be drawing frames from before the first: a drawing
   heard between the two was the page before a click in 1 of 6 to 10 runs of tests/integration/test_traces.py). Qt
   draws it when the view's render widget (a QQuickWidget) gets its update timer's event, which an event filter
-  counts: no Qt Quick bindings are needed (the bundle leaves them out). When Qt has not drawn since, `painted` waits
-  for its next drawing, at most `DELIVERY_WAIT` (a page that draws nothing more, or a render widget that is not a
-  QQuickWidget: the bound). A fixed 30 ms after the two animation frames was not enough: on a loaded machine the
-  picture of a click that repainted a big block still showed it as it was before (tests/integration/test_traces.py,
-  the after picture).
+  counts: no Qt Quick bindings are needed (the bundle leaves them out). When Qt has not drawn since, the first
+  frame's picture reached Qt before the second began, or there was nothing new to draw (a still page): `painted`
+  then waits for the page's third frame (Chromium begins it only once the first one's picture was drawn: in 150
+  tries, unloaded and under three busy loops, the first frame's picture was drawn by Qt 7 ms or more before the page
+  said its third frame began), and then `UPDATE_GRACE` for Qt's drawing (Qt draws 5 ms after a picture arrives),
+  at most `DELIVERY_WAIT` in all (a page that stops its frames, or a render widget that is not a QQuickWidget: the
+  bound). It waited `DELIVERY_WAIT` after the second frame before: ~25 ms more on a still page, which every run's
+  end paid (bench/replay.py --traces). A fixed 30 ms after the two animation frames was not enough: on a loaded
+  machine the picture of a click that repainted a big block still showed it as it was before
+  (tests/integration/test_traces.py, the after picture).
   `document_shown(bound)`: waits until Qt's picture shows the document the tab began last (until its first frame is
   drawn, Qt shows the page before it, or a blank one): the new document answers (not the one before it, which
   answers until the new one commits), reports its first paint (which it knows a moment after Qt drew it, and says
@@ -60,7 +65,8 @@ log = logging.getLogger(loggers.BROWSER)
 
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
-DELIVERY_WAIT = 0.05  # seconds `painted` waits for Qt to draw the page once the page has begun its frames
+DELIVERY_WAIT = 0.05  # seconds `painted` waits for Qt to draw the page once the page has begun its second frame
+UPDATE_GRACE = 0.01   # seconds it waits for Qt's drawing once the page has begun its third (Qt draws 5 ms later)
 FIRST_FRAME_WAIT = 0.4  # seconds a new document answers without a first paint before it counts as shown
 # QtWebEngine tells the page a frame was presented a few ms after Qt drew it (1-7 ms measured, unloaded): the first
 # paint's time is that moment, so Qt's drawing of it comes up to this much before
@@ -198,6 +204,10 @@ class _Renders(QObject):
         """Done at Qt's next drawing (its callbacks run after the drawing itself)."""
         return self._drawings.next()
 
+    def forget(self, future: "asyncio.Future[None]") -> None:
+        """`future` (from `next`) waits no more."""
+        self._drawings.forget(future)
+
     def stop(self) -> None:
         for watched in [self._view, *self._widgets]:
             if shiboken6.isValid(watched):
@@ -225,7 +235,7 @@ class TabPictures:
         self.masking = False
         self._token = f"__bpPainted{random.token_hex(6)}:"  # what `painted`'s script says on the console
         self._painting = 0
-        self._said: dict[str, asyncio.Future[int]] = {}  # `painted`'s waits: Qt's drawings at their second frame
+        self._said: dict[str, asyncio.Future[int]] = {}  # `painted`'s waits: Qt's drawings at its 2nd, 3rd frames
         self._first_paint_said = f"{self._token}first paint"
         self._news = _Waiters()  # `document_shown`'s: the page says its first paint came, or a wait found it shown
         self._renders = _Renders(view)
@@ -247,23 +257,33 @@ class TabPictures:
         page = self.view.page()
         watching = self._watch_renders()
         self._painting += 1
-        key = f"{self._token}{self._painting}"
+        second, third = f"{self._token}{self._painting}", f"{self._token}{self._painting}+"
         loop = asyncio.get_running_loop()
-        said: asyncio.Future[int] = loop.create_future()
-        self._said[key] = said
+        said_second: asyncio.Future[int] = loop.create_future()
+        said_third: asyncio.Future[int] = loop.create_future()
+        self._said[second], self._said[third] = said_second, said_third
         self._hear_console(page)
-        page.runJavaScript(
-            f"requestAnimationFrame(() => requestAnimationFrame(() => console.debug({json.dumps(key)})))", APP_WORLD)
+        page.runJavaScript(f"requestAnimationFrame(() => requestAnimationFrame(() => {{ "
+                           f"console.debug({json.dumps(second)}); "
+                           f"requestAnimationFrame(() => console.debug({json.dumps(third)})); }}))", APP_WORLD)
+        drawing: asyncio.Future[None] | None = None
         try:
-            drawn_then = await asyncio.wait_for(said, timeout)  # Qt's drawings so far, when the second frame began
+            drawn_then = await asyncio.wait_for(said_second, timeout)  # Qt's drawings so far, at the second frame
             if not watching:  # no drawing to hear: as long as one may take
                 await asyncio.sleep(DELIVERY_WAIT)
-            elif self._renders.count <= drawn_then:  # not drawn since: its next drawing
-                await asyncio.wait_for(self._renders.next(), DELIVERY_WAIT)
+            elif self._renders.count <= drawn_then:  # not drawn since: its next drawing, or the third frame
+                bound = loop.time() + DELIVERY_WAIT
+                drawing = self._renders.next()
+                await asyncio.wait({drawing, said_third}, timeout=DELIVERY_WAIT, return_when=asyncio.FIRST_COMPLETED)
+                if not drawing.done() and said_third.done():
+                    await asyncio.wait({drawing}, timeout=max(0.0, min(UPDATE_GRACE, bound - loop.time())))
         except asyncio.TimeoutError:
             pass
         finally:
-            self._said.pop(key, None)
+            self._said.pop(second, None)
+            self._said.pop(third, None)
+            if drawing is not None:
+                self._renders.forget(drawing)
 
     async def document_shown(self, bound: float) -> None:
         """Return once Qt's picture shows the document the tab began last (until its first frame is drawn, Qt shows
