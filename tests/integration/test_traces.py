@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,7 +15,7 @@ import pytest
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from app.browser import trace
+from app.browser import tabpictures, trace
 from app.browser.tabpictures import TabPictures
 from app.wiring.shell import BrowserPilotApp
 from tests.support.disk_audit import qt_thread_disk
@@ -361,6 +362,34 @@ def test_a_node_after_a_page_load_waits_for_its_first_paint_and_no_longer(qtbot:
     finally:
         app.service.tracing.release(watch)
 
+
+
+def test_a_still_page_is_found_painted_at_its_third_frame_and_a_change_is_in_the_picture(
+        qtbot: QtBot, app: BrowserPilotApp, site: LocalServer, tab: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When Qt has not drawn since the page's second frame, the page's third one says its picture is out: a page
+    that draws nothing more is not waited for to the delivery bound (made 5 s here: before, every still page's
+    picture, and so every run's end, waited for it), and a change made just before is in the picture."""
+    monkeypatch.setattr(tabpictures, "DELIVERY_WAIT", 5.0)
+    ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url("/paint")}))
+    watch = app.service.tracing.watch(tab)
+    assert watch is not None
+    pictures = watch.pictures
+    try:
+        call(qtbot, pictures.document_shown(8.0), timeout=15_000)
+        for attempt, (colour, rgb) in enumerate([("blue", "30, 60, 220"), ("red", "210, 30, 30"),
+                                                 ("blue", "30, 60, 220"), ("blue", "30, 60, 220")]):
+            run_js(qtbot, view_of(app, tab), f"(document.getElementById('block').style.background = 'rgb({rgb})', 1)")
+            began = time.monotonic()
+            call(qtbot, pictures.painted(8.0), timeout=15_000)
+            waited = time.monotonic() - began
+            assert waited < 2.5, f"attempt {attempt}: waited {waited:.2f} s, to the delivery bound"
+            picture = pictures.grab()
+            assert picture is not None
+            shown = picture.image.pixelColor(int(450 * picture.scale), int(210 * picture.scale))
+            seen = "red" if shown.red() > 150 and shown.blue() < 110 else "blue" if shown.blue() > 150 else shown.name()
+            assert seen == colour, f"attempt {attempt}: the picture shows {seen}, the page {colour}"
+    finally:
+        app.service.tracing.release(watch)
 
 # -- sharing, and disk --------------------------------------------------------------------------------------------------
 def test_run_export_holds_the_record_trace_screenshots_video_and_har_and_nothing_else(
