@@ -5,8 +5,10 @@ thread, scales it down (at most `max_width` px wide, the box filter), frames the
 encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which works outside the interpreter's lock,
 written under a temporary name and renamed, so a file that exists is whole. Each picture is written as soon as
 the thread gets to it: what a run traced so far is on disk even if the app dies before the run ends. The Qt
-thread only hands pictures over. The thread runs below the app's CPU priority, and one moment that is two
-pictures (a step's after and the next one's before) is scaled once.
+thread only hands pictures over. The thread runs below the app's CPU priority, one moment that is two pictures
+(a step's after and the next one's before) is scaled once, and a picture that changed in part since the one
+before has only the rows showing the change scaled again (`Scaler`: most steps change a field or a box, and the
+writer's CPU, ~10 ms a whole picture, slowed the traced run on two cores).
 
 Before: ffmpeg (app/browser/framepipe.py) scaled and encoded them, ~12 ms of CPU a picture plus a process per
 run, which on a two-core machine slowed the traced run itself by a third (bench/replay.py --traces); then QPainter
@@ -57,19 +59,90 @@ def scaled_down(image: QImage, max_width: int) -> "PIL.Image.Image":
     ~7.5 ms at 1280 px), scales the four channels alike (the box filter: each pixel the mean of the area it covers,
     ~7 ms against ~11 for bilinear, as legible), and puts the channels back in order on the small picture (a colour
     matrix, ~2.5 ms; splitting and merging the channels took as long, holding the lock)."""
+    mapped, swapped = _mapped(image)
+    return _in_order(_resized(mapped, max_width), swapped)
+
+
+def _mapped(image: QImage) -> tuple["PIL.Image.Image", bool]:
+    """Qt's pixels as a Pillow RGBX image (no copy: it lives as long as `image`'s pixels), and whether its red and
+    blue are swapped."""
     # Imported by the first picture written, on the writer's thread: not every start of the app pays for Pillow.
     from PIL import Image
 
     swapped = image.format() in _BGRX
     if not swapped:  # (another format, or a big-endian machine: Qt converts it, holding the lock)
         image = image.convertToFormat(QImage.Format.Format_RGBX8888)
-    mapped = Image.frombuffer("RGBX", (image.width(), image.height()), image.constBits(), "raw", "RGBX",
-                              image.bytesPerLine(), 1)
-    if mapped.width > max_width:
-        mapped = mapped.resize((max_width, max(1, round(mapped.height * max_width / mapped.width))),
-                               Image.Resampling.BOX)
-    pixels = mapped.convert("RGB")  # (a new picture: not the Qt picture's own pixels, which go with it)
+    return Image.frombuffer("RGBX", (image.width(), image.height()), image.constBits(), "raw", "RGBX",
+                            image.bytesPerLine(), 1), swapped
+
+
+def _scaled_height(width: int, height: int, max_width: int) -> int:
+    return max(1, round(height * max_width / width))
+
+
+def _resized(mapped: "PIL.Image.Image", max_width: int, rows: tuple[int, int] | None = None) -> "PIL.Image.Image":
+    """`mapped` at most `max_width` px wide (the box filter); with `rows`, only those rows of the result
+    (first, end), computed exactly as in the whole one."""
+    from PIL import Image
+
+    if mapped.width <= max_width:
+        return mapped if rows is None else mapped.crop((0, rows[0], mapped.width, rows[1]))
+    height = _scaled_height(mapped.width, mapped.height, max_width)
+    first, end = rows if rows is not None else (0, height)
+    per_row = mapped.height / height  # (the source box below gives each row the whole picture's filter window)
+    return mapped.resize((max_width, end - first), Image.Resampling.BOX,
+                         box=(0, first * per_row, mapped.width, end * per_row))
+
+
+def _in_order(pixels: "PIL.Image.Image", swapped: bool) -> "PIL.Image.Image":
+    pixels = pixels.convert("RGB")  # (a new picture: not the Qt picture's own pixels, which go with it)
     return pixels.convert("RGB", _SWAP_RED_AND_BLUE) if swapped else pixels
+
+
+class Scaler:
+    """Scales a trace's pictures down (`scaled_down`), one after the other. Most steps change a small part of the
+    page (a field filled, a box ticked): a picture the size of the one before is compared with it (~0.8 ms at
+    1280 x 800 px, outside the interpreter's lock), and only the rows of the small picture whose pixels come from
+    what changed are scaled again (the box filter's window of each row is the whole picture's: the same pixels,
+    tests/unit/app/browser/test_shotfiles.py), on a copy of the small picture before. Scaling a whole picture took
+    ~10 ms of CPU, which on two cores slowed the traced run itself (bench/replay.py --traces)."""
+
+    def __init__(self, max_width: int) -> None:
+        self.max_width = max_width
+        self._last: tuple[int, QImage, PIL.Image.Image, bool, PIL.Image.Image] | None = None  # key, Qt's, mapped, ...
+
+    def scaled(self, image: QImage) -> "PIL.Image.Image":
+        last = self._last
+        if last is not None and last[0] == image.cacheKey():  # one moment is often two pictures: after, before
+            return last[4]
+        mapped, swapped = _mapped(image)
+        small = None
+        if last is not None and last[2].size == mapped.size and last[3] == swapped:
+            small = self._changed_part(last[2], last[4], mapped, swapped)
+        if small is None:
+            small = _in_order(_resized(mapped, self.max_width), swapped)
+        self._last = (image.cacheKey(), image, mapped, swapped, small)
+        return small
+
+    def _changed_part(self, before: "PIL.Image.Image", small_before: "PIL.Image.Image", mapped: "PIL.Image.Image",
+                      swapped: bool) -> "PIL.Image.Image | None":
+        """The small picture before with the rows that show what changed scaled again; None: scale it whole."""
+        from PIL import ImageChops
+
+        changed = ImageChops.difference(before, mapped).getbbox()
+        if changed is None:
+            return small_before
+        if mapped.width <= self.max_width:
+            return None
+        height = _scaled_height(mapped.width, mapped.height, self.max_width)
+        per_row = mapped.height / height
+        # the rows whose window (per_row source rows) meets the changed ones, and one more each side
+        first, end = max(0, int(changed[1] / per_row) - 1), min(height, int(changed[3] / per_row) + 2)
+        if (end - first) * 2 > height:
+            return None  # most of it changed: as quick whole
+        small = small_before.copy()
+        small.paste(_in_order(_resized(mapped, self.max_width, (first, end)), swapped), (0, first))
+        return small
 
 
 def write_jpeg(pixels: "PIL.Image.Image", outline: Frame | None, path: Path) -> None:
@@ -138,7 +211,7 @@ class ShotFiles:
             self.done.set_result(set(self._written))
 
     def _write_all(self) -> None:
-        last: tuple[int, PIL.Image.Image] | None = None  # the last picture scaled down (its Qt key)
+        scaler = Scaler(self.max_width)
         while True:
             item = self._queue.get()
             if item is None:
@@ -149,9 +222,7 @@ class ShotFiles:
             try:
                 if not self._written:
                     self.folder.mkdir(parents=True, exist_ok=True)
-                if last is None or last[0] != image.cacheKey():  # one moment is often two pictures: after, before
-                    last = (image.cacheKey(), scaled_down(image, self.max_width))
-                write_jpeg(last[1], outline, path)
+                write_jpeg(scaler.scaled(image), outline, path)
                 self._written.add(str(path))
             except Exception as exc:  # noqa: BLE001 - told to whoever waits for `done`; nothing more is written
                 log.warning("a trace screenshot could not be written to %s: %s", path, exc)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from app.browser.framepipe import Launcher
-from app.browser.shotfiles import ShotFiles, outline_frame
+from app.browser.shotfiles import Scaler, ShotFiles, outline_frame, scaled_down
 
 PAGE_WIDTH, PAGE_HEIGHT = 1200, 760
 
@@ -94,3 +94,29 @@ def test_a_writer_far_behind_refuses_a_picture_instead_of_queueing_without_end(q
     shots.close()
     launcher.target()
     assert shots.done.result(timeout=30) == {str(tmp_path / "trace" / "0001.jpg"), str(tmp_path / "trace" / "0002.jpg")}
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (PAGE_WIDTH, PAGE_HEIGHT), (1280, 737), (1001, 613)])
+def test_a_picture_that_changed_in_part_is_scaled_as_if_whole(qapp: Any, size: tuple[int, int]) -> None:
+    """The writer scales again only the rows of the small picture that show what changed since the picture before:
+    the result has exactly the pixels of the whole picture scaled, wherever the change is (top, bottom, one row,
+    none, most of the page)."""
+    width, height = size
+    image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(250, 250, 245))
+    painter = QPainter(image)
+    for row in range(0, height, 23):  # text-like detail everywhere: a row off shows
+        painter.fillRect((row * 7) % (width - 200), row, 180, 9, QColor(20 + row % 200, 40, 90))
+    painter.end()
+    scaler = Scaler(800)
+    assert scaler.scaled(image).tobytes() == scaled_down(image, 800).tobytes()
+    changes = [(300, 200, 120, 40), (0, 0, width, 1), (5, height - 1, 1, 1), None, (600, 333, 2, 1),
+               (0, 50, width, height - 100), (10, height - 30, 200, 30)]
+    for index, change in enumerate(changes):
+        changed = image.copy()
+        if change is not None:
+            painter = QPainter(changed)
+            painter.fillRect(*change, QColor(30 + 30 * index, 160, 40))
+            painter.end()
+        assert scaler.scaled(changed).tobytes() == scaled_down(changed, 800).tobytes(), (size, change)
+        image = changed
