@@ -81,12 +81,12 @@ def _scaled_height(width: int, height: int, max_width: int) -> int:
 
 
 def _resized(mapped: "PIL.Image.Image", max_width: int, rows: tuple[int, int] | None = None) -> "PIL.Image.Image":
-    """`mapped` at most `max_width` px wide (the box filter); with `rows`, only those rows of the result
-    (first, end), computed exactly as in the whole one."""
+    """`mapped` at most `max_width` px wide (the box filter); with `rows` (of a picture wider than that), only
+    those rows of the result (first, end), computed exactly as in the whole one."""
     from PIL import Image
 
     if mapped.width <= max_width:
-        return mapped if rows is None else mapped.crop((0, rows[0], mapped.width, rows[1]))
+        return mapped
     height = _scaled_height(mapped.width, mapped.height, max_width)
     first, end = rows if rows is not None else (0, height)
     per_row = mapped.height / height  # (the source box below gives each row the whole picture's filter window)
