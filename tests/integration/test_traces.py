@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import zipfile
 from pathlib import Path
 from typing import Any, Iterator
@@ -367,9 +366,10 @@ def test_a_node_after_a_page_load_waits_for_its_first_paint_and_no_longer(qtbot:
 def test_a_still_page_is_found_painted_at_its_third_frame_and_a_change_is_in_the_picture(
         qtbot: QtBot, app: BrowserPilotApp, site: LocalServer, tab: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """When Qt has not drawn since the page's second frame, the page's third one says its picture is out: a page
-    that draws nothing more is not waited for to the delivery bound (made 5 s here: before, every still page's
-    picture, and so every run's end, waited for it), and a change made just before is in the picture."""
-    monkeypatch.setattr(tabpictures, "DELIVERY_WAIT", 5.0)
+    that draws nothing more is not waited for to the delivery bound (made 60 s here, beyond the test's own wait:
+    before, every still page's picture, and so every run's end, waited for it), and a change made just before is
+    in the picture."""
+    monkeypatch.setattr(tabpictures, "DELIVERY_WAIT", 60.0)
     ok(run_op(qtbot, app, "page_navigate", {"tabId": tab, "url": site.url("/paint")}))
     watch = app.service.tracing.watch(tab)
     assert watch is not None
@@ -379,10 +379,7 @@ def test_a_still_page_is_found_painted_at_its_third_frame_and_a_change_is_in_the
         for attempt, (colour, rgb) in enumerate([("blue", "30, 60, 220"), ("red", "210, 30, 30"),
                                                  ("blue", "30, 60, 220"), ("blue", "30, 60, 220")]):
             run_js(qtbot, view_of(app, tab), f"(document.getElementById('block').style.background = 'rgb({rgb})', 1)")
-            began = time.monotonic()
-            call(qtbot, pictures.painted(8.0), timeout=15_000)
-            waited = time.monotonic() - began
-            assert waited < 2.5, f"attempt {attempt}: waited {waited:.2f} s, to the delivery bound"
+            call(qtbot, pictures.painted(8.0), timeout=15_000)  # (waiting to the bound: a timeout error)
             picture = pictures.grab()
             assert picture is not None
             shown = picture.image.pixelColor(int(450 * picture.scale), int(210 * picture.scale))
