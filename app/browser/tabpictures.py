@@ -66,7 +66,7 @@ log = logging.getLogger(loggers.BROWSER)
 Box = tuple[float, float, float, float]  # x, y, width, height in CSS px of the top-level viewport
 MASK_PADDING = 4.0
 DELIVERY_WAIT = 0.05  # seconds `painted` waits for Qt to draw the page once the page has begun its second frame
-UPDATE_GRACE = 0.01   # seconds it waits for Qt's drawing once the page has begun its third (Qt draws 5 ms later)
+UPDATE_GRACE = 0.006  # seconds it waits for Qt's drawing once the page has begun its third (Qt draws 5 ms later)
 FIRST_FRAME_WAIT = 0.4  # seconds a new document answers without a first paint before it counts as shown
 # QtWebEngine tells the page a frame was presented a few ms after Qt drew it (1-7 ms measured, unloaded): the first
 # paint's time is that moment, so Qt's drawing of it comes up to this much before
@@ -94,12 +94,14 @@ _MARK = """(() => {
 
 # When the document began (epoch ms), and how long ago (ms) its first paint was, or null before it. Its paint timing
 # entry comes a moment after Qt drew that paint (once the frame is presented), and Qt may draw nothing more: until it
-# comes, the page says on its console when it does (once per document).
+# comes, the page says on its console when it does, with the same two numbers (once per document: no second question).
 _FIRST_PAINT_AGE = """(() => { const first = performance.getEntriesByType('paint')[0];
   if (!first && !window[WATCHING]) {
     window[WATCHING] = true;
-    new PerformanceObserver((list, observer) => { observer.disconnect(); console.debug(SAY); })
-      .observe({type: 'paint'});
+    new PerformanceObserver((list, observer) => {
+      observer.disconnect();
+      console.debug(SAY + ' ' + performance.timeOrigin + ' ' + (performance.now() - list.getEntries()[0].startTime));
+    }).observe({type: 'paint'});
   }
   return [performance.timeOrigin, first ? performance.now() - first.startTime : null]; })()"""
 NAVIGATION_LEAD = 0.1  # seconds a document's time origin may come before Qt says its loading started
@@ -244,6 +246,7 @@ class TabPictures:
         self._drawn = 0     # ... and how many of them Qt's picture has shown (`document_shown`)
         self._document_began = 0.0  # time.time() when the last one began
         self._answered_at: float | None = None  # time.monotonic() when it first answered
+        self._first_paint: tuple[float, float] | None = None  # its (time origin, epoch s; first paint, monotonic)
         self._last_grab: tuple[tuple[object, ...], QImage, float] | None = None  # (`_moment()`, image, scale)
         self._said_boxes: list[Box] | None = None  # where the page said the fields to mask were, last time
         view.loadStarted.connect(self._new_document)
@@ -293,8 +296,9 @@ class TabPictures:
         says how long ago it was). That Qt drew after the page began its frames is not enough: a new tab's first
         drawings can be blank, and pictures showed a white page before a click. A document found shown, or one
         that answered without a first paint for `FIRST_FRAME_WAIT` (it paints nothing), is not asked again. One
-        quick read of the page per try; the next try when there is news: Qt drew, the page says its first paint's
-        timing came (it comes after Qt drew it, and Qt may draw nothing more), or another wait found it shown."""
+        quick read of the page per try until its first paint is known; the next try when there is news: Qt drew,
+        the page says its first paint's timing came, with that timing (it comes after Qt drew it, and Qt may draw
+        nothing more; no second read), or another wait found it shown."""
         if self.documents <= self._drawn or not self.usable():
             return
         documents = self.documents
@@ -323,27 +327,38 @@ class TabPictures:
     async def _first_paint_drawn(self) -> bool:
         if not self.usable():
             return True
-        script = _FIRST_PAINT_AGE.replace("WATCHING", json.dumps(f"{KEY}paint")).replace(
-            "SAY", json.dumps(self._first_paint_said))
-        page = self.view.page()
-        self._hear_console(page)
-        try:
-            origin, age = await run_js(page, script, timeout=0.5, world=APP_WORLD)
-        except (PageError, TypeError, ValueError):
-            return False  # between documents
-        if float(origin) / 1000 < self._document_began - NAVIGATION_LEAD:
-            return False  # the document before it answered: the new one is not there yet
+        if self._first_paint is None:  # (known: the page said it, or answered it before; Qt may have drawn since)
+            script = _FIRST_PAINT_AGE.replace("WATCHING", json.dumps(f"{KEY}paint")).replace(
+                "SAY", json.dumps(self._first_paint_said))
+            page = self.view.page()
+            self._hear_console(page)
+            try:
+                origin, age = await run_js(page, script, timeout=0.5, world=APP_WORLD)
+                if not self._of_this_document(float(origin), None if age is None else float(age)):
+                    return False  # the document before it answered: the new one is not there yet
+            except (PageError, TypeError, ValueError):
+                return False  # between documents
+        if self._first_paint is None:
+            return False
+        return not self._watch_renders() or self._renders.last_at >= self._first_paint[1] - PRESENTED_AFTER_DRAWN
+
+    def _of_this_document(self, origin: float, age: float | None) -> bool:
+        """What the page said (its time origin, epoch ms; how long ago it painted first, ms, or None: not yet) is
+        of the document the tab began last: it answered, and `_first_paint` is when it painted first, at most (the
+        answer took a moment to arrive). False: the document before it said it."""
+        if origin / 1000 < self._document_began - NAVIGATION_LEAD:
+            return False
         if self._answered_at is None:
             self._answered_at = time.monotonic()
-        if age is None:
-            return False
-        painted_at = time.monotonic() - float(age) / 1000  # (at most: the answer took a moment to arrive)
-        return not self._watch_renders() or self._renders.last_at >= painted_at - PRESENTED_AFTER_DRAWN
+        if age is not None:
+            self._first_paint = (origin / 1000, time.monotonic() - age / 1000)
+        return True
 
     def _new_document(self) -> None:
         self.documents += 1
         self._document_began = time.time()
         self._answered_at = None
+        self._first_paint = None
 
     def _watch_renders(self) -> bool:
         """Whether Qt's drawings of the page can be heard (the view's render widget, its focus proxy, is a
@@ -363,7 +378,12 @@ class TabPictures:
     def _on_console(self, message: str) -> bool:
         if not message.startswith(self._token):
             return False
-        if message == self._first_paint_said:
+        if message.startswith(self._first_paint_said):
+            try:
+                origin, age = (float(number) for number in message[len(self._first_paint_said):].split())
+                self._of_this_document(origin, age)
+            except ValueError:
+                log.debug("a first paint said unclearly: %r", message)
             self._news.wake()
             return True
         said = self._said.get(message)
