@@ -56,9 +56,9 @@ def scaled_down(image: QImage, max_width: int) -> "PIL.Image.Image":
 
     Qt's pixels are B, G, R, X bytes: Pillow maps them as they are (its RGBX, no copy), scales the four channels
     alike (the box filter: each pixel the mean of the area it covers, ~7 ms against ~11 for bilinear, as legible),
-    and puts the channels back in order on the small picture (`_in_order`: its bytes read again as B, G, R, X, ~0.5 ms
-    at 800 px; a colour matrix took ~3 ms, splitting and merging the channels as long, holding the lock). Reading them as RGB first (Pillow's BGRX raw mode, ~0.8 ms) and
-    scaling three channels was slower in all: 11.3 ms a 1280 x 800 px page against 8.9."""
+    and puts the channels back in order on the small picture (`_in_order`: its bytes read again as B, G, R, X,
+    ~0.5 ms at 800 px; a colour matrix took ~3 ms, splitting and merging the channels as long, holding the lock).
+    Reading them as RGB first (Pillow's BGRX raw mode, ~0.8 ms) and scaling three channels was slower in all."""
     return _whole(*_mapped(image), max_width)
 
 

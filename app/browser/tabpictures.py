@@ -246,7 +246,7 @@ class TabPictures:
         self._drawn = 0     # ... and how many of them Qt's picture has shown (`document_shown`)
         self._document_began = 0.0  # time.time() when the last one began
         self._answered_at: float | None = None  # time.monotonic() when it first answered
-        self._first_paint: tuple[float, float] | None = None  # its (time origin, epoch s; first paint, monotonic)
+        self._first_painted_at: float | None = None  # time.monotonic() of its first paint, at most, once known
         self._last_grab: tuple[tuple[object, ...], QImage, float] | None = None  # (`_moment()`, image, scale)
         self._said_boxes: list[Box] | None = None  # where the page said the fields to mask were, last time
         view.loadStarted.connect(self._new_document)
@@ -327,7 +327,7 @@ class TabPictures:
     async def _first_paint_drawn(self) -> bool:
         if not self.usable():
             return True
-        if self._first_paint is None:  # (known: the page said it, or answered it before; Qt may have drawn since)
+        if self._first_painted_at is None:  # (known: the page said it, or answered it before; Qt may have drawn since)
             script = _FIRST_PAINT_AGE.replace("WATCHING", json.dumps(f"{KEY}paint")).replace(
                 "SAY", json.dumps(self._first_paint_said))
             page = self.view.page()
@@ -338,27 +338,27 @@ class TabPictures:
                     return False  # the document before it answered: the new one is not there yet
             except (PageError, TypeError, ValueError):
                 return False  # between documents
-        if self._first_paint is None:
+        if self._first_painted_at is None:
             return False
-        return not self._watch_renders() or self._renders.last_at >= self._first_paint[1] - PRESENTED_AFTER_DRAWN
+        return not self._watch_renders() or self._renders.last_at >= self._first_painted_at - PRESENTED_AFTER_DRAWN
 
     def _of_this_document(self, origin: float, age: float | None) -> bool:
         """What the page said (its time origin, epoch ms; how long ago it painted first, ms, or None: not yet) is
-        of the document the tab began last: it answered, and `_first_paint` is when it painted first, at most (the
-        answer took a moment to arrive). False: the document before it said it."""
+        of the document the tab began last: it answered, and `_first_painted_at` is when it painted first, at most
+        (the answer took a moment to arrive). False: the document before it said it."""
         if origin / 1000 < self._document_began - NAVIGATION_LEAD:
             return False
         if self._answered_at is None:
             self._answered_at = time.monotonic()
         if age is not None:
-            self._first_paint = (origin / 1000, time.monotonic() - age / 1000)
+            self._first_painted_at = time.monotonic() - age / 1000
         return True
 
     def _new_document(self) -> None:
         self.documents += 1
         self._document_began = time.time()
         self._answered_at = None
-        self._first_paint = None
+        self._first_painted_at = None
 
     def _watch_renders(self) -> bool:
         """Whether Qt's drawings of the page can be heard (the view's render widget, its focus proxy, is a
