@@ -2,8 +2,8 @@
 
 `ShotFiles` takes the page's pixels as Qt holds them (one full-size picture a screenshot) and, on its writer
 thread, scales it down (at most `max_width` px wide, the box filter), frames the element a step acted on in red and
-encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which works outside the interpreter's lock,
-written under a temporary name and renamed, so a file that exists is whole. Each picture is written as soon as
+encodes it as a JPEG file with libjpeg-turbo, all with Pillow, which scales and encodes outside the interpreter's
+lock, written under a temporary name and renamed, so a file that exists is whole. Each picture is written as soon as
 the thread gets to it: what a run traced so far is on disk even if the app dies before the run ends. The Qt
 thread only hands pictures over. The thread runs below the app's CPU priority, one moment that is two pictures
 (a step's after and the next one's before) is scaled once, and a picture that changed in part since the one
@@ -110,10 +110,11 @@ def _in_order(pixels: "PIL.Image.Image", swapped: bool) -> "PIL.Image.Image":
 class Scaler:
     """Scales a trace's pictures down (`scaled_down`), one after the other. Most steps change a small part of the
     page (a field filled, a box ticked): a picture the size of the one before is compared with it (~0.8 ms at
-    1280 x 800 px, outside the interpreter's lock), and only the rows of the small picture whose pixels come from
-    what changed are scaled again (the box filter's window of each row is the whole picture's: the same pixels,
-    tests/unit/app/browser/test_shotfiles.py), on a copy of the small picture before. Scaling a whole picture took
-    ~10 ms of CPU, which on two cores slowed the traced run itself (bench/replay.py --traces)."""
+    1280 x 800 px; Pillow holds the interpreter's lock while it compares), and only the rows of the small picture
+    whose pixels come from what changed are scaled again (the box filter's window of each row is the whole
+    picture's: the same pixels, tests/unit/app/browser/test_shotfiles.py), on a copy of the small picture before.
+    Scaling a whole picture took ~10 ms of CPU, which on two cores slowed the traced run itself (bench/replay.py
+    --traces)."""
 
     def __init__(self, max_width: int) -> None:
         self.max_width = max_width

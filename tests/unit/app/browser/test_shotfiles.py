@@ -96,6 +96,25 @@ def test_a_writer_far_behind_refuses_a_picture_instead_of_queueing_without_end(q
     assert shots.done.result(timeout=30) == {str(tmp_path / "trace" / "0001.jpg"), str(tmp_path / "trace" / "0002.jpg")}
 
 
+def test_red_and_blue_are_put_back_in_order_byte_for_byte(qapp: Any) -> None:
+    """Qt's B, G, R, X bytes become exactly R, G, B: the small picture's channels, taken apart and put back in
+    order, are the writer's picture, pixel for pixel (a colour check alone allows a few levels off)."""
+    from PIL import Image
+
+    image = QImage(PAGE_WIDTH, PAGE_HEIGHT, QImage.Format.Format_RGB32)
+    image.fill(QColor(250, 250, 245))
+    painter = QPainter(image)
+    for step in range(0, PAGE_HEIGHT, 17):
+        painter.fillRect(step % 900, step, 300, 11, QColor((step * 3) % 256, (step * 7) % 256, (step * 11) % 256))
+    painter.end()
+    small = scaled_down(image, 800)
+    as_mapped = Image.frombuffer("RGBX", (image.width(), image.height()), image.constBits(), "raw", "RGBX",
+                                 image.bytesPerLine(), 1)
+    blue, green, red, _unused = as_mapped.resize(small.size, Image.Resampling.BOX).split()
+    assert small.mode == "RGB"
+    assert small.tobytes() == Image.merge("RGB", (red, green, blue)).tobytes()
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (PAGE_WIDTH, PAGE_HEIGHT), (1280, 737), (1001, 613)])
 def test_a_picture_that_changed_in_part_is_scaled_as_if_whole(qapp: Any, size: tuple[int, int]) -> None:
     """The writer scales again only the rows of the small picture that show what changed since the picture before:
